@@ -1,0 +1,299 @@
+package dev.exactly.idempotency;
+
+import dev.exactly.idempotency.IdempotencyListener.WaitResult;
+import dev.exactly.idempotency.spi.ChangeSubscription;
+import dev.exactly.idempotency.spi.IdempotencyStore;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.InstantSource;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.function.Supplier;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Guards actions so that each scope runs at most once, and every retry gets the recorded outcome.
+ *
+ * <pre>{@code
+ * var engine = IdempotencyEngine.builder(store).build();
+ * var request = IdempotencyRequest.of(scope, fingerprint, IdempotencyPolicy.ofDefaults());
+ * IdempotentResult result = engine.execute(request, lease -> Outcome.complete(charge()));
+ * }</pre>
+ *
+ * <p>The algorithm: claim atomically first (never read, then lock); a finished record is replayed if
+ * its fingerprint matches; a processing record is a conflict, or, under a wait policy, a bounded wait
+ * woken by the store's push with a re-claim after each wake-up (so a released or abandoned key is taken
+ * over by exactly one waiter). The fingerprint is compared on every path that returns an existing
+ * record. Store failures fail closed with {@link StoreUnavailableException}: the action never runs
+ * unguarded. The engine is thread-safe and holds no per-request state between calls.
+ */
+public final class IdempotencyEngine {
+    private final IdempotencyStore store;
+    private final InstantSource clock;
+    private final IdempotencyListener listener;
+    private final @Nullable Duration pollInterval;
+
+    private IdempotencyEngine(Builder builder) {
+        this.store = builder.store;
+        this.clock = builder.clock;
+        this.listener = builder.listener;
+        this.pollInterval = builder.pollInterval;
+    }
+
+    public static Builder builder(IdempotencyStore store) {
+        return new Builder(store);
+    }
+
+    public IdempotencyStore store() {
+        return store;
+    }
+
+    /**
+     * Runs {@code action} once for the request's scope, or replays the recorded outcome.
+     *
+     * @throws IdempotencyKeyReusedException the key is bound to a different fingerprint
+     * @throws RequestInFlightException      another request holds the key (after the wait, if any)
+     * @throws StoreUnavailableException     the store failed; the action did not run (or, if it did,
+     *                                       its outcome could not be recorded and the lease will expire)
+     * @throws LeaseLostException            the action ran but lost its lease before recording
+     * @throws Exception                     whatever the action threw (the key was released)
+     */
+    public IdempotentResult execute(IdempotencyRequest request, GuardedAction action) throws Exception {
+        ClaimOutcome outcome = claim(request);
+        if (outcome instanceof ClaimOutcome.Claimed claimed) {
+            return run(request, claimed, action);
+        }
+        checkFingerprint(request, outcome.record());
+        if (outcome instanceof ClaimOutcome.Finished finished) {
+            return replay(request, finished.record());
+        }
+        return switch (request.policy().inFlight()) {
+            case InFlightPolicy.Reject reject -> {
+                listener.onConflict(request, false);
+                throw new RequestInFlightException(reject.retryAfter(), false);
+            }
+            case InFlightPolicy.Wait wait -> waitThenReplay(request, wait.maxWait(), action);
+        };
+    }
+
+    /** The record of a scope, if any: for status pages and operators. */
+    public Optional<IdempotencyRecord> find(ScopeKey key) {
+        return guard(null, () -> store.find(key));
+    }
+
+    private IdempotentResult waitThenReplay(IdempotencyRequest request, Duration maxWait, GuardedAction action)
+            throws Exception {
+        Instant start = clock.instant();
+        Instant deadline = start.plus(maxWait);
+        try (ChangeSubscription subscription = guard(request, () -> store.subscribe(request.key()))) {
+            // Re-claim after subscribing: a change between our first claim and the subscription is not lost.
+            ClaimOutcome outcome = claim(request);
+            while (true) {
+                if (outcome instanceof ClaimOutcome.Claimed claimed) {
+                    listener.onWait(request, Duration.between(start, clock.instant()), WaitResult.CLAIMED);
+                    return run(request, claimed, action);
+                }
+                checkFingerprint(request, outcome.record());
+                if (outcome instanceof ClaimOutcome.Finished finished) {
+                    listener.onWait(request, Duration.between(start, clock.instant()), WaitResult.REPLAYED);
+                    return replay(request, finished.record());
+                }
+                Instant now = clock.instant();
+                if (!now.isBefore(deadline)) {
+                    listener.onWait(request, Duration.between(start, now), WaitResult.TIMED_OUT);
+                    listener.onConflict(request, true);
+                    throw new RequestInFlightException(retryAfter(outcome.record(), now), true);
+                }
+                subscription.await(nextWake(outcome.record(), now, deadline));
+                outcome = claim(request);
+            }
+        }
+    }
+
+    /** Until the deadline, but no later than the other owner's lease end (to take over) or the poll tick. */
+    private Duration nextWake(IdempotencyRecord record, Instant now, Instant deadline) {
+        Duration wait = Duration.between(now, deadline);
+        Instant leaseEnd = record.leaseExpiresAt();
+        if (leaseEnd != null) {
+            Duration untilLeaseEnd = Duration.between(now, leaseEnd).plusMillis(1);
+            if (untilLeaseEnd.compareTo(wait) < 0) {
+                wait = untilLeaseEnd.isNegative() ? Duration.ofMillis(1) : untilLeaseEnd;
+            }
+        }
+        if (pollInterval != null && pollInterval.compareTo(wait) < 0) {
+            wait = pollInterval;
+        }
+        return wait;
+    }
+
+    private static Duration retryAfter(IdempotencyRecord record, Instant now) {
+        Instant leaseEnd = record.leaseExpiresAt();
+        if (leaseEnd == null || !leaseEnd.isAfter(now)) {
+            return Duration.ofSeconds(1);
+        }
+        long seconds = Math.max(1, Math.min(Duration.between(now, leaseEnd).toSeconds() + 1, 60));
+        return Duration.ofSeconds(seconds);
+    }
+
+    private IdempotentResult run(IdempotencyRequest request, ClaimOutcome.Claimed claimed, GuardedAction action)
+            throws Exception {
+        listener.onClaim(request, claimed.takeover());
+        Instant claimedAt = clock.instant();
+        OwnerToken owner = claimed.owner();
+        StoreLease lease = new StoreLease(request, owner, claimed.takeover(), claimedAt);
+        Outcome outcome;
+        try {
+            outcome = Objects.requireNonNull(action.run(lease), "a guarded action returns an Outcome");
+        } catch (Exception | Error failure) {
+            try {
+                if (store.release(request.key(), owner)) {
+                    listener.onReleased(request, held(claimedAt));
+                }
+            } catch (RuntimeException releaseFailure) {
+                listener.onStoreError(request, releaseFailure);
+                failure.addSuppressed(releaseFailure);
+            }
+            throw failure;
+        }
+        return switch (outcome) {
+            case Outcome.Release release -> {
+                boolean released = guard(request, () -> store.release(request.key(), owner));
+                if (released) {
+                    listener.onReleased(request, held(claimedAt));
+                } else {
+                    listener.onLeaseLost(request, held(claimedAt));
+                }
+                yield new IdempotentResult(release.response(), IdempotentResult.Kind.RELEASED, null);
+            }
+            case Outcome.Complete complete -> record(request, owner, claimedAt, RecordStatus.COMPLETED, complete.response());
+            case Outcome.Fail fail -> record(request, owner, claimedAt, RecordStatus.FAILED, fail.response());
+        };
+    }
+
+    private IdempotentResult record(
+            IdempotencyRequest request, OwnerToken owner, Instant claimedAt, RecordStatus status, StoredResponse response) {
+        boolean recorded = guard(request, () -> store.complete(request.key(), owner, status, response));
+        if (!recorded) {
+            listener.onLeaseLost(request, held(claimedAt));
+            throw new LeaseLostException(owner);
+        }
+        listener.onRecorded(request, status, held(claimedAt));
+        Instant expiresAt = clock.instant().plus(request.policy().retention());
+        return new IdempotentResult(response, IdempotentResult.Kind.EXECUTED, expiresAt);
+    }
+
+    private IdempotentResult replay(IdempotencyRequest request, IdempotencyRecord record) {
+        StoredResponse response = Objects.requireNonNull(record.response(), "a finished record has a response");
+        listener.onReplay(request, record);
+        return new IdempotentResult(response, IdempotentResult.Kind.REPLAYED, record.expiresAt());
+    }
+
+    private void checkFingerprint(IdempotencyRequest request, IdempotencyRecord record) {
+        if (!record.fingerprint().equals(request.fingerprint())) {
+            listener.onMismatch(request, record);
+            throw new IdempotencyKeyReusedException(record.fingerprint(), request.fingerprint());
+        }
+    }
+
+    private ClaimOutcome claim(IdempotencyRequest request) {
+        IdempotencyPolicy policy = request.policy();
+        return guard(request, () -> store.claim(request.key(), request.fingerprint(), policy.lease(), policy.retention()));
+    }
+
+    private Duration held(Instant claimedAt) {
+        return Duration.between(claimedAt, clock.instant());
+    }
+
+    private <T> T guard(@Nullable IdempotencyRequest request, Supplier<T> call) {
+        try {
+            return Objects.requireNonNull(call.get(), "a store returns a value");
+        } catch (StoreUnavailableException e) {
+            if (request != null) {
+                listener.onStoreError(request, e);
+            }
+            throw e;
+        } catch (RuntimeException e) {
+            if (request != null) {
+                listener.onStoreError(request, e);
+            }
+            throw new StoreUnavailableException("idempotency store failed: " + e, e);
+        }
+    }
+
+    private final class StoreLease implements Lease {
+        private final IdempotencyRequest request;
+        private final OwnerToken owner;
+        private final boolean takeover;
+        private final Instant claimedAt;
+
+        StoreLease(IdempotencyRequest request, OwnerToken owner, boolean takeover, Instant claimedAt) {
+            this.request = request;
+            this.owner = owner;
+            this.takeover = takeover;
+            this.claimedAt = claimedAt;
+        }
+
+        @Override
+        public ScopeKey key() {
+            return request.key();
+        }
+
+        @Override
+        public OwnerToken owner() {
+            return owner;
+        }
+
+        @Override
+        public boolean takeover() {
+            return takeover;
+        }
+
+        @Override
+        public boolean renew(Duration extension) {
+            boolean renewed = guard(request, () -> store.renew(request.key(), owner, extension));
+            if (!renewed) {
+                listener.onLeaseLost(request, held(claimedAt));
+            }
+            return renewed;
+        }
+    }
+
+    /** Builder; only the store is required. */
+    public static final class Builder {
+        private final IdempotencyStore store;
+        private InstantSource clock = InstantSource.system();
+        private IdempotencyListener listener = IdempotencyListener.NOOP;
+        private @Nullable Duration pollInterval = Duration.ofSeconds(1);
+
+        private Builder(IdempotencyStore store) {
+            this.store = Objects.requireNonNull(store, "store");
+        }
+
+        /** The clock for waits and hold times (stores keep their own time for leases). */
+        public Builder clock(InstantSource clock) {
+            this.clock = Objects.requireNonNull(clock, "clock");
+            return this;
+        }
+
+        public Builder listener(IdempotencyListener listener) {
+            this.listener = new SafeListener(Objects.requireNonNull(listener, "listener"));
+            return this;
+        }
+
+        /**
+         * How often a waiting request re-reads the store in case a push was lost (1 s by default);
+         * {@code null} disables polling, leaving the push and the lease end as the only wake-ups.
+         */
+        public Builder pollInterval(@Nullable Duration pollInterval) {
+            if (pollInterval != null && (pollInterval.isNegative() || pollInterval.isZero())) {
+                throw new IllegalArgumentException("pollInterval must be positive, or null to disable polling");
+            }
+            this.pollInterval = pollInterval;
+            return this;
+        }
+
+        public IdempotencyEngine build() {
+            return new IdempotencyEngine(this);
+        }
+    }
+}

@@ -1,0 +1,28 @@
+package dev.exactly.idempotency;
+
+import java.time.Instant;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * What {@link IdempotencyEngine#execute} returns.
+ *
+ * @param response  the response for this caller
+ * @param kind      whether it was executed now, replayed, or executed and not recorded
+ * @param expiresAt when the record is forgotten; {@code null} when nothing was recorded
+ */
+public record IdempotentResult(StoredResponse response, Kind kind, @Nullable Instant expiresAt) {
+
+    /** How the response came about. */
+    public enum Kind {
+        /** The action ran now and its outcome was recorded. */
+        EXECUTED,
+        /** A recorded outcome was replayed; the action did not run. */
+        REPLAYED,
+        /** The action ran now and asked for release: nothing was recorded. */
+        RELEASED
+    }
+
+    public boolean replayed() {
+        return kind == Kind.REPLAYED;
+    }
+}

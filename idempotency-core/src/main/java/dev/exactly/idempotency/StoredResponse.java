@@ -1,0 +1,72 @@
+package dev.exactly.idempotency;
+
+import java.io.IOException;
+import java.io.OutputStream;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * The outcome replayed to every retry: a status, allow-listed headers and the exact body bytes.
+ * Immutable: the constructor and {@link #body()} copy the bytes, so no caller can change what a later
+ * replay sends.
+ *
+ * @param status  the status code (HTTP semantics, but the engine does not interpret it)
+ * @param headers header names (lower-cased) to values, in order
+ * @param body    the body bytes
+ */
+public record StoredResponse(int status, Map<String, List<String>> headers, byte[] body) {
+
+    public StoredResponse {
+        if (status < 100 || status > 999) {
+            throw new IllegalArgumentException("status must be a three-digit code");
+        }
+        Map<String, List<String>> copy = new LinkedHashMap<>();
+        headers.forEach((name, values) -> copy.merge(name.toLowerCase(Locale.ROOT), List.copyOf(values), (a, b) -> {
+            var merged = new java.util.ArrayList<>(a);
+            merged.addAll(b);
+            return List.copyOf(merged);
+        }));
+        headers = java.util.Collections.unmodifiableMap(copy);
+        body = body.clone();
+    }
+
+    public static StoredResponse of(int status, byte[] body) {
+        return new StoredResponse(status, Map.of(), body);
+    }
+
+    /** A copy of the body. */
+    @Override
+    public byte[] body() {
+        return body.clone();
+    }
+
+    public int bodyLength() {
+        return body.length;
+    }
+
+    /** Writes the body without copying it. */
+    public void writeBodyTo(OutputStream out) throws IOException {
+        out.write(body);
+    }
+
+    @Override
+    public boolean equals(Object o) {
+        return o instanceof StoredResponse other
+                && status == other.status
+                && headers.equals(other.headers)
+                && Arrays.equals(body, other.body);
+    }
+
+    @Override
+    public int hashCode() {
+        return 31 * (31 * status + headers.hashCode()) + Arrays.hashCode(body);
+    }
+
+    @Override
+    public String toString() {
+        return "StoredResponse[status=" + status + ", headers=" + headers.keySet() + ", body=" + body.length + " bytes]";
+    }
+}
