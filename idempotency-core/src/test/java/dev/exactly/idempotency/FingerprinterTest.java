@@ -1,0 +1,84 @@
+package dev.exactly.idempotency;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.nio.charset.StandardCharsets;
+import org.junit.jupiter.api.Test;
+
+class FingerprinterTest {
+    private final Fingerprinter fingerprinter = Fingerprinter.ofDefaults();
+
+    private Fingerprint json(String body) {
+        return fingerprinter.fingerprint("POST", "/v1/charges", body.getBytes(StandardCharsets.UTF_8), "application/json");
+    }
+
+    @Test
+    void keyOrderWhitespaceAndNumberSpellingDoNotMatter() {
+        Fingerprint a = json("{\"amount\":1999,\"currency\":\"usd\",\"metadata\":{\"b\":1,\"a\":2}}");
+        Fingerprint b = json("{ \"metadata\": {\"a\": 2.0, \"b\": 1e0},\n \"currency\": \"usd\", \"amount\": 1999.00 }");
+        assertThat(a).isEqualTo(b);
+        assertThat(a.algorithm()).isEqualTo(Fingerprinter.JCS_SHA256);
+        assertThat(json("{\"x\":\"\\u0041\"}")).isEqualTo(json("{\"x\":\"A\"}"));
+    }
+
+    @Test
+    void anyChangeOfAValueChangesTheFingerprint() {
+        Fingerprint a = json("{\"amount\":1999,\"currency\":\"usd\"}");
+        assertThat(json("{\"amount\":1998,\"currency\":\"usd\"}")).isNotEqualTo(a);
+        assertThat(json("{\"amount\":\"1999\",\"currency\":\"usd\"}")).isNotEqualTo(a);
+        assertThat(json("{\"amount\":1999,\"currency\":\"eur\"}")).isNotEqualTo(a);
+        assertThat(json("{\"amount\":1999,\"currency\":\"usd\",\"extra\":null}")).isNotEqualTo(a);
+        assertThat(json("[1,2]")).isNotEqualTo(json("[2,1]"));
+    }
+
+    @Test
+    void methodAndRouteAreFingerprinted() {
+        byte[] body = "{}".getBytes(StandardCharsets.UTF_8);
+        Fingerprint post = fingerprinter.fingerprint("POST", "/v1/charges", body, "application/json");
+        assertThat(fingerprinter.fingerprint("PUT", "/v1/charges", body, "application/json")).isNotEqualTo(post);
+        assertThat(fingerprinter.fingerprint("POST", "/v1/refunds", body, "application/json")).isNotEqualTo(post);
+    }
+
+    @Test
+    void nonJsonBodiesAreHashedByteForByte() {
+        Fingerprint form = fingerprinter.fingerprint("POST", "/r", "a=1&b=2".getBytes(StandardCharsets.UTF_8),
+                "application/x-www-form-urlencoded");
+        assertThat(form.algorithm()).isEqualTo(Fingerprinter.RAW_SHA256);
+        assertThat(fingerprinter.fingerprint("POST", "/r", "b=2&a=1".getBytes(StandardCharsets.UTF_8),
+                "application/x-www-form-urlencoded")).isNotEqualTo(form);
+        Fingerprint broken = json("{\"amount\": ");
+        assertThat(broken.algorithm()).isEqualTo(Fingerprinter.RAW_SHA256);
+        assertThat(fingerprinter.fingerprint("POST", "/r", new byte[0], null).algorithm())
+                .isEqualTo(Fingerprinter.RAW_SHA256);
+    }
+
+    @Test
+    void numbersBeyondDoublePrecisionAreNeverConflated() {
+        Fingerprint a = json("{\"order\":9007199254740993}");
+        Fingerprint b = json("{\"order\":9007199254740992}");
+        assertThat(a).isNotEqualTo(b);
+        assertThat(a.algorithm()).isEqualTo(Fingerprinter.RAW_SHA256);
+        assertThat(json("{\"order\":9007199254740992}").algorithm()).isEqualTo(Fingerprinter.JCS_SHA256);
+        assertThat(json("{\"x\":0.1000000000000000055511151231257827}")).isNotEqualTo(json("{\"x\":0.1}"));
+        assertThat(Fingerprinter.numbersAreExact("{\"s\":\"12345678901234567890\"}")).isTrue();
+    }
+
+    @Test
+    void oversizedBodiesAreATypedError() {
+        Fingerprinter small = Fingerprinter.withMaxBodyBytes(16);
+        assertThat(small.fingerprint("POST", "/r", new byte[16], null)).isNotNull();
+        assertThatThrownBy(() -> small.fingerprint("POST", "/r", new byte[17], null))
+                .isInstanceOfSatisfying(PayloadTooLargeException.class, e -> {
+                    assertThat(e.limitBytes()).isEqualTo(16);
+                    assertThat(e.code()).isEqualTo("payload_too_large");
+                });
+        assertThatThrownBy(() -> small.checkLength(1_000_000)).isInstanceOf(PayloadTooLargeException.class);
+    }
+
+    @Test
+    void encodedFormRoundTrips() {
+        Fingerprint fp = json("{}");
+        assertThat(Fingerprint.decode(fp.encoded())).isEqualTo(fp);
+    }
+}
