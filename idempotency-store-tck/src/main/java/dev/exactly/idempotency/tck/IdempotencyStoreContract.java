@@ -31,6 +31,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.CyclicBarrier;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -506,7 +507,7 @@ public abstract class IdempotencyStoreContract {
     }
 
     @Test
-    @DisplayName("race: 32 threads x 200 keys claim at once; exactly one execution per key")
+    @DisplayName("race: 32 threads x 200 keys, all threads on one key at a time; exactly one execution per key")
     void race() throws Exception {
         int threads = 32;
         int keys = 200;
@@ -522,44 +523,42 @@ public abstract class IdempotencyStoreContract {
         AtomicInteger conflicts = new AtomicInteger();
         AtomicInteger executed = new AtomicInteger();
         Map<Integer, byte[]> firstBodies = Collections.synchronizedMap(new HashMap<>());
-        CountDownLatch start = new CountDownLatch(1);
+        // every round, all threads are released together onto the same key: maximum contention
+        CyclicBarrier barrier = new CyclicBarrier(threads);
         ExecutorService pool = Executors.newFixedThreadPool(threads);
         try {
             List<Future<List<String>>> futures = new ArrayList<>();
             for (int t = 0; t < threads; t++) {
-                int seed = t;
+                int thread = t;
                 futures.add(pool.submit(() -> {
                     List<String> problems = new ArrayList<>();
-                    List<Integer> order = new ArrayList<>();
                     for (int i = 0; i < keys; i++) {
-                        order.add(i);
-                    }
-                    Collections.shuffle(order, new java.util.Random(seed));
-                    start.await();
-                    for (int i : order) {
+                        int k = i;
+                        barrier.await(60, TimeUnit.SECONDS);
                         try {
-                            IdempotentResult result = engine.execute(requests.get(i), lease -> {
-                                executions.incrementAndGet(i);
-                                return Outcome.complete(response(201, "{\"key\":" + i + ",\"thread\":" + seed + "}"));
+                            IdempotentResult result = engine.execute(requests.get(k), lease -> {
+                                executions.incrementAndGet(k);
+                                return Outcome.complete(response(201, "{\"key\":" + k + ",\"thread\":" + thread + "}"));
                             });
                             if (result.replayed()) {
                                 replays.incrementAndGet();
                                 byte[] body = result.response().body();
-                                byte[] first = firstBodies.putIfAbsent(i, body);
+                                byte[] first = firstBodies.putIfAbsent(k, body);
                                 if (first != null && !java.util.Arrays.equals(first, body)) {
-                                    problems.add("key " + i + " replayed two different bodies");
+                                    problems.add("key " + k + " replayed two different bodies");
                                 }
                             } else {
                                 executed.incrementAndGet();
                             }
                         } catch (RequestInFlightException e) {
                             conflicts.incrementAndGet();
+                        } catch (RuntimeException e) {
+                            problems.add("key " + k + ": " + e);
                         }
                     }
                     return problems;
                 }));
             }
-            start.countDown();
             for (Future<List<String>> future : futures) {
                 assertThat(future.get(100, TimeUnit.SECONDS)).isEmpty();
             }
