@@ -1,0 +1,240 @@
+package dev.exactly.psp;
+
+import com.sun.net.httpserver.HttpServer;
+import dev.exactly.psp.internal.ChargeBook;
+import dev.exactly.psp.internal.Counters;
+import dev.exactly.psp.internal.FaultInjector;
+import dev.exactly.psp.internal.PspHandler;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.URI;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * A payment processor stand-in served over HTTP (JDK {@link HttpServer}, one virtual thread per
+ * request). It honours its own {@code Idempotency-Key}: a key captures at most once, a repeat with the
+ * same body replays the first answer byte for byte (with {@code Idempotent-Replayed: true}), a repeat
+ * with another body gets 422. Concurrent requests with one key are serialised on that key: the first
+ * decides, the others wait for it and replay (never 409). It keeps a capture log and counters, and
+ * injects faults per run ({@link FaultSettings}) or per request ({@link Fault}).
+ *
+ * <pre>{@code
+ * try (PspSimulator psp = PspSimulator.start(PspConfig.ofDefaults());
+ *      PspClient client = PspClient.create(psp.baseUri())) {
+ *     PspCharge c = client.charge(PspChargeRequest.of(1999, "usd", "tok_visa"), "order-17");
+ *     assert psp.captureCount("order-17") == 1;
+ * }
+ * }</pre>
+ *
+ * <p>Run alone: {@code java -jar psp-simulator.jar --port 9090} (options: {@code --bind ADDRESS},
+ * {@code --latency 50ms}, {@code --jitter 20ms}, {@code --error-rate 0.1}, {@code --seed 7}).
+ */
+public final class PspSimulator implements AutoCloseable {
+
+    private static final int BACKLOG = 512;
+
+    private final PspConfig config;
+    private final HttpServer server;
+    private final ExecutorService executor;
+    private final ChargeBook book;
+    private final FaultInjector faults;
+    private final Counters counters = new Counters();
+    private final CountDownLatch closing = new CountDownLatch(1);
+
+    private PspSimulator(PspConfig config) throws IOException {
+        this.config = config;
+        this.book = new ChargeBook(config.clock(), config.honourIdempotencyKeys());
+        this.faults = new FaultInjector(config.faults());
+        this.executor = Executors.newVirtualThreadPerTaskExecutor();
+        this.server = HttpServer.create(new InetSocketAddress(config.bindAddress(), config.port()), BACKLOG);
+        server.setExecutor(executor);
+        server.createContext("/", new PspHandler(book, faults, counters, config.clock(), config.maxBodyBytes(), closing));
+        server.start();
+    }
+
+    /** Starts a simulator; it listens until {@link #close()}. */
+    public static PspSimulator start(PspConfig config) {
+        Objects.requireNonNull(config, "config");
+        try {
+            return new PspSimulator(config);
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot listen on " + config.bindAddress() + ":" + config.port(), e);
+        }
+    }
+
+    /** Starts a simulator with {@link PspConfig#ofDefaults()}: loopback, a free port, no faults. */
+    public static PspSimulator start() {
+        return start(PspConfig.ofDefaults());
+    }
+
+    public PspConfig config() {
+        return config;
+    }
+
+    /** The port it listens on. */
+    public int port() {
+        return server.getAddress().getPort();
+    }
+
+    /** {@code http://host:port} (loopback when bound to the wildcard address). */
+    public URI baseUri() {
+        InetAddress address = server.getAddress().getAddress();
+        if (address.isAnyLocalAddress()) {
+            address = InetAddress.getLoopbackAddress();
+        }
+        String host = address.getHostAddress();
+        if (host.indexOf(':') >= 0) {
+            host = "[" + host + "]";
+        }
+        return URI.create("http://" + host + ":" + port());
+    }
+
+    // ---------------------------------------------------------------- books
+
+    /** The capture log, oldest first. */
+    public List<Capture> captures() {
+        return book.captures();
+    }
+
+    /** How many times money moved for this key (at most 1 unless keys are not honoured). */
+    public long captureCount(String idempotencyKey) {
+        return book.captureCounts().getOrDefault(idempotencyKey, 0L);
+    }
+
+    /** Captures per key, for keys captured at least once. */
+    public Map<String, Long> captureCounts() {
+        return book.captureCounts();
+    }
+
+    /** The charge recorded under this key (captured or declined). */
+    public Optional<PspCharge> findByIdempotencyKey(String idempotencyKey) {
+        return book.byKey(idempotencyKey);
+    }
+
+    /** The charge with this id. */
+    public Optional<PspCharge> findById(String chargeId) {
+        return book.byId(chargeId);
+    }
+
+    /** Counters of this run. */
+    public PspStats stats() {
+        return counters.snapshot();
+    }
+
+    /** Forgets every charge, capture and counter and drops queued one-shot faults; run faults stay. */
+    public void reset() {
+        book.clear();
+        counters.reset();
+        faults.clearPending();
+    }
+
+    // ---------------------------------------------------------------- faults
+
+    /** The run's current fault settings. */
+    public FaultSettings faults() {
+        return faults.settings();
+    }
+
+    /** Replaces the run's fault settings (the random sequence restarts from their seed). */
+    public void setFaults(FaultSettings settings) {
+        faults.set(Objects.requireNonNull(settings, "settings"));
+    }
+
+    /** No run faults and no queued one-shot faults. */
+    public void clearFaults() {
+        faults.clear();
+    }
+
+    /**
+     * The next {@code count} charge requests (after validation, in arrival order) each suffer these
+     * faults, in addition to their own and the run's.
+     */
+    public void failNext(int count, Fault... injected) {
+        if (count < 1) {
+            throw new IllegalArgumentException("count must be positive");
+        }
+        if (injected.length == 0) {
+            throw new IllegalArgumentException("name at least one fault");
+        }
+        faults.enqueue(count, List.of(injected));
+    }
+
+    /** One-shot fault sets queued by {@link #failNext} and not yet consumed. */
+    public int pendingFaults() {
+        return faults.pending();
+    }
+
+    // ---------------------------------------------------------------- lifecycle
+
+    /** Stops listening, ends every delay and hang at once (their connections close unanswered). */
+    @Override
+    public void close() {
+        closing.countDown();
+        server.stop(0);
+        executor.shutdownNow();
+        try {
+            executor.awaitTermination(5, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    /**
+     * Runs the simulator alone until the JVM is stopped.
+     *
+     * @param args {@code --port N} (default 9090), {@code --bind ADDRESS} (default loopback),
+     *             {@code --latency 50ms}, {@code --jitter 20ms}, {@code --error-rate 0.1}, {@code --seed N}
+     */
+    public static void main(String[] args) throws InterruptedException {
+        PspConfig.Builder config = PspConfig.custom().port(9090);
+        FaultSettings.Builder faultSettings = FaultSettings.custom();
+        Duration latency = Duration.ZERO;
+        Duration jitter = Duration.ZERO;
+        try {
+            for (int i = 0; i < args.length; i++) {
+                String option = args[i];
+                if (option.equals("--help") || option.equals("-h")) {
+                    System.out.println(USAGE);
+                    return;
+                }
+                if (i + 1 >= args.length) {
+                    throw new IllegalArgumentException(option + " needs a value");
+                }
+                String value = args[++i];
+                switch (option) {
+                    case "--port" -> config.port(Integer.parseInt(value));
+                    case "--bind" -> config.bindAddress(InetAddress.getByName(value));
+                    case "--latency" -> latency = Fault.parseDuration(value);
+                    case "--jitter" -> jitter = Fault.parseDuration(value);
+                    case "--error-rate" -> faultSettings.errorRate(Double.parseDouble(value));
+                    case "--seed" -> faultSettings.seed(Long.parseLong(value));
+                    default -> throw new IllegalArgumentException("unknown option " + option);
+                }
+            }
+            config.faults(faultSettings.latency(latency, jitter).build());
+        } catch (IOException | IllegalArgumentException e) {
+            System.err.println(e.getMessage());
+            System.err.println(USAGE);
+            System.exit(2);
+            return;
+        }
+        PspSimulator psp = start(config.build());
+        Runtime.getRuntime().addShutdownHook(new Thread(psp::close, "psp-simulator-shutdown"));
+        System.out.println("PSP simulator listening on " + psp.baseUri());
+        psp.closing.await();
+    }
+
+    private static final String USAGE = """
+            usage: java -jar psp-simulator.jar [--port 9090] [--bind 127.0.0.1] [--latency 50ms] \
+            [--jitter 20ms] [--error-rate 0.1] [--seed 42]""";
+}

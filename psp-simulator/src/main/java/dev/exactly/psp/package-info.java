@@ -1,0 +1,11 @@
+/**
+ * A payment processor stand-in (a tiny Stripe) with its own idempotency keys, a capture log and
+ * fault injection: {@link dev.exactly.psp.PspSimulator} serves it over HTTP on loopback (in tests or
+ * alone via its {@code main}), {@link dev.exactly.psp.PspClient} calls it and tells an unknown outcome
+ * (timeout, lost connection, 5xx) from a definite refusal (4xx). The module's README documents the
+ * HTTP API and the {@code Psp-Fault} header.
+ */
+@NullMarked
+package dev.exactly.psp;
+
+import org.jspecify.annotations.NullMarked;
