@@ -1,0 +1,71 @@
+package dev.exactly.idempotency.postgres;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The one JDBC command template of this module: prepares a statement, applies the query timeout, binds,
+ * runs and maps, and closes everything. It neither commits nor translates exceptions; callers decide.
+ */
+final class Jdbc {
+    private final int timeoutSeconds;
+
+    /** @param statementTimeout whole seconds (checked by {@link PostgresStoreConfig}), JDBC's unit */
+    Jdbc(Duration statementTimeout) {
+        this.timeoutSeconds = Math.toIntExact(statementTimeout.toSeconds());
+    }
+
+    /** Binds the parameters of one statement. */
+    @FunctionalInterface
+    interface Binder {
+        void bind(PreparedStatement statement) throws SQLException;
+    }
+
+    /** Maps the current row of a result set. */
+    @FunctionalInterface
+    interface RowMapper<T> {
+        T map(ResultSet row) throws SQLException;
+    }
+
+    /** Runs a statement that returns rows, and maps every row. */
+    <T> List<T> query(Connection connection, String sql, Binder binder, RowMapper<T> mapper) throws SQLException {
+        try (PreparedStatement statement = connection.prepareStatement(sql)) {
+            applyTimeout(statement);
+            binder.bind(statement);
+            try (ResultSet rows = statement.executeQuery()) {
+                List<T> result = new ArrayList<>(1);
+                while (rows.next()) {
+                    result.add(mapper.map(rows));
+                }
+                return result;
+            }
+        }
+    }
+
+    /** Runs a statement that returns an update count. */
+    int update(Connection connection, String sql, Binder binder) throws SQLException {
+        try (PreparedStatement statement = connection.prepareStatement(sql)) {
+            applyTimeout(statement);
+            binder.bind(statement);
+            return statement.executeUpdate();
+        }
+    }
+
+    /** Runs parameterless SQL text, which may hold several statements (a migration script, LISTEN). */
+    void execute(Connection connection, String sql) throws SQLException {
+        try (Statement statement = connection.createStatement()) {
+            applyTimeout(statement);
+            statement.execute(sql);
+        }
+    }
+
+    private void applyTimeout(Statement statement) throws SQLException {
+        statement.setQueryTimeout(timeoutSeconds);
+    }
+}

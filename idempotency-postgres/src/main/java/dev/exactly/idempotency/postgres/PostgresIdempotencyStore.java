@@ -1,0 +1,541 @@
+package dev.exactly.idempotency.postgres;
+
+import dev.exactly.idempotency.ClaimOutcome;
+import dev.exactly.idempotency.Fingerprint;
+import dev.exactly.idempotency.IdempotencyRecord;
+import dev.exactly.idempotency.OwnerToken;
+import dev.exactly.idempotency.RecordStatus;
+import dev.exactly.idempotency.ScopeKey;
+import dev.exactly.idempotency.StoreUnavailableException;
+import dev.exactly.idempotency.StoredResponse;
+import dev.exactly.idempotency.spi.ChangeSubscription;
+import dev.exactly.idempotency.spi.IdempotencyStore;
+import dev.exactly.idempotency.spi.LocalWaiters;
+import java.sql.Array;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.OffsetDateTime;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.LongAdder;
+import javax.sql.DataSource;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The durable idempotency store: records live in one PostgreSQL table (see {@link PostgresSchema}),
+ * and each transition is one SQL statement.
+ *
+ * <h2>Guarantees</h2>
+ * <ul>
+ *   <li><b>PostgreSQL is the durable tier.</b> A record is as durable as the commit that wrote it (with
+ *       {@code synchronous_commit=off}, a crash may lose acknowledged commits: leave it on).</li>
+ *   <li><b>One owner per scope.</b> The scope key is the table's primary key, and a unique index holds at
+ *       every isolation level: two transactions can never both insert, or both take over, one scope.
+ *       {@link #claim} is a single {@code INSERT ... ON CONFLICT (scope_key) DO UPDATE ... WHERE ...
+ *       RETURNING} that also reads the row it did not change, never a read followed by a write. A
+ *       serialization failure ({@code 40001}), unique violation ({@code 23505}) or deadlock means that
+ *       another transaction owns the key; a claim on the store's own connection then runs once more
+ *       to read the outcome.</li>
+ *   <li><b>Fencing.</b> {@link #complete}, {@link #release}, {@link #renew} and
+ *       {@link #updateRecoveryPoint} apply only while the record is processing, unexpired and owned by
+ *       the given token, and say whether they did.</li>
+ *   <li><b>One clock.</b> Leases and expiry use the database's {@code statement_timestamp()}, so every
+ *       instance agrees on when a lease ends.</li>
+ *   <li><b>Fail closed.</b> Every {@link SQLException} (connection failure, server shutdown, the
+ *       statement timeout, any other error) is reported as {@link StoreUnavailableException}.</li>
+ *   <li><b>Push, not polling.</b> {@link #complete} and {@link #release} issue
+ *       {@code pg_notify(channel, scope_key)} in the same transaction, so the notification is delivered
+ *       exactly when the change commits. Each store instance listens on one dedicated connection taken
+ *       from the {@code DataSource} when the first subscriber arrives, and kept until {@link #close()}
+ *       (size a pool for it; it must be a session, not a transaction-pooled PgBouncer connection). After
+ *       a lost connection the listener reconnects with backoff and wakes every waiter to re-read.</li>
+ * </ul>
+ *
+ * <h2>Finishing inside the caller's transaction</h2>
+ * The overloads that take a {@link Connection} run on the caller's connection and never commit, roll
+ * back or change its auto-commit mode: business writes (a charge, a ledger entry) and the idempotency
+ * record commit or roll back together. A finish that returns {@code false} means the caller lost its
+ * lease: roll back. Their statements take the record's row lock, which is held until the caller's
+ * transaction ends; concurrent claims of that key wait for it (up to their statement timeout). Keep
+ * such transactions short, and set {@code idle_in_transaction_session_timeout} on those connections so
+ * that a paused or abandoned transaction cannot hold a record forever. If such a statement fails, the
+ * caller's transaction is usually aborted: roll it back.
+ *
+ * <h2>Housekeeping</h2>
+ * Expired rows are ignored by every statement and deleted in bounded batches by
+ * {@link #purgeExpired(int)} (several purgers may run at once); schedule {@link #purgeAllExpired(int)}.
+ *
+ * <p>Thread-safe. Connections come from the {@code DataSource} per operation (use a pool), run in
+ * auto-commit mode, and are closed again.
+ */
+public final class PostgresIdempotencyStore implements IdempotencyStore {
+    /** A claim that met a row inserted after its snapshot runs again; this often at most. */
+    private static final int CLAIM_ATTEMPTS = 3;
+
+    private final DataSource dataSource;
+    private final PostgresStoreConfig config;
+    private final Sql sql;
+    private final Jdbc jdbc;
+    private final LocalWaiters waiters = new LocalWaiters();
+    private final NotificationListener listener;
+    /** Claims that ran again because the conflicting row was newer than their snapshot, or conflicted. */
+    private final LongAdder claimRetries = new LongAdder();
+
+    private PostgresIdempotencyStore(DataSource dataSource, PostgresStoreConfig config) {
+        this.dataSource = Objects.requireNonNull(dataSource, "dataSource");
+        this.config = Objects.requireNonNull(config, "config");
+        this.sql = Sql.forTable(config.tableName());
+        this.jdbc = new Jdbc(config.statementTimeout());
+        this.listener = new NotificationListener(dataSource, config, waiters);
+        applyLoginTimeout(dataSource, config.loginTimeout());
+    }
+
+    /** A store on the default table with the default settings. The table must exist (see {@link #migrate}). */
+    public static PostgresIdempotencyStore create(DataSource dataSource) {
+        return new PostgresIdempotencyStore(dataSource, PostgresStoreConfig.ofDefaults());
+    }
+
+    /** A store with {@code config}. The table must exist (see {@link PostgresSchema#migrate}). */
+    public static PostgresIdempotencyStore create(DataSource dataSource, PostgresStoreConfig config) {
+        return new PostgresIdempotencyStore(dataSource, config);
+    }
+
+    /**
+     * Creates the default table if it is missing (see {@link PostgresSchema#migrate(DataSource)}).
+     *
+     * @return whether the table was created
+     */
+    public static boolean migrate(DataSource dataSource) {
+        return PostgresSchema.migrate(dataSource);
+    }
+
+    public PostgresStoreConfig config() {
+        return config;
+    }
+
+    // ---------------------------------------------------------------- the SPI, on the store's connections
+
+    @Override
+    public ClaimOutcome claim(ScopeKey key, Fingerprint fingerprint, Duration lease, Duration retention) {
+        requireClaimArguments(key, fingerprint, lease, retention);
+        return onOwnConnection("claim", c -> claimOn(c, true, key, fingerprint, lease, retention));
+    }
+
+    /** {@inheritDoc} Signals this process's subscribers at once, and every other instance's by NOTIFY. */
+    @Override
+    public boolean complete(ScopeKey key, OwnerToken owner, RecordStatus outcome, StoredResponse response) {
+        requireFinish(key, owner, outcome, response);
+        boolean done = onOwnConnection("complete", c -> completeOn(c, key, owner, outcome, response));
+        if (done) {
+            waiters.signal(key);
+        }
+        return done;
+    }
+
+    @Override
+    public boolean release(ScopeKey key, OwnerToken owner) {
+        requireOwner(key, owner);
+        boolean done = onOwnConnection("release", c -> releaseOn(c, key, owner));
+        if (done) {
+            waiters.signal(key);
+        }
+        return done;
+    }
+
+    @Override
+    public boolean renew(ScopeKey key, OwnerToken owner, Duration lease) {
+        requireOwner(key, owner);
+        requirePositive(lease, "lease");
+        return onOwnConnection("renew", c -> renewOn(c, key, owner, lease));
+    }
+
+    @Override
+    public Optional<IdempotencyRecord> find(ScopeKey key) {
+        Objects.requireNonNull(key, "key");
+        return onOwnConnection("find", c -> findOn(c, key, PostgresIdempotencyStore::record));
+    }
+
+    /**
+     * Registers in this process; no round trip. The first subscription starts the listener connection,
+     * and every (re)connection of it signals all subscribers so that none misses a change.
+     */
+    @Override
+    public ChangeSubscription subscribe(ScopeKey key) {
+        Objects.requireNonNull(key, "key");
+        listener.ensureStarted();
+        return waiters.subscribe(key);
+    }
+
+    /** Stops the listener and returns its connection. Does not close the {@code DataSource}. */
+    @Override
+    public void close() {
+        listener.close();
+    }
+
+    // ------------------------------------------------------------------- on the caller's connection
+
+    /**
+     * {@link #claim(ScopeKey, Fingerprint, Duration, Duration)} on the caller's connection, inside its
+     * transaction: the new record commits (or rolls back) with the caller's other writes. The claim holds
+     * the record's row lock until the caller's transaction ends.
+     *
+     * @throws StoreUnavailableException on any SQL failure; the caller's transaction is then aborted
+     *                                   (a conflict under REPEATABLE READ or SERIALIZABLE included)
+     */
+    public ClaimOutcome claim(
+            Connection connection, ScopeKey key, Fingerprint fingerprint, Duration lease, Duration retention) {
+        requireClaimArguments(key, fingerprint, lease, retention);
+        return onCallerConnection("claim", connection,
+                c -> claimOn(c, c.getAutoCommit(), key, fingerprint, lease, retention));
+    }
+
+    /**
+     * Finishes the owner's record on the caller's connection without committing. The business writes of
+     * the same transaction and the record's final state become visible together; subscribers everywhere
+     * (this process included) are notified when the caller commits, and never if it rolls back.
+     *
+     * @param outcome {@link RecordStatus#COMPLETED} or {@link RecordStatus#FAILED}
+     * @return false when {@code owner} no longer owns a processing record: roll the transaction back
+     */
+    public boolean complete(
+            Connection connection, ScopeKey key, OwnerToken owner, RecordStatus outcome, StoredResponse response) {
+        requireFinish(key, owner, outcome, response);
+        return onCallerConnection("complete", connection, c -> completeOn(c, key, owner, outcome, response));
+    }
+
+    /**
+     * Deletes the owner's processing record on the caller's connection without committing; subscribers
+     * are notified when the caller commits.
+     *
+     * @return false when {@code owner} no longer owns a processing record
+     */
+    public boolean release(Connection connection, ScopeKey key, OwnerToken owner) {
+        requireOwner(key, owner);
+        return onCallerConnection("release", connection, c -> releaseOn(c, key, owner));
+    }
+
+    /** {@link #renew(ScopeKey, OwnerToken, Duration)} on the caller's connection, without committing. */
+    public boolean renew(Connection connection, ScopeKey key, OwnerToken owner, Duration lease) {
+        requireOwner(key, owner);
+        requirePositive(lease, "lease");
+        return onCallerConnection("renew", connection, c -> renewOn(c, key, owner, lease));
+    }
+
+    /** {@link #find(ScopeKey)} on the caller's connection (it sees the caller's uncommitted writes). */
+    public Optional<IdempotencyRecord> find(Connection connection, ScopeKey key) {
+        Objects.requireNonNull(key, "key");
+        return onCallerConnection("find", connection, c -> findOn(c, key, PostgresIdempotencyStore::record));
+    }
+
+    /**
+     * Records how far a multi-phase owner got (e.g. {@code "charge_created"}), fenced like every write,
+     * on the caller's connection without committing. A takeover keeps the recovery point, so that the
+     * new owner resumes where the old one stopped; a record that expired and is claimed afresh starts
+     * without one.
+     *
+     * @return false when {@code owner} no longer owns a processing record: roll the transaction back
+     */
+    public boolean updateRecoveryPoint(Connection connection, ScopeKey key, OwnerToken owner, String recoveryPoint) {
+        requireOwner(key, owner);
+        Objects.requireNonNull(recoveryPoint, "recoveryPoint");
+        return onCallerConnection("recovery point", connection, c -> jdbc.update(c, sql.recoveryPoint(), s -> {
+            s.setString(1, recoveryPoint);
+            s.setString(2, key.hash());
+            s.setString(3, owner.value());
+        }) == 1);
+    }
+
+    /** The recovery point of an unexpired record, read on the caller's connection. */
+    public Optional<String> findRecoveryPoint(Connection connection, ScopeKey key) {
+        Objects.requireNonNull(key, "key");
+        return onCallerConnection("find", connection, c -> findOn(c, key, row -> row.getString("recovery_point")));
+    }
+
+    /** The recovery point of an unexpired record. */
+    public Optional<String> findRecoveryPoint(ScopeKey key) {
+        Objects.requireNonNull(key, "key");
+        return onOwnConnection("find", c -> findOn(c, key, row -> row.getString("recovery_point")));
+    }
+
+    // ------------------------------------------------------------------------------- housekeeping
+
+    /**
+     * Deletes at most {@code batchSize} expired records, oldest first, in one statement and one short
+     * transaction. Rows locked by a concurrent purge or claim are skipped.
+     *
+     * @return how many were deleted; fewer than {@code batchSize} means none were left (or were locked)
+     */
+    public int purgeExpired(int batchSize) {
+        if (batchSize <= 0) {
+            throw new IllegalArgumentException("batchSize must be positive");
+        }
+        return onOwnConnection("purge", c -> jdbc.update(c, sql.purge(), s -> s.setInt(1, batchSize)));
+    }
+
+    /**
+     * Calls {@link #purgeExpired(int)} until a batch comes back short, so that no transaction deletes
+     * more than {@code batchSize} rows.
+     *
+     * @return how many were deleted in all
+     */
+    public long purgeAllExpired(int batchSize) {
+        long total = 0;
+        int deleted;
+        do {
+            deleted = purgeExpired(batchSize);
+            total += deleted;
+        } while (deleted == batchSize);
+        return total;
+    }
+
+    /** Whether the listener connection is established and LISTENing (for health indicators). */
+    public boolean isListening() {
+        return listener.isListening();
+    }
+
+    NotificationListener listener() {
+        return listener;
+    }
+
+    /** For tests: whether anybody in this process waits for {@code key}. */
+    boolean hasLocalWaiters(ScopeKey key) {
+        return waiters.hasWaiters(key);
+    }
+
+    /** For tests: how often a claim statement ran again. */
+    long claimRetries() {
+        return claimRetries.sum();
+    }
+
+    // ------------------------------------------------------------------------- the statements
+
+    private ClaimOutcome claimOn(Connection c, boolean retryConflicts, ScopeKey key, Fingerprint fingerprint,
+            Duration lease, Duration retention) throws SQLException {
+        OwnerToken owner = OwnerToken.random();
+        long leaseMicros = micros(lease);
+        long retentionMicros = micros(retention);
+        SQLException conflict = null;
+        for (int attempt = 1; attempt <= CLAIM_ATTEMPTS; attempt++) {
+            if (attempt > 1) {
+                claimRetries.increment();
+            }
+            try {
+                List<ClaimOutcome> outcome = jdbc.query(c, sql.claim(), s -> {
+                    s.setString(1, key.hash());
+                    s.setString(2, fingerprint.encoded());
+                    s.setString(3, owner.value());
+                    s.setLong(4, leaseMicros);
+                    s.setLong(5, retentionMicros);
+                    s.setLong(6, retentionMicros);
+                    s.setString(7, key.hash());
+                }, PostgresIdempotencyStore::claimOutcome);
+                if (!outcome.isEmpty()) {
+                    return outcome.getFirst();
+                }
+                // the conflicting row committed after this statement's snapshot: run again to see it
+            } catch (SQLException e) {
+                if (!retryConflicts || !SqlFailures.isConflict(e)) {
+                    throw e;
+                }
+                conflict = e;
+            }
+        }
+        throw new StoreUnavailableException(
+                "idempotency claim: the record of " + key + " kept changing during " + CLAIM_ATTEMPTS + " attempts",
+                conflict);
+    }
+
+    private boolean completeOn(Connection c, ScopeKey key, OwnerToken owner, RecordStatus outcome,
+            StoredResponse response) throws SQLException {
+        Array headers = c.createArrayOf("text", flatten(response.headers()));
+        try {
+            return !jdbc.query(c, sql.complete(), s -> {
+                s.setString(1, outcome.name());
+                s.setInt(2, response.status());
+                s.setArray(3, headers);
+                s.setBytes(4, response.body());
+                s.setString(5, key.hash());
+                s.setString(6, owner.value());
+                s.setString(7, config.notificationChannel());
+            }, row -> Boolean.TRUE).isEmpty();
+        } finally {
+            headers.free();
+        }
+    }
+
+    private boolean releaseOn(Connection c, ScopeKey key, OwnerToken owner) throws SQLException {
+        return !jdbc.query(c, sql.release(), s -> {
+            s.setString(1, key.hash());
+            s.setString(2, owner.value());
+            s.setString(3, config.notificationChannel());
+        }, row -> Boolean.TRUE).isEmpty();
+    }
+
+    private boolean renewOn(Connection c, ScopeKey key, OwnerToken owner, Duration lease) throws SQLException {
+        long leaseMicros = micros(lease);
+        return jdbc.update(c, sql.renew(), s -> {
+            s.setLong(1, leaseMicros);
+            s.setLong(2, leaseMicros);
+            s.setString(3, key.hash());
+            s.setString(4, owner.value());
+        }) == 1;
+    }
+
+    private <T> Optional<T> findOn(Connection c, ScopeKey key, Jdbc.RowMapper<@Nullable T> mapper)
+            throws SQLException {
+        List<@Nullable T> rows = jdbc.query(c, sql.find(), s -> s.setString(1, key.hash()), mapper);
+        return rows.isEmpty() ? Optional.empty() : Optional.ofNullable(rows.getFirst());
+    }
+
+    // ------------------------------------------------------------------------------- row mapping
+
+    private static ClaimOutcome claimOutcome(ResultSet row) throws SQLException {
+        IdempotencyRecord record = record(row);
+        if (row.getBoolean("claimed")) {
+            // a fresh or replaced record starts at 0 takeovers; only a takeover counts up
+            return new ClaimOutcome.Claimed(record, row.getInt("takeovers") > 0);
+        }
+        return record.status().isFinished() ? new ClaimOutcome.Finished(record) : new ClaimOutcome.InFlight(record);
+    }
+
+    private static IdempotencyRecord record(ResultSet row) throws SQLException {
+        RecordStatus status = RecordStatus.valueOf(row.getString("status"));
+        String owner = row.getString("owner_token");
+        return new IdempotencyRecord(
+                new ScopeKey(row.getString("scope_key")),
+                status,
+                Fingerprint.decode(row.getString("fingerprint")),
+                owner == null ? null : new OwnerToken(owner),
+                instant(row, "created_at"),
+                nullableInstant(row, "lease_expires_at"),
+                instant(row, "expires_at"),
+                status.isFinished() ? response(row) : null);
+    }
+
+    private static StoredResponse response(ResultSet row) throws SQLException {
+        Array array = row.getArray("response_headers");
+        try {
+            return new StoredResponse(row.getInt("response_status"), unflatten((String[]) array.getArray()),
+                    row.getBytes("response_body"));
+        } finally {
+            array.free();
+        }
+    }
+
+    /** Headers as {@code name1, value1, name1, value2, name2, value3, ...}: order and repeats kept. */
+    private static String[] flatten(Map<String, List<String>> headers) {
+        List<String> pairs = new ArrayList<>();
+        headers.forEach((name, values) -> values.forEach(value -> {
+            pairs.add(name);
+            pairs.add(value);
+        }));
+        return pairs.toArray(String[]::new);
+    }
+
+    private static Map<String, List<String>> unflatten(String[] pairs) {
+        if (pairs.length % 2 != 0) {
+            throw new IllegalStateException("response_headers holds an odd number of elements");
+        }
+        Map<String, List<String>> headers = new LinkedHashMap<>();
+        for (int i = 0; i < pairs.length; i += 2) {
+            headers.computeIfAbsent(pairs[i], name -> new ArrayList<>()).add(pairs[i + 1]);
+        }
+        return headers;
+    }
+
+    private static Instant instant(ResultSet row, String column) throws SQLException {
+        return Objects.requireNonNull(nullableInstant(row, column), column);
+    }
+
+    private static @Nullable Instant nullableInstant(ResultSet row, String column) throws SQLException {
+        OffsetDateTime value = row.getObject(column, OffsetDateTime.class);
+        return value == null ? null : value.toInstant();
+    }
+
+    // ---------------------------------------------------------------------------- connections
+
+    /** One unit of JDBC work. */
+    @FunctionalInterface
+    private interface SqlWork<T> {
+        T run(Connection connection) throws SQLException;
+    }
+
+    /** Runs {@code work} on a connection of the store's own, in auto-commit mode (one statement, one commit). */
+    private <T> T onOwnConnection(String operation, SqlWork<T> work) {
+        try (Connection connection = dataSource.getConnection()) {
+            if (!connection.getAutoCommit()) {
+                connection.setAutoCommit(true);
+            }
+            return work.run(connection);
+        } catch (SQLException e) {
+            throw SqlFailures.unavailable(operation, e);
+        }
+    }
+
+    /** Runs {@code work} on the caller's connection, leaving its transaction alone. */
+    private static <T> T onCallerConnection(String operation, Connection connection, SqlWork<T> work) {
+        Objects.requireNonNull(connection, "connection");
+        try {
+            return work.run(connection);
+        } catch (SQLException e) {
+            throw SqlFailures.unavailable(operation, e);
+        }
+    }
+
+    // ------------------------------------------------------------------------------- arguments
+
+    private static long micros(Duration duration) {
+        return TimeUnit.MICROSECONDS.convert(duration);
+    }
+
+    private static void requireClaimArguments(ScopeKey key, Fingerprint fingerprint, Duration lease, Duration retention) {
+        Objects.requireNonNull(key, "key");
+        Objects.requireNonNull(fingerprint, "fingerprint");
+        requirePositive(lease, "lease");
+        requirePositive(retention, "retention");
+    }
+
+    private static void requireFinish(ScopeKey key, OwnerToken owner, RecordStatus outcome, StoredResponse response) {
+        requireOwner(key, owner);
+        Objects.requireNonNull(response, "response");
+        if (!outcome.isFinished()) {
+            throw new IllegalArgumentException("complete takes COMPLETED or FAILED");
+        }
+    }
+
+    private static void requireOwner(ScopeKey key, OwnerToken owner) {
+        Objects.requireNonNull(key, "key");
+        Objects.requireNonNull(owner, "owner");
+    }
+
+    private static void requirePositive(Duration duration, String name) {
+        Objects.requireNonNull(duration, name);
+        if (duration.isNegative() || duration.isZero()) {
+            throw new IllegalArgumentException(name + " must be positive");
+        }
+    }
+
+    /** Sets the login timeout of a data source that has none, so that an unreachable server fails fast. */
+    private static void applyLoginTimeout(DataSource dataSource, Duration loginTimeout) {
+        try {
+            if (dataSource.getLoginTimeout() == 0) {
+                dataSource.setLoginTimeout(Math.toIntExact(loginTimeout.toSeconds()));
+            }
+        } catch (SQLException | RuntimeException e) {
+            // a pool that manages its own connection timeout: leave it alone
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "PostgresIdempotencyStore[" + config.tableName() + ", listening=" + listener.isListening() + "]";
+    }
+}

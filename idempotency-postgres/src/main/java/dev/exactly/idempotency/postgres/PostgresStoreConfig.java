@@ -1,0 +1,166 @@
+package dev.exactly.idempotency.postgres;
+
+import java.time.Duration;
+import java.util.Objects;
+import java.util.regex.Pattern;
+
+/**
+ * Immutable settings of a {@link PostgresIdempotencyStore}. Build with {@link #custom()} or
+ * {@link #from(PostgresStoreConfig)}; {@link #ofDefaults()} is what {@link PostgresIdempotencyStore#create}
+ * uses.
+ *
+ * @param tableName                   unqualified table name (resolved through the connection's
+ *                                    {@code search_path}); lower-case letters, digits and {@code _}, at
+ *                                    most {@value #MAX_TABLE_NAME_LENGTH} characters
+ * @param notificationChannel         the LISTEN/NOTIFY channel; the same rule, at most 63 characters
+ * @param statementTimeout            query timeout of every statement the store runs (a blocked row lock
+ *                                    counts), so that a slow database fails closed quickly; whole seconds,
+ *                                    the unit of JDBC's {@link java.sql.Statement#setQueryTimeout}
+ *                                    (at least one)
+ * @param loginTimeout                applied to the {@link javax.sql.DataSource} if it has none set
+ *                                    (whole seconds, at least one; a pool keeps its own connection timeout)
+ * @param listenerPollInterval        how long the listener thread blocks waiting for notifications
+ *                                    before it checks whether the store was closed (no round trip)
+ * @param listenerHealthCheckInterval how long the listener connection may be silent before the listener
+ *                                    checks it with a round trip (to notice a half-open connection)
+ * @param maxReconnectBackoff         the longest pause between reconnection attempts of the listener
+ */
+public record PostgresStoreConfig(
+        String tableName,
+        String notificationChannel,
+        Duration statementTimeout,
+        Duration loginTimeout,
+        Duration listenerPollInterval,
+        Duration listenerHealthCheckInterval,
+        Duration maxReconnectBackoff) {
+
+    /** The table the shipped migration creates. */
+    public static final String DEFAULT_TABLE_NAME = "idempotency_records";
+    /** The channel completions and releases are announced on. */
+    public static final String DEFAULT_NOTIFICATION_CHANNEL = "exactly_idempotency";
+    /** Longest table name: leaves room for the index names derived from it within PostgreSQL's 63. */
+    public static final int MAX_TABLE_NAME_LENGTH = 40;
+
+    private static final Pattern TABLE_NAME = Pattern.compile("[a-z_][a-z0-9_]{0," + (MAX_TABLE_NAME_LENGTH - 1) + "}");
+    private static final Pattern CHANNEL = Pattern.compile("[a-z_][a-z0-9_]{0,62}");
+    private static final PostgresStoreConfig DEFAULTS = new PostgresStoreConfig(
+            DEFAULT_TABLE_NAME,
+            DEFAULT_NOTIFICATION_CHANNEL,
+            Duration.ofSeconds(2),
+            Duration.ofSeconds(3),
+            Duration.ofMillis(250),
+            Duration.ofSeconds(10),
+            Duration.ofSeconds(5));
+
+    public PostgresStoreConfig {
+        Objects.requireNonNull(tableName, "tableName");
+        Objects.requireNonNull(notificationChannel, "notificationChannel");
+        if (!TABLE_NAME.matcher(tableName).matches()) {
+            throw new IllegalArgumentException("tableName must match " + TABLE_NAME.pattern() + ": " + tableName);
+        }
+        if (!CHANNEL.matcher(notificationChannel).matches()) {
+            throw new IllegalArgumentException(
+                    "notificationChannel must match " + CHANNEL.pattern() + ": " + notificationChannel);
+        }
+        requirePositive(statementTimeout, "statementTimeout");
+        requirePositive(loginTimeout, "loginTimeout");
+        requirePositive(listenerPollInterval, "listenerPollInterval");
+        requirePositive(listenerHealthCheckInterval, "listenerHealthCheckInterval");
+        requirePositive(maxReconnectBackoff, "maxReconnectBackoff");
+        requireWholeSeconds(statementTimeout, "statementTimeout");
+        requireWholeSeconds(loginTimeout, "loginTimeout");
+        if (listenerPollInterval.toMillis() < 1 || listenerPollInterval.toMillis() > Integer.MAX_VALUE) {
+            throw new IllegalArgumentException("listenerPollInterval must be between 1 ms and Integer.MAX_VALUE ms");
+        }
+    }
+
+    private static void requirePositive(Duration duration, String name) {
+        Objects.requireNonNull(duration, name);
+        if (duration.isNegative() || duration.isZero()) {
+            throw new IllegalArgumentException(name + " must be positive");
+        }
+    }
+
+    private static void requireWholeSeconds(Duration duration, String name) {
+        if (duration.toSeconds() < 1 || duration.toSeconds() > Integer.MAX_VALUE || duration.toNanosPart() != 0) {
+            throw new IllegalArgumentException(name + " is a whole number of seconds, at least 1 (JDBC's unit)");
+        }
+    }
+
+    /** Table {@value #DEFAULT_TABLE_NAME}, channel {@value #DEFAULT_NOTIFICATION_CHANNEL}, 2 s statements. */
+    public static PostgresStoreConfig ofDefaults() {
+        return DEFAULTS;
+    }
+
+    /** A builder starting from the defaults. */
+    public static Builder custom() {
+        return new Builder(DEFAULTS);
+    }
+
+    /** A builder starting from {@code base}. */
+    public static Builder from(PostgresStoreConfig base) {
+        return new Builder(base);
+    }
+
+    /** Collects settings; {@link #build()} validates them. */
+    public static final class Builder {
+        private String tableName;
+        private String notificationChannel;
+        private Duration statementTimeout;
+        private Duration loginTimeout;
+        private Duration listenerPollInterval;
+        private Duration listenerHealthCheckInterval;
+        private Duration maxReconnectBackoff;
+
+        private Builder(PostgresStoreConfig base) {
+            this.tableName = base.tableName;
+            this.notificationChannel = base.notificationChannel;
+            this.statementTimeout = base.statementTimeout;
+            this.loginTimeout = base.loginTimeout;
+            this.listenerPollInterval = base.listenerPollInterval;
+            this.listenerHealthCheckInterval = base.listenerHealthCheckInterval;
+            this.maxReconnectBackoff = base.maxReconnectBackoff;
+        }
+
+        public Builder tableName(String tableName) {
+            this.tableName = tableName;
+            return this;
+        }
+
+        public Builder notificationChannel(String notificationChannel) {
+            this.notificationChannel = notificationChannel;
+            return this;
+        }
+
+        public Builder statementTimeout(Duration statementTimeout) {
+            this.statementTimeout = statementTimeout;
+            return this;
+        }
+
+        public Builder loginTimeout(Duration loginTimeout) {
+            this.loginTimeout = loginTimeout;
+            return this;
+        }
+
+        public Builder listenerPollInterval(Duration listenerPollInterval) {
+            this.listenerPollInterval = listenerPollInterval;
+            return this;
+        }
+
+        public Builder listenerHealthCheckInterval(Duration listenerHealthCheckInterval) {
+            this.listenerHealthCheckInterval = listenerHealthCheckInterval;
+            return this;
+        }
+
+        public Builder maxReconnectBackoff(Duration maxReconnectBackoff) {
+            this.maxReconnectBackoff = maxReconnectBackoff;
+            return this;
+        }
+
+        /** @throws IllegalArgumentException if a setting is invalid */
+        public PostgresStoreConfig build() {
+            return new PostgresStoreConfig(tableName, notificationChannel, statementTimeout, loginTimeout,
+                    listenerPollInterval, listenerHealthCheckInterval, maxReconnectBackoff);
+        }
+    }
+}

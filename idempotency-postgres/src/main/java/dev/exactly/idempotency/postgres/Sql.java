@@ -1,0 +1,173 @@
+package dev.exactly.idempotency.postgres;
+
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * The store's statements, written against the default table name so that each reads (and runs in
+ * psql) as it is, and bound to the configured table once, when the store is built. The configured name
+ * is validated by {@link PostgresStoreConfig} against a strict identifier pattern; it is the only text
+ * ever substituted, and values are always bound as parameters.
+ *
+ * <p>Time is the database's: {@code statement_timestamp()}, the start of the current statement, which is
+ * one value for the whole statement and, unlike {@code now()}, current even inside a long transaction.
+ *
+ * @param claim            params: key, fingerprint, owner, lease µs, retention µs, retention µs, key
+ * @param find             params: key
+ * @param complete         params: status, response status, headers, body, key, owner, channel
+ * @param release          params: key, owner, channel
+ * @param renew            params: lease µs, lease µs, key, owner
+ * @param recoveryPoint    params: recovery point, key, owner
+ * @param purge            params: batch size
+ */
+record Sql(
+        String claim,
+        String find,
+        String complete,
+        String release,
+        String renew,
+        String recoveryPoint,
+        String purge) {
+
+    private static final Pattern DEFAULT_TABLE = Pattern.compile("\\b" + PostgresStoreConfig.DEFAULT_TABLE_NAME);
+
+    /**
+     * One statement for every claim outcome. The upsert inserts, or replaces an expired record, or takes
+     * over a processing record whose lease expired if the fingerprint matches. Otherwise {@code ON
+     * CONFLICT DO UPDATE ... WHERE} leaves the row unchanged but locked, and {@code existing} returns it:
+     * {@code FOR SHARE} makes a READ COMMITTED scan follow the row to its latest committed version. A row
+     * inserted by a transaction that committed after this statement's snapshot is not visible to
+     * {@code existing} at all; the statement then returns no row and the store runs it again.
+     */
+    private static final String CLAIM = """
+            WITH claimed AS (
+                INSERT INTO idempotency_records AS r (
+                    scope_key, status, fingerprint, owner_token, created_at, lease_expires_at,
+                    expires_at, retention, takeovers, updated_at)
+                VALUES (
+                    ?, 'PROCESSING', ?, ?, statement_timestamp(),
+                    statement_timestamp() + ? * interval '1 microsecond',
+                    statement_timestamp() + ? * interval '1 microsecond',
+                    ? * interval '1 microsecond', 0, statement_timestamp())
+                ON CONFLICT (scope_key) DO UPDATE SET
+                    status = 'PROCESSING',
+                    fingerprint = excluded.fingerprint,
+                    owner_token = excluded.owner_token,
+                    created_at = CASE WHEN r.expires_at <= statement_timestamp()
+                                      THEN excluded.created_at ELSE r.created_at END,
+                    lease_expires_at = excluded.lease_expires_at,
+                    expires_at = excluded.expires_at,
+                    retention = excluded.retention,
+                    takeovers = CASE WHEN r.expires_at <= statement_timestamp()
+                                     THEN 0 ELSE r.takeovers + 1 END,
+                    response_status = NULL,
+                    response_headers = NULL,
+                    response_body = NULL,
+                    recovery_point = CASE WHEN r.expires_at <= statement_timestamp()
+                                          THEN NULL ELSE r.recovery_point END,
+                    updated_at = excluded.updated_at
+                WHERE r.expires_at <= statement_timestamp()
+                   OR (r.status = 'PROCESSING'
+                       AND r.lease_expires_at <= statement_timestamp()
+                       AND r.fingerprint = excluded.fingerprint)
+                RETURNING r.*
+            ),
+            existing AS (
+                SELECT e.*
+                FROM idempotency_records e
+                WHERE e.scope_key = ? AND NOT EXISTS (SELECT 1 FROM claimed)
+                FOR SHARE
+            )
+            SELECT true AS claimed, c.* FROM claimed c
+            UNION ALL
+            SELECT false AS claimed, e.* FROM existing e
+            """;
+
+    private static final String FIND = """
+            SELECT *
+            FROM idempotency_records
+            WHERE scope_key = ? AND expires_at > statement_timestamp()
+            """;
+
+    /** The owner's record becomes final and is kept for its retention from now; subscribers hear of it. */
+    private static final String COMPLETE = """
+            WITH done AS (
+                UPDATE idempotency_records
+                SET status = ?,
+                    lease_expires_at = NULL,
+                    expires_at = statement_timestamp() + retention,
+                    response_status = ?,
+                    response_headers = ?,
+                    response_body = ?,
+                    updated_at = statement_timestamp()
+                WHERE scope_key = ? AND owner_token = ? AND status = 'PROCESSING'
+                  AND expires_at > statement_timestamp()
+                RETURNING scope_key
+            )
+            SELECT d.scope_key, pg_notify(?, d.scope_key) FROM done d
+            """;
+
+    private static final String RELEASE = """
+            WITH done AS (
+                DELETE FROM idempotency_records
+                WHERE scope_key = ? AND owner_token = ? AND status = 'PROCESSING'
+                  AND expires_at > statement_timestamp()
+                RETURNING scope_key
+            )
+            SELECT d.scope_key, pg_notify(?, d.scope_key) FROM done d
+            """;
+
+    /** The lease runs {@code lease} from now; the record lives at least as long as the lease. */
+    private static final String RENEW = """
+            UPDATE idempotency_records
+            SET lease_expires_at = statement_timestamp() + ? * interval '1 microsecond',
+                expires_at = greatest(expires_at, statement_timestamp() + ? * interval '1 microsecond'),
+                updated_at = statement_timestamp()
+            WHERE scope_key = ? AND owner_token = ? AND status = 'PROCESSING'
+              AND expires_at > statement_timestamp()
+            """;
+
+    private static final String RECOVERY_POINT = """
+            UPDATE idempotency_records
+            SET recovery_point = ?,
+                updated_at = statement_timestamp()
+            WHERE scope_key = ? AND owner_token = ? AND status = 'PROCESSING'
+              AND expires_at > statement_timestamp()
+            """;
+
+    /**
+     * At most {@code batch} expired rows, oldest first; rows locked by a running claim are skipped (the
+     * claim is replacing them anyway), so several purgers never wait for each other.
+     */
+    private static final String PURGE = """
+            DELETE FROM idempotency_records
+            WHERE scope_key IN (
+                    SELECT scope_key
+                    FROM idempotency_records
+                    WHERE expires_at <= statement_timestamp()
+                    ORDER BY expires_at
+                    LIMIT ?
+                    FOR UPDATE SKIP LOCKED)
+              AND expires_at <= statement_timestamp()
+            """;
+
+    /** The statements for {@code tableName} (already validated by {@link PostgresStoreConfig}). */
+    static Sql forTable(String tableName) {
+        return new Sql(
+                onTable(CLAIM, tableName),
+                onTable(FIND, tableName),
+                onTable(COMPLETE, tableName),
+                onTable(RELEASE, tableName),
+                onTable(RENEW, tableName),
+                onTable(RECOVERY_POINT, tableName),
+                onTable(PURGE, tableName));
+    }
+
+    /**
+     * Replaces the default table name, and the default name as the prefix of index and constraint names,
+     * with {@code tableName}. Identity for the default name.
+     */
+    static String onTable(String sql, String tableName) {
+        return DEFAULT_TABLE.matcher(sql).replaceAll(Matcher.quoteReplacement(tableName));
+    }
+}

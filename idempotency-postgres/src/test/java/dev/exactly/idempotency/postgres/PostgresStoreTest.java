@@ -1,0 +1,377 @@
+package dev.exactly.idempotency.postgres;
+
+import static dev.exactly.idempotency.postgres.TestDatabase.ownerOf;
+import static dev.exactly.idempotency.postgres.TestDatabase.randomFingerprint;
+import static dev.exactly.idempotency.postgres.TestDatabase.randomKey;
+import static dev.exactly.idempotency.postgres.TestDatabase.response;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+import dev.exactly.idempotency.ClaimOutcome;
+import dev.exactly.idempotency.Fingerprint;
+import dev.exactly.idempotency.IdempotencyRecord;
+import dev.exactly.idempotency.OwnerToken;
+import dev.exactly.idempotency.RecordStatus;
+import dev.exactly.idempotency.ScopeKey;
+import dev.exactly.idempotency.StoreUnavailableException;
+import dev.exactly.idempotency.StoredResponse;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CyclicBarrier;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/** What the contract does not cover: PostgreSQL specifics, raw races on the SQL, timeouts, purge. */
+class PostgresStoreTest {
+    private static final Duration LONG = Duration.ofSeconds(30);
+    private static final Duration RETENTION = Duration.ofMinutes(10);
+
+    private static TestDatabase database;
+    private static PostgresIdempotencyStore store;
+
+    @BeforeAll
+    static void start() {
+        database = TestDatabase.create("idem_store", 12);
+        store = PostgresIdempotencyStore.create(database.pool());
+    }
+
+    @AfterAll
+    static void stop() {
+        store.close();
+        database.close();
+    }
+
+    private static OwnerToken claimNew(ScopeKey key, Fingerprint fp, Duration lease) {
+        return ownerOf(store.claim(key, fp, lease, RETENTION));
+    }
+
+    @Test
+    void oneStatementTellsClaimedTakeoverInFlightAndFinishedApart() throws Exception {
+        ScopeKey key = randomKey();
+        Fingerprint fp = randomFingerprint();
+        assertThat(store.claim(key, fp, Duration.ofMillis(200), RETENTION))
+                .isInstanceOfSatisfying(ClaimOutcome.Claimed.class, c -> assertThat(c.takeover()).isFalse());
+        assertThat(store.claim(key, fp, LONG, RETENTION)).isInstanceOf(ClaimOutcome.InFlight.class);
+
+        ClaimOutcome.Claimed takeover = awaitTakeover(key, fp);
+        assertThat(takeover.takeover()).isTrue();
+        assertThat(store.complete(key, takeover.owner(), RecordStatus.COMPLETED, response(201, "{}"))).isTrue();
+        assertThat(store.claim(key, fp, LONG, RETENTION)).isInstanceOf(ClaimOutcome.Finished.class);
+        assertThat(column(key, "takeovers")).isEqualTo("1");
+    }
+
+    @Test
+    void bodyAndHeadersRoundTripExactly() {
+        ScopeKey key = randomKey();
+        OwnerToken owner = claimNew(key, randomFingerprint(), LONG);
+        byte[] body = new byte[1 << 20];
+        ThreadLocalRandom.current().nextBytes(body);
+        for (int i = 0; i < 256; i++) {
+            body[i] = (byte) i; // every byte value, NUL and invalid UTF-8 included
+        }
+        Map<String, List<String>> headers = new LinkedHashMap<>();
+        headers.put("x-zeta", List.of("1"));
+        headers.put("content-type", List.of("application/json; charset=utf-8"));
+        headers.put("x-multi", List.of("a", "b, c", "", "ünïcødé \"quoted\" {braces}"));
+        headers.put("x-alpha", List.of("NULL"));
+        StoredResponse response = new StoredResponse(201, headers, body);
+
+        assertThat(store.complete(key, owner, RecordStatus.COMPLETED, response)).isTrue();
+
+        StoredResponse replayed = store.find(key).orElseThrow().response();
+        assertThat(replayed).isEqualTo(response);
+        assertThat(replayed.body()).isEqualTo(body);
+        assertThat(replayed.headers().keySet()).containsExactly("x-zeta", "content-type", "x-multi", "x-alpha");
+        assertThat(replayed.headers().get("x-multi")).containsExactly("a", "b, c", "", "ünïcødé \"quoted\" {braces}");
+    }
+
+    @Test
+    void aStaleOwnerCannotOverwriteTheNewOwnersResult() {
+        ScopeKey key = randomKey();
+        Fingerprint fp = randomFingerprint();
+        OwnerToken stale = claimNew(key, fp, Duration.ofMillis(100));
+        OwnerToken current = awaitTakeover(key, fp).owner();
+        StoredResponse good = response(201, "{\"owner\":\"current\"}");
+        assertThat(store.complete(key, current, RecordStatus.COMPLETED, good)).isTrue();
+
+        assertThat(store.complete(key, stale, RecordStatus.FAILED, response(500, "{\"owner\":\"stale\"}"))).isFalse();
+        assertThat(store.release(key, stale)).isFalse();
+        assertThat(store.renew(key, stale, LONG)).isFalse();
+        IdempotencyRecord record = store.find(key).orElseThrow();
+        assertThat(record.status()).isEqualTo(RecordStatus.COMPLETED);
+        assertThat(record.response()).isEqualTo(good);
+        assertThat(record.owner()).isEqualTo(current);
+    }
+
+    @Test
+    void completionKeepsTheRecordForItsRetentionFromCompletion() throws Exception {
+        ScopeKey key = randomKey();
+        OwnerToken owner = claimNew(key, randomFingerprint(), LONG);
+        IdempotencyRecord claimed = store.find(key).orElseThrow();
+        assertThat(store.complete(key, owner, RecordStatus.COMPLETED, response(200, "{}"))).isTrue();
+        IdempotencyRecord done = store.find(key).orElseThrow();
+        assertThat(done.leaseExpiresAt()).isNull();
+        assertThat(done.expiresAt()).isAfter(claimed.expiresAt());
+        try (Connection c = database.direct().getConnection();
+                PreparedStatement s = c.prepareStatement(
+                        "SELECT expires_at - updated_at = retention FROM idempotency_records WHERE scope_key = ?")) {
+            s.setString(1, key.hash());
+            try (ResultSet row = s.executeQuery()) {
+                assertThat(row.next()).isTrue();
+                assertThat(row.getBoolean(1)).isTrue();
+            }
+        }
+    }
+
+    @Test
+    void racingClaimsOfFreshKeysMakeExactlyOneOwnerEach() throws Exception {
+        int threads = 12;
+        int keys = 60;
+        List<ScopeKey> scopeKeys = new ArrayList<>();
+        for (int i = 0; i < keys; i++) {
+            scopeKeys.add(randomKey());
+        }
+        Fingerprint fp = randomFingerprint();
+        long retriesBefore = store.claimRetries();
+        int[][] claimed = race(threads, scopeKeys, key -> store.claim(key, fp, LONG, RETENTION));
+        for (int i = 0; i < keys; i++) {
+            assertThat(claimed[i][0]).as("owners of key %d", i).isEqualTo(1);
+            assertThat(claimed[i][1]).as("takeovers of key %d", i).isZero();
+            assertThat(claimed[i][2]).as("in flight for key %d", i).isEqualTo(threads - 1);
+        }
+        // the window this guards: a conflicting row committed after the statement's snapshot
+        System.out.printf("claim statements run again after a row newer than their snapshot: %d%n",
+                store.claimRetries() - retriesBefore);
+    }
+
+    @Test
+    void racingTakeoversOfAnExpiredLeaseMakeExactlyOneNewOwner() throws Exception {
+        int threads = 12;
+        int keys = 30;
+        Fingerprint fp = randomFingerprint();
+        List<ScopeKey> scopeKeys = new ArrayList<>();
+        for (int i = 0; i < keys; i++) {
+            ScopeKey key = randomKey();
+            claimNew(key, fp, Duration.ofMillis(1));
+            scopeKeys.add(key);
+        }
+        await().atMost(Duration.ofSeconds(5)).until(() -> {
+            java.time.Instant now = dbNow();
+            return scopeKeys.stream().allMatch(k -> !store.find(k).orElseThrow().leaseExpiresAt().isAfter(now));
+        });
+        int[][] claimed = race(threads, scopeKeys, key -> store.claim(key, fp, LONG, RETENTION));
+        for (int i = 0; i < keys; i++) {
+            assertThat(claimed[i][1]).as("takeovers of key %d", i).isEqualTo(1);
+            assertThat(claimed[i][0]).as("fresh owners of key %d", i).isZero();
+            assertThat(claimed[i][2]).as("in flight for key %d", i).isEqualTo(threads - 1);
+        }
+    }
+
+    @Test
+    void claimsRacingACompletionSeeInFlightOrFinishedNeverAnError() throws Exception {
+        Fingerprint fp = randomFingerprint();
+        for (int round = 0; round < 20; round++) {
+            ScopeKey key = randomKey();
+            OwnerToken owner = claimNew(key, fp, LONG);
+            CyclicBarrier barrier = new CyclicBarrier(5);
+            ExecutorService pool = Executors.newFixedThreadPool(5);
+            try {
+                List<Future<ClaimOutcome>> claims = new ArrayList<>();
+                for (int t = 0; t < 4; t++) {
+                    claims.add(pool.submit(() -> {
+                        barrier.await();
+                        return store.claim(key, fp, LONG, RETENTION);
+                    }));
+                }
+                Future<Boolean> completed = pool.submit(() -> {
+                    barrier.await();
+                    return store.complete(key, owner, RecordStatus.COMPLETED, response(201, "{}"));
+                });
+                assertThat(completed.get(10, TimeUnit.SECONDS)).isTrue();
+                for (Future<ClaimOutcome> claim : claims) {
+                    ClaimOutcome outcome = claim.get(10, TimeUnit.SECONDS);
+                    assertThat(outcome).isInstanceOfAny(ClaimOutcome.InFlight.class, ClaimOutcome.Finished.class);
+                    assertThat(outcome.record().owner()).isEqualTo(owner);
+                }
+            } finally {
+                pool.shutdownNow();
+            }
+        }
+    }
+
+    @Test
+    void aClaimBlockedByARowLockFailsClosedAfterTheStatementTimeout() throws Exception {
+        PostgresStoreConfig config = PostgresStoreConfig.custom().statementTimeout(Duration.ofSeconds(1)).build();
+        try (PostgresIdempotencyStore impatient = PostgresIdempotencyStore.create(database.pool(), config);
+                Connection tx = database.direct().getConnection()) {
+            ScopeKey key = randomKey();
+            Fingerprint fp = randomFingerprint();
+            tx.setAutoCommit(false);
+            OwnerToken owner = ownerOf(impatient.claim(tx, key, fp, LONG, RETENTION));
+            // the caller's transaction holds the new row; another claim waits for it, then gives up
+            long start = System.nanoTime();
+            assertThatThrownBy(() -> impatient.claim(key, fp, LONG, RETENTION))
+                    .isInstanceOf(StoreUnavailableException.class)
+                    .hasMessageContaining("57014");
+            assertThat(Duration.ofNanos(System.nanoTime() - start)).isBetween(Duration.ofMillis(900), Duration.ofSeconds(4));
+            tx.commit();
+            assertThat(impatient.claim(key, fp, LONG, RETENTION))
+                    .isInstanceOfSatisfying(ClaimOutcome.InFlight.class, o -> assertThat(o.record().owner()).isEqualTo(owner));
+        }
+    }
+
+    @Test
+    void purgeDeletesExpiredRowsInBoundedBatches() {
+        // a table of its own, so that expired rows of other tests do not count
+        PostgresStoreConfig config = PostgresStoreConfig.custom().tableName("purge_records").build();
+        assertThat(PostgresSchema.migrate(database.pool(), config)).isTrue();
+        try (PostgresIdempotencyStore purging = PostgresIdempotencyStore.create(database.pool(), config)) {
+            database.execute("""
+                    INSERT INTO purge_records (scope_key, status, fingerprint, owner_token, created_at,
+                        lease_expires_at, expires_at, retention, updated_at)
+                    SELECT md5(i::text) || md5((i + 1)::text), 'PROCESSING', 'sha256-jcs:x', 'o', now() - interval '2 days',
+                        now() - interval '2 days', now() - interval '1 day' - i * interval '1 second', interval '1 day', now()
+                    FROM generate_series(1, 2500) AS i
+                    """);
+            List<ScopeKey> live = new ArrayList<>();
+            for (int i = 0; i < 5; i++) {
+                ScopeKey key = randomKey();
+                purging.claim(key, randomFingerprint(), LONG, RETENTION);
+                live.add(key);
+            }
+
+            assertThat(purging.purgeExpired(1000)).isEqualTo(1000);
+            assertThat(purging.purgeExpired(1000)).isEqualTo(1000);
+            assertThat(purging.purgeExpired(1000)).isEqualTo(500); // short: the loop stops here
+            assertThat(purging.purgeExpired(1000)).isZero();
+            live.forEach(key -> assertThat(purging.find(key)).isPresent());
+
+            database.execute("""
+                    UPDATE purge_records SET expires_at = now() - interval '1 second'
+                    """);
+            assertThat(purging.purgeAllExpired(2)).isEqualTo(5);
+            assertThatThrownBy(() -> purging.purgeExpired(0)).isInstanceOf(IllegalArgumentException.class);
+        }
+    }
+
+    @Test
+    void aCustomTableIsCreatedOnceAndUsed() {
+        PostgresStoreConfig config = PostgresStoreConfig.custom().tableName("custom_idem").build();
+        assertThat(PostgresSchema.migrate(database.pool(), config)).isTrue();
+        assertThat(PostgresSchema.migrate(database.pool(), config)).isFalse();
+        assertThat(PostgresSchema.migrate(database.pool())).isFalse();
+        assertThat(PostgresSchema.script(config))
+                .contains("CREATE TABLE IF NOT EXISTS custom_idem (", "custom_idem_expires_at_idx")
+                .doesNotContain("idempotency_records");
+        assertThat(PostgresSchema.script(PostgresStoreConfig.ofDefaults())).contains("idempotency_records_expires_at_idx");
+        try (PostgresIdempotencyStore custom = PostgresIdempotencyStore.create(database.pool(), config)) {
+            ScopeKey key = randomKey();
+            OwnerToken owner = ownerOf(custom.claim(key, randomFingerprint(), LONG, RETENTION));
+            assertThat(custom.complete(key, owner, RecordStatus.COMPLETED, response(200, "{}"))).isTrue();
+            assertThat(custom.find(key)).isPresent();
+            assertThat(store.find(key)).isEmpty();
+        }
+    }
+
+    @Test
+    void theRecoveryPointIsFencedAndSurvivesATakeover() throws Exception {
+        ScopeKey key = randomKey();
+        Fingerprint fp = randomFingerprint();
+        OwnerToken first = claimNew(key, fp, Duration.ofMillis(100));
+        try (Connection c = database.pool().getConnection()) {
+            assertThat(store.updateRecoveryPoint(c, key, first, "charge_created")).isTrue();
+            assertThat(store.updateRecoveryPoint(c, key, OwnerToken.random(), "forged")).isFalse();
+            assertThat(store.findRecoveryPoint(c, key)).contains("charge_created");
+        }
+        OwnerToken second = awaitTakeover(key, fp).owner();
+        assertThat(store.findRecoveryPoint(key)).contains("charge_created");
+        try (Connection c = database.pool().getConnection()) {
+            assertThat(store.updateRecoveryPoint(c, key, first, "stale")).isFalse();
+            assertThat(store.updateRecoveryPoint(c, key, second, "processor_called")).isTrue();
+        }
+        assertThat(store.findRecoveryPoint(key)).contains("processor_called");
+        assertThat(store.findRecoveryPoint(randomKey())).isEmpty();
+    }
+
+    @Test
+    void completeRejectsANonFinalOutcome() {
+        ScopeKey key = randomKey();
+        OwnerToken owner = claimNew(key, randomFingerprint(), LONG);
+        assertThatThrownBy(() -> store.complete(key, owner, RecordStatus.PROCESSING, response(200, "{}")))
+                .isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> store.claim(key, randomFingerprint(), Duration.ZERO, RETENTION))
+                .isInstanceOf(IllegalArgumentException.class);
+    }
+
+    // ------------------------------------------------------------------------------- helpers
+
+    /** Claims until the lease has run out and the claim takes over. */
+    static ClaimOutcome.Claimed awaitTakeover(ScopeKey key, Fingerprint fp) {
+        ClaimOutcome outcome = await().atMost(Duration.ofSeconds(5)).pollInterval(Duration.ofMillis(20))
+                .until(() -> store.claim(key, fp, LONG, RETENTION), o -> o instanceof ClaimOutcome.Claimed);
+        return (ClaimOutcome.Claimed) outcome;
+    }
+
+    /** {@code threads} threads claim every key at once (a barrier per key); counts [claimed, takeover, in flight]. */
+    private static int[][] race(int threads, List<ScopeKey> keys, java.util.function.Function<ScopeKey, ClaimOutcome> claim)
+            throws Exception {
+        int[][] counts = new int[keys.size()][3];
+        ExecutorService pool = Executors.newFixedThreadPool(threads);
+        try {
+            for (int i = 0; i < keys.size(); i++) {
+                ScopeKey key = keys.get(i);
+                CyclicBarrier barrier = new CyclicBarrier(threads);
+                List<Future<ClaimOutcome>> outcomes = new ArrayList<>();
+                for (int t = 0; t < threads; t++) {
+                    outcomes.add(pool.submit(() -> {
+                        barrier.await();
+                        return claim.apply(key);
+                    }));
+                }
+                for (Future<ClaimOutcome> future : outcomes) {
+                    switch (future.get(20, TimeUnit.SECONDS)) {
+                        case ClaimOutcome.Claimed c -> counts[i][c.takeover() ? 1 : 0]++;
+                        case ClaimOutcome.InFlight f -> counts[i][2]++;
+                        case ClaimOutcome.Finished f -> throw new AssertionError("nobody finished " + key);
+                    }
+                }
+            }
+        } finally {
+            pool.shutdownNow();
+        }
+        return counts;
+    }
+
+    private static java.time.Instant dbNow() throws Exception {
+        try (Connection c = database.direct().getConnection();
+                PreparedStatement s = c.prepareStatement("SELECT statement_timestamp()");
+                ResultSet row = s.executeQuery()) {
+            row.next();
+            return row.getObject(1, java.time.OffsetDateTime.class).toInstant();
+        }
+    }
+
+    private static String column(ScopeKey key, String column) throws Exception {
+        try (Connection c = database.direct().getConnection();
+                PreparedStatement s = c.prepareStatement("SELECT * FROM idempotency_records WHERE scope_key = ?")) {
+            s.setString(1, key.hash());
+            try (ResultSet row = s.executeQuery()) {
+                assertThat(row.next()).isTrue();
+                return row.getString(column);
+            }
+        }
+    }
+}
