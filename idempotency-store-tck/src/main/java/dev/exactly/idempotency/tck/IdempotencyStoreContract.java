@@ -68,6 +68,15 @@ public abstract class IdempotencyStoreContract {
     /** Called after each test with the store {@link #createStore()} returned. */
     protected void closeStore(IdempotencyStore store) {}
 
+    /**
+     * A second, independent store instance over the same backend (another process's view: its own
+     * connections and its own push listener), or empty for a store that lives in one process. When
+     * present, the suite checks that a waiter on one instance is woken by a write through the other.
+     */
+    protected java.util.Optional<IdempotencyStore> createPeerStore() {
+        return java.util.Optional.empty();
+    }
+
     @BeforeEach
     final void setUpStore() {
         store = createStore();
@@ -345,6 +354,37 @@ public abstract class IdempotencyStoreContract {
             assertThat(runs).hasValue(1);
         } finally {
             pool.shutdownNow();
+        }
+    }
+
+    @Test
+    @DisplayName("a waiter on another instance is woken by the push (polling disabled) and replays")
+    void waiterOnPeerInstanceWokenByPush() throws Exception {
+        IdempotencyStore peer = createPeerStore().orElse(null);
+        org.junit.jupiter.api.Assumptions.assumeTrue(peer != null, "single-process store: no peer instance");
+        try {
+            IdempotencyEngine peerEngine = IdempotencyEngine.builder(peer).pollInterval(null).build();
+            Fingerprint fp = randomFingerprint();
+            IdempotencyRequest request = IdempotencyRequest.of(scope(UUID.randomUUID().toString()), fp,
+                    policy(LONG_LEASE, InFlightPolicy.waitUpTo(Duration.ofSeconds(20))));
+            OwnerToken owner = claimNew(request.key(), fp, LONG_LEASE).owner();
+            ExecutorService pool = Executors.newSingleThreadExecutor();
+            try {
+                Future<IdempotentResult> waiter = pool.submit(() -> peerEngine.execute(request,
+                        lease -> Outcome.complete(response(201, "{\"waiter\":true}"))));
+                await().atMost(Duration.ofSeconds(5)).until(() -> !waiter.isDone());
+                StoredResponse original = response(201, "{\"owner\":true}");
+                long before = System.nanoTime();
+                assertThat(store.complete(request.key(), owner, RecordStatus.COMPLETED, original)).isTrue();
+                IdempotentResult result = waiter.get(15, TimeUnit.SECONDS);
+                assertThat(result.kind()).isEqualTo(IdempotentResult.Kind.REPLAYED);
+                assertThat(result.response()).isEqualTo(original);
+                assertThat(Duration.ofNanos(System.nanoTime() - before)).isLessThan(Duration.ofSeconds(10));
+            } finally {
+                pool.shutdownNow();
+            }
+        } finally {
+            peer.close();
         }
     }
 
