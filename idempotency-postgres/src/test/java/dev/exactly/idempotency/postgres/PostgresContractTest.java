@@ -26,4 +26,10 @@ class PostgresContractTest extends IdempotencyStoreContract {
     protected IdempotencyStore createStore() {
         return store;
     }
+
+    /** Another instance on the same table: its own listener connection, as another process has. */
+    @Override
+    protected java.util.Optional<IdempotencyStore> createPeerStore() {
+        return java.util.Optional.of(PostgresIdempotencyStore.create(database.pool()));
+    }
 }
