@@ -1,0 +1,60 @@
+package dev.exactly.idempotency.servlet;
+
+import java.util.Collection;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+
+/**
+ * Which response headers are stored and replayed: an allow-list, minus a deny-list of credentials and
+ * framing headers that wins even over the allow-list.
+ */
+final class HeaderPolicy {
+    /** Replayed by default. */
+    static final Set<String> DEFAULT_ALLOWED =
+            Set.of("content-type", "content-language", "location", "etag", "cache-control", "link");
+    /** Never stored or replayed, whatever the configuration says. */
+    static final Set<String> ALWAYS_DENIED = Set.of(
+            "set-cookie", "set-cookie2", "cookie", "authorization", "proxy-authorization", "www-authenticate",
+            "proxy-authenticate", "content-length", "transfer-encoding", "connection", "keep-alive", "upgrade",
+            "trailer", "te",
+            IdempotencyFilter.REPLAYED_HEADER.toLowerCase(Locale.ROOT),
+            IdempotencyFilter.LEGACY_REPLAYED_HEADER.toLowerCase(Locale.ROOT),
+            IdempotencyFilter.EXPIRES_HEADER.toLowerCase(Locale.ROOT));
+
+    private final Set<String> allowed;
+    private final Set<String> denied;
+
+    HeaderPolicy(Collection<String> extraAllowed, Collection<String> credentialHeaders) {
+        Set<String> deny = new TreeSet<>(ALWAYS_DENIED);
+        credentialHeaders.forEach(h -> deny.add(h.toLowerCase(Locale.ROOT)));
+        Set<String> allow = new TreeSet<>(DEFAULT_ALLOWED);
+        extraAllowed.forEach(h -> allow.add(h.toLowerCase(Locale.ROOT)));
+        allow.removeAll(deny);
+        this.allowed = Set.copyOf(allow);
+        this.denied = Set.copyOf(deny);
+    }
+
+    boolean stored(String name) {
+        String lower = name.toLowerCase(Locale.ROOT);
+        return allowed.contains(lower) && !denied.contains(lower);
+    }
+
+    Set<String> allowed() {
+        return allowed;
+    }
+
+    /** The allow-listed headers of a captured response, names lower-cased. */
+    Map<String, List<String>> filter(List<CapturedResponse.Header> headers) {
+        Map<String, List<String>> kept = new LinkedHashMap<>();
+        for (CapturedResponse.Header header : headers) {
+            if (stored(header.name())) {
+                kept.put(header.name().toLowerCase(Locale.ROOT), header.values());
+            }
+        }
+        return kept;
+    }
+}

@@ -1,0 +1,499 @@
+package dev.exactly.idempotency.servlet;
+
+import dev.exactly.idempotency.Fingerprint;
+import dev.exactly.idempotency.Fingerprinter;
+import dev.exactly.idempotency.GuardedAction;
+import dev.exactly.idempotency.IdempotencyEngine;
+import dev.exactly.idempotency.IdempotencyException;
+import dev.exactly.idempotency.IdempotencyKey;
+import dev.exactly.idempotency.IdempotencyRequest;
+import dev.exactly.idempotency.IdempotentResult;
+import dev.exactly.idempotency.Lease;
+import dev.exactly.idempotency.LeaseLostException;
+import dev.exactly.idempotency.Outcome;
+import dev.exactly.idempotency.RequestInFlightException;
+import dev.exactly.idempotency.Scope;
+import dev.exactly.idempotency.StoreUnavailableException;
+import dev.exactly.idempotency.StoredResponse;
+import jakarta.servlet.DispatcherType;
+import jakarta.servlet.Filter;
+import jakarta.servlet.FilterChain;
+import jakarta.servlet.ServletException;
+import jakarta.servlet.ServletOutputStream;
+import jakarta.servlet.ServletRequest;
+import jakarta.servlet.ServletResponse;
+import jakarta.servlet.http.Cookie;
+import jakarta.servlet.http.HttpServletRequest;
+import jakarta.servlet.http.HttpServletResponse;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.InstantSource;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.Set;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * A Jakarta Servlet filter that makes configured routes idempotent: a request carrying an
+ * {@code Idempotency-Key} (alias {@code X-Idempotency-Key}) runs its handler at most once per tenant,
+ * method, route and key, and every retry gets the first response back, byte for byte.
+ *
+ * <pre>{@code
+ * IdempotencyFilter filter = IdempotencyFilter.builder(engine)
+ *         .route(IdempotentRoute.post("/v1/charges"))
+ *         .route(IdempotentRoute.builder("POST", "/v1/charges/{id}/refunds")
+ *                 .policy(IdempotencyPolicy.custom().inFlight(InFlightPolicy.waitUpTo(Duration.ofSeconds(5))).build())
+ *                 .build())
+ *         .tenantResolver(TenantResolver.principal())
+ *         .build();
+ * }</pre>
+ *
+ * <h2>What a client sees</h2>
+ * Requests that match no route pass through untouched. On a route (first match in declaration order;
+ * see {@link IdempotentRoute} for templates), errors are RFC 9457 {@code application/problem+json}
+ * documents built by {@link Problems}:
+ * <ul>
+ *   <li>401 {@code tenant-unresolved}: the {@link TenantResolver} found no tenant;</li>
+ *   <li>400 {@code idempotency-key-missing} (route requires a key) or {@code idempotency-key-invalid}
+ *       (empty, over 255 characters, not printable ASCII, or the two headers disagree);</li>
+ *   <li>413 {@code payload-too-large}: the body exceeds the fingerprint limit (a declared
+ *       {@code Content-Length} is checked before reading; a chunked body is counted as it is read);</li>
+ *   <li>422 {@code idempotency-key-reused}: the key was used for a different request;</li>
+ *   <li>409 {@code idempotency-key-in-use} with {@code Retry-After}: the key is in flight (under a
+ *       wait policy only after the bounded wait);</li>
+ *   <li>409 {@code idempotency-lease-lost}: the handler ran but lost its lease; nothing was recorded;</li>
+ *   <li>503 {@code idempotency-store-unavailable} with {@code Retry-After}: the store failed; the handler
+ *       was not called (fail closed).</li>
+ * </ul>
+ * A replay carries the recorded status, the allow-listed headers and the exact body, plus
+ * {@code Idempotent-Replayed: true} and {@code X-Idempotent-Replay: true}. Executed and replayed responses
+ * whose outcome is recorded carry {@code Idempotency-Expires}, an IMF-fixdate until which the key is
+ * replayed (an Exactly extension; no standard defines it); a response that was not recorded, and the
+ * filter's own problem responses, do not.
+ *
+ * <h2>What is recorded</h2>
+ * 2xx/3xx are recorded as completed and 4xx as failed (both replayed); validation failures (422 of type
+ * {@link Problems#VALIDATION_FAILED}), 401/403/408/429, responses marked with {@link #DO_NOT_RECORD},
+ * exceptions and 5xx are released so that a retry runs again (5xx are recorded as failed on routes with
+ * {@link IdempotentRoute#recordServerErrors()}). A body larger than the storage limit is streamed to the
+ * first caller in full, and replayed as a {@code response-not-stored} problem with the original status
+ * and headers: the request is never executed twice.
+ *
+ * <h2>Handlers</h2>
+ * The handler sees a request whose body was read once (bounded) and is replayed from memory
+ * ({@code getInputStream}, {@code getReader}, and {@code getParameter} for url-encoded forms), and a
+ * response that is captured until it returns. Handlers on guarded routes must be synchronous:
+ * {@code startAsync} and non-blocking IO throw {@link IllegalStateException} (the key is then released).
+ * Multipart bodies are not supported there. The running {@link Lease} is available as the request
+ * attribute {@link #LEASE}, to renew a long-running lease or to pass its fencing token downstream. The
+ * filter keeps no per-request state outside the request, so it is safe on virtual threads.
+ *
+ * <p>Instances are immutable and thread-safe. Register the filter for the {@code REQUEST} dispatch;
+ * it ignores other dispatches.
+ */
+public final class IdempotencyFilter implements Filter {
+    /** The request header naming the key. */
+    public static final String KEY_HEADER = "Idempotency-Key";
+    /** An alias of {@link #KEY_HEADER}; if both are sent they must name the same key. */
+    public static final String KEY_ALIAS_HEADER = "X-Idempotency-Key";
+    /** Marks a replayed response ({@code true}), as Stripe does. */
+    public static final String REPLAYED_HEADER = "Idempotent-Replayed";
+    /** Marks a replayed response ({@code true}); the spelling of the original requirement. */
+    public static final String LEGACY_REPLAYED_HEADER = "X-Idempotent-Replay";
+    /** When the key's record is forgotten: an IMF-fixdate. An Exactly extension. */
+    public static final String EXPIRES_HEADER = "Idempotency-Expires";
+    /**
+     * A request attribute: when a handler sets it (to any value), its response is not recorded and the
+     * key is released, so that the client may retry with the same key.
+     */
+    public static final String DO_NOT_RECORD = IdempotencyFilter.class.getName() + ".DO_NOT_RECORD";
+    /** A request attribute holding the running {@link Lease} while the handler runs. */
+    public static final String LEASE = IdempotencyFilter.class.getName() + ".LEASE";
+    /** Default limit of a stored (replayable) response body: 1 MiB. */
+    public static final int DEFAULT_MAX_STORED_RESPONSE_BYTES = 1 << 20;
+    /** Default {@code Retry-After} of a 503 for an unavailable store: 2 seconds. */
+    public static final Duration DEFAULT_STORE_UNAVAILABLE_RETRY_AFTER = Duration.ofSeconds(2);
+    /** Default {@code WWW-Authenticate} challenge of a 401. */
+    public static final String DEFAULT_CHALLENGE = "Bearer";
+
+    private static final String APPLIED = IdempotencyFilter.class.getName() + ".APPLIED";
+    private static final Duration LEASE_LOST_RETRY_AFTER = Duration.ofSeconds(1);
+
+    private final IdempotencyEngine engine;
+    private final RouteTable routes;
+    private final TenantResolver tenantResolver;
+    private final Fingerprinter fingerprinter;
+    private final HeaderPolicy headerPolicy;
+    private final int maxStoredResponseBytes;
+    private final Duration storeUnavailableRetryAfter;
+    private final String challenge;
+    private final InstantSource clock;
+
+    private IdempotencyFilter(Builder builder) {
+        this.engine = builder.engine;
+        this.routes = new RouteTable(builder.routes);
+        this.tenantResolver = builder.tenantResolver;
+        this.fingerprinter = builder.fingerprinter;
+        this.headerPolicy = new HeaderPolicy(builder.replayHeaders, builder.credentialHeaders);
+        this.maxStoredResponseBytes = builder.maxStoredResponseBytes;
+        this.storeUnavailableRetryAfter = builder.storeUnavailableRetryAfter;
+        this.challenge = builder.challenge;
+        this.clock = builder.clock;
+    }
+
+    /** A builder; the engine (with its store and listener) is the only required part. */
+    public static Builder builder(IdempotencyEngine engine) {
+        return new Builder(engine);
+    }
+
+    /** The guarded routes, in matching order. */
+    public List<IdempotentRoute> routes() {
+        return routes.routes();
+    }
+
+    /** The headers stored and replayed (lower case), after the credential deny-list. */
+    public Set<String> replayedHeaders() {
+        return headerPolicy.allowed();
+    }
+
+    @Override
+    public void doFilter(ServletRequest req, ServletResponse res, FilterChain chain) throws IOException, ServletException {
+        if (!(req instanceof HttpServletRequest request)
+                || !(res instanceof HttpServletResponse response)
+                || request.getDispatcherType() != DispatcherType.REQUEST
+                || request.getAttribute(APPLIED) != null) {
+            chain.doFilter(req, res);
+            return;
+        }
+        String path = path(request);
+        IdempotentRoute route = routes.match(request.getMethod(), path);
+        if (route == null) {
+            chain.doFilter(req, res);
+            return;
+        }
+        request.setAttribute(APPLIED, Boolean.TRUE);
+        try {
+            guard(request, response, chain, route, path);
+        } catch (IdempotencyException e) {
+            if (response.isCommitted()) {
+                throw e; // the body was already streaming to the client; nothing sensible can be added
+            }
+            writeProblem(response, Problems.from(e), retryAfter(e));
+        }
+    }
+
+    private void guard(
+            HttpServletRequest request, HttpServletResponse response, FilterChain chain, IdempotentRoute route, String path)
+            throws IOException, ServletException {
+        List<String> keyHeaders = new ArrayList<>(Collections.list(request.getHeaders(KEY_HEADER)));
+        keyHeaders.addAll(Collections.list(request.getHeaders(KEY_ALIAS_HEADER)));
+        if (keyHeaders.isEmpty() && !route.keyRequired()) {
+            chain.doFilter(request, response);
+            return;
+        }
+        Optional<String> tenant = tenantResolver.resolve(request).filter(t -> !t.isBlank());
+        if (tenant.isEmpty()) {
+            writeProblem(response, Problems.tenantUnresolved(), Map.of("WWW-Authenticate", challenge));
+            return;
+        }
+        IdempotencyKey key = IdempotencyKey.parse(keyHeaders);
+        byte[] body = CachedBodyRequest.readBounded(request, fingerprinter.maxBodyBytes());
+        String query = request.getQueryString();
+        Fingerprint fingerprint = fingerprinter.fingerprint(
+                request.getMethod(), query == null ? path : path + "?" + query, body, request.getContentType());
+        Scope scope = new Scope(tenant.get(), request.getMethod(), route.pathTemplate(), key);
+        IdempotencyRequest idempotencyRequest = IdempotencyRequest.of(scope, fingerprint, route.policy());
+
+        Execution execution = new Execution(request, response, chain, route, body);
+        IdempotentResult result;
+        try {
+            result = engine.execute(idempotencyRequest, execution);
+        } catch (IOException | ServletException | RuntimeException | Error e) {
+            throw e;
+        } catch (Exception other) {
+            throw new ServletException(other);
+        }
+        if (result.replayed()) {
+            writeReplay(response, result.response(), result.expiresAt());
+        } else {
+            execution.writeFresh(result.expiresAt());
+        }
+    }
+
+    /** Runs the handler under the lease and turns its captured response into an {@link Outcome}. */
+    private final class Execution implements GuardedAction {
+        private final HttpServletRequest request;
+        private final HttpServletResponse response;
+        private final FilterChain chain;
+        private final IdempotentRoute route;
+        private final byte[] body;
+        private @Nullable CapturedResponse captured;
+
+        Execution(HttpServletRequest request, HttpServletResponse response, FilterChain chain, IdempotentRoute route,
+                byte[] body) {
+            this.request = request;
+            this.response = response;
+            this.chain = chain;
+            this.route = route;
+            this.body = body;
+        }
+
+        @Override
+        public Outcome run(Lease lease) throws IOException, ServletException {
+            CachedBodyRequest wrapped = new CachedBodyRequest(request, body);
+            CapturingResponse capture = new CapturingResponse(response, maxStoredResponseBytes, this::commitStreamed);
+            request.setAttribute(LEASE, lease);
+            try {
+                chain.doFilter(wrapped, capture);
+            } finally {
+                request.removeAttribute(LEASE);
+            }
+            CapturedResponse result = capture.finish();
+            captured = result;
+            return RecordingRule.outcome(route, result, request.getAttribute(DO_NOT_RECORD) != null, toStored(result));
+        }
+
+        /** The body outgrew the storage limit: send the head now and stream the rest. */
+        private OutputStream commitStreamed(CapturedResponse head) throws IOException {
+            Instant expires = RecordingRule.releasedByStatus(route, head.status())
+                    ? null
+                    : clock.instant().plus(route.policy().retention());
+            writeHead(response, head, expires);
+            return response.getOutputStream();
+        }
+
+        void writeFresh(@Nullable Instant expiresAt) throws IOException {
+            CapturedResponse result = Objects.requireNonNull(captured, "the handler ran");
+            byte[] bytes = result.body();
+            if (bytes == null) {
+                return; // already streamed
+            }
+            writeHead(response, result, expiresAt);
+            writeBody(response, result.status(), bytes);
+        }
+    }
+
+    private StoredResponse toStored(CapturedResponse captured) {
+        Map<String, List<String>> headers = headerPolicy.filter(captured.headers());
+        byte[] body = captured.body();
+        if (body != null) {
+            return new StoredResponse(captured.status(), headers, body);
+        }
+        // Keep where to look (Location, Link) but not what described the body that was not kept.
+        Map<String, List<String>> kept = new LinkedHashMap<>(headers);
+        kept.keySet().removeAll(Set.of("content-type", "content-language", "etag", "content-location"));
+        kept.put("content-type", List.of(Problem.MEDIA_TYPE));
+        Problem problem = Problems.responseNotStored(captured.status(), captured.bodyBytes(), maxStoredResponseBytes);
+        return new StoredResponse(captured.status(), kept, problem.toJson());
+    }
+
+    private static void writeHead(HttpServletResponse response, CapturedResponse head, @Nullable Instant expiresAt) {
+        response.setStatus(head.status());
+        for (CapturedResponse.Header header : head.headers()) {
+            setHeader(response, header.name(), header.values());
+        }
+        for (Cookie cookie : head.cookies()) {
+            response.addCookie(cookie);
+        }
+        if (expiresAt != null) {
+            response.setHeader(EXPIRES_HEADER, HttpDates.format(expiresAt));
+        }
+    }
+
+    private static void writeReplay(HttpServletResponse response, StoredResponse stored, @Nullable Instant expiresAt)
+            throws IOException {
+        response.setStatus(stored.status());
+        stored.headers().forEach((name, values) -> setHeader(response, name, values));
+        response.setHeader(REPLAYED_HEADER, "true");
+        response.setHeader(LEGACY_REPLAYED_HEADER, "true");
+        if (expiresAt != null) {
+            response.setHeader(EXPIRES_HEADER, HttpDates.format(expiresAt));
+        }
+        writeBody(response, stored.status(), stored.body());
+    }
+
+    private void writeProblem(HttpServletResponse response, Problem problem, Map<String, String> headers)
+            throws IOException {
+        response.setStatus(problem.status());
+        response.setHeader("Content-Type", Problem.MEDIA_TYPE);
+        response.setHeader("Cache-Control", "no-store");
+        headers.forEach(response::setHeader);
+        writeBody(response, problem.status(), problem.toJson());
+    }
+
+    private static void setHeader(HttpServletResponse response, String name, List<String> values) {
+        for (int i = 0; i < values.size(); i++) {
+            if (i == 0) {
+                response.setHeader(name, values.get(i));
+            } else {
+                response.addHeader(name, values.get(i));
+            }
+        }
+    }
+
+    private static void writeBody(HttpServletResponse response, int status, byte[] body) throws IOException {
+        if (status == 204 || status == 304 || status < 200) {
+            return;
+        }
+        response.setContentLength(body.length);
+        if (body.length > 0) {
+            ServletOutputStream out = response.getOutputStream();
+            out.write(body);
+            out.flush();
+        }
+    }
+
+    private Map<String, String> retryAfter(IdempotencyException e) {
+        Duration after = switch (e) {
+            case RequestInFlightException inFlight -> inFlight.retryAfter();
+            case StoreUnavailableException unavailable -> storeUnavailableRetryAfter;
+            case LeaseLostException lost -> LEASE_LOST_RETRY_AFTER;
+            default -> null;
+        };
+        if (after == null) {
+            return Map.of();
+        }
+        long seconds = Math.max(1, (after.toMillis() + 999) / 1000);
+        return Map.of("Retry-After", Long.toString(seconds));
+    }
+
+    /** The context-relative, decoded and normalised path the container mapped the request with. */
+    private static String path(HttpServletRequest request) {
+        String servletPath = request.getServletPath();
+        String pathInfo = request.getPathInfo();
+        String path = (servletPath == null ? "" : servletPath) + (pathInfo == null ? "" : pathInfo);
+        return path.isEmpty() ? "/" : path;
+    }
+
+    @Override
+    public String toString() {
+        return "IdempotencyFilter[routes=" + routes.routes().size() + ", tenant=" + tenantResolver + "]";
+    }
+
+    /** Validating builder. Immutable filters come out of it; the builder itself is not thread-safe. */
+    public static final class Builder {
+        private final IdempotencyEngine engine;
+        private final List<IdempotentRoute> routes = new ArrayList<>();
+        private TenantResolver tenantResolver = TenantResolver.principal();
+        private Fingerprinter fingerprinter = Fingerprinter.ofDefaults();
+        private final List<String> replayHeaders = new ArrayList<>();
+        private final List<String> credentialHeaders = new ArrayList<>();
+        private int maxStoredResponseBytes = DEFAULT_MAX_STORED_RESPONSE_BYTES;
+        private Duration storeUnavailableRetryAfter = DEFAULT_STORE_UNAVAILABLE_RETRY_AFTER;
+        private String challenge = DEFAULT_CHALLENGE;
+        private InstantSource clock = InstantSource.system();
+
+        private Builder(IdempotencyEngine engine) {
+            this.engine = Objects.requireNonNull(engine, "engine");
+        }
+
+        /** Adds a guarded route; routes are matched in the order they were added. */
+        public Builder route(IdempotentRoute route) {
+            routes.add(Objects.requireNonNull(route, "route"));
+            return this;
+        }
+
+        /** Adds a route with a required key and the default policy. */
+        public Builder route(String method, String pathTemplate) {
+            return route(IdempotentRoute.of(method, pathTemplate));
+        }
+
+        public Builder routes(Collection<IdempotentRoute> routes) {
+            routes.forEach(this::route);
+            return this;
+        }
+
+        /** Where the tenant comes from; default {@link TenantResolver#principal()}. */
+        public Builder tenantResolver(TenantResolver tenantResolver) {
+            this.tenantResolver = Objects.requireNonNull(tenantResolver, "tenantResolver");
+            return this;
+        }
+
+        /** The fingerprinter; its body limit is the 413 limit. Default {@link Fingerprinter#ofDefaults()}. */
+        public Builder fingerprinter(Fingerprinter fingerprinter) {
+            this.fingerprinter = Objects.requireNonNull(fingerprinter, "fingerprinter");
+            return this;
+        }
+
+        /** Shorthand for a default fingerprinter with this body limit (answering 413 above it). */
+        public Builder maxRequestBodyBytes(int maxRequestBodyBytes) {
+            return fingerprinter(Fingerprinter.withMaxBodyBytes(maxRequestBodyBytes));
+        }
+
+        /** The largest response body stored for replay (default 1 MiB); larger ones are streamed. */
+        public Builder maxStoredResponseBytes(int maxStoredResponseBytes) {
+            if (maxStoredResponseBytes < 1024) {
+                throw new IllegalArgumentException("maxStoredResponseBytes must be at least 1024");
+            }
+            this.maxStoredResponseBytes = maxStoredResponseBytes;
+            return this;
+        }
+
+        /**
+         * More response headers to store and replay, on top of Content-Type, Content-Language, Location,
+         * ETag, Cache-Control and Link. Credential headers are never replayed, even if named here.
+         */
+        public Builder replayHeaders(String... names) {
+            replayHeaders.addAll(validNames(names));
+            return this;
+        }
+
+        /**
+         * Headers that carry credentials in this application: never stored or replayed, even if
+         * allow-listed (Set-Cookie, Authorization, Proxy-Authorization, WWW-Authenticate, Cookie and
+         * the like always are denied).
+         */
+        public Builder credentialHeaders(String... names) {
+            credentialHeaders.addAll(validNames(names));
+            return this;
+        }
+
+        /** The {@code Retry-After} of a 503 for an unavailable store (default 2 s, at least 1 s). */
+        public Builder storeUnavailableRetryAfter(Duration retryAfter) {
+            if (retryAfter.isNegative()) {
+                throw new IllegalArgumentException("retryAfter must not be negative");
+            }
+            this.storeUnavailableRetryAfter = retryAfter;
+            return this;
+        }
+
+        /** The {@code WWW-Authenticate} challenge of the 401 for an unresolved tenant (default {@code Bearer}). */
+        public Builder unauthenticatedChallenge(String challenge) {
+            if (challenge.isBlank()) {
+                throw new IllegalArgumentException("challenge must not be blank");
+            }
+            this.challenge = challenge;
+            return this;
+        }
+
+        /**
+         * The clock for the {@code Idempotency-Expires} estimate of a streamed response (whose headers
+         * leave before the record is written). Default: the system clock.
+         */
+        public Builder clock(InstantSource clock) {
+            this.clock = Objects.requireNonNull(clock, "clock");
+            return this;
+        }
+
+        public IdempotencyFilter build() {
+            return new IdempotencyFilter(this);
+        }
+
+        private static List<String> validNames(String... names) {
+            for (String name : names) {
+                if (name == null || name.isBlank() || !name.chars().allMatch(c -> c > 0x20 && c < 0x7f && c != ':')) {
+                    throw new IllegalArgumentException("not a header name: " + name);
+                }
+            }
+            return List.of(names);
+        }
+    }
+}

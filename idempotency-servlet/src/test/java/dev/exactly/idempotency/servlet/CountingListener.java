@@ -1,0 +1,60 @@
+package dev.exactly.idempotency.servlet;
+
+import dev.exactly.idempotency.IdempotencyListener;
+import dev.exactly.idempotency.IdempotencyRecord;
+import dev.exactly.idempotency.IdempotencyRequest;
+import dev.exactly.idempotency.RecordStatus;
+import java.time.Duration;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/** Counts engine events, as a metrics listener would. */
+final class CountingListener implements IdempotencyListener {
+    final AtomicInteger claims = new AtomicInteger();
+    final AtomicInteger replays = new AtomicInteger();
+    final AtomicInteger mismatches = new AtomicInteger();
+    final AtomicInteger conflicts = new AtomicInteger();
+    final AtomicInteger recorded = new AtomicInteger();
+    final AtomicInteger released = new AtomicInteger();
+    final AtomicInteger storeErrors = new AtomicInteger();
+
+    void reset() {
+        for (AtomicInteger counter : new AtomicInteger[] {claims, replays, mismatches, conflicts, recorded, released, storeErrors}) {
+            counter.set(0);
+        }
+    }
+
+    @Override
+    public void onClaim(IdempotencyRequest request, boolean takeover) {
+        claims.incrementAndGet();
+    }
+
+    @Override
+    public void onReplay(IdempotencyRequest request, IdempotencyRecord record) {
+        replays.incrementAndGet();
+    }
+
+    @Override
+    public void onMismatch(IdempotencyRequest request, IdempotencyRecord record) {
+        mismatches.incrementAndGet();
+    }
+
+    @Override
+    public void onConflict(IdempotencyRequest request, boolean waited) {
+        conflicts.incrementAndGet();
+    }
+
+    @Override
+    public void onRecorded(IdempotencyRequest request, RecordStatus status, Duration held) {
+        recorded.incrementAndGet();
+    }
+
+    @Override
+    public void onReleased(IdempotencyRequest request, Duration held) {
+        released.incrementAndGet();
+    }
+
+    @Override
+    public void onStoreError(IdempotencyRequest request, Throwable error) {
+        storeErrors.incrementAndGet();
+    }
+}

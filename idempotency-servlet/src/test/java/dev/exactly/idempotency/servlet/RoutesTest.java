@@ -1,0 +1,71 @@
+package dev.exactly.idempotency.servlet;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.exactly.idempotency.IdempotencyPolicy;
+import java.time.Duration;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+class RoutesTest {
+    private final IdempotentRoute charges = IdempotentRoute.post("/v1/charges");
+    private final IdempotentRoute refunds = IdempotentRoute.post("/v1/charges/{id}/refunds");
+    private final IdempotentRoute put = IdempotentRoute.of("PUT", "/v1/charges/{id}");
+    private final RouteTable table = new RouteTable(List.of(charges, refunds, put));
+
+    @Test
+    void matchesLiteralAndVariableSegmentsByMethod() {
+        assertThat(table.match("POST", "/v1/charges")).isEqualTo(charges);
+        assertThat(table.match("POST", "/v1/charges/")).as("one trailing slash is the same path").isEqualTo(charges);
+        assertThat(table.match("POST", "/v1/charges;jsessionid=1")).isEqualTo(charges);
+        assertThat(table.match("POST", "/v1/charges/ch_1/refunds")).isEqualTo(refunds);
+        assertThat(table.match("PUT", "/v1/charges/ch_1")).isEqualTo(put);
+        assertThat(table.match("GET", "/v1/charges")).isNull();
+        assertThat(table.match("post", "/v1/charges")).as("methods are case-sensitive").isNull();
+        assertThat(table.match("POST", "/v1/charges//refunds")).as("a variable needs a segment").isNull();
+        assertThat(table.match("POST", "/v1/charges/ch_1/refunds/x")).isNull();
+        assertThat(table.match("POST", "/v1")).isNull();
+        assertThat(table.match("POST", "/V1/charges")).isNull();
+        assertThat(new RouteTable(List.of(IdempotentRoute.post("/"))).match("POST", "/")).isNotNull();
+    }
+
+    @Test
+    void routesValidateTheirTemplateAndMethod() {
+        assertThatThrownBy(() -> IdempotentRoute.post("v1/charges")).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> IdempotentRoute.post("/v1//charges")).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> IdempotentRoute.post("/v1/{id")).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> IdempotentRoute.post("/v1/x{id}")).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> IdempotentRoute.of("post", "/v1")).isInstanceOf(IllegalArgumentException.class);
+    }
+
+    @Test
+    void builderDefaultsAndCopies() {
+        IdempotencyPolicy policy = IdempotencyPolicy.custom().lease(Duration.ofSeconds(5)).build();
+        IdempotentRoute route = IdempotentRoute.builder("POST", "/v1/payouts")
+                .keyRequired(false).policy(policy).recordServerErrors(true).build();
+
+        assertThat(charges.keyRequired()).isTrue();
+        assertThat(charges.recordServerErrors()).isFalse();
+        assertThat(charges.policy()).isEqualTo(IdempotencyPolicy.ofDefaults());
+        assertThat(IdempotentRoute.from(route).build()).isEqualTo(route);
+        assertThat(IdempotentRoute.from(route).keyRequired(true).build().keyRequired()).isTrue();
+    }
+
+    @Test
+    void theDenyListWinsOverTheAllowList() {
+        HeaderPolicy policy = new HeaderPolicy(List.of("Set-Cookie", "Authorization", "X-Trace", "X-Token"), List.of("x-token"));
+
+        assertThat(policy.allowed()).contains("content-type", "location", "etag", "cache-control", "link",
+                "content-language", "x-trace");
+        assertThat(policy.stored("SET-COOKIE")).isFalse();
+        assertThat(policy.stored("Authorization")).isFalse();
+        assertThat(policy.stored("X-Token")).isFalse();
+        assertThat(policy.stored("WWW-Authenticate")).isFalse();
+        assertThat(policy.stored("Proxy-Authorization")).isFalse();
+        assertThat(policy.stored("Cookie")).isFalse();
+        assertThat(policy.stored("Content-Length")).isFalse();
+        assertThat(policy.stored("X-Unlisted")).isFalse();
+        assertThat(policy.stored("ETag")).isTrue();
+    }
+}
