@@ -126,6 +126,7 @@ class IdempotencyFilterHttpTest {
             response.setHeader("X-Unlisted", "first-caller-only");
             response.addHeader("Set-Cookie", "session=abc; HttpOnly");
             response.addCookie(new Cookie("other", "xyz"));
+            response.setContentLength(payload.length);
             response.getOutputStream().write(payload);
         });
         String key = newKey();
@@ -188,6 +189,36 @@ class IdempotencyFilterHttpTest {
         assertThat(first.headers().firstValue("Content-Type")).hasValue("application/json;charset=UTF-8");
         assertThat(second.headers().firstValue("Content-Type")).hasValue("application/json;charset=UTF-8");
         assertThat(first.headers().firstValue("X-Too-Late")).isEmpty();
+        assertThat(app.executions).hasValue(1);
+    }
+
+    @Test
+    void resetAndResetBufferDiscardWhatWasNotCommitted() throws Exception {
+        app.handler((request, response) -> {
+            response.setStatus(500);
+            response.setHeader("Location", "/wrong");
+            response.getOutputStream().write("discarded by reset".getBytes(StandardCharsets.UTF_8));
+            response.reset();
+            response.setStatus(202);
+            response.setContentType("text/plain");
+            response.getOutputStream().write("discarded by resetBuffer".getBytes(StandardCharsets.UTF_8));
+            response.resetBuffer();
+            response.getOutputStream().write("kept".getBytes(StandardCharsets.UTF_8));
+            response.getOutputStream().close();
+            response.getOutputStream().write(" written after close".getBytes(StandardCharsets.UTF_8));
+        });
+        String key = newKey();
+
+        HttpResponse<byte[]> first = charge(key).send();
+        HttpResponse<byte[]> second = charge(key).send();
+
+        for (HttpResponse<byte[]> response : List.of(first, second)) {
+            assertThat(response.statusCode()).isEqualTo(202);
+            assertThat(Call.text(response)).isEqualTo("kept");
+            assertThat(response.headers().firstValue("Location")).isEmpty();
+            assertThat(response.headers().firstValue("Content-Type")).hasValue("text/plain");
+        }
+        assertThat(replayed(second)).isTrue();
         assertThat(app.executions).hasValue(1);
     }
 
