@@ -1,0 +1,434 @@
+package dev.exactly.idempotency.redis;
+
+import dev.exactly.idempotency.ClaimOutcome;
+import dev.exactly.idempotency.Fingerprint;
+import dev.exactly.idempotency.IdempotencyRecord;
+import dev.exactly.idempotency.OwnerToken;
+import dev.exactly.idempotency.RecordStatus;
+import dev.exactly.idempotency.ScopeKey;
+import dev.exactly.idempotency.StoreUnavailableException;
+import dev.exactly.idempotency.StoredResponse;
+import dev.exactly.idempotency.redis.internal.HeaderCodec;
+import dev.exactly.idempotency.redis.internal.LuaScript;
+import dev.exactly.idempotency.redis.internal.RecordHash;
+import dev.exactly.idempotency.redis.internal.RedisEndpoints;
+import dev.exactly.idempotency.spi.ChangeSubscription;
+import dev.exactly.idempotency.spi.IdempotencyStore;
+import dev.exactly.idempotency.spi.LocalWaiters;
+import io.lettuce.core.ClientOptions;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisException;
+import io.lettuce.core.RedisURI;
+import io.lettuce.core.SocketOptions;
+import io.lettuce.core.TimeoutOptions;
+import io.lettuce.core.api.StatefulConnection;
+import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.cluster.ClusterClientOptions;
+import io.lettuce.core.cluster.ClusterTopologyRefreshOptions;
+import io.lettuce.core.cluster.RedisClusterClient;
+import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
+import io.lettuce.core.cluster.api.sync.RedisClusterCommands;
+import io.lettuce.core.codec.ByteArrayCodec;
+import io.lettuce.core.pubsub.RedisPubSubAdapter;
+import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.Function;
+import java.util.function.Supplier;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * An {@link IdempotencyStore} on Redis, standalone or Cluster, through Lettuce.
+ *
+ * <h2>Layout</h2>
+ * One Redis hash per scope at {@code keyPrefix + "{" + scopeHash + "}:rec"} (see
+ * {@link RedisStoreConfig#recordKey}); the braces are a Cluster hash tag, so a scope's keys share one
+ * slot. Fields: {@code status}, {@code fingerprint} ({@link Fingerprint#encoded()}), {@code owner},
+ * {@code created_ms}, {@code lease_ms} (while processing), {@code expires_ms}, {@code retention_ms},
+ * and once finished {@code response_status}, {@code response_headers} (a length-prefixed binary block)
+ * and {@code response_body} (the exact bytes). All values go through a byte-array codec.
+ *
+ * <h2>Atomicity protocol</h2>
+ * Every transition is <em>one</em> Lua script (resources {@code dev/exactly/idempotency/redis/*.lua}),
+ * run with {@code EVALSHA} and re-sent with {@code EVAL} on {@code NOSCRIPT} (server restart,
+ * {@code SCRIPT FLUSH}, a Cluster node that has not seen it yet). Redis runs a script without
+ * interleaving any other command, so there is no read-then-write race. Each script reads the
+ * server's clock with {@code TIME}: every process sees the same lease end, whatever its own clock says.
+ * <ul>
+ *   <li><b>claim.lua</b> — absent key: create a {@code PROCESSING} record owned by a fresh token (made
+ *       by this class, passed in) with {@code lease_ms = now + lease}, and set the key's TTL to the
+ *       retention in the same script (to the lease, should that be longer: a record never expires
+ *       under a live lease). Processing with a live lease: return it ({@code InFlight}).
+ *       Processing with an expired lease and the same fingerprint: hand it to the new token with a new
+ *       lease and a TTL of the retention from now ({@code Claimed}, takeover). Processing with a
+ *       different fingerprint: return it unmodified. Finished: return it ({@code Finished}).</li>
+ *   <li><b>complete.lua</b> — only if {@code PROCESSING} and owned by the token presented: store the
+ *       outcome and response, drop the lease, reset the TTL to the retention from now, and
+ *       {@code PUBLISH} the scope hash on the change channel.</li>
+ *   <li><b>release.lua</b> — only for the owner of a processing record: {@code DEL} it and
+ *       {@code PUBLISH}.</li>
+ *   <li><b>renew.lua</b> — only for the owner of a processing record: {@code lease_ms = now + lease};
+ *       if that is past the record's expiry, the expiry (field and TTL) moves to the lease end.</li>
+ * </ul>
+ * The lease is a field and the TTL is the retention (never "lock TTL = record TTL"): a finished record
+ * outlives the lease, and an abandoned claim is still there, with its fingerprint, when a retry comes
+ * to take it over. Writes by a stale owner return {@code false} and change nothing.
+ * {@link #find} is one {@code HGETALL}; expired records are gone by TTL.
+ *
+ * <h2>Change notification</h2>
+ * complete and release publish the scope hash on one channel, {@link RedisStoreConfig#changesChannel()}.
+ * Each store holds one pub/sub connection subscribed to it (for Cluster, the Cluster pub/sub connection;
+ * a classic {@code PUBLISH} reaches every node) and wakes the matching {@link LocalWaiters}. Whenever
+ * the subscription is (re-)established, for instance after a reconnect during which messages may have
+ * been lost, every local waiter is woken to re-read. {@link #subscribe} is local: no network round trip.
+ *
+ * <h2>Failures and guarantees</h2>
+ * Connections are opened on first use (a store can be built while Redis is down) and then re-established
+ * by Lettuce. Any Lettuce connection, timeout or command error becomes a
+ * {@link StoreUnavailableException} and the engine fails closed. Each command waits at most
+ * {@link RedisStoreConfig#commandTimeout()}; after a failed connection attempt, further calls fail at
+ * once for {@value #RECONNECT_BACKOFF_MILLIS} ms instead of queueing behind it. Redis is a <em>hot
+ * tier</em>: replication is asynchronous, so a failover (or a primary restarting empty) can lose a claim
+ * or a completion that was already acknowledged. Exactly-once for payments comes from the durable tier
+ * (PostgreSQL) committing the outcome with a unique constraint on the scope; this store only makes
+ * duplicates cheap to reject or coalesce.
+ *
+ * <p>Thread-safe. {@link #close()} closes the store's connections, and shuts the client down only if
+ * the store created it ({@link #create(String)}).
+ */
+public final class RedisIdempotencyStore implements IdempotencyStore {
+    /** How long calls fail at once after a failed connection attempt. */
+    public static final long RECONNECT_BACKOFF_MILLIS = 500;
+
+    private static final ByteArrayCodec CODEC = ByteArrayCodec.INSTANCE;
+    private static final Duration CLUSTER_TOPOLOGY_REFRESH = Duration.ofSeconds(30);
+
+    private final RedisStoreConfig config;
+    private final String topology;
+    private final Connector connector;
+    private final Runnable shutdownClient;
+    private final byte[] channel;
+    private final LocalWaiters waiters = new LocalWaiters();
+    private final ChangeListener listener = new ChangeListener();
+    private final ReentrantLock connectLock = new ReentrantLock();
+    private volatile @Nullable Connections connections;
+    private volatile boolean closed;
+    private @Nullable RedisException lastConnectFailure;
+    private long lastConnectFailureNanos;
+
+    private RedisIdempotencyStore(RedisStoreConfig config, String topology, Connector connector, Runnable shutdownClient) {
+        this.config = Objects.requireNonNull(config, "config");
+        this.topology = topology;
+        this.connector = connector;
+        this.shutdownClient = shutdownClient;
+        this.channel = RecordHash.ascii(config.changesChannel());
+    }
+
+    /**
+     * A store on a standalone (or Sentinel-managed) Redis. The client must have been created with a
+     * {@link RedisURI}; it stays the caller's to shut down.
+     */
+    public static RedisIdempotencyStore standalone(RedisClient client, RedisStoreConfig config) {
+        return new RedisIdempotencyStore(config, "standalone", standaloneConnector(client), () -> {});
+    }
+
+    /** A store on Redis Cluster. The client stays the caller's to shut down. */
+    public static RedisIdempotencyStore cluster(RedisClusterClient client, RedisStoreConfig config) {
+        return new RedisIdempotencyStore(config, "cluster", clusterConnector(client), () -> {});
+    }
+
+    /** {@link #create(String, RedisStoreConfig)} with {@link RedisStoreConfig#ofDefaults()}. */
+    public static RedisIdempotencyStore create(String redisUri) {
+        return create(redisUri, RedisStoreConfig.ofDefaults());
+    }
+
+    /**
+     * A store with its own Lettuce client, which {@link #close()} shuts down. The connection string
+     * selects the topology:
+     * <ul>
+     *   <li>{@code redis://host:6379} (or {@code rediss://}, {@code redis-socket://}, or
+     *       {@code redis-sentinel://h1,h2?sentinelMasterId=name}, and any Lettuce URI options):
+     *       standalone;</li>
+     *   <li>{@code redis-cluster://[user:password@]host:7000,host:7001} (or {@code rediss-cluster://} for
+     *       TLS): Cluster with these seed nodes, credentials and query options applying to each;</li>
+     *   <li>{@code redis://host:7000,host:7001}, or a comma list of complete URIs
+     *       ({@code redis://a:7000,redis://b:7001}): Cluster as well.</li>
+     * </ul>
+     * The client gets the config's connect and command timeouts; a Cluster client refreshes its
+     * topology on redirects and reconnects (Lettuce's adaptive triggers) and every
+     * 30 seconds. Nothing is connected until the first call.
+     *
+     * @throws IllegalArgumentException the connection string is not one of these forms
+     */
+    public static RedisIdempotencyStore create(String redisUri, RedisStoreConfig config) {
+        Objects.requireNonNull(config, "config");
+        RedisEndpoints endpoints = RedisEndpoints.parse(redisUri);
+        endpoints.uris().forEach(uri -> uri.setTimeout(config.commandTimeout()));
+        SocketOptions socket = SocketOptions.builder().connectTimeout(config.connectTimeout()).build();
+        TimeoutOptions timeouts = TimeoutOptions.enabled(config.commandTimeout());
+        if (endpoints.cluster()) {
+            RedisClusterClient client = RedisClusterClient.create(endpoints.uris());
+            client.setOptions(ClusterClientOptions.builder()
+                    .socketOptions(socket)
+                    .timeoutOptions(timeouts)
+                    .topologyRefreshOptions(ClusterTopologyRefreshOptions.builder()
+                            .enablePeriodicRefresh(CLUSTER_TOPOLOGY_REFRESH)
+                            .build())
+                    .build());
+            return new RedisIdempotencyStore(config, "cluster", clusterConnector(client), client::shutdown);
+        }
+        RedisClient client = RedisClient.create(endpoints.uris().getFirst());
+        client.setOptions(ClientOptions.builder().socketOptions(socket).timeoutOptions(timeouts).build());
+        return new RedisIdempotencyStore(config, "standalone", standaloneConnector(client), client::shutdown);
+    }
+
+    /** This store's settings. */
+    public RedisStoreConfig config() {
+        return config;
+    }
+
+    @Override
+    public ClaimOutcome claim(ScopeKey key, Fingerprint fingerprint, Duration lease, Duration retention) {
+        byte[] leaseMillis = RecordHash.decimal(millis(lease, "lease"));
+        byte[] retentionMillis = RecordHash.decimal(millis(retention, "retention"));
+        OwnerToken owner = OwnerToken.random();
+        return call("claim", commands -> {
+            List<?> reply = LuaScript.CLAIM.run(commands, recordKey(key),
+                    RecordHash.ascii(fingerprint.encoded()), RecordHash.ascii(owner.value()), leaseMillis, retentionMillis);
+            String outcome = new String((byte[]) reply.get(0), StandardCharsets.US_ASCII);
+            IdempotencyRecord record = RecordHash.fromFlatList(key, (List<?>) reply.get(1));
+            return switch (outcome) {
+                case "claimed" -> new ClaimOutcome.Claimed(record, false);
+                case "takeover" -> new ClaimOutcome.Claimed(record, true);
+                case "in_flight" -> new ClaimOutcome.InFlight(record);
+                case "finished" -> new ClaimOutcome.Finished(record);
+                default -> throw new IllegalArgumentException("unknown claim outcome " + outcome);
+            };
+        });
+    }
+
+    @Override
+    public boolean complete(ScopeKey key, OwnerToken owner, RecordStatus outcome, StoredResponse response) {
+        if (!outcome.isFinished()) {
+            throw new IllegalArgumentException("complete takes COMPLETED or FAILED");
+        }
+        byte[] headers = HeaderCodec.encode(response.headers());
+        long applied = call("complete", commands -> LuaScript.COMPLETE.<Long>run(commands, recordKey(key),
+                RecordHash.ascii(owner.value()), RecordHash.ascii(outcome.name()), RecordHash.decimal(response.status()),
+                headers, response.body(), channel, RecordHash.ascii(key.hash())));
+        return signalledIf(applied == 1L, key);
+    }
+
+    @Override
+    public boolean release(ScopeKey key, OwnerToken owner) {
+        long applied = call("release", commands -> LuaScript.RELEASE.<Long>run(commands, recordKey(key),
+                RecordHash.ascii(owner.value()), channel, RecordHash.ascii(key.hash())));
+        return signalledIf(applied == 1L, key);
+    }
+
+    @Override
+    public boolean renew(ScopeKey key, OwnerToken owner, Duration lease) {
+        byte[] leaseMillis = RecordHash.decimal(millis(lease, "lease"));
+        long applied = call("renew", commands -> LuaScript.RENEW.<Long>run(commands, recordKey(key),
+                RecordHash.ascii(owner.value()), leaseMillis));
+        return applied == 1L;
+    }
+
+    @Override
+    public Optional<IdempotencyRecord> find(ScopeKey key) {
+        return Optional.ofNullable(call("find", commands -> RecordHash.fromHash(key, commands.hgetall(recordKey(key)))));
+    }
+
+    /**
+     * Registers a local waiter; the store's single pub/sub subscription (opened with the first
+     * connection) wakes it. No network round trip once the store is connected.
+     */
+    @Override
+    public ChangeSubscription subscribe(ScopeKey key) {
+        connections();
+        return waiters.subscribe(key);
+    }
+
+    /** Closes the connections (and the client, if this store created it); idempotent. */
+    @Override
+    public void close() {
+        connectLock.lock();
+        try {
+            if (closed) {
+                return;
+            }
+            closed = true;
+            Connections open = connections;
+            connections = null;
+            if (open != null) {
+                open.close();
+            }
+        } finally {
+            connectLock.unlock();
+        }
+        shutdownClient.run();
+        waiters.signalAll();
+    }
+
+    @Override
+    public String toString() {
+        return "RedisIdempotencyStore[" + topology + ", prefix=" + config.keyPrefix() + "]";
+    }
+
+    /** A local signal too: waiters in this process need not wait for the pub/sub round trip. */
+    private boolean signalledIf(boolean applied, ScopeKey key) {
+        if (applied) {
+            waiters.signal(key);
+        }
+        return applied;
+    }
+
+    private byte[] recordKey(ScopeKey key) {
+        return RecordHash.ascii(config.recordKey(key));
+    }
+
+    private static long millis(Duration duration, String name) {
+        if (duration.isNegative() || duration.isZero()) {
+            throw new IllegalArgumentException(name + " must be positive");
+        }
+        long millis = duration.toMillis();
+        return duration.equals(Duration.ofMillis(millis)) ? millis : millis + 1;
+    }
+
+    private <T> T call(String operation, Function<RedisClusterCommands<byte[], byte[]>, T> command) {
+        RedisClusterCommands<byte[], byte[]> commands = connections().commands();
+        try {
+            return command.apply(commands);
+        } catch (RedisException e) {
+            throw unavailable(operation, e);
+        } catch (IllegalArgumentException | ClassCastException | IndexOutOfBoundsException e) {
+            throw new StoreUnavailableException(
+                    "unreadable idempotency record in Redis (" + operation + "): " + e.getMessage(), e);
+        }
+    }
+
+    private StoreUnavailableException unavailable(String operation, RedisException cause) {
+        return new StoreUnavailableException("Redis " + topology + " failed during " + operation + ": " + cause, cause);
+    }
+
+    private Connections connections() {
+        Connections current = connections;
+        return current != null ? current : connect();
+    }
+
+    private Connections connect() {
+        connectLock.lock();
+        try {
+            if (closed) {
+                throw new IllegalStateException("the Redis idempotency store is closed");
+            }
+            Connections current = connections;
+            if (current != null) {
+                return current;
+            }
+            RedisException recent = lastConnectFailure;
+            if (recent != null && System.nanoTime() - lastConnectFailureNanos
+                    < TimeUnit.MILLISECONDS.toNanos(RECONNECT_BACKOFF_MILLIS)) {
+                throw unavailable("connect (failed less than " + RECONNECT_BACKOFF_MILLIS + " ms ago)", recent);
+            }
+            try {
+                current = open();
+            } catch (RedisException e) {
+                lastConnectFailure = e;
+                lastConnectFailureNanos = System.nanoTime();
+                throw unavailable("connect", e);
+            }
+            lastConnectFailure = null;
+            connections = current;
+            return current;
+        } finally {
+            connectLock.unlock();
+        }
+    }
+
+    /** Opens both connections and subscribes to the change channel before the store is used. */
+    private Connections open() {
+        Connections opened = connector.open();
+        try {
+            opened.connection().setTimeout(config.commandTimeout());
+            opened.pubSub().setTimeout(config.commandTimeout());
+            opened.pubSub().addListener(listener);
+            opened.pubSub().sync().subscribe(channel);
+            return opened;
+        } catch (RuntimeException e) {
+            opened.close();
+            throw e;
+        }
+    }
+
+    private static Connector standaloneConnector(RedisClient client) {
+        Objects.requireNonNull(client, "client");
+        return () -> {
+            StatefulRedisConnection<byte[], byte[]> connection = client.connect(CODEC);
+            return withPubSub(connection, connection.sync(), () -> client.connectPubSub(CODEC));
+        };
+    }
+
+    private static Connector clusterConnector(RedisClusterClient client) {
+        Objects.requireNonNull(client, "client");
+        return () -> {
+            StatefulRedisClusterConnection<byte[], byte[]> connection = client.connect(CODEC);
+            return withPubSub(connection, connection.sync(), () -> client.connectPubSub(CODEC));
+        };
+    }
+
+    private static Connections withPubSub(
+            StatefulConnection<byte[], byte[]> connection,
+            RedisClusterCommands<byte[], byte[]> commands,
+            Supplier<? extends StatefulRedisPubSubConnection<byte[], byte[]>> pubSub) {
+        try {
+            return new Connections(connection, commands, pubSub.get());
+        } catch (RuntimeException e) {
+            connection.close();
+            throw e;
+        }
+    }
+
+    /** Opens the command and pub/sub connections of one topology. */
+    @FunctionalInterface
+    private interface Connector {
+        Connections open();
+    }
+
+    private record Connections(
+            StatefulConnection<byte[], byte[]> connection,
+            RedisClusterCommands<byte[], byte[]> commands,
+            StatefulRedisPubSubConnection<byte[], byte[]> pubSub) {
+
+        void close() {
+            pubSub.close();
+            connection.close();
+        }
+    }
+
+    /**
+     * Wakes the waiters of a published scope; on every subscription confirmation (the first, and each
+     * re-subscription after a reconnect) wakes all waiters, since messages may have been missed.
+     */
+    private final class ChangeListener extends RedisPubSubAdapter<byte[], byte[]> {
+        @Override
+        public void message(byte[] channel, byte[] message) {
+            String hash = new String(message, StandardCharsets.US_ASCII);
+            try {
+                waiters.signal(new ScopeKey(hash));
+            } catch (IllegalArgumentException foreign) {
+                // not a scope hash: someone else publishes on our channel; nothing to wake
+            }
+        }
+
+        @Override
+        public void subscribed(byte[] channel, long count) {
+            waiters.signalAll();
+        }
+    }
+}

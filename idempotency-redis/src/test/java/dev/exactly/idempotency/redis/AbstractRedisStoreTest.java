@@ -1,0 +1,580 @@
+package dev.exactly.idempotency.redis;
+
+import static dev.exactly.idempotency.redis.RedisStoreTestSupport.binaryBody;
+import static dev.exactly.idempotency.redis.RedisStoreTestSupport.binaryResponse;
+import static dev.exactly.idempotency.redis.RedisStoreTestSupport.fingerprint;
+import static dev.exactly.idempotency.redis.RedisStoreTestSupport.randomKey;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+import dev.exactly.idempotency.ClaimOutcome;
+import dev.exactly.idempotency.Fingerprint;
+import dev.exactly.idempotency.IdempotencyEngine;
+import dev.exactly.idempotency.IdempotencyKey;
+import dev.exactly.idempotency.IdempotencyListener;
+import dev.exactly.idempotency.IdempotencyPolicy;
+import dev.exactly.idempotency.IdempotencyRecord;
+import dev.exactly.idempotency.IdempotencyRequest;
+import dev.exactly.idempotency.IdempotentResult;
+import dev.exactly.idempotency.InFlightPolicy;
+import dev.exactly.idempotency.Outcome;
+import dev.exactly.idempotency.OwnerToken;
+import dev.exactly.idempotency.RecordStatus;
+import dev.exactly.idempotency.Scope;
+import dev.exactly.idempotency.ScopeKey;
+import dev.exactly.idempotency.StoredResponse;
+import dev.exactly.idempotency.redis.internal.LuaScript;
+import dev.exactly.idempotency.spi.ChangeSubscription;
+import dev.exactly.idempotency.spi.IdempotencyStore;
+import io.lettuce.core.KillArgs;
+import io.lettuce.core.api.sync.RedisCommands;
+import io.lettuce.core.cluster.api.sync.RedisClusterCommands;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.CyclicBarrier;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Consumer;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+
+/**
+ * Focused tests of the Redis store's scripts, TTLs, fencing and pub/sub, run on each topology by a
+ * subclass. Every test uses fresh random keys under a prefix of its own.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+abstract class AbstractRedisStoreTest {
+    protected static final Duration LEASE = Duration.ofSeconds(30);
+    protected static final Duration RETENTION = Duration.ofSeconds(60);
+
+    protected final RedisStoreConfig config = RedisStoreConfig.custom()
+            .keyPrefix(RedisStoreTestSupport.uniquePrefix())
+            .build();
+    private final List<AutoCloseable> resources = new ArrayList<>();
+    private RedisIdempotencyStore store;
+    private RedisIdempotencyStore otherStore;
+
+    /** A store with a client (and connections) of its own, whose connections carry {@code clientName}. */
+    protected abstract RedisIdempotencyStore newStore(RedisStoreConfig config, String clientName);
+
+    /** Plain string commands, routed by key. */
+    protected abstract RedisClusterCommands<String, String> admin();
+
+    /** Runs {@code action} on a direct connection to every server. */
+    protected abstract void onEveryNode(Consumer<RedisCommands<String, String>> action);
+
+    /** {@code SCRIPT EXISTS} on the server that holds {@code key}. */
+    protected abstract List<Boolean> scriptsCachedFor(String key, String... sha1s);
+
+    /** Closed after the class, last registered first. */
+    protected final <T extends AutoCloseable> T register(T resource) {
+        resources.add(resource);
+        return resource;
+    }
+
+    @AfterAll
+    void closeResources() throws Exception {
+        for (int i = resources.size() - 1; i >= 0; i--) {
+            resources.get(i).close();
+        }
+    }
+
+    protected final RedisIdempotencyStore store() {
+        if (store == null) {
+            store = register(newStore(config, "exactly-test-main"));
+        }
+        return store;
+    }
+
+    /** A second instance on the same Redis, as another process would be. */
+    protected final RedisIdempotencyStore otherStore() {
+        if (otherStore == null) {
+            otherStore = register(newStore(config, "exactly-test-other"));
+        }
+        return otherStore;
+    }
+
+    private String redisKey(ScopeKey key) {
+        return config.recordKey(key);
+    }
+
+    private long serverMillis() {
+        List<String> time = admin().time();
+        return Long.parseLong(time.get(0)) * 1000 + Long.parseLong(time.get(1)) / 1000;
+    }
+
+    private ClaimOutcome.Claimed claim(ScopeKey key, Fingerprint fingerprint) {
+        ClaimOutcome outcome = store().claim(key, fingerprint, LEASE, RETENTION);
+        assertThat(outcome).isInstanceOf(ClaimOutcome.Claimed.class);
+        return (ClaimOutcome.Claimed) outcome;
+    }
+
+    @Test
+    void claimCreatesAProcessingHashOnServerTimeWithTheRetentionAsTtl() {
+        ScopeKey key = randomKey();
+        long before = serverMillis();
+        ClaimOutcome.Claimed claimed = claim(key, fingerprint("a"));
+        long after = serverMillis();
+
+        IdempotencyRecord record = claimed.record();
+        assertThat(claimed.takeover()).isFalse();
+        assertThat(record.status()).isEqualTo(RecordStatus.PROCESSING);
+        assertThat(record.fingerprint()).isEqualTo(fingerprint("a"));
+        assertThat(record.createdAt().toEpochMilli()).isBetween(before, after);
+        assertThat(record.leaseExpiresAt()).isEqualTo(record.createdAt().plus(LEASE));
+        assertThat(record.expiresAt()).isEqualTo(record.createdAt().plus(RETENTION));
+        assertThat(record.response()).isNull();
+
+        String redisKey = redisKey(key);
+        assertThat(redisKey).isEqualTo(config.keyPrefix() + "{" + key.hash() + "}:rec");
+        assertThat(admin().hget(redisKey, "status")).isEqualTo("PROCESSING");
+        assertThat(admin().hget(redisKey, "fingerprint")).isEqualTo("test-sha256:a");
+        assertThat(admin().hget(redisKey, "owner")).isEqualTo(claimed.owner().value());
+        assertThat(admin().pttl(redisKey)).isBetween(RETENTION.toMillis() - 5_000, RETENTION.toMillis());
+        assertThat(store().find(key)).contains(record);
+    }
+
+    @Test
+    void aLiveLeaseIsInFlightWhateverTheFingerprintAndIsLeftUntouched() {
+        ScopeKey key = randomKey();
+        IdempotencyRecord first = claim(key, fingerprint("a")).record();
+
+        ClaimOutcome same = store().claim(key, fingerprint("a"), LEASE, RETENTION);
+        ClaimOutcome other = otherStore().claim(key, fingerprint("b"), LEASE, RETENTION);
+
+        assertThat(same).isEqualTo(new ClaimOutcome.InFlight(first));
+        assertThat(other).isEqualTo(new ClaimOutcome.InFlight(first));
+        assertThat(store().find(key)).contains(first);
+    }
+
+    @Test
+    void anExpiredLeaseIsTakenOverOnlyWithTheSameFingerprint() {
+        ScopeKey key = randomKey();
+        IdempotencyRecord first = ((ClaimOutcome.Claimed) store().claim(
+                key, fingerprint("a"), Duration.ofMillis(200), RETENTION)).record();
+        OwnerToken stale = first.owner();
+        await().atMost(Duration.ofSeconds(5)).pollInterval(Duration.ofMillis(20))
+                .until(() -> serverMillis() > first.leaseExpiresAt().toEpochMilli());
+
+        assertThat(otherStore().claim(key, fingerprint("b"), LEASE, RETENTION))
+                .isEqualTo(new ClaimOutcome.InFlight(first));
+        assertThat(store().find(key)).contains(first);
+
+        admin().pexpire(redisKey(key), 5_000);
+        ClaimOutcome taken = otherStore().claim(key, fingerprint("a"), LEASE, RETENTION);
+        assertThat(taken).isInstanceOf(ClaimOutcome.Claimed.class);
+        ClaimOutcome.Claimed takeover = (ClaimOutcome.Claimed) taken;
+        assertThat(takeover.takeover()).isTrue();
+        assertThat(takeover.owner()).isNotEqualTo(stale);
+        assertThat(takeover.record().createdAt()).isEqualTo(first.createdAt());
+        assertThat(takeover.record().leaseExpiresAt()).isAfter(first.leaseExpiresAt());
+        assertThat(admin().pttl(redisKey(key))).as("the takeover resets the TTL to the retention")
+                .isGreaterThan(RETENTION.toMillis() - 5_000);
+
+        assertThat(store().complete(key, stale, RecordStatus.COMPLETED, StoredResponse.of(200, new byte[] {1})))
+                .isFalse();
+        assertThat(store().renew(key, stale, LEASE)).isFalse();
+        assertThat(store().release(key, stale)).isFalse();
+        assertThat(store().find(key)).contains(takeover.record());
+
+        assertThat(otherStore().complete(key, takeover.owner(), RecordStatus.COMPLETED, StoredResponse.of(200, new byte[] {2})))
+                .isTrue();
+        assertThat(store().find(key).orElseThrow().response().body()).containsExactly(2);
+    }
+
+    @Test
+    void completeKeepsTheExactResponseForTheRetentionFromCompletion() {
+        ScopeKey key = randomKey();
+        OwnerToken owner = claim(key, fingerprint("a")).owner();
+        admin().pexpire(redisKey(key), 5_000);
+        StoredResponse response = binaryResponse();
+
+        long before = serverMillis();
+        assertThat(store().complete(key, owner, RecordStatus.COMPLETED, response)).isTrue();
+        long after = serverMillis();
+
+        assertThat(admin().pttl(redisKey(key))).as("TTL reset to the retention at completion")
+                .isBetween(RETENTION.toMillis() - 5_000, RETENTION.toMillis());
+        assertThat(admin().hexists(redisKey(key), "lease_ms")).isFalse();
+        IdempotencyRecord record = otherStore().find(key).orElseThrow();
+        assertThat(record.status()).isEqualTo(RecordStatus.COMPLETED);
+        assertThat(record.owner()).isEqualTo(owner);
+        assertThat(record.leaseExpiresAt()).isNull();
+        assertThat(record.expiresAt().toEpochMilli())
+                .isBetween(before + RETENTION.toMillis(), after + RETENTION.toMillis());
+        assertThat(record.response()).isEqualTo(response);
+        assertThat(record.response().body()).containsExactly(binaryBody());
+        assertThat(record.response().headers()).containsExactlyEntriesOf(response.headers());
+
+        ClaimOutcome again = otherStore().claim(key, fingerprint("a"), LEASE, RETENTION);
+        assertThat(again).isEqualTo(new ClaimOutcome.Finished(record));
+        ClaimOutcome reused = otherStore().claim(key, fingerprint("b"), LEASE, RETENTION);
+        assertThat(reused).as("a different fingerprint gets the record untouched").isEqualTo(new ClaimOutcome.Finished(record));
+    }
+
+    @Test
+    void aFailedOutcomeWithAnEmptyBodyIsKeptAndReplayed() {
+        ScopeKey key = randomKey();
+        OwnerToken owner = claim(key, fingerprint("a")).owner();
+        StoredResponse decline = new StoredResponse(402, Map.of(), new byte[0]);
+
+        assertThat(store().complete(key, owner, RecordStatus.FAILED, decline)).isTrue();
+
+        ClaimOutcome replay = otherStore().claim(key, fingerprint("a"), LEASE, RETENTION);
+        assertThat(replay).isInstanceOf(ClaimOutcome.Finished.class);
+        assertThat(replay.record().status()).isEqualTo(RecordStatus.FAILED);
+        assertThat(replay.record().response()).isEqualTo(decline);
+        assertThat(admin().pttl(redisKey(key))).isPositive();
+    }
+
+    @Test
+    void aStaleOrForeignOwnerCannotOverwriteAnything() {
+        ScopeKey key = randomKey();
+        IdempotencyRecord claimed = claim(key, fingerprint("a")).record();
+        OwnerToken stranger = OwnerToken.random();
+
+        assertThat(otherStore().complete(key, stranger, RecordStatus.COMPLETED, StoredResponse.of(200, new byte[] {9})))
+                .isFalse();
+        assertThat(otherStore().release(key, stranger)).isFalse();
+        assertThat(otherStore().renew(key, stranger, Duration.ofMinutes(10))).isFalse();
+        assertThat(store().find(key)).contains(claimed);
+
+        StoredResponse first = StoredResponse.of(200, new byte[] {1});
+        assertThat(store().complete(key, claimed.owner(), RecordStatus.COMPLETED, first)).isTrue();
+        IdempotencyRecord finished = store().find(key).orElseThrow();
+
+        assertThat(store().complete(key, claimed.owner(), RecordStatus.FAILED, StoredResponse.of(500, new byte[] {2})))
+                .as("a finished record is final, even for its owner").isFalse();
+        assertThat(store().release(key, claimed.owner())).isFalse();
+        assertThat(store().renew(key, claimed.owner(), LEASE)).isFalse();
+        assertThat(store().find(key)).contains(finished);
+
+        ScopeKey absent = randomKey();
+        assertThat(store().complete(absent, stranger, RecordStatus.COMPLETED, first)).isFalse();
+        assertThat(store().release(absent, stranger)).isFalse();
+        assertThat(store().renew(absent, stranger, LEASE)).isFalse();
+        assertThat(admin().exists(redisKey(absent))).as("fenced writes never create a key").isZero();
+    }
+
+    @Test
+    void releaseDeletesTheRecordSoThatARetryClaimsAfresh() {
+        ScopeKey key = randomKey();
+        OwnerToken owner = claim(key, fingerprint("a")).owner();
+
+        assertThat(store().release(key, owner)).isTrue();
+
+        assertThat(admin().exists(redisKey(key))).isZero();
+        assertThat(store().find(key)).isEmpty();
+        ClaimOutcome.Claimed retry = (ClaimOutcome.Claimed) otherStore().claim(key, fingerprint("b"), LEASE, RETENTION);
+        assertThat(retry.takeover()).isFalse();
+        assertThat(retry.owner()).isNotEqualTo(owner);
+        assertThat(retry.record().fingerprint()).isEqualTo(fingerprint("b"));
+    }
+
+    @Test
+    void renewMovesTheLeaseAndNeverLetsTheRecordExpireUnderALiveLease() {
+        ScopeKey key = randomKey();
+        ClaimOutcome.Claimed claimed = (ClaimOutcome.Claimed) store().claim(
+                key, fingerprint("a"), Duration.ofSeconds(1), Duration.ofSeconds(3));
+
+        long before = serverMillis();
+        assertThat(store().renew(key, claimed.owner(), Duration.ofSeconds(20))).isTrue();
+        IdempotencyRecord renewed = store().find(key).orElseThrow();
+        assertThat(renewed.leaseExpiresAt().toEpochMilli()).isGreaterThanOrEqualTo(before + 20_000);
+        assertThat(renewed.expiresAt()).isEqualTo(renewed.leaseExpiresAt());
+        assertThat(admin().pttl(redisKey(key))).isGreaterThan(15_000);
+
+        assertThat(store().renew(key, claimed.owner(), Duration.ofSeconds(1))).isTrue();
+        IdempotencyRecord shortened = store().find(key).orElseThrow();
+        assertThat(shortened.leaseExpiresAt()).isBefore(renewed.leaseExpiresAt());
+        assertThat(shortened.expiresAt()).as("a shorter lease never shortens the record's life")
+                .isEqualTo(renewed.expiresAt());
+        assertThat(admin().pttl(redisKey(key))).isGreaterThan(15_000);
+        assertThat(shortened.owner()).isEqualTo(claimed.owner());
+        assertThat(shortened.createdAt()).isEqualTo(claimed.record().createdAt());
+    }
+
+    @Test
+    void aRecordNeverExpiresUnderALiveLeaseEvenIfTheRetentionIsShorter() {
+        ScopeKey key = randomKey();
+        ClaimOutcome.Claimed claimed = (ClaimOutcome.Claimed) store().claim(
+                key, fingerprint("a"), Duration.ofSeconds(20), Duration.ofSeconds(1));
+        assertThat(claimed.record().expiresAt()).isEqualTo(claimed.record().leaseExpiresAt());
+        assertThat(admin().pttl(redisKey(key))).isGreaterThan(15_000);
+    }
+
+    @Test
+    void scriptsAreResentAfterScriptFlush() {
+        ScopeKey warm = randomKey();
+        claim(warm, fingerprint("a"));
+        onEveryNode(RedisCommands::scriptFlush);
+        ScopeKey key = randomKey();
+        String[] shas = Arrays.stream(LuaScript.values()).map(LuaScript::sha1).toArray(String[]::new);
+        assertThat(scriptsCachedFor(redisKey(key), shas)).containsOnly(false);
+
+        OwnerToken owner = claim(key, fingerprint("a")).owner();
+        assertThat(store().renew(key, owner, LEASE)).isTrue();
+        assertThat(store().complete(key, owner, RecordStatus.COMPLETED, binaryResponse())).isTrue();
+        assertThat(store().claim(key, fingerprint("a"), LEASE, RETENTION)).isInstanceOf(ClaimOutcome.Finished.class);
+        assertThat(store().release(key, owner)).isFalse();
+
+        assertThat(scriptsCachedFor(redisKey(key), shas)).as("EVAL cached every script again").containsOnly(true);
+    }
+
+    @Test
+    void completeAndReleaseWakeWaitersOfAnotherStoreInstance() throws InterruptedException {
+        ScopeKey completed = randomKey();
+        ScopeKey released = randomKey();
+        ScopeKey untouched = randomKey();
+        try (ChangeSubscription onCompleted = otherStore().subscribe(completed);
+                ChangeSubscription onReleased = otherStore().subscribe(released);
+                ChangeSubscription onUntouched = otherStore().subscribe(untouched)) {
+            OwnerToken first = claim(completed, fingerprint("a")).owner();
+            OwnerToken second = claim(released, fingerprint("a")).owner();
+            claim(untouched, fingerprint("a"));
+
+            assertThat(store().complete(completed, first, RecordStatus.COMPLETED, binaryResponse())).isTrue();
+            assertThat(store().release(released, second)).isTrue();
+
+            assertThat(onCompleted.await(Duration.ofSeconds(5))).isTrue();
+            assertThat(onReleased.await(Duration.ofSeconds(5))).isTrue();
+            assertThat(onUntouched.await(Duration.ofMillis(300))).as("no signal for a key that did not change").isFalse();
+        }
+    }
+
+    @Test
+    void changesFromEverySlotReachOneSubscriber() throws InterruptedException {
+        List<ScopeKey> keys = new ArrayList<>();
+        List<ChangeSubscription> subscriptions = new ArrayList<>();
+        for (int i = 0; i < 24; i++) {
+            ScopeKey key = randomKey();
+            keys.add(key);
+            subscriptions.add(otherStore().subscribe(key));
+        }
+        try {
+            for (ScopeKey key : keys) {
+                OwnerToken owner = claim(key, fingerprint("a")).owner();
+                assertThat(store().complete(key, owner, RecordStatus.COMPLETED, StoredResponse.of(200, new byte[0])))
+                        .isTrue();
+            }
+            for (ChangeSubscription subscription : subscriptions) {
+                assertThat(subscription.await(Duration.ofSeconds(5))).isTrue();
+            }
+        } finally {
+            subscriptions.forEach(ChangeSubscription::close);
+        }
+    }
+
+    @Test
+    void aWaiterInAnotherInstanceIsWokenByThePushWithPollingDisabled() throws Exception {
+        Scope scope = new Scope("tenant-" + RedisStoreTestSupport.randomHex(4), "POST", "/v1/charges",
+                IdempotencyKey.parse("k-" + RedisStoreTestSupport.randomHex(8)));
+        IdempotencyPolicy policy = IdempotencyPolicy.custom()
+                .lease(LEASE)
+                .retention(RETENTION)
+                .inFlight(InFlightPolicy.waitUpTo(Duration.ofSeconds(20)))
+                .build();
+        IdempotencyRequest request = IdempotencyRequest.of(scope, fingerprint("charge"), policy);
+        CountDownLatch ownerRunning = new CountDownLatch(1);
+        CountDownLatch waiterParked = new CountDownLatch(1);
+        CountDownLatch finish = new CountDownLatch(1);
+        AtomicBoolean pushed = new AtomicBoolean();
+        AtomicReference<IdempotencyListener.WaitResult> waitResult = new AtomicReference<>();
+        IdempotencyEngine owner = IdempotencyEngine.builder(store()).pollInterval(null).build();
+        IdempotencyEngine waiter = IdempotencyEngine.builder(new ObservedStore(otherStore(), waiterParked, pushed))
+                .pollInterval(null)
+                .listener(new IdempotencyListener() {
+                    @Override
+                    public void onWait(IdempotencyRequest r, Duration waited, WaitResult result) {
+                        waitResult.set(result);
+                    }
+                })
+                .build();
+        StoredResponse response = binaryResponse();
+        ExecutorService threads = Executors.newFixedThreadPool(2);
+        try {
+            Future<IdempotentResult> first = threads.submit(() -> owner.execute(request, lease -> {
+                ownerRunning.countDown();
+                assertThat(finish.await(20, TimeUnit.SECONDS)).isTrue();
+                return Outcome.complete(response);
+            }));
+            assertThat(ownerRunning.await(10, TimeUnit.SECONDS)).isTrue();
+            Future<IdempotentResult> second = threads.submit(() -> waiter.execute(request, lease -> {
+                throw new AssertionError("the duplicate must not run");
+            }));
+            assertThat(waiterParked.await(10, TimeUnit.SECONDS)).isTrue();
+            long released = System.nanoTime();
+            finish.countDown();
+
+            IdempotentResult replay = second.get(10, TimeUnit.SECONDS);
+            Duration wokenAfter = Duration.ofNanos(System.nanoTime() - released);
+            assertThat(first.get(10, TimeUnit.SECONDS).kind()).isEqualTo(IdempotentResult.Kind.EXECUTED);
+            assertThat(replay.kind()).isEqualTo(IdempotentResult.Kind.REPLAYED);
+            assertThat(replay.response()).isEqualTo(response);
+            assertThat(waitResult.get()).isEqualTo(IdempotencyListener.WaitResult.REPLAYED);
+            assertThat(pushed).as("the waiter was woken by a signal, not by its timeout").isTrue();
+            assertThat(wokenAfter).as("far sooner than the 30 s lease end").isLessThan(Duration.ofSeconds(5));
+        } finally {
+            finish.countDown();
+            threads.shutdownNow();
+        }
+    }
+
+    @Test
+    void aResubscriptionAfterAConnectionLossWakesEveryWaiter() throws InterruptedException {
+        String clientName = "exactly-test-resub-" + RedisStoreTestSupport.randomHex(4);
+        RedisIdempotencyStore listening = register(newStore(config, clientName));
+        ScopeKey key = randomKey();
+        assertThat(listening.find(key)).isEmpty();
+        try (ChangeSubscription subscription = listening.subscribe(key)) {
+            subscription.await(Duration.ZERO);
+            assertThat(subscription.await(Duration.ofMillis(200))).as("no stray signal before the loss").isFalse();
+            int killed = killPubSubConnections(clientName);
+            assertThat(killed).as("pub/sub connections of " + clientName).isEqualTo(1);
+
+            assertThat(subscription.await(Duration.ofSeconds(10)))
+                    .as("woken to re-read once the subscription is back").isTrue();
+        }
+        ScopeKey later = randomKey();
+        try (ChangeSubscription subscription = listening.subscribe(later)) {
+            OwnerToken owner = claim(later, fingerprint("a")).owner();
+            assertThat(store().release(later, owner)).isTrue();
+            assertThat(subscription.await(Duration.ofSeconds(5))).as("messages flow again").isTrue();
+        }
+    }
+
+    private int killPubSubConnections(String clientName) {
+        int[] killed = new int[1];
+        onEveryNode(node -> {
+            for (String line : node.clientList().split("\n")) {
+                if (line.contains(" name=" + clientName + " ") && !line.contains(" sub=0 ")) {
+                    String id = line.substring(line.indexOf("id=") + 3, line.indexOf(' '));
+                    killed[0] += (int) node.clientKill(KillArgs.Builder.id(Long.parseLong(id))).longValue();
+                }
+            }
+        });
+        return killed[0];
+    }
+
+    @Test
+    void concurrentClaimsFromTwoInstancesHaveExactlyOneWinner() throws Exception {
+        ScopeKey key = randomKey();
+        int threads = 16;
+        CyclicBarrier start = new CyclicBarrier(threads);
+        ExecutorService pool = Executors.newFixedThreadPool(threads);
+        try {
+            List<CompletableFuture<ClaimOutcome>> outcomes = new ArrayList<>();
+            for (int i = 0; i < threads; i++) {
+                IdempotencyStore target = i % 2 == 0 ? store() : otherStore();
+                outcomes.add(CompletableFuture.supplyAsync(() -> {
+                    try {
+                        start.await(10, TimeUnit.SECONDS);
+                    } catch (Exception e) {
+                        throw new IllegalStateException(e);
+                    }
+                    return target.claim(key, fingerprint("a"), LEASE, RETENTION);
+                }, pool));
+            }
+            List<ClaimOutcome> results = new ArrayList<>();
+            for (CompletableFuture<ClaimOutcome> outcome : outcomes) {
+                results.add(outcome.get(20, TimeUnit.SECONDS));
+            }
+            List<ClaimOutcome> winners = results.stream().filter(ClaimOutcome.Claimed.class::isInstance).toList();
+            assertThat(winners).hasSize(1);
+            OwnerToken owner = ((ClaimOutcome.Claimed) winners.getFirst()).owner();
+            assertThat(results).filteredOn(ClaimOutcome.InFlight.class::isInstance)
+                    .hasSize(threads - 1)
+                    .allSatisfy(outcome -> assertThat(outcome.record().owner()).isEqualTo(owner));
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+
+    @Test
+    void invalidArgumentsAreRejectedBeforeAnyCommand() {
+        ScopeKey key = randomKey();
+        assertThatThrownBy(() -> store().claim(key, fingerprint("a"), Duration.ZERO, RETENTION))
+                .isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> store().claim(key, fingerprint("a"), LEASE, Duration.ofSeconds(-1)))
+                .isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> store().complete(key, OwnerToken.random(), RecordStatus.PROCESSING,
+                StoredResponse.of(200, new byte[0]))).isInstanceOf(IllegalArgumentException.class);
+        assertThat(store().find(key)).isEqualTo(Optional.empty());
+    }
+
+    @Test
+    void aSubMillisecondLeaseRoundsUpRatherThanToZero() {
+        ScopeKey key = randomKey();
+        ClaimOutcome.Claimed claimed = (ClaimOutcome.Claimed) store().claim(
+                key, fingerprint("a"), Duration.ofNanos(1), RETENTION);
+        Instant created = claimed.record().createdAt();
+        assertThat(claimed.record().leaseExpiresAt()).isEqualTo(created.plusMillis(1));
+    }
+
+    /**
+     * Delegates to a store, and around the waiter's {@code await}: counts down {@code parked} on entry
+     * and records whether a signal (rather than the timeout) ended it.
+     */
+    private record ObservedStore(IdempotencyStore delegate, CountDownLatch parked, AtomicBoolean pushed)
+            implements IdempotencyStore {
+
+        @Override
+        public ClaimOutcome claim(ScopeKey key, Fingerprint fingerprint, Duration lease, Duration retention) {
+            return delegate.claim(key, fingerprint, lease, retention);
+        }
+
+        @Override
+        public boolean complete(ScopeKey key, OwnerToken owner, RecordStatus outcome, StoredResponse response) {
+            return delegate.complete(key, owner, outcome, response);
+        }
+
+        @Override
+        public boolean release(ScopeKey key, OwnerToken owner) {
+            return delegate.release(key, owner);
+        }
+
+        @Override
+        public boolean renew(ScopeKey key, OwnerToken owner, Duration lease) {
+            return delegate.renew(key, owner, lease);
+        }
+
+        @Override
+        public Optional<IdempotencyRecord> find(ScopeKey key) {
+            return delegate.find(key);
+        }
+
+        @Override
+        public ChangeSubscription subscribe(ScopeKey key) {
+            ChangeSubscription subscription = delegate.subscribe(key);
+            return new ChangeSubscription() {
+                @Override
+                public boolean await(Duration timeout) throws InterruptedException {
+                    parked.countDown();
+                    boolean signalled = subscription.await(timeout);
+                    if (signalled) {
+                        pushed.set(true);
+                    }
+                    return signalled;
+                }
+
+                @Override
+                public void close() {
+                    subscription.close();
+                }
+            };
+        }
+    }
+}
