@@ -1,0 +1,48 @@
+package dev.exactly.ledger;
+
+/**
+ * The business event was journaled already: an entry with the same external reference exists, or the
+ * entry to reverse has been reversed. A unique constraint decides, so of two racing writers exactly one
+ * commits. The caller's transaction is still usable (nothing was written), so it may read the existing
+ * entry, e.g. with {@link Ledger#entry(java.sql.Connection, long)}.
+ */
+public final class DuplicateEntryException extends LedgerException {
+
+    /** Which uniqueness rule was hit. */
+    public enum Reason {
+        /** Another entry carries the same external reference. */
+        EXTERNAL_REF("ledger_duplicate_entry"),
+        /** The original entry already has a reversal. */
+        ALREADY_REVERSED("ledger_already_reversed");
+
+        private final String code;
+
+        Reason(String code) {
+            this.code = code;
+        }
+
+        /** The stable code of this reason. */
+        public String code() {
+            return code;
+        }
+    }
+
+    private final Reason reason;
+    private final long existingEntryId;
+
+    public DuplicateEntryException(Reason reason, long existingEntryId, String message) {
+        super(reason.code(), message, null);
+        this.reason = reason;
+        this.existingEntryId = existingEntryId;
+    }
+
+    /** Which uniqueness rule was hit. */
+    public Reason reason() {
+        return reason;
+    }
+
+    /** The id of the entry that already holds the reference (or the existing reversal). */
+    public long existingEntryId() {
+        return existingEntryId;
+    }
+}

@@ -1,0 +1,240 @@
+package dev.exactly.ledger.internal;
+
+import dev.exactly.ledger.Account;
+import dev.exactly.ledger.BalanceFloorException;
+import dev.exactly.ledger.DuplicateEntryException;
+import dev.exactly.ledger.EntryKind;
+import dev.exactly.ledger.EntryRequest;
+import dev.exactly.ledger.JournalEntry;
+import dev.exactly.ledger.LedgerStorageException;
+import dev.exactly.ledger.LedgerValidationException;
+import dev.exactly.ledger.LedgerValidationException.Reason;
+import dev.exactly.ledger.Money;
+import dev.exactly.ledger.Posting;
+import dev.exactly.ledger.PostingRequest;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Instant;
+import java.time.InstantSource;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeMap;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Posts entries inside the caller's transaction:
+ * <ol>
+ *   <li>one statement inserts the entry and all its postings (a unique conflict inserts nothing:
+ *       duplicate);</li>
+ *   <li>one statement locks the balance rows of the touched unsharded accounts in ascending account id
+ *       order and applies the changes, refusing any row whose floor would be crossed;</li>
+ *   <li>one statement per touched sharded account applies its change to a shard no one else holds.</li>
+ * </ol>
+ * The balance rows are locked last, so they are held only from then to the commit.
+ */
+public final class EntryWriter {
+
+    private final AccountDirectory accounts;
+    private final LedgerReader reader;
+    private final InstantSource clock;
+
+    public EntryWriter(AccountDirectory accounts, LedgerReader reader, InstantSource clock) {
+        this.accounts = accounts;
+        this.reader = reader;
+        this.clock = clock;
+    }
+
+    /** Posts a standard, refund or adjustment entry; does not commit. */
+    public JournalEntry post(Connection c, EntryRequest request) throws SQLException {
+        if (request.kind() == EntryKind.REVERSAL) {
+            throw new LedgerValidationException(Reason.INVALID_ENTRY, "reversals are made with Ledger.reverse");
+        }
+        Long original = request.originalEntryId();
+        if (original != null) {
+            requireEntry(c, original);
+        }
+        return write(c, request);
+    }
+
+    /** Posts the mirror image of an entry, linked to it; does not commit. */
+    public JournalEntry reverse(Connection c, long entryId, @Nullable String externalRef, String description)
+            throws SQLException {
+        JournalEntry original = reader.entry(c, entryId)
+                .orElseThrow(() -> unknownEntry(entryId));
+        List<PostingRequest> mirror = original.postings().stream()
+                .map(p -> new PostingRequest(p.accountId(), p.side().opposite(), p.amount()))
+                .toList();
+        return write(c, new EntryRequest(EntryKind.REVERSAL, entryId, externalRef, description, mirror));
+    }
+
+    private JournalEntry write(Connection c, EntryRequest request) throws SQLException {
+        List<PostingRequest> lines = request.postings();
+        Set<Long> ids = new LinkedHashSet<>();
+        lines.forEach(p -> ids.add(p.accountId()));
+        Map<Long, Account> touched = accounts.require(c, ids);
+        for (PostingRequest p : lines) {
+            Account account = touched.get(p.accountId());
+            if (!account.currency().equals(p.amount().currency())) {
+                throw new LedgerValidationException(Reason.CURRENCY_MISMATCH,
+                        "posting of " + p.amount() + " to account " + account.code() + " held in " + account.currency());
+            }
+        }
+        Instant postedAt = Jdbc.databasePrecision(clock.instant());
+        long entryId = insertEntry(c, request, postedAt);
+        applyBalances(c, entryId, lines, touched);
+        List<Posting> postings = new ArrayList<>(lines.size());
+        for (int i = 0; i < lines.size(); i++) {
+            PostingRequest p = lines.get(i);
+            postings.add(new Posting(i + 1, p.accountId(), p.side(), p.amount()));
+        }
+        return new JournalEntry(entryId, request.kind(), request.originalEntryId(), request.externalRef(),
+                request.description(), postedAt, postings);
+    }
+
+    private static long insertEntry(Connection c, EntryRequest request, Instant postedAt) throws SQLException {
+        List<PostingRequest> lines = request.postings();
+        int n = lines.size();
+        int[] lineNumbers = new int[n];
+        long[] accountIds = new long[n];
+        String[] currencies = new String[n];
+        String[] sides = new String[n];
+        long[] amounts = new long[n];
+        for (int i = 0; i < n; i++) {
+            PostingRequest p = lines.get(i);
+            lineNumbers[i] = i + 1;
+            accountIds[i] = p.accountId();
+            currencies[i] = p.amount().currency().code();
+            sides[i] = p.side().dbValue();
+            amounts[i] = p.amount().minorUnits();
+        }
+        try (PreparedStatement ps = c.prepareStatement(LedgerSql.INSERT_ENTRY)) {
+            ps.setString(1, request.kind().dbValue());
+            Jdbc.setNullableLong(ps, 2, request.originalEntryId());
+            Jdbc.setNullableText(ps, 3, request.externalRef());
+            ps.setString(4, request.description());
+            Jdbc.setInstant(ps, 5, postedAt);
+            ps.setArray(6, Jdbc.smallints(c, lineNumbers));
+            ps.setArray(7, Jdbc.bigints(c, accountIds));
+            ps.setArray(8, Jdbc.texts(c, currencies));
+            ps.setArray(9, Jdbc.texts(c, sides));
+            ps.setArray(10, Jdbc.bigints(c, amounts));
+            try (ResultSet rs = ps.executeQuery()) {
+                if (rs.next()) {
+                    return rs.getLong(1);
+                }
+            }
+        }
+        throw duplicate(c, request);
+    }
+
+    /** Explains a unique conflict: which existing entry holds the reference or the reversal. */
+    private static RuntimeException duplicate(Connection c, EntryRequest request) throws SQLException {
+        String externalRef = request.externalRef();
+        if (externalRef != null) {
+            Optional<Long> existing = firstId(c, LedgerSql.ENTRY_ID_BY_EXTERNAL_REF, externalRef);
+            if (existing.isPresent()) {
+                return new DuplicateEntryException(DuplicateEntryException.Reason.EXTERNAL_REF, existing.get(),
+                        "an entry with external reference '" + externalRef + "' exists: " + existing.get());
+            }
+        }
+        Long original = request.originalEntryId();
+        if (request.kind() == EntryKind.REVERSAL && original != null) {
+            Optional<Long> existing = firstId(c, LedgerSql.REVERSAL_OF, original);
+            if (existing.isPresent()) {
+                return new DuplicateEntryException(DuplicateEntryException.Reason.ALREADY_REVERSED, existing.get(),
+                        "entry " + original + " is reversed by entry " + existing.get());
+            }
+        }
+        // the conflicting row is not visible to this transaction's snapshot (stricter isolation)
+        throw new SQLException("entry conflicted with one this transaction can't see", "40001");
+    }
+
+    private static Optional<Long> firstId(Connection c, String sql, Object key) throws SQLException {
+        return LedgerReader.longs(c, sql, key).stream().findFirst();
+    }
+
+    /**
+     * Applies the entry's balance changes. Unsharded accounts first: their rows are locked in ascending
+     * account id order in one statement, and floors are checked under those locks. Sharded accounts last,
+     * in ascending id order: each takes the first shard no other transaction holds, starting at
+     * {@code entry id mod shards} ({@code SKIP LOCKED}), and waits only when every shard is held. A
+     * transaction waiting for a shard holds no shard of that account or of a later one, and a
+     * transaction holding a shard waits for nothing but later shards, so no cycle of waits can form.
+     */
+    private static void applyBalances(Connection c, long entryId, List<PostingRequest> lines, Map<Long, Account> touched)
+            throws SQLException {
+        TreeMap<Long, Money> changes = new TreeMap<>();
+        for (PostingRequest p : lines) {
+            Account account = touched.get(p.accountId());
+            Money change = Money.of(account.signedChange(p.side(), p.amount().minorUnits()), account.currency());
+            changes.merge(account.id(), change, Money::plus);
+        }
+        changes.values().removeIf(Money::isZero);
+        Map<Long, Money> single = new TreeMap<>();
+        Map<Long, Money> sharded = new TreeMap<>();
+        changes.forEach((id, change) -> (touched.get(id).isSharded() ? sharded : single).put(id, change));
+        if (!single.isEmpty()) {
+            applyToSingleRows(c, single, touched);
+        }
+        for (Map.Entry<Long, Money> change : sharded.entrySet()) {
+            applyToAShard(c, entryId, touched.get(change.getKey()), change.getValue());
+        }
+    }
+
+    private static void applyToSingleRows(Connection c, Map<Long, Money> changes, Map<Long, Account> touched)
+            throws SQLException {
+        long[] accountIds = changes.keySet().stream().mapToLong(Long::longValue).toArray();
+        long[] amounts = changes.values().stream().mapToLong(Money::minorUnits).toArray();
+        Set<Long> applied = new HashSet<>(LedgerReader.longs(c, LedgerSql.APPLY_BALANCES,
+                Jdbc.bigints(c, accountIds), Jdbc.bigints(c, amounts)));
+        if (applied.size() == changes.size()) {
+            return;
+        }
+        for (Map.Entry<Long, Money> change : changes.entrySet()) {
+            if (applied.contains(change.getKey())) {
+                continue;
+            }
+            Account account = touched.get(change.getKey());
+            Long floor = account.floorMinorUnits();
+            if (floor == null || !change.getValue().isNegative()) {
+                throw new LedgerStorageException("the balance row of account " + account.id() + " is missing", null, null);
+            }
+            List<Long> balance = LedgerReader.longs(c, LedgerSql.SHARD_BALANCE, account.id(), 0);
+            throw new BalanceFloorException(account.id(), Money.of(floor, account.currency()),
+                    Money.of(balance.isEmpty() ? 0 : balance.get(0), account.currency()), change.getValue());
+        }
+    }
+
+    private static void applyToAShard(Connection c, long entryId, Account account, Money change) throws SQLException {
+        int shards = account.shards();
+        int preferred = (int) Math.floorMod(entryId, (long) shards);
+        List<Long> free = LedgerReader.longs(c, LedgerSql.APPLY_TO_FREE_SHARD,
+                account.id(), shards - preferred, shards, change.minorUnits());
+        if (free.isEmpty() && LedgerReader.longs(c, LedgerSql.APPLY_TO_SHARD,
+                change.minorUnits(), account.id(), preferred).isEmpty()) {
+            throw new LedgerStorageException("the balance rows of account " + account.id() + " are missing", null, null);
+        }
+    }
+
+    private static void requireEntry(Connection c, long entryId) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement(LedgerSql.ENTRY_EXISTS)) {
+            ps.setLong(1, entryId);
+            try (ResultSet rs = ps.executeQuery()) {
+                if (!rs.next()) {
+                    throw unknownEntry(entryId);
+                }
+            }
+        }
+    }
+
+    private static LedgerValidationException unknownEntry(long entryId) {
+        return new LedgerValidationException(Reason.UNKNOWN_ENTRY, "no entry with id " + entryId);
+    }
+}

@@ -1,0 +1,198 @@
+package dev.exactly.ledger;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.OffsetDateTime;
+import java.time.ZoneOffset;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/** What the database refuses even from a writer that bypasses the Java API. */
+class DatabaseGuardTest extends LedgerTestSupport {
+
+    private static final String INSERT_ENTRY = """
+            INSERT INTO ledger_entry (kind, description, posted_at) VALUES ('standard', 'raw', ?) RETURNING id
+            """;
+    private static final String INSERT_POSTING = """
+            INSERT INTO ledger_posting (entry_id, line, account_id, currency, side, amount, posted_at)
+            VALUES (?, ?, ?, ?, ?, ?, ?)
+            """;
+    private static final OffsetDateTime AT = OffsetDateTime.of(2026, 1, 1, 0, 0, 0, 0, ZoneOffset.UTC);
+
+    private Account cash;
+    private Account revenue;
+
+    @BeforeEach
+    void accounts() {
+        cash = open("cash", AccountType.ASSET);
+        revenue = open("revenue", AccountType.REVENUE);
+    }
+
+    private static long rawEntry(Connection c) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement(INSERT_ENTRY)) {
+            ps.setObject(1, AT);
+            try (ResultSet rs = ps.executeQuery()) {
+                rs.next();
+                return rs.getLong(1);
+            }
+        }
+    }
+
+    private static void rawPosting(Connection c, long entry, int line, long account, String currency, String side,
+            long amount) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement(INSERT_POSTING)) {
+            ps.setLong(1, entry);
+            ps.setInt(2, line);
+            ps.setLong(3, account);
+            ps.setString(4, currency);
+            ps.setString(5, side);
+            ps.setLong(6, amount);
+            ps.setObject(7, AT);
+            ps.executeUpdate();
+        }
+    }
+
+    private int entryCount() {
+        return ledger.entries(EntryQuery.first(1000)).entries().size();
+    }
+
+    @Test
+    void aBalancedRawEntryCommits() throws Exception {
+        try (Connection c = connection()) {
+            long entry = rawEntry(c);
+            rawPosting(c, entry, 1, cash.id(), "USD", "debit", 100);
+            rawPosting(c, entry, 2, revenue.id(), "USD", "credit", 100);
+            c.commit();
+        }
+        assertThat(entryCount()).isEqualTo(1);
+    }
+
+    @Test
+    void anUnbalancedRawEntryFailsAtCommit() throws Exception {
+        try (Connection c = connection()) {
+            long entry = rawEntry(c);
+            rawPosting(c, entry, 1, cash.id(), "USD", "debit", 100);
+            rawPosting(c, entry, 2, revenue.id(), "USD", "credit", 99);
+            // every statement succeeded: the check is deferred to the commit
+            assertThatThrownBy(c::commit)
+                    .isInstanceOf(SQLException.class)
+                    .hasMessageContaining("does not balance in USD")
+                    .extracting(e -> ((SQLException) e).getSQLState()).isEqualTo("LG005");
+        }
+        assertThat(entryCount()).isZero();
+    }
+
+    @Test
+    void aRawEntryBalancedOnlyAcrossCurrenciesFailsAtCommit() throws Exception {
+        Account euros = ledger.openAccount(AccountSpec.of("euros", AccountType.REVENUE, EUR));
+        try (Connection c = connection()) {
+            long entry = rawEntry(c);
+            rawPosting(c, entry, 1, cash.id(), "USD", "debit", 100);
+            rawPosting(c, entry, 2, euros.id(), "EUR", "credit", 100);
+            assertThatThrownBy(c::commit).hasMessageContaining("does not balance in EUR, USD");
+        }
+        assertThat(entryCount()).isZero();
+    }
+
+    @Test
+    void aRawEntryWithOneOrNoPostingFailsAtCommit() throws Exception {
+        try (Connection c = connection()) {
+            long entry = rawEntry(c);
+            rawPosting(c, entry, 1, cash.id(), "USD", "debit", 100);
+            assertThatThrownBy(c::commit).hasMessageContaining("at least 2 are required");
+        }
+        try (Connection c = connection()) {
+            rawEntry(c);
+            assertThatThrownBy(c::commit).hasMessageContaining("has 0 posting(s)");
+        }
+        assertThat(entryCount()).isZero();
+    }
+
+    @Test
+    void theDeferredCheckAlsoTranslatesThroughTheApi() {
+        // the same guard seen through the ledger's own transaction template
+        assertThatThrownBy(() -> dev.exactly.ledger.internal.Jdbc.inTransaction(dataSource, c -> {
+                    long entry = rawEntry(c);
+                    rawPosting(c, entry, 1, cash.id(), "USD", "debit", 100);
+                    rawPosting(c, entry, 2, revenue.id(), "USD", "credit", 1);
+                    return entry;
+                }))
+                .isInstanceOfSatisfying(LedgerValidationException.class,
+                        e -> assertThat(e.code()).isEqualTo("ledger_unbalanced"));
+    }
+
+    @Test
+    void postingsCanNotBeAddedToAnEntryOfAnotherTransaction() throws Exception {
+        JournalEntry committed = ledger.post(transfer(cash, revenue, 100));
+        try (Connection c = connection()) {
+            // balanced on its own, but it would change an immutable entry
+            assertThatThrownBy(() -> {
+                rawPosting(c, committed.id(), 3, cash.id(), "USD", "debit", 5);
+                rawPosting(c, committed.id(), 4, revenue.id(), "USD", "credit", 5);
+            }).isInstanceOf(SQLException.class).hasMessageContaining("same transaction");
+            c.rollback();
+        }
+        assertThat(ledger.entry(committed.id()).orElseThrow().postings()).hasSize(2);
+    }
+
+    @Test
+    void aRawPostingInAnotherCurrencyThanItsAccountIsRefused() throws Exception {
+        try (Connection c = connection()) {
+            long entry = rawEntry(c);
+            assertThatThrownBy(() -> rawPosting(c, entry, 1, cash.id(), "EUR", "debit", 100))
+                    .isInstanceOf(SQLException.class)
+                    .extracting(e -> ((SQLException) e).getSQLState()).isEqualTo("LG003");
+            c.rollback();
+            long again = rawEntry(c);
+            assertThatThrownBy(() -> rawPosting(c, again, 1, 987_654, "USD", "debit", 100))
+                    .extracting(e -> ((SQLException) e).getSQLState()).isEqualTo("LG002");
+            c.rollback();
+        }
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {
+        "UPDATE ledger_posting SET amount = amount + 1",
+        "DELETE FROM ledger_posting",
+        "TRUNCATE ledger_posting",
+        "UPDATE ledger_entry SET description = 'changed'",
+        "DELETE FROM ledger_entry",
+        "TRUNCATE ledger_entry CASCADE",
+        "UPDATE ledger_account SET currency = 'EUR'",
+        "DELETE FROM ledger_account",
+        "UPDATE ledger_balance SET floor_minor = -100",
+        "DELETE FROM ledger_balance"
+    })
+    void entriesPostingsAndAccountsAreImmutable(String sql) throws Exception {
+        JournalEntry entry = ledger.post(transfer(cash, revenue, 100));
+        try (Connection c = connection(); Statement s = c.createStatement()) {
+            assertThatThrownBy(() -> s.execute(sql))
+                    .isInstanceOf(SQLException.class)
+                    .hasMessageContaining("is not allowed")
+                    .extracting(e -> ((SQLException) e).getSQLState()).isEqualTo("LG010");
+            c.rollback();
+        }
+        assertThat(ledger.entry(entry.id())).contains(entry);
+        assertThat(ledger.balance(cash.id())).isEqualTo(usd(100));
+    }
+
+    @Test
+    void aBalanceRowCanNotBeWrittenBelowItsFloor() throws Exception {
+        Account wallet = open(AccountSpec.of("wallet", AccountType.LIABILITY, USD).withFloor(0));
+        try (Connection c = connection();
+                PreparedStatement ps = c.prepareStatement("UPDATE ledger_balance SET balance = -1 WHERE account_id = ?")) {
+            ps.setLong(1, wallet.id());
+            assertThatThrownBy(ps::executeUpdate)
+                    .extracting(e -> ((SQLException) e).getSQLState()).isEqualTo("23514");
+            c.rollback();
+        }
+    }
+}

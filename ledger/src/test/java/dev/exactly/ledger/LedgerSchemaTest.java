@@ -1,0 +1,58 @@
+package dev.exactly.ledger;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.zaxxer.hikari.HikariDataSource;
+import dev.exactly.testing.TestPostgres;
+import java.sql.Connection;
+import java.sql.Statement;
+import java.util.List;
+import javax.sql.DataSource;
+import org.junit.jupiter.api.Test;
+
+class LedgerSchemaTest {
+
+    @Test
+    void migrateCreatesTheTablesOnceEvenWhenCalledConcurrently() throws Exception {
+        try (HikariDataSource ds = LedgerTestSupport.pooled(TestPostgres.freshSchema("ledger_schema"), 6)) {
+            List<Boolean> created = LedgerTestSupport.concurrently(4, t -> () -> LedgerSchema.migrate(ds));
+            assertThat(created).containsOnlyOnce(true);
+            assertThat(LedgerSchema.migrate(ds)).isFalse();
+        }
+    }
+
+    @Test
+    void theMigrationIsShippedAsAFlywayStyleResource() {
+        assertThat(LedgerSchema.migrationSql())
+                .contains("CREATE TABLE ledger_account", "CREATE TABLE ledger_balance", "CREATE TABLE ledger_entry",
+                        "CREATE TABLE ledger_posting")
+                .doesNotContain("ledger.ledger_", "public.");
+        assertThat(LedgerSchema.class.getClassLoader().getResource("db/ledger/V1__ledger.sql")).isNotNull();
+    }
+
+    @Test
+    void theTriggersKeepWorkingForConnectionsWithAnotherSearchPath() throws Exception {
+        DataSource ds = TestPostgres.freshSchema("ledger_path");
+        LedgerSchema.migrate(ds);
+        Ledger ledger = Ledger.of(ds);
+        Account cash = ledger.openAccount(AccountSpec.of("cash", AccountType.ASSET, Currency.of("USD")));
+        Account revenue = ledger.openAccount(AccountSpec.of("revenue", AccountType.REVENUE, Currency.of("USD")));
+        String schema;
+        try (Connection c = ds.getConnection()) {
+            schema = c.getSchema();
+        }
+        // a connection whose search_path starts elsewhere, writing through the ledger into our schema:
+        // the trigger functions must still find the ledger's tables
+        try (Connection c = ds.getConnection()) {
+            c.setAutoCommit(false);
+            JournalEntry entry = ledger.post(c, EntryRequest.builder()
+                    .debit(cash.id(), Money.of(100, "USD")).credit(revenue.id(), Money.of(100, "USD")).build());
+            try (Statement s = c.createStatement()) {
+                s.execute("SET LOCAL search_path = pg_catalog");
+            }
+            c.commit(); // the deferred balance check runs here, with the other search_path
+            assertThat(ledger.entry(entry.id())).isPresent();
+        }
+        assertThat(schema).startsWith("ledger_path");
+    }
+}
