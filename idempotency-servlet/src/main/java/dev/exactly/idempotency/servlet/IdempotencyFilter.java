@@ -263,7 +263,9 @@ public final class IdempotencyFilter implements Filter {
 
         /** The body outgrew the storage limit: send the head now and stream the rest. */
         private OutputStream commitStreamed(CapturedResponse head) throws IOException {
-            Instant expires = RecordingRule.releasedByStatus(route, head.status())
+            boolean released = request.getAttribute(DO_NOT_RECORD) != null
+                    || RecordingRule.releasedByStatus(route, head.status());
+            Instant expires = released
                     ? null
                     : clock.instant().plus(route.policy().retention());
             writeHead(response, head, expires);
