@@ -12,6 +12,8 @@
 --   * entries, postings and accounts are immutable, balance rows can't be deleted or re-keyed;
 --   * a balance row never goes below its account's floor (CHECK).
 -- Custom SQLSTATEs (class LG) let the Java API translate these into typed exceptions.
+-- The Java API writes an entry in one round trip through ledger_post_entry (below), which also takes
+-- the balance-row locks in a fixed order.
 
 CREATE TABLE ledger_account (
     id             bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
@@ -150,6 +152,92 @@ $$;
 CREATE CONSTRAINT TRIGGER ledger_entry_balanced AFTER INSERT ON ledger_entry
     DEFERRABLE INITIALLY DEFERRED
     FOR EACH ROW EXECUTE FUNCTION ledger_check_entry_balanced();
+
+-- Writes one entry in one round trip, inside the caller's transaction (the Java API validates first):
+--   1. the entry and its postings (a unique conflict - external reference, second reversal - inserts
+--      nothing and returns entry_id NULL);
+--   2. the balance rows of unsharded accounts, locked in ascending account id order (LockRows runs
+--      above the sort) and changed unless the floor would be crossed: such accounts come back in
+--      `refused` (locked, not changed) and nothing more is done; the caller must roll back;
+--   3. for each sharded account, in ascending id order, the first shard no other transaction holds,
+--      starting from entry id mod shards (SKIP LOCKED); only if all are held, wait for that one.
+-- A transaction waits for a shard only while holding no shard of that account or a later one, and a
+-- shard holder waits for nothing but later shards, so the waits can't form a cycle.
+CREATE FUNCTION ledger_post_entry(
+    p_kind text, p_original_id bigint, p_external_ref text, p_description text, p_posted_at timestamptz,
+    p_accounts bigint[], p_currencies text[], p_sides text[], p_amounts bigint[],
+    p_single_accounts bigint[], p_single_changes bigint[],
+    p_sharded_accounts bigint[], p_sharded_changes bigint[], p_sharded_counts integer[],
+    OUT entry_id bigint, OUT refused bigint[])
+    LANGUAGE plpgsql SET search_path FROM CURRENT AS $$
+DECLARE
+    v_shard integer;
+    v_preferred integer;
+BEGIN
+    INSERT INTO ledger_entry (kind, original_id, external_ref, description, posted_at)
+    VALUES (p_kind, p_original_id, p_external_ref, p_description, p_posted_at)
+    ON CONFLICT DO NOTHING
+    RETURNING id INTO entry_id;
+    IF entry_id IS NULL THEN
+        RETURN;
+    END IF;
+
+    INSERT INTO ledger_posting (entry_id, line, account_id, currency, side, amount, posted_at)
+    SELECT entry_id, l.n, l.account_id, l.currency, l.side, l.amount, p_posted_at
+    FROM unnest(p_accounts, p_currencies, p_sides, p_amounts) WITH ORDINALITY AS l (account_id, currency, side, amount, n);
+
+    WITH change AS (
+        SELECT * FROM unnest(p_single_accounts, p_single_changes) AS c (account_id, amount)
+    ), locked AS MATERIALIZED (
+        SELECT b.account_id
+        FROM ledger_balance b
+        JOIN change c ON c.account_id = b.account_id AND b.shard = 0
+        ORDER BY b.account_id
+        FOR UPDATE OF b
+    ), applied AS (
+        UPDATE ledger_balance b
+        SET balance = b.balance + c.amount
+        FROM locked l
+        JOIN change c ON c.account_id = l.account_id
+        WHERE b.account_id = l.account_id AND b.shard = 0
+          AND (b.floor_minor IS NULL OR c.amount >= 0 OR b.balance + c.amount >= b.floor_minor)
+        RETURNING b.account_id
+    )
+    SELECT array_agg(c.account_id ORDER BY c.account_id) INTO refused
+    FROM change c
+    WHERE c.account_id NOT IN (SELECT a.account_id FROM applied a);
+    IF refused IS NOT NULL THEN
+        RETURN;
+    END IF;
+
+    FOR i IN 1 .. coalesce(array_length(p_sharded_accounts, 1), 0) LOOP
+        v_preferred := (entry_id % p_sharded_counts[i])::integer;
+        WITH free AS (
+            SELECT b.account_id, b.shard
+            FROM ledger_balance b
+            WHERE b.account_id = p_sharded_accounts[i]
+            ORDER BY (b.shard + p_sharded_counts[i] - v_preferred) % p_sharded_counts[i]
+            LIMIT 1
+            FOR UPDATE SKIP LOCKED
+        )
+        UPDATE ledger_balance b
+        SET balance = b.balance + p_sharded_changes[i]
+        FROM free
+        WHERE b.account_id = free.account_id AND b.shard = free.shard
+        RETURNING b.shard INTO v_shard;
+        IF NOT FOUND THEN
+            UPDATE ledger_balance b
+            SET balance = b.balance + p_sharded_changes[i]
+            WHERE b.account_id = p_sharded_accounts[i] AND b.shard = v_preferred
+            RETURNING b.shard INTO v_shard;
+            IF NOT FOUND THEN
+                RAISE EXCEPTION 'ledger: account % has no balance row %', p_sharded_accounts[i], v_preferred
+                    USING ERRCODE = 'LG006';
+            END IF;
+        END IF;
+    END LOOP;
+END
+$$;
 
 CREATE FUNCTION ledger_reject_change() RETURNS trigger
     LANGUAGE plpgsql AS $$

@@ -1,6 +1,7 @@
 package dev.exactly.ledger;
 
 import dev.exactly.ledger.LedgerValidationException.Reason;
+import java.util.Objects;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -85,7 +86,7 @@ public record AccountSpec(
                 && type == account.type()
                 && normalBalance == account.normalBalance()
                 && currency.equals(account.currency())
-                && java.util.Objects.equals(floorMinorUnits, account.floorMinorUnits())
+                && Objects.equals(floorMinorUnits, account.floorMinorUnits())
                 && shards == account.shards();
     }
 }

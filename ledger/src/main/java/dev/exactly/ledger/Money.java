@@ -4,6 +4,7 @@ import dev.exactly.ledger.LedgerValidationException.Reason;
 import java.math.BigDecimal;
 import java.math.RoundingMode;
 import java.util.Objects;
+import java.util.function.LongSupplier;
 import java.util.regex.Pattern;
 
 /**
@@ -140,7 +141,7 @@ public record Money(long minorUnits, Currency currency) implements Comparable<Mo
     }
 
     /** Runs an exact {@code long} operation, turning an overflow into a typed refusal. */
-    static long exact(java.util.function.LongSupplier operation) {
+    static long exact(LongSupplier operation) {
         try {
             return operation.getAsLong();
         } catch (ArithmeticException e) {

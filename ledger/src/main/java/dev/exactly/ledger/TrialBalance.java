@@ -4,6 +4,7 @@ import java.time.Instant;
 import java.util.Collections;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.TreeMap;
 import org.jspecify.annotations.Nullable;
 
@@ -38,7 +39,7 @@ public record TrialBalance(@Nullable Instant asOf, List<Line> lines, Map<String,
     }
 
     /** The line of one account, if it exists. */
-    public java.util.Optional<Line> line(long accountId) {
+    public Optional<Line> line(long accountId) {
         return lines.stream().filter(l -> l.account().id() == accountId).findFirst();
     }
 

@@ -12,6 +12,7 @@ import dev.exactly.ledger.LedgerValidationException.Reason;
 import dev.exactly.ledger.Money;
 import dev.exactly.ledger.Posting;
 import dev.exactly.ledger.PostingRequest;
+import java.sql.Array;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -19,7 +20,6 @@ import java.sql.SQLException;
 import java.time.Instant;
 import java.time.InstantSource;
 import java.util.ArrayList;
-import java.util.HashSet;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
@@ -29,13 +29,14 @@ import java.util.TreeMap;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Posts entries inside the caller's transaction:
+ * Posts entries inside the caller's transaction. After validating the request against the accounts, it
+ * writes the entry in one round trip, the function {@code ledger_post_entry} of the migration:
  * <ol>
- *   <li>one statement inserts the entry and all its postings (a unique conflict inserts nothing:
- *       duplicate);</li>
- *   <li>one statement locks the balance rows of the touched unsharded accounts in ascending account id
- *       order and applies the changes, refusing any row whose floor would be crossed;</li>
- *   <li>one statement per touched sharded account applies its change to a shard no one else holds.</li>
+ *   <li>insert the entry and all its postings (a unique conflict inserts nothing: duplicate);</li>
+ *   <li>lock the balance rows of the touched unsharded accounts in ascending account id order and apply
+ *       the changes, refusing any row whose floor would be crossed;</li>
+ *   <li>for each touched sharded account, apply its change to a shard no one else holds
+ *       ({@code SKIP LOCKED}), waiting only when all are held.</li>
  * </ol>
  * The balance rows are locked last, so they are held only from then to the commit.
  */
@@ -79,16 +80,19 @@ public final class EntryWriter {
         Set<Long> ids = new LinkedHashSet<>();
         lines.forEach(p -> ids.add(p.accountId()));
         Map<Long, Account> touched = accounts.require(c, ids);
+        TreeMap<Long, Money> changes = new TreeMap<>();
         for (PostingRequest p : lines) {
             Account account = touched.get(p.accountId());
             if (!account.currency().equals(p.amount().currency())) {
                 throw new LedgerValidationException(Reason.CURRENCY_MISMATCH,
                         "posting of " + p.amount() + " to account " + account.code() + " held in " + account.currency());
             }
+            Money change = Money.of(account.signedChange(p.side(), p.amount().minorUnits()), account.currency());
+            changes.merge(account.id(), change, Money::plus);
         }
+        changes.values().removeIf(Money::isZero);
         Instant postedAt = Jdbc.databasePrecision(clock.instant());
-        long entryId = insertEntry(c, request, postedAt);
-        applyBalances(c, entryId, lines, touched);
+        long entryId = insert(c, request, postedAt, changes, touched);
         List<Posting> postings = new ArrayList<>(lines.size());
         for (int i = 0; i < lines.size(); i++) {
             PostingRequest p = lines.get(i);
@@ -98,40 +102,74 @@ public final class EntryWriter {
                 request.description(), postedAt, postings);
     }
 
-    private static long insertEntry(Connection c, EntryRequest request, Instant postedAt) throws SQLException {
+    /** One round trip: the entry, its postings, its balance changes (see {@link LedgerSql#POST_ENTRY}). */
+    private static long insert(Connection c, EntryRequest request, Instant postedAt, TreeMap<Long, Money> changes,
+            Map<Long, Account> touched) throws SQLException {
         List<PostingRequest> lines = request.postings();
         int n = lines.size();
-        int[] lineNumbers = new int[n];
         long[] accountIds = new long[n];
         String[] currencies = new String[n];
         String[] sides = new String[n];
         long[] amounts = new long[n];
         for (int i = 0; i < n; i++) {
             PostingRequest p = lines.get(i);
-            lineNumbers[i] = i + 1;
             accountIds[i] = p.accountId();
             currencies[i] = p.amount().currency().code();
             sides[i] = p.side().dbValue();
             amounts[i] = p.amount().minorUnits();
         }
-        try (PreparedStatement ps = c.prepareStatement(LedgerSql.INSERT_ENTRY)) {
+        // ascending account id, unsharded and sharded apart
+        Map<Long, Money> single = new TreeMap<>();
+        Map<Long, Money> sharded = new TreeMap<>();
+        changes.forEach((id, change) -> (touched.get(id).isSharded() ? sharded : single).put(id, change));
+        int[] shardCounts = sharded.keySet().stream().mapToInt(id -> touched.get(id).shards()).toArray();
+        try (PreparedStatement ps = c.prepareStatement(LedgerSql.POST_ENTRY)) {
             ps.setString(1, request.kind().dbValue());
             Jdbc.setNullableLong(ps, 2, request.originalEntryId());
             Jdbc.setNullableText(ps, 3, request.externalRef());
             ps.setString(4, request.description());
             Jdbc.setInstant(ps, 5, postedAt);
-            ps.setArray(6, Jdbc.smallints(c, lineNumbers));
-            ps.setArray(7, Jdbc.bigints(c, accountIds));
-            ps.setArray(8, Jdbc.texts(c, currencies));
-            ps.setArray(9, Jdbc.texts(c, sides));
-            ps.setArray(10, Jdbc.bigints(c, amounts));
+            ps.setArray(6, Jdbc.bigints(c, accountIds));
+            ps.setArray(7, Jdbc.texts(c, currencies));
+            ps.setArray(8, Jdbc.texts(c, sides));
+            ps.setArray(9, Jdbc.bigints(c, amounts));
+            ps.setArray(10, Jdbc.bigints(c, keys(single)));
+            ps.setArray(11, Jdbc.bigints(c, minorUnits(single)));
+            ps.setArray(12, Jdbc.bigints(c, keys(sharded)));
+            ps.setArray(13, Jdbc.bigints(c, minorUnits(sharded)));
+            ps.setArray(14, Jdbc.integers(c, shardCounts));
             try (ResultSet rs = ps.executeQuery()) {
-                if (rs.next()) {
-                    return rs.getLong(1);
+                rs.next();
+                long entryId = rs.getLong("entry_id");
+                if (rs.wasNull()) {
+                    throw duplicate(c, request);
                 }
+                Array refused = rs.getArray("refused");
+                if (refused != null) {
+                    long accountId = ((Number) ((Object[]) refused.getArray())[0]).longValue();
+                    throw floorCrossed(c, touched.get(accountId), changes.get(accountId));
+                }
+                return entryId;
             }
         }
-        throw duplicate(c, request);
+    }
+
+    private static long[] keys(Map<Long, Money> changes) {
+        return changes.keySet().stream().mapToLong(Long::longValue).toArray();
+    }
+
+    private static long[] minorUnits(Map<Long, Money> changes) {
+        return changes.values().stream().mapToLong(Money::minorUnits).toArray();
+    }
+
+    private static RuntimeException floorCrossed(Connection c, Account account, Money change) throws SQLException {
+        Long floor = account.floorMinorUnits();
+        if (floor == null) {
+            return new LedgerStorageException("the balance row of account " + account.id() + " is missing", null, null);
+        }
+        List<Long> balance = LedgerReader.longs(c, LedgerSql.SHARD_BALANCE, account.id(), 0);
+        return new BalanceFloorException(account.id(), Money.of(floor, account.currency()),
+                Money.of(balance.isEmpty() ? 0 : balance.get(0), account.currency()), change);
     }
 
     /** Explains a unique conflict: which existing entry holds the reference or the reversal. */
@@ -158,69 +196,6 @@ public final class EntryWriter {
 
     private static Optional<Long> firstId(Connection c, String sql, Object key) throws SQLException {
         return LedgerReader.longs(c, sql, key).stream().findFirst();
-    }
-
-    /**
-     * Applies the entry's balance changes. Unsharded accounts first: their rows are locked in ascending
-     * account id order in one statement, and floors are checked under those locks. Sharded accounts last,
-     * in ascending id order: each takes the first shard no other transaction holds, starting at
-     * {@code entry id mod shards} ({@code SKIP LOCKED}), and waits only when every shard is held. A
-     * transaction waiting for a shard holds no shard of that account or of a later one, and a
-     * transaction holding a shard waits for nothing but later shards, so no cycle of waits can form.
-     */
-    private static void applyBalances(Connection c, long entryId, List<PostingRequest> lines, Map<Long, Account> touched)
-            throws SQLException {
-        TreeMap<Long, Money> changes = new TreeMap<>();
-        for (PostingRequest p : lines) {
-            Account account = touched.get(p.accountId());
-            Money change = Money.of(account.signedChange(p.side(), p.amount().minorUnits()), account.currency());
-            changes.merge(account.id(), change, Money::plus);
-        }
-        changes.values().removeIf(Money::isZero);
-        Map<Long, Money> single = new TreeMap<>();
-        Map<Long, Money> sharded = new TreeMap<>();
-        changes.forEach((id, change) -> (touched.get(id).isSharded() ? sharded : single).put(id, change));
-        if (!single.isEmpty()) {
-            applyToSingleRows(c, single, touched);
-        }
-        for (Map.Entry<Long, Money> change : sharded.entrySet()) {
-            applyToAShard(c, entryId, touched.get(change.getKey()), change.getValue());
-        }
-    }
-
-    private static void applyToSingleRows(Connection c, Map<Long, Money> changes, Map<Long, Account> touched)
-            throws SQLException {
-        long[] accountIds = changes.keySet().stream().mapToLong(Long::longValue).toArray();
-        long[] amounts = changes.values().stream().mapToLong(Money::minorUnits).toArray();
-        Set<Long> applied = new HashSet<>(LedgerReader.longs(c, LedgerSql.APPLY_BALANCES,
-                Jdbc.bigints(c, accountIds), Jdbc.bigints(c, amounts)));
-        if (applied.size() == changes.size()) {
-            return;
-        }
-        for (Map.Entry<Long, Money> change : changes.entrySet()) {
-            if (applied.contains(change.getKey())) {
-                continue;
-            }
-            Account account = touched.get(change.getKey());
-            Long floor = account.floorMinorUnits();
-            if (floor == null || !change.getValue().isNegative()) {
-                throw new LedgerStorageException("the balance row of account " + account.id() + " is missing", null, null);
-            }
-            List<Long> balance = LedgerReader.longs(c, LedgerSql.SHARD_BALANCE, account.id(), 0);
-            throw new BalanceFloorException(account.id(), Money.of(floor, account.currency()),
-                    Money.of(balance.isEmpty() ? 0 : balance.get(0), account.currency()), change.getValue());
-        }
-    }
-
-    private static void applyToAShard(Connection c, long entryId, Account account, Money change) throws SQLException {
-        int shards = account.shards();
-        int preferred = (int) Math.floorMod(entryId, (long) shards);
-        List<Long> free = LedgerReader.longs(c, LedgerSql.APPLY_TO_FREE_SHARD,
-                account.id(), shards - preferred, shards, change.minorUnits());
-        if (free.isEmpty() && LedgerReader.longs(c, LedgerSql.APPLY_TO_SHARD,
-                change.minorUnits(), account.id(), preferred).isEmpty()) {
-            throw new LedgerStorageException("the balance rows of account " + account.id() + " are missing", null, null);
-        }
     }
 
     private static void requireEntry(Connection c, long entryId) throws SQLException {

@@ -137,14 +137,6 @@ public final class Jdbc {
         return c.createArrayOf("int4", boxed);
     }
 
-    static Array smallints(Connection c, int[] values) throws SQLException {
-        Short[] boxed = new Short[values.length];
-        for (int i = 0; i < values.length; i++) {
-            boxed[i] = (short) values[i];
-        }
-        return c.createArrayOf("int2", boxed);
-    }
-
     static Array texts(Connection c, String[] values) throws SQLException {
         return c.createArrayOf("text", values);
     }

@@ -38,22 +38,16 @@ final class LedgerSql {
             """;
 
     /**
-     * Inserts an entry and all its postings in one statement. Any unique conflict (external reference,
-     * second reversal) inserts nothing and returns no row, leaving the transaction usable.
+     * Writes an entry, its postings and its balance changes in one round trip (the function
+     * {@code ledger_post_entry} of the migration documents the order of its locks). Returns entry_id
+     * NULL on a unique conflict, and the unsharded accounts whose floor refused the change.
      */
-    static final String INSERT_ENTRY = """
-            WITH entry AS (
-                INSERT INTO ledger_entry (kind, original_id, external_ref, description, posted_at)
-                VALUES (?, ?, ?, ?, ?)
-                ON CONFLICT DO NOTHING
-                RETURNING id, posted_at
-            ), postings AS (
-                INSERT INTO ledger_posting (entry_id, line, account_id, currency, side, amount, posted_at)
-                SELECT entry.id, line.line, line.account_id, line.currency, line.side, line.amount, entry.posted_at
-                FROM entry, unnest(?::smallint[], ?::bigint[], ?::text[], ?::text[], ?::bigint[])
-                    AS line (line, account_id, currency, side, amount)
-            )
-            SELECT id FROM entry
+    static final String POST_ENTRY = """
+            SELECT entry_id, refused
+            FROM ledger_post_entry(?, ?, ?, ?, ?,
+                                   ?::bigint[], ?::text[], ?::text[], ?::bigint[],
+                                   ?::bigint[], ?::bigint[],
+                                   ?::bigint[], ?::bigint[], ?::integer[])
             """;
 
     static final String ENTRY_ID_BY_EXTERNAL_REF = """
@@ -62,56 +56,6 @@ final class LedgerSql {
 
     static final String REVERSAL_OF = """
             SELECT id FROM ledger_entry WHERE original_id = ? AND kind = 'reversal'
-            """;
-
-    /**
-     * Locks the balance rows of unsharded accounts in ascending account id order (LockRows runs above
-     * the sort), then applies the changes. A row whose floor would be crossed is locked but not updated
-     * and not returned: the caller sees which one is missing.
-     */
-    static final String APPLY_BALANCES = """
-            WITH change AS (
-                SELECT * FROM unnest(?::bigint[], ?::bigint[]) AS c (account_id, amount)
-            ), locked AS MATERIALIZED (
-                SELECT b.account_id
-                FROM ledger_balance b
-                JOIN change c ON c.account_id = b.account_id AND b.shard = 0
-                ORDER BY b.account_id
-                FOR UPDATE OF b
-            )
-            UPDATE ledger_balance b
-            SET balance = b.balance + c.amount
-            FROM locked l
-            JOIN change c ON c.account_id = l.account_id
-            WHERE b.account_id = l.account_id AND b.shard = 0
-              AND (b.floor_minor IS NULL OR c.amount >= 0 OR b.balance + c.amount >= b.floor_minor)
-            RETURNING b.account_id
-            """;
-
-    /**
-     * Applies a change to the first shard of a sharded account that no other transaction holds, in the
-     * order preferred, preferred + 1, ... (parameters: account, shards - preferred, shards, amount).
-     * Returns nothing when every shard is held.
-     */
-    static final String APPLY_TO_FREE_SHARD = """
-            WITH free AS (
-                SELECT account_id, shard
-                FROM ledger_balance
-                WHERE account_id = ?
-                ORDER BY (shard + ?) % ?
-                LIMIT 1
-                FOR UPDATE SKIP LOCKED
-            )
-            UPDATE ledger_balance b
-            SET balance = b.balance + ?
-            FROM free
-            WHERE b.account_id = free.account_id AND b.shard = free.shard
-            RETURNING b.shard
-            """;
-
-    /** Applies a change to one shard, waiting for its lock. */
-    static final String APPLY_TO_SHARD = """
-            UPDATE ledger_balance SET balance = balance + ? WHERE account_id = ? AND shard = ? RETURNING shard
             """;
 
     static final String SHARD_BALANCE = """
