@@ -12,6 +12,8 @@ import dev.exactly.idempotency.StoreUnavailableException;
 import dev.exactly.idempotency.StoredResponse;
 import dev.exactly.idempotency.memory.InMemoryIdempotencyStore;
 import dev.exactly.idempotency.postgres.PostgresIdempotencyStore;
+import dev.exactly.idempotency.redis.RedisIdempotencyStore;
+import dev.exactly.idempotency.redis.RedisStoreConfig;
 import dev.exactly.idempotency.spi.IdempotencyStore;
 import dev.exactly.testing.TestRedis;
 import java.net.http.HttpResponse;
@@ -47,6 +49,9 @@ class StoreFailureHttpTest {
                         throw new IllegalStateException("driver bug");
                     }
                 }),
+                new Broken("redis on a closed port", () -> RedisIdempotencyStore.create(
+                        "redis://127.0.0.1:" + TestRedis.freePort(),
+                        RedisStoreConfig.custom().connectTimeout(Duration.ofMillis(500)).commandTimeout(Duration.ofMillis(500)).build())),
                 new Broken("postgres on a closed port", () -> {
                     PGSimpleDataSource ds = new PGSimpleDataSource();
                     ds.setUrl("jdbc:postgresql://127.0.0.1:" + TestRedis.freePort() + "/test?user=postgres");

@@ -4,9 +4,13 @@ import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.exactly.idempotency.memory.InMemoryIdempotencyStore;
 import dev.exactly.idempotency.postgres.PostgresIdempotencyStore;
+import dev.exactly.idempotency.redis.RedisIdempotencyStore;
+import dev.exactly.idempotency.redis.RedisStoreConfig;
 import dev.exactly.idempotency.spi.IdempotencyStore;
 import dev.exactly.testing.TestPostgres;
+import dev.exactly.testing.TestRedis;
 import java.util.List;
+import java.util.UUID;
 import java.util.function.Supplier;
 
 /** A store the HTTP suite runs against, with whatever it needs closed afterwards. */
@@ -25,11 +29,21 @@ record StoreFixture(String name, Supplier<Opened> opener) {
     }
 
     static List<StoreFixture> all() {
-        return List.of(memory(), postgres());
+        return List.of(memory(), redis(), postgres());
     }
 
     static StoreFixture memory() {
         return new StoreFixture("memory", () -> new Opened(InMemoryIdempotencyStore.create(), () -> {}));
+    }
+
+    static StoreFixture redis() {
+        return new StoreFixture("redis", () -> {
+            // a prefix of its own, so that runs never see each other's keys
+            RedisStoreConfig config = RedisStoreConfig.custom()
+                    .keyPrefix("exactly:servlet-test:" + UUID.randomUUID() + ":")
+                    .build();
+            return new Opened(RedisIdempotencyStore.create(TestRedis.uri(), config), () -> {});
+        });
     }
 
     static StoreFixture postgres() {
