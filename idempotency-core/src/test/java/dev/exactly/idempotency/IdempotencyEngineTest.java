@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.exactly.idempotency.memory.InMemoryIdempotencyStore;
-import dev.exactly.idempotency.spi.ChangeSubscription;
+import dev.exactly.idempotency.spi.ForwardingIdempotencyStore;
 import dev.exactly.idempotency.spi.IdempotencyStore;
 import java.io.IOException;
 import java.time.Duration;
@@ -159,12 +159,11 @@ class IdempotencyEngineTest {
     }
 
     /** Delegates to a real store, and throws on demand. */
-    static final class FlakyStore implements IdempotencyStore {
-        private final IdempotencyStore delegate;
+    static final class FlakyStore extends ForwardingIdempotencyStore {
         volatile RuntimeException failing;
 
         FlakyStore(IdempotencyStore delegate) {
-            this.delegate = delegate;
+            super(delegate);
         }
 
         private void maybeFail() {
@@ -176,36 +175,31 @@ class IdempotencyEngineTest {
         @Override
         public ClaimOutcome claim(ScopeKey key, Fingerprint fingerprint, Duration lease, Duration retention) {
             maybeFail();
-            return delegate.claim(key, fingerprint, lease, retention);
+            return super.claim(key, fingerprint, lease, retention);
         }
 
         @Override
         public boolean complete(ScopeKey key, OwnerToken owner, RecordStatus outcome, StoredResponse response) {
             maybeFail();
-            return delegate.complete(key, owner, outcome, response);
+            return super.complete(key, owner, outcome, response);
         }
 
         @Override
         public boolean release(ScopeKey key, OwnerToken owner) {
             maybeFail();
-            return delegate.release(key, owner);
+            return super.release(key, owner);
         }
 
         @Override
         public boolean renew(ScopeKey key, OwnerToken owner, Duration lease) {
             maybeFail();
-            return delegate.renew(key, owner, lease);
+            return super.renew(key, owner, lease);
         }
 
         @Override
         public Optional<IdempotencyRecord> find(ScopeKey key) {
             maybeFail();
-            return delegate.find(key);
-        }
-
-        @Override
-        public ChangeSubscription subscribe(ScopeKey key) {
-            return delegate.subscribe(key);
+            return super.find(key);
         }
     }
 

@@ -26,6 +26,7 @@ import dev.exactly.idempotency.ScopeKey;
 import dev.exactly.idempotency.StoredResponse;
 import dev.exactly.idempotency.redis.internal.LuaScript;
 import dev.exactly.idempotency.spi.ChangeSubscription;
+import dev.exactly.idempotency.spi.ForwardingIdempotencyStore;
 import dev.exactly.idempotency.spi.IdempotencyStore;
 import io.lettuce.core.KillArgs;
 import io.lettuce.core.api.sync.RedisCommands;
@@ -528,37 +529,19 @@ abstract class AbstractRedisStoreTest {
      * Delegates to a store, and around the waiter's {@code await}: counts down {@code parked} on entry
      * and records whether a signal (rather than the timeout) ended it.
      */
-    private record ObservedStore(IdempotencyStore delegate, CountDownLatch parked, AtomicBoolean pushed)
-            implements IdempotencyStore {
+    private static final class ObservedStore extends ForwardingIdempotencyStore {
+        private final CountDownLatch parked;
+        private final AtomicBoolean pushed;
 
-        @Override
-        public ClaimOutcome claim(ScopeKey key, Fingerprint fingerprint, Duration lease, Duration retention) {
-            return delegate.claim(key, fingerprint, lease, retention);
-        }
-
-        @Override
-        public boolean complete(ScopeKey key, OwnerToken owner, RecordStatus outcome, StoredResponse response) {
-            return delegate.complete(key, owner, outcome, response);
-        }
-
-        @Override
-        public boolean release(ScopeKey key, OwnerToken owner) {
-            return delegate.release(key, owner);
-        }
-
-        @Override
-        public boolean renew(ScopeKey key, OwnerToken owner, Duration lease) {
-            return delegate.renew(key, owner, lease);
-        }
-
-        @Override
-        public Optional<IdempotencyRecord> find(ScopeKey key) {
-            return delegate.find(key);
+        ObservedStore(IdempotencyStore delegate, CountDownLatch parked, AtomicBoolean pushed) {
+            super(delegate);
+            this.parked = parked;
+            this.pushed = pushed;
         }
 
         @Override
         public ChangeSubscription subscribe(ScopeKey key) {
-            ChangeSubscription subscription = delegate.subscribe(key);
+            ChangeSubscription subscription = delegate().subscribe(key);
             return new ChangeSubscription() {
                 @Override
                 public boolean await(Duration timeout) throws InterruptedException {

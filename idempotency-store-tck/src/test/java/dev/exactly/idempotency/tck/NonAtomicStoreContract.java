@@ -4,11 +4,9 @@ import dev.exactly.idempotency.ClaimOutcome;
 import dev.exactly.idempotency.Fingerprint;
 import dev.exactly.idempotency.IdempotencyRecord;
 import dev.exactly.idempotency.OwnerToken;
-import dev.exactly.idempotency.RecordStatus;
 import dev.exactly.idempotency.ScopeKey;
-import dev.exactly.idempotency.StoredResponse;
 import dev.exactly.idempotency.memory.InMemoryIdempotencyStore;
-import dev.exactly.idempotency.spi.ChangeSubscription;
+import dev.exactly.idempotency.spi.ForwardingIdempotencyStore;
 import dev.exactly.idempotency.spi.IdempotencyStore;
 import java.time.Duration;
 import java.util.Optional;
@@ -26,49 +24,23 @@ class NonAtomicStoreContract extends IdempotencyStoreContract {
     }
 
     /** Delegates everything but claim, which it splits into a find and a separate claim. */
-    static final class NonAtomicStore implements IdempotencyStore {
-        private final InMemoryIdempotencyStore delegate;
+    static final class NonAtomicStore extends ForwardingIdempotencyStore {
 
         NonAtomicStore(InMemoryIdempotencyStore delegate) {
-            this.delegate = delegate;
+            super(delegate);
         }
 
         @Override
         public ClaimOutcome claim(ScopeKey key, Fingerprint fingerprint, Duration lease, Duration retention) {
-            Optional<IdempotencyRecord> existing = delegate.find(key);
+            Optional<IdempotencyRecord> existing = delegate().find(key);
             if (existing.isPresent()) {
                 IdempotencyRecord record = existing.get();
                 return record.status().isFinished() ? new ClaimOutcome.Finished(record) : new ClaimOutcome.InFlight(record);
             }
             Thread.yield(); // the window between the read and the write
             // "create": overwrite whatever is there now, as a find-then-create middleware does
-            delegate.release(key, delegate.find(key).map(IdempotencyRecord::owner).orElse(OwnerToken.random()));
-            return delegate.claim(key, fingerprint, lease, retention);
-        }
-
-        @Override
-        public boolean complete(ScopeKey key, OwnerToken owner, RecordStatus outcome, StoredResponse response) {
-            return delegate.complete(key, owner, outcome, response);
-        }
-
-        @Override
-        public boolean release(ScopeKey key, OwnerToken owner) {
-            return delegate.release(key, owner);
-        }
-
-        @Override
-        public boolean renew(ScopeKey key, OwnerToken owner, Duration lease) {
-            return delegate.renew(key, owner, lease);
-        }
-
-        @Override
-        public Optional<IdempotencyRecord> find(ScopeKey key) {
-            return delegate.find(key);
-        }
-
-        @Override
-        public ChangeSubscription subscribe(ScopeKey key) {
-            return delegate.subscribe(key);
+            delegate().release(key, delegate().find(key).map(IdempotencyRecord::owner).orElse(OwnerToken.random()));
+            return delegate().claim(key, fingerprint, lease, retention);
         }
     }
 }
