@@ -1,0 +1,197 @@
+package dev.exactly.payments;
+
+import dev.exactly.idempotency.servlet.Problem;
+import dev.exactly.idempotency.servlet.Problems;
+import java.net.URI;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The one factory of the service's problem documents (RFC 9457, {@code application/problem+json}). Types
+ * are stable URIs under {@link Problems#BASE}, shared with the idempotency filter's own problems, each with
+ * a Stripe-style {@code code}:
+ *
+ * <table>
+ *   <caption>Problem types of the payment API</caption>
+ *   <tr><th>slug</th><th>status</th><th>code</th><th>recorded (replayed)</th></tr>
+ *   <tr><td>validation-failed</td><td>422</td><td>validation_failed</td><td>no</td></tr>
+ *   <tr><td>card-declined</td><td>402</td><td>card_declined</td><td>yes</td></tr>
+ *   <tr><td>refund-exceeds-charge</td><td>422</td><td>refund_exceeds_charge</td><td>yes</td></tr>
+ *   <tr><td>charge-not-refundable</td><td>422</td><td>charge_not_refundable</td><td>yes</td></tr>
+ *   <tr><td>resource-missing</td><td>404</td><td>resource_missing</td><td>yes</td></tr>
+ *   <tr><td>charge-pending</td><td>409</td><td>charge_pending</td><td>no</td></tr>
+ *   <tr><td>payment-dead-lettered</td><td>409</td><td>payment_dead_lettered</td><td>no</td></tr>
+ *   <tr><td>processor-unavailable</td><td>503</td><td>processor_unavailable, processor_outcome_unknown</td><td>no</td></tr>
+ *   <tr><td>unauthorized</td><td>401</td><td>api_key_invalid</td><td>-</td></tr>
+ *   <tr><td>forbidden</td><td>403</td><td>operator_only, tenant_only</td><td>-</td></tr>
+ *   <tr><td>operator-conflict</td><td>409</td><td>operator_conflict</td><td>-</td></tr>
+ *   <tr><td>database-unavailable</td><td>503</td><td>database_unavailable</td><td>no</td></tr>
+ *   <tr><td>method-not-allowed, not-acceptable, unsupported-media-type</td><td>405, 406, 415</td><td>the slug with '_'</td><td>no</td></tr>
+ *   <tr><td>internal-error</td><td>500</td><td>internal_error</td><td>no</td></tr>
+ * </table>
+ * plus the idempotency problems of {@link Problems} (key missing, invalid, in use, reused, lease lost).
+ */
+public final class ApiProblems {
+    public static final String MEDIA_TYPE = Problem.MEDIA_TYPE;
+
+    public static final URI CARD_DECLINED = type("card-declined");
+    public static final URI REFUND_EXCEEDS_CHARGE = type("refund-exceeds-charge");
+    public static final URI CHARGE_NOT_REFUNDABLE = type("charge-not-refundable");
+    public static final URI RESOURCE_MISSING = type("resource-missing");
+    public static final URI CHARGE_PENDING = type("charge-pending");
+    public static final URI PAYMENT_DEAD_LETTERED = type("payment-dead-lettered");
+    public static final URI PROCESSOR_UNAVAILABLE = type("processor-unavailable");
+    public static final URI UNAUTHORIZED = type("unauthorized");
+    public static final URI FORBIDDEN = type("forbidden");
+    public static final URI DATABASE_UNAVAILABLE = type("database-unavailable");
+    public static final URI OPERATOR_CONFLICT = type("operator-conflict");
+    public static final URI INTERNAL_ERROR = type("internal-error");
+
+    private ApiProblems() {}
+
+    private static URI type(String slug) {
+        return Problems.BASE.resolve(slug);
+    }
+
+    /** The response for a problem document. */
+    public static ApiResponse response(Problem problem) {
+        return new ApiResponse(problem.status(), MEDIA_TYPE, null, problem.toJson(), false, true, null);
+    }
+
+    /** 422, not recorded: the client may fix the request and retry with the same key. */
+    public static ApiResponse validationFailed(String detail, List<Map<String, Object>> errors) {
+        return response(Problems.validationFailed(detail).with("errors", errors));
+    }
+
+    /** 402, recorded: the processor declined the charge. */
+    public static ApiResponse cardDeclined(String chargeId, String declineCode) {
+        return response(new Problem(CARD_DECLINED, "Card declined", 402,
+                "the processor declined the charge", "card_declined", Map.of())
+                .with("decline_code", declineCode)
+                .with("charge", chargeId));
+    }
+
+    /** 402, recorded: an operator resolved the charge as failed. */
+    public static ApiResponse chargeFailed(String chargeId, String reason) {
+        return response(new Problem(CARD_DECLINED, "Card declined", 402,
+                "the charge failed: " + reason, "card_declined", Map.of())
+                .with("decline_code", "processing_error")
+                .with("charge", chargeId));
+    }
+
+    /** 422, recorded: the refunds would exceed the charge. */
+    public static ApiResponse refundExceedsCharge(String chargeId, long requested, long refundable) {
+        return response(new Problem(REFUND_EXCEEDS_CHARGE, "Refund exceeds charge", 422,
+                "the refund of " + requested + " exceeds the " + refundable + " left to refund on the charge",
+                "refund_exceeds_charge", Map.of())
+                .with("charge", chargeId)
+                .with("refundable", refundable));
+    }
+
+    /** 422, recorded: the charge did not succeed, so there is nothing to refund. */
+    public static ApiResponse chargeNotRefundable(String chargeId, String status) {
+        return response(new Problem(CHARGE_NOT_REFUNDABLE, "Charge not refundable", 422,
+                "the charge is " + status + "; only succeeded charges can be refunded", "charge_not_refundable", Map.of())
+                .with("charge", chargeId));
+    }
+
+    /** 404. */
+    public static ApiResponse notFound(String what) {
+        return response(new Problem(RESOURCE_MISSING, "Resource missing", 404, "no such " + what, "resource_missing",
+                Map.of()));
+    }
+
+    /** 409, not recorded: the charge is still being processed. */
+    public static ApiResponse chargePending(String chargeId) {
+        return response(new Problem(CHARGE_PENDING, "Charge pending", 409,
+                "the charge is still being processed; retry later", "charge_pending", Map.of())
+                .with("charge", chargeId)).notRecordable().withRetryAfter(Duration.ofSeconds(1));
+    }
+
+    /** 409, not recorded: recovery gave up; an operator must resolve the charge. */
+    public static ApiResponse deadLettered(String chargeId) {
+        return response(new Problem(PAYMENT_DEAD_LETTERED, "Payment needs attention", 409,
+                "the processor's answer for this charge could not be obtained; an operator will resolve it",
+                "payment_dead_lettered", Map.of())
+                .with("charge", chargeId)).notRecordable();
+    }
+
+    /**
+     * 503, not recorded: the processor gave no answer. When the outcome is unknown the charge is left
+     * for recovery, which asks the processor under the same key; a retry with the same Idempotency-Key
+     * gets the charge once that is done, and never charges twice.
+     */
+    public static ApiResponse processorUnavailable(String chargeId, boolean outcomeUnknown, Duration retryAfter) {
+        return response(new Problem(PROCESSOR_UNAVAILABLE, "Processor unavailable", 503,
+                outcomeUnknown
+                        ? "the processor did not answer; the charge will be completed by recovery, retry with the same Idempotency-Key"
+                        : "the processor could not be reached; the charge will be retried, retry with the same Idempotency-Key",
+                outcomeUnknown ? "processor_outcome_unknown" : "processor_unavailable", Map.of())
+                .with("charge", chargeId)).notRecordable().withRetryAfter(retryAfter);
+    }
+
+    /** 409 + Retry-After, not recorded: the key is in flight. */
+    public static ApiResponse keyInUse(Duration retryAfter) {
+        return response(Problems.keyInUse(false)).notRecordable().withRetryAfter(retryAfter);
+    }
+
+    /** 422, not recorded by the hot tier (its record must keep the original fingerprint's answer). */
+    public static ApiResponse keyReused() {
+        return response(Problems.keyReused()).notRecordable();
+    }
+
+    /** 409, not recorded: this owner lost its lease; another finished or will finish the request. */
+    public static ApiResponse leaseLost() {
+        return response(Problems.leaseLost()).notRecordable().withRetryAfter(Duration.ofSeconds(1));
+    }
+
+    /** 409: an operator action that does not fit the charge's state. */
+    public static ApiResponse operatorConflict(String detail) {
+        return response(new Problem(OPERATOR_CONFLICT, "Operator action refused", 409, detail, "operator_conflict",
+                Map.of())).notRecordable();
+    }
+
+    /** 401. */
+    public static ApiResponse unauthorized(String detail) {
+        return response(new Problem(UNAUTHORIZED, "Unauthorized", 401, detail, "api_key_invalid", Map.of()));
+    }
+
+    /** 403. */
+    public static ApiResponse forbidden(String detail, String code) {
+        return response(new Problem(FORBIDDEN, "Forbidden", 403, detail, code, Map.of()));
+    }
+
+    /** 503, not recorded. */
+    public static ApiResponse databaseUnavailable() {
+        return response(new Problem(DATABASE_UNAVAILABLE, "Database unavailable", 503,
+                "the database could not complete the request; nothing was changed, retry later",
+                "database_unavailable", Map.of())).notRecordable().withRetryAfter(Duration.ofSeconds(1));
+    }
+
+    /** 500, not recorded. */
+    public static ApiResponse internalError() {
+        return response(new Problem(INTERNAL_ERROR, "Internal error", 500,
+                "an unexpected error occurred", "internal_error", Map.of())).notRecordable();
+    }
+
+    /** A protocol error (405, 406, 415): type {@code method-not-allowed}, {@code not-acceptable}, ... */
+    public static ApiResponse forStatus(int status, @Nullable String detail) {
+        String slug = switch (status) {
+            case 405 -> "method-not-allowed";
+            case 406 -> "not-acceptable";
+            case 415 -> "unsupported-media-type";
+            default -> "http-" + status;
+        };
+        Problem bare = Problems.forStatus(status, detail);
+        return response(new Problem(type(slug), bare.title(), status, detail, slug.replace('-', '_'), Map.of()))
+                .notRecordable();
+    }
+
+    /** A problem of the idempotency layer. */
+    public static ApiResponse idempotency(Problem problem, @Nullable Duration retryAfter) {
+        ApiResponse response = response(problem).notRecordable();
+        return retryAfter == null ? response : response.withRetryAfter(retryAfter);
+    }
+}

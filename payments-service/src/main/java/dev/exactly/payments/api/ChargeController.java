@@ -1,0 +1,76 @@
+package dev.exactly.payments.api;
+
+import dev.exactly.payments.ApiProblems;
+import dev.exactly.payments.ApiResponse;
+import dev.exactly.payments.charge.ChargeOperations;
+import dev.exactly.payments.charge.ChargePipeline;
+import dev.exactly.payments.charge.ChargeRequest;
+import dev.exactly.payments.charge.ChargeRow;
+import dev.exactly.payments.charge.ChargeViews;
+import dev.exactly.payments.charge.CrashPoint;
+import dev.exactly.payments.config.PaymentsProperties;
+import jakarta.servlet.http.HttpServletRequest;
+import java.util.List;
+import org.jspecify.annotations.Nullable;
+import org.springframework.http.ResponseEntity;
+import org.springframework.web.bind.annotation.GetMapping;
+import org.springframework.web.bind.annotation.PathVariable;
+import org.springframework.web.bind.annotation.PostMapping;
+import org.springframework.web.bind.annotation.RequestParam;
+import org.springframework.web.bind.annotation.RestController;
+
+/** {@code /v1/charges}: create (idempotent, behind both tiers), read, list by customer. */
+@RestController
+public class ChargeController {
+    private final ChargePipeline pipeline;
+    private final ChargeOperations operations;
+    private final boolean testHooks;
+
+    public ChargeController(ChargePipeline pipeline, ChargeOperations operations, PaymentsProperties properties) {
+        this.pipeline = pipeline;
+        this.operations = operations;
+        this.testHooks = properties.testHooks();
+    }
+
+    @PostMapping("/v1/charges")
+    public ResponseEntity<byte[]> create(HttpServletRequest request) {
+        String tenant = Caller.of(request).requireTenant();
+        CrashPoint crash = null;
+        String hook = request.getHeader(CrashPoint.HEADER);
+        if (testHooks && hook != null) {
+            crash = CrashPoint.parse(hook).orElse(null);
+        }
+        ApiResponse answer = pipeline.create(tenant, Http.key(request), Http.body(request),
+                request.getContentType(), crash);
+        return Http.entity(answer, request);
+    }
+
+    @GetMapping("/v1/charges/{id}")
+    public ResponseEntity<byte[]> get(@PathVariable String id, HttpServletRequest request) {
+        String tenant = Caller.of(request).requireTenant();
+        ApiResponse answer = operations.find(tenant, id)
+                .map(row -> ApiResponse.json(200, ChargeViews.chargeBytes(row)))
+                .orElseGet(() -> ApiProblems.notFound("charge"));
+        return Http.entity(answer, request);
+    }
+
+    @GetMapping("/v1/charges")
+    public ResponseEntity<byte[]> list(
+            @RequestParam(required = false) @Nullable String customer,
+            @RequestParam(required = false) @Nullable String limit,
+            @RequestParam(name = "starting_after", required = false) @Nullable String startingAfter,
+            HttpServletRequest request) {
+        String tenant = Caller.of(request).requireTenant();
+        if (customer == null || !ChargeRequest.ID.matcher(customer).matches()) {
+            throw Http.invalidParam("customer", "is required: 1-64 letters, digits, '_' or '-'");
+        }
+        if (startingAfter != null && !ChargeRequest.ID.matcher(startingAfter).matches()) {
+            throw Http.invalidParam("starting_after", "must be a charge id");
+        }
+        int pageSize = Http.intParam(limit, "limit", 10, 1, 100);
+        List<ChargeRow> rows = operations.byCustomer(tenant, customer, startingAfter, pageSize + 1);
+        boolean more = rows.size() > pageSize;
+        byte[] body = ChargeViews.list(more ? rows.subList(0, pageSize) : rows, more, "/v1/charges");
+        return Http.entity(ApiResponse.json(200, body), request);
+    }
+}

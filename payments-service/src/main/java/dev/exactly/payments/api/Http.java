@@ -1,0 +1,112 @@
+package dev.exactly.payments.api;
+
+import dev.exactly.idempotency.IdempotencyKey;
+import dev.exactly.idempotency.servlet.IdempotencyFilter;
+import dev.exactly.payments.ApiException;
+import dev.exactly.payments.ApiProblems;
+import dev.exactly.payments.ApiResponse;
+import jakarta.servlet.http.HttpServletRequest;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
+import org.jspecify.annotations.Nullable;
+import org.springframework.http.HttpHeaders;
+import org.springframework.http.MediaType;
+import org.springframework.http.ResponseEntity;
+
+/** Turning {@link ApiResponse}s into HTTP, and reading the idempotency key and query parameters. */
+final class Http {
+    private Http() {}
+
+    /**
+     * The response entity of an answer: its exact bytes, its media type, {@code Location},
+     * {@code Retry-After}, the replay markers; an answer that is not an outcome is marked so that the hot
+     * tier does not record it.
+     */
+    static ResponseEntity<byte[]> entity(ApiResponse answer, HttpServletRequest request) {
+        if (!answer.recordable()) {
+            request.setAttribute(IdempotencyFilter.DO_NOT_RECORD, Boolean.TRUE);
+        }
+        HttpHeaders headers = new HttpHeaders();
+        headers.setContentType(MediaType.parseMediaType(answer.contentType()));
+        if (answer.location() != null) {
+            headers.set(HttpHeaders.LOCATION, answer.location());
+        }
+        Duration retryAfter = answer.retryAfter();
+        if (retryAfter != null) {
+            headers.set(HttpHeaders.RETRY_AFTER, Long.toString(Math.max(1, (retryAfter.toMillis() + 999) / 1000)));
+        }
+        if (answer.replayed()) {
+            headers.set(IdempotencyFilter.REPLAYED_HEADER, "true");
+            headers.set(IdempotencyFilter.LEGACY_REPLAYED_HEADER, "true");
+        }
+        return ResponseEntity.status(answer.status()).headers(headers).body(answer.body());
+    }
+
+    /** The longest request body read: the idempotency fingerprint's limit. */
+    static final int MAX_BODY_BYTES = dev.exactly.idempotency.Fingerprinter.DEFAULT_MAX_BODY_BYTES;
+
+    /**
+     * The raw request body, whatever its declared media type (so that {@code curl -d '{...}'}, which
+     * declares a form, is read as the JSON it is).
+     */
+    static byte[] body(HttpServletRequest request) {
+        try (java.io.InputStream in = request.getInputStream()) {
+            byte[] body = in.readNBytes(MAX_BODY_BYTES + 1);
+            if (body.length > MAX_BODY_BYTES) {
+                throw new ApiException(ApiProblems.idempotency(
+                        dev.exactly.idempotency.servlet.Problems.payloadTooLarge(MAX_BODY_BYTES), null));
+            }
+            return body;
+        } catch (java.io.IOException e) {
+            throw new ApiException(ApiProblems.validationFailed("the request body could not be read",
+                    List.of(Map.of("field", "", "code", "invalid_body", "message", "unreadable body"))));
+        }
+    }
+
+    /** The request's idempotency key (either header; both must agree). */
+    static IdempotencyKey key(HttpServletRequest request) {
+        List<String> values = new ArrayList<>(Collections.list(request.getHeaders(IdempotencyFilter.KEY_HEADER)));
+        values.addAll(Collections.list(request.getHeaders(IdempotencyFilter.KEY_ALIAS_HEADER)));
+        return IdempotencyKey.parse(values);
+    }
+
+    /** A bounded integer query parameter. */
+    static int intParam(@Nullable String value, String name, int fallback, int min, int max) {
+        if (value == null || value.isEmpty()) {
+            return fallback;
+        }
+        try {
+            int n = Integer.parseInt(value);
+            if (n >= min && n <= max) {
+                return n;
+            }
+        } catch (NumberFormatException ignored) {
+            // reported below
+        }
+        throw invalidParam(name, "must be an integer between " + min + " and " + max);
+    }
+
+    /** A non-negative long query parameter. */
+    static long longParam(@Nullable String value, String name) {
+        if (value == null || value.isEmpty()) {
+            return 0;
+        }
+        try {
+            long n = Long.parseLong(value);
+            if (n >= 0) {
+                return n;
+            }
+        } catch (NumberFormatException ignored) {
+            // reported below
+        }
+        throw invalidParam(name, "must be a non-negative integer");
+    }
+
+    static ApiException invalidParam(String name, String rule) {
+        return new ApiException(ApiProblems.validationFailed("invalid query parameter " + name,
+                List.of(Map.of("field", name, "code", "parameter_invalid", "message", name + " " + rule))));
+    }
+}

@@ -1,0 +1,39 @@
+package dev.exactly.payments.api;
+
+import dev.exactly.idempotency.IdempotencyKey;
+import dev.exactly.payments.ApiJson;
+import dev.exactly.payments.ApiProblems;
+import dev.exactly.payments.ApiResponse;
+import dev.exactly.payments.keys.KeyStatus;
+import jakarta.servlet.http.HttpServletRequest;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.springframework.http.ResponseEntity;
+import org.springframework.web.bind.annotation.GetMapping;
+import org.springframework.web.bind.annotation.PathVariable;
+import org.springframework.web.bind.annotation.RestController;
+
+/** {@code GET /v1/idempotency-keys/{key}}: the caller's own key only (the tenant is part of the scope). */
+@RestController
+public class KeyController {
+    private final KeyStatus keys;
+
+    public KeyController(KeyStatus keys) {
+        this.keys = keys;
+    }
+
+    @GetMapping("/v1/idempotency-keys/{key}")
+    public ResponseEntity<byte[]> get(@PathVariable String key, HttpServletRequest request) {
+        String tenant = Caller.of(request).requireTenant();
+        List<Map<String, Object>> found = keys.describe(tenant, IdempotencyKey.parse(key));
+        if (found.isEmpty()) {
+            return Http.entity(ApiProblems.notFound("idempotency key"), request);
+        }
+        Map<String, Object> json = new LinkedHashMap<>(found.getFirst());
+        if (found.size() > 1) {
+            json.put("other_routes", found.subList(1, found.size()));
+        }
+        return Http.entity(ApiResponse.json(200, ApiJson.write(json)), request);
+    }
+}

@@ -1,0 +1,66 @@
+package dev.exactly.payments.api;
+
+import dev.exactly.ledger.Currency;
+import dev.exactly.payments.ApiJson;
+import dev.exactly.payments.ApiProblems;
+import dev.exactly.payments.ApiResponse;
+import dev.exactly.payments.charge.ChargeOperations;
+import dev.exactly.payments.charge.ChargeRequest;
+import dev.exactly.payments.ledger.LedgerQueries;
+import jakarta.servlet.http.HttpServletRequest;
+import java.util.Locale;
+import org.jspecify.annotations.Nullable;
+import org.springframework.http.ResponseEntity;
+import org.springframework.web.bind.annotation.GetMapping;
+import org.springframework.web.bind.annotation.PathVariable;
+import org.springframework.web.bind.annotation.RequestParam;
+import org.springframework.web.bind.annotation.RestController;
+
+/** The tenant's balances, journal entries (paged) and trial balance. */
+@RestController
+public class LedgerController {
+    private final LedgerQueries ledger;
+    private final ChargeOperations charges;
+
+    public LedgerController(LedgerQueries ledger, ChargeOperations charges) {
+        this.ledger = ledger;
+        this.charges = charges;
+    }
+
+    @GetMapping("/v1/customers/{id}/balance")
+    public ResponseEntity<byte[]> balance(@PathVariable String id, HttpServletRequest request) {
+        String tenant = Caller.of(request).requireTenant();
+        if (!ChargeRequest.ID.matcher(id).matches()) {
+            return Http.entity(ApiProblems.notFound("customer"), request);
+        }
+        byte[] body = ApiJson.write(ledger.customerBalance(tenant, id, charges.customerCurrencies(tenant, id)));
+        return Http.entity(ApiResponse.json(200, body), request);
+    }
+
+    @GetMapping("/v1/ledger/entries")
+    public ResponseEntity<byte[]> entries(
+            @RequestParam(required = false) @Nullable String account,
+            @RequestParam(required = false) @Nullable String currency,
+            @RequestParam(required = false) @Nullable String after,
+            @RequestParam(required = false) @Nullable String limit,
+            HttpServletRequest request) {
+        String tenant = Caller.of(request).requireTenant();
+        String code = currency == null ? "usd" : currency.toLowerCase(Locale.ROOT);
+        if (!Currency.isKnown(code)) {
+            throw Http.invalidParam("currency", "must be an ISO 4217 code");
+        }
+        String name = account == null || account.isBlank() ? "clearing:" + code : account;
+        long afterId = Http.longParam(after, "after");
+        int pageSize = Http.intParam(limit, "limit", 50, 1, 500);
+        ApiResponse answer = ledger.entries(tenant, name, afterId, pageSize)
+                .map(json -> ApiResponse.json(200, ApiJson.write(json)))
+                .orElseGet(() -> ApiProblems.notFound("account (use clearing:<currency> or customer:<id>:<currency>)"));
+        return Http.entity(answer, request);
+    }
+
+    @GetMapping("/v1/ledger/trial-balance")
+    public ResponseEntity<byte[]> trialBalance(HttpServletRequest request) {
+        String tenant = Caller.of(request).requireTenant();
+        return Http.entity(ApiResponse.json(200, ApiJson.write(ledger.trialBalance(tenant))), request);
+    }
+}

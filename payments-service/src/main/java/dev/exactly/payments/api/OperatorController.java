@@ -1,0 +1,76 @@
+package dev.exactly.payments.api;
+
+import dev.exactly.payments.ApiJson;
+import dev.exactly.payments.ApiProblems;
+import dev.exactly.payments.ApiResponse;
+import dev.exactly.payments.charge.ChargeOperations;
+import dev.exactly.payments.charge.ChargeRequest;
+import jakarta.servlet.http.HttpServletRequest;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.regex.Pattern;
+import org.jspecify.annotations.Nullable;
+import org.springframework.http.ResponseEntity;
+import org.springframework.web.bind.annotation.GetMapping;
+import org.springframework.web.bind.annotation.PathVariable;
+import org.springframework.web.bind.annotation.PostMapping;
+import org.springframework.web.bind.annotation.RequestParam;
+import org.springframework.web.bind.annotation.RestController;
+
+/**
+ * The operator's view of requests recovery is working on ({@code stuck}) or gave up on
+ * ({@code dead_lettered}), and the two actions: retry now, or resolve by hand.
+ */
+@RestController
+public class OperatorController {
+    private static final Pattern OUTCOME = Pattern.compile("succeeded|failed");
+    private static final Pattern REASON = Pattern.compile("(?s).{1,500}");
+
+    private final ChargeOperations operations;
+
+    public OperatorController(ChargeOperations operations) {
+        this.operations = operations;
+    }
+
+    @GetMapping("/v1/operator/requests")
+    public ResponseEntity<byte[]> list(
+            @RequestParam(required = false) @Nullable String state,
+            @RequestParam(required = false) @Nullable String limit,
+            HttpServletRequest request) {
+        String s = state == null ? "dead_lettered" : state;
+        if (!s.equals("stuck") && !s.equals("dead_lettered")) {
+            throw Http.invalidParam("state", "must be stuck or dead_lettered");
+        }
+        List<Map<String, Object>> rows = operations.list(s, Http.intParam(limit, "limit", 50, 1, 500));
+        Map<String, Object> json = new LinkedHashMap<>();
+        json.put("object", "list");
+        json.put("state", s);
+        json.put("data", rows);
+        return Http.entity(ApiResponse.json(200, ApiJson.write(json)), request);
+    }
+
+    @PostMapping("/v1/operator/requests/{chargeId}/retry")
+    public ResponseEntity<byte[]> retry(@PathVariable String chargeId, HttpServletRequest request) {
+        if (!ChargeRequest.ID.matcher(chargeId).matches()) {
+            return Http.entity(ApiProblems.notFound("charge"), request);
+        }
+        return Http.entity(ApiResponse.json(200, operations.retry(chargeId)), request);
+    }
+
+    @PostMapping("/v1/operator/requests/{chargeId}/resolve")
+    public ResponseEntity<byte[]> resolve(@PathVariable String chargeId,
+            HttpServletRequest request) {
+        ApiJson.Fields f = ApiJson.Fields.of(Http.body(request));
+        f.onlyKnown(List.of("outcome", "reason"));
+        String outcome = f.requiredString("outcome", OUTCOME, "succeeded or failed");
+        String reason = f.requiredString("reason", REASON, "1-500 characters");
+        if (!f.valid()) {
+            return Http.entity(ApiProblems.validationFailed("the resolution is invalid", f.errors()), request);
+        }
+        if (!ChargeRequest.ID.matcher(chargeId).matches()) {
+            return Http.entity(ApiProblems.notFound("charge"), request);
+        }
+        return Http.entity(ApiResponse.json(200, operations.resolve(chargeId, outcome.equals("succeeded"), reason)), request);
+    }
+}

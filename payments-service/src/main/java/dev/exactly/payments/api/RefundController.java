@@ -1,0 +1,25 @@
+package dev.exactly.payments.api;
+
+import dev.exactly.payments.refund.RefundService;
+import jakarta.servlet.http.HttpServletRequest;
+import org.jspecify.annotations.Nullable;
+import org.springframework.http.ResponseEntity;
+import org.springframework.web.bind.annotation.PostMapping;
+import org.springframework.web.bind.annotation.RestController;
+
+/** {@code POST /v1/refunds}: idempotent, never more than the charge in total. */
+@RestController
+public class RefundController {
+    private final RefundService refunds;
+
+    public RefundController(RefundService refunds) {
+        this.refunds = refunds;
+    }
+
+    @PostMapping("/v1/refunds")
+    public ResponseEntity<byte[]> create(HttpServletRequest request) {
+        String tenant = Caller.of(request).requireTenant();
+        return Http.entity(refunds.create(tenant, Http.key(request), Http.body(request),
+                request.getContentType()), request);
+    }
+}

@@ -1,0 +1,283 @@
+package dev.exactly.payments.charge;
+
+import dev.exactly.idempotency.ScopeKey;
+import dev.exactly.payments.ApiResponse;
+import dev.exactly.payments.db.Jdbc;
+import java.sql.Connection;
+import java.sql.Types;
+import java.time.Instant;
+import java.util.List;
+import java.util.Optional;
+import org.jspecify.annotations.Nullable;
+
+/** The SQL of {@code payments_charge}. Every statement runs on the caller's connection and transaction. */
+public final class ChargeRepository {
+
+    private static final String SELECT = "SELECT " + ChargeRow.COLUMNS + " FROM payments_charge c ";
+
+    private static final String INSERT = """
+            INSERT INTO payments_charge (
+                id, tenant, scope_key, fingerprint, customer, amount, currency, description, metadata,
+                status, recovery_point, downstream_key, processor_request, created_at, updated_at)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 'pending', 'charge_created', ?, ?, ?, ?)
+            """;
+
+    private static final String BY_SCOPE = SELECT + "WHERE c.scope_key = ?";
+    private static final String BY_ID = SELECT + "WHERE c.id = ?";
+    private static final String BY_ID_FOR_TENANT = SELECT + "WHERE c.id = ? AND c.tenant = ?";
+    private static final String LOCK = SELECT + "WHERE c.id = ? FOR UPDATE";
+    private static final String LOCK_FOR_TENANT = SELECT + "WHERE c.id = ? AND c.tenant = ? FOR UPDATE";
+
+    /** Newest first; keyset on (created_at, id). */
+    private static final String BY_CUSTOMER = SELECT + """
+            WHERE c.tenant = ? AND c.customer = ?
+            ORDER BY c.created_at DESC, c.id DESC
+            LIMIT ?""";
+    private static final String BY_CUSTOMER_AFTER = SELECT + """
+            WHERE c.tenant = ? AND c.customer = ?
+              AND (c.created_at, c.id) < (SELECT a.created_at, a.id FROM payments_charge a WHERE a.id = ? AND a.tenant = ?)
+            ORDER BY c.created_at DESC, c.id DESC
+            LIMIT ?""";
+
+    /** Phase 3: the final state and the recorded answer, only from an unfinished state. */
+    private static final String FINISH = """
+            UPDATE payments_charge
+            SET status = ?, recovery_point = 'finished', processor_charge_id = ?, failure_code = ?,
+                failure_message = ?, ledger_entry_id = ?, response_status = ?, response_type = ?,
+                response_body = ?, resolution = ?, updated_at = ?, finished_at = ?
+            WHERE id = ? AND status IN ('pending', 'dead_lettered')
+            """;
+
+    /** One more failed attempt; dead-lettered with a reason when the attempts are used up. */
+    private static final String RECORD_FAILURE = """
+            UPDATE payments_charge
+            SET attempts = ?, last_error = ?, recovery_point = ?, status = ?, dead_letter_reason = ?,
+                dead_lettered_at = CASE WHEN ? = 'dead_lettered' THEN ? ELSE NULL END, updated_at = ?
+            WHERE id = ? AND status = 'pending'
+            """;
+
+    /** An operator's retry of a dead-lettered charge: attempts start over. */
+    private static final String REOPEN = """
+            UPDATE payments_charge
+            SET status = 'pending', attempts = 0, dead_letter_reason = NULL, dead_lettered_at = NULL,
+                resolution = ?, updated_at = ?
+            WHERE id = ? AND status IN ('pending', 'dead_lettered')
+            """;
+
+    private static final String ADD_REFUND = """
+            UPDATE payments_charge
+            SET amount_refunded = amount_refunded + ?, updated_at = ?
+            WHERE id = ? AND status = 'succeeded' AND amount_refunded + ? <= amount
+            """;
+
+    /** Distinct currencies a customer was charged in, for the balance endpoint. */
+    private static final String CUSTOMER_CURRENCIES = """
+            SELECT DISTINCT currency FROM payments_charge
+            WHERE tenant = ? AND customer = ? AND status = 'succeeded'
+            ORDER BY currency
+            """;
+
+    /**
+     * The recovery worker's batch: pending charges whose durable record is processing with an expired
+     * lease. The records are locked with SKIP LOCKED, so concurrent workers (in this process or another)
+     * take disjoint batches; each record is then taken over by a claim in the same transaction.
+     */
+    private static final String EXPIRED_LEASES = """
+            SELECT c.id
+            FROM idempotency_records r
+            JOIN payments_charge c ON c.scope_key = r.scope_key
+            WHERE r.status = 'PROCESSING'
+              AND r.lease_expires_at <= statement_timestamp()
+              AND r.expires_at > statement_timestamp()
+              AND c.status = 'pending'
+            ORDER BY r.lease_expires_at
+            LIMIT ?
+            FOR UPDATE OF r SKIP LOCKED
+            """;
+
+    /** Pending charges whose durable record expired or was purged (the service was down for a long time). */
+    private static final String ORPHANS = """
+            SELECT c.id
+            FROM payments_charge c
+            WHERE c.status = 'pending'
+              AND NOT EXISTS (SELECT 1 FROM idempotency_records r
+                              WHERE r.scope_key = c.scope_key AND r.expires_at > statement_timestamp())
+            ORDER BY c.updated_at
+            LIMIT ?
+            FOR UPDATE OF c SKIP LOCKED
+            """;
+
+    /** Pending charges that recovery is working on or should pick up, with their lease. */
+    private static final String STUCK = "SELECT " + ChargeRow.COLUMNS + """
+            , r.lease_expires_at AS lease
+            FROM payments_charge c
+            LEFT JOIN idempotency_records r ON r.scope_key = c.scope_key AND r.expires_at > statement_timestamp()
+            WHERE c.status = 'pending'
+              AND (c.attempts > 0 OR r.scope_key IS NULL OR r.lease_expires_at <= statement_timestamp())
+            ORDER BY c.updated_at
+            LIMIT ?""";
+
+    private static final String DEAD_LETTERED = "SELECT " + ChargeRow.COLUMNS + """
+            , r.lease_expires_at AS lease
+            FROM payments_charge c
+            LEFT JOIN idempotency_records r ON r.scope_key = c.scope_key AND r.expires_at > statement_timestamp()
+            WHERE c.status = 'dead_lettered'
+            ORDER BY c.updated_at
+            LIMIT ?""";
+
+    /** A charge row with the lease of its durable record (for the operator listing). */
+    public record WithLease(ChargeRow charge, @Nullable Instant leaseExpiresAt) {}
+
+    public void insert(Connection c, ChargeRow row) {
+        Jdbc.update(c, INSERT, s -> {
+            s.setString(1, row.id());
+            s.setString(2, row.tenant());
+            s.setString(3, row.scopeKey().hash());
+            s.setString(4, row.fingerprint().encoded());
+            s.setString(5, row.customer());
+            s.setLong(6, row.amount());
+            s.setString(7, row.currency());
+            s.setString(8, row.description());
+            s.setString(9, row.metadata());
+            s.setString(10, row.downstreamKey());
+            s.setString(11, row.processorRequest());
+            s.setTimestamp(12, Jdbc.timestamp(row.createdAt()));
+            s.setTimestamp(13, Jdbc.timestamp(row.updatedAt()));
+        });
+    }
+
+    public Optional<ChargeRow> findByScope(Connection c, ScopeKey key) {
+        return Jdbc.queryOne(c, BY_SCOPE, s -> s.setString(1, key.hash()), ChargeRow::map);
+    }
+
+    public Optional<ChargeRow> find(Connection c, String id) {
+        return Jdbc.queryOne(c, BY_ID, s -> s.setString(1, id), ChargeRow::map);
+    }
+
+    public Optional<ChargeRow> findForTenant(Connection c, String id, String tenant) {
+        return Jdbc.queryOne(c, BY_ID_FOR_TENANT, s -> {
+            s.setString(1, id);
+            s.setString(2, tenant);
+        }, ChargeRow::map);
+    }
+
+    /** The row under a row lock until the transaction ends. */
+    public Optional<ChargeRow> lock(Connection c, String id) {
+        return Jdbc.queryOne(c, LOCK, s -> s.setString(1, id), ChargeRow::map);
+    }
+
+    /** The tenant's row under a row lock until the transaction ends. */
+    public Optional<ChargeRow> lockForTenant(Connection c, String id, String tenant) {
+        return Jdbc.queryOne(c, LOCK_FOR_TENANT, s -> {
+            s.setString(1, id);
+            s.setString(2, tenant);
+        }, ChargeRow::map);
+    }
+
+    public List<ChargeRow> byCustomer(Connection c, String tenant, String customer, @Nullable String startingAfter, int limit) {
+        if (startingAfter == null) {
+            return Jdbc.query(c, BY_CUSTOMER, s -> {
+                s.setString(1, tenant);
+                s.setString(2, customer);
+                s.setInt(3, limit);
+            }, ChargeRow::map);
+        }
+        return Jdbc.query(c, BY_CUSTOMER_AFTER, s -> {
+            s.setString(1, tenant);
+            s.setString(2, customer);
+            s.setString(3, startingAfter);
+            s.setString(4, tenant);
+            s.setInt(5, limit);
+        }, ChargeRow::map);
+    }
+
+    /**
+     * Records the final state and answer.
+     *
+     * @return whether the row was still unfinished
+     */
+    public boolean finish(Connection c, String id, ChargeStatus status, @Nullable String processorChargeId,
+            @Nullable String failureCode, @Nullable String failureMessage, @Nullable Long ledgerEntryId,
+            ApiResponse response, @Nullable String resolution, Instant now) {
+        return Jdbc.update(c, FINISH, s -> {
+            s.setString(1, status.db());
+            s.setString(2, processorChargeId);
+            s.setString(3, failureCode);
+            s.setString(4, failureMessage);
+            if (ledgerEntryId == null) {
+                s.setNull(5, Types.BIGINT);
+            } else {
+                s.setLong(5, ledgerEntryId);
+            }
+            s.setInt(6, response.status());
+            s.setString(7, response.contentType());
+            s.setBytes(8, response.body());
+            s.setString(9, resolution);
+            s.setTimestamp(10, Jdbc.timestamp(now));
+            s.setTimestamp(11, Jdbc.timestamp(now));
+            s.setString(12, id);
+        }) == 1;
+    }
+
+    public boolean recordFailure(Connection c, String id, int attempts, String error, RecoveryPoint point,
+            ChargeStatus status, @Nullable String deadLetterReason, Instant now) {
+        return Jdbc.update(c, RECORD_FAILURE, s -> {
+            s.setInt(1, attempts);
+            s.setString(2, error);
+            s.setString(3, point.db());
+            s.setString(4, status.db());
+            s.setString(5, deadLetterReason);
+            s.setString(6, status.db());
+            s.setTimestamp(7, Jdbc.timestamp(now));
+            s.setTimestamp(8, Jdbc.timestamp(now));
+            s.setString(9, id);
+        }) == 1;
+    }
+
+    public boolean reopen(Connection c, String id, String resolution, Instant now) {
+        return Jdbc.update(c, REOPEN, s -> {
+            s.setString(1, resolution);
+            s.setTimestamp(2, Jdbc.timestamp(now));
+            s.setString(3, id);
+        }) == 1;
+    }
+
+    /** Adds a refund to a succeeded charge if it fits; the caller holds the row lock. */
+    public boolean addRefund(Connection c, String id, long amount, Instant now) {
+        return Jdbc.update(c, ADD_REFUND, s -> {
+            s.setLong(1, amount);
+            s.setTimestamp(2, Jdbc.timestamp(now));
+            s.setString(3, id);
+            s.setLong(4, amount);
+        }) == 1;
+    }
+
+    public List<String> customerCurrencies(Connection c, String tenant, String customer) {
+        return Jdbc.query(c, CUSTOMER_CURRENCIES, s -> {
+            s.setString(1, tenant);
+            s.setString(2, customer);
+        }, rs -> rs.getString(1));
+    }
+
+    /** Locks (SKIP LOCKED) the durable records of up to {@code limit} charges whose lease expired. */
+    public List<String> lockExpiredLeases(Connection c, int limit) {
+        return Jdbc.query(c, EXPIRED_LEASES, s -> s.setInt(1, limit), rs -> rs.getString(1));
+    }
+
+    /** Locks (SKIP LOCKED) up to {@code limit} pending charges that have no live durable record. */
+    public List<String> lockOrphans(Connection c, int limit) {
+        return Jdbc.query(c, ORPHANS, s -> s.setInt(1, limit), rs -> rs.getString(1));
+    }
+
+    public List<WithLease> stuck(Connection c, int limit) {
+        return withLease(c, STUCK, limit);
+    }
+
+    public List<WithLease> deadLettered(Connection c, int limit) {
+        return withLease(c, DEAD_LETTERED, limit);
+    }
+
+    private static List<WithLease> withLease(Connection c, String sql, int limit) {
+        return Jdbc.query(c, sql, s -> s.setInt(1, limit), rs -> new WithLease(ChargeRow.map(rs), Jdbc.instant(rs, "lease")));
+    }
+}

@@ -1,0 +1,106 @@
+package dev.exactly.payments.charge;
+
+import dev.exactly.ledger.Currency;
+import dev.exactly.payments.ApiException;
+import dev.exactly.payments.ApiJson;
+import dev.exactly.payments.ApiProblems;
+import dev.exactly.psp.PspChargeRequest;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.regex.Pattern;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * A validated {@code POST /v1/charges} body:
+ * {@code {"amount":1999,"currency":"usd","customer":"cus_123","source":"tok_visa","description":"…","metadata":{…}}}.
+ *
+ * @param amount      minor units of the currency, positive
+ * @param currency    an ISO 4217 currency
+ * @param customer    the tenant's customer id
+ * @param source      the card token given to the processor ({@value #DEFAULT_SOURCE} when absent)
+ * @param description free text, or {@code null}
+ * @param metadata    the caller's string pairs
+ */
+public record ChargeRequest(
+        long amount,
+        Currency currency,
+        String customer,
+        String source,
+        @Nullable String description,
+        Map<String, String> metadata) {
+
+    /** The card token used when a request names none (the processor's test card). */
+    public static final String DEFAULT_SOURCE = "tok_visa";
+    /** Ids of customers and charges: safe inside ledger account codes and URLs. */
+    public static final Pattern ID = Pattern.compile("[A-Za-z0-9_-]{1,64}");
+
+    private static final Pattern CURRENCY = Pattern.compile("[A-Za-z]{3}");
+    private static final Pattern SOURCE = Pattern.compile("[\\x21-\\x7e]{1,255}");
+    private static final Pattern DESCRIPTION = Pattern.compile("(?s).{0,1000}");
+    private static final List<String> MEMBERS = List.of("amount", "currency", "customer", "source", "description", "metadata");
+
+    public ChargeRequest {
+        metadata = Map.copyOf(metadata);
+    }
+
+    /**
+     * Validates a body.
+     *
+     * @throws ApiException 422 {@code validation-failed} with one error per member
+     */
+    public static ChargeRequest parse(byte[] body) {
+        ApiJson.Fields f = ApiJson.Fields.of(body);
+        f.onlyKnown(MEMBERS);
+        long amount = f.requiredLong("amount", 1, PspChargeRequest.MAX_AMOUNT);
+        String currencyCode = f.requiredString("currency", CURRENCY, "a three-letter ISO 4217 code");
+        Currency currency = null;
+        if (!currencyCode.isEmpty()) {
+            if (Currency.isKnown(currencyCode)) {
+                currency = Currency.of(currencyCode);
+            } else {
+                f.error("currency", "parameter_invalid", "unknown currency '" + currencyCode + "'");
+            }
+        }
+        String customer = f.requiredString("customer", ID, "1-64 letters, digits, '_' or '-'");
+        String source = f.optionalString("source", SOURCE, "1-255 printable ASCII characters without spaces");
+        String description = f.optionalString("description", DESCRIPTION, "at most 1000 characters");
+        Map<String, String> metadata = f.optionalStringMap("metadata", 40, 40, 500);
+        if (!f.valid() || currency == null) {
+            throw new ApiException(ApiProblems.validationFailed("the charge request is invalid", f.errors()));
+        }
+        return new ChargeRequest(amount, currency, customer, source == null ? DEFAULT_SOURCE : source, description, metadata);
+    }
+
+    /** The lower-case currency code, as the API and the processor spell it. */
+    public String currencyCode() {
+        return currency.code().toLowerCase(Locale.ROOT);
+    }
+
+    /** The request for the processor, naming our charge in its metadata. */
+    public PspChargeRequest toProcessorRequest(String tenant, String chargeId) {
+        return new PspChargeRequest(amount, currencyCode(), source, description,
+                Map.of("exactly_charge", chargeId, "exactly_tenant", tenant));
+    }
+
+    /** The JSON persisted as the exact processor request, before it is sent. */
+    public static String processorRequestJson(PspChargeRequest request) {
+        Map<String, Object> json = new java.util.LinkedHashMap<>();
+        json.put("amount", request.amount());
+        json.put("currency", request.currency());
+        json.put("source", request.source());
+        json.put("description", request.description());
+        json.put("metadata", new java.util.TreeMap<>(request.metadata()));
+        return new String(ApiJson.write(json), java.nio.charset.StandardCharsets.UTF_8);
+    }
+
+    /** Reads a persisted processor request back, to send it again unchanged. */
+    public static PspChargeRequest processorRequest(String json) {
+        Map<String, Object> m = ApiJson.readMap(json);
+        @SuppressWarnings("unchecked")
+        Map<String, String> metadata = (Map<String, String>) m.get("metadata");
+        Object description = m.get("description");
+        return new PspChargeRequest(((Number) m.get("amount")).longValue(), (String) m.get("currency"),
+                (String) m.get("source"), description == null ? null : description.toString(), metadata);
+    }
+}

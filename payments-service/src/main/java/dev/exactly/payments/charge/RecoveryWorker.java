@@ -1,0 +1,175 @@
+package dev.exactly.payments.charge;
+
+import dev.exactly.idempotency.ClaimOutcome;
+import dev.exactly.idempotency.OwnerToken;
+import dev.exactly.payments.config.PaymentsProperties;
+import dev.exactly.payments.db.Jdbc;
+import dev.exactly.payments.keys.DurableTier;
+import java.sql.Connection;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.InstantSource;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.context.SmartLifecycle;
+
+/**
+ * Finishes charges whose owner went away. Each sweep, in one short transaction, locks the durable
+ * records of pending charges whose lease expired ({@code FOR UPDATE SKIP LOCKED}, so any number of
+ * workers, in this process or other instances, take disjoint batches) and takes each over with a claim,
+ * which gives the worker a fresh owner token. Then, outside any transaction, each charge goes through
+ * {@link ChargeExecutor#execute} as a resumed charge: ask the processor about the downstream key,
+ * re-send the persisted request only if it never arrived, finish the phase; a failed attempt is counted
+ * and the record is handed back after a backoff, and the charge is dead-lettered after the last attempt.
+ * Pending charges whose record expired altogether (a long outage) are swept the same way. Expired
+ * idempotency records are purged in bounded batches now and then.
+ */
+public final class RecoveryWorker implements SmartLifecycle {
+    private static final Logger log = LoggerFactory.getLogger(RecoveryWorker.class);
+    private static final int PURGE_BATCH = 1000;
+
+    private final Jdbc jdbc;
+    private final ChargeRepository charges;
+    private final DurableTier durable;
+    private final ChargeExecutor executor;
+    private final PaymentsProperties.Recovery settings;
+    private final InstantSource clock;
+    private final AtomicLong recovered = new AtomicLong();
+    private @Nullable ScheduledExecutorService scheduler;
+    private volatile Instant nextPurge = Instant.MIN;
+
+    public RecoveryWorker(Jdbc jdbc, ChargeRepository charges, DurableTier durable, ChargeExecutor executor,
+            PaymentsProperties.Recovery settings, InstantSource clock) {
+        this.jdbc = jdbc;
+        this.charges = charges;
+        this.durable = durable;
+        this.executor = executor;
+        this.settings = settings;
+        this.clock = clock;
+    }
+
+    /** A charge this worker took over. */
+    private record Owned(ChargeRow charge, OwnerToken owner) {}
+
+    /**
+     * One sweep: takes over up to a batch of abandoned charges and drives each to an answer (or to its
+     * next attempt, or to the dead letter).
+     *
+     * @return how many charges were taken over
+     */
+    public int runOnce() {
+        List<Owned> owned = new ArrayList<>(jdbc.inTransaction(c -> takeOver(c, charges.lockExpiredLeases(c, settings.batchSize()))));
+        if (owned.size() < settings.batchSize()) {
+            owned.addAll(jdbc.inTransaction(c -> takeOver(c, charges.lockOrphans(c, settings.batchSize() - owned.size()))));
+        }
+        if (owned.isEmpty()) {
+            return 0;
+        }
+        try (ExecutorService each = Executors.newVirtualThreadPerTaskExecutor()) {
+            List<Future<?>> running = new ArrayList<>();
+            for (Owned o : owned) {
+                running.add(each.submit(() -> resume(o)));
+            }
+            for (Future<?> f : running) {
+                try {
+                    f.get();
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    break;
+                } catch (java.util.concurrent.ExecutionException e) {
+                    log.warn("recovery of a charge failed", e.getCause());
+                }
+            }
+        }
+        recovered.addAndGet(owned.size());
+        return owned.size();
+    }
+
+    /** How many charges this worker took over since it started. */
+    public long recoveredCount() {
+        return recovered.get();
+    }
+
+    private List<Owned> takeOver(Connection c, List<String> ids) {
+        List<Owned> owned = new ArrayList<>();
+        for (String id : ids) {
+            ChargeRow row = charges.find(c, id).orElse(null);
+            if (row == null || row.status() != ChargeStatus.PENDING) {
+                continue;
+            }
+            ClaimOutcome outcome = durable.claim(c, row.scopeKey(), row.fingerprint());
+            if (outcome instanceof ClaimOutcome.Claimed claimed) {
+                durable.recoveryPoint(c, row.scopeKey(), claimed.owner(), row.recoveryPoint().db());
+                owned.add(new Owned(row, claimed.owner()));
+            }
+        }
+        return owned;
+    }
+
+    private void resume(Owned o) {
+        log.info("recovering charge {} from {} (attempts so far {})", o.charge().id(), o.charge().recoveryPoint().db(),
+                o.charge().attempts());
+        executor.execute(o.charge(), o.owner(), false, null);
+    }
+
+    private void sweep() {
+        try {
+            while (runOnce() == settings.batchSize()) {
+                // a full batch: there may be more
+            }
+            Instant now = clock.instant();
+            if (!now.isBefore(nextPurge)) {
+                nextPurge = now.plus(settings.purgeInterval());
+                long purged = durable.store().purgeAllExpired(PURGE_BATCH);
+                if (purged > 0) {
+                    log.info("purged {} expired idempotency records", purged);
+                }
+            }
+        } catch (RuntimeException e) {
+            log.warn("recovery sweep failed; next sweep in {}", settings.interval(), e);
+        }
+    }
+
+    @Override
+    public synchronized void start() {
+        if (scheduler != null || !settings.enabled()) {
+            return;
+        }
+        ScheduledExecutorService s = Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread t = new Thread(r, "payments-recovery");
+            t.setDaemon(true);
+            return t;
+        });
+        Duration interval = settings.interval();
+        s.scheduleWithFixedDelay(this::sweep, interval.toMillis(), interval.toMillis(), TimeUnit.MILLISECONDS);
+        scheduler = s;
+    }
+
+    @Override
+    public synchronized void stop() {
+        ScheduledExecutorService s = scheduler;
+        scheduler = null;
+        if (s != null) {
+            s.shutdownNow();
+            try {
+                s.awaitTermination(15, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    @Override
+    public synchronized boolean isRunning() {
+        return scheduler != null;
+    }
+}

@@ -1,0 +1,110 @@
+package dev.exactly.payments.config;
+
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
+import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import javax.sql.DataSource;
+import org.flywaydb.core.Flyway;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.beans.factory.annotation.Value;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+
+/**
+ * The database: {@code exactly.payments.database-url} ({@code DATABASE_URL}) when set, otherwise an
+ * embedded PostgreSQL started from the binaries of a Maven artifact, with its data in a temporary
+ * directory that is removed on shutdown. The schema is migrated by Flyway before anything uses it:
+ * three migration sets, each with its own history table, so their version numbers never clash.
+ */
+@Configuration(proxyBeanMethods = false)
+public class DatabaseConfiguration {
+    private static final Logger log = LoggerFactory.getLogger(DatabaseConfiguration.class);
+
+    /** The migration sets, in order, with their history tables. */
+    static final String[][] MIGRATIONS = {
+        {"classpath:db/ledger", "flyway_history_ledger"},
+        {"classpath:db/idempotency", "flyway_history_idempotency"},
+        {"classpath:db/payments", "flyway_history_payments"},
+    };
+
+    /** The embedded server, or nothing when a database is configured. */
+    @Bean(destroyMethod = "close")
+    EmbeddedDatabase embeddedDatabase(PaymentsProperties properties) {
+        if (!properties.databaseUrl().isBlank()) {
+            return new EmbeddedDatabase(null, null);
+        }
+        try {
+            Path dir = Files.createTempDirectory("exactly-pg-");
+            log.info("no DATABASE_URL: starting an embedded PostgreSQL in {}", dir);
+            EmbeddedPostgres postgres = EmbeddedPostgres.builder()
+                    .setDataDirectory(dir)
+                    .setCleanDataDirectory(true)
+                    .start();
+            return new EmbeddedDatabase(postgres, dir);
+        } catch (IOException e) {
+            throw new UncheckedIOException("could not start the embedded PostgreSQL", e);
+        }
+    }
+
+    @Bean(destroyMethod = "close")
+    HikariDataSource dataSource(PaymentsProperties properties, EmbeddedDatabase embedded,
+            @Value("${exactly.payments.pool-size:20}") int poolSize) {
+        HikariConfig config = new HikariConfig();
+        if (embedded.postgres() != null) {
+            config.setJdbcUrl(embedded.postgres().getJdbcUrl("postgres", "postgres"));
+        } else {
+            DatabaseUrl url = DatabaseUrl.parse(properties.databaseUrl());
+            config.setJdbcUrl(url.jdbcUrl());
+            if (url.user() != null) {
+                config.setUsername(url.user());
+            }
+            if (url.password() != null) {
+                config.setPassword(url.password());
+            }
+        }
+        config.setPoolName("payments");
+        config.setMaximumPoolSize(poolSize);
+        config.setConnectionTimeout(5_000);
+        // a paused or abandoned transaction must not hold an idempotency record or a balance row forever
+        config.setConnectionInitSql("SET idle_in_transaction_session_timeout = '60s'");
+        HikariDataSource dataSource = new HikariDataSource(config);
+        migrate(dataSource);
+        return dataSource;
+    }
+
+    /** Runs the three migration sets (several instances starting at once serialise on Flyway's lock). */
+    static void migrate(DataSource dataSource) {
+        for (String[] set : MIGRATIONS) {
+            Flyway.configure()
+                    .dataSource(dataSource)
+                    .locations(set[0])
+                    .table(set[1])
+                    .baselineOnMigrate(true)
+                    .baselineVersion("0")
+                    .load()
+                    .migrate();
+        }
+    }
+
+    /**
+     * The embedded server and its data directory, when there is one.
+     *
+     * @param postgres  the server, or {@code null} when a database is configured
+     * @param directory its data directory
+     */
+    public record EmbeddedDatabase(@Nullable EmbeddedPostgres postgres, @Nullable Path directory) {
+
+        /** Stops the server; its data directory is removed with it. */
+        public void close() throws IOException {
+            if (postgres != null) {
+                postgres.close();
+            }
+        }
+    }
+}

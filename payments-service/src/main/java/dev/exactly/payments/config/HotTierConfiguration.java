@@ -1,0 +1,79 @@
+package dev.exactly.payments.config;
+
+import dev.exactly.idempotency.IdempotencyEngine;
+import dev.exactly.idempotency.IdempotencyListener;
+import dev.exactly.idempotency.IdempotencyPolicy;
+import dev.exactly.idempotency.IdempotencyRecord;
+import dev.exactly.idempotency.IdempotencyRequest;
+import dev.exactly.idempotency.InFlightPolicy;
+import dev.exactly.idempotency.memory.InMemoryIdempotencyStore;
+import dev.exactly.idempotency.redis.RedisIdempotencyStore;
+import dev.exactly.idempotency.redis.RedisStoreConfig;
+import dev.exactly.idempotency.servlet.IdempotencyFilter;
+import dev.exactly.idempotency.servlet.IdempotentRoute;
+import dev.exactly.idempotency.servlet.TenantResolver;
+import dev.exactly.idempotency.spi.IdempotencyStore;
+import dev.exactly.payments.keys.DurableTier;
+import java.time.Duration;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.beans.factory.annotation.Value;
+import org.springframework.boot.web.servlet.FilterRegistrationBean;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+
+/**
+ * The hot tier: the idempotency filter on {@code POST /v1/charges} and {@code POST /v1/refunds}, in
+ * front of the durable tier. Its store is Redis when {@code exactly.payments.redis-url}
+ * ({@code REDIS_URL}: {@code redis://host:port}, or {@code redis-cluster://h1:p1,h2:p2}) is set, and
+ * in memory otherwise (one process only). It rejects or coalesces duplicates in one round trip and
+ * replays finished answers; the tenant is the API key's principal. Answers the service marks as not
+ * outcomes (conflicts, unknown processor outcomes) are not recorded here.
+ */
+@Configuration(proxyBeanMethods = false)
+public class HotTierConfiguration {
+    private static final Logger log = LoggerFactory.getLogger(HotTierConfiguration.class);
+
+    @Bean(destroyMethod = "close")
+    IdempotencyStore hotStore(@Value("${exactly.payments.redis-url:}") String redisUrl,
+            @Value("${exactly.payments.hot-tier.key-prefix:exactly:idem:}") String keyPrefix) {
+        if (redisUrl.isBlank()) {
+            log.info("no REDIS_URL: the hot idempotency tier is in memory (one instance only)");
+            return InMemoryIdempotencyStore.create();
+        }
+        return RedisIdempotencyStore.create(redisUrl.strip(), RedisStoreConfig.custom().keyPrefix(keyPrefix).build());
+    }
+
+    @Bean
+    IdempotencyEngine hotEngine(IdempotencyStore hotStore, DurableTier durable) {
+        return IdempotencyEngine.builder(hotStore)
+                .listener(new IdempotencyListener() {
+                    @Override
+                    public void onReplay(IdempotencyRequest request, IdempotencyRecord record) {
+                        durable.countReplay(request.key());
+                    }
+                })
+                .build();
+    }
+
+    @Bean
+    FilterRegistrationBean<IdempotencyFilter> hotTierFilter(IdempotencyEngine hotEngine,
+            @Value("${exactly.payments.hot-tier.lease:30s}") Duration lease,
+            @Value("${exactly.payments.hot-tier.retention:24h}") Duration retention,
+            @Value("${exactly.payments.hot-tier.in-flight-wait:10s}") Duration inFlightWait) {
+        IdempotencyPolicy policy = IdempotencyPolicy.custom()
+                .lease(lease)
+                .retention(retention)
+                .inFlight(inFlightWait.isZero() ? InFlightPolicy.reject(Duration.ofSeconds(1)) : InFlightPolicy.waitUpTo(inFlightWait))
+                .build();
+        IdempotencyFilter filter = IdempotencyFilter.builder(hotEngine)
+                .route(IdempotentRoute.builder("POST", DurableTier.CHARGES_ROUTE).policy(policy).build())
+                .route(IdempotentRoute.builder("POST", DurableTier.REFUNDS_ROUTE).policy(policy).build())
+                .tenantResolver(TenantResolver.principal())
+                .build();
+        FilterRegistrationBean<IdempotencyFilter> registration = new FilterRegistrationBean<>(filter);
+        registration.setOrder(ServiceConfiguration.AUTH_FILTER_ORDER + 1);
+        registration.addUrlPatterns("/v1/charges", "/v1/refunds");
+        return registration;
+    }
+}

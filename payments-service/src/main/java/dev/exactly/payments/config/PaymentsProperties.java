@@ -1,0 +1,144 @@
+package dev.exactly.payments.config;
+
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import org.springframework.boot.context.properties.ConfigurationProperties;
+import org.springframework.boot.context.properties.bind.DefaultValue;
+
+/**
+ * Settings of the payment service ({@code exactly.payments.*}). The environment variables of the
+ * README map onto them in {@code application.yml}: {@code DATABASE_URL}, {@code PSP_URL},
+ * {@code API_KEYS}, {@code OPERATOR_KEY} ({@code REDIS_URL} selects the hot tier, see
+ * {@code exactly.idempotency.*}).
+ *
+ * @param databaseUrl    {@code postgres://user:pass@host:port/db} or a {@code jdbc:postgresql:} URL; empty:
+ *                       start an embedded PostgreSQL
+ * @param pspUrl         base URL of a running processor; empty: an in-process simulator
+ * @param apiKeys        API key to tenant id (tenants: lower-case letters, digits, {@code _} and {@code -})
+ * @param apiKeyList     more keys as {@code key=tenant,key=tenant} (the {@code API_KEYS} variable)
+ * @param operatorKey    the API key of the operator endpoints; empty: none (unless demo)
+ * @param demo           {@code auto} (demo keys when nothing else is configured and the database is
+ *                       embedded), {@code true} or {@code false}
+ * @param testHooks      whether the crash-injection header is honoured (tests only)
+ * @param lease          how long the owner of a durable record may work before recovery takes over
+ * @param retention      how long durable idempotency records are replayed (the charge rows stay forever)
+ * @param clearingShards balance rows of each tenant's processor clearing account
+ * @param recovery       the recovery worker
+ * @param processor      the processor client
+ */
+@ConfigurationProperties("exactly.payments")
+public record PaymentsProperties(
+        @DefaultValue("") String databaseUrl,
+        @DefaultValue("") String pspUrl,
+        @DefaultValue Map<String, String> apiKeys,
+        @DefaultValue("") String apiKeyList,
+        @DefaultValue("") String operatorKey,
+        @DefaultValue("auto") String demo,
+        @DefaultValue("false") boolean testHooks,
+        @DefaultValue("30s") Duration lease,
+        @DefaultValue("24h") Duration retention,
+        @DefaultValue("16") int clearingShards,
+        @DefaultValue Recovery recovery,
+        @DefaultValue Processor processor) {
+
+    /** The demo tenants' keys, used only in demo mode. */
+    public static final Map<String, String> DEMO_KEYS = Map.of("sk_demo_acme", "acme", "sk_demo_globex", "globex");
+    /** The demo operator key, used only in demo mode. */
+    public static final String DEMO_OPERATOR_KEY = "sk_demo_operator";
+
+    public PaymentsProperties {
+        apiKeys = Map.copyOf(apiKeys);
+        if (lease.isNegative() || lease.isZero() || retention.compareTo(lease) <= 0) {
+            throw new IllegalArgumentException("exactly.payments.lease must be positive and shorter than the retention");
+        }
+        if (clearingShards < 1 || clearingShards > 1024) {
+            throw new IllegalArgumentException("exactly.payments.clearing-shards must be between 1 and 1024");
+        }
+    }
+
+    /** Whether the demo keys apply. */
+    public boolean demoMode() {
+        return switch (demo.strip().toLowerCase(java.util.Locale.ROOT)) {
+            case "true" -> true;
+            case "false" -> false;
+            default -> databaseUrl.isBlank() && apiKeys.isEmpty() && apiKeyList.isBlank();
+        };
+    }
+
+    /** Every configured API key with its tenant, the demo keys included in demo mode. */
+    public Map<String, String> allApiKeys() {
+        Map<String, String> all = new LinkedHashMap<>();
+        if (demoMode()) {
+            all.putAll(new java.util.TreeMap<>(DEMO_KEYS));
+        }
+        all.putAll(apiKeys);
+        for (String pair : apiKeyList.split(",")) {
+            String p = pair.strip();
+            if (p.isEmpty()) {
+                continue;
+            }
+            int eq = p.indexOf('=');
+            if (eq <= 0 || eq == p.length() - 1) {
+                throw new IllegalArgumentException("API_KEYS holds key=tenant pairs separated by commas");
+            }
+            all.put(p.substring(0, eq).strip(), p.substring(eq + 1).strip());
+        }
+        return all;
+    }
+
+    /** The operator key, the demo one in demo mode when none is configured; empty when there is none. */
+    public String effectiveOperatorKey() {
+        if (!operatorKey.isBlank()) {
+            return operatorKey.strip();
+        }
+        return demoMode() ? DEMO_OPERATOR_KEY : "";
+    }
+
+    /**
+     * The recovery worker.
+     *
+     * @param enabled       whether it runs on a schedule in this instance
+     * @param interval      pause between two sweeps
+     * @param batchSize     requests taken over per sweep
+     * @param maxAttempts   processor attempts before a request is dead-lettered
+     * @param retryDelay    first pause before the next attempt (doubles per attempt)
+     * @param maxRetryDelay longest pause between attempts
+     * @param purgeInterval how often expired idempotency records are purged
+     */
+    public record Recovery(
+            @DefaultValue("true") boolean enabled,
+            @DefaultValue("1s") Duration interval,
+            @DefaultValue("25") int batchSize,
+            @DefaultValue("5") int maxAttempts,
+            @DefaultValue("1s") Duration retryDelay,
+            @DefaultValue("60s") Duration maxRetryDelay,
+            @DefaultValue("10m") Duration purgeInterval) {
+
+        public Recovery {
+            if (batchSize < 1 || maxAttempts < 1) {
+                throw new IllegalArgumentException("recovery batch size and max attempts must be positive");
+            }
+            if (retryDelay.toMillis() < 1 || maxRetryDelay.compareTo(retryDelay) < 0) {
+                throw new IllegalArgumentException("recovery retry delays must be positive and ordered");
+            }
+        }
+
+        /** The pause after the {@code attempts}-th failed attempt: doubling, capped. */
+        public Duration delayAfter(int attempts) {
+            int doublings = Math.max(0, Math.min(attempts - 1, 20));
+            Duration delay = retryDelay.multipliedBy(1L << doublings);
+            return delay.compareTo(maxRetryDelay) > 0 ? maxRetryDelay : delay;
+        }
+    }
+
+    /**
+     * The processor client.
+     *
+     * @param connectTimeout how long connecting may take (then nothing was sent)
+     * @param requestTimeout how long an answer may take (then the outcome is unknown)
+     */
+    public record Processor(
+            @DefaultValue("2s") Duration connectTimeout,
+            @DefaultValue("10s") Duration requestTimeout) {}
+}

@@ -1,0 +1,128 @@
+package dev.exactly.payments.config;
+
+import dev.exactly.idempotency.postgres.PostgresIdempotencyStore;
+import dev.exactly.ledger.Ledger;
+import dev.exactly.payments.api.ApiKeyAuthFilter;
+import dev.exactly.payments.charge.ChargeExecutor;
+import dev.exactly.payments.charge.ChargeOperations;
+import dev.exactly.payments.charge.ChargePipeline;
+import dev.exactly.payments.charge.ChargeRepository;
+import dev.exactly.payments.charge.Ids;
+import dev.exactly.payments.charge.RecoveryWorker;
+import dev.exactly.payments.db.Jdbc;
+import dev.exactly.payments.keys.DurableTier;
+import dev.exactly.payments.keys.KeyStatus;
+import dev.exactly.payments.ledger.LedgerQueries;
+import dev.exactly.payments.ledger.TenantAccounts;
+import dev.exactly.payments.refund.RefundRepository;
+import dev.exactly.payments.refund.RefundService;
+import dev.exactly.psp.PspClient;
+import java.time.InstantSource;
+import javax.sql.DataSource;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.boot.web.servlet.FilterRegistrationBean;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.core.Ordered;
+
+/** The service's parts, wired by hand: plain classes, no framework in the domain. */
+@Configuration(proxyBeanMethods = false)
+@EnableConfigurationProperties(PaymentsProperties.class)
+public class ServiceConfiguration {
+    /** The API key filter runs before everything else that looks at the caller (the hot tier included). */
+    public static final int AUTH_FILTER_ORDER = Ordered.HIGHEST_PRECEDENCE + 20;
+
+    @Bean
+    InstantSource clock() {
+        return InstantSource.system();
+    }
+
+    @Bean
+    Jdbc jdbc(DataSource dataSource) {
+        return new Jdbc(dataSource);
+    }
+
+    @Bean
+    Ledger ledger(DataSource dataSource, InstantSource clock) {
+        return Ledger.of(dataSource, clock);
+    }
+
+    @Bean
+    TenantAccounts tenantAccounts(Ledger ledger, PaymentsProperties properties) {
+        return new TenantAccounts(ledger, properties.clearingShards());
+    }
+
+    @Bean(destroyMethod = "close")
+    PostgresIdempotencyStore durableStore(DataSource dataSource) {
+        return PostgresIdempotencyStore.create(dataSource);
+    }
+
+    @Bean
+    DurableTier durableTier(PostgresIdempotencyStore store, Jdbc jdbc, PaymentsProperties properties, InstantSource clock) {
+        return new DurableTier(store, jdbc, properties.lease(), properties.retention(), clock);
+    }
+
+    @Bean
+    ChargeRepository chargeRepository() {
+        return new ChargeRepository();
+    }
+
+    @Bean
+    RefundRepository refundRepository() {
+        return new RefundRepository();
+    }
+
+    @Bean
+    Ids ids() {
+        return new Ids();
+    }
+
+    @Bean
+    ChargeExecutor chargeExecutor(Jdbc jdbc, ChargeRepository charges, DurableTier durable, PspClient psp, Ledger ledger,
+            TenantAccounts accounts, PaymentsProperties properties, InstantSource clock) {
+        return new ChargeExecutor(jdbc, charges, durable, psp, ledger, accounts, properties.recovery(), clock);
+    }
+
+    @Bean
+    ChargePipeline chargePipeline(Jdbc jdbc, ChargeRepository charges, DurableTier durable, ChargeExecutor executor,
+            Ids ids, InstantSource clock) {
+        return new ChargePipeline(jdbc, charges, durable, executor, ids, clock);
+    }
+
+    @Bean
+    ChargeOperations chargeOperations(Jdbc jdbc, ChargeRepository charges, DurableTier durable, ChargeExecutor executor,
+            PspClient psp, InstantSource clock) {
+        return new ChargeOperations(jdbc, charges, durable, executor, psp, clock);
+    }
+
+    @Bean
+    RecoveryWorker recoveryWorker(Jdbc jdbc, ChargeRepository charges, DurableTier durable, ChargeExecutor executor,
+            PaymentsProperties properties, InstantSource clock) {
+        return new RecoveryWorker(jdbc, charges, durable, executor, properties.recovery(), clock);
+    }
+
+    @Bean
+    RefundService refundService(Jdbc jdbc, ChargeRepository charges, RefundRepository refunds, DurableTier durable,
+            Ledger ledger, TenantAccounts accounts, Ids ids, InstantSource clock) {
+        return new RefundService(jdbc, charges, refunds, durable, ledger, accounts, ids, clock);
+    }
+
+    @Bean
+    KeyStatus keyStatus(DurableTier durable, Jdbc jdbc) {
+        return new KeyStatus(durable, jdbc);
+    }
+
+    @Bean
+    LedgerQueries ledgerQueries(Ledger ledger, TenantAccounts accounts) {
+        return new LedgerQueries(ledger, accounts);
+    }
+
+    @Bean
+    FilterRegistrationBean<ApiKeyAuthFilter> apiKeyAuthFilter(PaymentsProperties properties) {
+        FilterRegistrationBean<ApiKeyAuthFilter> registration = new FilterRegistrationBean<>(
+                new ApiKeyAuthFilter(properties.allApiKeys(), properties.effectiveOperatorKey()));
+        registration.setOrder(AUTH_FILTER_ORDER);
+        registration.addUrlPatterns("/v1/*");
+        return registration;
+    }
+}

@@ -1,0 +1,5 @@
+/** A small JDBC command template and transaction helper. */
+@NullMarked
+package dev.exactly.payments.db;
+
+import org.jspecify.annotations.NullMarked;

@@ -1,0 +1,237 @@
+package dev.exactly.payments;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.net.http.HttpRequest;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.test.context.DynamicPropertyRegistry;
+import org.springframework.test.context.DynamicPropertySource;
+import org.springframework.web.servlet.mvc.method.annotation.RequestMappingHandlerMapping;
+import tools.jackson.databind.JsonNode;
+
+/** The API over real HTTP with the in-memory hot tier: charges, declines, queries, errors, tenants, OpenAPI. */
+@SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT)
+class ChargeApiTest extends ServiceTest {
+
+    @DynamicPropertySource
+    static void properties(DynamicPropertyRegistry registry) {
+        commonProperties(registry, "pay_api");
+    }
+
+    @Autowired
+    @org.springframework.beans.factory.annotation.Qualifier("requestMappingHandlerMapping")
+    RequestMappingHandlerMapping mappings;
+
+    @Test
+    void aChargeIsCapturedJournaledAndReplayedByteForByte() {
+        String body = "{\"amount\":1999,\"currency\":\"usd\",\"customer\":\"cus_happy\",\"description\":\"Order 42\","
+                + "\"metadata\":{\"order\":\"42\"}}";
+        Answer first = post("/v1/charges", ACME, "happy-1", body);
+        assertThat(first.status()).as(first.text()).isEqualTo(201);
+        JsonNode charge = first.json();
+        String id = charge.get("id").stringValue();
+        assertThat(charge.get("status").stringValue()).isEqualTo("succeeded");
+        assertThat(charge.get("amount").longValue()).isEqualTo(1999);
+        assertThat(charge.get("metadata").get("order").stringValue()).isEqualTo("42");
+        assertThat(first.header("Location")).isEqualTo("/v1/charges/" + id);
+        assertThat(first.header("Idempotent-Replayed")).isEmpty();
+        assertThat(first.header("Idempotency-Expires")).isNotEmpty();
+
+        // the same request again, members reordered and spaced: a replay, not a second charge
+        Answer again = post("/v1/charges", ACME, "\"happy-1\"",
+                "{ \"customer\":\"cus_happy\", \"metadata\":{\"order\":\"42\"}, \"currency\":\"usd\", \"amount\":1999,"
+                        + " \"description\":\"Order 42\" }");
+        assertThat(again.status()).isEqualTo(201);
+        assertThat(again.body()).isEqualTo(first.body());
+        assertThat(again.header("Idempotent-Replayed")).isEqualTo("true");
+        assertThat(again.header("X-Idempotent-Replay")).isEqualTo("true");
+
+        String downstream = "exactly_" + id;
+        assertThat(psp().captureCount(downstream)).isEqualTo(1);
+        assertThat(entriesOf(id)).isEqualTo(1);
+
+        Answer read = get("/v1/charges/" + id, ACME);
+        assertThat(read.status()).isEqualTo(200);
+        assertThat(read.json().get("status").stringValue()).isEqualTo("succeeded");
+        Answer list = get("/v1/charges?customer=cus_happy", ACME);
+        assertThat(list.json().get("data").get(0).get("id").stringValue()).isEqualTo(id);
+
+        Answer balance = get("/v1/customers/cus_happy/balance", ACME);
+        assertThat(balance.json().get("available").get(0).get("amount").longValue()).isEqualTo(1999);
+        Answer entries = get("/v1/ledger/entries?account=customer:cus_happy:usd", ACME);
+        assertThat(entries.status()).as(entries.text()).isEqualTo(200);
+        assertThat(entries.json().get("data").get(0).get("reference").stringValue()).isEqualTo("charge:" + id);
+        Answer trial = get("/v1/ledger/trial-balance", ACME);
+        assertThat(trial.json().get("balanced").booleanValue()).isTrue();
+
+        Answer key = get("/v1/idempotency-keys/happy-1", ACME);
+        assertThat(key.status()).isEqualTo(200);
+        assertThat(key.json().get("status").stringValue()).isEqualTo("completed");
+        assertThat(key.json().get("recovery_point").stringValue()).isEqualTo("finished");
+        assertThat(key.json().get("replay_count").longValue()).isEqualTo(1);
+        assertThat(key.json().get("resource").get("id").stringValue()).isEqualTo(id);
+        assertThat(key.json().get("created").isString()).isTrue();
+        assertThat(key.json().get("expires").isString()).isTrue();
+        assertLedgerBalanced();
+    }
+
+    @Test
+    void aDeclineIsA402RecordedAsFailedAndReplayedWithoutCallingTheProcessorAgain() {
+        Answer first = post("/v1/charges", ACME, "decline-1", charge(700, "cus_decline", "tok_chargeDeclinedInsufficientFunds"));
+        assertThat(first.status()).isEqualTo(402);
+        assertThat(first.header("Content-Type")).startsWith("application/problem+json");
+        assertThat(first.problemType()).isEqualTo("card-declined");
+        assertThat(first.json().get("decline_code").stringValue()).isEqualTo("insufficient_funds");
+        String id = first.json().get("charge").stringValue();
+        long requests = psp().stats().requests();
+
+        Answer replay = post("/v1/charges", ACME, "decline-1", charge(700, "cus_decline", "tok_chargeDeclinedInsufficientFunds"));
+        assertThat(replay.status()).isEqualTo(402);
+        assertThat(replay.body()).isEqualTo(first.body());
+        assertThat(replay.header("Idempotent-Replayed")).isEqualTo("true");
+        assertThat(psp().stats().requests()).as("no second processor call").isEqualTo(requests);
+        assertThat(chargeStatus(id)).isEqualTo("failed");
+        assertThat(entriesOf(id)).isZero();
+        assertThat(get("/v1/idempotency-keys/decline-1", ACME).json().get("status").stringValue()).isEqualTo("failed");
+    }
+
+    @Test
+    void tenantsAreIsolated() {
+        Answer acme = post("/v1/charges", ACME, "shared-key", charge(100, "cus_iso"));
+        assertThat(acme.status()).isEqualTo(201);
+        String id = acme.json().get("id").stringValue();
+        // the same key from another tenant is another scope: a new charge, not acme's replay
+        Answer globex = post("/v1/charges", GLOBEX, "shared-key", charge(100, "cus_iso"));
+        assertThat(globex.status()).isEqualTo(201);
+        assertThat(globex.header("Idempotent-Replayed")).isEmpty();
+        assertThat(globex.json().get("id").stringValue()).isNotEqualTo(id);
+
+        assertThat(get("/v1/charges/" + id, GLOBEX).status()).isEqualTo(404);
+        assertThat(get("/v1/charges?customer=cus_iso", GLOBEX).json().get("data").size()).isEqualTo(1);
+        assertThat(get("/v1/customers/cus_iso/balance", GLOBEX).json().get("available").get(0).get("amount").longValue())
+                .isEqualTo(100);
+        assertThat(get("/v1/idempotency-keys/shared-key", GLOBEX).json().get("resource").get("id").stringValue())
+                .isNotEqualTo(id);
+        Answer refund = post("/v1/refunds", GLOBEX, "iso-refund", "{\"charge\":\"" + id + "\",\"amount\":50}");
+        assertThat(refund.status()).isEqualTo(404);
+        JsonNode globexTrial = get("/v1/ledger/trial-balance", GLOBEX).json();
+        for (JsonNode line : globexTrial.get("lines")) {
+            assertThat(line.get("account").stringValue()).doesNotContain("acme");
+        }
+        assertThat(get("/v1/operator/requests", ACME).status()).isEqualTo(403);
+        assertThat(get("/v1/charges/" + id, OPERATOR).status()).isEqualTo(403);
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @CsvSource(delimiter = '|', value = {
+        "not json                 | {amount:1                                                       | 422 | validation-failed",
+        "array                    | [1,2]                                                           | 422 | validation-failed",
+        "empty                    | ''                                                              | 422 | validation-failed",
+        "amount as text           | {\"amount\":\"5\",\"currency\":\"usd\",\"customer\":\"c\"}       | 422 | validation-failed",
+        "fractional amount        | {\"amount\":5.5,\"currency\":\"usd\",\"customer\":\"c\"}         | 422 | validation-failed",
+        "zero amount              | {\"amount\":0,\"currency\":\"usd\",\"customer\":\"c\"}           | 422 | validation-failed",
+        "huge amount              | {\"amount\":99999999999999999999,\"currency\":\"usd\",\"customer\":\"c\"} | 422 | validation-failed",
+        "unknown currency         | {\"amount\":5,\"currency\":\"xyz\",\"customer\":\"c\"}           | 422 | validation-failed",
+        "bad customer             | {\"amount\":5,\"currency\":\"usd\",\"customer\":\"a b\"}         | 422 | validation-failed",
+        "unknown member           | {\"amount\":5,\"currency\":\"usd\",\"customer\":\"c\",\"x\":1}   | 422 | validation-failed",
+        "duplicate member         | {\"amount\":5,\"amount\":6,\"currency\":\"usd\",\"customer\":\"c\"} | 422 | validation-failed",
+        "metadata not strings     | {\"amount\":5,\"currency\":\"usd\",\"customer\":\"c\",\"metadata\":{\"a\":1}} | 422 | validation-failed",
+    })
+    void badInputIsAProblemWithAStableTypeAndIsNotRecorded(String name, String body, int status, String type) {
+        String key = "bad-" + name.replace(' ', '-');
+        Answer bad = post("/v1/charges", ACME, key, body);
+        assertThat(bad.status()).as(bad.text()).isEqualTo(status);
+        assertThat(bad.header("Content-Type")).startsWith("application/problem+json");
+        assertThat(bad.problemType()).isEqualTo(type);
+        assertThat(bad.json().get("errors").size()).isPositive();
+        // not recorded: the same key with a fixed body runs
+        Answer fixed = post("/v1/charges", ACME, key, charge(5, "cus_fixed"));
+        assertThat(fixed.status()).as(fixed.text()).isEqualTo(201);
+    }
+
+    @Test
+    void protocolErrorsAreProblemsNeverA500() {
+        Answer missingKey = post("/v1/charges", ACME, null, charge(5, "c"));
+        assertThat(missingKey.status()).isEqualTo(400);
+        assertThat(missingKey.problemType()).isEqualTo("idempotency-key-missing");
+        Answer badKey = post("/v1/charges", ACME, "x".repeat(300), charge(5, "c"));
+        assertThat(badKey.status()).isEqualTo(400);
+        assertThat(badKey.problemType()).isEqualTo("idempotency-key-invalid");
+        Answer noAuth = post("/v1/charges", null, "k", charge(5, "c"));
+        assertThat(noAuth.status()).isEqualTo(401);
+        assertThat(noAuth.problemType()).isEqualTo("unauthorized");
+        assertThat(noAuth.header("WWW-Authenticate")).isEqualTo("Bearer");
+        assertThat(post("/v1/charges", "sk_wrong", "k", charge(5, "c")).status()).isEqualTo(401);
+
+        List<Answer> answers = List.of(
+                get("/v1/charges/ch_missing", ACME),
+                get("/v1/charges", ACME),
+                get("/v1/charges?customer=a%20b", ACME),
+                get("/v1/charges?customer=c&limit=0", ACME),
+                get("/v1/charges?customer=c&limit=abc", ACME),
+                get("/v1/ledger/entries?after=-1", ACME),
+                get("/v1/ledger/entries?account=nonsense", ACME),
+                get("/v1/ledger/entries?currency=zzz", ACME),
+                get("/v1/idempotency-keys/never-used", ACME),
+                get("/v1/customers/a%20b/balance", ACME),
+                get("/v1/operator/requests?state=weird", OPERATOR),
+                post("/v1/operator/requests/ch_missing/retry", OPERATOR, null, ""),
+                post("/v1/operator/requests/ch_missing/resolve", OPERATOR, null, "{\"outcome\":\"maybe\"}"),
+                post("/v1/refunds", ACME, "refund-bad", "{\"charge\":1}"),
+                get("/v1/nothing-here", ACME),
+                send(HttpRequest.newBuilder(uri("/v1/charges/x")).header("Authorization", "Bearer " + ACME)
+                        .DELETE().build()));
+        for (Answer a : answers) {
+            assertThat(a.status()).as(a.text()).isBetween(400, 499);
+            assertThat(a.header("Content-Type")).as(a.text()).startsWith("application/problem+json");
+            assertThat(a.json().get("type").stringValue()).startsWith("https://exactly.dev/problems/");
+        }
+    }
+
+    @Test
+    void openApiDocumentIsServedAndDocumentsEveryEndpoint() {
+        Answer doc = get("/openapi.yaml", null);
+        assertThat(doc.status()).isEqualTo(200);
+        assertThat(doc.text()).startsWith("openapi: 3.1.0");
+        Set<String> documented = new LinkedHashSet<>();
+        Matcher m = Pattern.compile("(?m)^  (/v1/\\S+):$").matcher(doc.text());
+        while (m.find()) {
+            documented.add(m.group(1));
+        }
+        Set<String> served = new LinkedHashSet<>();
+        mappings.getHandlerMethods().keySet().forEach(info -> served.addAll(info.getPatternValues()));
+        served.removeIf(p -> !p.startsWith("/v1/"));
+        assertThat(served).isNotEmpty();
+        assertThat(documented).containsExactlyInAnyOrderElementsOf(served);
+    }
+
+    @Test
+    void aDoubleClickChargesOnceAndBothClicksGetTheCharge() throws Exception {
+        List<java.util.concurrent.Future<Answer>> clicks = new java.util.ArrayList<>();
+        java.util.concurrent.CountDownLatch go = new java.util.concurrent.CountDownLatch(1);
+        try (var pool = java.util.concurrent.Executors.newVirtualThreadPerTaskExecutor()) {
+            for (int i = 0; i < 2; i++) {
+                clicks.add(pool.submit(() -> {
+                    go.await();
+                    return post("/v1/charges", ACME, "double-click", charge(2500, "cus_click"));
+                }));
+            }
+            go.countDown();
+            Answer a = clicks.get(0).get(30, java.util.concurrent.TimeUnit.SECONDS);
+            Answer b = clicks.get(1).get(30, java.util.concurrent.TimeUnit.SECONDS);
+            assertThat(a.status()).isEqualTo(201);
+            assertThat(b.status()).isEqualTo(201);
+            assertThat(a.body()).isEqualTo(b.body());
+            assertThat(psp().captureCount("exactly_" + a.json().get("id").stringValue())).isEqualTo(1);
+        }
+    }
+}
