@@ -1,0 +1,169 @@
+package dev.exactly.idempotency.spring.boot;
+
+import dev.exactly.idempotency.IdempotencyEngine;
+import dev.exactly.idempotency.IdempotencyListener;
+import dev.exactly.idempotency.memory.InMemoryIdempotencyStore;
+import dev.exactly.idempotency.postgres.PostgresIdempotencyStore;
+import dev.exactly.idempotency.redis.RedisIdempotencyStore;
+import dev.exactly.idempotency.servlet.IdempotencyFilter;
+import dev.exactly.idempotency.servlet.IdempotentRoute;
+import dev.exactly.idempotency.servlet.TenantResolver;
+import dev.exactly.idempotency.spi.IdempotencyStore;
+import dev.exactly.idempotency.spring.boot.IdempotencyProperties.Tenant;
+import jakarta.servlet.DispatcherType;
+import jakarta.servlet.Filter;
+import java.time.InstantSource;
+import java.util.ArrayList;
+import java.util.List;
+import javax.sql.DataSource;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.boot.web.servlet.FilterRegistrationBean;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.context.annotation.Import;
+
+/**
+ * Auto-configures idempotent routes on a Spring MVC (servlet) application from the
+ * {@code exactly.idempotency.*} properties ({@link IdempotencyProperties}):
+ * <ul>
+ *   <li>an {@link IdempotencyStore}: {@code store=memory} (default), {@code redis} (needs
+ *       {@code idempotency-redis} and {@code redis.uri}) or {@code postgres} (needs
+ *       {@code idempotency-postgres} and a {@link DataSource}; {@code postgres.migrate=true} creates its
+ *       table);</li>
+ *   <li>an {@link IdempotencyEngine} on that store, observed by every {@link IdempotencyListener} bean
+ *       (for instance the Micrometer one of {@link IdempotencyMetricsAutoConfiguration});</li>
+ *   <li>a {@link TenantResolver} from {@code tenant.mode};</li>
+ *   <li>a {@link FilterRegistrationBean} of the {@link IdempotencyFilter} for the configured routes, plus
+ *       any {@link IdempotentRoute} beans, on {@code /*} for the REQUEST dispatch.</li>
+ * </ul>
+ * Each part backs off when the application defines its own bean of that type (for the filter: an
+ * {@link IdempotencyFilter} bean or a {@code FilterRegistrationBean<IdempotencyFilter>}). The whole
+ * configuration is off with {@code exactly.idempotency.enabled=false}.
+ */
+@AutoConfiguration(afterName = {
+        "org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration",
+        "org.springframework.boot.micrometer.metrics.autoconfigure.CompositeMeterRegistryAutoConfiguration"})
+@ConditionalOnClass({IdempotencyEngine.class, IdempotencyFilter.class, Filter.class})
+@ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.SERVLET)
+@ConditionalOnBooleanProperty(name = IdempotencyProperties.PREFIX + ".enabled", matchIfMissing = true)
+@EnableConfigurationProperties(IdempotencyProperties.class)
+@Import({
+        IdempotencyAutoConfiguration.MemoryStoreConfiguration.class,
+        IdempotencyAutoConfiguration.RedisStoreConfiguration.class,
+        IdempotencyAutoConfiguration.PostgresStoreConfiguration.class})
+public class IdempotencyAutoConfiguration {
+    /** The name of the filter registration (and of the filter in the servlet context). */
+    public static final String FILTER_NAME = "idempotencyFilter";
+
+    private static final Log log = LogFactory.getLog(IdempotencyAutoConfiguration.class);
+
+    private final IdempotencyProperties properties;
+
+    /**
+     * Takes the properties first: they are bound and checked before any bean of this configuration
+     * is made, so that a bad configuration is reported as such, not as a missing bean.
+     */
+    IdempotencyAutoConfiguration(IdempotencyProperties properties) {
+        this.properties = properties;
+    }
+
+    @Bean
+    @ConditionalOnMissingBean
+    IdempotencyEngine idempotencyEngine(IdempotencyStore store, ObjectProvider<IdempotencyListener> listeners) {
+        return IdempotencyEngine.builder(store)
+                .listener(CompositeIdempotencyListener.of(listeners.orderedStream().toList()))
+                .pollInterval(properties.getPollInterval())
+                .build();
+    }
+
+    @Bean
+    @ConditionalOnMissingBean
+    TenantResolver idempotencyTenantResolver() {
+        Tenant tenant = properties.getTenant();
+        return switch (tenant.getMode()) {
+            case PRINCIPAL -> TenantResolver.principal();
+            case API_KEYS -> TenantResolver.apiKeys(tenant.getApiKeys());
+            case TRUSTED_HEADER -> TenantResolver.trustedHeader(String.valueOf(tenant.getHeader()).strip());
+        };
+    }
+
+    @Bean
+    @ConditionalOnMissingBean(value = IdempotencyFilter.class, parameterizedContainer = FilterRegistrationBean.class)
+    FilterRegistrationBean<IdempotencyFilter> idempotencyFilterRegistration(
+            IdempotencyEngine engine,
+            TenantResolver tenantResolver,
+            ObjectProvider<IdempotentRoute> routeBeans) {
+        List<IdempotentRoute> routes = new ArrayList<>(PropertiesReader.routes(properties));
+        routeBeans.orderedStream().forEach(routes::add);
+        if (routes.isEmpty()) {
+            log.warn("No idempotent routes: set " + IdempotencyProperties.PREFIX + ".routes[0].path (and method) "
+                    + "or define IdempotentRoute beans; until then every request passes through unguarded");
+        }
+        IdempotencyFilter filter = IdempotencyFilter.builder(engine)
+                .routes(routes)
+                .tenantResolver(tenantResolver)
+                .maxRequestBodyBytes(Math.toIntExact(properties.getMaxRequestBodySize().toBytes()))
+                .maxStoredResponseBytes(Math.toIntExact(properties.getMaxStoredResponseSize().toBytes()))
+                .replayHeaders(properties.getReplayHeaders().toArray(String[]::new))
+                .credentialHeaders(properties.getCredentialHeaders().toArray(String[]::new))
+                .storeUnavailableRetryAfter(properties.getStoreUnavailableRetryAfter())
+                .unauthenticatedChallenge(properties.getTenant().getChallenge())
+                .build();
+        FilterRegistrationBean<IdempotencyFilter> registration = new FilterRegistrationBean<>(filter);
+        registration.setName(FILTER_NAME);
+        registration.addUrlPatterns("/*");
+        registration.setDispatcherTypes(DispatcherType.REQUEST);
+        registration.setOrder(properties.getFilterOrder());
+        return registration;
+    }
+
+    /** {@code store=memory} (the default). */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnMissingBean(IdempotencyStore.class)
+    @ConditionalOnProperty(name = IdempotencyProperties.PREFIX + ".store", havingValue = "memory", matchIfMissing = true)
+    static class MemoryStoreConfiguration {
+        @Bean
+        InMemoryIdempotencyStore idempotencyStore(IdempotencyProperties properties) {
+            return InMemoryIdempotencyStore.create(InstantSource.system(), properties.getMemory().getMaxEntries());
+        }
+    }
+
+    /** {@code store=redis}: a store with its own Lettuce client, connected on first use. */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass(name = PropertiesReader.REDIS_STORE_CLASS)
+    @ConditionalOnMissingBean(IdempotencyStore.class)
+    @ConditionalOnProperty(name = IdempotencyProperties.PREFIX + ".store", havingValue = "redis")
+    static class RedisStoreConfiguration {
+        @Bean
+        RedisIdempotencyStore idempotencyStore(IdempotencyProperties properties) {
+            return RedisStores.create(properties.getRedis());
+        }
+    }
+
+    /** {@code store=postgres}: the application's DataSource; the table is created if {@code postgres.migrate}. */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass(name = PropertiesReader.POSTGRES_STORE_CLASS)
+    @ConditionalOnMissingBean(IdempotencyStore.class)
+    @ConditionalOnProperty(name = IdempotencyProperties.PREFIX + ".store", havingValue = "postgres")
+    static class PostgresStoreConfiguration {
+        @Bean
+        PostgresIdempotencyStore idempotencyStore(IdempotencyProperties properties, ObjectProvider<DataSource> dataSources) {
+            DataSource dataSource = dataSources.getIfUnique();
+            if (dataSource == null) {
+                throw new InvalidIdempotencyPropertiesException(List.of(PropertiesReader.P
+                        + "store=postgres needs one DataSource bean (set spring.datasource.url, or define a "
+                        + "DataSource @Bean; mark one @Primary if there are several)"));
+            }
+            return PostgresStores.create(dataSource, properties.getPostgres());
+        }
+    }
+}

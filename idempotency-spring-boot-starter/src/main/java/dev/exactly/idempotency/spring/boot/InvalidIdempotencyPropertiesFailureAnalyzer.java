@@ -1,0 +1,18 @@
+package dev.exactly.idempotency.spring.boot;
+
+import org.springframework.boot.diagnostics.AbstractFailureAnalyzer;
+import org.springframework.boot.diagnostics.FailureAnalysis;
+
+/** Explains an {@link InvalidIdempotencyPropertiesException} in Spring Boot's startup failure report. */
+final class InvalidIdempotencyPropertiesFailureAnalyzer
+        extends AbstractFailureAnalyzer<InvalidIdempotencyPropertiesException> {
+
+    @Override
+    protected FailureAnalysis analyze(Throwable rootFailure, InvalidIdempotencyPropertiesException cause) {
+        return new FailureAnalysis(
+                cause.getMessage(),
+                "Fix the exactly.idempotency.* properties listed above (every property, its type and default "
+                        + "are documented in the README's properties table).",
+                cause);
+    }
+}

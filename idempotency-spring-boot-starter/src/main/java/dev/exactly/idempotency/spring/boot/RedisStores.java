@@ -1,0 +1,33 @@
+package dev.exactly.idempotency.spring.boot;
+
+import dev.exactly.idempotency.redis.RedisIdempotencyStore;
+import dev.exactly.idempotency.redis.RedisStoreConfig;
+import java.util.Objects;
+
+/** Builds the Redis store from properties. Loaded only when the Redis module is on the class path. */
+final class RedisStores {
+    private RedisStores() {}
+
+    static RedisStoreConfig config(IdempotencyProperties.Redis redis) {
+        try {
+            return RedisStoreConfig.custom()
+                    .keyPrefix(redis.getKeyPrefix())
+                    .commandTimeout(redis.getCommandTimeout())
+                    .connectTimeout(redis.getConnectTimeout())
+                    .build();
+        } catch (IllegalArgumentException | NullPointerException e) {
+            throw new IllegalArgumentException(PropertiesReader.P + "redis: " + e.getMessage(), e);
+        }
+    }
+
+    /** A store with its own client (connected on first use, so startup does not need Redis up). */
+    static RedisIdempotencyStore create(IdempotencyProperties.Redis redis) {
+        String uri = Objects.requireNonNull(redis.getUri(), "exactly.idempotency.redis.uri");
+        try {
+            return RedisIdempotencyStore.create(uri, config(redis));
+        } catch (IllegalArgumentException e) {
+            throw new InvalidIdempotencyPropertiesException(
+                    java.util.List.of(PropertiesReader.P + "redis.uri is not a Redis connection string: " + e.getMessage()));
+        }
+    }
+}

@@ -1,0 +1,81 @@
+package dev.exactly.idempotency.spring.boot;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.exactly.idempotency.Fingerprinter;
+import dev.exactly.idempotency.IdempotencyPolicy;
+import dev.exactly.idempotency.InFlightPolicy;
+import dev.exactly.idempotency.memory.InMemoryIdempotencyStore;
+import dev.exactly.idempotency.postgres.PostgresStoreConfig;
+import dev.exactly.idempotency.redis.RedisStoreConfig;
+import dev.exactly.idempotency.servlet.IdempotencyFilter;
+import java.io.InputStream;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
+
+/** The property defaults are the library's, and IDEs get metadata (names, types, defaults) for all of them. */
+class ConfigurationMetadataTest {
+
+    @Test
+    void propertyDefaultsAreTheLibraryDefaults() {
+        IdempotencyProperties properties = new IdempotencyProperties();
+        IdempotencyPolicy defaults = PropertiesReader.defaultPolicy(properties);
+        assertThat(defaults).isEqualTo(IdempotencyPolicy.ofDefaults());
+        assertThat(properties.getInFlight().getMaxWait()).isEqualTo(Duration.ofSeconds(5));
+        assertThat(properties.getMaxRequestBodySize().toBytes()).isEqualTo(Fingerprinter.DEFAULT_MAX_BODY_BYTES);
+        assertThat(properties.getMaxStoredResponseSize().toBytes())
+                .isEqualTo(IdempotencyFilter.DEFAULT_MAX_STORED_RESPONSE_BYTES);
+        assertThat(properties.getStoreUnavailableRetryAfter())
+                .isEqualTo(IdempotencyFilter.DEFAULT_STORE_UNAVAILABLE_RETRY_AFTER);
+        assertThat(properties.getTenant().getChallenge()).isEqualTo(IdempotencyFilter.DEFAULT_CHALLENGE);
+        assertThat(properties.getMemory().getMaxEntries()).isEqualTo(InMemoryIdempotencyStore.DEFAULT_MAX_ENTRIES);
+        assertThat(RedisStores.config(properties.getRedis())).isEqualTo(RedisStoreConfig.ofDefaults());
+        assertThat(PostgresStores.config(properties.getPostgres())).isEqualTo(PostgresStoreConfig.ofDefaults());
+        assertThat(PropertiesReader.problems(properties)).isEmpty();
+        assertThat(defaults.inFlight()).isEqualTo(InFlightPolicy.reject(Duration.ofSeconds(1)));
+    }
+
+    @Test
+    void metadataDescribesEveryPropertyWithItsDefault() throws Exception {
+        JsonNode metadata;
+        try (InputStream in = getClass().getClassLoader().getResourceAsStream("META-INF/spring-configuration-metadata.json")) {
+            assertThat(in).isNotNull();
+            metadata = JsonMapper.builder().build().readTree(in);
+        }
+        Map<String, JsonNode> properties = new HashMap<>();
+        for (JsonNode property : metadata.get("properties")) {
+            properties.put(property.get("name").asString(), property);
+        }
+        assertThat(properties.values()).allSatisfy(p -> {
+            assertThat(p.get("name").asString()).startsWith("exactly.idempotency.");
+            assertThat(p.get("description").asString()).isNotBlank();
+        });
+        Map<String, String> defaults = Map.ofEntries(
+                Map.entry("exactly.idempotency.enabled", "true"),
+                Map.entry("exactly.idempotency.store", "memory"),
+                Map.entry("exactly.idempotency.lease", "30s"),
+                Map.entry("exactly.idempotency.retention", "24h"),
+                Map.entry("exactly.idempotency.in-flight.policy", "reject"),
+                Map.entry("exactly.idempotency.in-flight.retry-after", "1s"),
+                Map.entry("exactly.idempotency.in-flight.max-wait", "5s"),
+                Map.entry("exactly.idempotency.max-request-body-size", "1MB"),
+                Map.entry("exactly.idempotency.max-stored-response-size", "1MB"),
+                Map.entry("exactly.idempotency.tenant.mode", "principal"),
+                Map.entry("exactly.idempotency.redis.key-prefix", RedisStoreConfig.DEFAULT_KEY_PREFIX),
+                Map.entry("exactly.idempotency.postgres.migrate", "false"),
+                Map.entry("exactly.idempotency.postgres.table-name", PostgresStoreConfig.DEFAULT_TABLE_NAME));
+        defaults.forEach((name, value) -> assertThat(properties.get(name).get("defaultValue").asString())
+                .as(name).isEqualTo(value));
+        assertThat(properties).containsKeys(
+                "exactly.idempotency.routes",
+                "exactly.idempotency.tenant.api-keys",
+                "exactly.idempotency.tenant.header",
+                "exactly.idempotency.redis.uri",
+                "exactly.idempotency.replay-headers",
+                "exactly.idempotency.metrics.enabled");
+    }
+}
