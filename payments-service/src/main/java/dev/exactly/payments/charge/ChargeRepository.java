@@ -52,7 +52,7 @@ public final class ChargeRepository {
     private static final String RECORD_FAILURE = """
             UPDATE payments_charge
             SET attempts = ?, last_error = ?, recovery_point = ?, status = ?, dead_letter_reason = ?,
-                dead_lettered_at = CASE WHEN ? = 'dead_lettered' THEN ? ELSE NULL END, updated_at = ?
+                dead_lettered_at = CASE WHEN ?::text = 'dead_lettered' THEN ?::timestamptz ELSE NULL END, updated_at = ?
             WHERE id = ? AND status = 'pending'
             """;
 

@@ -1,0 +1,140 @@
+package dev.exactly.payments;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.exactly.payments.charge.CrashPoint;
+import dev.exactly.payments.charge.RecoveryWorker;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.test.context.DynamicPropertyRegistry;
+import org.springframework.test.context.DynamicPropertySource;
+
+/**
+ * A request killed at each recovery point (the test hook throws where a crash would stop it; what was
+ * committed stays) is finished either by the client's retry after the lease expired or by the recovery
+ * worker: one capture at the processor, one journal entry, and the retry gets the charge. The worker's
+ * schedule is off here, so each test decides who recovers.
+ */
+@SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT)
+class CrashRecoveryTest extends ServiceTest {
+
+    @DynamicPropertySource
+    static void properties(DynamicPropertyRegistry registry) {
+        commonProperties(registry, "pay_crash");
+        registry.add("exactly.payments.lease", () -> "1s");
+        registry.add("exactly.payments.recovery.enabled", () -> "false");
+    }
+
+    @Autowired
+    RecoveryWorker worker;
+
+    enum Recoverer { CLIENT_RETRY, WORKER }
+
+    @ParameterizedTest(name = "crash {0}, recovered by the client's retry")
+    @EnumSource(CrashPoint.class)
+    void crashThenClientRetry(CrashPoint point) {
+        crashAndRecover(point, Recoverer.CLIENT_RETRY);
+    }
+
+    @ParameterizedTest(name = "crash {0}, recovered by the worker")
+    @EnumSource(CrashPoint.class)
+    void crashThenWorker(CrashPoint point) {
+        crashAndRecover(point, Recoverer.WORKER);
+    }
+
+    private void crashAndRecover(CrashPoint point, Recoverer recoverer) {
+        String customer = "cus_" + point.name().toLowerCase() + "_" + recoverer.name().toLowerCase();
+        String key = "crash-" + point.wire() + "-" + recoverer;
+        String body = charge(3100, customer);
+        Answer crashed = post("/v1/charges", ACME, key, body, CrashPoint.HEADER, point.wire());
+        assertThat(crashed.status()).as("the request died").isGreaterThanOrEqualTo(500);
+        String chargeId = chargeIdByDownstreamPrefix(customer);
+        String downstream = "exactly_" + chargeId;
+        assertThat(chargeStatus(chargeId)).isEqualTo("pending");
+        long capturedAtCrash = psp().captureCount(downstream);
+        assertThat(capturedAtCrash).isEqualTo(point == CrashPoint.AFTER_CHARGE_CREATED ? 0 : 1);
+
+        // a retry while the dead owner's lease runs: 409, never a second execution
+        Answer early = post("/v1/charges", ACME, key, body);
+        assertThat(early.status()).as(early.text()).isEqualTo(409);
+        assertThat(early.problemType()).isEqualTo("idempotency-key-in-use");
+        assertThat(early.header("Retry-After")).isNotEmpty();
+
+        AtomicReference<Answer> recovered = new AtomicReference<>();
+        if (recoverer == Recoverer.CLIENT_RETRY) {
+            await().atMost(Duration.ofSeconds(20)).pollInterval(Duration.ofMillis(200)).until(() -> {
+                Answer a = post("/v1/charges", ACME, key, body);
+                recovered.set(a);
+                return a.status() == 201;
+            });
+        } else {
+            await().atMost(Duration.ofSeconds(20)).pollInterval(Duration.ofMillis(200)).until(() -> {
+                worker.runOnce();
+                return chargeStatus(chargeId).equals("succeeded");
+            });
+            recovered.set(post("/v1/charges", ACME, key, body));
+            assertThat(recovered.get().status()).isEqualTo(201);
+            assertThat(recovered.get().header("Idempotent-Replayed")).isEqualTo("true");
+        }
+        assertThat(recovered.get().json().get("id").stringValue()).isEqualTo(chargeId);
+        assertThat(psp().captureCount(downstream)).as("one capture").isEqualTo(1);
+        assertThat(entriesOf(chargeId)).as("one journal entry").isEqualTo(1);
+        assertThat(count("SELECT count(*) FROM payments_charge WHERE customer = ?", customer)).isEqualTo(1);
+        Answer again = post("/v1/charges", ACME, key, body);
+        assertThat(again.body()).isEqualTo(recovered.get().body());
+        assertThat(get("/v1/idempotency-keys/" + key, ACME).json().get("status").stringValue()).isEqualTo("completed");
+        assertLedgerBalanced();
+    }
+
+    @Test
+    void concurrentWorkersTakeDisjointBatches() throws Exception {
+        int charges = 20;
+        List<String> ids = new ArrayList<>();
+        for (int i = 0; i < charges; i++) {
+            String customer = "cus_workers_" + i;
+            Answer crashed = post("/v1/charges", ACME, "workers-" + i, charge(100 + i, customer),
+                    CrashPoint.HEADER, CrashPoint.AFTER_PROCESSOR_CALL.wire());
+            assertThat(crashed.status()).isGreaterThanOrEqualTo(500);
+            ids.add(chargeIdByDownstreamPrefix(customer));
+        }
+        await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(100)).until(() -> count("""
+                SELECT count(*) FROM idempotency_records r JOIN payments_charge c ON c.scope_key = r.scope_key
+                WHERE c.customer LIKE 'cus_workers_%' AND r.lease_expires_at <= now()""") == charges);
+        int workers = 4;
+        CountDownLatch go = new CountDownLatch(1);
+        List<Future<Integer>> taken = new ArrayList<>();
+        try (ExecutorService pool = Executors.newFixedThreadPool(workers)) {
+            for (int w = 0; w < workers; w++) {
+                taken.add(pool.submit(() -> {
+                    go.await();
+                    return worker.runOnce();
+                }));
+            }
+            go.countDown();
+            int total = 0;
+            for (Future<Integer> f : taken) {
+                total += f.get(60, TimeUnit.SECONDS);
+            }
+            assertThat(total).as("each abandoned charge taken over exactly once").isEqualTo(charges);
+        }
+        for (String id : ids) {
+            assertThat(chargeStatus(id)).isEqualTo("succeeded");
+            assertThat(psp().captureCount("exactly_" + id)).isEqualTo(1);
+            assertThat(entriesOf(id)).isEqualTo(1);
+        }
+        assertLedgerBalanced();
+    }
+}
