@@ -52,14 +52,14 @@ public class ServiceConfiguration {
         return new TenantAccounts(ledger, properties.clearingShards());
     }
 
+    /**
+     * The durable tier owns its PostgreSQL store. The store is deliberately not a bean of its own: as an
+     * {@code IdempotencyStore} bean it would be taken for the hot tier's store.
+     */
     @Bean(destroyMethod = "close")
-    PostgresIdempotencyStore durableStore(DataSource dataSource) {
-        return PostgresIdempotencyStore.create(dataSource);
-    }
-
-    @Bean
-    DurableTier durableTier(PostgresIdempotencyStore store, Jdbc jdbc, PaymentsProperties properties, InstantSource clock) {
-        return new DurableTier(store, jdbc, properties.lease(), properties.retention(), clock);
+    DurableTier durableTier(DataSource dataSource, Jdbc jdbc, PaymentsProperties properties, InstantSource clock) {
+        return new DurableTier(PostgresIdempotencyStore.create(dataSource), jdbc, properties.lease(),
+                properties.retention(), clock);
     }
 
     @Bean

@@ -29,7 +29,7 @@ import org.jspecify.annotations.Nullable;
  * finished on the caller's connection, so that a record's final state commits in the same transaction as
  * the charge row and the journal entry. Also the one place that turns records into answers.
  */
-public final class DurableTier {
+public final class DurableTier implements AutoCloseable {
     /** The route template of charge creation, part of every charge scope. */
     public static final String CHARGES_ROUTE = "/v1/charges";
     /** The route template of refund creation. */
@@ -59,6 +59,12 @@ public final class DurableTier {
 
     public PostgresIdempotencyStore store() {
         return store;
+    }
+
+    /** Stops the store's listener connection. */
+    @Override
+    public void close() {
+        store.close();
     }
 
     public Duration lease() {
