@@ -14,6 +14,11 @@ import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
+import org.springframework.boot.SpringApplication;
+import org.springframework.boot.context.properties.bind.Binder;
+import org.springframework.boot.support.SpringApplicationJsonEnvironmentPostProcessor;
+import org.springframework.core.env.MapPropertySource;
+import org.springframework.core.env.StandardEnvironment;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
@@ -37,6 +42,19 @@ class ConfigurationMetadataTest {
         assertThat(PostgresStores.config(properties.getPostgres())).isEqualTo(PostgresStoreConfig.ofDefaults());
         assertThat(PropertiesReader.problems(properties)).isEmpty();
         assertThat(defaults.inFlight()).isEqualTo(InFlightPolicy.reject(Duration.ofSeconds(1)));
+    }
+
+    /** The documented way to keep API keys out of files: the whole map in SPRING_APPLICATION_JSON, verbatim. */
+    @Test
+    void apiKeysBindVerbatimFromSpringApplicationJson() {
+        StandardEnvironment environment = new StandardEnvironment();
+        environment.getPropertySources().addFirst(new MapPropertySource("test", Map.of("spring.application.json",
+                "{\"exactly\":{\"idempotency\":{\"tenant\":{\"api-keys\":{\"sk_live_A.b-C9\":\"acme\"}}}}}")));
+        new SpringApplicationJsonEnvironmentPostProcessor().postProcessEnvironment(environment, new SpringApplication());
+        IdempotencyProperties properties = Binder.get(environment)
+                .bind(IdempotencyProperties.PREFIX, IdempotencyProperties.class)
+                .get();
+        assertThat(properties.getTenant().getApiKeys()).containsExactly(Map.entry("sk_live_A.b-C9", "acme"));
     }
 
     @Test

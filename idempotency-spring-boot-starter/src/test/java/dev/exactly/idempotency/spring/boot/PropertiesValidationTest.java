@@ -1,10 +1,16 @@
 package dev.exactly.idempotency.spring.boot;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.util.ArrayList;
 import java.util.List;
+import dev.exactly.idempotency.spring.boot.app.TestApplication;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.springframework.boot.SpringApplication;
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.diagnostics.FailureAnalysis;
 import org.springframework.boot.diagnostics.FailureAnalyzer;
@@ -133,6 +139,19 @@ class PropertiesValidationTest {
         FailureAnalysis analysis = ours.analyze(new IllegalStateException("context failed", failure));
         assertThat(analysis.getDescription()).isEqualTo(failure.getMessage());
         assertThat(analysis.getAction()).contains("exactly.idempotency.*");
+    }
+
+    @Test
+    @ExtendWith(OutputCaptureExtension.class)
+    void aRealApplicationDoesNotStartAndSaysWhy(CapturedOutput output) {
+        SpringApplication application = new SpringApplication(TestApplication.class);
+        assertThatThrownBy(() -> application.run(
+                        "--server.port=0", "--exactly.idempotency.lease=1m", "--exactly.idempotency.retention=30s"))
+                .hasRootCauseInstanceOf(InvalidIdempotencyPropertiesException.class);
+        assertThat(output.getOut() + output.getErr())
+                .contains("APPLICATION FAILED TO START")
+                .contains("exactly.idempotency.retention (30s) must be longer than the lease (1m)")
+                .contains("Fix the exactly.idempotency.* properties");
     }
 
     private static List<String> problems(AssertableWebApplicationContext context) {
