@@ -51,9 +51,10 @@ class IdempotencyAutoConfigurationTest {
             assertThat(context).hasSingleBean(InMemoryIdempotencyStore.class);
             assertThat(context).hasSingleBean(IdempotencyEngine.class);
             assertThat(context.getBean(IdempotencyEngine.class).store()).isSameAs(context.getBean(IdempotencyStore.class));
-            IdempotencyFilter filter = filter(context.getBean(FilterRegistrationBean.class));
-            assertThat(filter.routes()).containsExactly(IdempotentRoute.post("/v1/charges"));
-            assertThat(context.getBean(FilterRegistrationBean.class).getUrlPatterns()).containsExactly("/*");
+            FilterRegistrationBean<?> registration = context.getBean(FilterRegistrationBean.class);
+            assertThat(filter(registration).routes()).containsExactly(IdempotentRoute.post("/v1/charges"));
+            assertThat(registration.getUrlPatterns()).containsExactly("/*");
+            assertThat(registration.getFilterName()).isEqualTo(IdempotencyAutoConfiguration.FILTER_NAME);
             // no MeterRegistry here: no metrics
             assertThat(context).doesNotHaveBean(MicrometerIdempotencyListener.class);
             assertThat(context).hasSingleBean(IdempotencyStoreHealthIndicator.class);
