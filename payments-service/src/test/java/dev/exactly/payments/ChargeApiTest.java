@@ -195,6 +195,7 @@ class ChargeApiTest extends DefaultServiceTest {
         Answer doc = get("/openapi.yaml", null);
         assertThat(doc.status()).isEqualTo(200);
         assertThat(doc.text()).startsWith("openapi: 3.1.0");
+        assertThat(doc.header("Content-Type")).startsWith("application/yaml");
         Set<String> documented = new LinkedHashSet<>();
         Matcher m = Pattern.compile("(?m)^  (/v1/\\S+):$").matcher(doc.text());
         while (m.find()) {
