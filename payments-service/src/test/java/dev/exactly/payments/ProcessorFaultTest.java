@@ -46,6 +46,7 @@ class ProcessorFaultTest extends ServiceTest {
         assertThat(done.json().get("id").stringValue()).isEqualTo(id);
         assertThat(psp().captureCount("exactly_" + id)).isEqualTo(1);
         assertThat(entriesOf(id)).isEqualTo(1);
+        assertThat(psp().stats().fired(dev.exactly.psp.FaultKind.TIMEOUT_AFTER_CAPTURE)).as("the fault hit").isPositive();
     }
 
     @Test
@@ -56,6 +57,7 @@ class ProcessorFaultTest extends ServiceTest {
         assertThat(dropped.status()).isEqualTo(503);
         String id = dropped.json().get("charge").stringValue();
         assertThat(psp().captureCount("exactly_" + id)).as("the processor captured").isEqualTo(1);
+        assertThat(psp().stats().fired(dev.exactly.psp.FaultKind.DROP_RESPONSE)).as("the fault hit").isPositive();
 
         Answer done = retryUntilFinished("drop-1", body);
         assertThat(done.status()).isEqualTo(201);

@@ -1,0 +1,59 @@
+package dev.exactly.payments.config;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.time.Duration;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/** The environment's forms: database URLs, API key lists, demo mode, recovery backoff. */
+class ConfigurationTest {
+
+    private static PaymentsProperties properties(String databaseUrl, Map<String, String> keys, String keyList,
+            String operatorKey, String demo) {
+        return new PaymentsProperties(databaseUrl, "", keys, keyList, operatorKey, demo, false, Duration.ofSeconds(30),
+                Duration.ofHours(24), 16,
+                new PaymentsProperties.Recovery(true, Duration.ofSeconds(1), 25, 5, Duration.ofSeconds(1),
+                        Duration.ofSeconds(60), Duration.ofMinutes(10)),
+                new PaymentsProperties.Processor(Duration.ofSeconds(2), Duration.ofSeconds(10)));
+    }
+
+    @Test
+    void herokuStyleUrlsBecomeJdbcUrlsWithCredentials() {
+        DatabaseUrl url = DatabaseUrl.parse("postgres://pay%40user:s3cr%3At@db.example:6543/payments?sslmode=require");
+        assertThat(url.jdbcUrl()).isEqualTo("jdbc:postgresql://db.example:6543/payments?sslmode=require");
+        assertThat(url.user()).isEqualTo("pay@user");
+        assertThat(url.password()).isEqualTo("s3cr:t");
+        assertThat(url.toString()).doesNotContain("s3cr");
+        assertThat(DatabaseUrl.parse("postgresql://db/x").jdbcUrl()).isEqualTo("jdbc:postgresql://db/x");
+        assertThat(DatabaseUrl.parse("jdbc:postgresql://h:5432/test?user=postgres").jdbcUrl())
+                .isEqualTo("jdbc:postgresql://h:5432/test?user=postgres");
+        assertThatThrownBy(() -> DatabaseUrl.parse("mysql://h/db")).isInstanceOf(IllegalArgumentException.class);
+    }
+
+    @Test
+    void demoKeysOnlyWhenNothingIsConfigured() {
+        PaymentsProperties bare = properties("", Map.of(), "", "", "auto");
+        assertThat(bare.demoMode()).isTrue();
+        assertThat(bare.allApiKeys()).containsEntry("sk_demo_acme", "acme").containsEntry("sk_demo_globex", "globex");
+        assertThat(bare.effectiveOperatorKey()).isEqualTo(PaymentsProperties.DEMO_OPERATOR_KEY);
+
+        PaymentsProperties real = properties("postgres://h/db", Map.of(), "sk_1=acme, sk_2=globex", "sk_op", "auto");
+        assertThat(real.demoMode()).isFalse();
+        assertThat(real.allApiKeys()).containsExactlyInAnyOrderEntriesOf(Map.of("sk_1", "acme", "sk_2", "globex"));
+        assertThat(real.effectiveOperatorKey()).isEqualTo("sk_op");
+        assertThat(properties("postgres://h/db", Map.of(), "", "", "auto").effectiveOperatorKey()).isEmpty();
+        assertThatThrownBy(() -> properties("", Map.of(), "no-equals-sign", "", "auto").allApiKeys())
+                .isInstanceOf(IllegalArgumentException.class);
+    }
+
+    @Test
+    void recoveryBacksOffByDoublingUpToTheCap() {
+        PaymentsProperties.Recovery r = properties("", Map.of(), "", "", "auto").recovery();
+        assertThat(r.delayAfter(1)).isEqualTo(Duration.ofSeconds(1));
+        assertThat(r.delayAfter(2)).isEqualTo(Duration.ofSeconds(2));
+        assertThat(r.delayAfter(4)).isEqualTo(Duration.ofSeconds(8));
+        assertThat(r.delayAfter(30)).isEqualTo(Duration.ofSeconds(60));
+    }
+}
