@@ -1,0 +1,235 @@
+package dev.exactly.benchmarks.store;
+
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
+import dev.exactly.idempotency.IdempotencyEngine;
+import dev.exactly.idempotency.IdempotencyPolicy;
+import dev.exactly.idempotency.ScopeKey;
+import dev.exactly.idempotency.memory.InMemoryIdempotencyStore;
+import dev.exactly.idempotency.postgres.PostgresIdempotencyStore;
+import dev.exactly.idempotency.redis.RedisIdempotencyStore;
+import dev.exactly.idempotency.redis.RedisStoreConfig;
+import dev.exactly.idempotency.spi.IdempotencyStore;
+import dev.exactly.testing.TestPostgres;
+import dev.exactly.testing.TestRedis;
+import io.lettuce.core.KeyScanCursor;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.ScanArgs;
+import io.lettuce.core.ScanCursor;
+import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.api.sync.RedisCommands;
+import io.lettuce.core.cluster.RedisClusterClient;
+import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.time.InstantSource;
+import java.util.ArrayDeque;
+import java.util.Deque;
+import java.util.HexFormat;
+import java.util.concurrent.ThreadLocalRandom;
+import javax.sql.DataSource;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * One store ready to benchmark: the store, an engine on it, the raw baseline on the same server and
+ * client stack, and everything to undo afterwards (a started cluster is stopped, Redis keys of the run
+ * are removed, a PostgreSQL schema is dropped).
+ *
+ * <p>Records of fresh keys are kept only briefly, so that a run of hundreds of thousands of keys does not
+ * fill a shared Redis or the in-memory store's bound: Redis and PostgreSQL keep them 60 s (lease 30 s);
+ * the in-memory store, which fails closed when full, 1 s (lease 500 ms) within a bound of
+ * {@value #MEMORY_MAX_ENTRIES} records. The retention changes how much is kept, not what one operation
+ * costs.
+ */
+public final class StoreFixture implements AutoCloseable {
+    /** The in-memory store's bound in the benchmark. */
+    public static final int MEMORY_MAX_ENTRIES = 4_000_000;
+    /** The value stored by the raw baselines: the size of the guarded operations' response body. */
+    static final String RAW_VALUE = GuardedWorkload.RESPONSE_JSON;
+
+    private static final IdempotencyPolicy SERVER_POLICY = IdempotencyPolicy.custom()
+            .lease(Duration.ofSeconds(30)).retention(Duration.ofSeconds(60)).build();
+    private static final IdempotencyPolicy MEMORY_POLICY = IdempotencyPolicy.custom()
+            .lease(Duration.ofMillis(500)).retention(Duration.ofSeconds(1)).build();
+
+    private static final ScopeKey CONNECT_CHECK_KEY = new ScopeKey("0".repeat(64));
+
+    private final StoreKind kind;
+    private final IdempotencyStore store;
+    private final IdempotencyEngine engine;
+    private final @Nullable RawBaseline raw;
+    private final Deque<AutoCloseable> resources;
+
+    private StoreFixture(StoreKind kind, IdempotencyStore store, @Nullable RawBaseline raw, Deque<AutoCloseable> resources) {
+        this.kind = kind;
+        this.store = store;
+        this.engine = IdempotencyEngine.builder(store).build();
+        this.raw = raw;
+        this.resources = resources;
+        // connect now (Redis also subscribes), so that no measured operation pays for it
+        store.find(CONNECT_CHECK_KEY);
+    }
+
+    /**
+     * Opens a store of {@code kind}.
+     *
+     * @param connections the PostgreSQL pool size (one per benchmark thread)
+     */
+    public static StoreFixture open(StoreKind kind, int connections) {
+        Deque<AutoCloseable> resources = new ArrayDeque<>();
+        try {
+            return switch (kind) {
+                case MEMORY -> new StoreFixture(kind,
+                        InMemoryIdempotencyStore.create(InstantSource.system(), MEMORY_MAX_ENTRIES), null, resources);
+                case REDIS -> openRedis(kind, TestRedis.uri(), null, resources);
+                case REDIS_CLUSTER -> {
+                    RedisCluster cluster = RedisCluster.start(3);
+                    resources.push(cluster);
+                    yield openRedis(kind, cluster.uri(), cluster, resources);
+                }
+                case POSTGRES -> openPostgres(connections, resources);
+            };
+        } catch (RuntimeException | Error e) {
+            closeAll(resources, e);
+            throw e;
+        }
+    }
+
+    private static StoreFixture openRedis(
+            StoreKind kind, String uri, @Nullable RedisCluster cluster, Deque<AutoCloseable> resources) {
+        String prefix = "exactly:bench:" + runId() + ":";
+        RedisStoreConfig config = RedisStoreConfig.custom().keyPrefix(prefix).build();
+        RedisIdempotencyStore store = RedisIdempotencyStore.create(uri, config);
+        resources.push(store);
+        String rawPrefix = prefix + "raw:";
+        RawBaseline raw;
+        if (cluster != null) {
+            RedisClusterClient client = RedisClusterClient.create(cluster.seeds());
+            StatefulRedisClusterConnection<String, String> connection = client.connect();
+            raw = new RedisRawBaseline(connection.sync(), rawPrefix, RAW_VALUE, () -> {
+                connection.close();
+                client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
+            });
+        } else {
+            RedisClient client = RedisClient.create(uri);
+            StatefulRedisConnection<String, String> connection = client.connect();
+            RedisCommands<String, String> commands = connection.sync();
+            raw = new RedisRawBaseline(commands, rawPrefix, RAW_VALUE, () -> {
+                // a shared Redis keeps no benchmark keys: the store's and the baseline's share the prefix
+                unlinkAll(commands, prefix);
+                connection.close();
+                client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
+            });
+        }
+        resources.push(raw);
+        return new StoreFixture(kind, store, raw, resources);
+    }
+
+    private static StoreFixture openPostgres(int connections, Deque<AutoCloseable> resources) {
+        HikariConfig config = new HikariConfig();
+        config.setDataSource(TestPostgres.freshSchema("bench"));
+        config.setMaximumPoolSize(connections);
+        config.setMinimumIdle(connections);
+        config.setPoolName("bench-postgres");
+        HikariDataSource pool = new HikariDataSource(config);
+        resources.push(pool);
+        String schema = currentSchema(pool);
+        resources.push(() -> dropSchema(schema));
+        PostgresIdempotencyStore.migrate(pool);
+        PostgresIdempotencyStore store = PostgresIdempotencyStore.create(pool);
+        resources.push(store);
+        RawBaseline raw = PostgresRawBaseline.create(pool, RAW_VALUE);
+        resources.push(raw);
+        return new StoreFixture(StoreKind.POSTGRES, store, raw, resources);
+    }
+
+    public StoreKind kind() {
+        return kind;
+    }
+
+    public IdempotencyStore store() {
+        return store;
+    }
+
+    /** An engine with default settings on the store. */
+    public IdempotencyEngine engine() {
+        return engine;
+    }
+
+    /** The policy of fresh keys: short retention, see the class comment. */
+    public IdempotencyPolicy freshKeyPolicy() {
+        return kind == StoreKind.MEMORY ? MEMORY_POLICY : SERVER_POLICY;
+    }
+
+    /** The raw baseline on the same server. */
+    public RawBaseline raw() {
+        if (raw == null) {
+            throw new IllegalStateException("the " + kind.id() + " store has no server, so no raw baseline");
+        }
+        return raw;
+    }
+
+    @Override
+    public void close() {
+        closeAll(resources, null);
+    }
+
+    private static void closeAll(Deque<AutoCloseable> resources, @Nullable Throwable primary) {
+        RuntimeException failure = null;
+        while (!resources.isEmpty()) {
+            try {
+                resources.pop().close();
+            } catch (Exception e) {
+                if (primary != null) {
+                    primary.addSuppressed(e);
+                } else if (failure == null) {
+                    failure = new IllegalStateException("could not release a benchmark resource", e);
+                } else {
+                    failure.addSuppressed(e);
+                }
+            }
+        }
+        if (failure != null) {
+            throw failure;
+        }
+    }
+
+    private static void unlinkAll(RedisCommands<String, String> commands, String prefix) {
+        ScanArgs match = ScanArgs.Builder.matches(prefix + "*").limit(1000);
+        ScanCursor cursor = ScanCursor.INITIAL;
+        do {
+            KeyScanCursor<String> page = commands.scan(cursor, match);
+            if (!page.getKeys().isEmpty()) {
+                commands.unlink(page.getKeys().toArray(String[]::new));
+            }
+            cursor = page;
+        } while (!cursor.isFinished());
+    }
+
+    private static String currentSchema(DataSource pool) {
+        try (Connection c = pool.getConnection(); Statement s = c.createStatement();
+                ResultSet row = s.executeQuery("SELECT current_schema()")) {
+            row.next();
+            return row.getString(1);
+        } catch (SQLException e) {
+            throw new IllegalStateException("could not read the benchmark schema", e);
+        }
+    }
+
+    private static void dropSchema(String schema) throws SQLException {
+        try (Connection c = TestPostgres.dataSource().getConnection(); Statement s = c.createStatement()) {
+            // the name came from current_schema() of a schema TestPostgres created: [a-z0-9_] only
+            s.execute("DROP SCHEMA IF EXISTS \"" + schema + "\" CASCADE");
+        }
+    }
+
+    /** A short random id, so that runs never share keys. */
+    static String runId() {
+        byte[] bytes = new byte[4];
+        ThreadLocalRandom.current().nextBytes(bytes);
+        return HexFormat.of().formatHex(bytes);
+    }
+}

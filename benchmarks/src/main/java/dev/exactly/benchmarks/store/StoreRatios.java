@@ -1,0 +1,86 @@
+package dev.exactly.benchmarks.store;
+
+import dev.exactly.benchmarks.TextTable;
+import java.util.EnumMap;
+import java.util.Map;
+import org.openjdk.jmh.results.Result;
+import org.openjdk.jmh.results.RunResult;
+
+/**
+ * The store benchmark's ratio table: per store, guarded and replay operations per second next to the raw
+ * set-if-absent rate of the same server, and their ratios.
+ */
+public final class StoreRatios {
+    /** A measured rate and its error (99.9 % confidence half-width, as JMH reports it). */
+    record Rate(double perSecond, double error) {}
+
+    private final Map<StoreKind, Rate> guarded = new EnumMap<>(StoreKind.class);
+    private final Map<StoreKind, Rate> replay = new EnumMap<>(StoreKind.class);
+    private final Map<StoreKind, Rate> raw = new EnumMap<>(StoreKind.class);
+
+    /** Sorts JMH results by benchmark method and {@code store} parameter. */
+    public static StoreRatios of(Iterable<RunResult> results) {
+        StoreRatios ratios = new StoreRatios();
+        for (RunResult result : results) {
+            String benchmark = result.getParams().getBenchmark();
+            StoreKind kind = StoreKind.of(result.getParams().getParam("store"));
+            Result<?> primary = result.getPrimaryResult();
+            Rate rate = new Rate(primary.getScore(), primary.getScoreError());
+            String method = benchmark.substring(benchmark.lastIndexOf('.') + 1);
+            switch (method) {
+                case "guarded" -> ratios.guarded.put(kind, rate);
+                case "replay" -> ratios.replay.put(kind, rate);
+                case "insertIfAbsent" -> ratios.raw.put(kind, rate);
+                default -> throw new IllegalArgumentException("not a store benchmark: " + benchmark);
+            }
+        }
+        return ratios;
+    }
+
+    /** Records one rate; for tests and for results gathered without JMH. */
+    void put(String method, StoreKind kind, double perSecond) {
+        Rate rate = new Rate(perSecond, Double.NaN);
+        switch (method) {
+            case "guarded" -> guarded.put(kind, rate);
+            case "replay" -> replay.put(kind, rate);
+            case "insertIfAbsent" -> raw.put(kind, rate);
+            default -> throw new IllegalArgumentException(method);
+        }
+    }
+
+    /** guarded / raw of {@code kind}, NaN when either is missing. */
+    public double guardedToRaw(StoreKind kind) {
+        return ratio(guarded.get(kind), raw.get(kind));
+    }
+
+    /** replay / raw of {@code kind}, NaN when either is missing. */
+    public double replayToRaw(StoreKind kind) {
+        return ratio(replay.get(kind), raw.get(kind));
+    }
+
+    public TextTable table() {
+        TextTable table = new TextTable("store", "guarded ops/s", "replay ops/s", "raw ops/s",
+                "guarded/raw", "replay/raw", "round trips guarded/replay");
+        for (StoreKind kind : StoreKind.values()) {
+            if (!guarded.containsKey(kind) && !replay.containsKey(kind) && !raw.containsKey(kind)) {
+                continue;
+            }
+            table.row(kind.id(), rate(guarded.get(kind)), rate(replay.get(kind)), rate(raw.get(kind)),
+                    TextTable.ratio(guardedToRaw(kind)), TextTable.ratio(replayToRaw(kind)), kind.roundTrips());
+        }
+        return table;
+    }
+
+    private static String rate(Rate rate) {
+        if (rate == null) {
+            return "-";
+        }
+        return Double.isFinite(rate.error())
+                ? TextTable.rate(rate.perSecond()) + " ± " + TextTable.rate(rate.error())
+                : TextTable.rate(rate.perSecond());
+    }
+
+    private static double ratio(Rate numerator, Rate denominator) {
+        return numerator == null || denominator == null ? Double.NaN : numerator.perSecond() / denominator.perSecond();
+    }
+}
