@@ -37,7 +37,7 @@ public abstract class ServiceTest {
     protected static final JsonMapper JSON = JsonMapper.builder().build();
     protected static final HttpClient HTTP = HttpClient.newBuilder()
             .version(HttpClient.Version.HTTP_1_1)
-            .connectTimeout(Duration.ofSeconds(5))
+            .connectTimeout(Duration.ofSeconds(30))
             .build();
 
     @LocalServerPort
@@ -91,7 +91,7 @@ public abstract class ServiceTest {
 
     protected Answer post(String path, String apiKey, String idempotencyKey, String body, String... headers) {
         HttpRequest.Builder b = HttpRequest.newBuilder(uri(path))
-                .timeout(Duration.ofSeconds(30))
+                .timeout(Duration.ofSeconds(60))
                 .header("Content-Type", "application/json")
                 .POST(HttpRequest.BodyPublishers.ofString(body));
         if (apiKey != null) {
@@ -107,7 +107,7 @@ public abstract class ServiceTest {
     }
 
     protected Answer get(String path, String apiKey) {
-        HttpRequest.Builder b = HttpRequest.newBuilder(uri(path)).timeout(Duration.ofSeconds(30)).GET();
+        HttpRequest.Builder b = HttpRequest.newBuilder(uri(path)).timeout(Duration.ofSeconds(60)).GET();
         if (apiKey != null) {
             b.header("Authorization", "Bearer " + apiKey);
         }

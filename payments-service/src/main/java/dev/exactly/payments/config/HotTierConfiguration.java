@@ -24,8 +24,9 @@ import org.springframework.context.annotation.Configuration;
 
 /**
  * The hot tier: the idempotency filter on {@code POST /v1/charges} and {@code POST /v1/refunds}, in
- * front of the durable tier. Its store is Redis when {@code exactly.payments.redis-url}
- * ({@code REDIS_URL}: {@code redis://host:port}, or {@code redis-cluster://h1:p1,h2:p2}) is set, and
+ * front of the durable tier, configured from the {@code exactly.idempotency.*} properties (the same
+ * names the Spring Boot starter reads). Its store is Redis when {@code REDIS_URL} is set (see
+ * {@link HotTierEnvironment}: {@code redis://host:port}, or {@code redis-cluster://h1:p1,h2:p2}), and
  * in memory otherwise (one process only). It rejects or coalesces duplicates in one round trip and
  * replays finished answers; the tenant is the API key's principal. Answers the service marks as not
  * outcomes (conflicts, unknown processor outcomes) are not recorded here.
@@ -35,9 +36,10 @@ public class HotTierConfiguration {
     private static final Logger log = LoggerFactory.getLogger(HotTierConfiguration.class);
 
     @Bean(destroyMethod = "close")
-    IdempotencyStore hotStore(@Value("${exactly.payments.redis-url:}") String redisUrl,
-            @Value("${exactly.payments.hot-tier.key-prefix:exactly:idem:}") String keyPrefix) {
-        if (redisUrl.isBlank()) {
+    IdempotencyStore hotStore(@Value("${exactly.idempotency.store:memory}") String store,
+            @Value("${exactly.idempotency.redis.uri:}") String redisUrl,
+            @Value("${exactly.idempotency.redis.key-prefix:exactly:idem:}") String keyPrefix) {
+        if (!store.equals("redis")) {
             log.info("no REDIS_URL: the hot idempotency tier is in memory (one instance only)");
             return InMemoryIdempotencyStore.create();
         }
@@ -58,13 +60,15 @@ public class HotTierConfiguration {
 
     @Bean
     FilterRegistrationBean<IdempotencyFilter> hotTierFilter(IdempotencyEngine hotEngine,
-            @Value("${exactly.payments.hot-tier.lease:30s}") Duration lease,
-            @Value("${exactly.payments.hot-tier.retention:24h}") Duration retention,
-            @Value("${exactly.payments.hot-tier.in-flight-wait:10s}") Duration inFlightWait) {
+            @Value("${exactly.idempotency.lease:30s}") Duration lease,
+            @Value("${exactly.idempotency.retention:24h}") Duration retention,
+            @Value("${exactly.idempotency.in-flight.policy:wait}") String inFlight,
+            @Value("${exactly.idempotency.in-flight.max-wait:10s}") Duration inFlightWait,
+            @Value("${exactly.idempotency.filter-order:" + (ServiceConfiguration.AUTH_FILTER_ORDER + 1) + "}") int order) {
         IdempotencyPolicy policy = IdempotencyPolicy.custom()
                 .lease(lease)
                 .retention(retention)
-                .inFlight(inFlightWait.isZero() ? InFlightPolicy.reject(Duration.ofSeconds(1)) : InFlightPolicy.waitUpTo(inFlightWait))
+                .inFlight(inFlight.equals("wait") ? InFlightPolicy.waitUpTo(inFlightWait) : InFlightPolicy.reject(Duration.ofSeconds(1)))
                 .build();
         IdempotencyFilter filter = IdempotencyFilter.builder(hotEngine)
                 .route(IdempotentRoute.builder("POST", DurableTier.CHARGES_ROUTE).policy(policy).build())
@@ -72,7 +76,7 @@ public class HotTierConfiguration {
                 .tenantResolver(TenantResolver.principal())
                 .build();
         FilterRegistrationBean<IdempotencyFilter> registration = new FilterRegistrationBean<>(filter);
-        registration.setOrder(ServiceConfiguration.AUTH_FILTER_ORDER + 1);
+        registration.setOrder(order);
         registration.addUrlPatterns("/v1/charges", "/v1/refunds");
         return registration;
     }
