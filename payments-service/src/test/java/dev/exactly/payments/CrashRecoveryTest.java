@@ -93,6 +93,9 @@ class CrashRecoveryTest extends ServiceTest {
         assertThat(psp().captureCount(downstream)).as("one capture").isEqualTo(1);
         assertThat(entriesOf(chargeId)).as("one journal entry").isEqualTo(1);
         assertThat(count("SELECT count(*) FROM payments_charge WHERE customer = ?", customer)).isEqualTo(1);
+        assertThat(count("""
+                SELECT r.takeovers FROM idempotency_records r JOIN payments_charge c ON c.scope_key = r.scope_key
+                WHERE c.id = ?""", chargeId)).as("the dead owner's lease was really taken over").isPositive();
         Answer again = post("/v1/charges", ACME, key, body);
         assertThat(again.body()).isEqualTo(recovered.get().body());
         assertThat(get("/v1/idempotency-keys/" + key, ACME).json().get("status").stringValue()).isEqualTo("completed");

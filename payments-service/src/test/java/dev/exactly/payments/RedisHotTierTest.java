@@ -19,6 +19,10 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.boot.builder.SpringApplicationBuilder;
+import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.core.env.Environment;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
@@ -26,10 +30,14 @@ import org.springframework.test.context.DynamicPropertySource;
 /**
  * Two tiers for real: Redis in front, PostgreSQL behind. Concurrent duplicates charge once; a retry after
  * the hot tier forgot (its keys deleted) still gets the original charge from the durable tier, byte for
- * byte, or 422 for a different payload, and so does a retry after the durable record itself expired.
+ * byte, or 422 for a different payload, and so does a retry after the durable record itself expired. Two
+ * instances of the service sharing Redis, PostgreSQL and the processor charge once between them.
  */
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT)
 class RedisHotTierTest extends ServiceTest {
+    @Autowired
+    Environment environment;
+
     /** This class's keys only: other test runs may share the Redis server. */
     private static final String PREFIX = "exactly-pay-test-" + UUID.randomUUID() + ":";
 
@@ -130,6 +138,71 @@ class RedisHotTierTest extends ServiceTest {
         assertThat(psp().captureCount("exactly_" + id)).isEqualTo(1);
         assertThat(entriesOf(id)).isEqualTo(1);
         assertThat(count("SELECT count(*) FROM payments_charge WHERE customer = 'cus_late'")).isEqualTo(1);
+    }
+
+    @Test
+    void twoInstancesSharingRedisAndPostgresChargeOnce() throws Exception {
+        Map<String, Object> shared = new HashMap<>();
+        for (String name : List.of("exactly.payments.database-url", "exactly.payments.redis-url",
+                "exactly.idempotency.redis.key-prefix", "exactly.idempotency.in-flight.max-wait",
+                "exactly.payments.demo")) {
+            shared.put(name, environment.getRequiredProperty(name));
+        }
+        shared.put("exactly.payments.psp-url", psp().baseUri().toString());
+        shared.put("server.port", "0");
+        // as command-line arguments: they must win over application.yml, as the environment does in production
+        String[] args = shared.entrySet().stream().map(e -> "--" + e.getKey() + "=" + e.getValue()).toArray(String[]::new);
+        try (ConfigurableApplicationContext second = new SpringApplicationBuilder(PaymentsApplication.class).run(args)) {
+            assertThat(second.getEnvironment().getProperty("exactly.idempotency.store")).isEqualTo("redis");
+            int[] ports = {port, Integer.parseInt(second.getEnvironment().getRequiredProperty("local.server.port"))};
+            int keys = 20;
+            int duplicates = 10;
+            String run = UUID.randomUUID().toString().substring(0, 8);
+            CountDownLatch go = new CountDownLatch(1);
+            Map<Integer, List<Future<Answer>>> answers = new HashMap<>();
+            try (ExecutorService pool = Executors.newVirtualThreadPerTaskExecutor()) {
+                for (int k = 0; k < keys; k++) {
+                    String key = "two-" + run + "-" + k;
+                    String body = charge(700 + k, "cus_two_" + k);
+                    List<Future<Answer>> sent = new ArrayList<>();
+                    for (int d = 0; d < duplicates; d++) {
+                        int target = ports[d % 2];
+                        sent.add(pool.submit(() -> {
+                            go.await();
+                            return postTo(target, key, body);
+                        }));
+                    }
+                    answers.put(k, sent);
+                }
+                go.countDown();
+                for (List<Future<Answer>> sent : answers.values()) {
+                    byte[] first = null;
+                    for (Future<Answer> f : sent) {
+                        Answer a = f.get(120, TimeUnit.SECONDS);
+                        assertThat(a.status()).as(a.text()).isEqualTo(201);
+                        first = first == null ? a.body() : first;
+                        assertThat(a.body()).isEqualTo(first);
+                    }
+                }
+            }
+        }
+        List<Map<String, Object>> charges = rows("SELECT id FROM payments_charge WHERE customer LIKE 'cus_two_%'");
+        assertThat(charges).hasSize(20);
+        for (Map<String, Object> row : charges) {
+            assertThat(psp().captureCount("exactly_" + row.get("id"))).isEqualTo(1);
+            assertThat(entriesOf((String) row.get("id"))).isEqualTo(1);
+        }
+        assertLedgerBalanced();
+    }
+
+    private Answer postTo(int targetPort, String key, String body) {
+        return send(java.net.http.HttpRequest.newBuilder(java.net.URI.create("http://127.0.0.1:" + targetPort + "/v1/charges"))
+                .timeout(java.time.Duration.ofSeconds(60))
+                .header("Content-Type", "application/json")
+                .header("Authorization", "Bearer " + ACME)
+                .header("Idempotency-Key", key)
+                .POST(java.net.http.HttpRequest.BodyPublishers.ofString(body))
+                .build());
     }
 
     private long hotKeys() {
