@@ -21,12 +21,14 @@ import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
+import tools.jackson.databind.JsonNode;
 
 /**
  * A request killed at each recovery point (the test hook throws where a crash would stop it; what was
  * committed stays) is finished either by the client's retry after the lease expired or by the recovery
  * worker: one capture at the processor, one journal entry, and the retry gets the charge. The worker's
- * schedule is off here, so each test decides who recovers.
+ * schedule is off here, so each test decides who recovers, and the tests end the dead owner's lease
+ * themselves (a retry before that gets 409).
  */
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT)
 class CrashRecoveryTest extends ServiceTest {
@@ -34,7 +36,6 @@ class CrashRecoveryTest extends ServiceTest {
     @DynamicPropertySource
     static void properties(DynamicPropertyRegistry registry) {
         commonProperties(registry, "pay_crash");
-        registry.add("exactly.payments.lease", () -> "1s");
         registry.add("exactly.payments.recovery.enabled", () -> "false");
     }
 
@@ -67,21 +68,27 @@ class CrashRecoveryTest extends ServiceTest {
         long capturedAtCrash = psp().captureCount(downstream);
         assertThat(capturedAtCrash).isEqualTo(point == CrashPoint.AFTER_CHARGE_CREATED ? 0 : 1);
 
+        JsonNode status = get("/v1/idempotency-keys/" + key, ACME).json();
+        assertThat(status.get("status").stringValue()).isEqualTo("processing");
+        assertThat(status.get("recovery_point").stringValue()).isEqualTo("charge_created");
+        assertThat(status.get("lease_expires").isString()).isTrue();
+
         // a retry while the dead owner's lease runs: 409, never a second execution
         Answer early = post("/v1/charges", ACME, key, body);
         assertThat(early.status()).as(early.text()).isEqualTo(409);
         assertThat(early.problemType()).isEqualTo("idempotency-key-in-use");
         assertThat(early.header("Retry-After")).isNotEmpty();
 
+        expireLease(chargeId);
         AtomicReference<Answer> recovered = new AtomicReference<>();
         if (recoverer == Recoverer.CLIENT_RETRY) {
-            await().atMost(Duration.ofSeconds(20)).pollInterval(Duration.ofMillis(200)).until(() -> {
+            await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(200)).until(() -> {
                 Answer a = post("/v1/charges", ACME, key, body);
                 recovered.set(a);
                 return a.status() == 201;
             });
         } else {
-            await().atMost(Duration.ofSeconds(20)).pollInterval(Duration.ofMillis(200)).until(() -> {
+            await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(200)).until(() -> {
                 worker.runOnce();
                 return chargeStatus(chargeId).equals("succeeded");
             });
@@ -102,6 +109,39 @@ class CrashRecoveryTest extends ServiceTest {
         assertLedgerBalanced();
     }
 
+    /**
+     * Lets the dead owner's lease run out now instead of waiting for it (the lease is the default 30 s
+     * here, so that a retry before this point is sure to find it live, however slow the machine).
+     */
+    private void expireLease(String chargeId) {
+        jdbc.inTransaction(c -> dev.exactly.payments.db.Jdbc.update(c, """
+                UPDATE idempotency_records SET lease_expires_at = now()
+                WHERE status = 'PROCESSING' AND scope_key = (SELECT scope_key FROM payments_charge WHERE id = ?)""",
+                s -> s.setString(1, chargeId)));
+    }
+
+    @Test
+    void aPendingChargeWhoseRecordExpiredIsStillRecovered() {
+        String customer = "cus_orphan";
+        String body = charge(999, customer);
+        assertThat(post("/v1/charges", ACME, "orphan-1", body, CrashPoint.HEADER, CrashPoint.BEFORE_FINISH.wire()).status())
+                .isGreaterThanOrEqualTo(500);
+        String chargeId = chargeIdByDownstreamPrefix(customer);
+        // the service was down past the retention: the durable record is gone, the charge row stays
+        jdbc.inTransaction(c -> dev.exactly.payments.db.Jdbc.update(c, """
+                DELETE FROM idempotency_records WHERE scope_key = (SELECT scope_key FROM payments_charge WHERE id = ?)""",
+                s -> s.setString(1, chargeId)));
+        await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(200)).until(() -> {
+            worker.runOnce();
+            return chargeStatus(chargeId).equals("succeeded");
+        });
+        Answer retry = post("/v1/charges", ACME, "orphan-1", body);
+        assertThat(retry.status()).isEqualTo(201);
+        assertThat(retry.json().get("id").stringValue()).isEqualTo(chargeId);
+        assertThat(psp().captureCount("exactly_" + chargeId)).isEqualTo(1);
+        assertThat(entriesOf(chargeId)).isEqualTo(1);
+    }
+
     @Test
     void concurrentWorkersTakeDisjointBatches() throws Exception {
         int charges = 20;
@@ -113,9 +153,7 @@ class CrashRecoveryTest extends ServiceTest {
             assertThat(crashed.status()).isGreaterThanOrEqualTo(500);
             ids.add(chargeIdByDownstreamPrefix(customer));
         }
-        await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(100)).until(() -> count("""
-                SELECT count(*) FROM idempotency_records r JOIN payments_charge c ON c.scope_key = r.scope_key
-                WHERE c.customer LIKE 'cus_workers_%' AND r.lease_expires_at <= now()""") == charges);
+        ids.forEach(this::expireLease);
         int workers = 4;
         CountDownLatch go = new CountDownLatch(1);
         List<Future<Integer>> taken = new ArrayList<>();
