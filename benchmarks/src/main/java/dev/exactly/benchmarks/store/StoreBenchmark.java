@@ -29,8 +29,8 @@ import org.openjdk.jmh.infra.BenchmarkParams;
 @BenchmarkMode(Mode.Throughput)
 @OutputTimeUnit(TimeUnit.SECONDS)
 @Threads(StoreBenchmark.THREADS)
-@Warmup(iterations = 2, time = 2)
-@Measurement(iterations = 3, time = 3)
+@Warmup(iterations = 3, time = 2)
+@Measurement(iterations = 5, time = 2)
 @Fork(1)
 public class StoreBenchmark extends StoreState {
     /** Benchmark threads (JMH {@code -t} overrides it). */

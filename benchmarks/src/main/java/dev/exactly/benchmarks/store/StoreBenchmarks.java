@@ -17,7 +17,7 @@ import org.openjdk.jmh.runner.options.OptionsBuilder;
  *
  * <pre>
  * ./mvnw -pl benchmarks -am -DskipTests package
- * java -jar benchmarks/target/benchmarks.jar                 # every store, about 3 minutes
+ * java -jar benchmarks/target/benchmarks.jar                 # every store, about 4 minutes
  * java -jar benchmarks/target/benchmarks.jar -p store=redis  # JMH options pass through
  * </pre>
  *

@@ -19,7 +19,7 @@ class HttpBenchmarkSmokeTest {
     @Test
     void everyEndpointAnswersAndGuardedHandlersRunOncePerKey() throws Exception {
         HttpBenchmark.Settings settings = new HttpBenchmark.Settings(
-                4, Duration.ZERO, Duration.ofMillis(300), 1, 0.5, 20, List.of(Variant.values()));
+                4, Duration.ZERO, Duration.ofMillis(200), 1, 0.5, 20, List.of(Variant.values()));
         ByteArrayOutputStream progress = new ByteArrayOutputStream();
 
         HttpReport report = HttpBenchmark.run(settings, new PrintStream(progress, true, StandardCharsets.UTF_8));
