@@ -83,6 +83,10 @@ public class ApiExceptionHandler {
 
     @ExceptionHandler(Exception.class)
     ResponseEntity<byte[]> unexpected(Exception e, HttpServletRequest request) {
+        if (e.getCause() instanceof dev.exactly.payments.charge.CrashPoint.InjectedCrash crash) {
+            log.info("{} {} died by the test hook: {}", request.getMethod(), request.getRequestURI(), crash.getMessage());
+            return Http.entity(ApiProblems.internalError(), request);
+        }
         log.error("unexpected failure of {} {}", request.getMethod(), request.getRequestURI(), e);
         ApiResponse answer = ApiProblems.internalError();
         return Http.entity(answer, request);

@@ -3,8 +3,6 @@ package dev.exactly.payments.config;
 import dev.exactly.idempotency.IdempotencyEngine;
 import dev.exactly.idempotency.IdempotencyListener;
 import dev.exactly.idempotency.IdempotencyPolicy;
-import dev.exactly.idempotency.IdempotencyRecord;
-import dev.exactly.idempotency.IdempotencyRequest;
 import dev.exactly.idempotency.InFlightPolicy;
 import dev.exactly.idempotency.memory.InMemoryIdempotencyStore;
 import dev.exactly.idempotency.redis.RedisIdempotencyStore;
@@ -18,6 +16,7 @@ import java.time.Duration;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.beans.factory.annotation.Value;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingClass;
 import org.springframework.boot.web.servlet.FilterRegistrationBean;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
@@ -30,9 +29,16 @@ import org.springframework.context.annotation.Configuration;
  * in memory otherwise (one process only). It rejects or coalesces duplicates in one round trip and
  * replays finished answers; the tenant is the API key's principal. Answers the service marks as not
  * outcomes (conflicts, unknown processor outcomes) are not recorded here.
+ *
+ * <p>This configuration stands in for {@code idempotency-spring-boot-starter}, which reads the same
+ * properties: with the starter on the class path it steps aside and the starter's auto-configuration
+ * builds the filter (and picks up the replay-counting listener bean of {@link ServiceConfiguration}).
  */
 @Configuration(proxyBeanMethods = false)
+@ConditionalOnMissingClass(HotTierConfiguration.STARTER)
 public class HotTierConfiguration {
+    /** The starter's auto-configuration: with the starter on the class path, it builds the hot tier instead. */
+    static final String STARTER = "dev.exactly.idempotency.spring.boot.IdempotencyAutoConfiguration";
     private static final Logger log = LoggerFactory.getLogger(HotTierConfiguration.class);
 
     @Bean(destroyMethod = "close")
@@ -47,15 +53,8 @@ public class HotTierConfiguration {
     }
 
     @Bean
-    IdempotencyEngine hotEngine(IdempotencyStore hotStore, DurableTier durable) {
-        return IdempotencyEngine.builder(hotStore)
-                .listener(new IdempotencyListener() {
-                    @Override
-                    public void onReplay(IdempotencyRequest request, IdempotencyRecord record) {
-                        durable.countReplay(request.key());
-                    }
-                })
-                .build();
+    IdempotencyEngine hotEngine(IdempotencyStore hotStore, IdempotencyListener replayCounter) {
+        return IdempotencyEngine.builder(hotStore).listener(replayCounter).build();
     }
 
     @Bean

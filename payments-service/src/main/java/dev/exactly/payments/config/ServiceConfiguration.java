@@ -1,5 +1,8 @@
 package dev.exactly.payments.config;
 
+import dev.exactly.idempotency.IdempotencyListener;
+import dev.exactly.idempotency.IdempotencyRecord;
+import dev.exactly.idempotency.IdempotencyRequest;
 import dev.exactly.idempotency.postgres.PostgresIdempotencyStore;
 import dev.exactly.ledger.Ledger;
 import dev.exactly.payments.api.ApiKeyAuthFilter;
@@ -60,6 +63,17 @@ public class ServiceConfiguration {
     DurableTier durableTier(DataSource dataSource, Jdbc jdbc, PaymentsProperties properties, InstantSource clock) {
         return new DurableTier(PostgresIdempotencyStore.create(dataSource), jdbc, properties.lease(),
                 properties.retention(), clock);
+    }
+
+    /** Counts the hot tier's replays per scope, for the key status endpoint (the durable tier counts its own). */
+    @Bean
+    IdempotencyListener replayCounter(DurableTier durable) {
+        return new IdempotencyListener() {
+            @Override
+            public void onReplay(IdempotencyRequest request, IdempotencyRecord record) {
+                durable.countReplay(request.key());
+            }
+        };
     }
 
     @Bean
