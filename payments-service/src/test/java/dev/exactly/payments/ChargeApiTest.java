@@ -24,6 +24,21 @@ class ChargeApiTest extends DefaultServiceTest {
     @org.springframework.beans.factory.annotation.Qualifier("requestMappingHandlerMapping")
     RequestMappingHandlerMapping mappings;
 
+    @Autowired
+    org.springframework.context.ApplicationContext context;
+
+    @Test
+    void theHotTierIsTheStartersFilter() {
+        assertThat(context.getBeanNamesForType(dev.exactly.idempotency.spring.boot.IdempotencyAutoConfiguration.class))
+                .hasSize(1);
+        var registration = context.getBean("idempotencyFilterRegistration", org.springframework.boot.web.servlet.FilterRegistrationBean.class);
+        var filter = (dev.exactly.idempotency.servlet.IdempotencyFilter) registration.getFilter();
+        assertThat(filter.routes()).extracting(dev.exactly.idempotency.servlet.IdempotentRoute::pathTemplate)
+                .containsExactlyInAnyOrder("/v1/charges", "/v1/refunds");
+        assertThat(context.getBean(dev.exactly.idempotency.spi.IdempotencyStore.class))
+                .isInstanceOf(dev.exactly.idempotency.memory.InMemoryIdempotencyStore.class);
+    }
+
     @Test
     void aChargeIsCapturedJournaledAndReplayedByteForByte() {
         String body = "{\"amount\":1999,\"currency\":\"usd\",\"customer\":\"cus_happy\",\"description\":\"Order 42\","
