@@ -35,11 +35,6 @@ public final class DurableTier implements AutoCloseable {
     /** The route template of refund creation. */
     public static final String REFUNDS_ROUTE = "/v1/refunds";
 
-    private static final String COUNT_REPLAY = """
-            INSERT INTO payments_replay AS p (scope_key, replays, last_replayed_at)
-            VALUES (?, 1, statement_timestamp())
-            ON CONFLICT (scope_key) DO UPDATE SET replays = p.replays + 1, last_replayed_at = excluded.last_replayed_at
-            """;
     private static final String REPLAYS = "SELECT replays FROM payments_replay WHERE scope_key = ?";
 
     private final PostgresIdempotencyStore store;
@@ -48,6 +43,7 @@ public final class DurableTier implements AutoCloseable {
     private final Duration lease;
     private final Duration retention;
     private final InstantSource clock;
+    private final ReplayCounter replayCounter;
 
     public DurableTier(PostgresIdempotencyStore store, Jdbc jdbc, Duration lease, Duration retention, InstantSource clock) {
         this.store = store;
@@ -55,15 +51,17 @@ public final class DurableTier implements AutoCloseable {
         this.lease = lease;
         this.retention = retention;
         this.clock = clock;
+        this.replayCounter = new ReplayCounter(jdbc);
     }
 
     public PostgresIdempotencyStore store() {
         return store;
     }
 
-    /** Stops the store's listener connection. */
+    /** Writes the queued replay counts and stops the store's listener connection. */
     @Override
     public void close() {
+        replayCounter.close();
         store.close();
     }
 
@@ -130,13 +128,12 @@ public final class DurableTier implements AutoCloseable {
         return recorded.asReplay();
     }
 
-    /** Counts one replay of a scope (either tier), for the key status endpoint. Never fails the request. */
+    /**
+     * Counts one replay of a scope (either tier), for the key status endpoint: queued and written by
+     * {@link ReplayCounter}'s own thread, so a request never takes a second connection for it.
+     */
     public void countReplay(ScopeKey key) {
-        try {
-            jdbc.inTransaction(c -> Jdbc.update(c, COUNT_REPLAY, s -> s.setString(1, key.hash())));
-        } catch (RuntimeException e) {
-            // a statistic: losing one count must not turn a correct replay into an error
-        }
+        replayCounter.count(key.hash());
     }
 
     /** How often a scope was replayed. */
