@@ -82,19 +82,35 @@ final class ChaosRun {
         return last;
     }
 
+    /**
+     * A gentle load first (one request per payment, ten payments a second), checked like a scenario: the
+     * JVMs compile their hot paths before the bursts of duplicates, so that the first scenario measures its
+     * fault rather than a cold start.
+     */
+    Result warmUp(int payments) {
+        LoadGenerator.Settings gentle = topology.load().settings().withDuplicates(1).withPacing(Duration.ofMillis(100));
+        try (LoadGenerator generator = new LoadGenerator(topology.instances(), Topology.API_KEY, gentle)) {
+            return runOnce("warm-up", 1, payments, Faults.none("one request per payment, 10 payments/s"), generator);
+        }
+    }
+
     private Result runOnce(String name, int attempt, int count, Fault fault) {
+        return runOnce(name, attempt, count, fault, topology.load());
+    }
+
+    private Result runOnce(String name, int attempt, int count, Fault fault, LoadGenerator generator) {
         long start = System.nanoTime();
         String prefix = runId + "-" + name.replaceAll("[^a-z0-9]+", "-") + "-" + attempt;
         List<Payment> payments = Payment.batch(prefix, count, seed++);
-        Map<String, Long> before = topology.load().answers();
-        LoadGenerator.Run load = topology.load().start(payments);
+        Map<String, Long> before = generator.answers();
+        LoadGenerator.Run load = generator.start(payments);
         Exception injectFailure = null;
         try {
             fault.inject(topology, load);
         } catch (Exception e) {
             injectFailure = e;
         }
-        Duration loadBound = topology.load().settings().deadline().plus(Duration.ofSeconds(30));
+        Duration loadBound = generator.settings().deadline().plus(Duration.ofSeconds(30));
         if (!load.await(loadBound)) {
             load.abort();
         }
@@ -105,7 +121,7 @@ final class ChaosRun {
         Fault.Evidence evidence = injectFailure == null
                 ? fault.evidence(topology, load)
                 : new Fault.Evidence(false, "the fault could not be injected: " + injectFailure);
-        Map<String, Long> after = topology.load().answers();
+        Map<String, Long> after = generator.answers();
         Map<String, Long> answers = new TreeMap<>();
         after.forEach((k, v) -> {
             long d = v - before.getOrDefault(k, 0L);

@@ -16,7 +16,7 @@ import org.junit.jupiter.api.TestMethodOrder;
  * The short fault run of the normal test suite: two payment service JVMs sharing a fresh PostgreSQL
  * schema, a Redis of the test's own and a processor process; {@code kill -9} of one instance mid-request
  * and {@code SIGSTOP} of the other past the lease, each under a load of duplicated requests and followed by
- * the invariant checker (after a baseline without faults that also warms the JVMs up); then the
+ * the invariant checker (after a gentle warm-up and a baseline without faults); then the
  * deliberately broken processor that the checker must catch.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
@@ -30,7 +30,7 @@ class ChaosSmokeTest {
 
     @BeforeAll
     void start() {
-        topology = Topology.start("smoke", Topology.Settings.twoInstances(),
+        topology = Topology.start("smoke", Topology.Settings.twoInstances(8),
                 dir -> ChaosDatabase.sharedSchema("chaos_smoke"),
                 dir -> Processor.startProcess(dir.resolve("psp.log")),
                 LoadGenerator.Settings.defaults());
@@ -49,6 +49,9 @@ class ChaosSmokeTest {
     @Test
     @Order(0)
     void duplicatedLoadWithoutFaults() {
+        ChaosRun.Result warm = run().warmUp(10);
+        assertThat(warm.report().violations()).as(warm.report()::describe).isEmpty();
+
         ChaosRun.Result result = run().run("baseline", 15, () -> Faults.none("no fault"), 1);
 
         assertThat(result.report().violations()).as(result.report()::describe).isEmpty();

@@ -20,7 +20,7 @@ import org.junit.jupiter.api.Test;
 @Tag("soak")
 class ChaosSoakTest {
     /** Payments per scenario; {@code -Dexactly.chaos.payments=N} changes it. */
-    private static final int PAYMENTS = Integer.getInteger("exactly.chaos.payments", 200);
+    private static final int PAYMENTS = Integer.getInteger("exactly.chaos.payments", 400);
     private static final Duration SLOW = Duration.ofMillis(1200);
 
     private record Scenario(String name, int payments, Supplier<Fault> fault) {}
@@ -40,13 +40,15 @@ class ChaosSoakTest {
                 new Scenario("slow-processor", PAYMENTS, () -> Faults.slowProcessor(Duration.ofMillis(4000), 5)));
         long start = System.nanoTime();
         SoftAssertions softly = new SoftAssertions();
-        try (Topology topology = Topology.start("soak", Topology.Settings.twoInstances(),
+        try (Topology topology = Topology.start("soak", Topology.Settings.twoInstances(20),
                 dir -> ChaosDatabase.ownServer(dir.resolve("pgdata")),
                 dir -> Processor.startProcess(dir.resolve("psp.log")),
                 LoadGenerator.Settings.defaults().withPacing(Duration.ofMillis(25)))) {
             ChaosRun run = new ChaosRun(topology, "soak");
             run.log("topology: " + topology.database() + ", redis " + topology.redis().uri() + ", processor "
                     + topology.processor().baseUri() + ", instances " + topology.instances());
+            ChaosRun.Result warm = run.warmUp(60);
+            softly.assertThat(warm.report().violations()).as("warm-up: %s", warm.report().describe()).isEmpty();
             for (Scenario s : scenarios) {
                 ChaosRun.Result result = run.run(s.name(), s.payments(), s.fault(), 3);
                 softly.assertThat(result.report().violations()).as("%s: %s", s.name(), result.report().describe()).isEmpty();

@@ -9,7 +9,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.LongAdder;
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -17,20 +16,20 @@ import org.junit.jupiter.api.Test;
  * the durable tier. With a small connection pool the service must still answer each with its recorded
  * bytes, quickly: a replay needs one connection.
  *
- * <p>Known failure, kept to reproduce it: the durable replay path counts the replay
+ * <p>A regression test for what the fault runs found: the durable replay path used to count the replay
  * ({@code DurableTier.countReplay}) in a transaction of its own, on a second pooled connection, while the
- * claim's transaction still holds the first ({@code ChargePipeline.create} → {@code answerExisting} /
- * {@code replayRow}). With {@code pool-size} concurrent replays every connection is held by a request
- * waiting for a second one; nothing moves until the pool's 5 s connection timeout, then the holders
- * answer (the count is dropped) and every other waiting request gets 503 {@code database_unavailable}.
- * Measured: pool 2, 40 concurrent replays: 2 answered after 5.2 s, 38 answered 503 after 5.2 s. Run it
- * with {@code -Djunit.jupiter.conditions.deactivate=org.junit.*DisabledCondition}.
+ * claim's transaction still held the first. With as many concurrent replays as the pool has connections,
+ * every connection was held by a request waiting for another until the pool's 5 s timeout; then every
+ * queued request got 503 {@code database_unavailable}. Measured before the fix: pool 2, 40 concurrent
+ * replays: 2 or 3 answered after about 5.2 s, the other 37-38 answered 503. Under a burst of duplicates
+ * (200 payments × 3 requests in 5 s, pool 8, 3 s leases) the same stall held a pair of instances: thread
+ * dumps 6 s apart each showed exactly 8 threads (the pool) in {@code countReplay} inside the claim
+ * transaction with 100-165 requests queued, and half the payments stayed unacknowledged after two minutes
+ * of client retries. The service now counts replays on a writer thread of its own.
  */
 class DurableReplayPoolTest {
 
     @Test
-    @Disabled("payments-service takes a second pooled connection inside the claim transaction to count a replay; "
-            + "see the class comment")
     void durableReplaysOfFinishedPaymentsDoNotStarveASmallPool() {
         Topology.Settings smallPool = new Topology.Settings(1, Duration.ofSeconds(3), Duration.ofMillis(250),
                 Duration.ofSeconds(2), 2);

@@ -30,8 +30,9 @@ final class Topology implements AutoCloseable {
      * @param poolSize         JDBC connections per instance
      */
     record Settings(int instances, Duration lease, Duration recoveryInterval, Duration processorTimeout, int poolSize) {
-        static Settings twoInstances() {
-            return new Settings(2, Duration.ofSeconds(3), Duration.ofMillis(250), Duration.ofSeconds(2), 8);
+        /** Two instances, lease 3 s, sweeps every 250 ms, processor timeout 2 s, {@code poolSize} connections each. */
+        static Settings twoInstances(int poolSize) {
+            return new Settings(2, Duration.ofSeconds(3), Duration.ofMillis(250), Duration.ofSeconds(2), poolSize);
         }
 
         List<String> arguments() {
@@ -43,8 +44,9 @@ final class Topology implements AutoCloseable {
                     "--exactly.payments.recovery.max-retry-delay=2s",
                     "--exactly.payments.recovery.max-attempts=40",
                     "--exactly.payments.processor.request-timeout=" + processorTimeout.toMillis() + "ms",
-                    "--exactly.payments.hot-tier.lease=" + lease.toMillis() + "ms",
-                    "--exactly.payments.hot-tier.in-flight-wait=1s",
+                    // the hot tier (the idempotency starter's filter, on Redis through REDIS_URL)
+                    "--exactly.idempotency.lease=" + lease.toMillis() + "ms",
+                    "--exactly.idempotency.in-flight.max-wait=1s",
                     "--exactly.payments.pool-size=" + poolSize,
                     "--logging.level.org.springframework=WARN",
                     "--logging.level.org.flywaydb=WARN",
@@ -54,6 +56,7 @@ final class Topology implements AutoCloseable {
 
     private final Path dir;
     private final Settings settings;
+    private final Thread shutdownHook = new Thread(this::stopAll, "chaos-topology-stop");
     private final List<AutoCloseable> started = new ArrayList<>();
     private @Nullable ChaosDatabase database;
     private @Nullable ChaosRedis redis;
@@ -76,6 +79,8 @@ final class Topology implements AutoCloseable {
     static Topology start(String name, Settings settings, Function<Path, ChaosDatabase> database,
             Function<Path, Processor> processor, LoadGenerator.Settings load) {
         Topology t = new Topology(Workspace.runDirectory(name), settings);
+        // if the test JVM is told to stop (a fork timeout), the processes still go, by their PIDs
+        Runtime.getRuntime().addShutdownHook(t.shutdownHook);
         try {
             t.startAll(database, processor, load);
             return t;
@@ -178,6 +183,15 @@ final class Topology implements AutoCloseable {
     /** Stops everything it started, newest first, each by its own PID; never throws. */
     @Override
     public void close() {
+        stopAll();
+        try {
+            Runtime.getRuntime().removeShutdownHook(shutdownHook);
+        } catch (IllegalStateException e) {
+            // the JVM is already shutting down: the hook runs stopAll, which is idempotent
+        }
+    }
+
+    private synchronized void stopAll() {
         for (int i = started.size() - 1; i >= 0; i--) {
             try {
                 started.get(i).close();
