@@ -7,15 +7,21 @@ import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
+import java.util.SequencedMap;
 import javax.sql.DataSource;
 
 /**
  * The table of {@link PostgresIdempotencyStore}, shipped as the Flyway-style migration
  * {@value #MIGRATION_RESOURCE} (its table name is unqualified, so it lands in the first schema of the
  * connection's {@code search_path}). Applications that run Flyway may run the same file; simple
- * applications and tests call {@link #migrate}.
+ * applications and tests call {@link #migrate}. {@link #verify} checks, at startup, that the table the
+ * store will use is there and has the columns it needs.
  */
 public final class PostgresSchema {
     /** The class-path resource of the migration. */
@@ -28,6 +34,61 @@ public final class PostgresSchema {
     /** Serialises concurrent migrations of one table (several instances starting at once). */
     private static final String LOCK = """
             SELECT pg_advisory_xact_lock(hashtext('dev.exactly.idempotency.postgres'), hashtext(?))
+            """;
+
+    /**
+     * Every column the store reads or writes, and its type as {@code format_type} spells it: what the
+     * migration creates (a test keeps the two equal).
+     */
+    static final SequencedMap<String, String> COLUMNS = columns(
+            "scope_key", "text",
+            "status", "text",
+            "fingerprint", "text",
+            "owner_token", "text",
+            "created_at", "timestamp with time zone",
+            "lease_expires_at", "timestamp with time zone",
+            "expires_at", "timestamp with time zone",
+            "retention", "interval",
+            "takeovers", "integer",
+            "response_status", "integer",
+            "response_headers", "text[]",
+            "response_body", "bytea",
+            "recovery_point", "text",
+            "updated_at", "timestamp with time zone");
+
+    /** How to make the table: the two ways, without naming a framework. */
+    private static final String HOW_TO_CREATE = "create the table with PostgresSchema.migrate(dataSource, config), or run "
+            + MIGRATION_RESOURCE + " with Flyway (location classpath:db/idempotency)";
+
+    /** Where the connection looks for unqualified names, and as whom. */
+    private static final String SESSION = """
+            SELECT current_setting('search_path'), current_database(), current_user
+            """;
+    /** The table the store's statements resolve, with its schema. */
+    private static final String RESOLVE = """
+            SELECT n.nspname
+            FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+            WHERE c.oid = to_regclass(?)
+            """;
+    /** Tables of that name anywhere in the database, for a message when the search_path misses them. */
+    private static final String ELSEWHERE = """
+            SELECT n.nspname
+            FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+            WHERE c.relname = ? AND c.relkind IN ('r', 'p')
+            ORDER BY n.nspname
+            """;
+    /** The columns of the resolved table, in order. */
+    private static final String TABLE_COLUMNS = """
+            SELECT a.attname, format_type(a.atttypid, a.atttypmod)
+            FROM pg_attribute a
+            WHERE a.attrelid = to_regclass(?) AND a.attnum > 0 AND NOT a.attisdropped
+            ORDER BY a.attnum
+            """;
+    /** Whether the session may do what the store does (a list of privileges would mean "any of"). */
+    private static final String PRIVILEGES = """
+            SELECT has_table_privilege(t, 'SELECT') AND has_table_privilege(t, 'INSERT')
+                AND has_table_privilege(t, 'UPDATE') AND has_table_privilege(t, 'DELETE')
+            FROM (SELECT to_regclass(?)::oid AS t) AS resolved
             """;
 
     private PostgresSchema() {}
@@ -80,6 +141,91 @@ public final class PostgresSchema {
         } catch (SQLException e) {
             throw SqlFailures.unavailable("migration of " + table, e);
         }
+    }
+
+    /**
+     * Checks that the configured table is where the store's statements will find it (through the
+     * connection's {@code search_path}), has every column the store uses with the expected type, and
+     * that the connection's user may read and write it; extra columns are allowed. Call it at startup,
+     * so that a missing or foreign table stops the application instead of failing every request.
+     *
+     * @throws IllegalStateException naming what is wrong and how to create the table
+     * @throws StoreUnavailableException if PostgreSQL failed or could not be reached
+     */
+    public static void verify(DataSource dataSource, PostgresStoreConfig config) {
+        verify(dataSource, config, HOW_TO_CREATE);
+    }
+
+    /**
+     * {@link #verify(DataSource, PostgresStoreConfig)}, with the caller's words for how to create the table
+     * (a framework names its own setting), used in the message of a missing or foreign table.
+     */
+    public static void verify(DataSource dataSource, PostgresStoreConfig config, String howToCreate) {
+        Jdbc jdbc = new Jdbc(config.statementTimeout().multipliedBy(5));
+        String table = config.tableName();
+        try (Connection connection = dataSource.getConnection()) {
+            Session session = jdbc.query(connection, SESSION, s -> {},
+                    row -> new Session(row.getString(1), row.getString(2), row.getString(3))).getFirst();
+            List<String> schema = jdbc.query(connection, RESOLVE, s -> s.setString(1, table), row -> row.getString(1));
+            if (schema.isEmpty()) {
+                List<String> elsewhere = jdbc.query(connection, ELSEWHERE, s -> s.setString(1, table), row -> row.getString(1));
+                throw new IllegalStateException("the idempotency table " + table + " does not exist in "
+                        + session
+                        + (elsewhere.isEmpty() ? "" : " (there is one in schema " + names(elsewhere, 3)
+                                + ", which that search_path does not reach: set the schema on the connection, e.g. "
+                                + "currentSchema in the JDBC URL, or create the table where the store looks)")
+                        + "; " + howToCreate);
+            }
+            String qualified = schema.getFirst() + "." + table;
+            Map<String, String> actual = new LinkedHashMap<>();
+            for (Map.Entry<String, String> column : jdbc.query(connection, TABLE_COLUMNS, s -> s.setString(1, table),
+                    row -> Map.entry(row.getString(1), row.getString(2)))) {
+                actual.put(column.getKey(), column.getValue());
+            }
+            List<String> problems = new ArrayList<>();
+            COLUMNS.forEach((column, type) -> {
+                String found = actual.get(column);
+                if (found == null) {
+                    problems.add("column " + column + " (" + type + ") is missing");
+                } else if (!found.equals(type)) {
+                    problems.add("column " + column + " is " + found + ", not " + type);
+                }
+            });
+            if (!problems.isEmpty()) {
+                throw new IllegalStateException("the idempotency table " + qualified + " is not the store's table: "
+                        + String.join("; ", problems) + ". It was not created by " + MIGRATION_RESOURCE
+                        + ": drop or rename it, or configure another table name for the store; then " + howToCreate);
+            }
+            boolean allowed = jdbc.query(connection, PRIVILEGES, s -> s.setString(1, table), row -> row.getBoolean(1)).getFirst();
+            if (!allowed) {
+                throw new IllegalStateException("user " + session.user() + " may not SELECT, INSERT, UPDATE and "
+                        + "DELETE rows of the idempotency table " + qualified + ": grant these privileges to that user");
+            }
+        } catch (SQLException e) {
+            throw SqlFailures.unavailable("schema check of " + table, e);
+        }
+    }
+
+    /** Where unqualified names are looked up. */
+    private record Session(String searchPath, String database, String user) {
+        @Override
+        public String toString() {
+            return "the search_path \"" + searchPath + "\" of database " + database + " (user " + user + ")";
+        }
+    }
+
+    /** The first {@code max} names, and how many more there are. */
+    private static String names(List<String> names, int max) {
+        String shown = String.join(", ", names.subList(0, Math.min(max, names.size())));
+        return names.size() <= max ? shown : shown + " and " + (names.size() - max) + " more";
+    }
+
+    private static SequencedMap<String, String> columns(String... nameTypePairs) {
+        SequencedMap<String, String> columns = new LinkedHashMap<>();
+        for (int i = 0; i < nameTypePairs.length; i += 2) {
+            columns.put(nameTypePairs[i], nameTypePairs[i + 1]);
+        }
+        return Collections.unmodifiableSequencedMap(columns);
     }
 
     private static boolean tableExists(Jdbc jdbc, Connection connection, String table) throws SQLException {

@@ -18,6 +18,7 @@ import java.util.List;
 import javax.sql.DataSource;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
@@ -26,10 +27,14 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.boot.sql.init.dependency.DependsOnDatabaseInitialization;
 import org.springframework.boot.web.servlet.FilterRegistrationBean;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Import;
+import org.springframework.core.env.Environment;
+import org.springframework.core.io.ResourceLoader;
+import org.springframework.util.ClassUtils;
 
 /**
  * Auto-configures idempotent routes on a Spring MVC (servlet) application from the
@@ -40,7 +45,8 @@ import org.springframework.context.annotation.Import;
  *       {@code idempotency-postgres} and a {@link DataSource}; {@code postgres.migrate=true} creates its
  *       table);</li>
  *   <li>an {@link IdempotencyEngine} on that store, observed by every {@link IdempotencyListener} bean
- *       (for instance the Micrometer one of {@link IdempotencyMetricsAutoConfiguration});</li>
+ *       (for instance the Micrometer one of {@link IdempotencyMetricsAutoConfiguration}, and the
+ *       {@link StoreErrorLogger}, which logs store failures at most once per 30 s);</li>
  *   <li>a {@link TenantResolver} from {@code tenant.mode};</li>
  *   <li>a {@link FilterRegistrationBean} of the {@link IdempotencyFilter} for the configured routes, plus
  *       any {@link IdempotentRoute} beans, on {@code /*} for the REQUEST dispatch.</li>
@@ -83,6 +89,13 @@ public class IdempotencyAutoConfiguration {
                 .listener(CompositeIdempotencyListener.of(listeners.orderedStream().toList()))
                 .pollInterval(properties.getPollInterval())
                 .build();
+    }
+
+    /** Logs store failures, rate-limited; the engine calls it with every other listener. */
+    @Bean
+    @ConditionalOnMissingBean
+    StoreErrorLogger idempotencyStoreErrorLogger() {
+        return new StoreErrorLogger(InstantSource.system(), StoreErrorLogger.DEFAULT_INTERVAL);
     }
 
     @Bean
@@ -149,21 +162,50 @@ public class IdempotencyAutoConfiguration {
         }
     }
 
-    /** {@code store=postgres}: the application's DataSource; the table is created if {@code postgres.migrate}. */
+    /**
+     * {@code store=postgres}: the application's DataSource; the table is created if {@code postgres.migrate},
+     * and checked. The store is made after the application's database initialisation (Flyway, Liquibase,
+     * {@code spring.sql.init}), so a table that Flyway creates is there when it is checked.
+     */
     @Configuration(proxyBeanMethods = false)
     @ConditionalOnClass(name = PropertiesReader.POSTGRES_STORE_CLASS)
     @ConditionalOnMissingBean(IdempotencyStore.class)
     @ConditionalOnProperty(name = IdempotencyProperties.PREFIX + ".store", havingValue = "postgres")
     static class PostgresStoreConfiguration {
+        /** Spring Boot's DataSource auto-configuration, which spring-boot-starter-jdbc brings. */
+        static final String DATA_SOURCE_AUTO_CONFIGURATION =
+                "org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration";
+
         @Bean
-        PostgresIdempotencyStore idempotencyStore(IdempotencyProperties properties, ObjectProvider<DataSource> dataSources) {
+        @DependsOnDatabaseInitialization
+        PostgresIdempotencyStore idempotencyStore(
+                IdempotencyProperties properties,
+                ObjectProvider<DataSource> dataSources,
+                Environment environment,
+                ResourceLoader resourceLoader) {
             DataSource dataSource = dataSources.getIfUnique();
             if (dataSource == null) {
-                throw new InvalidIdempotencyPropertiesException(List.of(PropertiesReader.P
-                        + "store=postgres needs one DataSource bean (set spring.datasource.url, or define a "
-                        + "DataSource @Bean; mark one @Primary if there are several)"));
+                throw new InvalidIdempotencyPropertiesException(List.of(
+                        missingDataSource(dataSources.stream().count(), environment, resourceLoader.getClassLoader())));
             }
             return PostgresStores.create(dataSource, properties.getPostgres());
+        }
+
+        private static String missingDataSource(
+                long dataSources, Environment environment, @Nullable ClassLoader classLoader) {
+            String problem = PropertiesReader.P + "store=postgres needs one DataSource bean";
+            if (dataSources > 1) {
+                return problem + ", and there are " + dataSources + ": mark the one for idempotency records @Primary";
+            }
+            if (!ClassUtils.isPresent(DATA_SOURCE_AUTO_CONFIGURATION, classLoader)) {
+                return problem + ", and there is none: add the dependency org.springframework.boot:spring-boot-starter-jdbc, "
+                        + "which makes a pooled DataSource from spring.datasource.url (also .username, .password)"
+                        + (environment.containsProperty("spring.datasource.url")
+                                ? " (spring.datasource.url is set, but without that starter nothing reads it)" : "")
+                        + ", or define a DataSource @Bean";
+            }
+            return problem + ", and there is none: set spring.datasource.url (also .username, .password), "
+                    + "or define a DataSource @Bean";
         }
     }
 }

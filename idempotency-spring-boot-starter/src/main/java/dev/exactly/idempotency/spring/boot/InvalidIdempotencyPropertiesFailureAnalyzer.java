@@ -11,8 +11,9 @@ final class InvalidIdempotencyPropertiesFailureAnalyzer
     protected FailureAnalysis analyze(Throwable rootFailure, InvalidIdempotencyPropertiesException cause) {
         return new FailureAnalysis(
                 cause.getMessage(),
-                "Fix the exactly.idempotency.* properties listed above (every property, its type and default "
-                        + "are documented in the README's properties table).",
+                "Fix what is listed above: each line names the exactly.idempotency.* property at fault, or the "
+                        + "set-up step that is missing (every property, its type and default are documented in the "
+                        + "README's properties table).",
                 cause);
     }
 }

@@ -233,15 +233,16 @@ class IdempotencyAutoConfigurationTest {
     }
 
     @Test
-    void postgresStoreWithoutMigrateLeavesTheSchemaAloneAndIsDownUntilTheTableExists() {
+    void postgresStoreWithoutMigrateLeavesTheSchemaAloneAndStopsTheStartupWithoutTheTable() {
         DataSource dataSource = TestPostgres.freshSchema("starter_nomigrate");
         runner.withPropertyValues("exactly.idempotency.store=postgres")
                 .withBean(DataSource.class, () -> dataSource)
                 .run(context -> {
-                    assertThat(context).hasNotFailed();
+                    assertThat(context).hasFailed();
+                    assertThat(context.getStartupFailure()).rootCause()
+                            .isInstanceOf(InvalidIdempotencyPropertiesException.class)
+                            .hasMessageContaining("exactly.idempotency.postgres.migrate=true");
                     assertThat(tableExists(dataSource, "idempotency_records")).isFalse();
-                    assertThat(context.getBean(IdempotencyStoreHealthIndicator.class).health().getStatus())
-                            .isEqualTo(Status.DOWN);
                 });
     }
 

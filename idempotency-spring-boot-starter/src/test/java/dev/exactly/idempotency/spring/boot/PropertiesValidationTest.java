@@ -1,5 +1,6 @@
 package dev.exactly.idempotency.spring.boot;
 
+import static dev.exactly.idempotency.spring.boot.StartupFailures.problems;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -14,7 +15,6 @@ import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.diagnostics.FailureAnalysis;
 import org.springframework.boot.diagnostics.FailureAnalyzer;
-import org.springframework.boot.test.context.assertj.AssertableWebApplicationContext;
 import org.springframework.boot.test.context.runner.WebApplicationContextRunner;
 import org.springframework.core.io.support.SpringFactoriesLoader;
 
@@ -151,17 +151,7 @@ class PropertiesValidationTest {
         assertThat(output.getOut() + output.getErr())
                 .contains("APPLICATION FAILED TO START")
                 .contains("exactly.idempotency.retention (30s) must be longer than the lease (1m)")
-                .contains("Fix the exactly.idempotency.* properties");
-    }
-
-    private static List<String> problems(AssertableWebApplicationContext context) {
-        assertThat(context).hasFailed();
-        for (Throwable t = context.getStartupFailure(); t != null; t = t.getCause()) {
-            if (t instanceof InvalidIdempotencyPropertiesException invalid) {
-                return invalid.problems();
-            }
-        }
-        throw new AssertionError("not an invalid configuration", context.getStartupFailure());
+                .contains("Fix what is listed above: each line names the exactly.idempotency.* property at fault");
     }
 
     private static List<String> messages(Throwable failure) {

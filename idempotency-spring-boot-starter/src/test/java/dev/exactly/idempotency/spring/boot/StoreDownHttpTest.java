@@ -10,8 +10,11 @@ import io.micrometer.core.instrument.MeterRegistry;
 import java.net.http.HttpResponse;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.boot.test.web.server.LocalServerPort;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
@@ -20,7 +23,7 @@ import tools.jackson.databind.JsonNode;
 /**
  * A Redis store on a port where nothing listens: the application still starts (the store connects on
  * first use), a guarded request fails closed with 503 without calling the handler, the failure is
- * counted, and the health endpoint reports the store DOWN.
+ * counted and logged, and the health endpoint reports the store DOWN and why.
  */
 @SpringBootTest(classes = TestApplication.class, webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT)
 class StoreDownHttpTest {
@@ -50,7 +53,8 @@ class StoreDownHttpTest {
     }
 
     @Test
-    void aGuardedRequestIs503AndTheHandlerIsNotCalled() throws Exception {
+    @ExtendWith(OutputCaptureExtension.class)
+    void aGuardedRequestIs503AndTheHandlerIsNotCalled(CapturedOutput output) throws Exception {
         String ref = TestHttp.ref();
         double errorsBefore = storeErrors();
         HttpResponse<String> response = http.post("/v1/charges", "k-" + ref, TestHttp.ACME, TestHttp.body(ref), null);
@@ -61,6 +65,8 @@ class StoreDownHttpTest {
         assertThat(storeErrors() - errorsBefore).isGreaterThanOrEqualTo(1);
         assertThat(registry.find(STORE_ERRORS).tag("route", "/v1/charges").counters())
                 .allSatisfy(c -> assertThat(c.getId().getTag("exception")).isNotBlank());
+        assertThat(output).containsPattern("WARN .* Idempotency store failed on POST /v1/charges: guarded requests "
+                + "answer 503 and their handlers do not run until it answers.*: Redis standalone failed");
     }
 
     @Test
@@ -70,6 +76,7 @@ class StoreDownHttpTest {
         JsonNode idempotency = TestHttp.healthComponent(response);
         assertThat(idempotency.get("status").asString()).isEqualTo("DOWN");
         assertThat(idempotency.get("details").get("store").asString()).contains("RedisIdempotencyStore");
+        assertThat(idempotency.get("details").get("error").asString()).contains("StoreUnavailableException");
     }
 
     private double storeErrors() {

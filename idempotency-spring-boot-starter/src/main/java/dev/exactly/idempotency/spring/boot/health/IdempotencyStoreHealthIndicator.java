@@ -5,6 +5,7 @@ import dev.exactly.idempotency.Scope;
 import dev.exactly.idempotency.ScopeKey;
 import dev.exactly.idempotency.memory.InMemoryIdempotencyStore;
 import dev.exactly.idempotency.spi.IdempotencyStore;
+import dev.exactly.idempotency.spring.boot.StoreErrorLogger;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.Statement;
@@ -28,6 +29,8 @@ import org.springframework.util.ClassUtils;
  *       request, so {@code false} alone is not DOWN);</li>
  *   <li>Redis: the probe is an {@code HGETALL} on the store's command connection.</li>
  * </ul>
+ * When DOWN, detail {@code error} says why (the store's failure), and {@code hint} how to fix a set-up
+ * mistake such as a missing table ({@link StoreErrorLogger#hint}).
  */
 public final class IdempotencyStoreHealthIndicator extends AbstractHealthIndicator {
     /** The key the probe reads: the scope of a tenant, route and key that no HTTP request can carry. */
@@ -51,6 +54,16 @@ public final class IdempotencyStoreHealthIndicator extends AbstractHealthIndicat
     @Override
     protected void doHealthCheck(Health.Builder builder) throws Exception {
         builder.withDetail("store", store.toString());
+        try {
+            probe(builder);
+        } catch (Exception e) {
+            // DOWN, with the failure as detail "error" (added by the caller) and, for a set-up mistake, its fix
+            StoreErrorLogger.hint(e).ifPresent(hint -> builder.withDetail("hint", hint));
+            throw e;
+        }
+    }
+
+    private void probe(Health.Builder builder) throws Exception {
         boolean postgres = isPostgres(store);
         if (postgres && dataSource != null) {
             try (Connection connection = dataSource.getConnection();

@@ -1,0 +1,151 @@
+package dev.exactly.idempotency.postgres;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.exactly.idempotency.StoreUnavailableException;
+import dev.exactly.testing.TestPostgres;
+import dev.exactly.testing.TestRedis;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import javax.sql.DataSource;
+import org.junit.jupiter.api.Test;
+import org.postgresql.ds.PGSimpleDataSource;
+
+/** {@link PostgresSchema#verify}: a missing, misplaced, foreign or forbidden table is reported with its fix. */
+class PostgresSchemaTest {
+    private static final PostgresStoreConfig DEFAULTS = PostgresStoreConfig.ofDefaults();
+
+    @Test
+    void theExpectedColumnsAreExactlyWhatTheMigrationCreates() throws SQLException {
+        DataSource schema = TestPostgres.freshSchema("schema_columns");
+        assertThat(PostgresSchema.migrate(schema)).isTrue();
+
+        Map<String, String> created = new LinkedHashMap<>();
+        try (Connection c = schema.getConnection();
+                Statement s = c.createStatement();
+                ResultSet rows = s.executeQuery("""
+                        SELECT a.attname, format_type(a.atttypid, a.atttypmod)
+                        FROM pg_attribute a
+                        WHERE a.attrelid = to_regclass('idempotency_records') AND a.attnum > 0 AND NOT a.attisdropped
+                        ORDER BY a.attnum
+                        """)) {
+            while (rows.next()) {
+                created.put(rows.getString(1), rows.getString(2));
+            }
+        }
+        assertThat(created).containsExactlyEntriesOf(PostgresSchema.COLUMNS);
+        PostgresSchema.verify(schema, DEFAULTS);
+    }
+
+    @Test
+    void aMissingTableNamesTheSearchPathAndBothWaysToCreateIt() {
+        DataSource empty = TestPostgres.freshSchema("schema_missing");
+        // a name no other schema of the shared database has
+        String table = "missing_" + ProcessHandle.current().pid() + "_" + System.nanoTime();
+        PostgresStoreConfig config = PostgresStoreConfig.custom().tableName(table).build();
+
+        assertThatThrownBy(() -> PostgresSchema.verify(empty, config))
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageStartingWith("the idempotency table " + table + " does not exist in the search_path \"")
+                .hasMessageContaining("schema_missing")
+                .hasMessageContaining("of database test (user postgres)")
+                .hasMessageContaining("; create the table with PostgresSchema.migrate(dataSource, config)")
+                .hasMessageContaining("db/idempotency/V1__idempotency_records.sql with Flyway (location classpath:db/idempotency)")
+                .hasMessageNotContaining("there is one in schema");
+    }
+
+    @Test
+    void aTableInASchemaTheSearchPathMissesIsNamed() {
+        PGSimpleDataSource elsewhere = (PGSimpleDataSource) TestPostgres.freshSchema("schema_elsewhere");
+        String table = "elsewhere_" + ProcessHandle.current().pid() + "_" + System.nanoTime();
+        PostgresStoreConfig config = PostgresStoreConfig.custom().tableName(table).build();
+        PostgresSchema.migrate(elsewhere, config);
+        DataSource here = TestPostgres.freshSchema("schema_here");
+
+        assertThatThrownBy(() -> PostgresSchema.verify(here, config))
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("the idempotency table " + table + " does not exist")
+                .hasMessageContaining("there is one in schema " + elsewhere.getCurrentSchema()
+                        + ", which that search_path does not reach");
+        PostgresSchema.verify(elsewhere, config);
+    }
+
+    @Test
+    void aTableOfThatNameWithOtherColumnsIsNotTakenForTheStoresTable() {
+        PGSimpleDataSource schema = (PGSimpleDataSource) TestPostgres.freshSchema("schema_foreign");
+        execute(schema, """
+                CREATE TABLE idempotency_records (scope_key text PRIMARY KEY, status integer, fingerprint text,
+                    owner_token text, created_at timestamptz, expires_at timestamptz, note text)
+                """);
+
+        assertThatThrownBy(() -> PostgresSchema.verify(schema, DEFAULTS))
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageStartingWith("the idempotency table " + schema.getCurrentSchema()
+                        + ".idempotency_records is not the store's table: column status is integer, not text; "
+                        + "column lease_expires_at (timestamp with time zone) is missing; ")
+                .hasMessageContaining("column updated_at (timestamp with time zone) is missing.")
+                .hasMessageContaining("It was not created by db/idempotency/V1__idempotency_records.sql: drop or rename it, "
+                        + "or configure another table name for the store; then create the table with PostgresSchema.migrate")
+                .hasMessageNotContaining("column note");
+    }
+
+    @Test
+    void extraColumnsAreAllowed() {
+        DataSource schema = TestPostgres.freshSchema("schema_extra");
+        PostgresSchema.migrate(schema);
+        execute(schema, "ALTER TABLE idempotency_records ADD COLUMN audit_note text");
+
+        PostgresSchema.verify(schema, DEFAULTS);
+    }
+
+    @Test
+    void aUserWhoMayNotWriteTheTableIsTold() {
+        PGSimpleDataSource schema = (PGSimpleDataSource) TestPostgres.freshSchema("schema_grants");
+        PostgresSchema.migrate(schema);
+        String role = "exactly_reader_" + ProcessHandle.current().pid();
+        execute(schema, "DROP ROLE IF EXISTS " + role);
+        execute(schema, "CREATE ROLE " + role + " NOLOGIN");
+        try {
+            execute(schema, "GRANT USAGE ON SCHEMA " + schema.getCurrentSchema() + " TO " + role);
+            execute(schema, "GRANT SELECT, INSERT ON idempotency_records TO " + role);
+            PGSimpleDataSource asReader = new PGSimpleDataSource();
+            asReader.setUrl(schema.getUrl());
+            asReader.setOptions("-c role=" + role);
+
+            assertThatThrownBy(() -> PostgresSchema.verify(asReader, DEFAULTS))
+                    .isInstanceOf(IllegalStateException.class)
+                    .hasMessage("user " + role + " may not SELECT, INSERT, UPDATE and DELETE rows of the idempotency table "
+                            + schema.getCurrentSchema() + ".idempotency_records: grant these privileges to that user");
+
+            execute(schema, "GRANT UPDATE, DELETE ON idempotency_records TO " + role);
+            PostgresSchema.verify(asReader, DEFAULTS);
+        } finally {
+            execute(schema, "DROP OWNED BY " + role);
+            execute(schema, "DROP ROLE " + role);
+        }
+    }
+
+    @Test
+    void anUnreachableServerIsUnavailableNotAMissingTable() {
+        PGSimpleDataSource unreachable = new PGSimpleDataSource();
+        unreachable.setUrl("jdbc:postgresql://127.0.0.1:" + TestRedis.freePort() + "/test?user=postgres");
+        unreachable.setLoginTimeout(3);
+
+        assertThatThrownBy(() -> PostgresSchema.verify(unreachable, DEFAULTS))
+                .isInstanceOf(StoreUnavailableException.class)
+                .hasMessageContaining("schema check of idempotency_records: could not reach PostgreSQL");
+    }
+
+    private static void execute(DataSource dataSource, String sql) {
+        try (Connection c = dataSource.getConnection(); Statement s = c.createStatement()) {
+            s.execute(sql);
+        } catch (SQLException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+}
