@@ -1,0 +1,185 @@
+package dev.exactly.idempotency.client;
+
+import dev.exactly.idempotency.client.internal.Randoms;
+import java.io.IOException;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.time.InstantSource;
+import java.util.Objects;
+import java.util.random.RandomGenerator;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Sends a logical request with its idempotency key and retries it by the {@link RetryPolicy}, on the JDK's
+ * {@link HttpClient}: every attempt carries the same key and the same body bytes; the key is never
+ * regenerated here. Thread-safe; blocking (use virtual threads for many requests at once).
+ *
+ * <pre>{@code
+ * IdempotentHttpClient client = IdempotentHttpClient.create(HttpClient.newHttpClient());
+ * String key = IdempotencyKeys.derive("checkout", userId, orderId);
+ * IdempotentResponse answer = client.send(IdempotentRequest.postJson(uri, body), key);
+ * }</pre>
+ *
+ * <ul>
+ *   <li>a final answer (2xx, 3xx, 4xx other than the retryable ones, 500, ...) is returned as an
+ *       {@link IdempotentResponse}, with the attempts it took and whether it was a replay;</li>
+ *   <li>422 {@code idempotency-key-reused} is an {@link IdempotencyKeyReusedException}, never retried;</li>
+ *   <li>when the attempts or the deadline run out, {@link RetriesExhaustedException}: the outcome is
+ *       unknown, and the caller retries later with the same key.</li>
+ * </ul>
+ */
+public final class IdempotentHttpClient {
+    private final HttpClient http;
+    private final RetryPolicy policy;
+    private final InstantSource clock;
+    private final RandomGenerator random;
+    private final Sleeper sleeper;
+    private final IdempotentClientListener listener;
+
+    private IdempotentHttpClient(Builder b) {
+        this.http = b.http;
+        this.policy = b.policy;
+        this.clock = b.clock;
+        this.random = b.random;
+        this.sleeper = b.sleeper;
+        this.listener = b.listener;
+    }
+
+    /** A client with the default {@link RetryPolicy}, the system clock and real sleeping. */
+    public static IdempotentHttpClient create(HttpClient http) {
+        return builder(http).build();
+    }
+
+    /** A builder on {@code http} (which keeps its own connect timeout, proxy, TLS and version settings). */
+    public static Builder builder(HttpClient http) {
+        return new Builder(http);
+    }
+
+    public RetryPolicy policy() {
+        return policy;
+    }
+
+    /**
+     * Sends {@code request} with {@code key} until a final answer, within the policy's attempts and
+     * deadline.
+     *
+     * @return the final answer
+     * @throws IdempotencyKeyReusedException the server says the key was used with a different request
+     * @throws RetriesExhaustedException     no final answer within the attempts and the deadline
+     * @throws InterruptedException          the thread was interrupted while waiting
+     */
+    public IdempotentResponse send(IdempotentRequest request, String key) throws InterruptedException {
+        Objects.requireNonNull(request, "request");
+        IdempotencyKeys.requireValid(key);
+        RetrySequence retries = RetrySequence.start(policy, clock, random);
+        while (true) {
+            Duration timeout = retries.beginAttempt();
+            IdempotentClientListener.Attempt attempt =
+                    new IdempotentClientListener.Attempt(key, retries.attempts(), request.target(retries.attempts()));
+            notify(() -> listener.attemptStarted(attempt));
+            IdempotentResponse answer = null;
+            IOException failure = null;
+            RetryDecision decision;
+            try {
+                HttpResponse<byte[]> response = http.send(httpRequest(request, key, attempt, timeout),
+                        HttpResponse.BodyHandlers.ofByteArray());
+                byte[] body = response.body() == null ? new byte[0] : response.body();
+                notify(() -> listener.attemptAnswered(attempt, response.statusCode(), response.headers(), body));
+                answer = new IdempotentResponse(response.statusCode(), response.headers(), body, key, attempt.number(),
+                        IdempotentResponse.isReplay(response.headers()), attempt.target());
+                if (IdempotencyKeyReusedException.isKeyReused(answer.status(), body)) {
+                    throw new IdempotencyKeyReusedException(answer);
+                }
+                decision = retries.afterAnswer(answer.status(), response.headers().firstValue("Retry-After").orElse(null));
+            } catch (IOException e) {
+                IOException error = e;
+                failure = e;
+                notify(() -> listener.attemptFailed(attempt, error));
+                decision = retries.afterFailure(e);
+            }
+            switch (decision) {
+                case RetryDecision.Final f -> {
+                    return Objects.requireNonNull(answer, "a final decision follows an answer");
+                }
+                case RetryDecision.Retry retry -> {
+                    notify(() -> listener.retryScheduled(attempt, retry.delay(), retry.retryAfter()));
+                    sleeper.sleep(retry.delay());
+                }
+                case RetryDecision.GiveUp giveUp -> throw new RetriesExhaustedException(key, giveUp, retries.attempts(),
+                        retries.mayHaveExecuted(), answer, failure);
+            }
+        }
+    }
+
+    private static HttpRequest httpRequest(IdempotentRequest request, String key, IdempotentClientListener.Attempt attempt,
+            Duration timeout) {
+        HttpRequest.Builder b = HttpRequest.newBuilder(attempt.target())
+                .timeout(timeout)
+                .method(request.method(), request.bodyLength() == 0 && !hasBody(request.method())
+                        ? HttpRequest.BodyPublishers.noBody()
+                        : HttpRequest.BodyPublishers.ofByteArray(request.body()));
+        request.headers().forEach((name, values) -> values.forEach(v -> b.header(name, v)));
+        b.header(IdempotencyKeys.HEADER, key);
+        return b.build();
+    }
+
+    private static boolean hasBody(String method) {
+        return method.equals("POST") || method.equals("PUT") || method.equals("PATCH");
+    }
+
+    private static void notify(Runnable event) {
+        try {
+            event.run();
+        } catch (RuntimeException ignored) {
+            // a listener must not break a request
+        }
+    }
+
+    /** Validating builder. */
+    public static final class Builder {
+        private final HttpClient http;
+        private RetryPolicy policy = RetryPolicy.ofDefaults();
+        private InstantSource clock = InstantSource.system();
+        private RandomGenerator random = Randoms.threadLocal();
+        private Sleeper sleeper = Sleeper.THREAD_SLEEP;
+        private IdempotentClientListener listener = IdempotentClientListener.NOOP;
+
+        private Builder(HttpClient http) {
+            this.http = Objects.requireNonNull(http, "http");
+        }
+
+        public Builder policy(RetryPolicy policy) {
+            this.policy = Objects.requireNonNull(policy, "policy");
+            return this;
+        }
+
+        /** The clock of the deadline and of {@code Retry-After} dates. */
+        public Builder clock(InstantSource clock) {
+            this.clock = Objects.requireNonNull(clock, "clock");
+            return this;
+        }
+
+        /** The jitter's source; it must be safe for use by several threads (the default is). */
+        public Builder random(RandomGenerator random) {
+            this.random = Objects.requireNonNull(random, "random");
+            return this;
+        }
+
+        /** How the pauses between attempts are taken. */
+        public Builder sleeper(Sleeper sleeper) {
+            this.sleeper = Objects.requireNonNull(sleeper, "sleeper");
+            return this;
+        }
+
+        public Builder listener(@Nullable IdempotentClientListener listener) {
+            this.listener = listener == null ? IdempotentClientListener.NOOP : listener;
+            return this;
+        }
+
+        public IdempotentHttpClient build() {
+            return new IdempotentHttpClient(this);
+        }
+    }
+}

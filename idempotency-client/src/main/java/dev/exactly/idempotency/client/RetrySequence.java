@@ -1,0 +1,168 @@
+package dev.exactly.idempotency.client;
+
+import java.io.IOException;
+import java.net.http.HttpConnectTimeoutException;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.InstantSource;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.random.RandomGenerator;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The retry rules for one logical request, attempt by attempt: every adapter (the blocking
+ * {@link IdempotentHttpClient}, the Spring interceptors) asks it what to do after each attempt, so they
+ * all apply the same rules. Not thread-safe: one sequence per logical request, used by one caller at a
+ * time.
+ *
+ * <ul>
+ *   <li>A connection error or timeout, or a {@linkplain RetryPolicy#retryableStatuses() retryable status}
+ *       (409, 429, 502, 503, 504 by default), is retried; every other answer is final (2xx, 3xx, other
+ *       4xx, 500 and other 5xx). The caller checks for a reused key (422) before asking.</li>
+ *   <li>The pause is {@code Retry-After} when the answer carries a valid one and it ends before the
+ *       deadline; a {@code Retry-After} that ends past the deadline ends the sequence (the server said
+ *       "not before then"). Otherwise the {@link Backoff} draws a pause with full jitter.</li>
+ *   <li>The sequence ends after {@link RetryPolicy#maxAttempts()} attempts, or when the pause would end
+ *       at or past the deadline. {@link #attemptTimeout()} cuts each attempt to what is left.</li>
+ * </ul>
+ */
+public final class RetrySequence {
+    private final RetryPolicy policy;
+    private final Backoff backoff;
+    private final InstantSource clock;
+    private final RandomGenerator random;
+    private final Instant deadline;
+    private int attempts;
+    private boolean mayHaveExecuted;
+
+    private RetrySequence(RetryPolicy policy, InstantSource clock, RandomGenerator random) {
+        this.policy = policy;
+        this.backoff = policy.backoff();
+        this.clock = clock;
+        this.random = random;
+        this.deadline = clock.instant().plus(policy.deadline());
+    }
+
+    /** Starts a sequence now: the deadline counts from this call. */
+    public static RetrySequence start(RetryPolicy policy, InstantSource clock, RandomGenerator random) {
+        return new RetrySequence(Objects.requireNonNull(policy, "policy"), Objects.requireNonNull(clock, "clock"),
+                Objects.requireNonNull(random, "random"));
+    }
+
+    public RetryPolicy policy() {
+        return policy;
+    }
+
+    /** Attempts started so far. */
+    public int attempts() {
+        return attempts;
+    }
+
+    /** The instant past which nothing is started. */
+    public Instant deadline() {
+        return deadline;
+    }
+
+    /**
+     * Whether any attempt so far may have reached the server: true unless every attempt failed before
+     * its request could be sent (the connection was refused or could not be opened in time).
+     */
+    public boolean mayHaveExecuted() {
+        return mayHaveExecuted;
+    }
+
+    /**
+     * Counts the next attempt and returns its timeout: the policy's attempt timeout, cut to what is left of
+     * the deadline (at least 1 ms).
+     */
+    public Duration beginAttempt() {
+        attempts++;
+        return attemptTimeout();
+    }
+
+    /** The timeout of an attempt started now. */
+    public Duration attemptTimeout() {
+        Duration left = Duration.between(clock.instant(), deadline);
+        Duration timeout = left.compareTo(policy.attemptTimeout()) < 0 ? left : policy.attemptTimeout();
+        return timeout.toMillis() < 1 ? Duration.ofMillis(1) : timeout;
+    }
+
+    /**
+     * The attempt got an answer.
+     *
+     * @param status     its status
+     * @param retryAfter its {@code Retry-After} header, or {@code null}
+     */
+    public RetryDecision afterAnswer(int status, @Nullable String retryAfter) {
+        requireAttempt();
+        mayHaveExecuted = true;
+        if (!policy.retries(status)) {
+            return new RetryDecision.Final();
+        }
+        Optional<Duration> asked = RetryAfter.parse(retryAfter, clock.instant());
+        return next("answer " + status, asked.orElse(null));
+    }
+
+    /** The attempt failed without an answer (connection refused or lost, timeout). */
+    public RetryDecision afterFailure(IOException error) {
+        requireAttempt();
+        if (!neverSent(error)) {
+            mayHaveExecuted = true;
+        }
+        return next(describe(error), null);
+    }
+
+    /**
+     * Whether the request certainly did not leave the client: the connection could not be opened.
+     * Everything else (reset, closed, timed out waiting for the answer) may have reached the server.
+     */
+    public static boolean neverSent(IOException error) {
+        if (error instanceof HttpConnectTimeoutException) {
+            return true;
+        }
+        for (Throwable t = error; t != null; t = t.getCause()) {
+            if (t instanceof java.net.ConnectException || t instanceof java.nio.channels.UnresolvedAddressException
+                    || t instanceof java.net.UnknownHostException || t instanceof java.net.NoRouteToHostException) {
+                return true;
+            }
+            if (t.getCause() == t) {
+                break;
+            }
+        }
+        return false;
+    }
+
+    private RetryDecision next(String what, @Nullable Duration retryAfter) {
+        if (attempts >= policy.maxAttempts()) {
+            return new RetryDecision.GiveUp(RetryDecision.GiveUpReason.ATTEMPTS,
+                    "no final answer after " + attempts + " attempt" + (attempts == 1 ? "" : "s") + "; last: " + what);
+        }
+        Instant now = clock.instant();
+        if (retryAfter != null) {
+            if (!now.plus(retryAfter).isBefore(deadline)) {
+                return new RetryDecision.GiveUp(RetryDecision.GiveUpReason.RETRY_AFTER_BEYOND_DEADLINE,
+                        what + " asked to retry after " + retryAfter.toMillis() + " ms, past the deadline ("
+                                + Duration.between(now, deadline).toMillis() + " ms left) after " + attempts + " attempts");
+            }
+            return new RetryDecision.Retry(retryAfter, true);
+        }
+        Duration delay = backoff.delay(attempts, random);
+        if (!now.plus(delay).isBefore(deadline)) {
+            return new RetryDecision.GiveUp(RetryDecision.GiveUpReason.DEADLINE,
+                    "deadline of " + policy.deadline().toMillis() + " ms reached after " + attempts + " attempts; last: " + what);
+        }
+        return new RetryDecision.Retry(delay, false);
+    }
+
+    private void requireAttempt() {
+        if (attempts == 0) {
+            throw new IllegalStateException("beginAttempt() first");
+        }
+    }
+
+    private static String describe(IOException error) {
+        String message = error.getMessage();
+        return error.getClass().getSimpleName() + (message == null || message.isBlank() ? "" : " (" + message + ")");
+    }
+}
