@@ -50,8 +50,26 @@ class ProcessorFaultTest extends ServiceTest {
     }
 
     @Test
-    void captureThenDropResponseGivesOneCaptureAndTheRetryGetsTheCharge() {
+    void aDroppedResponseIsRetriedWithTheSameDownstreamKeyWithinTheCall() {
         psp().failNext(1, Fault.dropResponse());
+        long replaysBefore = psp().stats().replays();
+        String body = charge(5150, "cus_drop_once");
+
+        Answer answer = post("/v1/charges", ACME, "drop-once", body);
+
+        assertThat(answer.status()).as(answer.text()).isEqualTo(201);
+        String id = answer.json().get("id").stringValue();
+        assertThat(psp().stats().fired(dev.exactly.psp.FaultKind.DROP_RESPONSE)).as("the fault hit").isPositive();
+        assertThat(psp().stats().replays() - replaysBefore).as("the retry was answered from the processor's record").isEqualTo(1);
+        assertThat(psp().captureCount("exactly_" + id)).isEqualTo(1);
+        assertThat(count("SELECT attempts FROM payments_charge WHERE id = ?", id)).as("no attempt failed").isZero();
+        assertThat(entriesOf(id)).isEqualTo(1);
+    }
+
+    @Test
+    void captureThenDropResponseGivesOneCaptureAndTheRetryGetsTheCharge() {
+        // every attempt of the service's processor call (three by default) loses its answer
+        psp().failNext(3, Fault.dropResponse());
         String body = charge(5200, "cus_drop");
         Answer dropped = post("/v1/charges", ACME, "drop-1", body);
         assertThat(dropped.status()).isEqualTo(503);

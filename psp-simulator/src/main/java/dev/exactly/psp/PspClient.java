@@ -1,5 +1,11 @@
 package dev.exactly.psp;
 
+import dev.exactly.idempotency.client.IdempotencyKeyReusedException;
+import dev.exactly.idempotency.client.IdempotentHttpClient;
+import dev.exactly.idempotency.client.IdempotentRequest;
+import dev.exactly.idempotency.client.IdempotentResponse;
+import dev.exactly.idempotency.client.RetriesExhaustedException;
+import dev.exactly.idempotency.client.RetryPolicy;
 import dev.exactly.psp.internal.Checks;
 import dev.exactly.psp.internal.Json;
 import dev.exactly.psp.internal.JsonException;
@@ -23,9 +29,15 @@ import java.util.Optional;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Calls a processor that speaks the simulator's API (JDK {@link HttpClient}, HTTP/1.1). It never
- * retries: the caller decides, using {@link PspException#outcomeUnknown()}. Thread-safe; close it to
- * release its connections.
+ * Calls a processor that speaks the simulator's API (JDK {@link HttpClient}, HTTP/1.1). A charge goes
+ * through the {@link IdempotentHttpClient}: its key is the caller's (the downstream key, never changed
+ * here) and the same bytes go out on every attempt; a connection refused or lost, 409, 429 and 502-504
+ * are retried with backoff and full jitter while the {@link Builder#retryPolicy retry policy} allows (by
+ * default three attempts within the request timeout, so a call takes no longer than it did without
+ * retries: an attempt that times out uses the whole budget). When no final answer came, the exception says
+ * whether the outcome is unknown ({@link PspException#outcomeUnknown()}), counting every attempt: after
+ * an attempt that may have reached the processor, a later refused connection still leaves it unknown.
+ * The read-only calls are sent once. Thread-safe; close it to release its connections.
  *
  * <ul>
  *   <li>200 → the captured charge; 402 → the declined charge (a definite outcome, not an exception)</li>
@@ -46,6 +58,7 @@ public final class PspClient implements AutoCloseable {
     private final URI baseUri;
     private final Duration requestTimeout;
     private final HttpClient http;
+    private final IdempotentHttpClient charges;
 
     private PspClient(Builder b) {
         this.baseUri = b.baseUri;
@@ -55,6 +68,7 @@ public final class PspClient implements AutoCloseable {
                 .connectTimeout(b.connectTimeout)
                 .followRedirects(HttpClient.Redirect.NEVER)
                 .build();
+        this.charges = IdempotentHttpClient.builder(http).policy(b.retryPolicy()).build();
     }
 
     /** A client with the default timeouts. */
@@ -71,6 +85,11 @@ public final class PspClient implements AutoCloseable {
         return baseUri;
     }
 
+    /** How a charge is retried. */
+    public RetryPolicy retryPolicy() {
+        return charges.policy();
+    }
+
     /**
      * Charges once per key: a repeat with the same key and request gets the first answer again.
      *
@@ -81,25 +100,57 @@ public final class PspClient implements AutoCloseable {
         return charge(request, idempotencyKey, List.of());
     }
 
-    /** As {@link #charge(PspChargeRequest, String)}, asking the simulator to inject these faults. */
+    /**
+     * As {@link #charge(PspChargeRequest, String)}, asking the simulator to inject these faults (into every
+     * attempt: the header goes out with each).
+     */
     public PspCharge charge(PspChargeRequest request, String idempotencyKey, List<Fault> faults) {
         Objects.requireNonNull(request, "request");
         if (!Checks.validKey(idempotencyKey)) {
             throw new IllegalArgumentException("idempotency key must be 1-255 printable ASCII characters");
         }
-        HttpRequest.Builder http = HttpRequest.newBuilder(baseUri.resolve("/v1/charges"))
-                .timeout(requestTimeout)
+        IdempotentRequest.Builder post = IdempotentRequest.builder("POST", baseUri.resolve("/v1/charges"))
                 .header("Content-Type", "application/json")
-                .header("Idempotency-Key", idempotencyKey)
-                .POST(HttpRequest.BodyPublishers.ofString(Json.write(Wire.chargeRequest(request))));
+                .body(Json.write(Wire.chargeRequest(request)).getBytes(StandardCharsets.UTF_8));
         if (!faults.isEmpty()) {
-            http.header(Fault.HEADER, Fault.header(faults));
+            post.header(Fault.HEADER, Fault.header(faults));
         }
-        HttpResponse<String> response = send(http.build());
-        if (response.statusCode() == 200 || response.statusCode() == 402) {
-            return readCharge(response);
+        IdempotentResponse response;
+        try {
+            response = charges.send(post.build(), idempotencyKey);
+        } catch (IdempotencyKeyReusedException reused) {
+            IdempotentResponse answer = reused.answer();
+            throw new PspRequestException(answer.status(), "idempotency_key_reused",
+                    answer.status() + " from POST " + answer.uri() + ": " + reused.getMessage(), answer.attempts() > 1);
+        } catch (RetriesExhaustedException exhausted) {
+            throw noAnswer(exhausted);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new PspConnectionException("POST " + baseUri.resolve("/v1/charges") + ": interrupted", e);
         }
-        throw failure(response);
+        if (response.status() == 200 || response.status() == 402) {
+            return readCharge(response.status(), response.bodyText(), response.uri());
+        }
+        // after several attempts a 4xx cannot promise that an earlier one captured nothing
+        throw failure(response.status(), response.bodyText(), "POST", response.uri(), response.attempts() > 1);
+    }
+
+    /** The exception for a charge without a final answer, telling whether any attempt may have captured. */
+    private static PspException noAnswer(RetriesExhaustedException e) {
+        String what = "POST /v1/charges, " + e.attempts() + " attempt" + (e.attempts() == 1 ? "" : "s") + ": ";
+        if (!e.mayHaveExecuted()) {
+            return new PspUnavailableException(what + "cannot connect (" + e.getMessage() + ")", e);
+        }
+        Optional<IdempotentResponse> last = e.lastAnswer();
+        if (last.isPresent()) {
+            IdempotentResponse answer = last.get();
+            return failure(answer.status(), answer.bodyText(), "POST", answer.uri(), true);
+        }
+        IOException failure = e.lastFailure().orElse(null);
+        if (failure instanceof HttpTimeoutException && !(failure instanceof HttpConnectTimeoutException)) {
+            return new PspTimeoutException(what + "no response within the request timeout", e);
+        }
+        return new PspConnectionException(what + "no answer (" + e.getMessage() + ")", e);
     }
 
     /**
@@ -114,7 +165,7 @@ public final class PspClient implements AutoCloseable {
             return Optional.empty();
         }
         if (response.statusCode() == 200) {
-            return Optional.of(readCharge(response));
+            return Optional.of(readCharge(response.statusCode(), response.body(), response.uri()));
         }
         throw failure(response);
     }
@@ -172,12 +223,12 @@ public final class PspClient implements AutoCloseable {
         }
     }
 
-    private static PspCharge readCharge(HttpResponse<String> response) {
+    private static PspCharge readCharge(int status, String body, URI uri) {
         try {
-            JsonValue json = Json.parse(response.body());
+            JsonValue json = Json.parse(body);
             return Wire.readCharge(json);
         } catch (JsonException | IllegalArgumentException e) {
-            throw unreadable(response, e);
+            throw new PspServerException(status, null, "unreadable answer from " + uri + ": " + e.getMessage());
         }
     }
 
@@ -187,13 +238,20 @@ public final class PspClient implements AutoCloseable {
     }
 
     private static PspException failure(HttpResponse<String> response) {
-        int status = response.statusCode();
-        Wire.ErrorBody error = Wire.readError(response.body());
+        return failure(response.statusCode(), response.body(), response.request().method(), response.uri(), false);
+    }
+
+    /**
+     * @param afterRetries whether earlier attempts of the same call came before this answer (then a 4xx
+     *                     cannot promise that nothing was captured)
+     */
+    private static PspException failure(int status, String body, String method, URI uri, boolean afterRetries) {
+        Wire.ErrorBody error = Wire.readError(body);
         @Nullable String code = error.code();
-        String message = status + " from " + response.request().method() + " " + response.uri()
+        String message = status + " from " + method + " " + uri
                 + (error.message() != null ? ": " + error.message() : "");
         if (status >= 400 && status < 500) {
-            return new PspRequestException(status, code, message);
+            return new PspRequestException(status, code, message, afterRetries);
         }
         return new PspServerException(status, code, message);
     }
@@ -203,6 +261,7 @@ public final class PspClient implements AutoCloseable {
         private final URI baseUri;
         private Duration connectTimeout = DEFAULT_CONNECT_TIMEOUT;
         private Duration requestTimeout = DEFAULT_REQUEST_TIMEOUT;
+        private @Nullable RetryPolicy retryPolicy;
 
         private Builder(URI baseUri) {
             this.baseUri = Objects.requireNonNull(baseUri, "baseUri");
@@ -217,10 +276,30 @@ public final class PspClient implements AutoCloseable {
             return this;
         }
 
-        /** How long to wait for a response once the request is sent. */
+        /**
+         * How long to wait for a response once the request is sent; for a charge, also the bound of all its
+         * attempts (unless a {@link #retryPolicy} says otherwise).
+         */
         public Builder requestTimeout(Duration timeout) {
             this.requestTimeout = positive(timeout, "requestTimeout");
             return this;
+        }
+
+        /**
+         * How a charge is retried (same key, same bytes). Default: three attempts, backoff 100 ms × 2ⁿ⁻¹
+         * capped at 1 s with full jitter, the whole call within the request timeout.
+         */
+        public Builder retryPolicy(RetryPolicy policy) {
+            this.retryPolicy = Objects.requireNonNull(policy, "policy");
+            return this;
+        }
+
+        private RetryPolicy retryPolicy() {
+            if (retryPolicy != null) {
+                return retryPolicy;
+            }
+            return RetryPolicy.custom().maxAttempts(3).initialDelay(Duration.ofMillis(100)).maxDelay(Duration.ofSeconds(1))
+                    .deadline(requestTimeout).attemptTimeout(requestTimeout).build();
         }
 
         public PspClient build() {

@@ -6,18 +6,29 @@ import org.jspecify.annotations.Nullable;
  * The processor refused the request with a 4xx (other than the 402 of a decline, which
  * {@link PspClient#charge} returns as a declined {@link PspCharge}): missing or invalid key (400),
  * invalid body (400), key reused with another body (422, code {@code idempotency_key_reused}). Nothing
- * was captured by this request. The one exception is 409 (a request with the key still in progress
- * elsewhere), whose outcome is unknown.
+ * was captured by this request. The exceptions: 409 (a request with the key still in progress
+ * elsewhere), and a 4xx that ended retries after an earlier attempt of the same call had an unknown
+ * outcome; their outcome is unknown.
  */
 public final class PspRequestException extends PspErrorResponseException {
+    private final boolean earlierAttemptUnknown;
 
     public PspRequestException(int status, @Nullable String code, String message) {
-        super(status, code, message);
+        this(status, code, message, false);
     }
 
-    /** False, except for 409 (in progress). */
+    /**
+     * @param earlierAttemptUnknown whether an earlier attempt of the same call (same key) may have been
+     *                              executed: then the outcome is unknown whatever this answer says
+     */
+    public PspRequestException(int status, @Nullable String code, String message, boolean earlierAttemptUnknown) {
+        super(status, code, message);
+        this.earlierAttemptUnknown = earlierAttemptUnknown;
+    }
+
+    /** False, except for 409 (in progress) and after an earlier attempt with an unknown outcome. */
     @Override
     public boolean outcomeUnknown() {
-        return status() == 409;
+        return status() == 409 || earlierAttemptUnknown;
     }
 }

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
+import dev.exactly.idempotency.client.RetryPolicy;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -269,8 +270,10 @@ class PspSimulatorTest {
 
     @Test
     void dropResponseCapturesThenTheLookupFindsItAndTheRetryReplaysIt() {
+        // the fault rides on the header, so it fires on every attempt of the call: no answer ever comes
         assertThatThrownBy(() -> client.charge(VISA, "drop", List.of(Fault.dropResponse())))
                 .isInstanceOfSatisfying(PspConnectionException.class, e -> assertThat(e.outcomeUnknown()).isTrue());
+        assertThat(psp.stats().fired(FaultKind.DROP_RESPONSE)).isEqualTo(client.retryPolicy().maxAttempts());
 
         PspCharge found = client.findByIdempotencyKey("drop").orElseThrow();
         PspCharge retried = client.charge(VISA, "drop");
@@ -278,8 +281,40 @@ class PspSimulatorTest {
         assertThat(found.captured()).isTrue();
         assertThat(retried).isEqualTo(found);
         assertThat(psp.captureCount("drop")).isEqualTo(1);
-        assertThat(psp.stats()).returns(1L, PspStats::replays);
+        assertThat(psp.stats()).returns((long) client.retryPolicy().maxAttempts(), PspStats::replays);
+    }
+
+    @Test
+    void aDroppedResponseIsRetriedWithTheSameKeyAndTheProcessorReplaysTheCapture() {
+        psp.failNext(1, Fault.dropResponse());
+
+        PspCharge charge = client.charge(VISA, "drop-once");
+
+        assertThat(charge.captured()).isTrue();
+        assertThat(charge.idempotencyKey()).isEqualTo("drop-once");
+        assertThat(psp.captureCount("drop-once")).isEqualTo(1);
         assertThat(psp.stats().fired(FaultKind.DROP_RESPONSE)).isEqualTo(1);
+        assertThat(psp.stats().replays()).as("the second attempt was answered from the first one's record").isEqualTo(1);
+    }
+
+    @Test
+    void aCallThatNeverConnectsIsNotCapturedButOneAfterAnAttemptThatMayHaveIsUnknown() throws Exception {
+        int closed;
+        try (java.net.ServerSocket s = new java.net.ServerSocket(0)) {
+            closed = s.getLocalPort();
+        }
+        try (PspClient nowhere = PspClient.create(java.net.URI.create("http://127.0.0.1:" + closed))) {
+            assertThatThrownBy(() -> nowhere.charge(VISA, "n"))
+                    .isInstanceOfSatisfying(PspUnavailableException.class, e -> assertThat(e.outcomeUnknown()).isFalse());
+        }
+        psp.failNext(3, Fault.error(503));
+        assertThatThrownBy(() -> client.charge(VISA, "u"))
+                .isInstanceOfSatisfying(PspServerException.class, e -> {
+                    assertThat(e.status()).isEqualTo(503);
+                    assertThat(e.outcomeUnknown()).isTrue();
+                });
+        assertThat(psp.stats().fired(FaultKind.ERROR)).isEqualTo(3);
+        assertThat(client.charge(VISA, "u").captured()).isTrue();
     }
 
     @Test
@@ -324,6 +359,9 @@ class PspSimulatorTest {
 
     @Test
     void runFaultsAfterCaptureFireAtTheirRates() {
+        // one attempt per call, so that each fault fires once per call
+        client.close();
+        client = PspClient.builder(psp.baseUri()).retryPolicy(RetryPolicy.noRetries()).build();
         psp.setFaults(FaultSettings.custom().dropResponseRate(1.0).build());
         assertThatThrownBy(() -> client.charge(VISA, "a")).isInstanceOf(PspConnectionException.class);
 
@@ -454,7 +492,8 @@ class PspSimulatorTest {
 
         HttpResponse<String> next = http.post("/v1/faults/next", "{\"count\": 1, \"faults\": \"drop-response\"}");
         assertThat(next.body()).contains("\"pending_next\":1");
-        assertThatThrownBy(() -> client.charge(VISA, "b")).isInstanceOf(PspConnectionException.class);
+        assertThat(client.charge(VISA, "b").captured()).as("the client retried the dropped answer").isTrue();
+        assertThat(psp.stats().fired(FaultKind.DROP_RESPONSE)).isEqualTo(1);
         assertThat(psp.captureCount("b")).isEqualTo(1);
         assertThat(http.get("/v1/faults").body()).contains("\"pending_next\":0");
 

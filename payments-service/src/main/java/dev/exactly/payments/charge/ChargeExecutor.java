@@ -23,6 +23,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.time.InstantSource;
 import java.util.Optional;
+import java.util.random.RandomGenerator;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -36,8 +37,8 @@ import org.slf4j.LoggerFactory;
  *       request persisted in phase 1. A resumed charge first asks the processor what happened under that
  *       key, and sends the same request again only if the processor never recorded it (safe: the processor
  *       honours the key). No answer (timeout, lost connection, 5xx) leaves the charge pending for recovery:
- *       the attempt is counted, and the record is handed over to the worker after a backoff; after the
- *       last attempt the charge is dead-lettered with the reason.</li>
+ *       the attempt is counted, and the record is handed over to the worker after a backoff (capped,
+ *       exponential, full jitter); after the last attempt the charge is dead-lettered with the reason.</li>
  *   <li value="3">One transaction, fenced by the owner token: the charge's final state, the journal entry
  *       (debit the tenant's clearing account, credit the customer), the recorded answer, and the durable
  *       record finished with that answer. If the owner lost the record, all of it rolls back.</li>
@@ -55,9 +56,11 @@ public final class ChargeExecutor {
     private final TenantAccounts accounts;
     private final PaymentsProperties.Recovery recovery;
     private final InstantSource clock;
+    private final RandomGenerator random;
 
+    /** @param random the jitter of the recovery backoff (any thread may use it) */
     public ChargeExecutor(Jdbc jdbc, ChargeRepository charges, DurableTier durable, PspClient psp, Ledger ledger,
-            TenantAccounts accounts, PaymentsProperties.Recovery recovery, InstantSource clock) {
+            TenantAccounts accounts, PaymentsProperties.Recovery recovery, InstantSource clock, RandomGenerator random) {
         this.jdbc = jdbc;
         this.charges = charges;
         this.durable = durable;
@@ -66,6 +69,7 @@ public final class ChargeExecutor {
         this.accounts = accounts;
         this.recovery = recovery;
         this.clock = clock;
+        this.random = random;
     }
 
     /** Thrown inside a transaction when a fenced write finds that the owner lost the record: roll back. */
@@ -235,7 +239,7 @@ public final class ChargeExecutor {
                 Instant now = clock.instant();
                 charges.recordFailure(c, current.id(), attempts, message, point,
                         deadLetter ? ChargeStatus.DEAD_LETTERED : ChargeStatus.PENDING, reason, now);
-                Duration delay = deadLetter ? DEAD_LETTER_HANDOVER : recovery.delayAfter(attempts);
+                Duration delay = deadLetter ? DEAD_LETTER_HANDOVER : recovery.delayAfter(attempts, random);
                 if (!durable.handOver(c, row.scopeKey(), owner, delay)) {
                     throw new LostRecord();
                 }

@@ -29,7 +29,9 @@ import org.springframework.context.SmartLifecycle;
  * which gives the worker a fresh owner token. Then, outside any transaction, each charge goes through
  * {@link ChargeExecutor#execute} as a resumed charge: ask the processor about the downstream key,
  * re-send the persisted request only if it never arrived, finish the phase; a failed attempt is counted
- * and the record is handed back after a backoff, and the charge is dead-lettered after the last attempt.
+ * and the record is handed back after a backoff (exponential, capped, with full jitter so that charges a
+ * processor outage left pending are not all retried at once), and the charge is dead-lettered after the
+ * last attempt.
  * Pending charges whose record expired altogether (a long outage) are swept the same way. Expired
  * idempotency records are purged in bounded batches now and then.
  */

@@ -1,8 +1,10 @@
 package dev.exactly.payments.config;
 
+import dev.exactly.idempotency.client.Backoff;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.random.RandomGenerator;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.boot.context.properties.bind.DefaultValue;
 
@@ -102,8 +104,8 @@ public record PaymentsProperties(
      * @param interval      pause between two sweeps
      * @param batchSize     requests taken over per sweep
      * @param maxAttempts   processor attempts before a request is dead-lettered
-     * @param retryDelay    first pause before the next attempt (doubles per attempt)
-     * @param maxRetryDelay longest pause between attempts
+     * @param retryDelay    ceiling of the first pause before the next attempt (doubles per attempt)
+     * @param maxRetryDelay ceiling of every pause between attempts (the cap)
      * @param purgeInterval how often expired idempotency records are purged
      */
     public record Recovery(
@@ -124,11 +126,19 @@ public record PaymentsProperties(
             }
         }
 
-        /** The pause after the {@code attempts}-th failed attempt: doubling, capped. */
-        public Duration delayAfter(int attempts) {
-            int doublings = Math.max(0, Math.min(attempts - 1, 20));
-            Duration delay = retryDelay.multipliedBy(1L << doublings);
-            return delay.compareTo(maxRetryDelay) > 0 ? maxRetryDelay : delay;
+        /** The backoff between processor attempts: {@code retryDelay × 2ⁿ⁻¹} capped at {@code maxRetryDelay}. */
+        public Backoff backoff() {
+            return new Backoff(retryDelay, maxRetryDelay);
+        }
+
+        /**
+         * The pause after the {@code attempts}-th failed attempt, with full jitter: drawn uniformly from
+         * {@code [1 ms, min(maxRetryDelay, retryDelay × 2ⁿ⁻¹)]}, so that the charges a processor outage
+         * left pending are not all retried at the same moment.
+         */
+        public Duration delayAfter(int attempts, RandomGenerator random) {
+            Duration delay = backoff().delay(Math.max(1, attempts), random);
+            return delay.toMillis() < 1 ? Duration.ofMillis(1) : delay;
         }
     }
 

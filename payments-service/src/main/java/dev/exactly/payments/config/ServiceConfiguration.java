@@ -21,6 +21,7 @@ import dev.exactly.payments.refund.RefundRepository;
 import dev.exactly.payments.refund.RefundService;
 import dev.exactly.psp.PspClient;
 import java.time.InstantSource;
+import java.util.concurrent.ThreadLocalRandom;
 import javax.sql.DataSource;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.boot.web.servlet.FilterRegistrationBean;
@@ -94,7 +95,8 @@ public class ServiceConfiguration {
     @Bean
     ChargeExecutor chargeExecutor(Jdbc jdbc, ChargeRepository charges, DurableTier durable, PspClient psp, Ledger ledger,
             TenantAccounts accounts, PaymentsProperties properties, InstantSource clock) {
-        return new ChargeExecutor(jdbc, charges, durable, psp, ledger, accounts, properties.recovery(), clock);
+        return new ChargeExecutor(jdbc, charges, durable, psp, ledger, accounts, properties.recovery(), clock,
+                () -> ThreadLocalRandom.current().nextLong());
     }
 
     @Bean

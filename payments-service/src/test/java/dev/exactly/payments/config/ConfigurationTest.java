@@ -49,11 +49,22 @@ class ConfigurationTest {
     }
 
     @Test
-    void recoveryBacksOffByDoublingUpToTheCap() {
+    void recoveryBacksOffByDoublingUpToTheCapWithFullJitter() {
         PaymentsProperties.Recovery r = properties("", Map.of(), "", "", "auto").recovery();
-        assertThat(r.delayAfter(1)).isEqualTo(Duration.ofSeconds(1));
-        assertThat(r.delayAfter(2)).isEqualTo(Duration.ofSeconds(2));
-        assertThat(r.delayAfter(4)).isEqualTo(Duration.ofSeconds(8));
-        assertThat(r.delayAfter(30)).isEqualTo(Duration.ofSeconds(60));
+        assertThat(r.backoff().ceiling(1)).isEqualTo(Duration.ofSeconds(1));
+        assertThat(r.backoff().ceiling(2)).isEqualTo(Duration.ofSeconds(2));
+        assertThat(r.backoff().ceiling(4)).isEqualTo(Duration.ofSeconds(8));
+        assertThat(r.backoff().ceiling(30)).isEqualTo(Duration.ofSeconds(60));
+
+        java.util.Random random = new java.util.Random(42);
+        java.util.Set<Duration> drawn = new java.util.HashSet<>();
+        for (int attempts = 1; attempts <= 30; attempts++) {
+            for (int i = 0; i < 50; i++) {
+                Duration d = r.delayAfter(attempts, random);
+                assertThat(d).isBetween(Duration.ofMillis(1), r.backoff().ceiling(attempts));
+                drawn.add(d);
+            }
+        }
+        assertThat(drawn).as("jittered, not one fixed pause per attempt").hasSizeGreaterThan(1000);
     }
 }
