@@ -1,0 +1,492 @@
+// The checkout page: an "Upgrade subscription" form that pays through the browser helper, the demo
+// switches, the customer's balance and trial balance, and an operations view. Plain DOM, no framework;
+// every value from the server is written with textContent.
+import { ExactlyClient, IntentMismatchError, KeyReusedError, OutcomeUnknownError, StorageError } from './exactly-client.js';
+
+const PLANS = {
+  pro: { name: 'Pro', amount: 1999 },
+  team: { name: 'Team', amount: 4900 },
+  enterprise: { name: 'Enterprise', amount: 19900 },
+};
+const CURRENCY = 'usd';
+const ORDER_ITEM = 'exactly.checkout.order';
+const DOUBLE_ITEM = 'exactly.checkout.double-click';
+const API_KEY_ITEM = 'exactly.checkout.api-key';
+const OPERATOR_KEY_ITEM = 'exactly.checkout.operator-key';
+const CUSTOMER = /^[A-Za-z0-9_-]{1,64}$/;
+
+const $ = (id) => document.getElementById(id);
+const page = { settings: { demo: false }, apiKey: '', operatorKey: '', client: null, clicks: 0, shown: null };
+
+// ------------------------------------------------------------------ formatting
+
+function money(minor, currency) {
+  const code = String(currency || CURRENCY).toUpperCase();
+  try {
+    const format = new Intl.NumberFormat('en-US', { style: 'currency', currency: code });
+    const digits = format.resolvedOptions().maximumFractionDigits;
+    return format.format(minor / 10 ** digits);
+  } catch {
+    return `${minor} ${code} (minor units)`;
+  }
+}
+
+function cell(row, text, className) {
+  const td = document.createElement('td');
+  td.textContent = text == null ? '–' : String(text);
+  if (className) td.className = className;
+  row.appendChild(td);
+  return td;
+}
+
+function fillTable(id, rows, columns, empty) {
+  const body = $(id).querySelector('tbody');
+  body.replaceChildren();
+  if (rows.length === 0) {
+    const tr = document.createElement('tr');
+    const td = cell(tr, empty);
+    td.colSpan = $(id).querySelectorAll('th').length;
+    td.className = 'muted';
+    body.appendChild(tr);
+    return;
+  }
+  for (const r of rows) {
+    const tr = document.createElement('tr');
+    for (const c of columns) c(tr, r);
+    body.appendChild(tr);
+  }
+}
+
+function log(text, kind = 'info') {
+  const li = document.createElement('li');
+  li.className = kind;
+  const time = new Date().toLocaleTimeString([], { hour12: false });
+  li.textContent = `${time}  ${text}`;
+  $('log').appendChild(li);
+  while ($('log').children.length > 60) $('log').firstElementChild.remove();
+}
+
+function setStatus(state, text) {
+  const el = $('status');
+  el.dataset.state = state;
+  el.textContent = text;
+}
+
+function problemName(json) {
+  if (!json || typeof json.type !== 'string') return '';
+  return json.type.substring(json.type.lastIndexOf('/') + 1);
+}
+
+// ------------------------------------------------------------------ API calls (reads, not payments)
+
+async function api(path, { key = page.apiKey, method = 'GET', body } = {}) {
+  const headers = { Authorization: `Bearer ${key}` };
+  if (body !== undefined) headers['Content-Type'] = 'application/json';
+  const response = await fetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body), cache: 'no-store' });
+  const text = await response.text();
+  let json = null;
+  try { json = text ? JSON.parse(text) : null; } catch { json = null; }
+  return { status: response.status, ok: response.ok, json };
+}
+
+// ------------------------------------------------------------------ the order being paid
+
+function readForm() {
+  return { customer: $('customer').value.trim(), plan: $('plan').value, card: $('card').value };
+}
+
+function currentOrder() {
+  try {
+    const order = JSON.parse(localStorage.getItem(ORDER_ITEM) || 'null');
+    return order && typeof order.id === 'string' && PLANS[order.plan] ? order : null;
+  } catch {
+    return null;
+  }
+}
+
+function newOrder(form) {
+  const bytes = new Uint8Array(8);
+  crypto.getRandomValues(bytes);
+  const order = { id: 'ord_' + Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join(''), ...form };
+  localStorage.setItem(ORDER_ITEM, JSON.stringify(order));
+  return order;
+}
+
+function intentOf(order) {
+  return 'upgrade:' + order.id;
+}
+
+function chargeBody(order) {
+  const plan = PLANS[order.plan];
+  return {
+    amount: plan.amount,
+    currency: CURRENCY,
+    customer: order.customer,
+    source: order.card,
+    description: `Upgrade to ${plan.name}`,
+    metadata: { order: order.id, plan: order.plan },
+  };
+}
+
+function showOrder(order) {
+  $('order-id').textContent = order ? order.id : 'new';
+  if (order) {
+    $('customer').value = order.customer;
+    $('plan').value = order.plan;
+    $('card').value = order.card;
+  }
+  const plan = PLANS[$('plan').value];
+  $('pay').textContent = `Pay ${money(plan.amount, CURRENCY)}`;
+}
+
+function lockForm() {
+  const busy = page.client != null && page.client.pending().some((e) => page.client.isInFlight(e.intentId));
+  $('order-fields').disabled = busy;
+  $('new-order').disabled = busy;
+  $('checkout-card').classList.toggle('busy', busy);
+}
+
+// ------------------------------------------------------------------ paying
+
+function onPayClick(event) {
+  event.preventDefault();
+  page.clicks += 1;
+  const submits = $('switch-double').checked ? 2 : 1;
+  for (let i = 0; i < submits; i++) payOnce();
+}
+
+function payOnce() {
+  if (!page.apiKey) {
+    setStatus('error', 'Enter an API key first.');
+    $('api-key').focus();
+    return;
+  }
+  const form = readForm();
+  if (!CUSTOMER.test(form.customer)) {
+    setStatus('error', 'The customer id is 1–64 letters, digits, _ or -.');
+    return;
+  }
+  let order = currentOrder();
+  const sameOrder = order && order.customer === form.customer && order.plan === form.plan && order.card === form.card;
+  if (!sameOrder) {
+    if (order && page.client.isInFlight(intentOf(order))) {
+      log('the order in flight must finish before another one starts', 'warn');
+      return;
+    }
+    order = newOrder(form);
+    showOrder(order);
+  }
+  const intentId = intentOf(order);
+  follow(order, page.client.submit(intentId, { path: '/v1/charges', body: chargeBody(order) }), false);
+}
+
+function resumeIntent(entry) {
+  const order = currentOrder();
+  if (order && intentOf(order) === entry.intentId) showOrder(order);
+  log(`resuming ${entry.intentId} with its stored key ${entry.key} and body`, 'info');
+  follow(order, page.client.resume(entry.intentId), true);
+}
+
+function follow(order, promise, resumed) {
+  setStatus('paying', resumed ? 'Resuming the payment after a reload…' : 'Paying…');
+  $('resume').hidden = true;
+  lockForm();
+  promise.then(
+    (result) => showResult(result),
+    (error) => showError(error),
+  ).finally(() => {
+    lockForm();
+    refreshMoney();
+    refreshOps();
+  });
+}
+
+function showFacts(result) {
+  $('idem-key').textContent = result.key;
+  $('attempts').textContent = String(result.attempts);
+  $('total-attempts').textContent = String(result.totalAttempts);
+  $('replayed').textContent = result.replayed ? 'yes (Idempotent-Replayed: true)' : 'no';
+  $('replayed').title = result.replayed ? 'the recorded answer of an earlier request with this key' : 'this request made the charge';
+  $('replayed').dataset.replayed = String(result.replayed);
+}
+
+function showCharge(charge, status) {
+  $('charge-id').textContent = charge.id;
+  $('charge-amount').textContent = money(charge.amount, charge.currency);
+  $('charge-status').textContent = status;
+}
+
+async function showResult(result) {
+  if (result.joined) {
+    log(`click joined the payment in flight: no second request (key ${result.key})`, 'ok');
+    return;
+  }
+  showFacts(result);
+  const json = result.json;
+  if (result.status === 201 && json && json.object === 'charge') {
+    showCharge(json, json.status);
+    setStatus('paid', result.replayed ? 'Paid (answer replayed: the payment happened once).' : 'Paid.');
+    await showCaptures(json.id);
+  } else if (result.status === 402 && json) {
+    $('charge-id').textContent = json.charge || '–';
+    $('charge-amount').textContent = '–';
+    $('charge-status').textContent = `failed (${json.decline_code || json.code || 'declined'})`;
+    setStatus('declined', 'Declined: ' + (json.detail || 'the card was declined') + '.');
+  } else {
+    $('charge-status').textContent = '–';
+    setStatus('error', `Refused (${result.status} ${problemName(json) || ''}): ${(json && json.detail) || 'see the log'}`);
+  }
+}
+
+function showError(error) {
+  if (error instanceof OutcomeUnknownError) {
+    $('idem-key').textContent = error.key;
+    $('attempts').textContent = String(error.attempts);
+    $('total-attempts').textContent = String(error.totalAttempts);
+    setStatus('unknown', 'No final answer yet: the payment may have gone through. It stays pending and is retried with the same key.');
+    $('resume').hidden = false;
+  } else if (error instanceof KeyReusedError) {
+    setStatus('error', `The server holds key ${error.key} for a different request (a bug in the caller); nothing was retried.`);
+  } else if (error instanceof IntentMismatchError) {
+    setStatus('error', error.message);
+  } else if (error instanceof StorageError) {
+    setStatus('error', 'The browser could not store the payment key, so nothing was sent: ' + error.message);
+  } else {
+    setStatus('error', String(error && error.message || error));
+  }
+  log(`${error && error.name}: ${error && error.message}`, 'error');
+}
+
+async function showCaptures(chargeId) {
+  if (!page.settings.processor_switches) {
+    $('captures').textContent = 'not shown (a real processor)';
+    return;
+  }
+  const r = await api(`/v1/demo/processor/captures/${encodeURIComponent(chargeId)}`).catch(() => null);
+  $('captures').textContent = r && r.ok ? String(r.json.captures) : '–';
+}
+
+function onClientEvent(e) {
+  switch (e.type) {
+    case 'attempt':
+      $('attempts').textContent = String(e.attempt);
+      $('total-attempts').textContent = String(e.totalAttempts);
+      $('idem-key').textContent = e.key;
+      setStatus('paying', `Attempt ${e.attempt}${e.resumed ? ' (resumed after reload)' : ''} in flight…`);
+      log(`attempt ${e.attempt} (${e.totalAttempts} for this order) sent with Idempotency-Key ${e.key}${e.resumed ? ', resumed after reload' : ''}`);
+      break;
+    case 'answer':
+      log(`attempt ${e.attempt} answered ${e.status}${e.problem ? ' ' + e.problem.substring(e.problem.lastIndexOf('/') + 1) : ''}${e.replayed ? ' (replayed)' : ''}`,
+        e.status < 300 ? 'ok' : e.status === 402 ? 'warn' : 'error');
+      break;
+    case 'error':
+      log(`attempt ${e.attempt} failed: network error (${e.message})`, 'error');
+      break;
+    case 'retry': {
+      const why = e.last && e.last.retryAfter ? 'Retry-After' : 'backoff with jitter';
+      setStatus('waiting', `Waiting ${(e.delayMs / 1000).toFixed(1)} s (${why}), then retrying with the same key…`);
+      log(`retrying in ${(e.delayMs / 1000).toFixed(1)} s (${why}), same key`);
+      break;
+    }
+    case 'give-up':
+      log(`no final answer after ${e.attempts} attempts: the intent stays pending`, 'warn');
+      break;
+    case 'join':
+      log(`click while the payment is in flight: joined it (key ${e.key})`);
+      break;
+    default:
+      break;
+  }
+}
+
+// ------------------------------------------------------------------ money and operations
+
+async function refreshMoney() {
+  if (!page.apiKey) return;
+  const customer = readForm().customer;
+  if (CUSTOMER.test(customer)) {
+    const b = await api(`/v1/customers/${encodeURIComponent(customer)}/balance`).catch(() => null);
+    if (b && b.ok) {
+      const lines = b.json.available || [];
+      $('balance').textContent = lines.length === 0 ? money(0, CURRENCY) : lines.map((l) => money(l.amount, l.currency)).join(', ');
+    } else {
+      $('balance').textContent = b ? `unavailable (${b.status})` : 'unavailable';
+    }
+  }
+  const t = await api('/v1/ledger/trial-balance').catch(() => null);
+  if (!t || !t.ok) {
+    $('trial-balanced').textContent = t ? `unavailable (${t.status})` : 'unavailable';
+    return;
+  }
+  $('trial-balanced').textContent = t.json.balanced ? 'balanced' : 'NOT balanced';
+  $('trial-balanced').dataset.balanced = String(t.json.balanced);
+  const rows = [...t.json.lines];
+  for (const total of t.json.totals || []) {
+    rows.push({ account: `total ${total.currency}`, type: total.balanced ? 'balanced' : 'UNBALANCED', currency: total.currency, debit: total.debits, credit: total.credits, total: true });
+  }
+  fillTable('trial-balance', rows, [
+    (tr, r) => { cell(tr, r.account); if (r.total) tr.className = 'total'; },
+    (tr, r) => cell(tr, r.type),
+    (tr, r) => cell(tr, money(r.debit, r.currency), 'num'),
+    (tr, r) => cell(tr, money(r.credit, r.currency), 'num'),
+  ], 'no entries yet');
+}
+
+async function refreshOps() {
+  if (!page.client) return;
+  const entries = page.client.entries().slice(0, 10);
+  const server = await Promise.all(entries.map((e) => page.apiKey
+    ? api(`/v1/idempotency-keys/${encodeURIComponent(e.key)}`).catch(() => null)
+    : Promise.resolve(null)));
+  fillTable('ops-keys', entries.map((e, i) => ({ e, s: server[i] })), [
+    (tr, r) => cell(tr, r.e.intentId),
+    (tr, r) => cell(tr, r.e.key, 'mono'),
+    (tr, r) => cell(tr, page.client.isInFlight(r.e.intentId) ? 'in flight' : r.e.state),
+    (tr, r) => cell(tr, r.e.attempts),
+    (tr, r) => cell(tr, r.s && r.s.ok ? `${r.s.json.status} (${r.s.json.response_status ?? '–'})` : r.s && r.s.status === 404 ? 'not seen' : '–'),
+    (tr, r) => cell(tr, r.s && r.s.ok ? r.s.json.replay_count : '–'),
+    (tr, r) => cell(tr, r.s && r.s.ok && r.s.json.resource ? `${r.s.json.resource.id} ${r.s.json.resource.status}` : '–'),
+  ], 'no payments from this browser yet');
+
+  if (!page.operatorKey) {
+    $('ops-note').textContent = 'Enter the operator key to list stuck requests and dead letters.';
+    fillTable('ops-stuck', [], [], 'operator key needed');
+    fillTable('ops-dead', [], [], 'operator key needed');
+    return;
+  }
+  const [stuck, dead] = await Promise.all(['stuck', 'dead_lettered'].map((state) =>
+    api(`/v1/operator/requests?state=${state}&limit=20`, { key: page.operatorKey }).catch(() => null)));
+  $('ops-note').textContent = stuck && stuck.ok ? '' : `operator endpoints answered ${stuck ? stuck.status : 'nothing'}`;
+  fillTable('ops-stuck', stuck && stuck.ok ? stuck.json.data : [], [
+    (tr, r) => cell(tr, r.charge, 'mono'),
+    (tr, r) => cell(tr, r.customer),
+    (tr, r) => cell(tr, money(r.amount, r.currency), 'num'),
+    (tr, r) => cell(tr, r.recovery_point),
+    (tr, r) => cell(tr, r.attempts),
+    (tr, r) => cell(tr, r.last_error),
+    (tr, r) => cell(tr, r.lease_expires),
+  ], 'none');
+  fillTable('ops-dead', dead && dead.ok ? dead.json.data : [], [
+    (tr, r) => cell(tr, r.charge, 'mono'),
+    (tr, r) => cell(tr, r.customer),
+    (tr, r) => cell(tr, money(r.amount, r.currency), 'num'),
+    (tr, r) => cell(tr, r.attempts),
+    (tr, r) => cell(tr, r.dead_letter_reason),
+    (tr, r) => {
+      const td = cell(tr, '');
+      const button = document.createElement('button');
+      button.type = 'button';
+      button.textContent = 'Retry now';
+      button.addEventListener('click', async () => {
+        button.disabled = true;
+        const answer = await api(`/v1/operator/requests/${encodeURIComponent(r.charge)}/retry`, { key: page.operatorKey, method: 'POST' }).catch(() => null);
+        log(`operator retry of ${r.charge}: ${answer ? answer.status : 'no answer'}`, answer && answer.ok ? 'ok' : 'error');
+        refreshOps();
+        refreshMoney();
+      });
+      td.appendChild(button);
+    },
+  ], 'none');
+}
+
+// ------------------------------------------------------------------ demo switches
+
+async function loadSwitches() {
+  if (!page.settings.processor_switches || !page.apiKey) return;
+  const r = await api('/v1/demo/processor').catch(() => null);
+  if (r && r.ok) {
+    $('switch-slow').checked = r.json.slow;
+    $('switch-drop').checked = r.json.drop_response;
+    $('slow-seconds').textContent = String(r.json.slow_ms / 1000);
+  }
+}
+
+async function saveSwitches() {
+  const wanted = { slow: $('switch-slow').checked, drop_response: $('switch-drop').checked };
+  const r = await api('/v1/demo/processor', { method: 'PUT', body: wanted }).catch(() => null);
+  const note = $('switches-note');
+  if (r && r.ok) {
+    $('switch-slow').checked = r.json.slow;
+    $('switch-drop').checked = r.json.drop_response;
+    note.textContent = `processor: ${r.json.slow ? 'slow' : 'fast'}, ${r.json.drop_response ? 'drops every response after capturing' : 'answers normally'}`;
+    note.dataset.saved = JSON.stringify(r.json);
+  } else {
+    note.textContent = `the switches could not be set (${r ? r.status : 'no answer'})`;
+  }
+}
+
+// ------------------------------------------------------------------ start
+
+async function loadSettings() {
+  try {
+    const r = await fetch('/demo/settings', { cache: 'no-store' });
+    return r.ok ? await r.json() : { demo: false };
+  } catch {
+    return { demo: false };
+  }
+}
+
+function useApiKey(key) {
+  page.apiKey = key.trim();
+  if (page.apiKey) sessionStorage.setItem(API_KEY_ITEM, page.apiKey);
+  $('api-key').value = page.apiKey;
+}
+
+async function start() {
+  page.settings = await loadSettings();
+  const demo = page.settings.demo === true;
+  $('mode').textContent = demo ? 'demo mode: demo key preselected' : 'enter your API key';
+  $('mode').dataset.demo = String(demo);
+  useApiKey(sessionStorage.getItem(API_KEY_ITEM) || (demo && page.settings.api_keys ? page.settings.api_keys.acme || '' : ''));
+  page.operatorKey = sessionStorage.getItem(OPERATOR_KEY_ITEM) || (demo ? page.settings.operator_key || '' : '');
+  $('operator-key').value = page.operatorKey;
+  $('switches').hidden = !(demo && page.settings.processor_switches);
+  $('switch-double').checked = localStorage.getItem(DOUBLE_ITEM) === 'true';
+
+  page.client = new ExactlyClient({
+    namespace: 'exactly.checkout',
+    headers: () => ({ Authorization: `Bearer ${page.apiKey}` }),
+    onEvent: onClientEvent,
+  });
+
+  showOrder(currentOrder());
+  $('checkout').addEventListener('submit', onPayClick);
+  $('plan').addEventListener('change', () => showOrder(null));
+  $('new-order').addEventListener('click', () => {
+    localStorage.removeItem(ORDER_ITEM);
+    showOrder(null);
+    setStatus('idle', 'New order: the next payment gets a new key.');
+  });
+  $('resume').addEventListener('click', () => page.client.pending().forEach(resumeIntent));
+  $('key-form').addEventListener('submit', (e) => {
+    e.preventDefault();
+    useApiKey($('api-key').value);
+    loadSwitches();
+    refreshMoney();
+    refreshOps();
+    page.client.pending().filter((p) => !page.client.isInFlight(p.intentId)).forEach(resumeIntent);
+  });
+  $('ops-form').addEventListener('submit', (e) => {
+    e.preventDefault();
+    page.operatorKey = $('operator-key').value.trim();
+    if (page.operatorKey) sessionStorage.setItem(OPERATOR_KEY_ITEM, page.operatorKey);
+    refreshOps();
+  });
+  $('switch-double').addEventListener('change', () => localStorage.setItem(DOUBLE_ITEM, String($('switch-double').checked)));
+  $('switch-slow').addEventListener('change', saveSwitches);
+  $('switch-drop').addEventListener('change', saveSwitches);
+  window.addEventListener('online', () => log('the browser is online again'));
+  window.addEventListener('offline', () => log('the browser went offline', 'warn'));
+
+  const pending = page.client.pending();
+  if (pending.length > 0 && page.apiKey) {
+    pending.forEach(resumeIntent);
+  } else if (pending.length > 0) {
+    setStatus('unknown', `${pending.length} payment(s) pending from before: enter the API key to resume them with their keys.`);
+  }
+  await loadSwitches();
+  await Promise.all([refreshMoney(), refreshOps()]);
+  document.body.dataset.ready = 'true';
+}
+
+start();

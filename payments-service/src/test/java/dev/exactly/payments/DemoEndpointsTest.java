@@ -1,0 +1,88 @@
+package dev.exactly.payments;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.net.http.HttpRequest;
+import java.time.Duration;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+import org.springframework.boot.test.context.SpringBootTest;
+import tools.jackson.databind.JsonNode;
+
+/** The checkout page's demo endpoints in demo mode: settings, processor switches, capture counts. */
+@SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT)
+class DemoEndpointsTest extends DefaultServiceTest {
+
+    @Test
+    void demoSettingsNameTheDemoKeys() {
+        Answer settings = get("/demo/settings", null);
+        assertThat(settings.status()).isEqualTo(200);
+        JsonNode json = settings.json();
+        assertThat(json.get("demo").booleanValue()).isTrue();
+        assertThat(json.get("api_keys").get("acme").stringValue()).isEqualTo(ACME);
+        assertThat(json.get("api_keys").get("globex").stringValue()).isEqualTo(GLOBEX);
+        assertThat(json.get("operator_key").stringValue()).isEqualTo(OPERATOR);
+        assertThat(json.get("processor_switches").booleanValue()).isTrue();
+        assertThat(get("/", null).text()).contains("Upgrade subscription").contains("/js/checkout.js");
+        assertThat(get("/js/exactly-client.js", null).text()).contains("export class ExactlyClient");
+    }
+
+    @Test
+    void theSwitchesSetTheProcessorsFaults() {
+        assertThat(get("/v1/demo/processor", ACME).json().get("slow").booleanValue()).isFalse();
+        Answer set = put(ACME, "{\"slow\":true,\"drop_response\":true}");
+        assertThat(set.status()).as(set.text()).isEqualTo(200);
+        assertThat(set.json().get("slow").booleanValue()).isTrue();
+        assertThat(set.json().get("drop_response").booleanValue()).isTrue();
+        assertThat(set.json().get("slow_ms").longValue()).isEqualTo(3000);
+        assertThat(psp().faults().latency()).isEqualTo(Duration.ofSeconds(3));
+        assertThat(psp().faults().dropResponseRate()).isEqualTo(1.0);
+
+        Answer off = put(GLOBEX, "{\"slow\":false,\"drop_response\":false}");
+        assertThat(off.status()).isEqualTo(200);
+        assertThat(psp().faults().latency()).isZero();
+        assertThat(psp().faults().dropResponseRate()).isZero();
+        assertThat(get("/v1/demo/processor", ACME).text()).isEqualTo(off.text());
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"", "[]", "null", "{", "{\"slow\":true}", "{\"slow\":1,\"drop_response\":false}",
+            "{\"slow\":\"true\",\"drop_response\":false}", "{\"slow\":true,\"drop_response\":false,\"latency\":5}"})
+    void badSwitchesAreAProblemAndChangeNothing(String body) {
+        Answer bad = put(ACME, body);
+        assertThat(bad.status()).as(bad.text()).isEqualTo(422);
+        assertThat(bad.problemType()).isEqualTo("validation-failed");
+        assertThat(bad.header("Content-Type")).startsWith("application/problem+json");
+        assertThat(psp().faults().latency()).isZero();
+    }
+
+    @Test
+    void theSwitchesNeedATenantKey() {
+        assertThat(get("/v1/demo/processor", null).status()).isEqualTo(401);
+        assertThat(put(null, "{\"slow\":true,\"drop_response\":true}").status()).isEqualTo(401);
+        assertThat(put("sk_wrong", "{\"slow\":true,\"drop_response\":true}").status()).isEqualTo(401);
+        assertThat(psp().faults().latency()).isZero();
+    }
+
+    @Test
+    void captureCountsOfACharge() {
+        Answer charge = post("/v1/charges", ACME, "demo-captures-1", charge(1234, "cus_demo_captures"));
+        String id = charge.json().get("id").stringValue();
+        JsonNode captures = get("/v1/demo/processor/captures/" + id, ACME).json();
+        assertThat(captures.get("charge").stringValue()).isEqualTo(id);
+        assertThat(captures.get("captures").longValue()).isEqualTo(1);
+        assertThat(get("/v1/demo/processor/captures/ch_unknown", ACME).json().get("captures").longValue()).isZero();
+        assertThat(get("/v1/demo/processor/captures/" + "x".repeat(300), ACME).status()).isEqualTo(404);
+    }
+
+    private Answer put(String apiKey, String body) {
+        HttpRequest.Builder b = HttpRequest.newBuilder(uri("/v1/demo/processor"))
+                .header("Content-Type", "application/json")
+                .PUT(HttpRequest.BodyPublishers.ofString(body));
+        if (apiKey != null) {
+            b.header("Authorization", "Bearer " + apiKey);
+        }
+        return send(b.build());
+    }
+}
