@@ -58,6 +58,14 @@ class DemoEndpointsTest extends DefaultServiceTest {
     }
 
     @Test
+    void aHugeBodyIsRefusedUnread() {
+        Answer huge = put(ACME, "{\"slow\":true,\"drop_response\":false,\"pad\":\"" + "x".repeat(5_000_000) + "\"}");
+        assertThat(huge.status()).isEqualTo(413);
+        assertThat(huge.problemType()).isEqualTo("payload-too-large");
+        assertThat(psp().faults().latency()).isZero();
+    }
+
+    @Test
     void theSwitchesNeedATenantKey() {
         assertThat(get("/v1/demo/processor", null).status()).isEqualTo(401);
         assertThat(put(null, "{\"slow\":true,\"drop_response\":true}").status()).isEqualTo(401);

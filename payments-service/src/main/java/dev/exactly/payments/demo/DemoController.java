@@ -1,5 +1,6 @@
 package dev.exactly.payments.demo;
 
+import dev.exactly.idempotency.servlet.Problems;
 import dev.exactly.payments.ApiJson;
 import dev.exactly.payments.ApiProblems;
 import dev.exactly.payments.ApiResponse;
@@ -8,6 +9,9 @@ import dev.exactly.payments.charge.ChargeRow;
 import dev.exactly.payments.config.PaymentsProperties;
 import dev.exactly.payments.config.ProcessorConfiguration.InProcessProcessor;
 import dev.exactly.psp.PspSimulator;
+import jakarta.servlet.http.HttpServletRequest;
+import java.io.IOException;
+import java.io.InputStream;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -19,7 +23,6 @@ import org.springframework.http.ResponseEntity;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.PathVariable;
 import org.springframework.web.bind.annotation.PutMapping;
-import org.springframework.web.bind.annotation.RequestBody;
 import org.springframework.web.bind.annotation.RestController;
 import tools.jackson.databind.JsonNode;
 
@@ -38,6 +41,9 @@ import tools.jackson.databind.JsonNode;
  */
 @RestController
 public class DemoController {
+    /** The switches are a few bytes; anything longer is refused unread. */
+    private static final int MAX_BODY_BYTES = 1024;
+
 
     private final PaymentsProperties properties;
     private final InProcessProcessor processor;
@@ -69,12 +75,18 @@ public class DemoController {
     }
 
     @PutMapping("/v1/demo/processor")
-    public ResponseEntity<byte[]> setSwitches(@RequestBody(required = false) byte[] body) {
+    public ResponseEntity<byte[]> setSwitches(HttpServletRequest request) throws IOException {
         Optional<PspSimulator> found = simulator();
         if (found.isEmpty()) {
             return absent();
         }
-        byte[] bytes = body == null ? new byte[0] : body;
+        byte[] bytes;
+        try (InputStream in = request.getInputStream()) {
+            bytes = in.readNBytes(MAX_BODY_BYTES + 1);
+        }
+        if (bytes.length > MAX_BODY_BYTES) {
+            return answer(ApiProblems.idempotency(Problems.payloadTooLarge(MAX_BODY_BYTES), null));
+        }
         ApiJson.Fields fields = ApiJson.Fields.of(bytes);
         fields.onlyKnown(List.of("slow", "drop_response"));
         if (!fields.valid()) {
