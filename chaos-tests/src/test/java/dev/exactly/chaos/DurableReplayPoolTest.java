@@ -45,7 +45,7 @@ class DurableReplayPoolTest {
             List<Long> millis = Collections.synchronizedList(new ArrayList<>());
             Parallel.runAll(seed.logs().stream().<Runnable>map(log -> () -> {
                 long start = System.nanoTime();
-                LoadGenerator.Answer answer = topology.load().send(topology.instance(0), log.payment(), false);
+                LoadGenerator.Answer answer = topology.load().send(topology.instance(0), log.payment());
                 millis.add(Duration.ofNanos(System.nanoTime() - start).toMillis());
                 boolean same = java.util.Arrays.equals(answer.body(), log.first().orElseThrow().body());
                 answers.computeIfAbsent(same ? "recorded answer" : answer.kind(), k -> new LongAdder()).increment();

@@ -352,18 +352,12 @@ final class InvariantChecker {
             PaymentLog.Ack ack = first.get();
             for (ServiceInstance instance : instances) {
                 replays.add(() -> {
-                    LoadGenerator.Answer answer = null;
-                    for (int attempt = 0; attempt < 10; attempt++) {
-                        answer = load.send(instance, log.payment(), false);
-                        sent.increment();
-                        if (!answer.retryable()) {
-                            break;
-                        }
-                        pause(200);
-                    }
-                    if (answer == null || answer.status() != ack.status() || !Arrays.equals(answer.body(), ack.body())) {
+                    // retried by the load's client (409, 5xx, connection errors) on this instance only
+                    LoadGenerator.Answer answer = load.sendRetrying(instance, log.payment());
+                    sent.increment();
+                    if (answer.status() != ack.status() || !Arrays.equals(answer.body(), ack.body())) {
                         found.add("payment " + log.payment().key() + ": replay on " + instance.name() + " answered "
-                                + (answer == null ? "nothing" : answer.kind() + " " + new String(answer.body(), StandardCharsets.UTF_8))
+                                + answer.kind() + " " + new String(answer.body(), StandardCharsets.UTF_8)
                                 + ", first acknowledgement was " + describe(ack));
                     }
                 });
@@ -372,14 +366,6 @@ final class InvariantChecker {
         Parallel.runAll(replays, 16);
         violations.addAll(found);
         return sent.sum();
-    }
-
-    private static void pause(long millis) {
-        try {
-            Thread.sleep(millis);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
     }
 
     private static String describe(PaymentLog.Ack ack) {

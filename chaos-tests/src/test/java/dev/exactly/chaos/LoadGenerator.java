@@ -1,13 +1,21 @@
 package dev.exactly.chaos;
 
+import dev.exactly.idempotency.client.IdempotencyKeyReusedException;
+import dev.exactly.idempotency.client.IdempotentClientListener;
+import dev.exactly.idempotency.client.IdempotentHttpClient;
+import dev.exactly.idempotency.client.IdempotentRequest;
+import dev.exactly.idempotency.client.IdempotentResponse;
+import dev.exactly.idempotency.client.RetriesExhaustedException;
+import dev.exactly.idempotency.client.RetryPolicy;
 import java.io.IOException;
+import java.net.URI;
 import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
+import java.net.http.HttpHeaders;
 import java.net.http.HttpTimeoutException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -21,15 +29,15 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import org.jspecify.annotations.Nullable;
 
 /**
  * The clients: each logical payment is sent by several concurrent duplicate requests (a double click, a
- * proxy's replay), spread over the service instances, each retried as the design's client retries
- * (BRIEF §6): 409 and 5xx and connection errors are retried with capped exponential backoff and full
- * jitter, honouring {@code Retry-After}, on the next instance; every acknowledged answer (2xx, 402) is
- * recorded. Every loop is bounded in attempts and in time. It also counts, per instance, the requests in
- * flight, so that a fault can be timed to land while requests are in flight.
+ * proxy's replay), spread over the service instances, each sent by the project's Java client
+ * ({@link IdempotentHttpClient}): the payment's key and bytes on every attempt, connection errors,
+ * timeouts, 409, 429 and 502-504 retried with capped exponential backoff and full jitter, {@code Retry-After}
+ * honoured, each retry on the next instance, bounded in attempts and in time; every acknowledged answer
+ * (2xx, 402) is recorded. It also counts, per instance, the attempts in flight (through the client's
+ * listener), so that a fault can be timed to land while requests are in flight.
  */
 final class LoadGenerator implements AutoCloseable {
     private static final Pattern PROBLEM_CODE = Pattern.compile("\"code\"\\s*:\\s*\"([a-z0-9_]+)\"");
@@ -43,7 +51,7 @@ final class LoadGenerator implements AutoCloseable {
      * @param maxAttempts    attempts per duplicate request
      * @param deadline       how long one duplicate request may keep retrying
      * @param backoffBase    first backoff
-     * @param backoffCap     longest backoff (and longest {@code Retry-After} honoured)
+     * @param backoffCap     longest computed backoff (a {@code Retry-After} within the deadline wins)
      */
     record Settings(int duplicates, Duration pacing, Duration requestTimeout, int maxAttempts, Duration deadline,
             Duration backoffBase, Duration backoffCap) {
@@ -59,23 +67,41 @@ final class LoadGenerator implements AutoCloseable {
         Settings withPacing(Duration d) {
             return new Settings(duplicates, d, requestTimeout, maxAttempts, deadline, backoffBase, backoffCap);
         }
+
+        /** The client's retry policy for one duplicate request. */
+        RetryPolicy policy() {
+            return RetryPolicy.custom().maxAttempts(maxAttempts).initialDelay(backoffBase).maxDelay(backoffCap)
+                    .deadline(deadline).attemptTimeout(requestTimeout).build();
+        }
     }
 
-    /** One answer: a status with its bytes, or a transport failure ({@code status} 0). */
-    record Answer(int status, byte[] body, boolean replayed, @Nullable Duration retryAfter, String kind) {
+    /** One answer: a status with its bytes, or no answer ({@code status} 0). */
+    record Answer(int status, byte[] body, boolean replayed, String kind) {
         boolean acknowledged() {
-            return (status >= 200 && status < 300) || status == 402;
+            return LoadGenerator.acknowledged(status);
         }
 
-        boolean retryable() {
-            return status == 0 || status == 409 || status >= 500;
+        static Answer of(IdempotentResponse r) {
+            return new Answer(r.status(), r.body(), r.replayed(), LoadGenerator.kind(r.status(), r.body()));
+        }
+
+        static Answer of(RetriesExhaustedException e) {
+            return e.lastAnswer().map(Answer::of).orElseGet(() -> new Answer(0, new byte[0], false,
+                    e.lastFailure().map(LoadGenerator::kind).orElse("io")));
         }
     }
 
     private final List<ServiceInstance> instances;
+    private final Map<Integer, String> instanceByPort = new HashMap<>();
     private final String apiKey;
     private final Settings settings;
     private final HttpClient http;
+    /** The load's client: retries by the settings, counts attempts in flight and answers. */
+    private final IdempotentHttpClient client;
+    /** One attempt, counted among the answers but not in flight: for checks after the load. */
+    private final IdempotentHttpClient once;
+    /** For checks after the load: retries by the settings to one instance, counted among the answers. */
+    private final IdempotentHttpClient patient;
     private final Map<String, AtomicInteger> inFlight = new ConcurrentHashMap<>();
     private final Map<String, Map<String, AtomicInteger>> inFlightKeys = new ConcurrentHashMap<>();
     private final Map<String, LongAdder> answers = new ConcurrentHashMap<>();
@@ -89,7 +115,57 @@ final class LoadGenerator implements AutoCloseable {
         for (ServiceInstance i : instances) {
             inFlight.put(i.name(), new AtomicInteger());
             inFlightKeys.put(i.name(), new ConcurrentHashMap<>());
+            instanceByPort.put(i.port(), i.name());
         }
+        this.client = IdempotentHttpClient.builder(http).policy(settings.policy()).listener(new Counting(true)).build();
+        this.once = IdempotentHttpClient.builder(http).policy(RetryPolicy.from(settings.policy()).maxAttempts(1).build())
+                .listener(new Counting(false)).build();
+        this.patient = IdempotentHttpClient.builder(http).policy(settings.policy()).listener(new Counting(false)).build();
+    }
+
+    /** Counts every attempt's answer by kind, and (for the load) the attempts in flight per instance and key. */
+    private final class Counting implements IdempotentClientListener {
+        private final boolean inFlightToo;
+
+        Counting(boolean inFlightToo) {
+            this.inFlightToo = inFlightToo;
+        }
+
+        @Override
+        public void attemptStarted(Attempt attempt) {
+            if (inFlightToo) {
+                String instance = instanceOf(attempt.target());
+                inFlight.get(instance).incrementAndGet();
+                inFlightKeys.get(instance).computeIfAbsent(attempt.key(), k -> new AtomicInteger()).incrementAndGet();
+            }
+        }
+
+        @Override
+        public void attemptAnswered(Attempt attempt, int status, HttpHeaders headers, byte[] body) {
+            ended(attempt, kind(status, body));
+        }
+
+        @Override
+        public void attemptFailed(Attempt attempt, IOException error) {
+            ended(attempt, kind(error));
+        }
+
+        private void ended(Attempt attempt, String kind) {
+            answers.computeIfAbsent(kind, k -> new LongAdder()).increment();
+            if (inFlightToo) {
+                String instance = instanceOf(attempt.target());
+                inFlight.get(instance).decrementAndGet();
+                inFlightKeys.get(instance).get(attempt.key()).decrementAndGet();
+            }
+        }
+    }
+
+    private String instanceOf(URI target) {
+        String name = instanceByPort.get(target.getPort());
+        if (name == null) {
+            throw new IllegalStateException("not an instance of the load: " + target);
+        }
+        return name;
     }
 
     Settings settings() {
@@ -207,74 +283,68 @@ final class LoadGenerator implements AutoCloseable {
         return payment % 3 == 0 ? (payment / 3) % n : (payment + duplicate) % n;
     }
 
-    /** One duplicate request: retried until acknowledged, out of attempts or past the deadline. */
+    /**
+     * One duplicate request, sent by the client: the payment's key and bytes, first to {@code firstInstance},
+     * each retry to the next instance, until a final answer or out of attempts or time.
+     */
     private void sender(PaymentLog log, int firstInstance) {
-        long deadline = System.nanoTime() + settings.deadline().toNanos();
-        int target = firstInstance;
-        for (int attempt = 1; attempt <= settings.maxAttempts() && System.nanoTime() < deadline; attempt++) {
-            if (Thread.currentThread().isInterrupted()) {
-                return;
-            }
-            ServiceInstance instance = instances.get(target);
-            Answer answer = send(instance, log.payment(), true);
-            if (answer.acknowledged()) {
-                log.acknowledged(new PaymentLog.Ack(answer.status(), answer.body(), instance.name(), answer.replayed(),
-                        System.nanoTime()));
-                return;
-            }
-            if (!answer.retryable() || answer.status() == 500) {
-                log.unexpected(instance.name() + ": " + answer.kind() + " "
-                        + new String(answer.body(), StandardCharsets.UTF_8));
-                if (!answer.retryable()) {
-                    return;
-                }
-            }
-            backoff(attempt, answer.retryAfter());
-            target = (target + 1) % instances.size();
+        IdempotentRequest.Builder request = IdempotentRequest.builder("POST", instances.get(firstInstance).baseUri().resolve(Payment.ROUTE));
+        for (int i = 1; i < instances.size(); i++) {
+            request.alsoTo(instances.get((firstInstance + i) % instances.size()).baseUri().resolve(Payment.ROUTE));
         }
-    }
-
-    /** Sends the payment once to {@code instance} and classifies the answer. */
-    Answer send(ServiceInstance instance, Payment payment, boolean track) {
-        HttpRequest request = HttpRequest.newBuilder(instance.baseUri().resolve(Payment.ROUTE))
-                .timeout(settings.requestTimeout())
-                .header("Authorization", "Bearer " + apiKey)
-                .header("Idempotency-Key", payment.key())
-                .header("Content-Type", "application/json")
-                .POST(HttpRequest.BodyPublishers.ofByteArray(payment.body()))
-                .build();
-        AtomicInteger counter = inFlight.get(instance.name());
-        AtomicInteger perKey = inFlightKeys.get(instance.name()).computeIfAbsent(payment.key(), k -> new AtomicInteger());
-        if (track) {
-            counter.incrementAndGet();
-            perKey.incrementAndGet();
-        }
-        Answer answer;
         try {
-            HttpResponse<byte[]> response = http.send(request, HttpResponse.BodyHandlers.ofByteArray());
-            answer = classify(response);
-        } catch (HttpTimeoutException e) {
-            answer = new Answer(0, new byte[0], false, null, "timeout");
-        } catch (IOException e) {
-            answer = new Answer(0, new byte[0], false, null, "io");
+            IdempotentResponse answer = client.send(authorized(request, log.payment()), log.payment().key());
+            String instance = instanceOf(answer.uri());
+            if (acknowledged(answer.status())) {
+                log.acknowledged(new PaymentLog.Ack(answer.status(), answer.body(), instance, answer.replayed(), System.nanoTime()));
+            } else {
+                log.unexpected(instance + ": " + kind(answer.status(), answer.body()) + " " + answer.bodyText());
+            }
+        } catch (IdempotencyKeyReusedException e) {
+            log.unexpected(instanceOf(e.answer().uri()) + ": 422 reused " + e.answer().bodyText());
+        } catch (RetriesExhaustedException e) {
+            // no final answer within the attempts and the deadline: the payment stays unacknowledged, and the
+            // checker reports it
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            answer = new Answer(0, new byte[0], false, null, "interrupted");
-        } finally {
-            if (track) {
-                counter.decrementAndGet();
-                perKey.decrementAndGet();
-            }
         }
-        answers.computeIfAbsent(answer.kind(), k -> new LongAdder()).increment();
-        return answer;
     }
 
-    private static Answer classify(HttpResponse<byte[]> response) {
-        int status = response.statusCode();
-        byte[] body = response.body();
-        boolean replayed = response.headers().firstValue("Idempotent-Replayed").map("true"::equalsIgnoreCase).orElse(false);
-        Duration retryAfter = response.headers().firstValue("Retry-After").flatMap(LoadGenerator::seconds).orElse(null);
+    /** Sends the payment to {@code instance} once (no retry) and classifies the answer. */
+    Answer send(ServiceInstance instance, Payment payment) {
+        return sendWith(once, instance, payment);
+    }
+
+    /** Sends the payment to {@code instance}, retried by the settings, and classifies the final answer. */
+    Answer sendRetrying(ServiceInstance instance, Payment payment) {
+        return sendWith(patient, instance, payment);
+    }
+
+    private Answer sendWith(IdempotentHttpClient sender, ServiceInstance instance, Payment payment) {
+        try {
+            return Answer.of(sender.send(authorized(IdempotentRequest.builder("POST", instance.baseUri().resolve(Payment.ROUTE)),
+                    payment), payment.key()));
+        } catch (RetriesExhaustedException e) {
+            return Answer.of(e);
+        } catch (IdempotencyKeyReusedException e) {
+            return Answer.of(e.answer());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return new Answer(0, new byte[0], false, "interrupted");
+        }
+    }
+
+    private IdempotentRequest authorized(IdempotentRequest.Builder request, Payment payment) {
+        return request.header("Authorization", "Bearer " + apiKey).header("Content-Type", "application/json")
+                .body(payment.body()).build();
+    }
+
+    static boolean acknowledged(int status) {
+        return (status >= 200 && status < 300) || status == 402;
+    }
+
+    /** {@code 201}, {@code 409 idempotency_key_in_use}, ...: the status and the problem's code. */
+    static String kind(int status, byte[] body) {
         String kind = Integer.toString(status);
         if (status >= 400) {
             Matcher m = PROBLEM_CODE.matcher(new String(body, StandardCharsets.UTF_8));
@@ -282,29 +352,14 @@ final class LoadGenerator implements AutoCloseable {
                 kind = kind + " " + m.group(1);
             }
         }
-        return new Answer(status, body, replayed, retryAfter, kind);
+        return kind;
     }
 
-    private static java.util.Optional<Duration> seconds(String value) {
-        try {
-            return java.util.Optional.of(Duration.ofSeconds(Long.parseLong(value.strip())));
-        } catch (NumberFormatException e) {
-            return java.util.Optional.empty();
-        }
+    static String kind(IOException error) {
+        return error instanceof HttpTimeoutException ? "timeout" : "io";
     }
 
-    /** Full jitter over a capped exponential, at least {@code Retry-After} (capped too). */
-    private void backoff(int attempt, @Nullable Duration retryAfter) {
-        long cap = settings.backoffCap().toMillis();
-        long exp = Math.min(cap, settings.backoffBase().toMillis() << Math.min(attempt - 1, 16));
-        long delay = ThreadLocalRandom.current().nextLong(exp + 1);
-        if (retryAfter != null) {
-            delay = Math.max(delay, Math.min(cap, retryAfter.toMillis()));
-        }
-        pauseFor(delay);
-    }
-
-    /** A client's pacing or backoff pause (not a wait for a condition). */
+    /** A client's pacing pause (not a wait for a condition). */
     private static void pauseFor(long millis) {
         try {
             TimeUnit.MILLISECONDS.sleep(millis);
