@@ -25,7 +25,10 @@ public interface IdempotentClientListener {
     /** The attempt is about to be sent. */
     default void attemptStarted(Attempt attempt) {}
 
-    /** The attempt got an answer (final or not). */
+    /**
+     * The attempt got an answer (final or not). {@code body} is the answer's bytes from
+     * {@link IdempotentHttpClient}; the Spring adapters pass an empty array (they hand the body on unread).
+     */
     default void attemptAnswered(Attempt attempt, int status, HttpHeaders headers, byte[] body) {}
 
     /** The attempt failed without an answer. */

@@ -14,15 +14,18 @@ import java.util.Objects;
  * @param body     the answer's bytes (the accessor returns a copy)
  * @param key      the idempotency key every attempt carried
  * @param attempts how many attempts it took (1 when the first answer was final)
- * @param replayed whether the server replayed an earlier answer ({@code Idempotent-Replayed: true}):
- *                 the action ran before, on an earlier attempt or by another sender of this key
+ * @param replayed whether the server replayed an earlier answer ({@code Idempotent-Replayed: true}, or
+ *                 the seed's {@code X-Idempotent-Replay: true}): the action ran before, on an earlier
+ *                 attempt or by another sender of this key
  * @param uri      the target that gave the answer
  */
 public record IdempotentResponse(int status, HttpHeaders headers, byte[] body, String key, int attempts,
         boolean replayed, URI uri) {
 
-    /** The header by which a server marks a replayed answer. */
+    /** The header by which a server marks a replayed answer (Stripe's). */
     public static final String REPLAYED_HEADER = "Idempotent-Replayed";
+    /** The same mark under the name some servers use. */
+    public static final String REPLAY_HEADER_ALIAS = "X-Idempotent-Replay";
 
     public IdempotentResponse {
         Objects.requireNonNull(headers, "headers");
@@ -34,9 +37,13 @@ public record IdempotentResponse(int status, HttpHeaders headers, byte[] body, S
         }
     }
 
-    /** Whether {@code headers} mark a replay: {@code Idempotent-Replayed: true}. */
+    /** Whether {@code headers} mark a replay: {@code Idempotent-Replayed: true} or {@code X-Idempotent-Replay: true}. */
     public static boolean isReplay(HttpHeaders headers) {
-        return headers.firstValue(REPLAYED_HEADER).map(v -> v.strip().equalsIgnoreCase("true")).orElse(false);
+        return isTrue(headers, REPLAYED_HEADER) || isTrue(headers, REPLAY_HEADER_ALIAS);
+    }
+
+    private static boolean isTrue(HttpHeaders headers, String name) {
+        return headers.firstValue(name).map(v -> v.strip().equalsIgnoreCase("true")).orElse(false);
     }
 
     @Override

@@ -114,6 +114,14 @@ class IdempotentHttpClientTest {
     }
 
     @Test
+    void theSeedsReplayHeaderMarksAReplayToo() throws Exception {
+        server.reply(Reply.json(201, "{}").header("X-Idempotent-Replay", "true"), Reply.json(201, "{}"));
+
+        assertThat(client().send(request(), KEY).replayed()).isTrue();
+        assertThat(client().send(request(), KEY).replayed()).isFalse();
+    }
+
+    @Test
     void a503WithRetryAfterLongerThanTheCapStillWinsWithinTheDeadline() throws Exception {
         server.reply(Reply.status(503).header("Retry-After", "12"), Reply.json(201, "{}"));
 
