@@ -170,11 +170,10 @@ public final class PostgresSchema {
             if (schema.isEmpty()) {
                 List<String> elsewhere = jdbc.query(connection, ELSEWHERE, s -> s.setString(1, table), row -> row.getString(1));
                 throw new IllegalStateException("the idempotency table " + table + " does not exist in "
-                        + session
-                        + (elsewhere.isEmpty() ? "" : " (there is one in schema " + names(elsewhere, 3)
-                                + ", which that search_path does not reach: set the schema on the connection, e.g. "
-                                + "currentSchema in the JDBC URL, or create the table where the store looks)")
-                        + "; " + howToCreate);
+                        + session + "; " + howToCreate
+                        + (elsewhere.isEmpty() ? "" : ". A table of that name is in schema " + names(elsewhere, 3)
+                                + ", which that search_path does not reach: if it is the one, set the schema on the "
+                                + "connection (e.g. currentSchema in the JDBC URL)"));
             }
             String qualified = schema.getFirst() + "." + table;
             Map<String, String> actual = new LinkedHashMap<>();

@@ -56,7 +56,7 @@ class PostgresSchemaTest {
                 .hasMessageContaining("of database test (user postgres)")
                 .hasMessageContaining("; create the table with PostgresSchema.migrate(dataSource, config)")
                 .hasMessageContaining("db/idempotency/V1__idempotency_records.sql with Flyway (location classpath:db/idempotency)")
-                .hasMessageNotContaining("there is one in schema");
+                .hasMessageNotContaining("A table of that name");
     }
 
     @Test
@@ -70,8 +70,9 @@ class PostgresSchemaTest {
         assertThatThrownBy(() -> PostgresSchema.verify(here, config))
                 .isInstanceOf(IllegalStateException.class)
                 .hasMessageContaining("the idempotency table " + table + " does not exist")
-                .hasMessageContaining("there is one in schema " + elsewhere.getCurrentSchema()
-                        + ", which that search_path does not reach");
+                .hasMessageContaining("with Flyway (location classpath:db/idempotency). A table of that name is in schema "
+                        + elsewhere.getCurrentSchema() + ", which that search_path does not reach: if it is the one, set "
+                        + "the schema on the connection (e.g. currentSchema in the JDBC URL)");
         PostgresSchema.verify(elsewhere, config);
     }
 

@@ -36,14 +36,21 @@ final class PostgresStores {
 
     /**
      * The store on {@code dataSource}, after creating its table if {@code migrate} is set and it is
-     * missing, and checking the table: a missing or foreign table stops the startup with the fix. A
-     * database that cannot be reached does not (the application may start before it): that is logged,
-     * and guarded requests answer 503 until it answers.
+     * missing (a migration that fails stops the startup), and checking the table: a missing or foreign
+     * table stops the startup with the fix. Without {@code migrate}, a database that cannot be reached does
+     * not (the application may start before it): that is logged, and guarded requests answer 503 until it
+     * answers.
      */
     static PostgresIdempotencyStore create(DataSource dataSource, IdempotencyProperties.Postgres postgres) {
         PostgresStoreConfig config = config(postgres);
         if (postgres.isMigrate()) {
-            PostgresSchema.migrate(dataSource, config);
+            try {
+                PostgresSchema.migrate(dataSource, config);
+            } catch (StoreUnavailableException e) {
+                throw new InvalidIdempotencyPropertiesException(List.of(PropertiesReader.P + "postgres.migrate=true, but "
+                        + "the table could not be created: " + e.getMessage() + ". Check spring.datasource.url, "
+                        + ".username and .password, and that PostgreSQL is up"));
+            }
         }
         try {
             PostgresSchema.verify(dataSource, config, HOW_TO_CREATE);

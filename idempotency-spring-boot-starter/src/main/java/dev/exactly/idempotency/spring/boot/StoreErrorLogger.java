@@ -56,7 +56,8 @@ public final class StoreErrorLogger implements IdempotencyListener {
         if (failures > 1) {
             line.append(" (").append(failures).append(" failures since the last line)");
         }
-        line.append(": ").append(error.getMessage());
+        // one line, whatever the driver's message holds (PostgreSQL's end with a "Position:" line)
+        line.append(": ").append(String.valueOf(error.getMessage()).replaceAll("\\s*[\\r\\n]+\\s*", " "));
         hint(error).ifPresent(hint -> line.append(". ").append(hint));
         log.warn(line);
         if (log.isDebugEnabled()) {

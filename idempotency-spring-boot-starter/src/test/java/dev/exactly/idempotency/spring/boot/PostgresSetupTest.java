@@ -52,7 +52,7 @@ class PostgresSetupTest {
                 .asString()
                 .startsWith("exactly.idempotency.store=postgres, but the idempotency table idempotency_records does "
                         + "not exist in the search_path \"setup_missing_")
-                .endsWith("; set exactly.idempotency.postgres.migrate=true to create the table "
+                .contains("); set exactly.idempotency.postgres.migrate=true to create the table "
                         + "(exactly.idempotency.postgres.table-name) at startup, or add classpath:db/idempotency to "
                         + "spring.flyway.locations (the migration db/idempotency/V1__idempotency_records.sql)"));
     }
@@ -104,6 +104,18 @@ class PostgresSetupTest {
                     assertThat(output).contains("Could not check the idempotency table at startup; guarded requests "
                             + "answer 503 until PostgreSQL answers: idempotency schema check of idempotency_records:");
                 });
+    }
+
+    @Test
+    void aMigrationThatCannotRunStopsTheStartupAndSaysWhatToCheck() {
+        runner.withPropertyValues(
+                        "spring.datasource.url=jdbc:postgresql://127.0.0.1:" + TestRedis.freePort() + "/test?user=postgres",
+                        "spring.datasource.hikari.connection-timeout=1000",
+                        "exactly.idempotency.postgres.migrate=true")
+                .run(context -> assertThat(problems(context)).singleElement().asString()
+                        .startsWith("exactly.idempotency.postgres.migrate=true, but the table could not be created: "
+                                + "idempotency migration of idempotency_records: ")
+                        .endsWith(". Check spring.datasource.url, .username and .password, and that PostgreSQL is up"));
     }
 
     @Test

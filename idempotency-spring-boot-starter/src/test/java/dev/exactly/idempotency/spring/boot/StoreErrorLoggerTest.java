@@ -64,6 +64,14 @@ class StoreErrorLoggerTest {
     }
 
     @Test
+    void aMultiLineMessageIsLoggedOnOneLine(CapturedOutput output) {
+        StoreErrorLogger logger = new StoreErrorLogger(clock, Duration.ofSeconds(30));
+        logger.onStoreError(request, failed("42P01", "ERROR: relation \"idempotency_records\" does not exist\n  Position: 15"));
+
+        assertThat(output.getOut()).contains("does not exist Position: 15. The store's table is missing");
+    }
+
+    @Test
     void theIntervalMustBePositive() {
         assertThatThrownBy(() -> new StoreErrorLogger(clock, Duration.ZERO)).isInstanceOf(IllegalArgumentException.class);
     }
