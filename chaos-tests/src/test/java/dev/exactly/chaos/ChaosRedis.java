@@ -20,8 +20,6 @@ import org.jspecify.annotations.Nullable;
  * {@code redis-server} from the PATH, or the Linux x86-64 build that the embedded-redis artifact carries.
  */
 final class ChaosRedis implements AutoCloseable {
-    private static final String EMBEDDED_BINARY = "/redis-server-6.2.6-v5-linux-amd64";
-
     private final Path binary;
     private final int port;
     private @Nullable RedisProcess process;
@@ -34,8 +32,7 @@ final class ChaosRedis implements AutoCloseable {
     }
 
     static ChaosRedis start(Path workDir) {
-        Path onPath = TestRedis.redisServerOnPath();
-        return new ChaosRedis(onPath != null ? onPath : extractEmbedded(workDir), TestRedis.freePort());
+        return new ChaosRedis(TestRedis.redisServerBinary(workDir), TestRedis.freePort());
     }
 
     String uri() {
@@ -114,22 +111,6 @@ final class ChaosRedis implements AutoCloseable {
             return line.toString().strip();
         } catch (IOException e) {
             throw new UncheckedIOException("redis " + inline + " failed", e);
-        }
-    }
-
-    private static Path extractEmbedded(Path workDir) {
-        try (InputStream in = ChaosRedis.class.getResourceAsStream(EMBEDDED_BINARY)) {
-            if (in == null || !System.getProperty("os.name").toLowerCase(java.util.Locale.ROOT).contains("linux")) {
-                throw new IllegalStateException("no redis-server on the PATH and no embedded build for this platform");
-            }
-            Path target = workDir.resolve("redis-server");
-            Files.copy(in, target, StandardCopyOption.REPLACE_EXISTING);
-            if (!target.toFile().setExecutable(true)) {
-                throw new IllegalStateException("cannot make " + target + " executable");
-            }
-            return target;
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
         }
     }
 

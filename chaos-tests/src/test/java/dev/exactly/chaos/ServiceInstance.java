@@ -1,5 +1,6 @@
 package dev.exactly.chaos;
 
+import dev.exactly.testing.Signals;
 import static org.awaitility.Awaitility.await;
 
 import java.io.IOException;

@@ -22,7 +22,12 @@ import org.jspecify.annotations.Nullable;
  * otherwise look alike and a different request could be taken for a replay). The fallback can only
  * turn an equivalent request into a mismatch, never a different request into a match.
  *
- * <p>Bodies larger than {@link #maxBodyBytes()} raise {@link PayloadTooLargeException}.
+ * <p>Bodies larger than {@link #maxBodyBytes()} raise {@link PayloadTooLargeException}. A body declared
+ * as JSON that nests arrays and objects deeper than {@link #maxJsonDepth()} raises
+ * {@link JsonTooDeepException}: the depth is counted by a linear scan before the (recursive) canonicaliser
+ * runs, so no body can exhaust the stack. A body of no declared type that nests that deep is fingerprinted
+ * by its bytes instead. Number literals longer than {@value #MAX_EXACT_NUMBER_CHARS} characters are not
+ * parsed at all: they switch to the exact-bytes fingerprint.
  */
 public final class Fingerprinter {
     /** Algorithm id of the RFC 8785 canonical JSON fingerprint. */
@@ -31,28 +36,48 @@ public final class Fingerprinter {
     public static final String RAW_SHA256 = "sha256-raw";
     /** Default cap on a fingerprinted body: 1 MiB. */
     public static final int DEFAULT_MAX_BODY_BYTES = 1 << 20;
+    /** Default cap on JSON nesting (arrays and objects): 64 levels. */
+    public static final int DEFAULT_MAX_JSON_DEPTH = 64;
+    /** Longest number literal whose exactness is checked; longer ones are fingerprinted by bytes. */
+    static final int MAX_EXACT_NUMBER_CHARS = 64;
 
     private static final BigDecimal MAX_EXACT = BigDecimal.valueOf(1L << 53);
 
     private final int maxBodyBytes;
+    private final int maxJsonDepth;
 
-    private Fingerprinter(int maxBodyBytes) {
+    private Fingerprinter(int maxBodyBytes, int maxJsonDepth) {
         if (maxBodyBytes <= 0) {
             throw new IllegalArgumentException("maxBodyBytes must be positive");
         }
+        if (maxJsonDepth < 1 || maxJsonDepth > 1000) {
+            throw new IllegalArgumentException("maxJsonDepth must be between 1 and 1000");
+        }
         this.maxBodyBytes = maxBodyBytes;
+        this.maxJsonDepth = maxJsonDepth;
     }
 
+    /** 1 MiB bodies, 64 levels of JSON nesting. */
     public static Fingerprinter ofDefaults() {
-        return new Fingerprinter(DEFAULT_MAX_BODY_BYTES);
+        return new Fingerprinter(DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_JSON_DEPTH);
     }
 
     public static Fingerprinter withMaxBodyBytes(int maxBodyBytes) {
-        return new Fingerprinter(maxBodyBytes);
+        return new Fingerprinter(maxBodyBytes, DEFAULT_MAX_JSON_DEPTH);
+    }
+
+    /** A fingerprinter with both limits set. */
+    public static Fingerprinter of(int maxBodyBytes, int maxJsonDepth) {
+        return new Fingerprinter(maxBodyBytes, maxJsonDepth);
     }
 
     public int maxBodyBytes() {
         return maxBodyBytes;
+    }
+
+    /** The deepest JSON nesting accepted in a body declared as JSON. */
+    public int maxJsonDepth() {
+        return maxJsonDepth;
     }
 
     /** Throws {@link PayloadTooLargeException} when a declared length exceeds the cap. */
@@ -67,10 +92,17 @@ public final class Fingerprinter {
      *
      * @param contentType the request's media type, or {@code null}; JSON is detected by a
      *     {@code json} media type or, without one, by parsing
+     * @throws PayloadTooLargeException the body exceeds {@link #maxBodyBytes()}
+     * @throws JsonTooDeepException     the body is declared JSON and nests deeper than {@link #maxJsonDepth()}
      */
     public Fingerprint fingerprint(String method, String route, byte[] body, @Nullable String contentType) {
         checkLength(body.length);
-        byte[] canonical = body.length == 0 || !mayBeJson(contentType) ? null : canonicalJson(body);
+        byte[] canonical = null;
+        if (body.length > 0 && contentType == null) {
+            canonical = canonicalJson(body, false);
+        } else if (body.length > 0 && isJson(contentType)) {
+            canonical = canonicalJson(body, true);
+        }
         MessageDigest digest = Hashing.sha256();
         Hashing.field(digest, method.toUpperCase(Locale.ROOT));
         Hashing.field(digest, route);
@@ -78,9 +110,10 @@ public final class Fingerprinter {
         return new Fingerprint(canonical != null ? JCS_SHA256 : RAW_SHA256, Hashing.hex(digest.digest()));
     }
 
-    private static boolean mayBeJson(@Nullable String contentType) {
+    /** Whether a media type is JSON ({@code application/json} or {@code +json}), parameters ignored. */
+    public static boolean isJson(@Nullable String contentType) {
         if (contentType == null) {
-            return true;
+            return false;
         }
         String type = contentType.toLowerCase(Locale.ROOT);
         int semicolon = type.indexOf(';');
@@ -91,9 +124,16 @@ public final class Fingerprinter {
         return type.equals("application/json") || type.endsWith("+json");
     }
 
-    private static byte @Nullable [] canonicalJson(byte[] body) {
+    private byte @Nullable [] canonicalJson(byte[] body, boolean declaredJson) {
         String text = new String(body, StandardCharsets.UTF_8);
-        if (!numbersAreExact(text)) {
+        Scan scan = scan(text, maxJsonDepth);
+        if (scan == Scan.TOO_DEEP) {
+            if (declaredJson) {
+                throw new JsonTooDeepException(maxJsonDepth);
+            }
+            return null;
+        }
+        if (scan == Scan.INEXACT_NUMBER) {
             return null;
         }
         try {
@@ -103,12 +143,25 @@ public final class Fingerprinter {
         }
     }
 
+    /** What the linear pre-scan found. */
+    enum Scan {
+        /** Nesting within the limit, every number exact as a double: safe to canonicalise. */
+        CANONICALISABLE,
+        /** A number a double cannot hold exactly (or too long to check): fingerprint the bytes. */
+        INEXACT_NUMBER,
+        /** Arrays and objects nest deeper than the limit. */
+        TOO_DEEP
+    }
+
     /**
-     * Whether every number literal outside strings survives a round trip through a double. Integers up
-     * to 2^53 and decimals of at most 15 significant digits always do.
+     * One pass over the text, outside strings: the nesting depth of {@code [} and <code>{</code>, and
+     * whether every number literal survives a round trip through a double (integers up to 2^53 and
+     * decimals of at most 15 significant digits always do). Nothing here recurses.
      */
-    static boolean numbersAreExact(String json) {
+    static Scan scan(String json, int maxDepth) {
         int n = json.length();
+        int depth = 0;
+        boolean exact = true;
         int i = 0;
         while (i < n) {
             char c = json.charAt(i);
@@ -118,19 +171,32 @@ public final class Fingerprinter {
                     i += json.charAt(i) == '\\' ? 2 : 1;
                 }
                 i++;
+            } else if (c == '[' || c == '{') {
+                if (++depth > maxDepth) {
+                    return Scan.TOO_DEEP;
+                }
+                i++;
+            } else if (c == ']' || c == '}') {
+                depth--;
+                i++;
             } else if (c == '-' || (c >= '0' && c <= '9')) {
                 int start = i;
                 while (i < n && "+-.eE0123456789".indexOf(json.charAt(i)) >= 0) {
                     i++;
                 }
-                if (!exact(json.substring(start, i))) {
-                    return false;
+                if (exact && (i - start > MAX_EXACT_NUMBER_CHARS || !exact(json.substring(start, i)))) {
+                    exact = false;
                 }
             } else {
                 i++;
             }
         }
-        return true;
+        return exact ? Scan.CANONICALISABLE : Scan.INEXACT_NUMBER;
+    }
+
+    /** Whether every number literal outside strings survives a round trip through a double. */
+    static boolean numbersAreExact(String json) {
+        return scan(json, Integer.MAX_VALUE) == Scan.CANONICALISABLE;
     }
 
     private static boolean exact(String literal) {

@@ -24,20 +24,30 @@ import org.jspecify.annotations.Nullable;
  * its fingerprint matches; a processing record is a conflict, or, under a wait policy, a bounded wait
  * woken by the store's push with a re-claim after each wake-up (so a released or abandoned key is taken
  * over by exactly one waiter). The fingerprint is compared on every path that returns an existing
- * record. Store failures fail closed with {@link StoreUnavailableException}: the action never runs
- * unguarded. The engine is thread-safe and holds no per-request state between calls.
+ * record. Store failures before the action fail closed with {@link StoreUnavailableException}: the
+ * action never runs unguarded.
+ *
+ * <p>A store that does not answer a write may still have applied it. The engine therefore chooses each
+ * claim's owner token itself, and when a claim goes unanswered it releases the key by that token in the
+ * background as soon as the store answers again, so that a stall blocks the key for about the stall, not
+ * for the whole lease. When the action ran but its outcome could not be recorded, the caller still gets
+ * the action's own response ({@link IdempotentResult.Kind#UNRECORDED}) and the recording is retried in
+ * the background with the owner token: a failure after the action never reads as "not executed".
+ * The engine is thread-safe and holds no per-request state between calls.
  */
 public final class IdempotencyEngine {
     private final IdempotencyStore store;
     private final InstantSource clock;
     private final IdempotencyListener listener;
     private final @Nullable Duration pollInterval;
+    private final StoreRepairs repairs;
 
     private IdempotencyEngine(Builder builder) {
         this.store = builder.store;
         this.clock = builder.clock;
         this.listener = builder.listener;
         this.pollInterval = builder.pollInterval;
+        this.repairs = new StoreRepairs(builder.listener);
     }
 
     public static Builder builder(IdempotencyStore store) {
@@ -53,8 +63,7 @@ public final class IdempotencyEngine {
      *
      * @throws IdempotencyKeyReusedException the key is bound to a different fingerprint
      * @throws RequestInFlightException      another request holds the key (after the wait, if any)
-     * @throws StoreUnavailableException     the store failed; the action did not run (or, if it did,
-     *                                       its outcome could not be recorded and the lease will expire)
+     * @throws StoreUnavailableException     the store failed before the action ran; it did not run
      * @throws LeaseLostException            the action ran but lost its lease before recording
      * @throws Exception                     whatever the action threw (the key was released)
      */
@@ -146,23 +155,15 @@ public final class IdempotencyEngine {
             outcome = Objects.requireNonNull(action.run(lease), "a guarded action returns an Outcome");
         } catch (Exception | Error failure) {
             try {
-                if (store.release(request.key(), owner)) {
-                    listener.onReleased(request, held(claimedAt));
-                }
+                release(request, owner, claimedAt);
             } catch (RuntimeException releaseFailure) {
-                listener.onStoreError(request, releaseFailure);
                 failure.addSuppressed(releaseFailure);
             }
             throw failure;
         }
         return switch (outcome) {
             case Outcome.Release release -> {
-                boolean released = guard(request, () -> store.release(request.key(), owner));
-                if (released) {
-                    listener.onReleased(request, held(claimedAt));
-                } else {
-                    listener.onLeaseLost(request, held(claimedAt));
-                }
+                release(request, owner, claimedAt);
                 yield new IdempotentResult(release.response(), IdempotentResult.Kind.RELEASED, null);
             }
             case Outcome.Complete complete -> record(request, owner, claimedAt, RecordStatus.COMPLETED, complete.response());
@@ -170,9 +171,39 @@ public final class IdempotencyEngine {
         };
     }
 
+    /** Releases the owner's key; if the store does not answer, the release is repaired in the background. */
+    private void release(IdempotencyRequest request, OwnerToken owner, Instant claimedAt) {
+        boolean released;
+        try {
+            released = store.release(request.key(), owner);
+        } catch (RuntimeException e) {
+            listener.onStoreError(request, e);
+            repairs.submit(request, IdempotencyListener.Repair.RELEASE, () -> store.release(request.key(), owner));
+            return;
+        }
+        if (released) {
+            listener.onReleased(request, held(claimedAt));
+        } else {
+            listener.onLeaseLost(request, held(claimedAt));
+        }
+    }
+
+    /**
+     * Records the outcome. If the store does not answer, the action's response still goes to the caller
+     * (the action ran: saying otherwise would invite a second attempt under a new key) and the recording
+     * is repaired in the background with the owner token.
+     */
     private IdempotentResult record(
             IdempotencyRequest request, OwnerToken owner, Instant claimedAt, RecordStatus status, StoredResponse response) {
-        boolean recorded = guard(request, () -> store.complete(request.key(), owner, status, response));
+        boolean recorded;
+        try {
+            recorded = store.complete(request.key(), owner, status, response);
+        } catch (RuntimeException e) {
+            listener.onStoreError(request, e);
+            repairs.submit(request, IdempotencyListener.Repair.RECORD,
+                    () -> store.complete(request.key(), owner, status, response));
+            return new IdempotentResult(response, IdempotentResult.Kind.UNRECORDED, null);
+        }
         if (!recorded) {
             listener.onLeaseLost(request, held(claimedAt));
             throw new LeaseLostException(owner);
@@ -195,9 +226,22 @@ public final class IdempotencyEngine {
         }
     }
 
+    /**
+     * One atomic claim under a fresh owner token. If the store does not answer, it may still have taken
+     * the key for that token: the key is released by it in the background once the store answers again.
+     */
     private ClaimOutcome claim(IdempotencyRequest request) {
         IdempotencyPolicy policy = request.policy();
-        return guard(request, () -> store.claim(request.key(), request.fingerprint(), policy.lease(), policy.retention()));
+        OwnerToken candidate = OwnerToken.random();
+        try {
+            return guard(request, () -> store.claim(
+                    request.key(), request.fingerprint(), candidate, policy.lease(), policy.retention()));
+        } catch (StoreUnavailableException e) {
+            if (e.mayHaveApplied()) {
+                repairs.submit(request, IdempotencyListener.Repair.UNDO_CLAIM, () -> store.release(request.key(), candidate));
+            }
+            throw e;
+        }
     }
 
     private Duration held(Instant claimedAt) {

@@ -11,6 +11,7 @@ import org.jspecify.annotations.Nullable;
 public abstract sealed class IdempotencyException extends RuntimeException
         permits InvalidIdempotencyKeyException,
                 PayloadTooLargeException,
+                JsonTooDeepException,
                 IdempotencyKeyReusedException,
                 RequestInFlightException,
                 StoreUnavailableException,

@@ -38,6 +38,34 @@ public interface IdempotencyListener {
     /** The store failed; the engine failed closed. */
     default void onStoreError(IdempotencyRequest request, Throwable error) {}
 
+    /**
+     * A write whose answer the store did not give is being finished in the background, fenced by the
+     * owner token: {@code SCHEDULED} once, then {@code APPLIED}, {@code NOT_NEEDED} or {@code ABANDONED}.
+     */
+    default void onRepair(IdempotencyRequest request, Repair repair, RepairResult result) {}
+
+    /** Which write is repaired. */
+    enum Repair {
+        /** A claim timed out: release the key in case the store took it, so that it is not held for the lease. */
+        UNDO_CLAIM,
+        /** The action ran but its outcome could not be recorded: record it. */
+        RECORD,
+        /** The action released its key (or threw) but the release failed: release it. */
+        RELEASE
+    }
+
+    /** How a repair went. */
+    enum RepairResult {
+        /** The write will be retried until the store answers. */
+        SCHEDULED,
+        /** The store applied the write. */
+        APPLIED,
+        /** The store answered that this owner holds nothing (the claim never landed, or another owner took over). */
+        NOT_NEEDED,
+        /** The store did not answer within the repair window (or too many repairs were pending). */
+        ABANDONED
+    }
+
     /** How a wait for an in-flight duplicate ended. */
     enum WaitResult {
         /** The other request finished; its outcome was replayed. */

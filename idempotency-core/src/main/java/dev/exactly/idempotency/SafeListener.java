@@ -62,4 +62,9 @@ final class SafeListener implements IdempotencyListener {
     public void onStoreError(IdempotencyRequest request, Throwable error) {
         quietly(() -> delegate.onStoreError(request, error));
     }
+
+    @Override
+    public void onRepair(IdempotencyRequest request, Repair repair, RepairResult result) {
+        quietly(() -> delegate.onRepair(request, repair, result));
+    }
 }

@@ -81,4 +81,43 @@ class FingerprinterTest {
         Fingerprint fp = json("{}");
         assertThat(Fingerprint.decode(fp.encoded())).isEqualTo(fp);
     }
+
+    @Test
+    void deepJsonIsRefusedBeforeAnyParserRecurses() {
+        String deep = "[".repeat(20_000) + "]".repeat(20_000);
+        assertThatThrownBy(() -> json(deep))
+                .isInstanceOfSatisfying(JsonTooDeepException.class, e -> {
+                    assertThat(e.maxDepth()).isEqualTo(Fingerprinter.DEFAULT_MAX_JSON_DEPTH);
+                    assertThat(e.code()).isEqualTo("json_too_deep");
+                });
+        String objects = "{\"a\":".repeat(65) + "1" + "}".repeat(65);
+        assertThatThrownBy(() -> json(objects)).isInstanceOf(JsonTooDeepException.class);
+        // exactly at the limit is fine, and brackets inside strings do not count
+        String atLimit = "{\"a\":".repeat(64) + "\"[[[[{{{{\"" + "}".repeat(64);
+        assertThat(json(atLimit).algorithm()).isEqualTo(Fingerprinter.JCS_SHA256);
+        // a body of no declared type that nests that deep is just bytes
+        assertThat(fingerprinter.fingerprint("POST", "/r", deep.getBytes(StandardCharsets.UTF_8), null).algorithm())
+                .isEqualTo(Fingerprinter.RAW_SHA256);
+        assertThatThrownBy(() -> Fingerprinter.of(1024, 0)).isInstanceOf(IllegalArgumentException.class);
+        assertThat(Fingerprinter.of(1024, 2).maxJsonDepth()).isEqualTo(2);
+        assertThatThrownBy(() -> Fingerprinter.of(1024, 2).fingerprint("POST", "/r", "[[[1]]]".getBytes(StandardCharsets.UTF_8),
+                "application/problem+json")).isInstanceOf(JsonTooDeepException.class);
+    }
+
+    @Test
+    void hugeNumberLiteralsAreHashedByBytesWithoutBeingParsed() {
+        String digits = "9".repeat(200_000);
+        Fingerprint huge = json("{\"amount\":" + digits + "}");
+        assertThat(huge.algorithm()).isEqualTo(Fingerprinter.RAW_SHA256);
+        assertThat(json("{\"amount\":" + digits + "8}")).isNotEqualTo(huge);
+        assertThat(json("{\"x\":1e999999999}").algorithm()).isEqualTo(Fingerprinter.RAW_SHA256);
+    }
+
+    @Test
+    void jsonMediaTypesAreRecognised() {
+        assertThat(Fingerprinter.isJson("application/json; charset=utf-8")).isTrue();
+        assertThat(Fingerprinter.isJson("Application/Merge-Patch+JSON")).isTrue();
+        assertThat(Fingerprinter.isJson("text/plain")).isFalse();
+        assertThat(Fingerprinter.isJson(null)).isFalse();
+    }
 }

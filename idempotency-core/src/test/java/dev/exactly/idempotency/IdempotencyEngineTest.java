@@ -173,9 +173,10 @@ class IdempotencyEngineTest {
         }
 
         @Override
-        public ClaimOutcome claim(ScopeKey key, Fingerprint fingerprint, Duration lease, Duration retention) {
+        public ClaimOutcome claim(ScopeKey key, Fingerprint fingerprint, OwnerToken owner, Duration lease,
+                Duration retention) {
             maybeFail();
-            return super.claim(key, fingerprint, lease, retention);
+            return super.claim(key, fingerprint, owner, lease, retention);
         }
 
         @Override

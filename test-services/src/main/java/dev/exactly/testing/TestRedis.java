@@ -20,6 +20,7 @@ import org.jspecify.annotations.Nullable;
  * embedded-redis artifact on a free loopback port.
  */
 public final class TestRedis {
+    private static final String EMBEDDED_BINARY = "/redis-server-6.2.6-v5-linux-amd64";
     private static @Nullable Integer port;
 
     private TestRedis() {}
@@ -77,6 +78,31 @@ public final class TestRedis {
             }
         }
         return null;
+    }
+
+    /**
+     * A {@code redis-server} binary for a server of a test's own (to stall, restart or flush): the one on
+     * the PATH, or else the Linux x86-64 build the embedded-redis artifact carries, copied into
+     * {@code workDir}.
+     */
+    public static Path redisServerBinary(Path workDir) {
+        Path onPath = redisServerOnPath();
+        if (onPath != null) {
+            return onPath;
+        }
+        try (InputStream in = TestRedis.class.getResourceAsStream(EMBEDDED_BINARY)) {
+            if (in == null || !System.getProperty("os.name").toLowerCase(java.util.Locale.ROOT).contains("linux")) {
+                throw new IllegalStateException("no redis-server on the PATH and no embedded build for this platform");
+            }
+            Path target = workDir.resolve("redis-server");
+            Files.copy(in, target, java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+            if (!target.toFile().setExecutable(true)) {
+                throw new IllegalStateException("cannot make " + target + " executable");
+            }
+            return target;
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
     }
 
     /** A free loopback TCP port. */

@@ -17,14 +17,29 @@ import java.time.InstantSource;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.LongAdder;
 import org.jspecify.annotations.Nullable;
 
 /**
  * A bounded store in this process's memory. Each transition is one {@link ConcurrentHashMap#compute};
  * waiters are woken in-process. Expired records are purged lazily, and in full sweeps when the store
- * reaches its bound; when it is full of live records, claims fail closed with
- * {@link StoreUnavailableException} rather than evicting a record that still guards a payment.
+ * reaches its bound.
+ *
+ * <h2>When it is full</h2>
+ * What a full store does depends on what stands behind it ({@link Builder#whenFull}):
+ * <ul>
+ *   <li>{@link WhenFull#REFUSE} (the default, for a store that is the only record of its keys): claims
+ *       of new keys fail closed with {@link StoreUnavailableException} until records expire; nothing that
+ *       still guards an outcome is ever evicted. {@link #stats()} reports the refusals, and health
+ *       indicators show the store as full.</li>
+ *   <li>{@link WhenFull#EVICT_FINISHED} (for the hot tier in front of a durable store that keeps every
+ *       outcome, such as PostgreSQL): finished records are evicted oldest-finished first to make room; a
+ *       retry of an evicted key is answered by the durable tier. Processing records are never evicted:
+ *       if they alone fill the store, claims of new keys fail closed as above.</li>
+ * </ul>
  *
  * <p>Use it for tests, and as the hot tier of a single process in front of a durable store. It is not
  * shared between processes.
@@ -33,45 +48,82 @@ public final class InMemoryIdempotencyStore implements IdempotencyStore {
     /** Default bound: 100 000 records. */
     public static final int DEFAULT_MAX_ENTRIES = 100_000;
 
+    /** What a full store does with a claim of a new key. */
+    public enum WhenFull {
+        /** Refuse it (fail closed): every record is the only record of its outcome. */
+        REFUSE,
+        /** Evict finished records, oldest-finished first; refuse only if processing records fill the store. */
+        EVICT_FINISHED
+    }
+
+    /**
+     * A snapshot of the store's occupancy.
+     *
+     * @param size          records held (expired ones not yet purged included)
+     * @param maxEntries    the bound
+     * @param whenFull      what a full store does
+     * @param evictions     finished records evicted to make room, since creation
+     * @param refusals      claims refused because the store was full, since creation
+     * @param lastRefusalAt when a claim was last refused, if ever
+     * @param refusing      whether the last claim of a new key was refused (the store is full now)
+     */
+    public record Stats(int size, int maxEntries, WhenFull whenFull, long evictions, long refusals,
+            @Nullable Instant lastRefusalAt, boolean refusing) {}
+
     private final ConcurrentHashMap<ScopeKey, Entry> records = new ConcurrentHashMap<>();
     private final LocalWaiters waiters = new LocalWaiters();
     private final InstantSource clock;
     private final int maxEntries;
+    private final WhenFull whenFull;
     private final AtomicLong lastSweepNanos = new AtomicLong();
+    /** Finished records in the order they finished: the eviction order. May hold stale references. */
+    private final ConcurrentLinkedQueue<Finished> finishedOrder = new ConcurrentLinkedQueue<>();
+    private final AtomicInteger finishedOrderSize = new AtomicInteger();
+    private final LongAdder evictions = new LongAdder();
+    private final LongAdder refusals = new LongAdder();
+    private volatile @Nullable Instant lastRefusalAt;
+    private volatile boolean refusing;
 
-    private InMemoryIdempotencyStore(InstantSource clock, int maxEntries) {
-        if (maxEntries <= 0) {
-            throw new IllegalArgumentException("maxEntries must be positive");
-        }
-        this.clock = Objects.requireNonNull(clock, "clock");
-        this.maxEntries = maxEntries;
+    private InMemoryIdempotencyStore(Builder builder) {
+        this.clock = builder.clock;
+        this.maxEntries = builder.maxEntries;
+        this.whenFull = builder.whenFull;
     }
 
-    /** A store on the system clock with {@value #DEFAULT_MAX_ENTRIES} records at most. */
+    /** A store on the system clock with {@value #DEFAULT_MAX_ENTRIES} records at most, refusing when full. */
     public static InMemoryIdempotencyStore create() {
-        return new InMemoryIdempotencyStore(InstantSource.system(), DEFAULT_MAX_ENTRIES);
+        return builder().build();
     }
 
+    /** A store refusing new keys when full. */
     public static InMemoryIdempotencyStore create(InstantSource clock, int maxEntries) {
-        return new InMemoryIdempotencyStore(clock, maxEntries);
+        return builder().clock(clock).maxEntries(maxEntries).build();
+    }
+
+    public static Builder builder() {
+        return new Builder();
     }
 
     private record Entry(IdempotencyRecord record, Duration retention) {}
 
+    /** A finished entry, as it was when it finished: evicted only if it is still exactly that entry. */
+    private record Finished(ScopeKey key, Entry entry) {}
+
     @Override
-    public ClaimOutcome claim(ScopeKey key, Fingerprint fingerprint, Duration lease, Duration retention) {
+    public ClaimOutcome claim(ScopeKey key, Fingerprint fingerprint, OwnerToken owner, Duration lease,
+            Duration retention) {
+        Objects.requireNonNull(owner, "owner");
         if (records.size() >= maxEntries && !records.containsKey(key)) {
-            sweep();
-            if (records.size() >= maxEntries) {
-                throw new StoreUnavailableException(
-                        "in-memory idempotency store is full (" + maxEntries + " live records)", null);
-            }
+            makeRoom();
+        }
+        if (refusing) {
+            refusing = false;
         }
         Instant now = clock.instant();
         ClaimOutcome[] result = new ClaimOutcome[1];
         records.compute(key, (k, existing) -> {
             if (existing == null || expired(existing, now)) {
-                Entry created = processing(key, fingerprint, now, now, lease, retention);
+                Entry created = processing(key, fingerprint, owner, now, now, lease, retention);
                 result[0] = new ClaimOutcome.Claimed(created.record(), false);
                 return created;
             }
@@ -81,7 +133,7 @@ public final class InMemoryIdempotencyStore implements IdempotencyStore {
                 return existing;
             }
             if (record.leaseExpired(now) && record.fingerprint().equals(fingerprint)) {
-                Entry taken = processing(key, fingerprint, record.createdAt(), now, lease, retention);
+                Entry taken = processing(key, fingerprint, owner, record.createdAt(), now, lease, retention);
                 result[0] = new ClaimOutcome.Claimed(taken.record(), true);
                 return taken;
             }
@@ -91,10 +143,35 @@ public final class InMemoryIdempotencyStore implements IdempotencyStore {
         return result[0];
     }
 
-    private static Entry processing(
-            ScopeKey key, Fingerprint fingerprint, Instant createdAt, Instant now, Duration lease, Duration retention) {
+    /** Purges expired records, evicts finished ones if allowed, and refuses the claim if still full. */
+    private void makeRoom() {
+        sweep();
+        if (whenFull == WhenFull.EVICT_FINISHED) {
+            while (records.size() >= maxEntries) {
+                Finished oldest = finishedOrder.poll();
+                if (oldest == null) {
+                    break;
+                }
+                finishedOrderSize.decrementAndGet();
+                if (records.remove(oldest.key(), oldest.entry())) {
+                    evictions.increment();
+                }
+            }
+        }
+        if (records.size() >= maxEntries) {
+            refusals.increment();
+            lastRefusalAt = clock.instant();
+            refusing = true;
+            throw StoreUnavailableException.refused(whenFull == WhenFull.EVICT_FINISHED
+                    ? "in-memory idempotency store is full of in-flight records (" + maxEntries + ")"
+                    : "in-memory idempotency store is full (" + maxEntries + " live records)");
+        }
+    }
+
+    private static Entry processing(ScopeKey key, Fingerprint fingerprint, OwnerToken owner, Instant createdAt,
+            Instant now, Duration lease, Duration retention) {
         IdempotencyRecord record = new IdempotencyRecord(
-                key, RecordStatus.PROCESSING, fingerprint, OwnerToken.random(), createdAt, now.plus(lease),
+                key, RecordStatus.PROCESSING, fingerprint, owner, createdAt, now.plus(lease),
                 now.plus(retention), null);
         return new Entry(record, retention);
     }
@@ -105,20 +182,22 @@ public final class InMemoryIdempotencyStore implements IdempotencyStore {
             throw new IllegalArgumentException("complete takes COMPLETED or FAILED");
         }
         Instant now = clock.instant();
-        boolean[] done = new boolean[1];
+        Entry[] done = new Entry[1];
         records.computeIfPresent(key, (k, existing) -> {
             if (!ownedBy(existing, owner, now)) {
                 return existing;
             }
             IdempotencyRecord r = existing.record();
-            done[0] = true;
-            return new Entry(new IdempotencyRecord(key, outcome, r.fingerprint(), owner, r.createdAt(), null,
+            done[0] = new Entry(new IdempotencyRecord(key, outcome, r.fingerprint(), owner, r.createdAt(), null,
                     now.plus(existing.retention()), response), existing.retention());
+            return done[0];
         });
-        if (done[0]) {
-            waiters.signal(key);
+        if (done[0] == null) {
+            return false;
         }
-        return done[0];
+        rememberFinished(key, done[0]);
+        waiters.signal(key);
+        return true;
     }
 
     @Override
@@ -208,6 +287,43 @@ public final class InMemoryIdempotencyStore implements IdempotencyStore {
         }
     }
 
+    /**
+     * Appends a finished entry to the eviction order. References to entries that are gone (expired,
+     * purged, evicted) are dropped from the front as they come up; should they pile up behind a live
+     * one (mixed retentions), one pass removes them all, at most once per {@code maxEntries} completions.
+     */
+    private void rememberFinished(ScopeKey key, Entry entry) {
+        if (whenFull != WhenFull.EVICT_FINISHED) {
+            return;
+        }
+        finishedOrder.add(new Finished(key, entry));
+        if (finishedOrderSize.incrementAndGet() <= maxEntries) {
+            return;
+        }
+        Finished head;
+        while ((head = finishedOrder.peek()) != null && records.get(head.key()) != head.entry()) {
+            if (finishedOrder.remove(head)) {
+                finishedOrderSize.decrementAndGet();
+            }
+        }
+        if (finishedOrderSize.get() > 2 * maxEntries) {
+            int[] removed = new int[1];
+            finishedOrder.removeIf(f -> {
+                boolean stale = records.get(f.key()) != f.entry();
+                if (stale) {
+                    removed[0]++;
+                }
+                return stale;
+            });
+            finishedOrderSize.addAndGet(-removed[0]);
+        }
+    }
+
+    /** Occupancy, evictions and refusals, for health indicators and meters. */
+    public Stats stats() {
+        return new Stats(records.size(), maxEntries, whenFull, evictions.sum(), refusals.sum(), lastRefusalAt, refusing);
+    }
+
     /** The number of records held, expired or not. */
     public int size() {
         return records.size();
@@ -215,7 +331,44 @@ public final class InMemoryIdempotencyStore implements IdempotencyStore {
 
     @Override
     public String toString() {
-        return "InMemoryIdempotencyStore[" + records.size() + "/" + maxEntries + "]";
+        return "InMemoryIdempotencyStore[" + records.size() + "/" + maxEntries + ", when full: " + whenFull + "]";
+    }
+
+    /** Validating builder: system clock, {@value #DEFAULT_MAX_ENTRIES} records, {@link WhenFull#REFUSE}. */
+    public static final class Builder {
+        private InstantSource clock = InstantSource.system();
+        private int maxEntries = DEFAULT_MAX_ENTRIES;
+        private WhenFull whenFull = WhenFull.REFUSE;
+
+        private Builder() {}
+
+        /** The clock of leases and retention. */
+        public Builder clock(InstantSource clock) {
+            this.clock = Objects.requireNonNull(clock, "clock");
+            return this;
+        }
+
+        /** The most records held at once (processing and finished). */
+        public Builder maxEntries(int maxEntries) {
+            if (maxEntries <= 0) {
+                throw new IllegalArgumentException("maxEntries must be positive");
+            }
+            this.maxEntries = maxEntries;
+            return this;
+        }
+
+        /**
+         * What a full store does with a new key: {@link WhenFull#REFUSE} unless a durable store keeps
+         * every outcome behind this one.
+         */
+        public Builder whenFull(WhenFull whenFull) {
+            this.whenFull = Objects.requireNonNull(whenFull, "whenFull");
+            return this;
+        }
+
+        public InMemoryIdempotencyStore build() {
+            return new InMemoryIdempotencyStore(this);
+        }
     }
 
 }

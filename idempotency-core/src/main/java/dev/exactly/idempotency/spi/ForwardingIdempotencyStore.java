@@ -28,8 +28,9 @@ public abstract class ForwardingIdempotencyStore implements IdempotencyStore {
     }
 
     @Override
-    public ClaimOutcome claim(ScopeKey key, Fingerprint fingerprint, Duration lease, Duration retention) {
-        return delegate.claim(key, fingerprint, lease, retention);
+    public ClaimOutcome claim(ScopeKey key, Fingerprint fingerprint, OwnerToken owner, Duration lease,
+            Duration retention) {
+        return delegate.claim(key, fingerprint, owner, lease, retention);
     }
 
     @Override

@@ -21,9 +21,9 @@ import java.util.Optional;
  *
  * <p>Contract (checked by the suite in {@code idempotency-store-tck}):
  * <ul>
- *   <li>{@link #claim}: absent (or expired) key → new {@code PROCESSING} record owned by a fresh token,
- *       {@link ClaimOutcome.Claimed}; processing with a live lease → {@link ClaimOutcome.InFlight};
- *       processing with an expired lease <em>and the same fingerprint</em> → taken over by a fresh
+ *   <li>{@link #claim}: absent (or expired) key → new {@code PROCESSING} record owned by the token the
+ *       caller presents, {@link ClaimOutcome.Claimed}; processing with a live lease → {@link ClaimOutcome.InFlight};
+ *       processing with an expired lease <em>and the same fingerprint</em> → taken over by the presented
  *       token ({@code Claimed} with {@code takeover}); finished → {@link ClaimOutcome.Finished}. A
  *       record with a different fingerprint is never modified.</li>
  *   <li>{@link #complete}, {@link #release}, {@link #renew} apply only if the record is processing
@@ -36,10 +36,20 @@ public interface IdempotencyStore extends AutoCloseable {
     /**
      * Claims the key for a new owner if nobody holds it.
      *
+     * <p>The caller chooses the new owner's token, so that a claim whose answer was lost (a timeout
+     * after the store applied it) can still be undone: {@code release(key, owner)} removes the record if,
+     * and only if, that claim took it. A store never makes up a token of its own.
+     *
+     * @param owner     the token of the new owner, should this claim take the key; fresh per claim
      * @param lease     how long the new owner may work before another request may take over
      * @param retention how long the record (processing or finished) is kept
      */
-    ClaimOutcome claim(ScopeKey key, Fingerprint fingerprint, Duration lease, Duration retention);
+    ClaimOutcome claim(ScopeKey key, Fingerprint fingerprint, OwnerToken owner, Duration lease, Duration retention);
+
+    /** {@link #claim(ScopeKey, Fingerprint, OwnerToken, Duration, Duration)} with a fresh random token. */
+    default ClaimOutcome claim(ScopeKey key, Fingerprint fingerprint, Duration lease, Duration retention) {
+        return claim(key, fingerprint, OwnerToken.random(), lease, retention);
+    }
 
     /**
      * Finishes the owner's record with a response kept for the retention given at claim time.

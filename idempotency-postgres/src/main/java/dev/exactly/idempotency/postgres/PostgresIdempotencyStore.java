@@ -124,9 +124,11 @@ public final class PostgresIdempotencyStore implements IdempotencyStore {
     // ---------------------------------------------------------------- the SPI, on the store's connections
 
     @Override
-    public ClaimOutcome claim(ScopeKey key, Fingerprint fingerprint, Duration lease, Duration retention) {
+    public ClaimOutcome claim(ScopeKey key, Fingerprint fingerprint, OwnerToken owner, Duration lease,
+            Duration retention) {
         requireClaimArguments(key, fingerprint, lease, retention);
-        return onOwnConnection("claim", c -> claimOn(c, true, key, fingerprint, lease, retention));
+        Objects.requireNonNull(owner, "owner");
+        return onOwnConnection("claim", c -> claimOn(c, true, key, fingerprint, owner, lease, retention));
     }
 
     /** {@inheritDoc} Signals this process's subscribers at once, and every other instance's by NOTIFY. */
@@ -193,8 +195,9 @@ public final class PostgresIdempotencyStore implements IdempotencyStore {
     public ClaimOutcome claim(
             Connection connection, ScopeKey key, Fingerprint fingerprint, Duration lease, Duration retention) {
         requireClaimArguments(key, fingerprint, lease, retention);
+        OwnerToken owner = OwnerToken.random();
         return onCallerConnection("claim", connection,
-                c -> claimOn(c, c.getAutoCommit(), key, fingerprint, lease, retention));
+                c -> claimOn(c, c.getAutoCommit(), key, fingerprint, owner, lease, retention));
     }
 
     /**
@@ -318,8 +321,7 @@ public final class PostgresIdempotencyStore implements IdempotencyStore {
     // ------------------------------------------------------------------------- the statements
 
     private ClaimOutcome claimOn(Connection c, boolean retryConflicts, ScopeKey key, Fingerprint fingerprint,
-            Duration lease, Duration retention) throws SQLException {
-        OwnerToken owner = OwnerToken.random();
+            OwnerToken owner, Duration lease, Duration retention) throws SQLException {
         long leaseMicros = micros(lease);
         long retentionMicros = micros(retention);
         SQLException conflict = null;

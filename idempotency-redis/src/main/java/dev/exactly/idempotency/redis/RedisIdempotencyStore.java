@@ -60,8 +60,8 @@ import org.jspecify.annotations.Nullable;
  * interleaving any other command, so there is no read-then-write race. Each script reads the
  * server's clock with {@code TIME}: every process sees the same lease end, whatever its own clock says.
  * <ul>
- *   <li><b>claim.lua</b> — absent key: create a {@code PROCESSING} record owned by a fresh token (made
- *       by this class, passed in) with {@code lease_ms = now + lease}, and set the key's TTL to the
+ *   <li><b>claim.lua</b> — absent key: create a {@code PROCESSING} record owned by the caller's token
+ *       (passed in, so that a claim whose answer was lost can be released by it) with {@code lease_ms = now + lease}, and set the key's TTL to the
  *       retention in the same script (to the lease, should that be longer: a record never expires
  *       under a live lease). Processing with a live lease: return it ({@code InFlight}).
  *       Processing with an expired lease and the same fingerprint: hand it to the new token with a new
@@ -193,10 +193,11 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
     }
 
     @Override
-    public ClaimOutcome claim(ScopeKey key, Fingerprint fingerprint, Duration lease, Duration retention) {
+    public ClaimOutcome claim(ScopeKey key, Fingerprint fingerprint, OwnerToken owner, Duration lease,
+            Duration retention) {
+        Objects.requireNonNull(owner, "owner");
         byte[] leaseMillis = RecordHash.decimal(millis(lease, "lease"));
         byte[] retentionMillis = RecordHash.decimal(millis(retention, "retention"));
-        OwnerToken owner = OwnerToken.random();
         return call("claim", commands -> {
             List<?> reply = LuaScript.CLAIM.run(commands, recordKey(key),
                     RecordHash.ascii(fingerprint.encoded()), RecordHash.ascii(owner.value()), leaseMillis, retentionMillis);

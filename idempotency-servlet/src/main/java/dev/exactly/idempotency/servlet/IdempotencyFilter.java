@@ -66,13 +66,22 @@ import org.jspecify.annotations.Nullable;
  *       (empty, over 255 characters, not printable ASCII, or the two headers disagree);</li>
  *   <li>413 {@code payload-too-large}: the body exceeds the fingerprint limit (a declared
  *       {@code Content-Length} is checked before reading; a chunked body is counted as it is read);</li>
+ *   <li>415 {@code unsupported-media-type}: a {@code multipart/*} body (not supported on guarded
+ *       routes);</li>
+ *   <li>400 {@code json-too-deep}: a body declared as JSON nests deeper than the fingerprinter's limit
+ *       (64 levels by default), counted before anything parses it;</li>
  *   <li>422 {@code idempotency-key-reused}: the key was used for a different request;</li>
  *   <li>409 {@code idempotency-key-in-use} with {@code Retry-After}: the key is in flight (under a
  *       wait policy only after the bounded wait);</li>
  *   <li>409 {@code idempotency-lease-lost}: the handler ran but lost its lease; nothing was recorded;</li>
- *   <li>503 {@code idempotency-store-unavailable} with {@code Retry-After}: the store failed; the handler
- *       was not called (fail closed).</li>
+ *   <li>503 {@code idempotency-store-unavailable} with {@code Retry-After}: the store failed before the
+ *       handler was called, which then was not called (fail closed);</li>
+ *   <li>503 {@code outcome-unknown} with {@code Retry-After}: the store failed while the handler ran.</li>
  * </ul>
+ * None of these tells the client that a new key is safe. When the store fails <em>after</em> the handler
+ * returned, the client gets the handler's own response (without {@code Idempotency-Expires}) and the
+ * engine records it in the background with the owner token; a claim that timed out is released by its
+ * token as soon as the store answers again.
  * A replay carries the recorded status, the allow-listed headers and the exact body, plus
  * {@code Idempotent-Replayed: true} and {@code X-Idempotent-Replay: true}. Executed and replayed responses
  * whose outcome is recorded carry {@code Idempotency-Expires}, an IMF-fixdate until which the key is
@@ -81,7 +90,7 @@ import org.jspecify.annotations.Nullable;
  *
  * <h2>What is recorded</h2>
  * 2xx/3xx are recorded as completed and 4xx as failed (both replayed); validation failures (422 of type
- * {@link Problems#VALIDATION_FAILED}), 401/403/408/429, responses marked with {@link #DO_NOT_RECORD},
+ * {@link Problems#VALIDATION_FAILED}), 401/403/406/408/415/429, responses marked with {@link #DO_NOT_RECORD},
  * exceptions and 5xx are released so that a retry runs again (5xx are recorded as failed on routes with
  * {@link IdempotentRoute#recordServerErrors()}). A body larger than the storage limit is streamed to the
  * first caller in full, and replayed as a {@code response-not-stored} problem with the original status
@@ -205,6 +214,11 @@ public final class IdempotencyFilter implements Filter {
             return;
         }
         IdempotencyKey key = IdempotencyKey.parse(keyHeaders);
+        if (isMultipart(request.getContentType())) {
+            writeProblem(response, Problems.unsupportedMediaType(
+                    "multipart request bodies are not accepted on idempotent routes; send the request as JSON"), Map.of());
+            return;
+        }
         byte[] body = CachedBodyRequest.readBounded(request, fingerprinter.maxBodyBytes());
         String query = request.getQueryString();
         Fingerprint fingerprint = fingerprinter.fingerprint(
@@ -216,6 +230,17 @@ public final class IdempotencyFilter implements Filter {
         IdempotentResult result;
         try {
             result = engine.execute(idempotencyRequest, execution);
+        } catch (StoreUnavailableException e) {
+            if (!execution.started()) {
+                throw e;
+            }
+            // the handler ran (a renewal inside it failed, say): it may have taken effect
+            if (response.isCommitted()) {
+                throw e;
+            }
+            writeProblem(response, Problems.outcomeUnknown("the idempotency store failed while the request ran"),
+                    retryAfter(e));
+            return;
         } catch (IOException | ServletException | RuntimeException | Error e) {
             throw e;
         } catch (Exception other) {
@@ -236,6 +261,7 @@ public final class IdempotencyFilter implements Filter {
         private final IdempotentRoute route;
         private final byte[] body;
         private @Nullable CapturedResponse captured;
+        private volatile boolean started;
 
         Execution(HttpServletRequest request, HttpServletResponse response, FilterChain chain, IdempotentRoute route,
                 byte[] body) {
@@ -248,6 +274,7 @@ public final class IdempotencyFilter implements Filter {
 
         @Override
         public Outcome run(Lease lease) throws IOException, ServletException {
+            started = true;
             CachedBodyRequest wrapped = new CachedBodyRequest(request, body);
             CapturingResponse capture = new CapturingResponse(response, maxStoredResponseBytes, this::commitStreamed);
             request.setAttribute(LEASE, lease);
@@ -270,6 +297,11 @@ public final class IdempotencyFilter implements Filter {
                     : clock.instant().plus(route.policy().retention());
             writeHead(response, head, expires);
             return response.getOutputStream();
+        }
+
+        /** Whether the handler was called. */
+        boolean started() {
+            return started;
         }
 
         void writeFresh(@Nullable Instant expiresAt) throws IOException {
@@ -365,6 +397,10 @@ public final class IdempotencyFilter implements Filter {
         }
         long seconds = Math.max(1, (after.toMillis() + 999) / 1000);
         return Map.of("Retry-After", Long.toString(seconds));
+    }
+
+    private static boolean isMultipart(@Nullable String contentType) {
+        return contentType != null && contentType.strip().toLowerCase(java.util.Locale.ROOT).startsWith("multipart/");
     }
 
     /** The context-relative, decoded and normalised path the container mapped the request with. */

@@ -3,6 +3,7 @@ package dev.exactly.idempotency.servlet;
 import dev.exactly.idempotency.IdempotencyException;
 import dev.exactly.idempotency.IdempotencyKeyReusedException;
 import dev.exactly.idempotency.InvalidIdempotencyKeyException;
+import dev.exactly.idempotency.JsonTooDeepException;
 import dev.exactly.idempotency.LeaseLostException;
 import dev.exactly.idempotency.PayloadTooLargeException;
 import dev.exactly.idempotency.RequestInFlightException;
@@ -19,16 +20,27 @@ import org.jspecify.annotations.Nullable;
  *   <caption>Problem types</caption>
  *   <tr><th>slug</th><th>status</th><th>code</th></tr>
  *   <tr><td>idempotency-key-missing</td><td>400</td><td>idempotency_key_missing</td></tr>
+ *   <tr><td>json-too-deep</td><td>400</td><td>json_too_deep</td></tr>
  *   <tr><td>idempotency-key-invalid</td><td>400</td><td>idempotency_key_invalid</td></tr>
  *   <tr><td>tenant-unresolved</td><td>401</td><td>tenant_unresolved</td></tr>
  *   <tr><td>idempotency-key-in-use</td><td>409</td><td>idempotency_key_in_use</td></tr>
  *   <tr><td>idempotency-lease-lost</td><td>409</td><td>idempotency_lease_lost</td></tr>
  *   <tr><td>payload-too-large</td><td>413</td><td>payload_too_large</td></tr>
+ *   <tr><td>unsupported-media-type</td><td>415</td><td>unsupported_media_type</td></tr>
  *   <tr><td>idempotency-key-reused</td><td>422</td><td>idempotency_key_reused</td></tr>
  *   <tr><td>validation-failed</td><td>422</td><td>validation_failed</td></tr>
  *   <tr><td>idempotency-store-unavailable</td><td>503</td><td>idempotency_store_unavailable</td></tr>
+ *   <tr><td>outcome-unknown</td><td>503</td><td>outcome_unknown</td></tr>
  *   <tr><td>response-not-stored</td><td>the original</td><td>response_not_stored</td></tr>
  * </table>
+ *
+ * <h2>What an error tells the client to do next</h2>
+ * Every type says whether the request it answers ran. {@code idempotency-store-unavailable},
+ * {@code idempotency-key-in-use} and the 4xx refusals mean <em>this request was refused before it ran</em>;
+ * {@code outcome-unknown} and {@code idempotency-lease-lost} mean <em>this request may have run</em>. In
+ * neither case does the server know what an earlier request with the same key did, so no error ever says
+ * that a new key is safe: the client retries with the <strong>same</strong> {@code Idempotency-Key}, and
+ * gets the first outcome once it is known.
  *
  * <p>Applications answer a request that fails validation with {@link #validationFailed(String)}: the
  * filter recognises that type and does not record the response, so the client may fix the request and
@@ -44,6 +56,9 @@ public final class Problems {
     public static final URI IDEMPOTENCY_KEY_IN_USE = type("idempotency-key-in-use");
     public static final URI IDEMPOTENCY_LEASE_LOST = type("idempotency-lease-lost");
     public static final URI PAYLOAD_TOO_LARGE = type("payload-too-large");
+    public static final URI JSON_TOO_DEEP = type("json-too-deep");
+    public static final URI UNSUPPORTED_MEDIA_TYPE = type("unsupported-media-type");
+    public static final URI OUTCOME_UNKNOWN = type("outcome-unknown");
     public static final URI IDEMPOTENCY_KEY_REUSED = type("idempotency-key-reused");
     public static final URI VALIDATION_FAILED = type("validation-failed");
     public static final URI IDEMPOTENCY_STORE_UNAVAILABLE = type("idempotency-store-unavailable");
@@ -82,16 +97,18 @@ public final class Problems {
     public static Problem keyInUse(boolean waited) {
         return problem(IDEMPOTENCY_KEY_IN_USE, "Idempotency-Key in use", 409,
                 waited
-                        ? "a request with this Idempotency-Key is still in progress after waiting for it; retry later"
-                        : "a request with this Idempotency-Key is already in progress; retry later",
+                        ? "a request with this Idempotency-Key is still in progress after waiting for it; this "
+                                + "request was not run: retry later with the same Idempotency-Key"
+                        : "a request with this Idempotency-Key is already in progress; this request was not run: "
+                                + "retry later with the same Idempotency-Key",
                 "idempotency_key_in_use");
     }
 
     /** 409: the request ran but lost its lease before its outcome was recorded; retry with the same key. */
     public static Problem leaseLost() {
         return problem(IDEMPOTENCY_LEASE_LOST, "Idempotency lease lost", 409,
-                "the request took longer than its idempotency lease and its outcome was not recorded; "
-                        + "retry with the same Idempotency-Key",
+                "the request ran longer than its idempotency lease and its outcome was not recorded; it may "
+                        + "have taken effect: retry with the same Idempotency-Key to get its outcome",
                 "idempotency_lease_lost");
     }
 
@@ -100,6 +117,19 @@ public final class Problems {
         return problem(PAYLOAD_TOO_LARGE, "Payload too large", 413,
                 "the request body exceeds the " + limitBytes + "-byte limit of idempotent requests",
                 "payload_too_large").with("limit_bytes", limitBytes);
+    }
+
+    /** 400: the JSON body nests deeper than the limit; refused before it was parsed or run. */
+    public static Problem jsonTooDeep(int maxDepth) {
+        return problem(JSON_TOO_DEEP, "JSON nested too deeply", 400,
+                "the JSON request body nests arrays and objects deeper than " + maxDepth
+                        + " levels; the request was refused before it ran",
+                "json_too_deep").with("max_depth", maxDepth);
+    }
+
+    /** 415: the body's media type is not accepted here; refused before it ran. */
+    public static Problem unsupportedMediaType(String detail) {
+        return problem(UNSUPPORTED_MEDIA_TYPE, "Unsupported media type", 415, detail, "unsupported_media_type");
     }
 
     /** 422: the key was already used with a different request. */
@@ -118,11 +148,28 @@ public final class Problems {
         return problem(VALIDATION_FAILED, "Validation failed", 422, detail, "validation_failed");
     }
 
-    /** 503: the idempotency store is unavailable; the request was not executed. */
+    /**
+     * 503: the idempotency store could not be reached before the request ran, so it was refused (fail
+     * closed). What an earlier request with this key did cannot be known now: retry with the same key.
+     */
     public static Problem storeUnavailable() {
         return problem(IDEMPOTENCY_STORE_UNAVAILABLE, "Idempotency store unavailable", 503,
-                "the request was not executed because its idempotency could not be guaranteed; retry later",
+                "the idempotency store could not be reached, so this request was refused before it ran; "
+                        + "an earlier request with this Idempotency-Key may have run: retry with the same "
+                        + "Idempotency-Key to get its outcome",
                 "idempotency_store_unavailable");
+    }
+
+    /**
+     * 503: the request may have run, and its outcome is not known here (e.g. a store or database failed
+     * after the action started). Retry with the same key: the retry returns the outcome once it is known,
+     * and never runs the action a second time where a durable record stands behind the key.
+     */
+    public static Problem outcomeUnknown(String detail) {
+        return problem(OUTCOME_UNKNOWN, "Outcome unknown", 503,
+                detail + "; this request may have taken effect: retry with the same Idempotency-Key to get its "
+                        + "outcome, never with a new one",
+                "outcome_unknown");
     }
 
     /**
@@ -151,6 +198,7 @@ public final class Problems {
                     ? keyMissing()
                     : keyInvalid(invalid.getMessage());
             case PayloadTooLargeException tooLarge -> payloadTooLarge(tooLarge.limitBytes());
+            case JsonTooDeepException tooDeep -> jsonTooDeep(tooDeep.maxDepth());
             case IdempotencyKeyReusedException reused -> keyReused();
             case RequestInFlightException inFlight -> keyInUse(inFlight.waited());
             case StoreUnavailableException unavailable -> storeUnavailable();

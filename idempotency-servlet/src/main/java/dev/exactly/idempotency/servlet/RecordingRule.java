@@ -1,9 +1,8 @@
 package dev.exactly.idempotency.servlet;
 
+import dev.exactly.idempotency.Fingerprinter;
 import dev.exactly.idempotency.Outcome;
 import dev.exactly.idempotency.StoredResponse;
-import java.util.Locale;
-import org.jspecify.annotations.Nullable;
 
 /**
  * Decides what a handler's response does to its key. The rule, and why:
@@ -14,6 +13,8 @@ import org.jspecify.annotations.Nullable;
  *   <li>2xx and 3xx → {@code COMPLETED}, replayed: the operation happened;</li>
  *   <li>401, 403, 408, 429 → released: the request was refused before it was processed
  *       (authentication, authorisation, timeout, rate limit), and the same request may succeed later;</li>
+ *   <li>406, 415 → released: refused for a header the fingerprint does not cover ({@code Accept},
+ *       {@code Content-Type}); recorded, a corrected retry with the same key would replay the refusal;</li>
  *   <li>422 whose problem {@code type} is {@link Problems#VALIDATION_FAILED} → released: the request was
  *       rejected before any side effect, so the client may fix it and retry with the same key;</li>
  *   <li>any other 4xx (400 business errors, 402 declines, 404, 409 business conflicts, ...) →
@@ -39,26 +40,16 @@ final class RecordingRule {
     /** Whether a response with this status is released whatever its body. */
     static boolean releasedByStatus(IdempotentRoute route, int status) {
         return switch (status) {
-            case 401, 403, 408, 429 -> true;
+            case 401, 403, 406, 408, 415, 429 -> true;
             default -> status >= 500 && !route.recordServerErrors();
         };
     }
 
     private static boolean isValidationFailure(CapturedResponse captured) {
         byte[] body = captured.body();
-        if (captured.status() != 422 || body == null || !isJson(captured.contentType())) {
+        if (captured.status() != 422 || body == null || !Fingerprinter.isJson(captured.contentType())) {
             return false;
         }
         return Problems.VALIDATION_FAILED.toString().equals(Json.topLevelString(body, "type"));
-    }
-
-    private static boolean isJson(@Nullable String contentType) {
-        if (contentType == null) {
-            return false;
-        }
-        String type = contentType.toLowerCase(Locale.ROOT);
-        int semicolon = type.indexOf(';');
-        type = (semicolon < 0 ? type : type.substring(0, semicolon)).strip();
-        return type.equals("application/json") || type.endsWith("+json");
     }
 }

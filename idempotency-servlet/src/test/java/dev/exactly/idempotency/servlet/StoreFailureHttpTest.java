@@ -39,13 +39,15 @@ class StoreFailureHttpTest {
         return List.of(
                 new Broken("throwing store", () -> new ForwardingStore(InMemoryIdempotencyStore.create()) {
                     @Override
-                    public ClaimOutcome claim(ScopeKey key, Fingerprint fingerprint, Duration lease, Duration retention) {
+                    public ClaimOutcome claim(ScopeKey key, Fingerprint fingerprint, OwnerToken owner, Duration lease,
+                Duration retention) {
                         throw new StoreUnavailableException("connection refused", null);
                     }
                 }),
                 new Broken("store failing with an unexpected exception", () -> new ForwardingStore(InMemoryIdempotencyStore.create()) {
                     @Override
-                    public ClaimOutcome claim(ScopeKey key, Fingerprint fingerprint, Duration lease, Duration retention) {
+                    public ClaimOutcome claim(ScopeKey key, Fingerprint fingerprint, OwnerToken owner, Duration lease,
+                Duration retention) {
                         throw new IllegalStateException("driver bug");
                     }
                 }),
@@ -109,6 +111,106 @@ class StoreFailureHttpTest {
             assertThat(Json.topLevelString(response.body(), "type")).isEqualTo("https://exactly.dev/problems/idempotency-lease-lost");
             assertThat(Json.topLevelString(response.body(), "code")).isEqualTo("idempotency_lease_lost");
             assertThat(Call.text(response)).doesNotContain("charged");
+            assertThat(app.executions).hasValue(1);
+        }
+    }
+
+    @Test
+    void aStoreThatFailsAfterTheHandlerRanGivesTheHandlersAnswerNotANotExecuted() throws Exception {
+        TestApp app = new TestApp();
+        app.handler((request, response) -> {
+            response.setStatus(201);
+            response.setContentType("application/json");
+            response.getWriter().print("{\"id\":\"ch_1\"}");
+        });
+        java.util.concurrent.atomic.AtomicBoolean storeDown = new java.util.concurrent.atomic.AtomicBoolean();
+        InMemoryIdempotencyStore memory = InMemoryIdempotencyStore.create();
+        IdempotencyStore store = new ForwardingStore(memory) {
+            @Override
+            public boolean complete(ScopeKey key, OwnerToken owner, RecordStatus outcome, StoredResponse response) {
+                if (storeDown.get()) {
+                    throw new StoreUnavailableException("command timed out", null);
+                }
+                return super.complete(key, owner, outcome, response);
+            }
+        };
+        storeDown.set(true);
+        try (TestServer server = TestServer.start(app, IdempotencyFilter.builder(IdempotencyEngine.builder(store).build())
+                .route(IdempotentRoute.post("/v1/charges"))
+                .tenantResolver(TenantResolver.single("acme"))
+                .build())) {
+            HttpResponse<byte[]> response = Call.post(server, "/v1/charges").key("k1").json("{}").send();
+            assertThat(response.statusCode()).isEqualTo(201);
+            assertThat(Call.text(response)).isEqualTo("{\"id\":\"ch_1\"}");
+            assertThat(response.headers().firstValue(IdempotencyFilter.EXPIRES_HEADER)).as("nothing recorded yet").isEmpty();
+
+            // the store is back: the engine records the outcome with the owner token, and retries replay it
+            storeDown.set(false);
+            org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(5)).until(() -> memory.find(
+                    new dev.exactly.idempotency.Scope("acme", "POST", "/v1/charges",
+                            new dev.exactly.idempotency.IdempotencyKey("k1")).toScopeKey())
+                    .map(r -> r.status() == RecordStatus.COMPLETED).orElse(false));
+            HttpResponse<byte[]> retry = Call.post(server, "/v1/charges").key("k1").json("{}").send();
+            assertThat(retry.statusCode()).isEqualTo(201);
+            assertThat(retry.headers().firstValue(IdempotencyFilter.REPLAYED_HEADER)).hasValue("true");
+            assertThat(app.executions).hasValue(1);
+        }
+    }
+
+    @Test
+    void aStoreThatFailsWhileTheHandlerRunsIsOutcomeUnknownNeverNotExecuted() throws Exception {
+        TestApp app = new TestApp();
+        app.handler((request, response) -> {
+            dev.exactly.idempotency.Lease lease = (dev.exactly.idempotency.Lease) request.getAttribute(IdempotencyFilter.LEASE);
+            lease.renew(Duration.ofSeconds(30)); // the store is down: this throws out of the handler
+            response.setStatus(201);
+        });
+        IdempotencyStore store = new ForwardingStore(InMemoryIdempotencyStore.create()) {
+            @Override
+            public boolean renew(ScopeKey key, OwnerToken owner, Duration lease) {
+                throw new StoreUnavailableException("connection reset", null);
+            }
+        };
+        try (TestServer server = TestServer.start(app, IdempotencyFilter.builder(IdempotencyEngine.builder(store).build())
+                .route(IdempotentRoute.post("/v1/charges"))
+                .tenantResolver(TenantResolver.single("acme"))
+                .build())) {
+            HttpResponse<byte[]> response = Call.post(server, "/v1/charges").key("k1").json("{}").send();
+            assertThat(response.statusCode()).isEqualTo(503);
+            assertThat(Json.topLevelString(response.body(), "type")).isEqualTo("https://exactly.dev/problems/outcome-unknown");
+            assertThat(Json.topLevelString(response.body(), "code")).isEqualTo("outcome_unknown");
+            assertThat(Call.text(response)).contains("same Idempotency-Key").doesNotContain("refused before it ran");
+            assertThat(response.headers().firstValue("Retry-After")).isPresent();
+            assertThat(app.executions).hasValue(1);
+        }
+    }
+
+    @Test
+    void multipartAndDeepJsonAreRefusedBeforeTheKeyIsClaimed() throws Exception {
+        TestApp app = new TestApp();
+        CountingListener listener = new CountingListener();
+        try (TestServer server = TestServer.start(app, IdempotencyFilter.builder(
+                        IdempotencyEngine.builder(InMemoryIdempotencyStore.create()).listener(listener).build())
+                .route(IdempotentRoute.post("/v1/charges"))
+                .tenantResolver(TenantResolver.single("acme"))
+                .build())) {
+            HttpResponse<byte[]> multipart = Call.post(server, "/v1/charges").key("k1")
+                    .header("Content-Type", "multipart/form-data; boundary=xyz")
+                    .bytes("--xyz\r\nContent-Disposition: form-data; name=\"a\"\r\n\r\n1\r\n--xyz--\r\n".getBytes())
+                    .send();
+            assertThat(multipart.statusCode()).isEqualTo(415);
+            assertThat(Json.topLevelString(multipart.body(), "type"))
+                    .isEqualTo("https://exactly.dev/problems/unsupported-media-type");
+
+            String deep = "[".repeat(20_000) + "]".repeat(20_000);
+            HttpResponse<byte[]> tooDeep = Call.post(server, "/v1/charges").key("k1").json(deep).send();
+            assertThat(tooDeep.statusCode()).isEqualTo(400);
+            assertThat(tooDeep.headers().firstValue("Content-Type")).hasValue(Problem.MEDIA_TYPE);
+            assertThat(Json.topLevelString(tooDeep.body(), "code")).isEqualTo("json_too_deep");
+
+            // neither claimed the key: a proper request with the same key runs
+            HttpResponse<byte[]> ok = Call.post(server, "/v1/charges").key("k1").json("{\"amount\":1}").send();
+            assertThat(ok.statusCode()).isEqualTo(204);
             assertThat(app.executions).hasValue(1);
         }
     }

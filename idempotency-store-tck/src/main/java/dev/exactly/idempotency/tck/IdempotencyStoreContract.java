@@ -486,6 +486,28 @@ public abstract class IdempotencyStoreContract {
     }
 
     @Test
+    @DisplayName("a claim takes the caller's token, so a claim whose answer was lost can be undone by it")
+    void claimUndoneByItsToken() {
+        ScopeKey key = randomKey();
+        Fingerprint fp = randomFingerprint();
+        OwnerToken chosen = OwnerToken.random();
+        ClaimOutcome outcome = store.claim(key, fp, chosen, LONG_LEASE, RETENTION);
+        assertThat(outcome).isInstanceOf(ClaimOutcome.Claimed.class);
+        assertThat(((ClaimOutcome.Claimed) outcome).owner()).isEqualTo(chosen);
+        assertThat(store.find(key).orElseThrow().owner()).isEqualTo(chosen);
+
+        // a second claim under another token finds the key taken, and leaves it alone
+        OwnerToken late = OwnerToken.random();
+        assertThat(store.claim(key, fp, late, LONG_LEASE, RETENTION)).isInstanceOf(ClaimOutcome.InFlight.class);
+        assertThat(store.release(key, late)).as("undoing a claim that never landed").isFalse();
+        assertThat(store.find(key).orElseThrow().owner()).isEqualTo(chosen);
+
+        assertThat(store.release(key, chosen)).as("undoing the claim that landed").isTrue();
+        assertThat(store.find(key)).isEmpty();
+        assertThat(store.release(key, chosen)).as("undoing it twice").isFalse();
+    }
+
+    @Test
     @DisplayName("release deletes the record so that a retry claims afresh")
     void releaseThenReclaim() {
         ScopeKey key = randomKey();

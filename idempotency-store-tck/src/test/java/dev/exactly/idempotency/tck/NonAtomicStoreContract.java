@@ -31,7 +31,8 @@ class NonAtomicStoreContract extends IdempotencyStoreContract {
         }
 
         @Override
-        public ClaimOutcome claim(ScopeKey key, Fingerprint fingerprint, Duration lease, Duration retention) {
+        public ClaimOutcome claim(ScopeKey key, Fingerprint fingerprint, OwnerToken owner, Duration lease,
+                Duration retention) {
             Optional<IdempotencyRecord> existing = delegate().find(key);
             if (existing.isPresent()) {
                 IdempotencyRecord record = existing.get();
@@ -40,7 +41,7 @@ class NonAtomicStoreContract extends IdempotencyStoreContract {
             Thread.yield(); // the window between the read and the write
             // "create": overwrite whatever is there now, as a find-then-create middleware does
             delegate().release(key, delegate().find(key).map(IdempotencyRecord::owner).orElse(OwnerToken.random()));
-            return delegate().claim(key, fingerprint, lease, retention);
+            return delegate().claim(key, fingerprint, owner, lease, retention);
         }
     }
 }

@@ -146,7 +146,11 @@ public class IdempotencyAutoConfiguration {
     static class MemoryStoreConfiguration {
         @Bean
         InMemoryIdempotencyStore idempotencyStore(IdempotencyProperties properties) {
-            return InMemoryIdempotencyStore.create(InstantSource.system(), properties.getMemory().getMaxEntries());
+            return InMemoryIdempotencyStore.builder()
+                    .clock(InstantSource.system())
+                    .maxEntries(properties.getMemory().getMaxEntries())
+                    .whenFull(properties.getMemory().getWhenFull())
+                    .build();
         }
     }
 

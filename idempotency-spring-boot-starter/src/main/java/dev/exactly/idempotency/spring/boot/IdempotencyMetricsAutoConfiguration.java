@@ -2,7 +2,12 @@ package dev.exactly.idempotency.spring.boot;
 
 import dev.exactly.idempotency.IdempotencyEngine;
 import dev.exactly.idempotency.spring.boot.metrics.MicrometerIdempotencyListener;
+import dev.exactly.idempotency.memory.InMemoryIdempotencyStore;
+import io.micrometer.core.instrument.FunctionCounter;
+import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.binder.MeterBinder;
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
@@ -31,5 +36,24 @@ public class IdempotencyMetricsAutoConfiguration {
     @ConditionalOnMissingBean
     MicrometerIdempotencyListener idempotencyMetricsListener(MeterRegistry registry) {
         return new MicrometerIdempotencyListener(registry);
+    }
+
+    /**
+     * The in-memory store's occupancy: {@code exactly.idempotency.memory.size} (gauge), {@code .evictions}
+     * and {@code .refusals} (function counters), read from {@link InMemoryIdempotencyStore#stats()}.
+     */
+    @Bean
+    MeterBinder idempotencyMemoryStoreMeters(ObjectProvider<InMemoryIdempotencyStore> stores) {
+        return registry -> stores.ifUnique(store -> {
+            Gauge.builder("exactly.idempotency.memory.size", store, s -> s.stats().size())
+                    .description("records held by the in-memory idempotency store")
+                    .register(registry);
+            FunctionCounter.builder("exactly.idempotency.memory.evictions", store, s -> s.stats().evictions())
+                    .description("finished records evicted to make room for new keys")
+                    .register(registry);
+            FunctionCounter.builder("exactly.idempotency.memory.refusals", store, s -> s.stats().refusals())
+                    .description("new keys refused (503) because the store was full")
+                    .register(registry);
+        });
     }
 }

@@ -539,8 +539,13 @@ public class IdempotencyProperties implements InitializingBean {
 
     /** The in-memory store. */
     public static class Memory {
-        /** Most records held; when full of live records, new keys are refused with 503 rather than evicted. */
+        /** Most records held (processing and finished). */
         private int maxEntries = 100_000;
+        /**
+         * What a full store does with a new key: refuse it (503) until records expire, or evict finished
+         * records oldest first (only when a durable store keeps every outcome behind this one).
+         */
+        private InMemoryIdempotencyStore.WhenFull whenFull = InMemoryIdempotencyStore.WhenFull.REFUSE;
 
         public int getMaxEntries() {
             return maxEntries;
@@ -548,6 +553,14 @@ public class IdempotencyProperties implements InitializingBean {
 
         public void setMaxEntries(int maxEntries) {
             this.maxEntries = maxEntries;
+        }
+
+        public InMemoryIdempotencyStore.WhenFull getWhenFull() {
+            return whenFull;
+        }
+
+        public void setWhenFull(InMemoryIdempotencyStore.WhenFull whenFull) {
+            this.whenFull = whenFull;
         }
     }
 

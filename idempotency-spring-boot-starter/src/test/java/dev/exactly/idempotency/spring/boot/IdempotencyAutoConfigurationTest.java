@@ -1,6 +1,7 @@
 package dev.exactly.idempotency.spring.boot;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.exactly.idempotency.IdempotencyEngine;
 import dev.exactly.idempotency.IdempotencyListener;
@@ -60,6 +61,29 @@ class IdempotencyAutoConfigurationTest {
             assertThat(context).hasSingleBean(IdempotencyStoreHealthIndicator.class);
             assertThat(context.getBean(IdempotencyStoreHealthIndicator.class).health().getStatus()).isEqualTo(Status.UP);
         });
+    }
+
+    @Test
+    void aFullInMemoryStoreIsOutOfServiceAndEvictsFinishedRecordsWhenToldTo() {
+        runner.withPropertyValues("exactly.idempotency.memory.max-entries=1",
+                        "exactly.idempotency.memory.when-full=evict-finished")
+                .run(context -> {
+                    InMemoryIdempotencyStore store = context.getBean(InMemoryIdempotencyStore.class);
+                    assertThat(store.stats().whenFull()).isEqualTo(InMemoryIdempotencyStore.WhenFull.EVICT_FINISHED);
+                    IdempotencyStoreHealthIndicator health = context.getBean(IdempotencyStoreHealthIndicator.class);
+                    assertThat(health.health().getStatus()).isEqualTo(Status.UP);
+
+                    java.time.Duration lease = java.time.Duration.ofSeconds(30);
+                    java.time.Duration retention = java.time.Duration.ofHours(1);
+                    dev.exactly.idempotency.Fingerprint fp = new dev.exactly.idempotency.Fingerprint("t", "f");
+                    store.claim(new dev.exactly.idempotency.ScopeKey("a".repeat(64)), fp, lease, retention);
+                    assertThatThrownBy(() -> store.claim(new dev.exactly.idempotency.ScopeKey("b".repeat(64)), fp, lease,
+                            retention)).isInstanceOf(dev.exactly.idempotency.StoreUnavailableException.class);
+                    var full = health.health();
+                    assertThat(full.getStatus()).isEqualTo(Status.OUT_OF_SERVICE);
+                    assertThat(full.getDetails()).containsEntry("refusals", 1L).containsEntry("maxEntries", 1)
+                            .containsKey("reason");
+                });
     }
 
     @Test

@@ -23,7 +23,9 @@ import org.springframework.util.ClassUtils;
  * <ul>
  *   <li>every store: a {@code find} of a fixed probe key that no request can produce, through the
  *       store itself (a round trip on its own connection, with its own timeout); DOWN if it fails;</li>
- *   <li>memory: detail {@code size} (records held);</li>
+ *   <li>memory: details {@code size}, {@code maxEntries}, {@code whenFull}, {@code evictions} and
+ *       {@code refusals}; {@code OUT_OF_SERVICE} while the store refuses new keys because it is full
+ *       (of live records, or, evicting, of records in flight), with the reason;</li>
  *   <li>PostgreSQL: also {@code SELECT 1} through the DataSource, and detail {@code listening} (whether
  *       the LISTEN connection that wakes waiting requests is up; it opens with the first waiting
  *       request, so {@code false} alone is not DOWN);</li>
@@ -78,7 +80,18 @@ public final class IdempotencyStoreHealthIndicator extends AbstractHealthIndicat
         store.find(PROBE_KEY);
         builder.withDetail("probeMillis", (System.nanoTime() - start) / 1_000_000);
         if (store instanceof InMemoryIdempotencyStore memory) {
-            builder.withDetail("size", memory.size());
+            InMemoryIdempotencyStore.Stats stats = memory.stats();
+            builder.withDetail("size", stats.size())
+                    .withDetail("maxEntries", stats.maxEntries())
+                    .withDetail("whenFull", stats.whenFull())
+                    .withDetail("evictions", stats.evictions())
+                    .withDetail("refusals", stats.refusals());
+            if (stats.refusing()) {
+                builder.outOfService().withDetail("reason", stats.whenFull() == InMemoryIdempotencyStore.WhenFull.REFUSE
+                        ? "full: new keys are refused (503) until records expire"
+                        : "full of requests in flight: new keys are refused (503) until some finish");
+                return;
+            }
         }
         if (postgres) {
             builder.withDetail("listening", PostgresDetails.listening(store));

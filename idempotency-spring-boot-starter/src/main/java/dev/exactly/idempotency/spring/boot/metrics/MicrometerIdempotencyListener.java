@@ -38,7 +38,10 @@ import java.util.concurrent.ConcurrentMap;
  *       <td>how long the handler held the key, from claim to record/release</td></tr>
  *   <tr><td>{@value #LEASE_LOST}</td><td>counter</td><td></td><td>owners that lost their lease before recording</td></tr>
  *   <tr><td>{@value #STORE_ERRORS}</td><td>counter</td><td>exception=simple class name</td><td>store failures
- *       (the request failed closed with 503)</td></tr>
+ *       (before the action: the request failed closed with 503; after it: the write is repaired)</td></tr>
+ *   <tr><td>{@value #REPAIRS}</td><td>counter</td><td>repair=undo_claim|record|release,
+ *       result=scheduled|applied|not_needed|abandoned</td><td>writes whose answer the store did not give,
+ *       finished in the background with the owner token</td></tr>
  * </table>
  *
  * <p>Thread-safe; the meters of a route are registered on its first event and then reused.
@@ -62,6 +65,8 @@ public final class MicrometerIdempotencyListener implements IdempotencyListener 
     public static final String LEASE_LOST = "exactly.idempotency.lease.lost";
     /** Counter of store errors. */
     public static final String STORE_ERRORS = "exactly.idempotency.store.errors";
+    /** Counter: background repairs of unanswered store writes. */
+    public static final String REPAIRS = "exactly.idempotency.repairs";
 
     private static final Duration MIN_EXPECTED = Duration.ofMillis(1);
     private static final Duration MAX_EXPECTED = Duration.ofMinutes(5);
@@ -214,6 +219,17 @@ public final class MicrometerIdempotencyListener implements IdempotencyListener 
                 .description("idempotency store failures; the request failed closed (503)")
                 .tags(meters(request).tags)
                 .tag("exception", exceptionType(error))
+                .register(registry)
+                .increment();
+    }
+
+    @Override
+    public void onRepair(IdempotencyRequest request, Repair repair, RepairResult result) {
+        Counter.builder(REPAIRS)
+                .description("store writes whose answer was lost, finished in the background with the owner token")
+                .tags(meters(request).tags)
+                .tag("repair", repair.name().toLowerCase(java.util.Locale.ROOT))
+                .tag("result", result.name().toLowerCase(java.util.Locale.ROOT))
                 .register(registry)
                 .increment();
     }

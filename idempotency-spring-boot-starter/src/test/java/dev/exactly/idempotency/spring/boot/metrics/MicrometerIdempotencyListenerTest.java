@@ -221,7 +221,8 @@ class MicrometerIdempotencyListenerTest {
         }
 
         @Override
-        public ClaimOutcome claim(ScopeKey key, Fingerprint fingerprint, Duration lease, Duration retention) {
+        public ClaimOutcome claim(ScopeKey key, Fingerprint fingerprint, OwnerToken owner, Duration lease,
+                Duration retention) {
             throw down();
         }
 

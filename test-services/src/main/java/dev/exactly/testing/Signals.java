@@ -1,25 +1,25 @@
-package dev.exactly.chaos;
+package dev.exactly.testing;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.concurrent.TimeUnit;
 
 /** POSIX signals to one process, by its own PID (through {@code kill}, as an operator would send them). */
-final class Signals {
+public final class Signals {
     private Signals() {}
 
     /** {@code kill -9}: the process dies at once, with no shutdown hook and no graceful close. */
-    static void kill(long pid) {
+    public static void kill(long pid) {
         send(pid, "KILL");
     }
 
     /** {@code kill -STOP}: the process is frozen (a GC pause, a stalled VM); its sockets stay open. */
-    static void stop(long pid) {
+    public static void stop(long pid) {
         send(pid, "STOP");
     }
 
     /** {@code kill -CONT}: a frozen process runs again. */
-    static void resume(long pid) {
+    public static void resume(long pid) {
         send(pid, "CONT");
     }
 
