@@ -17,7 +17,14 @@ import tools.jackson.databind.json.JsonMapper;
  * determined by its content.
  */
 public final class ApiJson {
-    private static final JsonMapper MAPPER = JsonMapper.builder()
+    /** The deepest nesting a request body may have: the idempotency fingerprint's limit. */
+    public static final int MAX_DEPTH = dev.exactly.idempotency.Fingerprinter.DEFAULT_MAX_JSON_DEPTH;
+
+    private static final JsonMapper MAPPER = JsonMapper.builder(tools.jackson.core.json.JsonFactory.builder()
+                    .streamReadConstraints(tools.jackson.core.StreamReadConstraints.builder()
+                            .maxNestingDepth(MAX_DEPTH)
+                            .build())
+                    .build())
             .enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION)
             .build();
 

@@ -28,7 +28,10 @@ import org.jspecify.annotations.Nullable;
  *   <tr><td>forbidden</td><td>403</td><td>operator_only, tenant_only</td><td>-</td></tr>
  *   <tr><td>operator-conflict</td><td>409</td><td>operator_conflict</td><td>-</td></tr>
  *   <tr><td>database-unavailable</td><td>503</td><td>database_unavailable</td><td>no</td></tr>
+ *   <tr><td>outcome-unknown</td><td>503</td><td>outcome_unknown</td><td>no</td></tr>
  *   <tr><td>method-not-allowed, not-acceptable, unsupported-media-type</td><td>405, 406, 415</td><td>the slug with '_'</td><td>no</td></tr>
+ *   <tr><td>request-rejected</td><td>400</td><td>request_rejected</td><td>-</td></tr>
+ *   <tr><td>malformed-request</td><td>400</td><td>malformed_request</td><td>-</td></tr>
  *   <tr><td>internal-error</td><td>500</td><td>internal_error</td><td>no</td></tr>
  * </table>
  * plus the idempotency problems of {@link Problems} (key missing, invalid, in use, reused, lease lost).
@@ -48,6 +51,8 @@ public final class ApiProblems {
     public static final URI DATABASE_UNAVAILABLE = type("database-unavailable");
     public static final URI OPERATOR_CONFLICT = type("operator-conflict");
     public static final URI INTERNAL_ERROR = type("internal-error");
+    public static final URI REQUEST_REJECTED = type("request-rejected");
+    public static final URI MALFORMED_REQUEST = type("malformed-request");
 
     private ApiProblems() {}
 
@@ -163,17 +168,62 @@ public final class ApiProblems {
         return response(new Problem(FORBIDDEN, "Forbidden", 403, detail, code, Map.of()));
     }
 
-    /** 503, not recorded. */
+    /**
+     * 400: the path is not in canonical form (encoded separators or dots, {@code ;} parameters, {@code //},
+     * dot segments, control characters); refused before routing, authentication or anything else.
+     */
+    public static ApiResponse requestRejected() {
+        return response(new Problem(REQUEST_REJECTED, "Request rejected", 400,
+                "the request path is not in canonical form (encoded '/', '\\' or '.', ';' parameters, '//', '.' "
+                        + "or '..' segments and control characters are refused); the request was refused before it ran",
+                "request_rejected", Map.of()));
+    }
+
+    /**
+     * An error the servlet container raised before the application saw the request (a malformed request
+     * line, header or encoding, headers too large, a transfer coding or HTTP version it does not speak):
+     * 400 {@code malformed-request} — the request could not be read, whichever way the container put it
+     * (400, 501, 505) — or the status as a problem; never the container's own page.
+     */
+    public static ApiResponse containerError(int status) {
+        return switch (status) {
+            case 400, 501, 505 -> response(new Problem(MALFORMED_REQUEST, "Malformed request", 400,
+                    "the server could not read the request (its request line, headers, encoding or transfer "
+                            + "coding); it was refused before it ran", "malformed_request", Map.of()));
+            case 404 -> notFound("resource");
+            default -> status >= 500 ? internalError() : forStatus(status, "the request was refused before it ran");
+        };
+    }
+
+    /**
+     * 503, not recorded: the database could not be reached before anything was written, so this request
+     * did not run (an earlier one with the same key may have: retry with the same key).
+     */
     public static ApiResponse databaseUnavailable() {
         return response(new Problem(DATABASE_UNAVAILABLE, "Database unavailable", 503,
-                "the database could not complete the request; nothing was changed, retry later",
+                "the database could not be reached, so this request was refused before it ran; retry later "
+                        + "(with the same Idempotency-Key, if it had one)",
                 "database_unavailable", Map.of())).notRecordable().withRetryAfter(Duration.ofSeconds(1));
     }
 
-    /** 500, not recorded. */
+    /**
+     * 503, not recorded: the request may have taken effect (e.g. the database failed after the processor
+     * was called, or during a commit) and its outcome is not known here. A retry with the same key gets
+     * it once recovery has settled it; a new key could pay twice.
+     *
+     * @param chargeId the charge concerned, or {@code null}
+     */
+    public static ApiResponse outcomeUnknown(String detail, @Nullable String chargeId) {
+        Problem problem = Problems.outcomeUnknown(detail);
+        return response(chargeId == null ? problem : problem.with("charge", chargeId))
+                .notRecordable().withRetryAfter(Duration.ofSeconds(1));
+    }
+
+    /** 500, not recorded: a bug. Whether the request took effect is not known here. */
     public static ApiResponse internalError() {
         return response(new Problem(INTERNAL_ERROR, "Internal error", 500,
-                "an unexpected error occurred", "internal_error", Map.of())).notRecordable();
+                "an unexpected error occurred; the request may have taken effect: retry with the same "
+                        + "Idempotency-Key to get its outcome", "internal_error", Map.of())).notRecordable();
     }
 
     /** A protocol error (405, 406, 415): type {@code method-not-allowed}, {@code not-acceptable}, ... */
@@ -182,6 +232,10 @@ public final class ApiProblems {
             case 405 -> "method-not-allowed";
             case 406 -> "not-acceptable";
             case 415 -> "unsupported-media-type";
+            case 413 -> "payload-too-large";
+            case 414 -> "uri-too-long";
+            case 431 -> "request-header-fields-too-large";
+            case 505 -> "http-version-not-supported";
             default -> "http-" + status;
         };
         Problem bare = Problems.forStatus(status, detail);

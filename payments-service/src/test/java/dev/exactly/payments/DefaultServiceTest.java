@@ -7,7 +7,7 @@ import org.springframework.test.context.DynamicPropertySource;
  * Test classes that run the service with its defaults (in-memory hot tier, scheduled worker) share one
  * service instance and schema: the properties are declared once, here, so the test context is cached.
  */
-abstract class DefaultServiceTest extends ServiceTest {
+public abstract class DefaultServiceTest extends ServiceTest {
     private static final java.util.function.Consumer<DynamicPropertyRegistry> SHARED = registry ->
             commonProperties(registry, "pay_default");
 

@@ -3,12 +3,12 @@ package dev.exactly.payments.api;
 import dev.exactly.idempotency.IdempotencyException;
 import dev.exactly.idempotency.StoreUnavailableException;
 import dev.exactly.idempotency.servlet.Problems;
+import dev.exactly.ledger.LedgerRetryableException;
+import dev.exactly.ledger.LedgerStorageException;
 import dev.exactly.payments.ApiException;
 import dev.exactly.payments.ApiProblems;
 import dev.exactly.payments.ApiResponse;
 import dev.exactly.payments.db.DatabaseException;
-import dev.exactly.ledger.LedgerRetryableException;
-import dev.exactly.ledger.LedgerStorageException;
 import jakarta.servlet.http.HttpServletRequest;
 import java.time.Duration;
 import java.util.List;
@@ -26,8 +26,9 @@ import org.springframework.web.servlet.resource.NoResourceFoundException;
 
 /**
  * Every failure becomes a problem document with a stable type: expected refusals carry their answer,
- * infrastructure failures are 503 with {@code Retry-After} (nothing was changed), protocol errors keep
- * their status. Only a bug is a 500, and none of these answers is recorded by the hot tier.
+ * infrastructure failures are 503 with {@code Retry-After} — "refused before it ran" only where nothing
+ * can have been written, "outcome unknown" otherwise — and protocol errors keep their status. Only a bug
+ * is a 500, and none of these answers is recorded by the hot tier.
  */
 @RestControllerAdvice
 public class ApiExceptionHandler {
@@ -49,10 +50,18 @@ public class ApiExceptionHandler {
         return Http.entity(ApiProblems.idempotency(Problems.from(e), null), request);
     }
 
+    /**
+     * A database failure that no business step answered itself. Nothing was written if no connection could
+     * be had, or if the request only reads; otherwise a commit may have happened: outcome unknown.
+     */
     @ExceptionHandler({DatabaseException.class, LedgerStorageException.class, LedgerRetryableException.class})
     ResponseEntity<byte[]> database(RuntimeException e, HttpServletRequest request) {
-        log.warn("database failure: {}", e.getMessage());
-        return Http.entity(ApiProblems.databaseUnavailable(), request);
+        log.warn("database failure in {} {}: {}", request.getMethod(), request.getRequestURI(), e.getMessage());
+        boolean nothingWritten = (e instanceof DatabaseException db && db.beforeAnyStatement())
+                || request.getMethod().equals("GET") || request.getMethod().equals("HEAD");
+        return Http.entity(nothingWritten
+                ? ApiProblems.databaseUnavailable()
+                : ApiProblems.outcomeUnknown("the database failed while the request was being written", null), request);
     }
 
     @ExceptionHandler(HttpRequestMethodNotSupportedException.class)

@@ -9,6 +9,7 @@ import dev.exactly.payments.charge.ChargeRow;
 import dev.exactly.payments.charge.ChargeViews;
 import dev.exactly.payments.charge.CrashPoint;
 import dev.exactly.payments.config.PaymentsProperties;
+import dev.exactly.payments.security.Caller;
 import jakarta.servlet.http.HttpServletRequest;
 import java.util.List;
 import org.jspecify.annotations.Nullable;
@@ -40,7 +41,7 @@ public class ChargeController {
         if (testHooks && hook != null) {
             crash = CrashPoint.parse(hook).orElse(null);
         }
-        ApiResponse answer = pipeline.create(tenant, Http.key(request), Http.body(request),
+        ApiResponse answer = pipeline.create(tenant, Http.key(request), Http.jsonBody(request),
                 request.getContentType(), crash);
         return Http.entity(answer, request);
     }

@@ -1,7 +1,9 @@
 package dev.exactly.payments.api;
 
+import dev.exactly.idempotency.Fingerprinter;
 import dev.exactly.idempotency.IdempotencyKey;
 import dev.exactly.idempotency.servlet.IdempotencyFilter;
+import dev.exactly.idempotency.servlet.Problems;
 import dev.exactly.payments.ApiException;
 import dev.exactly.payments.ApiProblems;
 import dev.exactly.payments.ApiResponse;
@@ -46,18 +48,30 @@ final class Http {
     }
 
     /** The longest request body read: the idempotency fingerprint's limit. */
-    static final int MAX_BODY_BYTES = dev.exactly.idempotency.Fingerprinter.DEFAULT_MAX_BODY_BYTES;
+    static final int MAX_BODY_BYTES = Fingerprinter.DEFAULT_MAX_BODY_BYTES;
 
     /**
-     * The raw request body, whatever its declared media type (so that {@code curl -d '{...}'}, which
-     * declares a form, is read as the JSON it is).
+     * The request body of a JSON endpoint: declared {@code application/json} (or {@code +json}), else
+     * 415 (not recorded, so the client may fix the header and retry with the same key). An empty body of
+     * no declared type passes, for the validator to report as missing.
      */
-    static byte[] body(HttpServletRequest request) {
+    static byte[] jsonBody(HttpServletRequest request) {
+        byte[] body = body(request);
+        String type = request.getContentType();
+        if (!Fingerprinter.isJson(type) && (type != null || body.length > 0)) {
+            throw new ApiException(ApiProblems.response(Problems.unsupportedMediaType(
+                    "this endpoint accepts 'Content-Type: application/json' only (got "
+                            + (type == null ? "none" : "'" + type.strip() + "'") + ")")).notRecordable());
+        }
+        return body;
+    }
+
+    /** The raw request body, bounded by the fingerprint limit (413 beyond it). */
+    private static byte[] body(HttpServletRequest request) {
         try (java.io.InputStream in = request.getInputStream()) {
             byte[] body = in.readNBytes(MAX_BODY_BYTES + 1);
             if (body.length > MAX_BODY_BYTES) {
-                throw new ApiException(ApiProblems.idempotency(
-                        dev.exactly.idempotency.servlet.Problems.payloadTooLarge(MAX_BODY_BYTES), null));
+                throw new ApiException(ApiProblems.idempotency(Problems.payloadTooLarge(MAX_BODY_BYTES), null));
             }
             return body;
         } catch (java.io.IOException e) {

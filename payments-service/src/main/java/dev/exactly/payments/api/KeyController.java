@@ -5,6 +5,7 @@ import dev.exactly.payments.ApiJson;
 import dev.exactly.payments.ApiProblems;
 import dev.exactly.payments.ApiResponse;
 import dev.exactly.payments.keys.KeyStatus;
+import dev.exactly.payments.security.Caller;
 import jakarta.servlet.http.HttpServletRequest;
 import java.util.LinkedHashMap;
 import java.util.List;

@@ -7,6 +7,7 @@ import dev.exactly.payments.ApiResponse;
 import dev.exactly.payments.charge.ChargeOperations;
 import dev.exactly.payments.charge.ChargeRequest;
 import dev.exactly.payments.ledger.LedgerQueries;
+import dev.exactly.payments.security.Caller;
 import jakarta.servlet.http.HttpServletRequest;
 import java.util.Locale;
 import org.jspecify.annotations.Nullable;

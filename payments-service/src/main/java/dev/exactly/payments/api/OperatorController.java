@@ -5,6 +5,7 @@ import dev.exactly.payments.ApiProblems;
 import dev.exactly.payments.ApiResponse;
 import dev.exactly.payments.charge.ChargeOperations;
 import dev.exactly.payments.charge.ChargeRequest;
+import dev.exactly.payments.security.Caller;
 import jakarta.servlet.http.HttpServletRequest;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -20,7 +21,8 @@ import org.springframework.web.bind.annotation.RestController;
 
 /**
  * The operator's view of requests recovery is working on ({@code stuck}) or gave up on
- * ({@code dead_lettered}), and the two actions: retry now, or resolve by hand.
+ * ({@code dead_lettered}), and the two actions: retry now, or resolve by hand. Only the operator key gets
+ * here (Spring Security decides on the routed path), and each endpoint checks it again.
  */
 @RestController
 public class OperatorController {
@@ -38,6 +40,7 @@ public class OperatorController {
             @RequestParam(required = false) @Nullable String state,
             @RequestParam(required = false) @Nullable String limit,
             HttpServletRequest request) {
+        Caller.of(request).requireOperator();
         String s = state == null ? "dead_lettered" : state;
         if (!s.equals("stuck") && !s.equals("dead_lettered")) {
             throw Http.invalidParam("state", "must be stuck or dead_lettered");
@@ -52,6 +55,7 @@ public class OperatorController {
 
     @PostMapping("/v1/operator/requests/{chargeId}/retry")
     public ResponseEntity<byte[]> retry(@PathVariable String chargeId, HttpServletRequest request) {
+        Caller.of(request).requireOperator();
         if (!ChargeRequest.ID.matcher(chargeId).matches()) {
             return Http.entity(ApiProblems.notFound("charge"), request);
         }
@@ -61,7 +65,8 @@ public class OperatorController {
     @PostMapping("/v1/operator/requests/{chargeId}/resolve")
     public ResponseEntity<byte[]> resolve(@PathVariable String chargeId,
             HttpServletRequest request) {
-        ApiJson.Fields f = ApiJson.Fields.of(Http.body(request));
+        Caller.of(request).requireOperator();
+        ApiJson.Fields f = ApiJson.Fields.of(Http.jsonBody(request));
         f.onlyKnown(List.of("outcome", "reason"));
         String outcome = f.requiredString("outcome", OUTCOME, "succeeded or failed");
         String reason = f.requiredString("reason", REASON, "1-500 characters");

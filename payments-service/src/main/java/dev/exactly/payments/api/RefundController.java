@@ -1,6 +1,7 @@
 package dev.exactly.payments.api;
 
 import dev.exactly.payments.refund.RefundService;
+import dev.exactly.payments.security.Caller;
 import jakarta.servlet.http.HttpServletRequest;
 import org.jspecify.annotations.Nullable;
 import org.springframework.http.ResponseEntity;
@@ -19,7 +20,7 @@ public class RefundController {
     @PostMapping("/v1/refunds")
     public ResponseEntity<byte[]> create(HttpServletRequest request) {
         String tenant = Caller.of(request).requireTenant();
-        return Http.entity(refunds.create(tenant, Http.key(request), Http.body(request),
+        return Http.entity(refunds.create(tenant, Http.key(request), Http.jsonBody(request),
                 request.getContentType()), request);
     }
 }

@@ -1,16 +1,20 @@
 package dev.exactly.payments.charge;
 
 import dev.exactly.idempotency.OwnerToken;
+import dev.exactly.idempotency.StoreUnavailableException;
 import dev.exactly.ledger.Account;
 import dev.exactly.ledger.Currency;
 import dev.exactly.ledger.DuplicateEntryException;
 import dev.exactly.ledger.EntryRequest;
 import dev.exactly.ledger.Ledger;
+import dev.exactly.ledger.LedgerRetryableException;
+import dev.exactly.ledger.LedgerStorageException;
 import dev.exactly.ledger.Money;
 import dev.exactly.payments.ApiJson;
 import dev.exactly.payments.ApiProblems;
 import dev.exactly.payments.ApiResponse;
 import dev.exactly.payments.config.PaymentsProperties;
+import dev.exactly.payments.db.DatabaseException;
 import dev.exactly.payments.db.Jdbc;
 import dev.exactly.payments.keys.DurableTier;
 import dev.exactly.payments.ledger.TenantAccounts;
@@ -132,8 +136,23 @@ public final class ChargeExecutor {
         }
     }
 
-    /** Phase 3: one transaction, fenced by the owner token; the answer it recorded. */
+    /**
+     * Phase 3: one transaction, fenced by the owner token; the answer it recorded. The processor has been
+     * called by now, so a database failure here is "outcome unknown": the charge stays pending with its
+     * record, and recovery (or a retry with the same key, once the lease ends) settles it.
+     */
     ApiResponse finish(ChargeRow row, OwnerToken owner, Outcome outcome, @Nullable CrashPoint crash) {
+        try {
+            return finishInTransaction(row, owner, outcome, crash);
+        } catch (DatabaseException | StoreUnavailableException | LedgerStorageException | LedgerRetryableException e) {
+            log.warn("charge {}: the database failed after the processor answered ({}); left for recovery",
+                    row.id(), e.getMessage());
+            return ApiProblems.outcomeUnknown("the database failed after the processor was called; the charge "
+                    + "will be completed by recovery", row.id());
+        }
+    }
+
+    private ApiResponse finishInTransaction(ChargeRow row, OwnerToken owner, Outcome outcome, @Nullable CrashPoint crash) {
         Currency currency = Currency.of(row.currency());
         Account clearing = null;
         Account customer = null;
@@ -213,6 +232,16 @@ public final class ChargeExecutor {
 
     /** An attempt without an answer: count it, hand the record to recovery, or dead-letter the charge. */
     ApiResponse recordFailure(ChargeRow row, OwnerToken owner, PspException error) {
+        try {
+            return recordFailureInTransaction(row, owner, error);
+        } catch (DatabaseException | StoreUnavailableException | LedgerStorageException | LedgerRetryableException e) {
+            log.warn("charge {}: the database failed recording a processor attempt ({})", row.id(), e.getMessage());
+            return ApiProblems.outcomeUnknown("the processor gave no answer and the database failed recording "
+                    + "the attempt; the charge will be completed by recovery", row.id());
+        }
+    }
+
+    private ApiResponse recordFailureInTransaction(ChargeRow row, OwnerToken owner, PspException error) {
         boolean unknown = error.outcomeUnknown() || row.recoveryPoint() == RecoveryPoint.PROCESSOR_CALLED;
         RecoveryPoint point = unknown ? RecoveryPoint.PROCESSOR_CALLED : RecoveryPoint.CHARGE_CREATED;
         String message = truncate(error.getClass().getSimpleName() + ": " + error.getMessage());

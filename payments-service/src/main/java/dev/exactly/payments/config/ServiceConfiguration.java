@@ -5,7 +5,6 @@ import dev.exactly.idempotency.IdempotencyRecord;
 import dev.exactly.idempotency.IdempotencyRequest;
 import dev.exactly.idempotency.postgres.PostgresIdempotencyStore;
 import dev.exactly.ledger.Ledger;
-import dev.exactly.payments.api.ApiKeyAuthFilter;
 import dev.exactly.payments.charge.ChargeExecutor;
 import dev.exactly.payments.charge.ChargeOperations;
 import dev.exactly.payments.charge.ChargePipeline;
@@ -24,18 +23,13 @@ import java.time.InstantSource;
 import java.util.concurrent.ThreadLocalRandom;
 import javax.sql.DataSource;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
-import org.springframework.boot.web.servlet.FilterRegistrationBean;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
-import org.springframework.core.Ordered;
 
 /** The service's parts, wired by hand: plain classes, no framework in the domain. */
 @Configuration(proxyBeanMethods = false)
 @EnableConfigurationProperties(PaymentsProperties.class)
 public class ServiceConfiguration {
-    /** The API key filter runs before everything else that looks at the caller (the hot tier included). */
-    public static final int AUTH_FILTER_ORDER = Ordered.HIGHEST_PRECEDENCE + 20;
-
     @Bean
     InstantSource clock() {
         return InstantSource.system();
@@ -131,14 +125,5 @@ public class ServiceConfiguration {
     @Bean
     LedgerQueries ledgerQueries(Ledger ledger, TenantAccounts accounts) {
         return new LedgerQueries(ledger, accounts);
-    }
-
-    @Bean
-    FilterRegistrationBean<ApiKeyAuthFilter> apiKeyAuthFilter(PaymentsProperties properties) {
-        FilterRegistrationBean<ApiKeyAuthFilter> registration = new FilterRegistrationBean<>(
-                new ApiKeyAuthFilter(properties.allApiKeys(), properties.effectiveOperatorKey()));
-        registration.setOrder(AUTH_FILTER_ORDER);
-        registration.addUrlPatterns("/v1/*");
-        return registration;
     }
 }

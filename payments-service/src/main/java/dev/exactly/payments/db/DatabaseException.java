@@ -2,11 +2,30 @@ package dev.exactly.payments.db;
 
 import java.sql.SQLException;
 
-/** A database statement failed. The API answers 503: the request's outcome was not changed by it. */
+/**
+ * A database call failed. Only a failure to get a connection at all ({@link #beforeAnyStatement()}) says
+ * that nothing was done; a failure during a transaction or at its commit may hide a commit that happened.
+ */
 public final class DatabaseException extends RuntimeException {
+    private final boolean beforeAnyStatement;
 
     public DatabaseException(SQLException cause) {
+        this(cause, false);
+    }
+
+    private DatabaseException(SQLException cause, boolean beforeAnyStatement) {
         super(cause.getMessage(), cause);
+        this.beforeAnyStatement = beforeAnyStatement;
+    }
+
+    /** No connection could be had: no statement was sent. */
+    public static DatabaseException unreachable(SQLException cause) {
+        return new DatabaseException(cause, true);
+    }
+
+    /** Whether the failure came before any statement was sent (so nothing can have been written). */
+    public boolean beforeAnyStatement() {
+        return beforeAnyStatement;
     }
 
     /** The SQLSTATE of the failure, e.g. {@code 23505}, or the empty string. */

@@ -14,7 +14,8 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * The one JDBC command template of the service: statements with bound parameters on a given
- * connection, and transactions on the pool. SQL failures become {@link DatabaseException}.
+ * connection, and transactions on the pool. SQL failures become {@link DatabaseException}; one that came
+ * before any statement (no connection) says so.
  */
 public final class Jdbc {
 
@@ -93,7 +94,13 @@ public final class Jdbc {
      * when it throws (anything, an {@link Error} included).
      */
     public <T> T inTransaction(TxWork<T> work) {
-        try (Connection connection = dataSource.getConnection()) {
+        Connection pooled;
+        try {
+            pooled = dataSource.getConnection();
+        } catch (SQLException e) {
+            throw DatabaseException.unreachable(e);
+        }
+        try (Connection connection = pooled) {
             connection.setAutoCommit(false);
             try {
                 T result = work.run(connection);
