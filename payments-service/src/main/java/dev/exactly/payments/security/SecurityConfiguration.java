@@ -38,9 +38,10 @@ import org.springframework.security.web.firewall.RequestRejectedHandler;
 @Configuration(proxyBeanMethods = false)
 @EnableWebSecurity
 public class SecurityConfiguration {
-    /** Public static paths (GET only): the checkout page and its files. */
+    /** Public paths (GET only): the checkout page, its files and its demo settings, the OpenAPI document, health. */
     static final String[] PUBLIC_GET = {
-        "/", "/index.html", "/assets/**", "/js/**", "/favicon.ico", "/openapi.yaml", "/actuator/health", "/actuator/health/**"
+        "/", "/index.html", "/assets/**", "/js/**", "/favicon.ico", "/demo/settings", "/openapi.yaml", "/actuator/health",
+        "/actuator/health/**"
     };
 
     @Bean
