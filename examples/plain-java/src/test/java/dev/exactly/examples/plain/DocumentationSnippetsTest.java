@@ -17,8 +17,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The documentation cannot drift from code that compiles and runs: every {@code ```java} block of the
- * README and of {@code docs/*.md} is a verbatim part of a compiled source file of the repository (the
- * examples' tests run them), and every block preceded by {@code <!-- checked: path ... -->} is a verbatim
+ * README, of {@code docs/*.md} and of the modules' READMEs is a verbatim part of a compiled source file of
+ * the repository (tests run them: the examples', the modules' {@code ReadmeExampleTest}s), and every block preceded by {@code <!-- checked: path ... -->} is a verbatim
  * part of each file named there (the examples' poms, properties and the curl walk-through their tests
  * run). "Verbatim" ignores only the block's common indentation and trailing blanks.
  */
@@ -82,10 +82,12 @@ class DocumentationSnippetsTest {
         assertThat(contains(source, changed)).as("nor a changed relative indentation").isFalse();
     }
 
+    /** The README, {@code docs/*.md} and each module's README. */
     private static List<Path> documentation() {
         List<Path> files = new ArrayList<>(List.of(ROOT.resolve("README.md")));
-        try (Stream<Path> docs = Files.list(ROOT.resolve("docs"))) {
+        try (Stream<Path> docs = Files.list(ROOT.resolve("docs")); Stream<Path> modules = Files.list(ROOT)) {
             docs.filter(p -> p.toString().endsWith(".md")).sorted().forEach(files::add);
+            modules.map(module -> module.resolve("README.md")).filter(Files::isRegularFile).sorted().forEach(files::add);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }

@@ -1,0 +1,54 @@
+package dev.exactly.ledger;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.sql.Connection;
+import java.time.Instant;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The README's example, verbatim (the documentation check of the examples module finds it here), run on
+ * a fresh schema: a charge in the caller's transaction, a partial refund and its reversal, balances.
+ */
+class ReadmeExampleTest extends LedgerTestSupport {
+
+    @Test
+    void theReadmeExampleRunsAndBalances() throws Exception {
+        Instant asOf = START;
+        try (Connection connection = dataSource.getConnection()) {
+            LedgerSchema.migrate(dataSource);                        // or run db/ledger/V1__ledger.sql with Flyway
+            Ledger ledger = Ledger.of(dataSource, clock);           // clock: an InstantSource
+
+            Currency usd = Currency.of("USD");
+            Account clearing = ledger.openAccount(AccountSpec.of("clearing:psp:USD", AccountType.ASSET, usd).withShards(16));
+            Account customer = ledger.openAccount(AccountSpec.of("customer:42:USD", AccountType.LIABILITY, usd).withFloor(0));
+
+            // inside the payment service's own transaction: charge row + journal entry + idempotency record commit together
+            connection.setAutoCommit(false);
+            JournalEntry charge = ledger.post(connection, EntryRequest.builder()
+                    .debit(clearing.id(), Money.parse("100.00", "USD"))
+                    .credit(customer.id(), Money.parse("100.00", "USD"))
+                    .externalRef("charge:ch_123")          // unique: journaled once, even by racing writers
+                    .description("charge ch_123")
+                    .build());
+            // ... insert the charge row, finish the idempotency record ...
+            connection.commit();                            // the ledger never commits the caller's transaction
+
+            JournalEntry refund = ledger.post(EntryRequest.refundOf(charge.id())   // a partial refund: a new entry linked to the charge
+                    .debit(customer.id(), Money.parse("25.00", "USD"))
+                    .credit(clearing.id(), Money.parse("25.00", "USD"))
+                    .externalRef("refund:re_1").build());
+            ledger.reverse(refund.id(), "reversal:re_1", "payout failed"); // the mirror image, at most once per entry
+
+            ledger.balance(customer.id());                   // current, from the balance rows
+            ledger.balance(customer.id(), asOf);             // point in time, from the postings
+            ledger.trialBalance().isBalanced();              // Σdebits = Σcredits per currency
+            ledger.entries(EntryQuery.first(50).forAccount(customer.id())); // keyset pages
+        }
+        // the charge stands, its refund was reversed: the customer is owed the whole charge again
+        Account customer = ledger.account("customer:42:USD").orElseThrow();
+        assertThat(ledger.balance(customer.id())).isEqualTo(Money.parse("100.00", "USD"));
+        assertThat(ledger.entries(EntryQuery.first(10)).entries()).hasSize(3);
+        assertThat(ledger.trialBalance().isBalanced()).isTrue();
+    }
+}
