@@ -24,8 +24,23 @@ class DemoEndpointsTest extends DefaultServiceTest {
         assertThat(json.get("api_keys").get("globex").stringValue()).isEqualTo(GLOBEX);
         assertThat(json.get("operator_key").stringValue()).isEqualTo(OPERATOR);
         assertThat(json.get("processor_switches").booleanValue()).isTrue();
+    }
+
+    @Test
+    void thePageAndItsSettingsArePublicAndTheSwitchesAreNot() {
+        assertThat(get("/demo/settings", null).status()).isEqualTo(200);
         assertThat(get("/", null).text()).contains("Upgrade subscription").contains("/js/checkout.js");
+        for (String file : new String[] {"/index.html", "/js/exactly-client.js", "/js/checkout.js", "/assets/checkout.css"}) {
+            Answer a = get(file, null);
+            assertThat(a.status()).as(file).isEqualTo(200);
+            assertThat(a.text()).as(file).isNotBlank();
+        }
         assertThat(get("/js/exactly-client.js", null).text()).contains("export class ExactlyClient");
+        Answer postSettings = post("/demo/settings", null, null, "{}");
+        assertThat(postSettings.status()).as("only GET is public").isBetween(400, 499);
+        assertThat(get("/v1/demo/processor", OPERATOR).status()).as("the operator key does not act for a tenant").isEqualTo(403);
+        assertThat(put(OPERATOR, "{\"slow\":true,\"drop_response\":true}").status()).isEqualTo(403);
+        assertThat(psp().faults().latency()).isZero();
     }
 
     @Test
