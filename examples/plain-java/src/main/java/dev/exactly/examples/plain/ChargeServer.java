@@ -12,6 +12,7 @@ import dev.exactly.idempotency.IdempotencyPolicy;
 import dev.exactly.idempotency.IdempotencyRequest;
 import dev.exactly.idempotency.IdempotentResult;
 import dev.exactly.idempotency.InvalidIdempotencyKeyException;
+import dev.exactly.idempotency.JsonTooDeepException;
 import dev.exactly.idempotency.LeaseLostException;
 import dev.exactly.idempotency.Outcome;
 import dev.exactly.idempotency.PayloadTooLargeException;
@@ -147,6 +148,7 @@ public final class ChargeServer implements AutoCloseable {
             int status = switch (e) {
                 case InvalidIdempotencyKeyException invalid -> 400;  // missing, empty, too long, not printable ASCII
                 case PayloadTooLargeException tooLarge -> 413;       // too large to fingerprint
+                case JsonTooDeepException tooDeep -> 400;           // JSON nested deeper than the fingerprinter reads
                 case IdempotencyKeyReusedException reused -> 422;    // same key, another request: a client bug
                 case RequestInFlightException inFlight -> 409;       // the first one still runs: retry later
                 case LeaseLostException lost -> 409;                 // this run outlived its lease: retry, same key

@@ -28,8 +28,8 @@ import org.postgresql.ds.PGSimpleDataSource;
 
 /**
  * The plain-Java example, started as its own JVM on each store and driven over real HTTP: one charge per
- * key, byte-identical replays, 422 for a reused key, 409 for concurrent duplicates, 400, 401, 413, and
- * 503 when the store is down; its output carries no logging-binding warning.
+ * key, byte-identical replays, 422 for a reused key, 409 for concurrent duplicates, 400 (keys, JSON too
+ * deep), 401, 413, and 503 when the store is down; its output carries no logging-binding warning.
  */
 class ChargeServerTest {
     private static final Path LOGS = Path.of("target", "example-runs");
@@ -67,6 +67,8 @@ class ChargeServerTest {
             assertProblem(post(base, "sk_test_unknown", key, body), 401, "tenant_unresolved");
             assertProblem(post(base, API_KEY, "big-" + UUID.randomUUID(), "[" + "1,".repeat(600_000) + "1]"), 413,
                     "payload_too_large");
+            assertProblem(post(base, API_KEY, "deep-" + UUID.randomUUID(), "[".repeat(10_000) + "]".repeat(10_000)), 400,
+                    "json_too_deep");
 
             List<HttpResponse<String>> duplicates = concurrently(20, base, "order-" + UUID.randomUUID(), body);
             List<HttpResponse<String>> created = duplicates.stream().filter(r -> r.statusCode() == 201).toList();
