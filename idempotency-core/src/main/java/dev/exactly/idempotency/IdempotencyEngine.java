@@ -33,6 +33,15 @@ import org.jspecify.annotations.Nullable;
  * for the whole lease. When the action ran but its outcome could not be recorded, the caller still gets
  * the action's own response ({@link IdempotentResult.Kind#UNRECORDED}) and the recording is retried in
  * the background with the owner token: a failure after the action never reads as "not executed".
+ *
+ * <p>While the action runs, its lease is kept alive per the policy's {@link KeepAlive} (on by default):
+ * renewed every third of the lease, fenced by the owner token, until the action returns or throws, and
+ * never past the max hold. A slow action therefore keeps its key (duplicates get a conflict or wait),
+ * while a dead or frozen owner's lease runs out within one lease of its last renewal. A renewal the
+ * store refuses is reported ({@link IdempotencyListener#onRenewal}) and shows in {@link Lease#isLost()};
+ * the action's final write is fenced as always, so a lost owner gets {@link LeaseLostException}, never a
+ * recorded success. Each keep-alive runs on a virtual thread that ends with its action, so the engine
+ * holds no threads between requests and needs no closing.
  * The engine is thread-safe and holds no per-request state between calls.
  */
 public final class IdempotencyEngine {
@@ -68,9 +77,10 @@ public final class IdempotencyEngine {
      * @throws Exception                     whatever the action threw (the key was released)
      */
     public IdempotentResult execute(IdempotencyRequest request, GuardedAction action) throws Exception {
+        long sent = System.nanoTime();
         ClaimOutcome outcome = claim(request);
         if (outcome instanceof ClaimOutcome.Claimed claimed) {
-            return run(request, claimed, action);
+            return run(request, claimed, sent, action);
         }
         checkFingerprint(request, outcome.record());
         if (outcome instanceof ClaimOutcome.Finished finished) {
@@ -96,11 +106,12 @@ public final class IdempotencyEngine {
         Instant deadline = start.plus(maxWait);
         try (ChangeSubscription subscription = guard(request, () -> store.subscribe(request.key()))) {
             // Re-claim after subscribing: a change between our first claim and the subscription is not lost.
+            long sent = System.nanoTime();
             ClaimOutcome outcome = claim(request);
             while (true) {
                 if (outcome instanceof ClaimOutcome.Claimed claimed) {
                     listener.onWait(request, Duration.between(start, clock.instant()), WaitResult.CLAIMED);
-                    return run(request, claimed, action);
+                    return run(request, claimed, sent, action);
                 }
                 checkFingerprint(request, outcome.record());
                 if (outcome instanceof ClaimOutcome.Finished finished) {
@@ -114,6 +125,7 @@ public final class IdempotencyEngine {
                     throw new RequestInFlightException(retryAfter(outcome.record(), now), true);
                 }
                 subscription.await(nextWake(outcome.record(), now, deadline));
+                sent = System.nanoTime();
                 outcome = claim(request);
             }
         }
@@ -144,14 +156,22 @@ public final class IdempotencyEngine {
         return Duration.ofSeconds(seconds);
     }
 
-    private IdempotentResult run(IdempotencyRequest request, ClaimOutcome.Claimed claimed, GuardedAction action)
-            throws Exception {
+    /**
+     * Runs the action under a lease kept alive (per the policy) until it returns or throws; then records
+     * or releases, fenced by the owner token.
+     *
+     * @param sent when the claim was sent ({@link System#nanoTime()}): the lease began no earlier
+     */
+    private IdempotentResult run(IdempotencyRequest request, ClaimOutcome.Claimed claimed, long sent,
+            GuardedAction action) throws Exception {
         listener.onClaim(request, claimed.takeover());
         Instant claimedAt = clock.instant();
         OwnerToken owner = claimed.owner();
-        StoreLease lease = new StoreLease(request, owner, claimed.takeover(), claimedAt);
+        IdempotencyPolicy policy = request.policy();
         Outcome outcome;
-        try {
+        try (LeaseKeeper keeper = LeaseKeeper.startedAt(store, request.key(), owner, policy.lease(),
+                policy.keepAlive(), result -> listener.onRenewal(request, result), sent)) {
+            StoreLease lease = new StoreLease(request, owner, claimed.takeover(), keeper);
             outcome = Objects.requireNonNull(action.run(lease), "a guarded action returns an Outcome");
         } catch (Exception | Error failure) {
             try {
@@ -264,17 +284,18 @@ public final class IdempotencyEngine {
         }
     }
 
+    /** The action's view of its lease; renewals and the lost flag go through its keeper. */
     private final class StoreLease implements Lease {
         private final IdempotencyRequest request;
         private final OwnerToken owner;
         private final boolean takeover;
-        private final Instant claimedAt;
+        private final LeaseKeeper keeper;
 
-        StoreLease(IdempotencyRequest request, OwnerToken owner, boolean takeover, Instant claimedAt) {
+        StoreLease(IdempotencyRequest request, OwnerToken owner, boolean takeover, LeaseKeeper keeper) {
             this.request = request;
             this.owner = owner;
             this.takeover = takeover;
-            this.claimedAt = claimedAt;
+            this.keeper = keeper;
         }
 
         @Override
@@ -294,11 +315,16 @@ public final class IdempotencyEngine {
 
         @Override
         public boolean renew(Duration extension) {
-            boolean renewed = guard(request, () -> store.renew(request.key(), owner, extension));
-            if (!renewed) {
-                listener.onLeaseLost(request, held(claimedAt));
+            Objects.requireNonNull(extension, "extension");
+            if (extension.toMillis() < 1) {
+                throw new IllegalArgumentException("a lease is renewed by at least 1 ms");
             }
-            return renewed;
+            return guard(request, () -> keeper.renew(extension));
+        }
+
+        @Override
+        public boolean isLost() {
+            return keeper.isLost();
         }
     }
 

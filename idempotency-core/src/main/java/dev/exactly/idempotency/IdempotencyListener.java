@@ -32,8 +32,16 @@ public interface IdempotencyListener {
     /** The key was released (action asked for it or threw). */
     default void onReleased(IdempotencyRequest request, Duration held) {}
 
-    /** The owner lost its lease before recording (complete/renew refused). */
+    /** The owner lost its lease before recording: the store refused its final write (complete or release). */
     default void onLeaseLost(IdempotencyRequest request, Duration held) {}
+
+    /**
+     * One renewal of a running action's lease, by the keep-alive or by the action
+     * ({@link Lease#renew}): {@code RENEWED}, or a failed renewal ({@code LOST}: the store refused it;
+     * {@code FAILED}: the store did not answer), or {@code MAX_HOLD} once, when the keep-alive stopped at
+     * its bound. Called on the keep-alive's thread.
+     */
+    default void onRenewal(IdempotencyRequest request, RenewalResult result) {}
 
     /** The store failed; the engine failed closed. */
     default void onStoreError(IdempotencyRequest request, Throwable error) {}
@@ -64,6 +72,22 @@ public interface IdempotencyListener {
         NOT_NEEDED,
         /** The store did not answer within the repair window (or too many repairs were pending). */
         ABANDONED
+    }
+
+    /** How a renewal of a running action's lease went. */
+    enum RenewalResult {
+        /** The store extended the lease. */
+        RENEWED,
+        /**
+         * The store refused: this owner no longer holds the key (another request took it over after the
+         * lease ran out, or the record is gone). The keep-alive stops; the action's outcome will not be
+         * recorded.
+         */
+        LOST,
+        /** The store did not answer; the keep-alive tries again soon, until the store answers. */
+        FAILED,
+        /** The keep-alive reached its max hold and stopped renewing; the lease now runs out on its own. */
+        MAX_HOLD
     }
 
     /** How a wait for an in-flight duplicate ended. */

@@ -4,18 +4,24 @@ import java.time.Duration;
 import java.util.Objects;
 
 /**
- * Per-route settings: the lease (how long an owner may work before a retry may take over), the
- * retention (how long a finished record is replayed), and what to do with a request that finds its key
- * in flight. Immutable; build with {@link #ofDefaults()}, {@link #custom()} or {@link #from}.
+ * Per-route settings: the lease (how long an owner may go without renewing before a retry may take
+ * over), the retention (how long a finished record is replayed), what to do with a request that finds
+ * its key in flight, and whether the engine keeps the lease alive while the action runs. Immutable;
+ * build with {@link #ofDefaults()}, {@link #custom()} or {@link #from}.
+ *
+ * <p>With the keep-alive on (the default) the lease is not a bound on the action's running time: the
+ * engine renews it every third of its length while the action runs, so the lease only decides how soon
+ * a key is taken over after its owner died or stalled. Hence the short default of 10 seconds.
  *
  * @param lease     renewable ownership window, much shorter than the retention
  * @param retention how long records are kept and replayed
  * @param inFlight  reject with a conflict, or wait and replay
+ * @param keepAlive automatic renewal while the action runs, and its bound
  */
-public record IdempotencyPolicy(Duration lease, Duration retention, InFlightPolicy inFlight) {
+public record IdempotencyPolicy(Duration lease, Duration retention, InFlightPolicy inFlight, KeepAlive keepAlive) {
 
-    /** Default lease: 30 seconds. */
-    public static final Duration DEFAULT_LEASE = Duration.ofSeconds(30);
+    /** Default lease: 10 seconds (renewed while the action runs; see {@link KeepAlive}). */
+    public static final Duration DEFAULT_LEASE = Duration.ofSeconds(10);
     /** Default retention: 24 hours, as Stripe keeps keys. */
     public static final Duration DEFAULT_RETENTION = Duration.ofHours(24);
     /** The longest a request may be held waiting for another: 60 seconds. */
@@ -24,12 +30,14 @@ public record IdempotencyPolicy(Duration lease, Duration retention, InFlightPoli
     public static final Duration MAX_RETENTION = Duration.ofDays(30);
 
     private static final IdempotencyPolicy DEFAULTS =
-            new IdempotencyPolicy(DEFAULT_LEASE, DEFAULT_RETENTION, InFlightPolicy.reject(Duration.ofSeconds(1)));
+            new IdempotencyPolicy(DEFAULT_LEASE, DEFAULT_RETENTION, InFlightPolicy.reject(Duration.ofSeconds(1)),
+                    KeepAlive.ofDefaults());
 
     public IdempotencyPolicy {
         Objects.requireNonNull(lease, "lease");
         Objects.requireNonNull(retention, "retention");
         Objects.requireNonNull(inFlight, "inFlight");
+        Objects.requireNonNull(keepAlive, "keepAlive");
         if (lease.toMillis() < 1) {
             throw new IllegalArgumentException("lease must be at least 1 ms");
         }
@@ -39,9 +47,18 @@ public record IdempotencyPolicy(Duration lease, Duration retention, InFlightPoli
         if (retention.compareTo(MAX_RETENTION) > 0) {
             throw new IllegalArgumentException("retention must be at most " + MAX_RETENTION);
         }
+        if (keepAlive.enabled() && keepAlive.maxHold().compareTo(lease) < 0) {
+            throw new IllegalArgumentException("the keep-alive's max hold (" + keepAlive.maxHold()
+                    + ") must be at least the lease (" + lease + "), or the keep-alive disabled");
+        }
     }
 
-    /** 30 s lease, 24 h retention, reject in-flight duplicates with Retry-After: 1. */
+    /** A policy with the default keep-alive. */
+    public IdempotencyPolicy(Duration lease, Duration retention, InFlightPolicy inFlight) {
+        this(lease, retention, inFlight, KeepAlive.ofDefaults());
+    }
+
+    /** 10 s lease kept alive for up to 5 minutes, 24 h retention, reject in-flight duplicates with Retry-After: 1. */
     public static IdempotencyPolicy ofDefaults() {
         return DEFAULTS;
     }
@@ -59,11 +76,13 @@ public record IdempotencyPolicy(Duration lease, Duration retention, InFlightPoli
         private Duration lease;
         private Duration retention;
         private InFlightPolicy inFlight;
+        private KeepAlive keepAlive;
 
         private Builder(IdempotencyPolicy base) {
             this.lease = base.lease;
             this.retention = base.retention;
             this.inFlight = base.inFlight;
+            this.keepAlive = base.keepAlive;
         }
 
         public Builder lease(Duration lease) {
@@ -81,8 +100,14 @@ public record IdempotencyPolicy(Duration lease, Duration retention, InFlightPoli
             return this;
         }
 
+        /** Automatic renewal while the action runs: {@link KeepAlive#ofDefaults()} unless set. */
+        public Builder keepAlive(KeepAlive keepAlive) {
+            this.keepAlive = keepAlive;
+            return this;
+        }
+
         public IdempotencyPolicy build() {
-            return new IdempotencyPolicy(lease, retention, inFlight);
+            return new IdempotencyPolicy(lease, retention, inFlight, keepAlive);
         }
     }
 }

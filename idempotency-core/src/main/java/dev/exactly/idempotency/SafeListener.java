@@ -59,6 +59,11 @@ final class SafeListener implements IdempotencyListener {
     }
 
     @Override
+    public void onRenewal(IdempotencyRequest request, RenewalResult result) {
+        quietly(() -> delegate.onRenewal(request, result));
+    }
+
+    @Override
     public void onStoreError(IdempotencyRequest request, Throwable error) {
         quietly(() -> delegate.onStoreError(request, error));
     }

@@ -102,7 +102,8 @@ class IdempotencyEngineTest {
                 }))
                 .isInstanceOf(LeaseLostException.class);
         assertThat(memory.find(request.key()).orElseThrow().status()).isEqualTo(RecordStatus.PROCESSING);
-        assertThat(events.events).containsExactly("claim", "leaseLost", "leaseLost");
+        // the refused renewal is reported as such; the refused final write as the lost lease, once
+        assertThat(events.events).containsExactly("claim", "renewal:LOST", "leaseLost");
     }
 
     @Test
@@ -245,6 +246,11 @@ class IdempotencyEngineTest {
         @Override
         public void onStoreError(IdempotencyRequest request, Throwable error) {
             events.add("storeError");
+        }
+
+        @Override
+        public void onRenewal(IdempotencyRequest request, RenewalResult result) {
+            events.add("renewal:" + result);
         }
     }
 }

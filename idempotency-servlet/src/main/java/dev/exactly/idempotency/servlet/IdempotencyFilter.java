@@ -73,7 +73,9 @@ import org.jspecify.annotations.Nullable;
  *   <li>422 {@code idempotency-key-reused}: the key was used for a different request;</li>
  *   <li>409 {@code idempotency-key-in-use} with {@code Retry-After}: the key is in flight (under a
  *       wait policy only after the bounded wait);</li>
- *   <li>409 {@code idempotency-lease-lost}: the handler ran but lost its lease; nothing was recorded;</li>
+ *   <li>409 {@code idempotency-lease-lost}: the handler ran but lost its lease (the engine's renewals
+ *       stalled, the process was frozen past the lease, or the handler ran past the keep-alive's max hold)
+ *       and another request took the key over; nothing was recorded;</li>
  *   <li>503 {@code idempotency-store-unavailable} with {@code Retry-After}: the store failed before the
  *       handler was called, which then was not called (fail closed);</li>
  *   <li>503 {@code outcome-unknown} with {@code Retry-After}: the store failed while the handler ran.</li>
@@ -101,8 +103,13 @@ import org.jspecify.annotations.Nullable;
  * ({@code getInputStream}, {@code getReader}, and {@code getParameter} for url-encoded forms), and a
  * response that is captured until it returns. Handlers on guarded routes must be synchronous:
  * {@code startAsync} and non-blocking IO throw {@link IllegalStateException} (the key is then released).
- * Multipart bodies are not supported there. The running {@link Lease} is available as the request
- * attribute {@link #LEASE}, to renew a long-running lease or to pass its fencing token downstream. The
+ * Multipart bodies are not supported there. While the handler runs, the engine keeps its lease alive
+ * (renewed every third of the lease, per the route policy's {@link dev.exactly.idempotency.KeepAlive}), so
+ * a slow handler keeps its key and its duplicates get 409 or wait. The running {@link Lease} is available
+ * as the request attribute {@link #LEASE}: {@link Lease#isLost()} tells a handler that another request may
+ * have taken its key over (stop before the next side effect), and its owner token can be passed
+ * downstream as a fencing token. A failed renewal is never thrown into the handler; should the store fail
+ * while the handler runs and the engine throw, the client gets 503 {@code outcome-unknown}. The
  * filter keeps no per-request state outside the request, so it is safe on virtual threads.
  *
  * <p>Instances are immutable and thread-safe. Register the filter for the {@code REQUEST} dispatch;

@@ -107,8 +107,9 @@ public final class Problems {
     /** 409: the request ran but lost its lease before its outcome was recorded; retry with the same key. */
     public static Problem leaseLost() {
         return problem(IDEMPOTENCY_LEASE_LOST, "Idempotency lease lost", 409,
-                "the request ran longer than its idempotency lease and its outcome was not recorded; it may "
-                        + "have taken effect: retry with the same Idempotency-Key to get its outcome",
+                "the request lost its idempotency lease while it ran (its renewals stalled or it ran past the "
+                        + "longest hold) and its outcome was not recorded; it may have taken effect: retry with the "
+                        + "same Idempotency-Key to get its outcome",
                 "idempotency_lease_lost");
     }
 

@@ -16,9 +16,11 @@ final class CountingListener implements IdempotencyListener {
     final AtomicInteger recorded = new AtomicInteger();
     final AtomicInteger released = new AtomicInteger();
     final AtomicInteger storeErrors = new AtomicInteger();
+    final AtomicInteger renewed = new AtomicInteger();
 
     void reset() {
-        for (AtomicInteger counter : new AtomicInteger[] {claims, replays, mismatches, conflicts, recorded, released, storeErrors}) {
+        for (AtomicInteger counter : new AtomicInteger[] {claims, replays, mismatches, conflicts, recorded, released, storeErrors,
+                renewed}) {
             counter.set(0);
         }
     }
@@ -51,6 +53,13 @@ final class CountingListener implements IdempotencyListener {
     @Override
     public void onReleased(IdempotencyRequest request, Duration held) {
         released.incrementAndGet();
+    }
+
+    @Override
+    public void onRenewal(IdempotencyRequest request, RenewalResult result) {
+        if (result == RenewalResult.RENEWED) {
+            renewed.incrementAndGet();
+        }
     }
 
     @Override

@@ -1,6 +1,7 @@
 package dev.exactly.idempotency.servlet;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import dev.exactly.idempotency.IdempotencyEngine;
 import dev.exactly.idempotency.IdempotencyPolicy;
@@ -37,6 +38,8 @@ import org.junit.jupiter.params.provider.MethodSource;
 class IdempotencyFilterHttpTest {
     static final int MAX_REQUEST_BODY = 8 * 1024;
     static final int MAX_STORED_RESPONSE = 16 * 1024;
+    /** The lease of {@code /v1/slow}, whose handler runs for several of them. */
+    static final Duration SLOW_ROUTE_LEASE = Duration.ofMillis(1500);
 
     @Parameter
     StoreFixture fixture;
@@ -58,6 +61,9 @@ class IdempotencyFilterHttpTest {
                         .policy(IdempotencyPolicy.custom().inFlight(InFlightPolicy.waitUpTo(Duration.ofSeconds(20))).build())
                         .build())
                 .route(IdempotentRoute.post("/v1/charges/{id}/refunds"))
+                .route(IdempotentRoute.builder("POST", "/v1/slow")
+                        .policy(IdempotencyPolicy.custom().lease(SLOW_ROUTE_LEASE).build())
+                        .build())
                 .route(IdempotentRoute.builder("POST", "/v1/stripe").recordServerErrors(true).build())
                 .route(IdempotentRoute.builder("POST", "/v1/optional").keyRequired(false).build())
                 .tenantResolver(TenantResolver.apiKeys(Map.of("sk_a", "tenant-a", "sk_b", "tenant-b"))
@@ -353,6 +359,50 @@ class IdempotencyFilterHttpTest {
         assertThat(listener.claims).hasValue(1);
         assertThat(listener.replays).hasValue(n - 1);
         assertThat(listener.conflicts).hasValue(0);
+    }
+
+    @Test
+    void aHandlerRunningForThreeLeasesRunsOnceWhileItsDuplicatesGet409() throws Exception {
+        CountDownLatch finish = new CountDownLatch(1);
+        AtomicInteger lostSeen = new AtomicInteger();
+        app.handler((request, response) -> {
+            Lease lease = (Lease) request.getAttribute(IdempotencyFilter.LEASE);
+            assertThat(finish.await(60, TimeUnit.SECONDS)).isTrue();
+            if (lease.isLost()) {
+                lostSeen.incrementAndGet();
+            }
+            response.setStatus(201);
+            response.getWriter().print("slow charge done");
+        });
+        String key = newKey();
+        Call slow = Call.post(server, "/v1/slow").key(key).apiKey("sk_a").json("{\"amount\":100}");
+
+        CompletableFuture<HttpResponse<byte[]>> first = slow.sendAsync();
+        await().atMost(Duration.ofSeconds(10)).until(() -> app.executions.get() == 1);
+        // three leases pass: the engine renews the lease, so every retry finds the key in flight
+        Duration threeLeases = SLOW_ROUTE_LEASE.multipliedBy(3);
+        AtomicInteger duplicates = new AtomicInteger();
+        await().during(threeLeases).atMost(threeLeases.plusSeconds(20))
+                .pollInterval(Duration.ofMillis(250)).until(() -> {
+                    HttpResponse<byte[]> duplicate = slow.send();
+                    duplicates.incrementAndGet();
+                    assertProblem(duplicate, 409, "idempotency-key-in-use", "idempotency_key_in_use");
+                    return app.executions.get() == 1;
+                });
+        finish.countDown();
+        HttpResponse<byte[]> answer = first.get(30, TimeUnit.SECONDS);
+
+        assertThat(answer.statusCode()).isEqualTo(201);
+        assertThat(Call.text(answer)).isEqualTo("slow charge done");
+        assertThat(replayed(answer)).isFalse();
+        assertThat(lostSeen).hasValue(0);
+        HttpResponse<byte[]> retry = slow.send();
+        assertThat(retry.statusCode()).isEqualTo(201);
+        assertThat(replayed(retry)).isTrue();
+        assertThat(app.executions).hasValue(1);
+        assertThat(listener.claims).hasValue(1);
+        assertThat(listener.conflicts).hasValue(duplicates.get());
+        assertThat(listener.renewed.get()).isGreaterThanOrEqualTo(3);
     }
 
     // ---- keys -------------------------------------------------------------------------------------

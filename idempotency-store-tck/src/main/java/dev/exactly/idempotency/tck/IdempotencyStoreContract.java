@@ -9,6 +9,7 @@ import dev.exactly.idempotency.Fingerprint;
 import dev.exactly.idempotency.IdempotencyEngine;
 import dev.exactly.idempotency.IdempotencyKey;
 import dev.exactly.idempotency.IdempotencyKeyReusedException;
+import dev.exactly.idempotency.IdempotencyListener;
 import dev.exactly.idempotency.IdempotencyPolicy;
 import dev.exactly.idempotency.IdempotencyRecord;
 import dev.exactly.idempotency.IdempotencyRequest;
@@ -21,6 +22,7 @@ import dev.exactly.idempotency.RequestInFlightException;
 import dev.exactly.idempotency.Scope;
 import dev.exactly.idempotency.ScopeKey;
 import dev.exactly.idempotency.StoredResponse;
+import dev.exactly.idempotency.spi.ForwardingIdempotencyStore;
 import dev.exactly.idempotency.spi.IdempotencyStore;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -566,6 +568,183 @@ public abstract class IdempotencyStoreContract {
         assertThat(after.status()).isEqualTo(RecordStatus.PROCESSING);
         // well past the original 500 ms lease the key is still in flight
         assertThat(store.claim(key, fp, LONG_LEASE, RETENTION)).isInstanceOf(ClaimOutcome.InFlight.class);
+    }
+
+    // ---------------------------------------------------------------- renewal and keep-alive
+
+    /** The lease of the keep-alive tests: renewed every 500 ms, so a loaded machine has a second to spare. */
+    protected static final Duration KEEP_ALIVE_LEASE = Duration.ofMillis(1500);
+
+    @Test
+    @DisplayName("renew by an owner whose lease ran out succeeds until another owner takes over")
+    void renewAfterLeaseEndUntilTakenOver() {
+        ScopeKey key = randomKey();
+        Fingerprint fp = randomFingerprint();
+        OwnerToken owner = claimNew(key, fp, Duration.ofMillis(200)).owner();
+        // a key claimed after ours with the same lease: once it can be taken over, our lease has ended too
+        ScopeKey later = randomKey();
+        Fingerprint laterFp = randomFingerprint();
+        claimNew(later, laterFp, Duration.ofMillis(200));
+        await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(20))
+                .until(() -> store.claim(later, laterFp, LONG_LEASE, RETENTION) instanceof ClaimOutcome.Claimed);
+        // nobody took ours over: a late renewal (a keep-alive after a stall) keeps the key
+        assertThat(store.renew(key, owner, LONG_LEASE)).isTrue();
+        assertThat(store.claim(key, fp, LONG_LEASE, RETENTION)).isInstanceOf(ClaimOutcome.InFlight.class);
+        assertThat(store.find(key).orElseThrow().owner()).isEqualTo(owner);
+    }
+
+    @Test
+    @DisplayName("keep-alive: an action lasting 3 x the lease runs once; duplicates get a conflict or wait and replay")
+    void keepAliveHoldsTheKeyThroughALongAction() throws Exception {
+        AtomicInteger renewals = new AtomicInteger();
+        IdempotencyEngine engine = IdempotencyEngine.builder(store).pollInterval(Duration.ofMillis(200))
+                .listener(new IdempotencyListener() {
+                    @Override
+                    public void onRenewal(IdempotencyRequest request, IdempotencyListener.RenewalResult result) {
+                        if (result == IdempotencyListener.RenewalResult.RENEWED) {
+                            renewals.incrementAndGet();
+                        }
+                    }
+                }).build();
+        Scope scope = scope(UUID.randomUUID().toString());
+        Fingerprint fp = randomFingerprint();
+        IdempotencyRequest request = IdempotencyRequest.of(scope, fp,
+                policy(KEEP_ALIVE_LEASE, InFlightPolicy.reject(Duration.ofSeconds(1))));
+        IdempotencyRequest waiting = IdempotencyRequest.of(scope, fp,
+                policy(KEEP_ALIVE_LEASE, InFlightPolicy.waitUpTo(Duration.ofSeconds(30))));
+        StoredResponse original = response(201, "{\"id\":\"ch_long\"}");
+        AtomicInteger runs = new AtomicInteger();
+        CountDownLatch started = new CountDownLatch(1);
+        CountDownLatch finish = new CountDownLatch(1);
+        ExecutorService pool = Executors.newFixedThreadPool(2);
+        try {
+            Future<IdempotentResult> owner = pool.submit(() -> engine.execute(request, lease -> {
+                runs.incrementAndGet();
+                started.countDown();
+                assertThat(finish.await(60, TimeUnit.SECONDS)).isTrue();
+                assertThat(lease.isLost()).isFalse();
+                return Outcome.complete(original);
+            }));
+            assertThat(started.await(10, TimeUnit.SECONDS)).isTrue();
+            OwnerToken first = store.find(request.key()).orElseThrow().owner();
+            Future<IdempotentResult> waiter = pool.submit(() -> engine.execute(waiting, lease -> {
+                runs.incrementAndGet();
+                return Outcome.complete(response(201, "{\"id\":\"ch_waiter\"}"));
+            }));
+            // for three leases every duplicate is refused, and the record stays the first owner's
+            Duration threeLeases = KEEP_ALIVE_LEASE.multipliedBy(3);
+            await().during(threeLeases).atMost(threeLeases.plusSeconds(20)).pollInterval(Duration.ofMillis(150))
+                    .until(() -> {
+                        assertThatThrownBy(() -> engine.execute(request, lease -> {
+                            runs.incrementAndGet();
+                            return Outcome.complete(response(201, "{\"id\":\"ch_dup\"}"));
+                        })).isInstanceOf(RequestInFlightException.class);
+                        return first.equals(store.find(request.key()).orElseThrow().owner()) && !waiter.isDone();
+                    });
+            finish.countDown();
+            assertThat(owner.get(30, TimeUnit.SECONDS).kind()).isEqualTo(IdempotentResult.Kind.EXECUTED);
+            IdempotentResult replayed = waiter.get(30, TimeUnit.SECONDS);
+            assertThat(replayed.kind()).isEqualTo(IdempotentResult.Kind.REPLAYED);
+            assertThat(replayed.response()).isEqualTo(original);
+        } finally {
+            finish.countDown();
+            pool.shutdownNow();
+        }
+        assertThat(runs).hasValue(1);
+        assertThat(renewals.get()).as("renewals while the action ran").isGreaterThanOrEqualTo(3);
+        assertThat(store.find(request.key()).orElseThrow().response()).isEqualTo(original);
+    }
+
+    @Test
+    @DisplayName("keep-alive: a paused owner (renewal blocked) is taken over past its lease; its late completion is refused")
+    void pausedOwnerIsTakenOverAndItsLateCompletionRefused() throws Exception {
+        CountDownLatch unblock = new CountDownLatch(1);
+        CountDownLatch renewalBlocked = new CountDownLatch(1);
+        // the owner's process: its keep-alive's renewal hangs (a stalled thread, a frozen connection)
+        IdempotencyStore stalled = new ForwardingIdempotencyStore(store) {
+            @Override
+            public boolean renew(ScopeKey key, OwnerToken owner, Duration lease) {
+                renewalBlocked.countDown();
+                try {
+                    if (!unblock.await(60, TimeUnit.SECONDS)) {
+                        throw new IllegalStateException("never unblocked");
+                    }
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    throw new IllegalStateException(e);
+                }
+                return super.renew(key, owner, lease);
+            }
+
+            @Override
+            public void close() {
+                // the store under test outlives this view
+            }
+        };
+        List<IdempotencyListener.RenewalResult> renewals = new java.util.concurrent.CopyOnWriteArrayList<>();
+        AtomicInteger leaseLost = new AtomicInteger();
+        IdempotencyEngine pausedEngine = IdempotencyEngine.builder(stalled).listener(new IdempotencyListener() {
+            @Override
+            public void onRenewal(IdempotencyRequest request, IdempotencyListener.RenewalResult result) {
+                renewals.add(result);
+            }
+
+            @Override
+            public void onLeaseLost(IdempotencyRequest request, Duration held) {
+                leaseLost.incrementAndGet();
+            }
+        }).build();
+        IdempotencyEngine otherEngine = engine(Duration.ofMillis(100));
+        Fingerprint fp = randomFingerprint();
+        IdempotencyRequest request = IdempotencyRequest.of(scope(UUID.randomUUID().toString()), fp,
+                policy(KEEP_ALIVE_LEASE, InFlightPolicy.reject(Duration.ofSeconds(1))));
+        StoredResponse late = response(201, "{\"id\":\"ch_late\"}");
+        StoredResponse winner = response(201, "{\"id\":\"ch_winner\"}");
+        AtomicInteger runs = new AtomicInteger();
+        CountDownLatch lost = new CountDownLatch(1);
+        CountDownLatch finish = new CountDownLatch(1);
+        ExecutorService pool = Executors.newSingleThreadExecutor();
+        try {
+            Future<IdempotentResult> paused = pool.submit(() -> pausedEngine.execute(request, lease -> {
+                runs.incrementAndGet();
+                await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(20)).until(lease::isLost);
+                lost.countDown();
+                assertThat(finish.await(60, TimeUnit.SECONDS)).isTrue();
+                return Outcome.complete(late);
+            }));
+            assertThat(renewalBlocked.await(20, TimeUnit.SECONDS)).isTrue();
+            assertThat(lost.await(30, TimeUnit.SECONDS)).as("the paused owner sees its lease lost").isTrue();
+            // another process takes the key over once the lease has run out, and runs the action
+            IdempotentResult[] taken = new IdempotentResult[1];
+            await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(100)).until(() -> {
+                try {
+                    taken[0] = otherEngine.execute(request, lease -> {
+                        runs.incrementAndGet();
+                        assertThat(lease.takeover()).isTrue();
+                        return Outcome.complete(winner);
+                    });
+                    return true;
+                } catch (RequestInFlightException stillHeld) {
+                    return false;
+                }
+            });
+            assertThat(taken[0].kind()).isEqualTo(IdempotentResult.Kind.EXECUTED);
+            // the stalled renewal reaches the store now: refused, the new owner keeps the key
+            unblock.countDown();
+            await().atMost(Duration.ofSeconds(20)).until(() -> renewals.contains(IdempotencyListener.RenewalResult.LOST));
+            finish.countDown();
+            assertThatThrownBy(() -> paused.get(30, TimeUnit.SECONDS))
+                    .hasCauseInstanceOf(dev.exactly.idempotency.LeaseLostException.class);
+        } finally {
+            unblock.countDown();
+            finish.countDown();
+            pool.shutdownNow();
+        }
+        assertThat(runs).as("the paused owner's run and the takeover's").hasValue(2);
+        assertThat(leaseLost).hasValue(1);
+        IdempotencyRecord record = store.find(request.key()).orElseThrow();
+        assertThat(record.status()).isEqualTo(RecordStatus.COMPLETED);
+        assertThat(record.response()).isEqualTo(winner);
     }
 
     @Test

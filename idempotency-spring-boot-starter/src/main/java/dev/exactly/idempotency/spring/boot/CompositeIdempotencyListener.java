@@ -74,6 +74,11 @@ final class CompositeIdempotencyListener implements IdempotencyListener {
     }
 
     @Override
+    public void onRenewal(IdempotencyRequest request, RenewalResult result) {
+        each(l -> l.onRenewal(request, result));
+    }
+
+    @Override
     public void onLeaseLost(IdempotencyRequest request, Duration held) {
         each(l -> l.onLeaseLost(request, held));
     }

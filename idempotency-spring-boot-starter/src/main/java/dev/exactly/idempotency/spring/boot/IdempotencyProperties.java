@@ -39,14 +39,21 @@ public class IdempotencyProperties implements InitializingBean {
     /** Where records live: memory (this process only), redis (hot tier, shared) or postgres (durable). */
     private StoreType store = StoreType.MEMORY;
 
-    /** Default lease of a route: how long a request may work on a key before a retry may take it over. */
-    private Duration lease = Duration.ofSeconds(30);
+    /**
+     * Default lease of a route: how long a request's key stays held after its last renewal, i.e. how soon
+     * a retry may take the key over once its owner died or stalled. Renewed every third of it while the
+     * request runs (keep-alive).
+     */
+    private Duration lease = Duration.ofSeconds(10);
 
     /** Default retention of a route: how long a finished request is replayed. Must be longer than the lease. */
     private Duration retention = Duration.ofHours(24);
 
     /** Default behaviour of a route when a request finds its key still in flight. */
     private final InFlight inFlight = InFlight.defaults();
+
+    /** Default automatic renewal of a running request's lease. */
+    private final KeepAliveSettings keepAlive = KeepAliveSettings.defaults();
 
     /**
      * How often a waiting request re-reads the store in case a wake-up was lost; the store's push is
@@ -146,6 +153,10 @@ public class IdempotencyProperties implements InitializingBean {
 
     public InFlight getInFlight() {
         return inFlight;
+    }
+
+    public KeepAliveSettings getKeepAlive() {
+        return keepAlive;
     }
 
     public Duration getPollInterval() {
@@ -307,7 +318,45 @@ public class IdempotencyProperties implements InitializingBean {
         }
     }
 
-    /** One guarded route. Unset lease, retention and in-flight settings come from the top level. */
+    /**
+     * Automatic renewal of a running request's lease. At the top level every setting has a default; on a
+     * route an unset value is taken from the top level.
+     */
+    public static class KeepAliveSettings {
+        /** Whether the engine renews a running request's lease every third of the lease. */
+        private @Nullable Boolean enabled;
+
+        /**
+         * The longest a request holds its key through renewals, from its claim (at least the lease); past
+         * it the lease runs out and a retry may take the key over while the request still runs.
+         */
+        private @Nullable Duration maxHold;
+
+        static KeepAliveSettings defaults() {
+            KeepAliveSettings defaults = new KeepAliveSettings();
+            defaults.enabled = Boolean.TRUE;
+            defaults.maxHold = dev.exactly.idempotency.KeepAlive.DEFAULT_MAX_HOLD;
+            return defaults;
+        }
+
+        public @Nullable Boolean getEnabled() {
+            return enabled;
+        }
+
+        public void setEnabled(@Nullable Boolean enabled) {
+            this.enabled = enabled;
+        }
+
+        public @Nullable Duration getMaxHold() {
+            return maxHold;
+        }
+
+        public void setMaxHold(@Nullable Duration maxHold) {
+            this.maxHold = maxHold;
+        }
+    }
+
+    /** One guarded route. Unset lease, retention, in-flight and keep-alive settings come from the top level. */
     public static class Route {
         /** HTTP method (upper case). */
         private String method = "POST";
@@ -329,6 +378,9 @@ public class IdempotencyProperties implements InitializingBean {
 
         /** In-flight behaviour of this route; unset values come from exactly.idempotency.in-flight. */
         private final InFlight inFlight = new InFlight();
+
+        /** Keep-alive of this route; unset values come from exactly.idempotency.keep-alive. */
+        private final KeepAliveSettings keepAlive = new KeepAliveSettings();
 
         /**
          * Whether a 5xx answer is recorded and replayed (Stripe's behaviour) instead of releasing the key
@@ -378,6 +430,10 @@ public class IdempotencyProperties implements InitializingBean {
 
         public InFlight getInFlight() {
             return inFlight;
+        }
+
+        public KeepAliveSettings getKeepAlive() {
+            return keepAlive;
         }
 
         public boolean isRecordServerErrors() {

@@ -2,8 +2,10 @@ package dev.exactly.idempotency.spring.boot;
 
 import dev.exactly.idempotency.IdempotencyPolicy;
 import dev.exactly.idempotency.InFlightPolicy;
+import dev.exactly.idempotency.KeepAlive;
 import dev.exactly.idempotency.servlet.IdempotentRoute;
 import dev.exactly.idempotency.spring.boot.IdempotencyProperties.InFlight;
+import dev.exactly.idempotency.spring.boot.IdempotencyProperties.KeepAliveSettings;
 import dev.exactly.idempotency.spring.boot.IdempotencyProperties.Route;
 import dev.exactly.idempotency.spring.boot.IdempotencyProperties.Tenant;
 import java.time.Duration;
@@ -56,7 +58,8 @@ final class PropertiesReader {
 
     /** The policy of a route that sets nothing itself. */
     static IdempotencyPolicy defaultPolicy(IdempotencyProperties properties) {
-        return policy(properties.getLease(), properties.getRetention(), properties.getInFlight(), P);
+        return policy(properties.getLease(), properties.getRetention(), properties.getInFlight(),
+                properties.getKeepAlive(), P);
     }
 
     /** A route; what it does not set comes from the top level of {@code defaults}. */
@@ -75,10 +78,16 @@ final class PropertiesReader {
         inFlight.setPolicy(own.getPolicy() != null ? own.getPolicy() : base.getPolicy());
         inFlight.setRetryAfter(own.getRetryAfter() != null ? own.getRetryAfter() : base.getRetryAfter());
         inFlight.setMaxWait(own.getMaxWait() != null ? own.getMaxWait() : base.getMaxWait());
+        KeepAliveSettings ownKeepAlive = route.getKeepAlive();
+        KeepAliveSettings baseKeepAlive = defaults.getKeepAlive();
+        KeepAliveSettings keepAlive = new KeepAliveSettings();
+        keepAlive.setEnabled(Objects.requireNonNullElse(ownKeepAlive.getEnabled(), baseKeepAlive.getEnabled()));
+        keepAlive.setMaxHold(Objects.requireNonNullElse(ownKeepAlive.getMaxHold(), baseKeepAlive.getMaxHold()));
         IdempotencyPolicy policy = policy(
                 Objects.requireNonNullElse(route.getLease(), defaults.getLease()),
                 Objects.requireNonNullElse(route.getRetention(), defaults.getRetention()),
                 inFlight,
+                keepAlive,
                 prefix);
         try {
             return IdempotentRoute.builder(method.strip().toUpperCase(Locale.ROOT), path.strip())
@@ -92,7 +101,8 @@ final class PropertiesReader {
         }
     }
 
-    private static IdempotencyPolicy policy(Duration lease, Duration retention, InFlight inFlight, String prefix) {
+    private static IdempotencyPolicy policy(Duration lease, Duration retention, InFlight inFlight,
+            KeepAliveSettings keepAlive, String prefix) {
         if (lease.toMillis() < 1) {
             throw new IllegalArgumentException(prefix + "lease must be at least 1ms (was " + format(lease) + ")");
         }
@@ -109,7 +119,25 @@ final class PropertiesReader {
                 .lease(lease)
                 .retention(retention)
                 .inFlight(inFlightPolicy(inFlight, prefix + "in-flight."))
+                .keepAlive(keepAlive(keepAlive, lease, prefix + "keep-alive."))
                 .build();
+    }
+
+    private static KeepAlive keepAlive(KeepAliveSettings settings, Duration lease, String prefix) {
+        Duration maxHold = settings.getMaxHold();
+        if (maxHold == null || maxHold.toMillis() < 1) {
+            throw new IllegalArgumentException(prefix + "max-hold must be at least 1ms (was "
+                    + (maxHold == null ? "unset" : format(maxHold)) + ")");
+        }
+        if (!Boolean.TRUE.equals(settings.getEnabled())) {
+            return KeepAlive.disabled();
+        }
+        if (maxHold.compareTo(lease) < 0) {
+            throw new IllegalArgumentException(prefix + "max-hold (" + format(maxHold)
+                    + ") must be at least the lease (" + format(lease) + "): the keep-alive holds a key for at most "
+                    + "max-hold; raise it, or set " + prefix + "enabled=false");
+        }
+        return KeepAlive.upTo(maxHold);
     }
 
     private static InFlightPolicy inFlightPolicy(InFlight inFlight, String prefix) {

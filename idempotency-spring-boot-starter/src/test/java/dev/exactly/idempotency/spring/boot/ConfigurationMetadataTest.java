@@ -42,6 +42,8 @@ class ConfigurationMetadataTest {
         assertThat(PostgresStores.config(properties.getPostgres())).isEqualTo(PostgresStoreConfig.ofDefaults());
         assertThat(PropertiesReader.problems(properties)).isEmpty();
         assertThat(defaults.inFlight()).isEqualTo(InFlightPolicy.reject(Duration.ofSeconds(1)));
+        assertThat(defaults.lease()).isEqualTo(Duration.ofSeconds(10));
+        assertThat(defaults.keepAlive()).isEqualTo(dev.exactly.idempotency.KeepAlive.ofDefaults());
     }
 
     /** The documented way to keep API keys out of files: the whole map in SPRING_APPLICATION_JSON, verbatim. */
@@ -75,7 +77,9 @@ class ConfigurationMetadataTest {
         Map<String, String> defaults = Map.ofEntries(
                 Map.entry("exactly.idempotency.enabled", "true"),
                 Map.entry("exactly.idempotency.store", "memory"),
-                Map.entry("exactly.idempotency.lease", "30s"),
+                Map.entry("exactly.idempotency.lease", "10s"),
+                Map.entry("exactly.idempotency.keep-alive.enabled", "true"),
+                Map.entry("exactly.idempotency.keep-alive.max-hold", "5m"),
                 Map.entry("exactly.idempotency.retention", "24h"),
                 Map.entry("exactly.idempotency.in-flight.policy", "reject"),
                 Map.entry("exactly.idempotency.in-flight.retry-after", "1s"),

@@ -293,7 +293,7 @@ abstract class HttpContractTest {
         Set<String> tagKeys = ours.stream().flatMap(m -> m.getId().getTags().stream()).map(Tag::getKey)
                 .collect(Collectors.toSet());
         // phi: the percentile gauges Micrometer publishes for the timers
-        assertThat(tagKeys).isSubsetOf("route", "method", "takeover", "outcome", "waited", "result", "exception", "phi");
+        assertThat(tagKeys).isSubsetOf("route", "method", "takeover", "outcome", "waited", "result", "reason", "exception", "phi");
         assertThat(ours.stream().flatMap(m -> m.getId().getTags().stream()).map(Tag::getValue))
                 .noneMatch(v -> v.contains(key) || v.contains("acme") || v.contains("sk_test"));
     }

@@ -30,9 +30,43 @@ class PropertiesValidationTest {
                 .run(context -> assertThat(problems(context)).containsExactly(
                         "exactly.idempotency.retention (30s) must be longer than the lease (1m): a finished request "
                                 + "is replayed for the retention, and only the lease may be short"));
-        runner.withPropertyValues("exactly.idempotency.routes[0].retention=30s")
+        runner.withPropertyValues("exactly.idempotency.routes[0].retention=5s")
                 .run(context -> assertThat(problems(context)).singleElement()
-                        .asString().startsWith("exactly.idempotency.routes[0].retention (30s) must be longer"));
+                        .asString().startsWith("exactly.idempotency.routes[0].retention (5s) must be longer"));
+    }
+
+    @Test
+    void aKeepAliveMaxHoldShorterThanTheLeaseFailsTheStartup() {
+        runner.withPropertyValues("exactly.idempotency.lease=10m")
+                .run(context -> assertThat(problems(context)).containsExactly(
+                        "exactly.idempotency.keep-alive.max-hold (5m) must be at least the lease (10m): the keep-alive "
+                                + "holds a key for at most max-hold; raise it, or set exactly.idempotency.keep-alive.enabled=false"));
+        runner.withPropertyValues("exactly.idempotency.routes[0].lease=10m")
+                .run(context -> assertThat(problems(context)).singleElement().asString()
+                        .startsWith("exactly.idempotency.routes[0].keep-alive.max-hold (5m) must be at least the lease (10m)"));
+        runner.withPropertyValues("exactly.idempotency.keep-alive.max-hold=0s")
+                .run(context -> assertThat(problems(context)).containsExactly(
+                        "exactly.idempotency.keep-alive.max-hold must be at least 1ms (was 0s)"));
+    }
+
+    @Test
+    void keepAliveSettingsOfARouteOverrideTheTopLevel() {
+        runner.withPropertyValues("exactly.idempotency.keep-alive.max-hold=2m",
+                        "exactly.idempotency.routes[1].path=/v1/slow",
+                        "exactly.idempotency.routes[1].lease=10m",
+                        "exactly.idempotency.routes[1].keep-alive.enabled=false",
+                        "exactly.idempotency.routes[2].path=/v1/reports",
+                        "exactly.idempotency.routes[2].keep-alive.max-hold=30m")
+                .run(context -> {
+                    assertThat(context).hasNotFailed();
+                    IdempotencyProperties properties = context.getBean(IdempotencyProperties.class);
+                    var routes = PropertiesReader.routes(properties);
+                    assertThat(routes.get(0).policy().keepAlive())
+                            .isEqualTo(dev.exactly.idempotency.KeepAlive.upTo(java.time.Duration.ofMinutes(2)));
+                    assertThat(routes.get(1).policy().keepAlive().enabled()).isFalse();
+                    assertThat(routes.get(2).policy().keepAlive())
+                            .isEqualTo(dev.exactly.idempotency.KeepAlive.upTo(java.time.Duration.ofMinutes(30)));
+                });
     }
 
     @Test

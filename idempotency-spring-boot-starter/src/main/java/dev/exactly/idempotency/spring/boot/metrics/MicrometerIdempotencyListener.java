@@ -37,6 +37,11 @@ import java.util.concurrent.ConcurrentMap;
  *   <tr><td>{@value #LEASE_HOLD}</td><td>timer (p50, p95, p99, histogram)</td><td>outcome=completed|failed|released|lost</td>
  *       <td>how long the handler held the key, from claim to record/release</td></tr>
  *   <tr><td>{@value #LEASE_LOST}</td><td>counter</td><td></td><td>owners that lost their lease before recording</td></tr>
+ *   <tr><td>{@value #RENEWALS}</td><td>counter</td><td></td><td>lease renewals the store confirmed (keep-alive and
+ *       the handler's own)</td></tr>
+ *   <tr><td>{@value #RENEWAL_FAILURES}</td><td>counter</td><td>reason=lost|store_error</td><td>renewals that failed:
+ *       refused because another request took the key over, or unanswered by the store (then retried)</td></tr>
+ *   <tr><td>{@value #MAX_HOLD}</td><td>counter</td><td></td><td>keep-alives that stopped at their max hold</td></tr>
  *   <tr><td>{@value #STORE_ERRORS}</td><td>counter</td><td>exception=simple class name</td><td>store failures
  *       (before the action: the request failed closed with 503; after it: the write is repaired)</td></tr>
  *   <tr><td>{@value #REPAIRS}</td><td>counter</td><td>repair=undo_claim|record|release,
@@ -63,6 +68,12 @@ public final class MicrometerIdempotencyListener implements IdempotencyListener 
     public static final String LEASE_HOLD = "exactly.idempotency.lease.hold";
     /** Counter of lost leases. */
     public static final String LEASE_LOST = "exactly.idempotency.lease.lost";
+    /** Counter of confirmed lease renewals. */
+    public static final String RENEWALS = "exactly.idempotency.lease.renewals";
+    /** Counter of failed lease renewals, by reason. */
+    public static final String RENEWAL_FAILURES = "exactly.idempotency.lease.renewal.failures";
+    /** Counter of keep-alives that stopped at their max hold. */
+    public static final String MAX_HOLD = "exactly.idempotency.lease.max.hold";
     /** Counter of store errors. */
     public static final String STORE_ERRORS = "exactly.idempotency.store.errors";
     /** Counter: background repairs of unanswered store writes. */
@@ -97,6 +108,10 @@ public final class MicrometerIdempotencyListener implements IdempotencyListener 
         final Timer holdReleased;
         final Timer holdLost;
         final Counter leaseLost;
+        final Counter renewals;
+        final Counter renewalsLost;
+        final Counter renewalsUnanswered;
+        final Counter maxHold;
         final Tags tags;
 
         RouteMeters(MeterRegistry registry, Tags tags) {
@@ -117,6 +132,12 @@ public final class MicrometerIdempotencyListener implements IdempotencyListener 
             holdReleased = holdTimer(registry, tags.and("outcome", "released"));
             holdLost = holdTimer(registry, tags.and("outcome", "lost"));
             leaseLost = counter(registry, LEASE_LOST, "owners that lost their lease before recording", tags);
+            renewals = counter(registry, RENEWALS, "lease renewals the store confirmed", tags);
+            renewalsLost = counter(registry, RENEWAL_FAILURES, "lease renewals that failed",
+                    tags.and("reason", "lost"));
+            renewalsUnanswered = counter(registry, RENEWAL_FAILURES, "lease renewals that failed",
+                    tags.and("reason", "store_error"));
+            maxHold = counter(registry, MAX_HOLD, "keep-alives that stopped at their max hold", tags);
             Gauge.builder(LOCK_FAILURE_RATIO, this, RouteMeters::lockFailureRatio)
                     .description("conflicts / (claims + conflicts) since start")
                     .tags(tags)
@@ -211,6 +232,18 @@ public final class MicrometerIdempotencyListener implements IdempotencyListener 
         RouteMeters meters = meters(request);
         meters.leaseLost.increment();
         meters.holdLost.record(held);
+    }
+
+    @Override
+    public void onRenewal(IdempotencyRequest request, RenewalResult result) {
+        RouteMeters meters = meters(request);
+        Counter counter = switch (result) {
+            case RENEWED -> meters.renewals;
+            case LOST -> meters.renewalsLost;
+            case FAILED -> meters.renewalsUnanswered;
+            case MAX_HOLD -> meters.maxHold;
+        };
+        counter.increment();
     }
 
     @Override

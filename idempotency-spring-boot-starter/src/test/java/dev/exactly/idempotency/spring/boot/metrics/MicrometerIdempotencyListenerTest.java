@@ -5,12 +5,16 @@ import static dev.exactly.idempotency.spring.boot.metrics.MicrometerIdempotencyL
 import static dev.exactly.idempotency.spring.boot.metrics.MicrometerIdempotencyListener.LEASE_HOLD;
 import static dev.exactly.idempotency.spring.boot.metrics.MicrometerIdempotencyListener.LEASE_LOST;
 import static dev.exactly.idempotency.spring.boot.metrics.MicrometerIdempotencyListener.LOCK_FAILURE_RATIO;
+import static dev.exactly.idempotency.spring.boot.metrics.MicrometerIdempotencyListener.MAX_HOLD;
+import static dev.exactly.idempotency.spring.boot.metrics.MicrometerIdempotencyListener.RENEWALS;
+import static dev.exactly.idempotency.spring.boot.metrics.MicrometerIdempotencyListener.RENEWAL_FAILURES;
 import static dev.exactly.idempotency.spring.boot.metrics.MicrometerIdempotencyListener.MISMATCHES;
 import static dev.exactly.idempotency.spring.boot.metrics.MicrometerIdempotencyListener.REPLAYS;
 import static dev.exactly.idempotency.spring.boot.metrics.MicrometerIdempotencyListener.STORE_ERRORS;
 import static dev.exactly.idempotency.spring.boot.metrics.MicrometerIdempotencyListener.WAITS;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
 
 import dev.exactly.idempotency.ClaimOutcome;
 import dev.exactly.idempotency.Fingerprint;
@@ -19,7 +23,9 @@ import dev.exactly.idempotency.IdempotencyKeyReusedException;
 import dev.exactly.idempotency.IdempotencyPolicy;
 import dev.exactly.idempotency.IdempotencyRecord;
 import dev.exactly.idempotency.IdempotencyRequest;
+import dev.exactly.idempotency.IdempotencyListener.RenewalResult;
 import dev.exactly.idempotency.InFlightPolicy;
+import dev.exactly.idempotency.KeepAlive;
 import dev.exactly.idempotency.LeaseLostException;
 import dev.exactly.idempotency.Outcome;
 import dev.exactly.idempotency.OwnerToken;
@@ -144,6 +150,30 @@ class MicrometerIdempotencyListenerTest {
         assertThat(counter(LEASE_LOST)).isEqualTo(1);
         assertThat(timer(LEASE_HOLD, Tag.of("outcome", "lost")).totalTime(TimeUnit.SECONDS))
                 .isEqualTo(2);
+    }
+
+    @Test
+    void renewalsFailedRenewalsAndTheMaxHoldAreCounted() throws Exception {
+        SimpleMeterRegistry meters = new SimpleMeterRegistry();
+        MicrometerIdempotencyListener listener = new MicrometerIdempotencyListener(meters);
+        IdempotencyEngine realTime = IdempotencyEngine.builder(InMemoryIdempotencyStore.create()).listener(listener).build();
+        IdempotencyPolicy kept = IdempotencyPolicy.custom().lease(Duration.ofMillis(300))
+                .keepAlive(KeepAlive.upTo(Duration.ofMillis(900))).build();
+        realTime.execute(request(SECRET_KEY, "{}", kept), lease -> {
+            // the keep-alive renews the lease until its max hold, then stops
+            await().atMost(Duration.ofSeconds(20)).until(() -> meters.find(MAX_HOLD).counter() != null
+                    && meters.get(MAX_HOLD).tag("route", ROUTE).counter().count() == 1);
+            return Outcome.complete(response(201));
+        });
+        assertThat(meters.get(RENEWALS).tags("route", ROUTE, "method", "POST").counter().count()).isGreaterThanOrEqualTo(2);
+        listener.onRenewal(request("other", "{}"), RenewalResult.LOST);
+        listener.onRenewal(request("other", "{}"), RenewalResult.FAILED);
+        listener.onRenewal(request("other", "{}"), RenewalResult.FAILED);
+        assertThat(meters.get(RENEWAL_FAILURES).tags("route", ROUTE, "reason", "lost").counter().count()).isEqualTo(1);
+        assertThat(meters.get(RENEWAL_FAILURES).tags("route", ROUTE, "reason", "store_error").counter().count()).isEqualTo(2);
+        for (Meter meter : meters.getMeters()) {
+            assertThat(meter.getId().getTags()).extracting(Tag::getValue).doesNotContain(SECRET_KEY, TENANT);
+        }
     }
 
     @Test
