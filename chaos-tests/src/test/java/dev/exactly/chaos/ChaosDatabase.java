@@ -1,19 +1,11 @@
 package dev.exactly.chaos;
 
+import dev.exactly.testing.OwnPostgres;
 import dev.exactly.testing.TestPostgres;
-import dev.exactly.testing.TestRedis;
-import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
-import java.util.ArrayList;
-import java.util.List;
-import java.util.concurrent.TimeUnit;
 import javax.sql.DataSource;
 import org.postgresql.ds.PGSimpleDataSource;
 
@@ -94,52 +86,29 @@ abstract sealed class ChaosDatabase implements AutoCloseable {
 
     /** An embedded PostgreSQL of this test's own, restartable in immediate mode. */
     static final class OwnServer extends ChaosDatabase {
-        private final Path dataDir;
-        private final int port;
-        private final EmbeddedPostgres postgres;
-        private int restarts;
+        private final OwnPostgres postgres;
 
         OwnServer(Path dataDir) {
-            this.dataDir = dataDir;
-            this.port = TestRedis.freePort();
-            try {
-                this.postgres = EmbeddedPostgres.builder()
-                        .setDataDirectory(dataDir)
-                        .setCleanDataDirectory(true)
-                        .setPort(port)
-                        .setServerConfig("max_connections", "200")
-                        .setServerConfig("fsync", "on")
-                        .setServerConfig("synchronous_commit", "on")
-                        .start();
-            } catch (IOException e) {
-                throw new UncheckedIOException("could not start an embedded PostgreSQL", e);
-            }
+            this.postgres = OwnPostgres.start(dataDir);
         }
 
         @Override
         String serviceUrl() {
-            return "jdbc:postgresql://127.0.0.1:" + port + "/postgres?user=postgres";
+            return postgres.jdbcUrl();
         }
 
         @Override
         DataSource dataSource() {
-            PGSimpleDataSource ds = new PGSimpleDataSource();
-            ds.setUrl(serviceUrl());
-            ds.setConnectTimeout(3);
-            return ds;
+            return postgres.dataSource();
         }
 
         /** The postmaster's PID (first line of {@code postmaster.pid}). */
         long postmasterPid() {
-            try {
-                return Long.parseLong(Files.readAllLines(dataDir.resolve("postmaster.pid")).getFirst().strip());
-            } catch (IOException e) {
-                throw new UncheckedIOException(e);
-            }
+            return postgres.postmasterPid();
         }
 
         int restarts() {
-            return restarts;
+            return postgres.restarts();
         }
 
         /**
@@ -148,66 +117,17 @@ abstract sealed class ChaosDatabase implements AutoCloseable {
          * on the same data directory and port.
          */
         void restartImmediate() {
-            run(List.of("-D", dataDir.toString(), "-m", "immediate", "-w", "-t", "60", "restart"));
-            restarts++;
-        }
-
-        /** Runs {@code pg_ctl} of the embedded binaries (under {@code unshare -U} as root, as the library does). */
-        private void run(List<String> args) {
-            List<String> command = new ArrayList<>();
-            if ("root".equals(System.getProperty("user.name")) && Files.isExecutable(Path.of("/usr/bin/unshare"))) {
-                command.add("/usr/bin/unshare");
-                command.add("-U");
-            }
-            command.add(pgCtl().toString());
-            command.addAll(args);
-            Path log = dataDir.resolveSibling(dataDir.getFileName() + "-pg_ctl.log");
-            try {
-                // the restarted postmaster inherits this output: a file, never a pipe that someone must drain
-                Process p = new ProcessBuilder(command).redirectErrorStream(true)
-                        .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile())).start();
-                if (!p.waitFor(90, TimeUnit.SECONDS)) {
-                    p.destroyForcibly();
-                    throw new IllegalStateException("pg_ctl " + args + " did not return; see " + log);
-                }
-                if (p.exitValue() != 0) {
-                    throw new IllegalStateException("pg_ctl " + args + " failed:\n" + Workspace.tail(log, 20));
-                }
-            } catch (IOException e) {
-                throw new UncheckedIOException(e);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new IllegalStateException("interrupted", e);
-            }
-        }
-
-        /** {@code pg_ctl} next to the {@code postgres} binary that {@code postmaster.opts} names. */
-        private Path pgCtl() {
-            try {
-                String opts = Files.readString(dataDir.resolve("postmaster.opts"), StandardCharsets.UTF_8).strip();
-                String binary = opts.startsWith("\"") ? opts.substring(1, opts.indexOf('"', 1)) : opts.split("\\s+")[0];
-                Path pgCtl = Path.of(binary).resolveSibling("pg_ctl");
-                if (!Files.isExecutable(pgCtl)) {
-                    throw new IllegalStateException("no pg_ctl next to " + binary);
-                }
-                return pgCtl;
-            } catch (IOException e) {
-                throw new UncheckedIOException(e);
-            }
+            postgres.restartImmediate();
         }
 
         @Override
         public void close() {
-            try {
-                postgres.close();
-            } catch (IOException e) {
-                System.err.println("[chaos] could not stop the embedded PostgreSQL: " + e);
-            }
+            postgres.close();
         }
 
         @Override
         public String toString() {
-            return "own PostgreSQL on port " + port + " (" + dataDir + ")";
+            return postgres.toString();
         }
     }
 }

@@ -9,10 +9,17 @@ import dev.exactly.payments.ApiException;
 import dev.exactly.payments.ApiProblems;
 import dev.exactly.payments.ApiResponse;
 import dev.exactly.payments.db.DatabaseException;
+import dev.exactly.payments.security.ProblemWriter;
+import jakarta.servlet.DispatcherType;
+import jakarta.servlet.RequestDispatcher;
 import jakarta.servlet.http.HttpServletRequest;
+import jakarta.servlet.http.HttpServletResponse;
+import java.io.IOException;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import org.apache.tomcat.util.http.InvalidParameterException;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.http.ResponseEntity;
@@ -90,8 +97,24 @@ public class ApiExceptionHandler {
                 List.of(Map.of("field", "", "code", "invalid_body", "message", "unreadable body"))), request);
     }
 
+    /** A query string or form the container could not decode (e.g. {@code %ff} that is not UTF-8). */
+    @ExceptionHandler(InvalidParameterException.class)
+    ResponseEntity<byte[]> undecodable(InvalidParameterException e, HttpServletRequest request) {
+        return Http.entity(ApiProblems.containerError(400), request);
+    }
+
     @ExceptionHandler(Exception.class)
-    ResponseEntity<byte[]> unexpected(Exception e, HttpServletRequest request) {
+    @Nullable ResponseEntity<byte[]> unexpected(Exception e, HttpServletRequest request, HttpServletResponse response)
+            throws IOException {
+        if (request.getDispatcherType() == DispatcherType.ERROR) {
+            // rendering an error failed (its original path cannot even be decoded): answer the error that was
+            // being rendered, written directly (no message converter looks at that path again)
+            Object status = request.getAttribute(RequestDispatcher.ERROR_STATUS_CODE);
+            log.debug("{} while rendering error {} of {}", e.toString(), status,
+                    request.getAttribute(RequestDispatcher.ERROR_REQUEST_URI));
+            ProblemWriter.write(response, ApiProblems.containerError(status instanceof Integer code && code >= 400 ? code : 400));
+            return null;
+        }
         if (e.getCause() instanceof dev.exactly.payments.charge.CrashPoint.InjectedCrash crash) {
             log.info("{} {} died by the test hook: {}", request.getMethod(), request.getRequestURI(), crash.getMessage());
             return Http.entity(ApiProblems.internalError(), request);

@@ -2,8 +2,15 @@ package dev.exactly.payments.api;
 
 import dev.exactly.payments.ApiProblems;
 import dev.exactly.payments.ApiResponse;
+import dev.exactly.payments.security.ProblemWriter;
+import jakarta.servlet.DispatcherType;
+import jakarta.servlet.FilterChain;
+import jakarta.servlet.ServletException;
+import jakarta.servlet.http.HttpServletRequest;
+import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
 import java.io.Writer;
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.catalina.Container;
@@ -15,23 +22,47 @@ import org.apache.catalina.connector.Response;
 import org.apache.catalina.core.StandardHost;
 import org.apache.catalina.valves.ErrorReportValve;
 import org.apache.coyote.ActionCode;
+import org.apache.coyote.Adapter;
+import org.apache.coyote.ProtocolHandler;
+import org.apache.tomcat.util.net.SocketEvent;
 import org.springframework.boot.tomcat.servlet.TomcatServletWebServerFactory;
 import org.springframework.boot.web.server.WebServerFactoryCustomizer;
+import org.springframework.boot.web.servlet.FilterRegistrationBean;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.core.Ordered;
+import org.springframework.web.filter.OncePerRequestFilter;
+import org.springframework.web.util.ServletRequestPathUtils;
 
 /**
- * Errors Tomcat raises itself, before the application sees the request (a malformed request line,
- * headers too large, control characters, an encoded {@code /} or a bad percent-encoding in the path):
- * answered as problem documents by {@link ProblemErrorReportValve}, which replaces Tomcat's HTML error
- * report (and with it the server's name and version) on the host.
+ * Errors raised before the application sees the request:
+ * <ul>
+ *   <li>by Tomcat itself (a malformed request line, headers too large, control characters, an encoded
+ *       {@code /} or a bad percent-encoding in the path): answered as problem documents by
+ *       {@link ProblemErrorReportValve}, which replaces Tomcat's HTML error report (and with it the
+ *       server's name and version) on the host;</li>
+ *   <li>by Tomcat for the server-wide {@code OPTIONS *}, which it answers without any valve: a broken
+ *       {@code OPTIONS *} (bad header, unknown transfer coding) and any other method on {@code *} get a
+ *       400 {@code malformed-request} document from {@link AsteriskRequests} instead of an empty 400 or
+ *       501; a sound {@code OPTIONS *} keeps Tomcat's 200 with {@code Allow};</li>
+ *   <li>by Spring's own parsing of the path, which decodes what Tomcat leaves alone (the values of
+ *       {@code ;} path parameters): {@link #requestPathGuard()} parses the path first, and a path that
+ *       cannot be parsed is a 400 {@code malformed-request} before any other filter runs.</li>
+ * </ul>
  */
 @Configuration(proxyBeanMethods = false)
 public class ContainerErrors {
 
     @Bean
     WebServerFactoryCustomizer<TomcatServletWebServerFactory> problemErrorReports() {
-        return factory -> factory.addContextCustomizers(context -> {
+        return factory -> {
+            factory.addConnectorCustomizers(connector -> connector.addLifecycleListener(event -> {
+                if (Lifecycle.AFTER_INIT_EVENT.equals(event.getType())) {
+                    ProtocolHandler handler = connector.getProtocolHandler();
+                    handler.setAdapter(new AsteriskRequests(handler.getAdapter()));
+                }
+            }));
+            factory.addContextCustomizers(context -> {
             if (context.getParent() instanceof StandardHost host) {
                 host.setErrorReportValveClass(ProblemErrorReportValve.class.getName());
                 host.getPipeline().addValve(new ProblemErrorReportValve());
@@ -42,7 +73,35 @@ public class ContainerErrors {
                     }
                 });
             }
+            });
+        };
+    }
+
+    /** First of all filters, on requests and on error dispatches. */
+    @Bean
+    FilterRegistrationBean<OncePerRequestFilter> requestPathGuard() {
+        FilterRegistrationBean<OncePerRequestFilter> registration = new FilterRegistrationBean<>(new OncePerRequestFilter() {
+            @Override
+            protected void doFilterInternal(HttpServletRequest request, HttpServletResponse response, FilterChain chain)
+                    throws ServletException, IOException {
+                try {
+                    ServletRequestPathUtils.parseAndCache(request);
+                } catch (IllegalArgumentException undecodable) {
+                    ProblemWriter.write(response, ApiProblems.containerError(400));
+                    return;
+                }
+                chain.doFilter(request, response);
+            }
+
+            @Override
+            protected boolean shouldNotFilterErrorDispatch() {
+                return false;
+            }
         });
+        registration.setName("requestPathGuard");
+        registration.setOrder(Ordered.HIGHEST_PRECEDENCE);
+        registration.setDispatcherTypes(DispatcherType.REQUEST, DispatcherType.ERROR);
+        return registration;
     }
 
     private static void onlyProblemReports(Context context) {
@@ -51,6 +110,62 @@ public class ContainerErrors {
             if (valve instanceof ErrorReportValve && !(valve instanceof ProblemErrorReportValve)) {
                 host.getPipeline().removeValve(valve);
             }
+        }
+    }
+
+    /**
+     * Requests for {@code *}: Tomcat answers {@code OPTIONS *} in its adapter, before any valve, with an
+     * empty body even when the request was broken (status 400 or 501 already set by the parser). Those,
+     * and any other method on {@code *}, get a problem document here; everything else goes on to Tomcat.
+     */
+    static final class AsteriskRequests implements Adapter {
+        private final Adapter tomcat;
+
+        AsteriskRequests(Adapter tomcat) {
+            this.tomcat = tomcat;
+        }
+
+        @Override
+        public void service(org.apache.coyote.Request request, org.apache.coyote.Response response) throws Exception {
+            boolean asterisk = request.requestURI().equals("*");
+            if (!asterisk || (response.getStatus() < 400 && request.method().equalsIgnoreCase("OPTIONS"))) {
+                tomcat.service(request, response);
+                return;
+            }
+            ApiResponse answer = ApiProblems.containerError(400);
+            byte[] body = answer.body();
+            response.setStatus(answer.status());
+            response.setContentType(answer.contentType());
+            response.setHeader("Cache-Control", "no-store");
+            response.setContentLength(body.length);
+            response.doWrite(ByteBuffer.wrap(body));
+            response.action(ActionCode.CLOSE, null);
+        }
+
+        @Override
+        public boolean prepare(org.apache.coyote.Request request, org.apache.coyote.Response response) throws Exception {
+            return tomcat.prepare(request, response);
+        }
+
+        @Override
+        public boolean asyncDispatch(org.apache.coyote.Request request, org.apache.coyote.Response response,
+                SocketEvent status) throws Exception {
+            return tomcat.asyncDispatch(request, response, status);
+        }
+
+        @Override
+        public void log(org.apache.coyote.Request request, org.apache.coyote.Response response, long time) {
+            tomcat.log(request, response, time);
+        }
+
+        @Override
+        public void checkRecycled(org.apache.coyote.Request request, org.apache.coyote.Response response) {
+            tomcat.checkRecycled(request, response);
+        }
+
+        @Override
+        public String getDomain() {
+            return tomcat.getDomain();
         }
     }
 

@@ -36,6 +36,9 @@ class ContainerErrorTest extends DefaultServiceTest {
                 "GET /v1/charges HTTP/1.1\r\nHost: x\r\n" + "X-Many: b\r\n".repeat(200) + "X-Last: c",
                 "GET /" + "a".repeat(20_000) + " HTTP/1.1\r\nHost: x",
                 "GET /v1/charges HTTP/1.1\r\nHost: x\r\nContent-Length: -5",
+                "GET * HTTP/1.1\r\nHost: x",
+                "OPTIONS * HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: gzip",
+                "OPTIONS * HTTP/1.1\r\nHost: x\r\nX-Bad: a\u0000b",
                 "GET /v1/charges HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: gzip, chunked");
         List<String> violations = new ArrayList<>();
         for (String head : heads) {
@@ -57,6 +60,13 @@ class ContainerErrorTest extends DefaultServiceTest {
             }
         }
         assertThat(violations).isEmpty();
+    }
+
+    @Test
+    void aSoundOptionsAsteriskIsStillAnswered() {
+        RawHttp.Response r = RawHttp.send(port, "OPTIONS * HTTP/1.1\r\nHost: x", new byte[0]);
+        assertThat(r.status()).isEqualTo(200);
+        assertThat(r.header("allow")).contains("GET");
     }
 
     @Test

@@ -48,8 +48,12 @@ final class RawHttp {
             OutputStream out = socket.getOutputStream();
             String withLength = head + (body.length > 0 || head.startsWith("POST") ? "\r\nContent-Length: " + body.length : "");
             out.write((withLength + "\r\nConnection: close\r\n\r\n").getBytes(StandardCharsets.ISO_8859_1));
-            out.write(body);
-            out.flush();
+            try {
+                out.write(body);
+                out.flush();
+            } catch (IOException refusedUnread) {
+                // the server answered from the head alone and closed: its answer is still there to read
+            }
             return read(socket.getInputStream());
         } catch (IOException e) {
             throw new UncheckedIOException("raw request failed: " + head.lines().findFirst().orElse(""), e);
