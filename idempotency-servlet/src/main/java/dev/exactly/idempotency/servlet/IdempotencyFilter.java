@@ -175,6 +175,11 @@ public final class IdempotencyFilter implements Filter {
         return routes.routes();
     }
 
+    /** The fingerprinter: its limits are the 413 and {@code json-too-deep} limits. */
+    public Fingerprinter fingerprinter() {
+        return fingerprinter;
+    }
+
     /** The headers stored and replayed (lower case), after the credential deny-list. */
     public Set<String> replayedHeaders() {
         return headerPolicy.allowed();

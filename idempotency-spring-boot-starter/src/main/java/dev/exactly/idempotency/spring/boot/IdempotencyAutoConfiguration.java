@@ -1,5 +1,6 @@
 package dev.exactly.idempotency.spring.boot;
 
+import dev.exactly.idempotency.Fingerprinter;
 import dev.exactly.idempotency.IdempotencyEngine;
 import dev.exactly.idempotency.IdempotencyListener;
 import dev.exactly.idempotency.memory.InMemoryIdempotencyStore;
@@ -124,7 +125,8 @@ public class IdempotencyAutoConfiguration {
         IdempotencyFilter filter = IdempotencyFilter.builder(engine)
                 .routes(routes)
                 .tenantResolver(tenantResolver)
-                .maxRequestBodyBytes(Math.toIntExact(properties.getMaxRequestBodySize().toBytes()))
+                .fingerprinter(Fingerprinter.of(Math.toIntExact(properties.getMaxRequestBodySize().toBytes()),
+                        properties.getMaxJsonDepth()))
                 .maxStoredResponseBytes(Math.toIntExact(properties.getMaxStoredResponseSize().toBytes()))
                 .replayHeaders(properties.getReplayHeaders().toArray(String[]::new))
                 .credentialHeaders(properties.getCredentialHeaders().toArray(String[]::new))

@@ -1,5 +1,6 @@
 package dev.exactly.idempotency.spring.boot;
 
+import dev.exactly.idempotency.Fingerprinter;
 import dev.exactly.idempotency.memory.InMemoryIdempotencyStore;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -63,6 +64,12 @@ public class IdempotencyProperties implements InitializingBean {
 
     /** Largest request body on a guarded route; larger bodies are refused with 413. */
     private DataSize maxRequestBodySize = DataSize.ofMegabytes(1);
+
+    /**
+     * Deepest nesting of arrays and objects in a JSON body on a guarded route (1-1000); deeper bodies are
+     * refused with 400 json-too-deep before anything parses them.
+     */
+    private int maxJsonDepth = Fingerprinter.DEFAULT_MAX_JSON_DEPTH;
 
     /**
      * Largest response body stored for replay (at least 1KB). A larger body is streamed to the first
@@ -173,6 +180,14 @@ public class IdempotencyProperties implements InitializingBean {
 
     public void setMaxRequestBodySize(DataSize maxRequestBodySize) {
         this.maxRequestBodySize = maxRequestBodySize;
+    }
+
+    public int getMaxJsonDepth() {
+        return maxJsonDepth;
+    }
+
+    public void setMaxJsonDepth(int maxJsonDepth) {
+        this.maxJsonDepth = maxJsonDepth;
     }
 
     public DataSize getMaxStoredResponseSize() {

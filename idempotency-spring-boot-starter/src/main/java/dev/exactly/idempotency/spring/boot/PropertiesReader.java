@@ -37,6 +37,9 @@ final class PropertiesReader {
         check(problems, () -> defaultPolicy(properties));
         positive(problems, properties.getPollInterval(), "poll-interval");
         size(problems, properties.getMaxRequestBodySize(), 1, "max-request-body-size");
+        if (properties.getMaxJsonDepth() < 1 || properties.getMaxJsonDepth() > 1000) {
+            problems.add(P + "max-json-depth must be between 1 and 1000 (was " + properties.getMaxJsonDepth() + ")");
+        }
         size(problems, properties.getMaxStoredResponseSize(), MIN_STORED_RESPONSE_BYTES, "max-stored-response-size");
         headerNames(problems, properties.getReplayHeaders(), "replay-headers");
         headerNames(problems, properties.getCredentialHeaders(), "credential-headers");

@@ -270,6 +270,22 @@ class IdempotencyAutoConfigurationTest {
                 });
     }
 
+    @Test
+    void theJsonDepthLimitIsAPropertyAndValidated() {
+        runner.withPropertyValues("exactly.idempotency.max-json-depth=3", "exactly.idempotency.max-request-body-size=2KB")
+                .run(context -> {
+                    IdempotencyFilter filter = filter(context.getBean(FilterRegistrationBean.class));
+                    assertThat(filter.fingerprinter().maxJsonDepth()).isEqualTo(3);
+                    assertThat(filter.fingerprinter().maxBodyBytes()).isEqualTo(2048);
+                });
+        runner.withPropertyValues("exactly.idempotency.max-json-depth=0")
+                .run(context -> {
+                    assertThat(context).hasFailed();
+                    assertThat(context.getStartupFailure()).rootCause()
+                            .hasMessageContaining("exactly.idempotency.max-json-depth must be between 1 and 1000");
+                });
+    }
+
     @SuppressWarnings("unchecked")
     private static IdempotencyFilter filter(FilterRegistrationBean<?> registration) {
         return ((FilterRegistrationBean<IdempotencyFilter>) registration).getFilter();
