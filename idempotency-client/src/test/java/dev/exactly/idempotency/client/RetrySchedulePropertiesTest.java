@@ -27,7 +27,7 @@ import net.jqwik.api.constraints.Size;
  * is the pause exactly, the whole sequence (attempts and pauses) ends within the deadline, and the
  * attempts never exceed the bound.
  */
-class RetryScheduleProperties {
+class RetrySchedulePropertiesTest {
 
     /** One attempt's outcome: an answer (status, optional Retry-After) or a failure, taking {@code millis}. */
     record Outcome(int status, boolean failure, Optional<RetryAfterValue> retryAfter, long millis) {}
