@@ -1,10 +1,13 @@
 package dev.exactly.idempotency.servlet;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import dev.exactly.idempotency.ClaimOutcome;
 import dev.exactly.idempotency.Fingerprint;
 import dev.exactly.idempotency.IdempotencyEngine;
+import dev.exactly.idempotency.IdempotencyPolicy;
+import dev.exactly.idempotency.Lease;
 import dev.exactly.idempotency.OwnerToken;
 import dev.exactly.idempotency.RecordStatus;
 import dev.exactly.idempotency.ScopeKey;
@@ -19,6 +22,8 @@ import dev.exactly.testing.TestRedis;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Supplier;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -116,6 +121,48 @@ class StoreFailureHttpTest {
     }
 
     @Test
+    void renewalsThatFailWhileTheHandlerRunsAreSeenByItAndNeverTurnItsAnswerIntoANotExecuted() throws Exception {
+        TestApp app = new TestApp();
+        AtomicInteger failedRenewals = new AtomicInteger();
+        AtomicBoolean lostSeen = new AtomicBoolean();
+        app.handler((request, response) -> {
+            Lease lease = (Lease) request.getAttribute(IdempotencyFilter.LEASE);
+            // the store stops answering renewals: past its lease end the handler learns it may be taken over
+            await().atMost(Duration.ofSeconds(20)).until(lease::isLost);
+            lostSeen.set(true);
+            response.setStatus(201);
+            response.getWriter().print("charged");
+        });
+        IdempotencyStore store = new ForwardingStore(InMemoryIdempotencyStore.create()) {
+            @Override
+            public boolean renew(ScopeKey key, OwnerToken owner, Duration lease) {
+                failedRenewals.incrementAndGet();
+                throw new StoreUnavailableException("read timed out", null);
+            }
+        };
+        CountingListener listener = new CountingListener();
+        try (TestServer server = TestServer.start(app, IdempotencyFilter.builder(
+                        IdempotencyEngine.builder(store).listener(listener).build())
+                .route(IdempotentRoute.builder("POST", "/v1/charges")
+                        .policy(IdempotencyPolicy.custom().lease(Duration.ofMillis(600)).build())
+                        .build())
+                .tenantResolver(TenantResolver.single("acme"))
+                .build())) {
+            HttpResponse<byte[]> response = Call.post(server, "/v1/charges").key("k1").json("{}").send();
+
+            // nobody took the key over, so the outcome is recorded: the handler's answer, replayed later
+            assertThat(response.statusCode()).as(Call.text(response)).isEqualTo(201);
+            assertThat(Call.text(response)).isEqualTo("charged");
+            assertThat(lostSeen).isTrue();
+            assertThat(failedRenewals.get()).isGreaterThanOrEqualTo(2);
+            HttpResponse<byte[]> retry = Call.post(server, "/v1/charges").key("k1").json("{}").send();
+            assertThat(retry.statusCode()).isEqualTo(201);
+            assertThat(retry.headers().firstValue(IdempotencyFilter.REPLAYED_HEADER)).hasValue("true");
+            assertThat(app.executions).hasValue(1);
+        }
+    }
+
+    @Test
     void aStoreThatFailsAfterTheHandlerRanGivesTheHandlersAnswerNotANotExecuted() throws Exception {
         TestApp app = new TestApp();
         app.handler((request, response) -> {
@@ -146,7 +193,7 @@ class StoreFailureHttpTest {
 
             // the store is back: the engine records the outcome with the owner token, and retries replay it
             storeDown.set(false);
-            org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(5)).until(() -> memory.find(
+            await().atMost(Duration.ofSeconds(5)).until(() -> memory.find(
                     new dev.exactly.idempotency.Scope("acme", "POST", "/v1/charges",
                             new dev.exactly.idempotency.IdempotencyKey("k1")).toScopeKey())
                     .map(r -> r.status() == RecordStatus.COMPLETED).orElse(false));
@@ -161,7 +208,7 @@ class StoreFailureHttpTest {
     void aStoreThatFailsWhileTheHandlerRunsIsOutcomeUnknownNeverNotExecuted() throws Exception {
         TestApp app = new TestApp();
         app.handler((request, response) -> {
-            dev.exactly.idempotency.Lease lease = (dev.exactly.idempotency.Lease) request.getAttribute(IdempotencyFilter.LEASE);
+            Lease lease = (Lease) request.getAttribute(IdempotencyFilter.LEASE);
             lease.renew(Duration.ofSeconds(30)); // the store is down: this throws out of the handler
             response.setStatus(201);
         });
