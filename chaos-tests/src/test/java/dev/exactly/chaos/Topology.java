@@ -28,8 +28,20 @@ final class Topology implements AutoCloseable {
      * @param recoveryInterval pause between two recovery sweeps
      * @param processorTimeout how long a processor call may take before its outcome is unknown
      * @param poolSize         JDBC connections per instance
+     * @param keepAlive        whether owners renew their leases while they work (both tiers; on by default,
+     *                         off only for the broken mode that must reproduce a takeover of a slow call)
      */
-    record Settings(int instances, Duration lease, Duration recoveryInterval, Duration processorTimeout, int poolSize) {
+    record Settings(int instances, Duration lease, Duration recoveryInterval, Duration processorTimeout, int poolSize,
+            boolean keepAlive) {
+        Settings(int instances, Duration lease, Duration recoveryInterval, Duration processorTimeout, int poolSize) {
+            this(instances, lease, recoveryInterval, processorTimeout, poolSize, true);
+        }
+
+        /** The same, with leases that are not renewed: a call slower than the lease is taken over. */
+        Settings withoutKeepAlive() {
+            return new Settings(instances, lease, recoveryInterval, processorTimeout, poolSize, false);
+        }
+
         /** Two instances, lease 3 s, sweeps every 250 ms, processor timeout 2 s, {@code poolSize} connections each. */
         static Settings twoInstances(int poolSize) {
             return new Settings(2, Duration.ofSeconds(3), Duration.ofMillis(250), Duration.ofSeconds(2), poolSize);
@@ -48,6 +60,8 @@ final class Topology implements AutoCloseable {
                     "--exactly.idempotency.lease=" + lease.toMillis() + "ms",
                     "--exactly.idempotency.in-flight.max-wait=1s",
                     "--exactly.payments.pool-size=" + poolSize,
+                    "--exactly.payments.keep-alive.enabled=" + keepAlive,
+                    "--exactly.idempotency.keep-alive.enabled=" + keepAlive,
                     "--logging.level.org.springframework=WARN",
                     "--logging.level.org.flywaydb=WARN",
                     "--logging.level.com.zaxxer=WARN");

@@ -110,7 +110,7 @@ class CrashRecoveryTest extends ServiceTest {
     }
 
     /**
-     * Lets the dead owner's lease run out now instead of waiting for it (the lease is the default 30 s
+     * Lets the dead owner's lease run out now instead of waiting for it (the lease is the default 10 s
      * here, so that a retry before this point is sure to find it live, however slow the machine).
      */
     private void expireLease(String chargeId) {

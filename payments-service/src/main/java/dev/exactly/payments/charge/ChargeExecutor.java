@@ -1,5 +1,6 @@
 package dev.exactly.payments.charge;
 
+import dev.exactly.idempotency.LeaseKeeper;
 import dev.exactly.idempotency.OwnerToken;
 import dev.exactly.idempotency.StoreUnavailableException;
 import dev.exactly.ledger.Account;
@@ -34,7 +35,10 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Phases 2 and 3 of a charge, for whoever owns its durable record: the request that created it, a
- * retry that took over an expired lease, the recovery worker, an operator.
+ * retry that took over an expired lease, the recovery worker, an operator. While they run, the record's
+ * lease is kept alive ({@link DurableTier#keepAlive}): a processor call slower than the lease keeps the
+ * record, so neither recovery nor a retry takes it over and calls the processor again; only an owner
+ * that died or froze loses it, one lease after its last renewal.
  *
  * <ol>
  *   <li value="2">Call the processor with the downstream key derived from the charge id and the exact
@@ -92,15 +96,20 @@ public final class ChargeExecutor {
      */
     public ApiResponse execute(ChargeRow row, OwnerToken owner, boolean fresh, @Nullable CrashPoint crash) {
         PspChargeRequest request = ChargeRequest.processorRequest(row.processorRequest());
-        PspCharge answer;
-        try {
-            Optional<PspCharge> known = fresh ? Optional.empty() : psp.findByIdempotencyKey(row.downstreamKey());
-            answer = known.isPresent() ? known.get() : psp.charge(request, row.downstreamKey());
-        } catch (PspException e) {
-            return recordFailure(row, owner, e);
+        try (LeaseKeeper alive = durable.keepAlive(row.scopeKey(), owner)) {
+            PspCharge answer;
+            try {
+                Optional<PspCharge> known = fresh ? Optional.empty() : psp.findByIdempotencyKey(row.downstreamKey());
+                answer = known.isPresent() ? known.get() : psp.charge(request, row.downstreamKey());
+            } catch (PspException e) {
+                // the record is handed over to recovery after a backoff: renewals must stop first (one
+                // already sent may still land and postpone the hand-over by at most one lease)
+                alive.close();
+                return recordFailure(row, owner, e);
+            }
+            CrashPoint.AFTER_PROCESSOR_CALL.reachedBy(crash);
+            return finish(row, owner, answer, crash);
         }
-        CrashPoint.AFTER_PROCESSOR_CALL.reachedBy(crash);
-        return finish(row, owner, answer, crash);
     }
 
     /** Phase 3 with the processor's answer. */

@@ -30,6 +30,7 @@ import org.jspecify.annotations.Nullable;
  *       its recovery point, asking the processor first; different fingerprint → 422;</li>
  *   <li>claimed, no row: a new charge.</li>
  * </ul>
+ * {@link ChargeExecutor} keeps the record's lease alive while phases 2 and 3 run.
  */
 public final class ChargePipeline {
     private final Jdbc jdbc;

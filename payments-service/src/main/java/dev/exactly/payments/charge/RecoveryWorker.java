@@ -1,6 +1,7 @@
 package dev.exactly.payments.charge;
 
 import dev.exactly.idempotency.ClaimOutcome;
+import dev.exactly.idempotency.LeaseKeeper;
 import dev.exactly.idempotency.OwnerToken;
 import dev.exactly.payments.config.PaymentsProperties;
 import dev.exactly.payments.db.Jdbc;
@@ -15,6 +16,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import org.jspecify.annotations.Nullable;
@@ -34,28 +36,41 @@ import org.springframework.context.SmartLifecycle;
  * last attempt.
  * Pending charges whose record expired altogether (a long outage) are swept the same way. Expired
  * idempotency records are purged in bounded batches now and then.
+ *
+ * <p>At most {@code parallelism} charges are resumed at once (each holds a database connection while it
+ * finishes; the setting must stay below the pool size so that requests keep connections), and every
+ * record taken over is kept alive ({@link DurableTier#keepAlive}) from the takeover until its charge is
+ * done, while it waits for a thread and then by {@link ChargeExecutor} while it runs: a slow processor
+ * call never lets another worker take the record over and call again.
  */
 public final class RecoveryWorker implements SmartLifecycle {
     private static final Logger log = LoggerFactory.getLogger(RecoveryWorker.class);
     private static final int PURGE_BATCH = 1000;
+    private static final ThreadFactory THREADS = Thread.ofVirtual().name("payments-recovery-", 0).factory();
 
     private final Jdbc jdbc;
     private final ChargeRepository charges;
     private final DurableTier durable;
     private final ChargeExecutor executor;
     private final PaymentsProperties.Recovery settings;
+    private final int parallelism;
     private final InstantSource clock;
     private final AtomicLong recovered = new AtomicLong();
     private @Nullable ScheduledExecutorService scheduler;
     private volatile Instant nextPurge = Instant.MIN;
 
+    /** @param parallelism charges resumed at once (below the connection pool's size) */
     public RecoveryWorker(Jdbc jdbc, ChargeRepository charges, DurableTier durable, ChargeExecutor executor,
-            PaymentsProperties.Recovery settings, InstantSource clock) {
+            PaymentsProperties.Recovery settings, int parallelism, InstantSource clock) {
+        if (parallelism < 1) {
+            throw new IllegalArgumentException("parallelism must be positive");
+        }
         this.jdbc = jdbc;
         this.charges = charges;
         this.durable = durable;
         this.executor = executor;
         this.settings = settings;
+        this.parallelism = parallelism;
         this.clock = clock;
     }
 
@@ -76,10 +91,18 @@ public final class RecoveryWorker implements SmartLifecycle {
         if (owned.isEmpty()) {
             return 0;
         }
-        try (ExecutorService each = Executors.newVirtualThreadPerTaskExecutor()) {
+        // every record taken over is kept alive from now while it waits for a thread; the executor keeps
+        // it alive while it runs
+        List<LeaseKeeper> waiting = new ArrayList<>();
+        try (ExecutorService each = Executors.newFixedThreadPool(parallelism, THREADS)) {
             List<Future<?>> running = new ArrayList<>();
             for (Owned o : owned) {
-                running.add(each.submit(() -> resume(o)));
+                LeaseKeeper keeper = durable.keepAlive(o.charge().scopeKey(), o.owner());
+                waiting.add(keeper);
+                running.add(each.submit(() -> {
+                    keeper.close();
+                    resume(o);
+                }));
             }
             for (Future<?> f : running) {
                 try {
@@ -91,6 +114,8 @@ public final class RecoveryWorker implements SmartLifecycle {
                     log.warn("recovery of a charge failed", e.getCause());
                 }
             }
+        } finally {
+            waiting.forEach(LeaseKeeper::close);
         }
         recovered.addAndGet(owned.size());
         return owned.size();

@@ -5,6 +5,7 @@ import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.random.RandomGenerator;
+import org.jspecify.annotations.Nullable;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.boot.context.properties.bind.DefaultValue;
 
@@ -23,8 +24,10 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  * @param demo           {@code auto} (demo keys when nothing else is configured and the database is
  *                       embedded), {@code true} or {@code false}
  * @param testHooks      whether the crash-injection header is honoured (tests only)
- * @param lease          how long the owner of a durable record may work before recovery takes over
+ * @param lease          how long a durable record stays held after its owner's last renewal, i.e. how soon
+ *                       recovery takes over from a dead or frozen owner (renewed while the owner works)
  * @param retention      how long durable idempotency records are replayed (the charge rows stay forever)
+ * @param keepAlive      renewal of the durable lease during the processor call and the other long steps
  * @param clearingShards balance rows of each tenant's processor clearing account
  * @param recovery       the recovery worker
  * @param processor      the processor client
@@ -38,8 +41,9 @@ public record PaymentsProperties(
         @DefaultValue("") String operatorKey,
         @DefaultValue("auto") String demo,
         @DefaultValue("false") boolean testHooks,
-        @DefaultValue("30s") Duration lease,
+        @DefaultValue("10s") Duration lease,
         @DefaultValue("24h") Duration retention,
+        @DefaultValue KeepAlive keepAlive,
         @DefaultValue("16") int clearingShards,
         @DefaultValue Recovery recovery,
         @DefaultValue Processor processor) {
@@ -53,6 +57,9 @@ public record PaymentsProperties(
         apiKeys = Map.copyOf(apiKeys);
         if (lease.isNegative() || lease.isZero() || retention.compareTo(lease) <= 0) {
             throw new IllegalArgumentException("exactly.payments.lease must be positive and shorter than the retention");
+        }
+        if (keepAlive.enabled() && keepAlive.maxHold().compareTo(lease) < 0) {
+            throw new IllegalArgumentException("exactly.payments.keep-alive.max-hold must be at least exactly.payments.lease");
         }
         if (clearingShards < 1 || clearingShards > 1024) {
             throw new IllegalArgumentException("exactly.payments.clearing-shards must be between 1 and 1024");
@@ -98,11 +105,34 @@ public record PaymentsProperties(
     }
 
     /**
+     * Renewal of the durable lease while its owner works (the processor call, phase 3): every third of the
+     * lease, owner-fenced, for at most {@code maxHold} after the claim.
+     *
+     * @param enabled whether the lease is renewed (off only to reproduce the old behaviour in fault runs)
+     * @param maxHold the longest one owner holds a record through renewals
+     */
+    public record KeepAlive(@DefaultValue("true") boolean enabled, @DefaultValue("5m") Duration maxHold) {
+        public KeepAlive {
+            if (maxHold.toMillis() < 1) {
+                throw new IllegalArgumentException("exactly.payments.keep-alive.max-hold must be positive");
+            }
+        }
+
+        /** The library's form. */
+        public dev.exactly.idempotency.KeepAlive policy() {
+            return enabled ? dev.exactly.idempotency.KeepAlive.upTo(maxHold) : dev.exactly.idempotency.KeepAlive.disabled();
+        }
+    }
+
+    /**
      * The recovery worker.
      *
      * @param enabled       whether it runs on a schedule in this instance
      * @param interval      pause between two sweeps
      * @param batchSize     requests taken over per sweep
+     * @param parallelism   requests resumed at once (each holds a database connection while it finishes);
+     *                      must stay below {@code exactly.payments.pool-size}, so requests keep connections;
+     *                      unset: half the pool, at most 4 ({@link #parallelism(int)})
      * @param maxAttempts   processor attempts before a request is dead-lettered
      * @param retryDelay    ceiling of the first pause before the next attempt (doubles per attempt)
      * @param maxRetryDelay ceiling of every pause between attempts (the cap)
@@ -112,18 +142,33 @@ public record PaymentsProperties(
             @DefaultValue("true") boolean enabled,
             @DefaultValue("1s") Duration interval,
             @DefaultValue("25") int batchSize,
+            @Nullable Integer parallelism,
             @DefaultValue("5") int maxAttempts,
             @DefaultValue("1s") Duration retryDelay,
             @DefaultValue("60s") Duration maxRetryDelay,
             @DefaultValue("10m") Duration purgeInterval) {
 
         public Recovery {
-            if (batchSize < 1 || maxAttempts < 1) {
-                throw new IllegalArgumentException("recovery batch size and max attempts must be positive");
+            if (batchSize < 1 || maxAttempts < 1 || (parallelism != null && parallelism < 1)) {
+                throw new IllegalArgumentException("recovery batch size, parallelism and max attempts must be positive");
             }
             if (retryDelay.toMillis() < 1 || maxRetryDelay.compareTo(retryDelay) < 0) {
                 throw new IllegalArgumentException("recovery retry delays must be positive and ordered");
             }
+        }
+
+        /** The default parallelism's ceiling. */
+        public static final int MAX_DEFAULT_PARALLELISM = 4;
+
+        /**
+         * How many charges the worker resumes at once with a pool of {@code poolSize} connections: the
+         * configured value, or half the pool (at least 1, at most {@value #MAX_DEFAULT_PARALLELISM}).
+         */
+        public int parallelism(int poolSize) {
+            if (parallelism != null) {
+                return parallelism;
+            }
+            return Math.max(1, Math.min(MAX_DEFAULT_PARALLELISM, poolSize / 2));
         }
 
         /** The backoff between processor attempts: {@code retryDelay × 2ⁿ⁻¹} capped at {@code maxRetryDelay}. */

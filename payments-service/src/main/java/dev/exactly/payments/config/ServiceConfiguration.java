@@ -22,6 +22,7 @@ import dev.exactly.psp.PspClient;
 import java.time.InstantSource;
 import java.util.concurrent.ThreadLocalRandom;
 import javax.sql.DataSource;
+import org.springframework.beans.factory.annotation.Value;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
@@ -57,7 +58,7 @@ public class ServiceConfiguration {
     @Bean(destroyMethod = "close")
     DurableTier durableTier(DataSource dataSource, Jdbc jdbc, PaymentsProperties properties, InstantSource clock) {
         return new DurableTier(PostgresIdempotencyStore.create(dataSource), jdbc, properties.lease(),
-                properties.retention(), clock);
+                properties.retention(), properties.keepAlive().policy(), clock);
     }
 
     /** Counts the hot tier's replays per scope, for the key status endpoint (the durable tier counts its own). */
@@ -107,8 +108,21 @@ public class ServiceConfiguration {
 
     @Bean
     RecoveryWorker recoveryWorker(Jdbc jdbc, ChargeRepository charges, DurableTier durable, ChargeExecutor executor,
-            PaymentsProperties properties, InstantSource clock) {
-        return new RecoveryWorker(jdbc, charges, durable, executor, properties.recovery(), clock);
+            PaymentsProperties properties, InstantSource clock,
+            @Value("${exactly.payments.pool-size:20}") int poolSize) {
+        int parallelism = properties.recovery().parallelism(poolSize);
+        checkRecoveryParallelism(parallelism, poolSize);
+        return new RecoveryWorker(jdbc, charges, durable, executor, properties.recovery(), parallelism, clock);
+    }
+
+    /** The worker's resumes hold pooled connections: they must leave some to the requests. */
+    static void checkRecoveryParallelism(int parallelism, int poolSize) {
+        if (parallelism >= poolSize) {
+            throw new IllegalArgumentException("exactly.payments.recovery.parallelism (" + parallelism
+                    + ") must be below exactly.payments.pool-size (" + poolSize + "): each charge the worker resumes "
+                    + "holds a connection while it finishes, and requests need the rest (a pool of one connection "
+                    + "cannot serve both: set exactly.payments.pool-size to 2 or more)");
+        }
     }
 
     @Bean

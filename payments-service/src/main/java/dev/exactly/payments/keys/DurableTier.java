@@ -5,6 +5,8 @@ import dev.exactly.idempotency.Fingerprint;
 import dev.exactly.idempotency.Fingerprinter;
 import dev.exactly.idempotency.IdempotencyKey;
 import dev.exactly.idempotency.IdempotencyRecord;
+import dev.exactly.idempotency.KeepAlive;
+import dev.exactly.idempotency.LeaseKeeper;
 import dev.exactly.idempotency.OwnerToken;
 import dev.exactly.idempotency.RecordStatus;
 import dev.exactly.idempotency.Scope;
@@ -23,6 +25,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The durable idempotency tier: PostgreSQL records ({@link PostgresIdempotencyStore}) claimed and
@@ -30,6 +34,7 @@ import org.jspecify.annotations.Nullable;
  * the charge row and the journal entry. Also the one place that turns records into answers.
  */
 public final class DurableTier implements AutoCloseable {
+    private static final Logger log = LoggerFactory.getLogger(DurableTier.class);
     /** The route template of charge creation, part of every charge scope. */
     public static final String CHARGES_ROUTE = "/v1/charges";
     /** The route template of refund creation. */
@@ -42,14 +47,21 @@ public final class DurableTier implements AutoCloseable {
     private final Fingerprinter fingerprinter = Fingerprinter.ofDefaults();
     private final Duration lease;
     private final Duration retention;
+    private final KeepAlive keepAlive;
     private final InstantSource clock;
     private final ReplayCounter replayCounter;
 
-    public DurableTier(PostgresIdempotencyStore store, Jdbc jdbc, Duration lease, Duration retention, InstantSource clock) {
+    /**
+     * @param lease     how long a record stays held after its owner's last renewal
+     * @param keepAlive how an owner's lease is renewed while it works ({@link #keepAlive})
+     */
+    public DurableTier(PostgresIdempotencyStore store, Jdbc jdbc, Duration lease, Duration retention,
+            KeepAlive keepAlive, InstantSource clock) {
         this.store = store;
         this.jdbc = jdbc;
         this.lease = lease;
         this.retention = retention;
+        this.keepAlive = keepAlive;
         this.clock = clock;
         this.replayCounter = new ReplayCounter(jdbc);
     }
@@ -82,6 +94,27 @@ public final class DurableTier implements AutoCloseable {
     /** Claims the key in the caller's transaction. */
     public ClaimOutcome claim(Connection c, ScopeKey key, Fingerprint fingerprint) {
         return store.claim(c, key, fingerprint, lease, retention);
+    }
+
+    /**
+     * Keeps the owner's lease alive until closed: renewed every third of the lease in a short statement of
+     * its own (owner-fenced), for at most the keep-alive's max hold. Whoever claims a record holds one
+     * around its long steps (the processor call, phase 3), so that a slow processor never lets recovery
+     * take the record over and call the processor a second time, while a dead or frozen owner still loses
+     * the record one lease after its last renewal.
+     */
+    public LeaseKeeper keepAlive(ScopeKey key, OwnerToken owner) {
+        return LeaseKeeper.start(store, key, owner, lease, keepAlive, result -> {
+            switch (result) {
+                case RENEWED -> { }
+                case LOST -> log.warn("durable record {}: a renewal was refused (the record was just finished, or "
+                        + "another owner took it over; then this owner's writes are refused)", key);
+                case FAILED -> log.warn("durable record {}: the lease could not be renewed (database unreachable); "
+                        + "retrying", key);
+                case MAX_HOLD -> log.warn("durable record {}: held for {} by one owner; no longer renewed", key,
+                        keepAlive.maxHold());
+            }
+        });
     }
 
     /** Finishes the owner's record in the caller's transaction; false: the owner lost it (roll back). */

@@ -12,9 +12,9 @@ class ConfigurationTest {
 
     private static PaymentsProperties properties(String databaseUrl, Map<String, String> keys, String keyList,
             String operatorKey, String demo) {
-        return new PaymentsProperties(databaseUrl, "", keys, keyList, operatorKey, demo, false, Duration.ofSeconds(30),
-                Duration.ofHours(24), 16,
-                new PaymentsProperties.Recovery(true, Duration.ofSeconds(1), 25, 5, Duration.ofSeconds(1),
+        return new PaymentsProperties(databaseUrl, "", keys, keyList, operatorKey, demo, false, Duration.ofSeconds(10),
+                Duration.ofHours(24), new PaymentsProperties.KeepAlive(true, Duration.ofMinutes(5)), 16,
+                new PaymentsProperties.Recovery(true, Duration.ofSeconds(1), 25, null, 5, Duration.ofSeconds(1),
                         Duration.ofSeconds(60), Duration.ofMinutes(10)),
                 new PaymentsProperties.Processor(Duration.ofSeconds(2), Duration.ofSeconds(10)));
     }
@@ -66,5 +66,25 @@ class ConfigurationTest {
             }
         }
         assertThat(drawn).as("jittered, not one fixed pause per attempt").hasSizeGreaterThan(1000);
+    }
+
+    @Test
+    void recoveryParallelismStaysBelowThePoolSizeAndTheKeepAliveCoversTheLease() {
+        PaymentsProperties defaults = properties("", Map.of(), "", "", "auto");
+        assertThat(defaults.recovery().parallelism(20)).isEqualTo(4);
+        assertThat(defaults.recovery().parallelism(6)).isEqualTo(3);
+        assertThat(defaults.recovery().parallelism(2)).isEqualTo(1);
+        ServiceConfiguration.checkRecoveryParallelism(defaults.recovery().parallelism(2), 2);
+        ServiceConfiguration.checkRecoveryParallelism(4, 5);
+        assertThatThrownBy(() -> ServiceConfiguration.checkRecoveryParallelism(defaults.recovery().parallelism(1), 1))
+                .hasMessageContaining("set exactly.payments.pool-size to 2 or more");
+        assertThatThrownBy(() -> ServiceConfiguration.checkRecoveryParallelism(4, 4))
+                .hasMessageStartingWith("exactly.payments.recovery.parallelism (4) must be below exactly.payments.pool-size (4)");
+        assertThat(defaults.keepAlive().policy()).isEqualTo(dev.exactly.idempotency.KeepAlive.ofDefaults());
+        assertThat(new PaymentsProperties.KeepAlive(false, Duration.ofMinutes(5)).policy().enabled()).isFalse();
+        assertThatThrownBy(() -> new PaymentsProperties("", "", Map.of(), "", "", "auto", false, Duration.ofMinutes(10),
+                Duration.ofHours(24), new PaymentsProperties.KeepAlive(true, Duration.ofMinutes(5)), 16,
+                defaults.recovery(), defaults.processor()))
+                .hasMessageContaining("keep-alive.max-hold must be at least exactly.payments.lease");
     }
 }

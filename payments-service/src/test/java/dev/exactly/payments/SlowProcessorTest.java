@@ -1,0 +1,131 @@
+package dev.exactly.payments;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.exactly.payments.charge.CrashPoint;
+import dev.exactly.psp.Fault;
+import dev.exactly.psp.FaultSettings;
+import dev.exactly.psp.PspStats;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.Test;
+import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.test.context.DynamicPropertyRegistry;
+import org.springframework.test.context.DynamicPropertySource;
+
+/**
+ * Processor calls far slower than the durable lease (1 s here): the owner keeps its record alive while it
+ * waits, so neither the recovery worker (sweeping every 100 ms) nor a retry takes it over and calls the
+ * processor a second time; and the worker resumes at most {@code recovery.parallelism} charges at once.
+ */
+@SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT)
+class SlowProcessorTest extends ServiceTest {
+    private static final Duration LEASE = Duration.ofSeconds(1);
+    private static final int PARALLELISM = 2;
+
+    @DynamicPropertySource
+    static void properties(DynamicPropertyRegistry registry) {
+        commonProperties(registry, "pay_slow");
+        registry.add("exactly.payments.lease", () -> LEASE.toMillis() + "ms");
+        registry.add("exactly.idempotency.lease", () -> LEASE.toMillis() + "ms");
+        registry.add("exactly.payments.recovery.interval", () -> "100ms");
+        registry.add("exactly.payments.recovery.parallelism", () -> Integer.toString(PARALLELISM));
+        registry.add("exactly.payments.pool-size", () -> "6");
+    }
+
+    @Test
+    void aProcessorCallOfFourLeasesIsMadeOnceWhileDuplicatesWaitForItsAnswer() {
+        PspStats before = psp().stats();
+        psp().failNext(1, Fault.latency(LEASE.multipliedBy(4)));
+        String body = charge(4200, "cus_slow");
+        long started = System.nanoTime();
+        CompletableFuture<Answer> first = CompletableFuture.supplyAsync(() -> post("/v1/charges", ACME, "slow-1", body));
+        await().atMost(Duration.ofSeconds(10)).until(() -> psp().stats().requests() > before.requests());
+        // once the durable record was renewed past two leases after its claim, duplicates arrive; they wait
+        // for the first answer (the route's policy)
+        await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(50)).until(() -> count("""
+                SELECT count(*) FROM idempotency_records r JOIN payments_charge c ON c.scope_key = r.scope_key
+                WHERE c.customer = 'cus_slow' AND r.status = 'PROCESSING'
+                  AND r.lease_expires_at > r.created_at + interval '2 seconds'""") == 1);
+        List<CompletableFuture<Answer>> duplicates = new ArrayList<>();
+        for (int i = 0; i < 3; i++) {
+            duplicates.add(CompletableFuture.supplyAsync(() -> post("/v1/charges", ACME, "slow-1", body)));
+        }
+        Answer answer = first.join();
+        Duration took = Duration.ofNanos(System.nanoTime() - started);
+
+        assertThat(answer.status()).as(answer.text()).isEqualTo(201);
+        assertThat(took).as("the call outlived the lease several times").isGreaterThan(LEASE.multipliedBy(3));
+        String id = answer.json().get("id").stringValue();
+        for (CompletableFuture<Answer> duplicate : duplicates) {
+            Answer replay = duplicate.join();
+            assertThat(replay.status()).as(replay.text()).isEqualTo(201);
+            assertThat(replay.json().get("id").stringValue()).isEqualTo(id);
+            assertThat(replay.header("Idempotent-Replayed")).isEqualTo("true");
+        }
+        PspStats after = psp().stats();
+        assertThat(after.requests() - before.requests()).as("processor calls").isEqualTo(1);
+        assertThat(after.replays() - before.replays()).as("second calls answered from the processor's record").isZero();
+        assertThat(psp().captureCount("exactly_" + id)).isEqualTo(1);
+        assertThat(entriesOf(id)).isEqualTo(1);
+        assertThat(count("""
+                SELECT r.takeovers FROM idempotency_records r JOIN payments_charge c ON c.scope_key = r.scope_key
+                WHERE c.id = ?""", id)).as("nobody took the record over").isZero();
+        assertThat(count("SELECT attempts FROM payments_charge WHERE id = ?", id)).isZero();
+        assertLedgerBalanced();
+    }
+
+    @Test
+    void theWorkerResumesAtMostItsParallelismAtOnceAndKeepsTheQueuedRecordsAlive() {
+        int charges = 6;
+        PspStats before = psp().stats();
+        // each call takes 1.5 leases: with two at a time, the last ones wait several leases for a thread
+        psp().setFaults(FaultSettings.custom().latency(LEASE.multipliedBy(3).dividedBy(2), Duration.ZERO).build());
+        List<String> ids = new ArrayList<>();
+        for (int i = 0; i < charges; i++) {
+            String customer = "cus_recover_" + i;
+            Answer crashed = post("/v1/charges", ACME, "recover-" + i, charge(700 + i, customer),
+                    CrashPoint.HEADER, CrashPoint.AFTER_CHARGE_CREATED.wire());
+            assertThat(crashed.status()).as("the request died before the processor").isGreaterThanOrEqualTo(500);
+            ids.add(chargeIdByDownstreamPrefix(customer));
+        }
+        AtomicLong maxInFlight = new AtomicLong();
+        AtomicLong refusedRetries = new AtomicLong();
+        await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(150)).until(() -> {
+            PspStats now = psp().stats();
+            long inFlight = (now.requests() - before.requests()) - (now.captures() - before.captures());
+            maxInFlight.accumulateAndGet(inFlight, Math::max);
+            // clients retry meanwhile: a record the worker holds (running or waiting for a thread) is in flight
+            for (int i = 0; i < charges; i++) {
+                if (!chargeStatus(ids.get(i)).equals("succeeded")) {
+                    Answer retry = post("/v1/charges", ACME, "recover-" + i, charge(700 + i, "cus_recover_" + i));
+                    assertThat(retry.status()).as(retry.text()).isIn(201, 409);
+                    if (retry.status() == 409) {
+                        assertThat(retry.problemType()).isEqualTo("idempotency-key-in-use");
+                        refusedRetries.incrementAndGet();
+                    }
+                }
+            }
+            return ids.stream().allMatch(id -> chargeStatus(id).equals("succeeded"));
+        });
+        psp().clearFaults();
+
+        assertThat(maxInFlight.get()).as("processor calls in flight at once").isEqualTo(PARALLELISM);
+        assertThat(refusedRetries.get()).as("retries that found the record held").isPositive();
+        PspStats after = psp().stats();
+        assertThat(after.requests() - before.requests()).as("one processor call per charge").isEqualTo(charges);
+        assertThat(after.replays() - before.replays()).as("second calls").isZero();
+        for (String id : ids) {
+            assertThat(psp().captureCount("exactly_" + id)).isEqualTo(1);
+            assertThat(entriesOf(id)).isEqualTo(1);
+            assertThat(count("""
+                    SELECT r.takeovers FROM idempotency_records r JOIN payments_charge c ON c.scope_key = r.scope_key
+                    WHERE c.id = ?""", id)).as("taken over once, by the worker, and kept").isEqualTo(1);
+        }
+        assertLedgerBalanced();
+    }
+}
