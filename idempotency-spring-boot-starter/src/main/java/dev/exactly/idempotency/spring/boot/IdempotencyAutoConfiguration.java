@@ -197,6 +197,14 @@ public class IdempotencyAutoConfiguration {
             return PostgresStores.create(dataSource, properties.getPostgres());
         }
 
+        /** Deletes expired records every {@code postgres.purge.interval}; off with {@code postgres.purge.enabled=false}. */
+        @Bean
+        @ConditionalOnBooleanProperty(name = IdempotencyProperties.PREFIX + ".postgres.purge.enabled", matchIfMissing = true)
+        ExpiredRecordPurger idempotencyRecordPurger(PostgresIdempotencyStore store, IdempotencyProperties properties) {
+            IdempotencyProperties.Purge purge = properties.getPostgres().getPurge();
+            return new ExpiredRecordPurger(store::purgeAllExpired, purge.getInterval(), purge.getBatchSize());
+        }
+
         private static String missingDataSource(
                 long dataSources, Environment environment, @Nullable ClassLoader classLoader) {
             String problem = PropertiesReader.P + "store=postgres needs one DataSource bean";

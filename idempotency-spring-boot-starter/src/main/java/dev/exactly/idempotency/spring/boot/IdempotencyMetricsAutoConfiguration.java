@@ -39,6 +39,22 @@ public class IdempotencyMetricsAutoConfiguration {
     }
 
     /**
+     * The PostgreSQL purge: {@code exactly.idempotency.purge.rows} (expired records deleted) and
+     * {@code exactly.idempotency.purge.failures} (runs that failed), function counters.
+     */
+    @Bean
+    MeterBinder idempotencyPurgeMeters(ObjectProvider<ExpiredRecordPurger> purgers) {
+        return registry -> purgers.ifUnique(purger -> {
+            FunctionCounter.builder("exactly.idempotency.purge.rows", purger, ExpiredRecordPurger::purged)
+                    .description("expired idempotency records deleted by the scheduled purge")
+                    .register(registry);
+            FunctionCounter.builder("exactly.idempotency.purge.failures", purger, ExpiredRecordPurger::failures)
+                    .description("scheduled purges of expired idempotency records that failed")
+                    .register(registry);
+        });
+    }
+
+    /**
      * The in-memory store's occupancy: {@code exactly.idempotency.memory.size} (gauge), {@code .evictions}
      * and {@code .refusals} (function counters), read from {@link InMemoryIdempotencyStore#stats()}.
      */

@@ -575,6 +575,9 @@ public class IdempotencyProperties implements InitializingBean {
         /** Timeout of every statement the store runs, in whole seconds. */
         private Duration statementTimeout = Duration.ofSeconds(2);
 
+        /** The scheduled purge of expired records. */
+        private final Purge purge = new Purge();
+
         public boolean isMigrate() {
             return migrate;
         }
@@ -605,6 +608,46 @@ public class IdempotencyProperties implements InitializingBean {
 
         public void setStatementTimeout(Duration statementTimeout) {
             this.statementTimeout = statementTimeout;
+        }
+
+        public Purge getPurge() {
+            return purge;
+        }
+    }
+
+    /** The scheduled purge of the PostgreSQL store's expired records. */
+    public static class Purge {
+        /** Whether expired records are deleted on a schedule (store=postgres only). */
+        private boolean enabled = true;
+
+        /** The pause between two purges; the first runs one interval after the start. */
+        private Duration interval = Duration.ofMinutes(10);
+
+        /** The most rows one purge statement (and transaction) deletes; a purge runs batches until one is short. */
+        private int batchSize = 1000;
+
+        public boolean isEnabled() {
+            return enabled;
+        }
+
+        public void setEnabled(boolean enabled) {
+            this.enabled = enabled;
+        }
+
+        public Duration getInterval() {
+            return interval;
+        }
+
+        public void setInterval(Duration interval) {
+            this.interval = interval;
+        }
+
+        public int getBatchSize() {
+            return batchSize;
+        }
+
+        public void setBatchSize(int batchSize) {
+            this.batchSize = batchSize;
         }
     }
 

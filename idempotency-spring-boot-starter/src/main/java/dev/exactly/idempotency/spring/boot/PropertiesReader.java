@@ -28,6 +28,7 @@ final class PropertiesReader {
     static final String REDIS_STORE_CLASS = "dev.exactly.idempotency.redis.RedisIdempotencyStore";
     static final String POSTGRES_STORE_CLASS = "dev.exactly.idempotency.postgres.PostgresIdempotencyStore";
     private static final int MIN_STORED_RESPONSE_BYTES = 1024;
+    private static final int MAX_PURGE_BATCH = 100_000;
 
     private PropertiesReader() {}
 
@@ -264,6 +265,12 @@ final class PropertiesReader {
                     return;
                 }
                 check(problems, () -> PostgresStores.config(properties.getPostgres()));
+                IdempotencyProperties.Purge purge = properties.getPostgres().getPurge();
+                positive(problems, purge.getInterval(), "postgres.purge.interval");
+                if (purge.getBatchSize() < 1 || purge.getBatchSize() > MAX_PURGE_BATCH) {
+                    problems.add(P + "postgres.purge.batch-size must be between 1 and " + MAX_PURGE_BATCH + " (was "
+                            + purge.getBatchSize() + ")");
+                }
             }
         }
     }
