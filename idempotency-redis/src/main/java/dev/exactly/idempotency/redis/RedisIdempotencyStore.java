@@ -168,23 +168,55 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
     public static RedisIdempotencyStore create(String redisUri, RedisStoreConfig config) {
         Objects.requireNonNull(config, "config");
         RedisEndpoints endpoints = RedisEndpoints.parse(redisUri);
-        endpoints.uris().forEach(uri -> uri.setTimeout(config.commandTimeout()));
-        SocketOptions socket = SocketOptions.builder().connectTimeout(config.connectTimeout()).build();
-        TimeoutOptions timeouts = TimeoutOptions.enabled(config.commandTimeout());
-        if (endpoints.cluster()) {
-            RedisClusterClient client = RedisClusterClient.create(endpoints.uris());
-            client.setOptions(ClusterClientOptions.builder()
-                    .socketOptions(socket)
-                    .timeoutOptions(timeouts)
-                    .topologyRefreshOptions(ClusterTopologyRefreshOptions.builder()
-                            .enablePeriodicRefresh(CLUSTER_TOPOLOGY_REFRESH)
-                            .build())
-                    .build());
-            return new RedisIdempotencyStore(config, "cluster", clusterConnector(client), client::shutdown);
-        }
-        RedisClient client = RedisClient.create(endpoints.uris().getFirst());
-        client.setOptions(ClientOptions.builder().socketOptions(socket).timeoutOptions(timeouts).build());
+        return endpoints.cluster()
+                ? createCluster(endpoints.uris(), config)
+                : create(endpoints.uris().getFirst(), config);
+    }
+
+    /**
+     * A store with its own Lettuce client on a standalone (or Sentinel-managed) Redis, as
+     * {@link #create(String, RedisStoreConfig)} makes it for a {@code redis://} string: for callers that
+     * hold a {@link RedisURI} (built from a framework's connection settings, say). Sets the URI's timeout
+     * to the config's command timeout.
+     */
+    public static RedisIdempotencyStore create(RedisURI uri, RedisStoreConfig config) {
+        Objects.requireNonNull(config, "config");
+        uri.setTimeout(config.commandTimeout());
+        RedisClient client = RedisClient.create(uri);
+        client.setOptions(ClientOptions.builder()
+                .socketOptions(socketOptions(config))
+                .timeoutOptions(TimeoutOptions.enabled(config.commandTimeout()))
+                .build());
         return new RedisIdempotencyStore(config, "standalone", standaloneConnector(client), client::shutdown);
+    }
+
+    /**
+     * A store with its own Lettuce client on Redis Cluster, seeded by {@code seeds}, as
+     * {@link #create(String, RedisStoreConfig)} makes it for a {@code redis-cluster://} string. Sets each
+     * seed's timeout to the config's command timeout.
+     */
+    public static RedisIdempotencyStore createCluster(List<RedisURI> seeds, RedisStoreConfig config) {
+        Objects.requireNonNull(config, "config");
+        if (seeds.isEmpty()) {
+            throw new IllegalArgumentException("a Redis Cluster store needs at least one seed node");
+        }
+        List<RedisURI> uris = List.copyOf(seeds);
+        uris.forEach(seed -> seed.setTimeout(config.commandTimeout()));
+        SocketOptions socket = socketOptions(config);
+        TimeoutOptions timeouts = TimeoutOptions.enabled(config.commandTimeout());
+        RedisClusterClient client = RedisClusterClient.create(uris);
+        client.setOptions(ClusterClientOptions.builder()
+                .socketOptions(socket)
+                .timeoutOptions(timeouts)
+                .topologyRefreshOptions(ClusterTopologyRefreshOptions.builder()
+                        .enablePeriodicRefresh(CLUSTER_TOPOLOGY_REFRESH)
+                        .build())
+                .build());
+        return new RedisIdempotencyStore(config, "cluster", clusterConnector(client), client::shutdown);
+    }
+
+    private static SocketOptions socketOptions(RedisStoreConfig config) {
+        return SocketOptions.builder().connectTimeout(config.connectTimeout()).build();
     }
 
     /** This store's settings. */

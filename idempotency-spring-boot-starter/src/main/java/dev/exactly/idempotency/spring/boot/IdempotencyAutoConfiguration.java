@@ -20,6 +20,7 @@ import javax.sql.DataSource;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
+import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
@@ -156,15 +157,19 @@ public class IdempotencyAutoConfiguration {
         }
     }
 
-    /** {@code store=redis}: a store with its own Lettuce client, connected on first use. */
+    /**
+     * {@code store=redis}: a store with its own Lettuce client, connected on first use, to {@code redis.uri},
+     * or without it to Spring Boot's Redis connection details ({@code spring.data.redis.*},
+     * {@code @ServiceConnection}, Docker Compose).
+     */
     @Configuration(proxyBeanMethods = false)
     @ConditionalOnClass(name = PropertiesReader.REDIS_STORE_CLASS)
     @ConditionalOnMissingBean(IdempotencyStore.class)
     @ConditionalOnProperty(name = IdempotencyProperties.PREFIX + ".store", havingValue = "redis")
     static class RedisStoreConfiguration {
         @Bean
-        RedisIdempotencyStore idempotencyStore(IdempotencyProperties properties) {
-            return RedisStores.create(properties.getRedis());
+        RedisIdempotencyStore idempotencyStore(IdempotencyProperties properties, ListableBeanFactory beans) {
+            return RedisStores.create(properties.getRedis(), beans);
         }
     }
 

@@ -515,7 +515,8 @@ public class IdempotencyProperties implements InitializingBean {
     public static class Redis {
         /**
          * Connection string: redis://host:6379 (or rediss://, redis-sentinel://) for a standalone server,
-         * redis-cluster://host:7000,host:7001 for Cluster. Required when store=redis.
+         * redis-cluster://host:7000,host:7001 for Cluster. Unset, store=redis uses Spring Boot's Redis connection
+         * details (spring.data.redis.*, or what @ServiceConnection and Docker Compose support register).
          */
         private @Nullable String uri;
 

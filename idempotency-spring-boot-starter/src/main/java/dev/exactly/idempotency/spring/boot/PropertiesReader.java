@@ -253,9 +253,8 @@ final class PropertiesReader {
                     return;
                 }
                 String uri = properties.getRedis().getUri();
-                if (uri == null || uri.isBlank()) {
-                    problems.add(P + "store=redis needs " + P + "redis.uri (e.g. redis://localhost:6379, or "
-                            + "redis-cluster://host1:7000,host2:7001 for Cluster)");
+                if ((uri == null || uri.isBlank()) && !present(DataRedisConnections.DETAILS_CLASS)) {
+                    problems.add(redisUriMissing());
                 }
                 check(problems, () -> RedisStores.config(properties.getRedis()));
             }
@@ -273,6 +272,14 @@ final class PropertiesReader {
                 }
             }
         }
+    }
+
+    /** The problem of {@code store=redis} with neither {@code redis.uri} nor Spring Boot's Redis support. */
+    static String redisUriMissing() {
+        return P + "store=redis needs " + P + "redis.uri (e.g. redis://localhost:6379, or "
+                + "redis-cluster://host1:7000,host2:7001 for Cluster), or Spring Boot's Redis connection: add "
+                + "org.springframework.boot:spring-boot-starter-data-redis and set spring.data.redis.* (or let "
+                + "@ServiceConnection or Docker Compose support set it)";
     }
 
     /** A duration as it is written in properties: 1500ms, 30s, 5m, 24h, 7d. */

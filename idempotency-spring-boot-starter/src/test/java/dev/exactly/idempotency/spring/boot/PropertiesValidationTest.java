@@ -15,6 +15,7 @@ import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.diagnostics.FailureAnalysis;
 import org.springframework.boot.diagnostics.FailureAnalyzer;
+import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.WebApplicationContextRunner;
 import org.springframework.core.io.support.SpringFactoriesLoader;
 
@@ -81,9 +82,18 @@ class PropertiesValidationTest {
 
     @Test
     void aRedisStoreWithoutUriFailsTheStartup() {
+        // without Spring Boot's Redis support there is nothing else to connect to
+        runner.withClassLoader(new FilteredClassLoader("org.springframework.boot.data.redis"))
+                .withPropertyValues("exactly.idempotency.store=redis")
+                .run(context -> assertThat(problems(context)).singleElement().asString()
+                        .startsWith("exactly.idempotency.store=redis needs exactly.idempotency.redis.uri")
+                        .contains("or Spring Boot's Redis connection: add "
+                                + "org.springframework.boot:spring-boot-starter-data-redis and set spring.data.redis.*"));
+        // with it, but without its connection details (its auto-configuration did not run)
         runner.withPropertyValues("exactly.idempotency.store=redis")
                 .run(context -> assertThat(problems(context)).singleElement().asString()
-                        .startsWith("exactly.idempotency.store=redis needs exactly.idempotency.redis.uri"));
+                        .startsWith("exactly.idempotency.store=redis without exactly.idempotency.redis.uri uses "
+                                + "Spring Boot's Redis connection, and there is none: set spring.data.redis.host"));
         runner.withPropertyValues("exactly.idempotency.store=redis", "exactly.idempotency.redis.uri=http://nope")
                 .run(context -> assertThat(problems(context)).singleElement().asString()
                         .startsWith("exactly.idempotency.redis.uri is not a Redis connection string"));
