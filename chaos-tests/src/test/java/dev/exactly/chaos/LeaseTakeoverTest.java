@@ -90,7 +90,8 @@ class LeaseTakeoverTest {
             assertThat(owner.waitForExit(Duration.ofSeconds(30))).as(owner.output()).isTrue();
             System.out.println("[lease] " + backend + ": SIGSTOP -> takeover in " + takeover.toMillis() + " ms; the owner, "
                     + "thawed: " + owner.output().lines().filter(l -> !l.startsWith("renewal RENEWED")).toList());
-            assertThat(takeover).as("SIGSTOP to takeover").isLessThanOrEqualTo(LEASE.plus(INTERVAL));
+            // a generous bound: the takeover here includes the taking process's own execution
+            assertThat(takeover).as("SIGSTOP to takeover").isLessThanOrEqualTo(LEASE.plus(INTERVAL).plusSeconds(5));
             assertThat(owner.count("lost=true")).as("the thawed action sees its lease lost: %s", owner.output()).isEqualTo(1);
             assertThat(owner.count("result LEASE_LOST")).as("its completion is refused: %s", owner.output()).isEqualTo(1);
             IdempotencyRecord record = store.find(request.key()).orElseThrow();

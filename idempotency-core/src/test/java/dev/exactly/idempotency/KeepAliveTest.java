@@ -28,8 +28,8 @@ import org.junit.jupiter.api.Timeout;
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class KeepAliveTest {
-    /** Short enough to pass several times per test, long enough for a loaded machine to renew in time. */
-    private static final Duration LEASE = Duration.ofMillis(900);
+    /** Short enough to pass several times per test; renewed every 500 ms, so a loaded machine has a second to spare. */
+    private static final Duration LEASE = Duration.ofMillis(1500);
     private static final Duration RETENTION = Duration.ofHours(1);
 
     private final InMemoryIdempotencyStore memory = InMemoryIdempotencyStore.create();
