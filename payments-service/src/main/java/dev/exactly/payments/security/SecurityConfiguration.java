@@ -30,6 +30,7 @@ import org.springframework.security.web.firewall.RequestRejectedHandler;
  *   <li>{@code /v1/operator/**} needs the operator key, every other {@code /v1/**} a tenant's key
  *       (the operator key does not act for a tenant);</li>
  *   <li>the checkout page's static files, the OpenAPI document and health are public (GET);</li>
+ *   <li>every other Actuator endpoint ({@code /actuator/prometheus}, ...) needs the operator key;</li>
  *   <li>anything else needs some API key (then it is 404 or 405 where nothing is there).</li>
  * </ul>
  * A missing or unknown key is 401 with {@code WWW-Authenticate: Bearer}, a key without the role 403,
@@ -80,6 +81,7 @@ public class SecurityConfiguration {
                         .requestMatchers("/v1/operator", "/v1/operator/**").hasRole(ApiKeyAuthentication.OPERATOR)
                         .requestMatchers("/v1/**").hasRole(ApiKeyAuthentication.TENANT)
                         .requestMatchers(HttpMethod.GET, PUBLIC_GET).permitAll()
+                        .requestMatchers("/actuator", "/actuator/**").hasRole(ApiKeyAuthentication.OPERATOR)
                         .anyRequest().authenticated());
         return http.build();
     }
