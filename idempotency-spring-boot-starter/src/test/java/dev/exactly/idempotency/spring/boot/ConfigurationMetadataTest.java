@@ -71,9 +71,11 @@ class ConfigurationMetadataTest {
             properties.put(property.get("name").asString(), property);
         }
         assertThat(properties.values()).allSatisfy(p -> {
-            assertThat(p.get("name").asString()).startsWith("exactly.idempotency.");
+            assertThat(p.get("name").asString()).matches("exactly\\.idempotency\\..+|management\\.endpoint\\.idempotency\\.access");
             assertThat(p.get("description").asString()).isNotBlank();
         });
+        // the operators' endpoint is off unless granted
+        assertThat(properties.get("management.endpoint.idempotency.access").get("defaultValue").asString()).isEqualTo("none");
         Map<String, String> defaults = Map.ofEntries(
                 Map.entry("exactly.idempotency.enabled", "true"),
                 Map.entry("exactly.idempotency.store", "memory"),

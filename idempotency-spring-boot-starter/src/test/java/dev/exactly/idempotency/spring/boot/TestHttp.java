@@ -63,6 +63,11 @@ final class TestHttp {
                 HttpResponse.BodyHandlers.ofString());
     }
 
+    HttpResponse<String> delete(String path) throws IOException, InterruptedException {
+        return CLIENT.send(HttpRequest.newBuilder(uri(path)).timeout(Duration.ofSeconds(30)).DELETE().build(),
+                HttpResponse.BodyHandlers.ofString());
+    }
+
     JsonNode getJson(String path) throws IOException, InterruptedException {
         HttpResponse<String> response = get(path);
         assertThat(response.statusCode()).as(path + ": " + response.body()).isEqualTo(200);
