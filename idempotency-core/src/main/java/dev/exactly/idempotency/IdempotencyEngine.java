@@ -50,6 +50,7 @@ public final class IdempotencyEngine {
     private final IdempotencyListener listener;
     private final @Nullable Duration pollInterval;
     private final StoreRepairs repairs;
+    private final ExecutionInterceptor interceptor;
 
     private IdempotencyEngine(Builder builder) {
         this.store = builder.store;
@@ -57,6 +58,7 @@ public final class IdempotencyEngine {
         this.listener = builder.listener;
         this.pollInterval = builder.pollInterval;
         this.repairs = new StoreRepairs(builder.listener);
+        this.interceptor = builder.interceptor;
     }
 
     public static Builder builder(IdempotencyStore store) {
@@ -77,6 +79,11 @@ public final class IdempotencyEngine {
      * @throws Exception                     whatever the action threw (the key was released)
      */
     public IdempotentResult execute(IdempotencyRequest request, GuardedAction action) throws Exception {
+        Objects.requireNonNull(action, "action");
+        return interceptor.intercept(request, () -> guarded(request, action));
+    }
+
+    private IdempotentResult guarded(IdempotencyRequest request, GuardedAction action) throws Exception {
         long sent = System.nanoTime();
         ClaimOutcome outcome = claim(request);
         if (outcome instanceof ClaimOutcome.Claimed claimed) {
@@ -334,6 +341,7 @@ public final class IdempotencyEngine {
         private InstantSource clock = InstantSource.system();
         private IdempotencyListener listener = IdempotencyListener.NOOP;
         private @Nullable Duration pollInterval = Duration.ofSeconds(1);
+        private ExecutionInterceptor interceptor = ExecutionInterceptor.NONE;
 
         private Builder(IdempotencyStore store) {
             this.store = Objects.requireNonNull(store, "store");
@@ -359,6 +367,12 @@ public final class IdempotencyEngine {
                 throw new IllegalArgumentException("pollInterval must be positive, or null to disable polling");
             }
             this.pollInterval = pollInterval;
+            return this;
+        }
+
+        /** Wraps every execution (a span, an Observation); default {@link ExecutionInterceptor#NONE}. */
+        public Builder interceptor(ExecutionInterceptor interceptor) {
+            this.interceptor = Objects.requireNonNull(interceptor, "interceptor");
             return this;
         }
 

@@ -1,5 +1,6 @@
 package dev.exactly.idempotency.spring.boot;
 
+import dev.exactly.idempotency.ExecutionInterceptor;
 import dev.exactly.idempotency.Fingerprinter;
 import dev.exactly.idempotency.IdempotencyEngine;
 import dev.exactly.idempotency.IdempotencyListener;
@@ -86,11 +87,25 @@ public class IdempotencyAutoConfiguration {
 
     @Bean
     @ConditionalOnMissingBean
-    IdempotencyEngine idempotencyEngine(IdempotencyStore store, ObjectProvider<IdempotencyListener> listeners) {
+    IdempotencyEngine idempotencyEngine(IdempotencyStore store, ObjectProvider<IdempotencyListener> listeners,
+            ObjectProvider<ExecutionInterceptor> interceptors) {
         return IdempotencyEngine.builder(store)
                 .listener(CompositeIdempotencyListener.of(listeners.orderedStream().toList()))
+                .interceptor(nested(interceptors.orderedStream().toList()))
                 .pollInterval(properties.getPollInterval())
                 .build();
+    }
+
+    /** The interceptors, the first outermost. */
+    static ExecutionInterceptor nested(List<ExecutionInterceptor> interceptors) {
+        ExecutionInterceptor nested = ExecutionInterceptor.NONE;
+        for (ExecutionInterceptor current : interceptors.reversed()) {
+            ExecutionInterceptor within = nested;
+            nested = within == ExecutionInterceptor.NONE
+                    ? current
+                    : (request, execution) -> current.intercept(request, () -> within.intercept(request, execution));
+        }
+        return nested;
     }
 
     /** Logs store failures, rate-limited; the engine calls it with every other listener. */

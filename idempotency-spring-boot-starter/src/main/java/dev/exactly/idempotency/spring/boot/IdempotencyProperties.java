@@ -113,6 +113,9 @@ public class IdempotencyProperties implements InitializingBean {
     /** Micrometer metrics. */
     private final Metrics metrics = new Metrics();
 
+    /** Micrometer Observation of each guarded execution. */
+    private final Observation observation = new Observation();
+
     /**
      * Checks the whole configuration; called by the container right after binding.
      *
@@ -256,6 +259,10 @@ public class IdempotencyProperties implements InitializingBean {
 
     public Metrics getMetrics() {
         return metrics;
+    }
+
+    public Observation getObservation() {
+        return observation;
     }
 
     /** Which {@link dev.exactly.idempotency.spi.IdempotencyStore} the auto-configuration creates. */
@@ -676,6 +683,23 @@ public class IdempotencyProperties implements InitializingBean {
 
         public void setWhenFull(InMemoryIdempotencyStore.WhenFull whenFull) {
             this.whenFull = whenFull;
+        }
+    }
+
+    /** Micrometer Observation. */
+    public static class Observation {
+        /**
+         * Whether each guarded execution is an Observation named exactly.idempotency (a span with tracing, a
+         * timer with metrics), when an ObservationRegistry is present.
+         */
+        private boolean enabled = true;
+
+        public boolean isEnabled() {
+            return enabled;
+        }
+
+        public void setEnabled(boolean enabled) {
+            this.enabled = enabled;
         }
     }
 
