@@ -8,6 +8,7 @@ import dev.exactly.idempotency.IdempotencyException;
 import dev.exactly.idempotency.IdempotencyKey;
 import dev.exactly.idempotency.IdempotencyRequest;
 import dev.exactly.idempotency.IdempotentResult;
+import dev.exactly.idempotency.InvalidIdempotencyKeyException;
 import dev.exactly.idempotency.Lease;
 import dev.exactly.idempotency.LeaseLostException;
 import dev.exactly.idempotency.Outcome;
@@ -43,7 +44,8 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * A Jakarta Servlet filter that makes configured routes idempotent: a request carrying an
- * {@code Idempotency-Key} (alias {@code X-Idempotency-Key}) runs its handler at most once per tenant,
+ * {@code Idempotency-Key} (alias {@code X-Idempotency-Key}; both configurable with
+ * {@link Builder#keyHeader}) runs its handler at most once per tenant,
  * method, route and key, and every retry gets the first response back, byte for byte.
  *
  * <pre>{@code
@@ -152,6 +154,8 @@ public final class IdempotencyFilter implements Filter {
     private final Duration storeUnavailableRetryAfter;
     private final String challenge;
     private final InstantSource clock;
+    private final String keyHeader;
+    private final List<String> keyHeaderAliases;
 
     private IdempotencyFilter(Builder builder) {
         this.engine = builder.engine;
@@ -163,6 +167,8 @@ public final class IdempotencyFilter implements Filter {
         this.storeUnavailableRetryAfter = builder.storeUnavailableRetryAfter;
         this.challenge = builder.challenge;
         this.clock = builder.clock;
+        this.keyHeader = builder.keyHeader;
+        this.keyHeaderAliases = List.copyOf(builder.keyHeaderAliases);
     }
 
     /** A builder; the engine (with its store and listener) is the only required part. */
@@ -207,15 +213,35 @@ public final class IdempotencyFilter implements Filter {
             if (response.isCommitted()) {
                 throw e; // the body was already streaming to the client; nothing sensible can be added
             }
-            writeProblem(response, Problems.from(e), retryAfter(e));
+            writeProblem(response, problem(e), retryAfter(e));
         }
+    }
+
+    /** The problem for an engine exception; a missing key names this filter's header. */
+    private Problem problem(IdempotencyException e) {
+        return e instanceof InvalidIdempotencyKeyException invalid
+                        && invalid.reason() == InvalidIdempotencyKeyException.Reason.MISSING
+                ? Problems.keyMissing(keyHeader)
+                : Problems.from(e);
+    }
+
+    /** The header naming the key ({@value #KEY_HEADER} unless configured). */
+    public String keyHeader() {
+        return keyHeader;
+    }
+
+    /** Other headers accepted for the key ({@value #KEY_ALIAS_HEADER} unless configured). */
+    public List<String> keyHeaderAliases() {
+        return keyHeaderAliases;
     }
 
     private void guard(
             HttpServletRequest request, HttpServletResponse response, FilterChain chain, IdempotentRoute route, String path)
             throws IOException, ServletException {
-        List<String> keyHeaders = new ArrayList<>(Collections.list(request.getHeaders(KEY_HEADER)));
-        keyHeaders.addAll(Collections.list(request.getHeaders(KEY_ALIAS_HEADER)));
+        List<String> keyHeaders = new ArrayList<>(Collections.list(request.getHeaders(keyHeader)));
+        for (String alias : keyHeaderAliases) {
+            keyHeaders.addAll(Collections.list(request.getHeaders(alias)));
+        }
         if (keyHeaders.isEmpty() && !route.keyRequired()) {
             chain.doFilter(request, response);
             return;
@@ -440,6 +466,8 @@ public final class IdempotencyFilter implements Filter {
         private Duration storeUnavailableRetryAfter = DEFAULT_STORE_UNAVAILABLE_RETRY_AFTER;
         private String challenge = DEFAULT_CHALLENGE;
         private InstantSource clock = InstantSource.system();
+        private String keyHeader = KEY_HEADER;
+        private List<String> keyHeaderAliases = List.of(KEY_ALIAS_HEADER);
 
         private Builder(IdempotencyEngine engine) {
             this.engine = Objects.requireNonNull(engine, "engine");
@@ -530,6 +558,24 @@ public final class IdempotencyFilter implements Filter {
          */
         public Builder clock(InstantSource clock) {
             this.clock = Objects.requireNonNull(clock, "clock");
+            return this;
+        }
+
+        /**
+         * The header naming the key (default {@value #KEY_HEADER}) and the other headers accepted for it
+         * (default {@value #KEY_ALIAS_HEADER}; none to accept only {@code name}). A request may send
+         * several of them; they must all name the same key.
+         */
+        public Builder keyHeader(String name, String... aliases) {
+            List<String> names = validNames(name);
+            List<String> others = validNames(aliases);
+            for (String alias : others) {
+                if (alias.equalsIgnoreCase(name)) {
+                    throw new IllegalArgumentException("the key header's alias repeats it: " + alias);
+                }
+            }
+            this.keyHeader = names.getFirst();
+            this.keyHeaderAliases = others;
             return this;
         }
 

@@ -78,8 +78,14 @@ public final class Problems {
 
     /** 400: the route requires an {@code Idempotency-Key} and none was sent. */
     public static Problem keyMissing() {
+        return keyMissing(IdempotencyFilter.KEY_HEADER);
+    }
+
+    /** 400: the route requires a key in the header {@code headerName} and none was sent. */
+    public static Problem keyMissing(String headerName) {
         return problem(IDEMPOTENCY_KEY_MISSING, "Idempotency-Key missing", 400,
-                "this endpoint requires an Idempotency-Key header", "idempotency_key_missing");
+                "this endpoint requires " + ("AEIOUaeiou".indexOf(headerName.charAt(0)) >= 0 ? "an " : "a ") + headerName
+                        + " header", "idempotency_key_missing");
     }
 
     /** 400: the key is empty, too long, not printable ASCII, or sent twice with different values. */

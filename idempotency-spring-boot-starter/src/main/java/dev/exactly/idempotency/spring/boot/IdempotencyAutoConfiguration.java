@@ -43,6 +43,9 @@ import org.springframework.util.ClassUtils;
  * Auto-configures idempotent routes on a Spring MVC (servlet) application from the
  * {@code exactly.idempotency.*} properties ({@link IdempotencyProperties}):
  * <ul>
+ *   <li>the guarded routes: those of the properties, of {@link IdempotentRoute} beans, and every controller
+ *       method annotated with {@link dev.exactly.idempotency.spring.Idempotent} in Spring MVC's handler
+ *       mappings (a route declared twice stops the startup, naming both declarations);</li>
  *   <li>an {@link IdempotencyStore}: {@code store=memory} (default), {@code redis} (needs
  *       {@code idempotency-redis} and {@code redis.uri}) or {@code postgres} (needs
  *       {@code idempotency-postgres} and a {@link DataSource}; {@code postgres.migrate=true} creates its
@@ -131,15 +134,25 @@ public class IdempotencyAutoConfiguration {
     FilterRegistrationBean<IdempotencyFilter> idempotencyFilterRegistration(
             IdempotencyEngine engine,
             TenantResolver tenantResolver,
-            ObjectProvider<IdempotentRoute> routeBeans) {
-        List<IdempotentRoute> routes = new ArrayList<>(PropertiesReader.routes(properties));
-        routeBeans.orderedStream().forEach(routes::add);
+            ObjectProvider<IdempotentRoute> routeBeans,
+            ListableBeanFactory beans,
+            Environment environment) {
+        boolean mvc = PropertiesReader.present(MvcMappings.HANDLER_MAPPING_CLASS);
+        List<IdempotentRoute> routes = AnnotatedRoutes.merge(
+                configuredRoutes(routeBeans),
+                mvc ? MvcMappings.of(beans) : List.of(),
+                properties,
+                mvc ? MvcMappings.pathPrefix(beans) : "",
+                environment);
         if (routes.isEmpty()) {
-            log.warn("No idempotent routes: set " + IdempotencyProperties.PREFIX + ".routes[0].path (and method) "
-                    + "or define IdempotentRoute beans; until then every request passes through unguarded");
+            log.warn("No idempotent routes: annotate controller methods with @Idempotent, set "
+                    + IdempotencyProperties.PREFIX + ".routes[0].path (and method) or define IdempotentRoute beans; "
+                    + "until then every request passes through unguarded");
         }
         IdempotencyFilter filter = IdempotencyFilter.builder(engine)
                 .routes(routes)
+                .keyHeader(properties.getKeyHeader().strip(),
+                        properties.getKeyHeaderAliases().stream().map(String::strip).toArray(String[]::new))
                 .tenantResolver(tenantResolver)
                 .fingerprinter(Fingerprinter.of(Math.toIntExact(properties.getMaxRequestBodySize().toBytes()),
                         properties.getMaxJsonDepth()))
@@ -155,6 +168,18 @@ public class IdempotencyAutoConfiguration {
         registration.setDispatcherTypes(DispatcherType.REQUEST);
         registration.setOrder(properties.getFilterOrder());
         return registration;
+    }
+
+    /** The routes of the properties, then those of {@link IdempotentRoute} beans, each with where it was declared. */
+    private List<AnnotatedRoutes.Declared> configuredRoutes(ObjectProvider<IdempotentRoute> routeBeans) {
+        List<AnnotatedRoutes.Declared> configured = new ArrayList<>();
+        List<IdempotentRoute> fromProperties = PropertiesReader.routes(properties);
+        for (int i = 0; i < fromProperties.size(); i++) {
+            configured.add(new AnnotatedRoutes.Declared(PropertiesReader.P + "routes[" + i + "]", fromProperties.get(i)));
+        }
+        routeBeans.orderedStream().forEach(route -> configured.add(new AnnotatedRoutes.Declared(
+                "an IdempotentRoute bean", route)));
+        return configured;
     }
 
     /** {@code store=memory} (the default). */

@@ -62,6 +62,15 @@ public class IdempotencyProperties implements InitializingBean {
      */
     private Duration pollInterval = Duration.ofSeconds(1);
 
+    /** The request header that carries the key. */
+    private String keyHeader = "Idempotency-Key";
+
+    /**
+     * Other request headers accepted for the key (empty: none); a request that sends several must name the
+     * same key in all.
+     */
+    private List<String> keyHeaderAliases = new ArrayList<>(List.of("X-Idempotency-Key"));
+
     /** Largest request body on a guarded route; larger bodies are refused with 413. */
     private DataSize maxRequestBodySize = DataSize.ofMegabytes(1);
 
@@ -175,6 +184,22 @@ public class IdempotencyProperties implements InitializingBean {
 
     public void setPollInterval(Duration pollInterval) {
         this.pollInterval = pollInterval;
+    }
+
+    public String getKeyHeader() {
+        return keyHeader;
+    }
+
+    public void setKeyHeader(String keyHeader) {
+        this.keyHeader = keyHeader;
+    }
+
+    public List<String> getKeyHeaderAliases() {
+        return keyHeaderAliases;
+    }
+
+    public void setKeyHeaderAliases(List<String> keyHeaderAliases) {
+        this.keyHeaderAliases = keyHeaderAliases;
     }
 
     public DataSize getMaxRequestBodySize() {

@@ -42,6 +42,7 @@ final class PropertiesReader {
             problems.add(P + "max-json-depth must be between 1 and 1000 (was " + properties.getMaxJsonDepth() + ")");
         }
         size(problems, properties.getMaxStoredResponseSize(), MIN_STORED_RESPONSE_BYTES, "max-stored-response-size");
+        keyHeaders(problems, properties);
         headerNames(problems, properties.getReplayHeaders(), "replay-headers");
         headerNames(problems, properties.getCredentialHeaders(), "credential-headers");
         notNegative(problems, properties.getStoreUnavailableRetryAfter(), "store-unavailable-retry-after");
@@ -67,7 +68,7 @@ final class PropertiesReader {
     }
 
     /** A route; what it does not set comes from the top level of {@code defaults}. */
-    private static IdempotentRoute route(Route route, IdempotencyProperties defaults, String prefix) {
+    static IdempotentRoute route(Route route, IdempotencyProperties defaults, String prefix) {
         String path = route.getPath();
         if (path == null || path.isBlank()) {
             throw new IllegalArgumentException(prefix + "path is required (a path template such as /v1/charges)");
@@ -324,6 +325,21 @@ final class PropertiesReader {
     private static void size(List<String> problems, DataSize size, long min, String name) {
         if (size.toBytes() < min || size.toBytes() > Integer.MAX_VALUE) {
             problems.add(P + name + " must be between " + min + "B and " + Integer.MAX_VALUE + "B (was " + size + ")");
+        }
+    }
+
+    private static void keyHeaders(List<String> problems, IdempotencyProperties properties) {
+        String keyHeader = properties.getKeyHeader();
+        if (keyHeader == null || keyHeader.isBlank()) {
+            problems.add(P + "key-header must name the request header that carries the key");
+            return;
+        }
+        headerNames(problems, List.of(keyHeader), "key-header");
+        headerNames(problems, properties.getKeyHeaderAliases(), "key-header-aliases");
+        for (String alias : properties.getKeyHeaderAliases()) {
+            if (alias != null && alias.strip().equalsIgnoreCase(keyHeader.strip())) {
+                problems.add(P + "key-header-aliases repeats the key header " + keyHeader);
+            }
         }
     }
 
