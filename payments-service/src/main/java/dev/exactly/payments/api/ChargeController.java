@@ -1,7 +1,5 @@
 package dev.exactly.payments.api;
 
-import dev.exactly.payments.ApiProblems;
-import dev.exactly.payments.ApiResponse;
 import dev.exactly.payments.charge.ChargeOperations;
 import dev.exactly.payments.charge.ChargePipeline;
 import dev.exactly.payments.charge.ChargeRequest;
@@ -10,6 +8,8 @@ import dev.exactly.payments.charge.ChargeViews;
 import dev.exactly.payments.charge.CrashPoint;
 import dev.exactly.payments.config.PaymentsProperties;
 import dev.exactly.payments.security.Caller;
+import dev.exactly.payments.web.ApiProblems;
+import dev.exactly.payments.web.ApiResponse;
 import jakarta.servlet.http.HttpServletRequest;
 import java.util.List;
 import org.jspecify.annotations.Nullable;

@@ -1,11 +1,11 @@
 package dev.exactly.payments.api;
 
 import dev.exactly.idempotency.IdempotencyKey;
-import dev.exactly.payments.ApiJson;
-import dev.exactly.payments.ApiProblems;
-import dev.exactly.payments.ApiResponse;
+import dev.exactly.payments.json.Json;
 import dev.exactly.payments.keys.KeyStatus;
 import dev.exactly.payments.security.Caller;
+import dev.exactly.payments.web.ApiProblems;
+import dev.exactly.payments.web.ApiResponse;
 import jakarta.servlet.http.HttpServletRequest;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -35,6 +35,6 @@ public class KeyController {
         if (found.size() > 1) {
             json.put("other_routes", found.subList(1, found.size()));
         }
-        return Http.entity(ApiResponse.json(200, ApiJson.write(json)), request);
+        return Http.entity(ApiResponse.json(200, Json.write(json)), request);
     }
 }

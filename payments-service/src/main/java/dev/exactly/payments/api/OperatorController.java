@@ -1,11 +1,11 @@
 package dev.exactly.payments.api;
 
-import dev.exactly.payments.ApiJson;
-import dev.exactly.payments.ApiProblems;
-import dev.exactly.payments.ApiResponse;
 import dev.exactly.payments.charge.ChargeOperations;
 import dev.exactly.payments.charge.ChargeRequest;
+import dev.exactly.payments.json.Json;
 import dev.exactly.payments.security.Caller;
+import dev.exactly.payments.web.ApiProblems;
+import dev.exactly.payments.web.ApiResponse;
 import jakarta.servlet.http.HttpServletRequest;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -50,7 +50,7 @@ public class OperatorController {
         json.put("object", "list");
         json.put("state", s);
         json.put("data", rows);
-        return Http.entity(ApiResponse.json(200, ApiJson.write(json)), request);
+        return Http.entity(ApiResponse.json(200, Json.write(json)), request);
     }
 
     @PostMapping("/v1/operator/requests/{chargeId}/retry")
@@ -66,7 +66,7 @@ public class OperatorController {
     public ResponseEntity<byte[]> resolve(@PathVariable String chargeId,
             HttpServletRequest request) {
         Caller.of(request).requireOperator();
-        ApiJson.Fields f = ApiJson.Fields.of(Http.jsonBody(request));
+        Json.Fields f = Json.Fields.of(Http.jsonBody(request));
         f.onlyKnown(List.of("outcome", "reason"));
         String outcome = f.requiredString("outcome", OUTCOME, "succeeded or failed");
         String reason = f.requiredString("reason", REASON, "1-500 characters");

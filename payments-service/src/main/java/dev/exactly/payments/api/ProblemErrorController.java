@@ -1,8 +1,8 @@
 package dev.exactly.payments.api;
 
-import dev.exactly.payments.ApiProblems;
-import dev.exactly.payments.ApiResponse;
 import dev.exactly.payments.security.ProblemWriter;
+import dev.exactly.payments.web.ApiProblems;
+import dev.exactly.payments.web.ApiResponse;
 import jakarta.servlet.RequestDispatcher;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;

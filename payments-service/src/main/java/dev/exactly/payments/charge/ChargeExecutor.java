@@ -11,14 +11,14 @@ import dev.exactly.ledger.Ledger;
 import dev.exactly.ledger.LedgerRetryableException;
 import dev.exactly.ledger.LedgerStorageException;
 import dev.exactly.ledger.Money;
-import dev.exactly.payments.ApiJson;
-import dev.exactly.payments.ApiProblems;
-import dev.exactly.payments.ApiResponse;
-import dev.exactly.payments.config.PaymentsProperties;
 import dev.exactly.payments.db.DatabaseException;
 import dev.exactly.payments.db.Jdbc;
+import dev.exactly.payments.json.Json;
 import dev.exactly.payments.keys.DurableTier;
+import dev.exactly.payments.keys.RetryPolicy;
 import dev.exactly.payments.ledger.TenantAccounts;
+import dev.exactly.payments.web.ApiProblems;
+import dev.exactly.payments.web.ApiResponse;
 import dev.exactly.psp.PspCharge;
 import dev.exactly.psp.PspChargeRequest;
 import dev.exactly.psp.PspClient;
@@ -28,7 +28,6 @@ import java.time.Duration;
 import java.time.Instant;
 import java.time.InstantSource;
 import java.util.Optional;
-import java.util.random.RandomGenerator;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -62,22 +61,20 @@ public final class ChargeExecutor {
     private final PspClient psp;
     private final Ledger ledger;
     private final TenantAccounts accounts;
-    private final PaymentsProperties.Recovery recovery;
+    private final RetryPolicy retries;
     private final InstantSource clock;
-    private final RandomGenerator random;
 
-    /** @param random the jitter of the recovery backoff (any thread may use it) */
+    /** @param retries attempts and backoff of processor calls that got no answer */
     public ChargeExecutor(Jdbc jdbc, ChargeRepository charges, DurableTier durable, PspClient psp, Ledger ledger,
-            TenantAccounts accounts, PaymentsProperties.Recovery recovery, InstantSource clock, RandomGenerator random) {
+            TenantAccounts accounts, RetryPolicy retries, InstantSource clock) {
         this.jdbc = jdbc;
         this.charges = charges;
         this.durable = durable;
         this.psp = psp;
         this.ledger = ledger;
         this.accounts = accounts;
-        this.recovery = recovery;
+        this.retries = retries;
         this.clock = clock;
-        this.random = random;
     }
 
     /** Thrown inside a transaction when a fenced write finds that the owner lost the record: roll back. */
@@ -188,7 +185,7 @@ public final class ChargeExecutor {
                 Long entryId = null;
                 if (outcome.status() == ChargeStatus.SUCCEEDED) {
                     entryId = journal(c, current, debit, credit, currency);
-                    response = ApiResponse.created(ChargeViews.location(current.id()), ApiJson.write(ChargeViews.charge(
+                    response = ApiResponse.created(ChargeViews.location(current.id()), Json.write(ChargeViews.charge(
                             current, ChargeStatus.SUCCEEDED, outcome.processorChargeId(), null, 0)));
                 } else {
                     String code = outcome.failureCode() == null ? "card_declined" : outcome.failureCode();
@@ -270,14 +267,14 @@ public final class ChargeExecutor {
                     return ApiProblems.deadLettered(current.id());
                 }
                 int attempts = current.attempts() + 1;
-                boolean deadLetter = attempts >= recovery.maxAttempts();
+                boolean deadLetter = attempts >= retries.maxAttempts();
                 String reason = deadLetter
                         ? "no answer from the processor after " + attempts + " attempts; last: " + message
                         : null;
                 Instant now = clock.instant();
                 charges.recordFailure(c, current.id(), attempts, message, point,
                         deadLetter ? ChargeStatus.DEAD_LETTERED : ChargeStatus.PENDING, reason, now);
-                Duration delay = deadLetter ? DEAD_LETTER_HANDOVER : recovery.delayAfter(attempts, random);
+                Duration delay = deadLetter ? DEAD_LETTER_HANDOVER : retries.delayAfter(attempts);
                 if (!durable.handOver(c, row.scopeKey(), owner, delay)) {
                     throw new LostRecord();
                 }

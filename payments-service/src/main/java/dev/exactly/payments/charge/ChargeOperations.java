@@ -2,12 +2,12 @@ package dev.exactly.payments.charge;
 
 import dev.exactly.idempotency.ClaimOutcome;
 import dev.exactly.idempotency.OwnerToken;
-import dev.exactly.payments.ApiException;
-import dev.exactly.payments.ApiJson;
-import dev.exactly.payments.ApiProblems;
-import dev.exactly.payments.ApiResponse;
 import dev.exactly.payments.db.Jdbc;
+import dev.exactly.payments.json.Json;
 import dev.exactly.payments.keys.DurableTier;
+import dev.exactly.payments.web.ApiException;
+import dev.exactly.payments.web.ApiProblems;
+import dev.exactly.payments.web.ApiResponse;
 import dev.exactly.psp.PspCharge;
 import dev.exactly.psp.PspClient;
 import dev.exactly.psp.PspException;
@@ -136,6 +136,6 @@ public final class ChargeOperations {
         json.put("action", action);
         json.put("answer_status", answer.status());
         json.put("request", ChargeViews.operatorView(after, null));
-        return ApiJson.write(json);
+        return Json.write(json);
     }
 }

@@ -5,11 +5,11 @@ import dev.exactly.idempotency.Fingerprint;
 import dev.exactly.idempotency.IdempotencyKey;
 import dev.exactly.idempotency.OwnerToken;
 import dev.exactly.idempotency.ScopeKey;
-import dev.exactly.payments.ApiJson;
-import dev.exactly.payments.ApiProblems;
-import dev.exactly.payments.ApiResponse;
 import dev.exactly.payments.db.Jdbc;
+import dev.exactly.payments.json.Json;
 import dev.exactly.payments.keys.DurableTier;
+import dev.exactly.payments.web.ApiProblems;
+import dev.exactly.payments.web.ApiResponse;
 import dev.exactly.psp.PspChargeRequest;
 import java.time.Instant;
 import java.time.InstantSource;
@@ -63,7 +63,7 @@ public final class ChargePipeline {
      * Creates a charge, or answers as the first request with this key was answered.
      *
      * @param crash the test hook's crash point, or {@code null}
-     * @throws dev.exactly.payments.ApiException 422 when the body is invalid (nothing is recorded)
+     * @throws dev.exactly.payments.web.ApiException 422 when the body is invalid (nothing is recorded)
      */
     public ApiResponse create(String tenant, IdempotencyKey key, byte[] body, @Nullable String contentType,
             @Nullable CrashPoint crash) {
@@ -119,7 +119,7 @@ public final class ChargePipeline {
         Instant now = clock.instant();
         return new ChargeRow(id, tenant, scope, fingerprint, request.customer(), request.amount(),
                 request.currencyCode(), request.description(),
-                new String(ApiJson.write(new java.util.TreeMap<>(request.metadata())), java.nio.charset.StandardCharsets.UTF_8),
+                new String(Json.write(new java.util.TreeMap<>(request.metadata())), java.nio.charset.StandardCharsets.UTF_8),
                 ChargeStatus.PENDING, RecoveryPoint.CHARGE_CREATED, ChargeRow.downstreamKeyOf(id),
                 ChargeRequest.processorRequestJson(processorRequest), null, null, null, 0, null, 0, null, null,
                 now, now);

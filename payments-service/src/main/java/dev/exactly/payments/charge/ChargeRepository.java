@@ -1,8 +1,8 @@
 package dev.exactly.payments.charge;
 
 import dev.exactly.idempotency.ScopeKey;
-import dev.exactly.payments.ApiResponse;
 import dev.exactly.payments.db.Jdbc;
+import dev.exactly.payments.web.ApiResponse;
 import java.sql.Connection;
 import java.sql.Types;
 import java.time.Instant;

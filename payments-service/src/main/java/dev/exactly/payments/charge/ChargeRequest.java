@@ -1,9 +1,9 @@
 package dev.exactly.payments.charge;
 
 import dev.exactly.ledger.Currency;
-import dev.exactly.payments.ApiException;
-import dev.exactly.payments.ApiJson;
-import dev.exactly.payments.ApiProblems;
+import dev.exactly.payments.json.Json;
+import dev.exactly.payments.web.ApiException;
+import dev.exactly.payments.web.ApiProblems;
 import dev.exactly.psp.PspChargeRequest;
 import java.util.List;
 import java.util.Locale;
@@ -50,7 +50,7 @@ public record ChargeRequest(
      * @throws ApiException 422 {@code validation-failed} with one error per member
      */
     public static ChargeRequest parse(byte[] body) {
-        ApiJson.Fields f = ApiJson.Fields.of(body);
+        Json.Fields f = Json.Fields.of(body);
         f.onlyKnown(MEMBERS);
         long amount = f.requiredLong("amount", 1, PspChargeRequest.MAX_AMOUNT);
         String currencyCode = f.requiredString("currency", CURRENCY, "a three-letter ISO 4217 code");
@@ -91,12 +91,12 @@ public record ChargeRequest(
         json.put("source", request.source());
         json.put("description", request.description());
         json.put("metadata", new java.util.TreeMap<>(request.metadata()));
-        return new String(ApiJson.write(json), java.nio.charset.StandardCharsets.UTF_8);
+        return new String(Json.write(json), java.nio.charset.StandardCharsets.UTF_8);
     }
 
     /** Reads a persisted processor request back, to send it again unchanged. */
     public static PspChargeRequest processorRequest(String json) {
-        Map<String, Object> m = ApiJson.readMap(json);
+        Map<String, Object> m = Json.readMap(json);
         @SuppressWarnings("unchecked")
         Map<String, String> metadata = (Map<String, String>) m.get("metadata");
         Object description = m.get("description");

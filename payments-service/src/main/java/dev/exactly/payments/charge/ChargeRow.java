@@ -2,8 +2,8 @@ package dev.exactly.payments.charge;
 
 import dev.exactly.idempotency.Fingerprint;
 import dev.exactly.idempotency.ScopeKey;
-import dev.exactly.payments.ApiResponse;
 import dev.exactly.payments.db.Jdbc;
+import dev.exactly.payments.web.ApiResponse;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Instant;
@@ -79,7 +79,7 @@ public record ChargeRow(
     /** The metadata as a map. */
     public Map<String, String> metadataMap() {
         @SuppressWarnings({"unchecked", "rawtypes"})
-        Map<String, String> map = (Map) dev.exactly.payments.ApiJson.readMap(metadata);
+        Map<String, String> map = (Map) dev.exactly.payments.json.Json.readMap(metadata);
         return map;
     }
 

@@ -1,6 +1,6 @@
 package dev.exactly.payments.charge;
 
-import dev.exactly.payments.ApiJson;
+import dev.exactly.payments.json.Json;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -41,7 +41,7 @@ public final class ChargeViews {
     }
 
     public static byte[] chargeBytes(ChargeRow row) {
-        return ApiJson.write(charge(row));
+        return Json.write(charge(row));
     }
 
     /** A page of charges. */
@@ -51,7 +51,7 @@ public final class ChargeViews {
         json.put("url", url);
         json.put("has_more", hasMore);
         json.put("data", rows.stream().map(ChargeViews::charge).toList());
-        return ApiJson.write(json);
+        return Json.write(json);
     }
 
     /** A charge as the operator sees it: the recovery bookkeeping included. */

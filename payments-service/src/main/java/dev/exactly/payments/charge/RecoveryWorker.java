@@ -3,7 +3,6 @@ package dev.exactly.payments.charge;
 import dev.exactly.idempotency.ClaimOutcome;
 import dev.exactly.idempotency.LeaseKeeper;
 import dev.exactly.idempotency.OwnerToken;
-import dev.exactly.payments.config.PaymentsProperties;
 import dev.exactly.payments.db.Jdbc;
 import dev.exactly.payments.keys.DurableTier;
 import java.sql.Connection;
@@ -52,7 +51,7 @@ public final class RecoveryWorker implements SmartLifecycle {
     private final ChargeRepository charges;
     private final DurableTier durable;
     private final ChargeExecutor executor;
-    private final PaymentsProperties.Recovery settings;
+    private final Settings settings;
     private final int parallelism;
     private final InstantSource clock;
     private final AtomicLong recovered = new AtomicLong();
@@ -61,7 +60,7 @@ public final class RecoveryWorker implements SmartLifecycle {
 
     /** @param parallelism charges resumed at once (below the connection pool's size) */
     public RecoveryWorker(Jdbc jdbc, ChargeRepository charges, DurableTier durable, ChargeExecutor executor,
-            PaymentsProperties.Recovery settings, int parallelism, InstantSource clock) {
+            Settings settings, int parallelism, InstantSource clock) {
         if (parallelism < 1) {
             throw new IllegalArgumentException("parallelism must be positive");
         }
@@ -72,6 +71,22 @@ public final class RecoveryWorker implements SmartLifecycle {
         this.settings = settings;
         this.parallelism = parallelism;
         this.clock = clock;
+    }
+
+    /**
+     * The worker's schedule.
+     *
+     * @param enabled       whether it sweeps on a schedule in this instance
+     * @param interval      pause between two sweeps
+     * @param batchSize     charges taken over per sweep
+     * @param purgeInterval how often expired idempotency records are purged
+     */
+    public record Settings(boolean enabled, Duration interval, int batchSize, Duration purgeInterval) {
+        public Settings {
+            if (batchSize < 1 || interval.toMillis() < 1 || purgeInterval.toMillis() < 1) {
+                throw new IllegalArgumentException("recovery batch size and intervals must be positive");
+            }
+        }
     }
 
     /** A charge this worker took over. */

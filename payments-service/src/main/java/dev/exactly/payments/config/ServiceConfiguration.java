@@ -14,6 +14,7 @@ import dev.exactly.payments.charge.RecoveryWorker;
 import dev.exactly.payments.db.Jdbc;
 import dev.exactly.payments.keys.DurableTier;
 import dev.exactly.payments.keys.KeyStatus;
+import dev.exactly.payments.keys.RetryPolicy;
 import dev.exactly.payments.ledger.LedgerQueries;
 import dev.exactly.payments.ledger.TenantAccounts;
 import dev.exactly.payments.refund.RefundRepository;
@@ -21,6 +22,7 @@ import dev.exactly.payments.refund.RefundService;
 import dev.exactly.psp.PspClient;
 import java.time.InstantSource;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.random.RandomGenerator;
 import javax.sql.DataSource;
 import org.springframework.beans.factory.annotation.Value;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
@@ -90,8 +92,10 @@ public class ServiceConfiguration {
     @Bean
     ChargeExecutor chargeExecutor(Jdbc jdbc, ChargeRepository charges, DurableTier durable, PspClient psp, Ledger ledger,
             TenantAccounts accounts, PaymentsProperties properties, InstantSource clock) {
-        return new ChargeExecutor(jdbc, charges, durable, psp, ledger, accounts, properties.recovery(), clock,
-                () -> ThreadLocalRandom.current().nextLong());
+        PaymentsProperties.Recovery recovery = properties.recovery();
+        RandomGenerator jitter = () -> ThreadLocalRandom.current().nextLong();
+        return new ChargeExecutor(jdbc, charges, durable, psp, ledger, accounts,
+                new RetryPolicy(recovery.maxAttempts(), attempts -> recovery.delayAfter(attempts, jitter)), clock);
     }
 
     @Bean
@@ -112,7 +116,9 @@ public class ServiceConfiguration {
             @Value("${exactly.payments.pool-size:20}") int poolSize) {
         int parallelism = properties.recovery().parallelism(poolSize);
         checkRecoveryParallelism(parallelism, poolSize);
-        return new RecoveryWorker(jdbc, charges, durable, executor, properties.recovery(), parallelism, clock);
+        PaymentsProperties.Recovery recovery = properties.recovery();
+        return new RecoveryWorker(jdbc, charges, durable, executor, new RecoveryWorker.Settings(recovery.enabled(),
+                recovery.interval(), recovery.batchSize(), recovery.purgeInterval()), parallelism, clock);
     }
 
     /** The worker's resumes hold pooled connections: they must leave some to the requests. */

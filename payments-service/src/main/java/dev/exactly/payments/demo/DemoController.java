@@ -1,13 +1,13 @@
 package dev.exactly.payments.demo;
 
 import dev.exactly.idempotency.servlet.Problems;
-import dev.exactly.payments.ApiJson;
-import dev.exactly.payments.ApiProblems;
-import dev.exactly.payments.ApiResponse;
 import dev.exactly.payments.charge.ChargeRequest;
 import dev.exactly.payments.charge.ChargeRow;
 import dev.exactly.payments.config.PaymentsProperties;
 import dev.exactly.payments.config.ProcessorConfiguration.InProcessProcessor;
+import dev.exactly.payments.json.Json;
+import dev.exactly.payments.web.ApiProblems;
+import dev.exactly.payments.web.ApiResponse;
 import dev.exactly.psp.PspSimulator;
 import jakarta.servlet.http.HttpServletRequest;
 import java.io.IOException;
@@ -64,7 +64,7 @@ public class DemoController {
             json.put("operator_key", properties.effectiveOperatorKey());
             json.put("processor_switches", simulator().isPresent());
         }
-        return answer(ApiResponse.json(200, ApiJson.write(json)));
+        return answer(ApiResponse.json(200, Json.write(json)));
     }
 
     @GetMapping("/v1/demo/processor")
@@ -87,12 +87,12 @@ public class DemoController {
         if (bytes.length > MAX_BODY_BYTES) {
             return answer(ApiProblems.idempotency(Problems.payloadTooLarge(MAX_BODY_BYTES), null));
         }
-        ApiJson.Fields fields = ApiJson.Fields.of(bytes);
+        Json.Fields fields = Json.Fields.of(bytes);
         fields.onlyKnown(List.of("slow", "drop_response"));
         if (!fields.valid()) {
             return answer(ApiProblems.validationFailed("the switches are invalid", fields.errors()));
         }
-        JsonNode root = ApiJson.read(bytes);
+        JsonNode root = Json.read(bytes);
         for (String name : List.of("slow", "drop_response")) {
             if (!root.has(name) || !root.get(name).isBoolean()) {
                 fields.error(name, root.has(name) ? "parameter_invalid" : "parameter_missing", name + " must be true or false");
@@ -122,7 +122,7 @@ public class DemoController {
         Map<String, Object> json = new LinkedHashMap<>();
         json.put("charge", chargeId);
         json.put("captures", found.get().captureCount(ChargeRow.downstreamKeyOf(chargeId)));
-        return answer(ApiResponse.json(200, ApiJson.write(json)));
+        return answer(ApiResponse.json(200, Json.write(json)));
     }
 
     private Optional<PspSimulator> simulator() {
@@ -134,7 +134,7 @@ public class DemoController {
         json.put("slow", switches.slow());
         json.put("slow_ms", ProcessorSwitches.SLOW.toMillis());
         json.put("drop_response", switches.dropResponse());
-        return ApiJson.write(json);
+        return Json.write(json);
     }
 
     private static ResponseEntity<byte[]> absent() {

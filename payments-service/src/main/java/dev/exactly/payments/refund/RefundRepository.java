@@ -2,8 +2,8 @@ package dev.exactly.payments.refund;
 
 import dev.exactly.idempotency.Fingerprint;
 import dev.exactly.idempotency.ScopeKey;
-import dev.exactly.payments.ApiResponse;
 import dev.exactly.payments.db.Jdbc;
+import dev.exactly.payments.web.ApiResponse;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;

@@ -10,18 +10,18 @@ import dev.exactly.ledger.Currency;
 import dev.exactly.ledger.EntryRequest;
 import dev.exactly.ledger.Ledger;
 import dev.exactly.ledger.Money;
-import dev.exactly.payments.ApiException;
-import dev.exactly.payments.ApiJson;
-import dev.exactly.payments.ApiProblems;
-import dev.exactly.payments.ApiResponse;
 import dev.exactly.payments.charge.ChargeRepository;
 import dev.exactly.payments.charge.ChargeRequest;
 import dev.exactly.payments.charge.ChargeRow;
 import dev.exactly.payments.charge.ChargeStatus;
 import dev.exactly.payments.charge.Ids;
 import dev.exactly.payments.db.Jdbc;
+import dev.exactly.payments.json.Json;
 import dev.exactly.payments.keys.DurableTier;
 import dev.exactly.payments.ledger.TenantAccounts;
+import dev.exactly.payments.web.ApiException;
+import dev.exactly.payments.web.ApiProblems;
+import dev.exactly.payments.web.ApiResponse;
 import dev.exactly.psp.PspChargeRequest;
 import java.sql.Connection;
 import java.time.Instant;
@@ -67,7 +67,7 @@ public final class RefundService {
     /** A validated refund request. */
     record RefundRequest(String charge, long amount) {
         static RefundRequest parse(byte[] body) {
-            ApiJson.Fields f = ApiJson.Fields.of(body);
+            Json.Fields f = Json.Fields.of(body);
             f.onlyKnown(MEMBERS);
             String charge = f.requiredString("charge", ChargeRequest.ID, "a charge id");
             long amount = f.requiredLong("amount", 1, PspChargeRequest.MAX_AMOUNT);
@@ -175,7 +175,7 @@ public final class RefundService {
         json.put("charge", charge.id());
         json.put("status", "succeeded");
         json.put("created", now.getEpochSecond());
-        ApiResponse response = ApiResponse.created("/v1/refunds/" + refundId, ApiJson.write(json));
+        ApiResponse response = ApiResponse.created("/v1/refunds/" + refundId, Json.write(json));
         return new Decision(refundId, response, charge.currency(), null, entryId);
     }
 }

@@ -1,7 +1,7 @@
 package dev.exactly.payments.security;
 
-import dev.exactly.payments.ApiException;
-import dev.exactly.payments.ApiProblems;
+import dev.exactly.payments.web.ApiException;
+import dev.exactly.payments.web.ApiProblems;
 import jakarta.servlet.http.HttpServletRequest;
 import java.security.Principal;
 import org.jspecify.annotations.Nullable;

@@ -1,6 +1,6 @@
 package dev.exactly.payments.security;
 
-import dev.exactly.payments.ApiResponse;
+import dev.exactly.payments.web.ApiResponse;
 import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
 import java.time.Duration;

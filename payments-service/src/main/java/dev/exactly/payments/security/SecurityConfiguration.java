@@ -1,6 +1,6 @@
 package dev.exactly.payments.security;
 
-import dev.exactly.payments.ApiProblems;
+import dev.exactly.payments.web.ApiProblems;
 import dev.exactly.payments.config.PaymentsProperties;
 import jakarta.servlet.DispatcherType;
 import org.springframework.context.annotation.Bean;

@@ -1,4 +1,4 @@
-package dev.exactly.payments;
+package dev.exactly.payments.web;
 
 /**
  * Ends a request with a ready answer (a validation failure, a missing resource, a refused caller).

@@ -1,4 +1,4 @@
-package dev.exactly.payments;
+package dev.exactly.payments.json;
 
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -16,7 +16,7 @@ import tools.jackson.databind.json.JsonMapper;
  * validators) and writing response bodies in a fixed member order, so that the bytes of an answer are
  * determined by its content.
  */
-public final class ApiJson {
+public final class Json {
     /** The deepest nesting a request body may have: the idempotency fingerprint's limit. */
     public static final int MAX_DEPTH = dev.exactly.idempotency.Fingerprinter.DEFAULT_MAX_JSON_DEPTH;
 
@@ -28,7 +28,7 @@ public final class ApiJson {
             .enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION)
             .build();
 
-    private ApiJson() {}
+    private Json() {}
 
     /** The bytes of a JSON value (maps keep their insertion order). */
     public static byte[] write(Object value) {

@@ -1,4 +1,4 @@
-package dev.exactly.payments;
+package dev.exactly.payments.web;
 
 import java.time.Duration;
 import org.jspecify.annotations.Nullable;

@@ -1,4 +1,4 @@
-package dev.exactly.payments;
+package dev.exactly.payments.web;
 
 import dev.exactly.idempotency.servlet.Problem;
 import dev.exactly.idempotency.servlet.Problems;
