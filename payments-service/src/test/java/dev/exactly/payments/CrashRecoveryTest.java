@@ -3,7 +3,6 @@ package dev.exactly.payments;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import dev.exactly.payments.charge.CrashPoint;
 import dev.exactly.payments.charge.RecoveryWorker;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -19,18 +18,20 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.context.annotation.Import;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
 import tools.jackson.databind.JsonNode;
 
 /**
- * A request killed at each recovery point (the test hook throws where a crash would stop it; what was
- * committed stays) is finished either by the client's retry after the lease expired or by the recovery
+ * A request killed at each recovery point (the test's {@link Crashes} observer throws where a crash would
+ * stop it; what was committed stays) is finished either by the client's retry after the lease expired or by the recovery
  * worker: one capture at the processor, one journal entry, and the retry gets the charge. The worker's
  * schedule is off here, so each test decides who recovers, and the tests end the dead owner's lease
  * themselves (a retry before that gets 409).
  */
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT)
+@Import(Crashes.Installed.class)
 class CrashRecoveryTest extends ServiceTest {
 
     @DynamicPropertySource
@@ -41,32 +42,35 @@ class CrashRecoveryTest extends ServiceTest {
 
     @Autowired
     RecoveryWorker worker;
+    @Autowired
+    Crashes crashes;
 
     enum Recoverer { CLIENT_RETRY, WORKER }
 
     @ParameterizedTest(name = "crash {0}, recovered by the client's retry")
-    @EnumSource(CrashPoint.class)
-    void crashThenClientRetry(CrashPoint point) {
+    @EnumSource(Crashes.Point.class)
+    void crashThenClientRetry(Crashes.Point point) {
         crashAndRecover(point, Recoverer.CLIENT_RETRY);
     }
 
     @ParameterizedTest(name = "crash {0}, recovered by the worker")
-    @EnumSource(CrashPoint.class)
-    void crashThenWorker(CrashPoint point) {
+    @EnumSource(Crashes.Point.class)
+    void crashThenWorker(Crashes.Point point) {
         crashAndRecover(point, Recoverer.WORKER);
     }
 
-    private void crashAndRecover(CrashPoint point, Recoverer recoverer) {
+    private void crashAndRecover(Crashes.Point point, Recoverer recoverer) {
         String customer = "cus_" + point.name().toLowerCase() + "_" + recoverer.name().toLowerCase();
         String key = "crash-" + point.wire() + "-" + recoverer;
         String body = charge(3100, customer);
-        Answer crashed = post("/v1/charges", ACME, key, body, CrashPoint.HEADER, point.wire());
+        crashes.arm(customer, point);
+        Answer crashed = post("/v1/charges", ACME, key, body);
         assertThat(crashed.status()).as("the request died").isGreaterThanOrEqualTo(500);
         String chargeId = chargeIdByDownstreamPrefix(customer);
         String downstream = "exactly_" + chargeId;
         assertThat(chargeStatus(chargeId)).isEqualTo("pending");
         long capturedAtCrash = psp().captureCount(downstream);
-        assertThat(capturedAtCrash).isEqualTo(point == CrashPoint.AFTER_CHARGE_CREATED ? 0 : 1);
+        assertThat(capturedAtCrash).isEqualTo(point == Crashes.Point.AFTER_CHARGE_CREATED ? 0 : 1);
 
         JsonNode status = get("/v1/idempotency-keys/" + key, ACME).json();
         assertThat(status.get("status").stringValue()).isEqualTo("processing");
@@ -124,7 +128,8 @@ class CrashRecoveryTest extends ServiceTest {
     void aPendingChargeWhoseRecordExpiredIsStillRecovered() {
         String customer = "cus_orphan";
         String body = charge(999, customer);
-        assertThat(post("/v1/charges", ACME, "orphan-1", body, CrashPoint.HEADER, CrashPoint.BEFORE_FINISH.wire()).status())
+        crashes.arm(customer, Crashes.Point.BEFORE_FINISH);
+        assertThat(post("/v1/charges", ACME, "orphan-1", body).status())
                 .isGreaterThanOrEqualTo(500);
         String chargeId = chargeIdByDownstreamPrefix(customer);
         // the service was down past the retention: the durable record is gone, the charge row stays
@@ -148,8 +153,8 @@ class CrashRecoveryTest extends ServiceTest {
         List<String> ids = new ArrayList<>();
         for (int i = 0; i < charges; i++) {
             String customer = "cus_workers_" + i;
-            Answer crashed = post("/v1/charges", ACME, "workers-" + i, charge(100 + i, customer),
-                    CrashPoint.HEADER, CrashPoint.AFTER_PROCESSOR_CALL.wire());
+            crashes.arm(customer, Crashes.Point.AFTER_PROCESSOR_CALL);
+            Answer crashed = post("/v1/charges", ACME, "workers-" + i, charge(100 + i, customer));
             assertThat(crashed.status()).isGreaterThanOrEqualTo(500);
             ids.add(chargeIdByDownstreamPrefix(customer));
         }

@@ -56,7 +56,6 @@ public abstract class ServiceTest {
         String jdbcUrl = url + (url.contains("?") ? "&" : "?") + "currentSchema=" + schema.getCurrentSchema();
         registry.add("exactly.payments.database-url", () -> jdbcUrl);
         registry.add("exactly.payments.demo", () -> "true");
-        registry.add("exactly.payments.test-hooks", () -> "true");
     }
 
     @BeforeEach

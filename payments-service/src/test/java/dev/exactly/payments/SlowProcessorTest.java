@@ -3,7 +3,6 @@ package dev.exactly.payments;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import dev.exactly.payments.charge.CrashPoint;
 import dev.exactly.psp.Fault;
 import dev.exactly.psp.FaultSettings;
 import dev.exactly.psp.PspStats;
@@ -13,7 +12,9 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
+import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.context.annotation.Import;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
 
@@ -23,9 +24,13 @@ import org.springframework.test.context.DynamicPropertySource;
  * processor a second time; and the worker resumes at most {@code recovery.parallelism} charges at once.
  */
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT)
+@Import(Crashes.Installed.class)
 class SlowProcessorTest extends ServiceTest {
     private static final Duration LEASE = Duration.ofSeconds(1);
     private static final int PARALLELISM = 2;
+
+    @Autowired
+    Crashes crashes;
 
     @DynamicPropertySource
     static void properties(DynamicPropertyRegistry registry) {
@@ -88,8 +93,8 @@ class SlowProcessorTest extends ServiceTest {
         List<String> ids = new ArrayList<>();
         for (int i = 0; i < charges; i++) {
             String customer = "cus_recover_" + i;
-            Answer crashed = post("/v1/charges", ACME, "recover-" + i, charge(700 + i, customer),
-                    CrashPoint.HEADER, CrashPoint.AFTER_CHARGE_CREATED.wire());
+            crashes.arm(customer, Crashes.Point.AFTER_CHARGE_CREATED);
+            Answer crashed = post("/v1/charges", ACME, "recover-" + i, charge(700 + i, customer));
             assertThat(crashed.status()).as("the request died before the processor").isGreaterThanOrEqualTo(500);
             ids.add(chargeIdByDownstreamPrefix(customer));
         }

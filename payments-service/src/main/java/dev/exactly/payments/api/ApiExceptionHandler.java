@@ -115,10 +115,6 @@ public class ApiExceptionHandler {
             ProblemWriter.write(response, ApiProblems.containerError(status instanceof Integer code && code >= 400 ? code : 400));
             return null;
         }
-        if (e.getCause() instanceof dev.exactly.payments.charge.CrashPoint.InjectedCrash crash) {
-            log.info("{} {} died by the test hook: {}", request.getMethod(), request.getRequestURI(), crash.getMessage());
-            return Http.entity(ApiProblems.internalError(), request);
-        }
         log.error("unexpected failure of {} {}", request.getMethod(), request.getRequestURI(), e);
         ApiResponse answer = ApiProblems.internalError();
         return Http.entity(answer, request);

@@ -5,8 +5,6 @@ import dev.exactly.payments.charge.ChargePipeline;
 import dev.exactly.payments.charge.ChargeRequest;
 import dev.exactly.payments.charge.ChargeRow;
 import dev.exactly.payments.charge.ChargeViews;
-import dev.exactly.payments.charge.CrashPoint;
-import dev.exactly.payments.config.PaymentsProperties;
 import dev.exactly.payments.security.Caller;
 import dev.exactly.payments.web.ApiProblems;
 import dev.exactly.payments.web.ApiResponse;
@@ -25,24 +23,17 @@ import org.springframework.web.bind.annotation.RestController;
 public class ChargeController {
     private final ChargePipeline pipeline;
     private final ChargeOperations operations;
-    private final boolean testHooks;
 
-    public ChargeController(ChargePipeline pipeline, ChargeOperations operations, PaymentsProperties properties) {
+    public ChargeController(ChargePipeline pipeline, ChargeOperations operations) {
         this.pipeline = pipeline;
         this.operations = operations;
-        this.testHooks = properties.testHooks();
     }
 
     @PostMapping("/v1/charges")
     public ResponseEntity<byte[]> create(HttpServletRequest request) {
         String tenant = Caller.of(request).requireTenant();
-        CrashPoint crash = null;
-        String hook = request.getHeader(CrashPoint.HEADER);
-        if (testHooks && hook != null) {
-            crash = CrashPoint.parse(hook).orElse(null);
-        }
         ApiResponse answer = pipeline.create(tenant, Http.key(request), Http.jsonBody(request),
-                request.getContentType(), crash);
+                request.getContentType());
         return Http.entity(answer, request);
     }
 

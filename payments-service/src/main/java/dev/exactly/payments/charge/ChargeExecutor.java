@@ -63,10 +63,14 @@ public final class ChargeExecutor {
     private final TenantAccounts accounts;
     private final RetryPolicy retries;
     private final InstantSource clock;
+    private final ChargeObserver observer;
 
-    /** @param retries attempts and backoff of processor calls that got no answer */
+    /**
+     * @param retries  attempts and backoff of processor calls that got no answer
+     * @param observer told when a charge passes a step ({@link ChargeObserver#NONE} in the service)
+     */
     public ChargeExecutor(Jdbc jdbc, ChargeRepository charges, DurableTier durable, PspClient psp, Ledger ledger,
-            TenantAccounts accounts, RetryPolicy retries, InstantSource clock) {
+            TenantAccounts accounts, RetryPolicy retries, InstantSource clock, ChargeObserver observer) {
         this.jdbc = jdbc;
         this.charges = charges;
         this.durable = durable;
@@ -75,6 +79,7 @@ public final class ChargeExecutor {
         this.accounts = accounts;
         this.retries = retries;
         this.clock = clock;
+        this.observer = observer;
     }
 
     /** Thrown inside a transaction when a fenced write finds that the owner lost the record: roll back. */
@@ -89,9 +94,8 @@ public final class ChargeExecutor {
      *
      * @param fresh whether phase 1 of this very request created the charge (then the processor is called
      *              directly; otherwise it is asked first)
-     * @param crash the test hook's crash point, or {@code null}
      */
-    public ApiResponse execute(ChargeRow row, OwnerToken owner, boolean fresh, @Nullable CrashPoint crash) {
+    public ApiResponse execute(ChargeRow row, OwnerToken owner, boolean fresh) {
         PspChargeRequest request = ChargeRequest.processorRequest(row.processorRequest());
         try (LeaseKeeper alive = durable.keepAlive(row.scopeKey(), owner)) {
             PspCharge answer;
@@ -104,17 +108,17 @@ public final class ChargeExecutor {
                 alive.close();
                 return recordFailure(row, owner, e);
             }
-            CrashPoint.AFTER_PROCESSOR_CALL.reachedBy(crash);
-            return finish(row, owner, answer, crash);
+            observer.processorAnswered(row);
+            return finish(row, owner, answer);
         }
     }
 
     /** Phase 3 with the processor's answer. */
-    ApiResponse finish(ChargeRow row, OwnerToken owner, PspCharge answer, @Nullable CrashPoint crash) {
+    ApiResponse finish(ChargeRow row, OwnerToken owner, PspCharge answer) {
         Outcome outcome = answer.captured()
                 ? Outcome.captured(answer.id())
                 : Outcome.failed(answer.id(), answer.declineCode() == null ? "card_declined" : answer.declineCode(), null, null);
-        return finish(row, owner, outcome, crash);
+        return finish(row, owner, outcome);
     }
 
     /**
@@ -147,9 +151,9 @@ public final class ChargeExecutor {
      * called by now, so a database failure here is "outcome unknown": the charge stays pending with its
      * record, and recovery (or a retry with the same key, once the lease ends) settles it.
      */
-    ApiResponse finish(ChargeRow row, OwnerToken owner, Outcome outcome, @Nullable CrashPoint crash) {
+    ApiResponse finish(ChargeRow row, OwnerToken owner, Outcome outcome) {
         try {
-            return finishInTransaction(row, owner, outcome, crash);
+            return finishInTransaction(row, owner, outcome);
         } catch (DatabaseException | StoreUnavailableException | LedgerStorageException | LedgerRetryableException e) {
             log.warn("charge {}: the database failed after the processor answered ({}); left for recovery",
                     row.id(), e.getMessage());
@@ -158,7 +162,7 @@ public final class ChargeExecutor {
         }
     }
 
-    private ApiResponse finishInTransaction(ChargeRow row, OwnerToken owner, Outcome outcome, @Nullable CrashPoint crash) {
+    private ApiResponse finishInTransaction(ChargeRow row, OwnerToken owner, Outcome outcome) {
         Currency currency = Currency.of(row.currency());
         Account clearing = null;
         Account customer = null;
@@ -200,7 +204,7 @@ public final class ChargeExecutor {
                 if (!durable.complete(c, row.scopeKey(), owner, response)) {
                     throw new LostRecord();
                 }
-                CrashPoint.BEFORE_FINISH.reachedBy(crash);
+                observer.beforeCommit(current);
                 return response;
             });
         } catch (LostRecord lost) {

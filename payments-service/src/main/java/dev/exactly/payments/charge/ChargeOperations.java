@@ -80,7 +80,7 @@ public final class ChargeOperations {
             return taken;
         });
         ChargeRow reopened = jdbc.inTransaction(c -> charges.find(c, chargeId)).orElseThrow();
-        ApiResponse answer = executor.execute(reopened, owner, false, null);
+        ApiResponse answer = executor.execute(reopened, owner, false);
         return actionResult(chargeId, "retry", answer);
     }
 
@@ -107,7 +107,7 @@ public final class ChargeOperations {
         ChargeExecutor.Outcome outcome = succeeded
                 ? ChargeExecutor.Outcome.captured(processorId).resolvedBy(note)
                 : ChargeExecutor.Outcome.failed(processorId, "processing_error", reason, note);
-        ApiResponse answer = executor.finish(row, owner, outcome, null);
+        ApiResponse answer = executor.finish(row, owner, outcome);
         return actionResult(chargeId, "resolve", answer);
     }
 

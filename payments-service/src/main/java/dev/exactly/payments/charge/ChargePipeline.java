@@ -39,15 +39,18 @@ public final class ChargePipeline {
     private final ChargeExecutor executor;
     private final Ids ids;
     private final InstantSource clock;
+    private final ChargeObserver observer;
 
+    /** @param observer told when a charge passes a step ({@link ChargeObserver#NONE} in the service) */
     public ChargePipeline(Jdbc jdbc, ChargeRepository charges, DurableTier durable, ChargeExecutor executor, Ids ids,
-            InstantSource clock) {
+            InstantSource clock, ChargeObserver observer) {
         this.jdbc = jdbc;
         this.charges = charges;
         this.durable = durable;
         this.executor = executor;
         this.ids = ids;
         this.clock = clock;
+        this.observer = observer;
     }
 
     /** What phase 1 decided. */
@@ -62,11 +65,9 @@ public final class ChargePipeline {
     /**
      * Creates a charge, or answers as the first request with this key was answered.
      *
-     * @param crash the test hook's crash point, or {@code null}
      * @throws dev.exactly.payments.web.ApiException 422 when the body is invalid (nothing is recorded)
      */
-    public ApiResponse create(String tenant, IdempotencyKey key, byte[] body, @Nullable String contentType,
-            @Nullable CrashPoint crash) {
+    public ApiResponse create(String tenant, IdempotencyKey key, byte[] body, @Nullable String contentType) {
         ChargeRequest request = ChargeRequest.parse(body);
         ScopeKey scope = DurableTier.scopeKey(tenant, DurableTier.CHARGES_ROUTE, key);
         Fingerprint fingerprint = durable.fingerprint(DurableTier.CHARGES_ROUTE, body, contentType);
@@ -106,9 +107,9 @@ public final class ChargePipeline {
             case Begin.Answer answer -> answer.response();
             case Begin.Run run -> {
                 if (run.fresh()) {
-                    CrashPoint.AFTER_CHARGE_CREATED.reachedBy(crash);
+                    observer.created(run.charge());
                 }
-                yield executor.execute(run.charge(), run.owner(), run.fresh(), crash);
+                yield executor.execute(run.charge(), run.owner(), run.fresh());
             }
         };
     }

@@ -160,7 +160,7 @@ public final class RecoveryWorker implements SmartLifecycle {
     private void resume(Owned o) {
         log.info("recovering charge {} from {} (attempts so far {})", o.charge().id(), o.charge().recoveryPoint().db(),
                 o.charge().attempts());
-        executor.execute(o.charge(), o.owner(), false, null);
+        executor.execute(o.charge(), o.owner(), false);
     }
 
     private void sweep() {

@@ -23,7 +23,6 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  * @param operatorKey    the API key of the operator endpoints; empty: none (unless demo)
  * @param demo           {@code auto} (demo keys when nothing else is configured and the database is
  *                       embedded), {@code true} or {@code false}
- * @param testHooks      whether the crash-injection header is honoured (tests only)
  * @param lease          how long a durable record stays held after its owner's last renewal, i.e. how soon
  *                       recovery takes over from a dead or frozen owner (renewed while the owner works)
  * @param retention      how long durable idempotency records are replayed (the charge rows stay forever)
@@ -40,7 +39,6 @@ public record PaymentsProperties(
         @DefaultValue("") String apiKeyList,
         @DefaultValue("") String operatorKey,
         @DefaultValue("auto") String demo,
-        @DefaultValue("false") boolean testHooks,
         @DefaultValue("10s") Duration lease,
         @DefaultValue("24h") Duration retention,
         @DefaultValue KeepAlive keepAlive,

@@ -6,6 +6,7 @@ import dev.exactly.idempotency.IdempotencyRequest;
 import dev.exactly.idempotency.postgres.PostgresIdempotencyStore;
 import dev.exactly.ledger.Ledger;
 import dev.exactly.payments.charge.ChargeExecutor;
+import dev.exactly.payments.charge.ChargeObserver;
 import dev.exactly.payments.charge.ChargeOperations;
 import dev.exactly.payments.charge.ChargePipeline;
 import dev.exactly.payments.charge.ChargeRepository;
@@ -24,6 +25,7 @@ import java.time.InstantSource;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.random.RandomGenerator;
 import javax.sql.DataSource;
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.annotation.Value;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
@@ -91,17 +93,20 @@ public class ServiceConfiguration {
 
     @Bean
     ChargeExecutor chargeExecutor(Jdbc jdbc, ChargeRepository charges, DurableTier durable, PspClient psp, Ledger ledger,
-            TenantAccounts accounts, PaymentsProperties properties, InstantSource clock) {
+            TenantAccounts accounts, PaymentsProperties properties, InstantSource clock,
+            ObjectProvider<ChargeObserver> observer) {
         PaymentsProperties.Recovery recovery = properties.recovery();
         RandomGenerator jitter = () -> ThreadLocalRandom.current().nextLong();
         return new ChargeExecutor(jdbc, charges, durable, psp, ledger, accounts,
-                new RetryPolicy(recovery.maxAttempts(), attempts -> recovery.delayAfter(attempts, jitter)), clock);
+                new RetryPolicy(recovery.maxAttempts(), attempts -> recovery.delayAfter(attempts, jitter)), clock,
+                observer.getIfAvailable(() -> ChargeObserver.NONE));
     }
 
     @Bean
     ChargePipeline chargePipeline(Jdbc jdbc, ChargeRepository charges, DurableTier durable, ChargeExecutor executor,
-            Ids ids, InstantSource clock) {
-        return new ChargePipeline(jdbc, charges, durable, executor, ids, clock);
+            Ids ids, InstantSource clock, ObjectProvider<ChargeObserver> observer) {
+        return new ChargePipeline(jdbc, charges, durable, executor, ids, clock,
+                observer.getIfAvailable(() -> ChargeObserver.NONE));
     }
 
     @Bean

@@ -12,7 +12,7 @@ class ConfigurationTest {
 
     private static PaymentsProperties properties(String databaseUrl, Map<String, String> keys, String keyList,
             String operatorKey, String demo) {
-        return new PaymentsProperties(databaseUrl, "", keys, keyList, operatorKey, demo, false, Duration.ofSeconds(10),
+        return new PaymentsProperties(databaseUrl, "", keys, keyList, operatorKey, demo, Duration.ofSeconds(10),
                 Duration.ofHours(24), new PaymentsProperties.KeepAlive(true, Duration.ofMinutes(5)), 16,
                 new PaymentsProperties.Recovery(true, Duration.ofSeconds(1), 25, null, 5, Duration.ofSeconds(1),
                         Duration.ofSeconds(60), Duration.ofMinutes(10)),
@@ -82,7 +82,7 @@ class ConfigurationTest {
                 .hasMessageStartingWith("exactly.payments.recovery.parallelism (4) must be below exactly.payments.pool-size (4)");
         assertThat(defaults.keepAlive().policy()).isEqualTo(dev.exactly.idempotency.KeepAlive.ofDefaults());
         assertThat(new PaymentsProperties.KeepAlive(false, Duration.ofMinutes(5)).policy().enabled()).isFalse();
-        assertThatThrownBy(() -> new PaymentsProperties("", "", Map.of(), "", "", "auto", false, Duration.ofMinutes(10),
+        assertThatThrownBy(() -> new PaymentsProperties("", "", Map.of(), "", "", "auto", Duration.ofMinutes(10),
                 Duration.ofHours(24), new PaymentsProperties.KeepAlive(true, Duration.ofMinutes(5)), 16,
                 defaults.recovery(), defaults.processor()))
                 .hasMessageContaining("keep-alive.max-hold must be at least exactly.payments.lease");

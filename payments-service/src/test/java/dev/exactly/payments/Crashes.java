@@ -1,0 +1,77 @@
+package dev.exactly.payments;
+
+import dev.exactly.payments.charge.ChargeObserver;
+import dev.exactly.payments.charge.ChargeRow;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import org.springframework.boot.test.context.TestConfiguration;
+import org.springframework.context.annotation.Bean;
+
+/**
+ * Crash injection for tests: the service's {@link ChargeObserver}, armed to make the next charge of a
+ * chosen customer die at a chosen step, once, by throwing an {@link Error} where a crashed process would
+ * have stopped (the request then ends in a 500; what was committed stays, the rest rolls back). Installed
+ * with {@code @Import(Crashes.Installed.class)}; the service itself never has one.
+ */
+public final class Crashes implements ChargeObserver {
+
+    /** The steps after which a crash leaves a charge to recovery. */
+    public enum Point {
+        /** After phase 1 committed, before the processor is called. */
+        AFTER_CHARGE_CREATED,
+        /** After the processor answered, before phase 3 starts. */
+        AFTER_PROCESSOR_CALL,
+        /** Inside phase 3, after every write, before the commit (so all of it rolls back). */
+        BEFORE_FINISH;
+
+        /** The name in keys and customer ids, e.g. {@code after-charge-created}. */
+        public String wire() {
+            return name().toLowerCase(Locale.ROOT).replace('_', '-');
+        }
+    }
+
+    private final Map<String, Point> armed = new ConcurrentHashMap<>();
+
+    /** The next charge of {@code customer} dies at {@code point} (once). */
+    public void arm(String customer, Point point) {
+        armed.put(customer, point);
+    }
+
+    @Override
+    public void created(ChargeRow charge) {
+        reached(charge, Point.AFTER_CHARGE_CREATED);
+    }
+
+    @Override
+    public void processorAnswered(ChargeRow charge) {
+        reached(charge, Point.AFTER_PROCESSOR_CALL);
+    }
+
+    @Override
+    public void beforeCommit(ChargeRow charge) {
+        reached(charge, Point.BEFORE_FINISH);
+    }
+
+    private void reached(ChargeRow charge, Point point) {
+        if (armed.remove(charge.customer(), point)) {
+            throw new InjectedCrash(point, charge.id());
+        }
+    }
+
+    /** The injected death of a request: an {@link Error}, so nothing on its way handles it as a failure. */
+    public static final class InjectedCrash extends Error {
+        InjectedCrash(Point point, String chargeId) {
+            super("injected crash of " + chargeId + " " + point.wire(), null, false, false);
+        }
+    }
+
+    /** Installs the observer in a test's service. */
+    @TestConfiguration(proxyBeanMethods = false)
+    public static class Installed {
+        @Bean
+        Crashes crashes() {
+            return new Crashes();
+        }
+    }
+}
