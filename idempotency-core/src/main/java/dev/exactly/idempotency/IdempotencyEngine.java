@@ -85,20 +85,16 @@ public final class IdempotencyEngine {
 
     private IdempotentResult guarded(IdempotencyRequest request, GuardedAction action) throws Exception {
         long sent = System.nanoTime();
-        ClaimOutcome outcome = claim(request);
-        if (outcome instanceof ClaimOutcome.Claimed claimed) {
-            return run(request, claimed, sent, action);
-        }
-        checkFingerprint(request, outcome.record());
-        if (outcome instanceof ClaimOutcome.Finished finished) {
-            return replay(request, finished.record());
-        }
-        return switch (request.policy().inFlight()) {
-            case InFlightPolicy.Reject reject -> {
-                listener.onConflict(request, false);
-                throw new RequestInFlightException(reject.retryAfter(), false);
-            }
-            case InFlightPolicy.Wait wait -> waitThenReplay(request, wait.maxWait(), action);
+        return switch (decide(request, claim(request), false)) {
+            case ClaimDecision.Run run -> run(request, run.claimed(), sent, action);
+            case ClaimDecision.Replay replay -> replay(request, replay.record());
+            case ClaimDecision.InFlight inFlight -> switch (request.policy().inFlight()) {
+                case InFlightPolicy.Reject reject -> {
+                    listener.onConflict(request, false);
+                    throw new RequestInFlightException(inFlight.retryAfter(), false);
+                }
+                case InFlightPolicy.Wait wait -> waitThenReplay(request, wait.maxWait(), action);
+            };
         };
     }
 
@@ -116,21 +112,24 @@ public final class IdempotencyEngine {
             long sent = System.nanoTime();
             ClaimOutcome outcome = claim(request);
             while (true) {
-                if (outcome instanceof ClaimOutcome.Claimed claimed) {
-                    listener.onWait(request, Duration.between(start, clock.instant()), WaitResult.CLAIMED);
-                    return run(request, claimed, sent, action);
-                }
-                checkFingerprint(request, outcome.record());
-                if (outcome instanceof ClaimOutcome.Finished finished) {
-                    listener.onWait(request, Duration.between(start, clock.instant()), WaitResult.REPLAYED);
-                    return replay(request, finished.record());
+                switch (decide(request, outcome, true)) {
+                    case ClaimDecision.Run run -> {
+                        listener.onWait(request, Duration.between(start, clock.instant()), WaitResult.CLAIMED);
+                        return run(request, run.claimed(), sent, action);
+                    }
+                    case ClaimDecision.Replay replay -> {
+                        listener.onWait(request, Duration.between(start, clock.instant()), WaitResult.REPLAYED);
+                        return replay(request, replay.record());
+                    }
+                    case ClaimDecision.InFlight inFlight -> {
+                        if (!clock.instant().isBefore(deadline)) {
+                            listener.onWait(request, Duration.between(start, clock.instant()), WaitResult.TIMED_OUT);
+                            listener.onConflict(request, true);
+                            throw new RequestInFlightException(inFlight.retryAfter(), true);
+                        }
+                    }
                 }
                 Instant now = clock.instant();
-                if (!now.isBefore(deadline)) {
-                    listener.onWait(request, Duration.between(start, now), WaitResult.TIMED_OUT);
-                    listener.onConflict(request, true);
-                    throw new RequestInFlightException(retryAfter(outcome.record(), now), true);
-                }
                 subscription.await(nextWake(outcome.record(), now, deadline));
                 sent = System.nanoTime();
                 outcome = claim(request);
@@ -152,15 +151,6 @@ public final class IdempotencyEngine {
             wait = pollInterval;
         }
         return wait;
-    }
-
-    private static Duration retryAfter(IdempotencyRecord record, Instant now) {
-        Instant leaseEnd = record.leaseExpiresAt();
-        if (leaseEnd == null || !leaseEnd.isAfter(now)) {
-            return Duration.ofSeconds(1);
-        }
-        long seconds = Math.max(1, Math.min(Duration.between(now, leaseEnd).toSeconds() + 1, 60));
-        return Duration.ofSeconds(seconds);
     }
 
     /**
@@ -246,10 +236,13 @@ public final class IdempotencyEngine {
         return new IdempotentResult(response, IdempotentResult.Kind.REPLAYED, record.expiresAt());
     }
 
-    private void checkFingerprint(IdempotencyRequest request, IdempotencyRecord record) {
-        if (!record.fingerprint().equals(request.fingerprint())) {
-            listener.onMismatch(request, record);
-            throw new IdempotencyKeyReusedException(record.fingerprint(), request.fingerprint());
+    /** The shared decision, with the mismatch reported to the listener. */
+    private ClaimDecision decide(IdempotencyRequest request, ClaimOutcome outcome, boolean waited) {
+        try {
+            return ClaimDecision.of(request, outcome, clock.instant(), waited);
+        } catch (IdempotencyKeyReusedException mismatch) {
+            listener.onMismatch(request, outcome.record());
+            throw mismatch;
         }
     }
 
