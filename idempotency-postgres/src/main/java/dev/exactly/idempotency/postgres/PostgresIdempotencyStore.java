@@ -268,6 +268,110 @@ public final class PostgresIdempotencyStore implements IdempotencyStore {
         return onOwnConnection("find", c -> findOn(c, key, row -> row.getString("recovery_point")));
     }
 
+    // ---------------------------------------------------------- atomic phases (see AtomicPhases)
+
+    /** A claim on the caller's connection that also reads what a phase committed before. */
+    PhaseRow claimPhase(Connection connection, ScopeKey key, Fingerprint fingerprint, OwnerToken owner, Duration lease,
+            Duration retention) {
+        requireClaimArguments(key, fingerprint, lease, retention);
+        Objects.requireNonNull(owner, "owner");
+        return onCallerConnection("claim", connection, c -> {
+            List<PhaseRow> rows = jdbc.query(c, sql.claim(), s -> {
+                s.setString(1, key.hash());
+                s.setString(2, fingerprint.encoded());
+                s.setString(3, owner.value());
+                s.setLong(4, micros(lease));
+                s.setLong(5, micros(retention));
+                s.setLong(6, micros(retention));
+                s.setString(7, key.hash());
+            }, row -> PhaseRow.of(row, claimOutcome(row)));
+            if (rows.isEmpty()) {
+                // inside a transaction the statement cannot simply run again: the caller's transaction retries
+                throw new StoreUnavailableException("idempotency claim: the record of " + key
+                        + " was committed by another transaction after this one's snapshot; retry", null);
+            }
+            return rows.getFirst();
+        });
+    }
+
+    boolean checkpoint(Connection connection, ScopeKey key, OwnerToken owner, String name, byte @Nullable [] state) {
+        requireOwner(key, owner);
+        return onCallerConnection("checkpoint", connection, c -> jdbc.update(c, sql.checkpoint(), s -> {
+            s.setString(1, name);
+            s.setBytes(2, state);
+            s.setString(3, key.hash());
+            s.setString(4, owner.value());
+        }) == 1);
+    }
+
+    /** One more failed attempt; empty when the owner no longer holds the record. */
+    Optional<RetryRow> retryLater(Connection connection, ScopeKey key, OwnerToken owner, String error, Duration delay,
+            int maxAttempts) {
+        requireOwner(key, owner);
+        return onCallerConnection("retry later", connection, c -> jdbc.query(c, sql.retryLater(), s -> {
+            s.setString(1, error);
+            s.setLong(2, Math.max(1, micros(delay)));
+            s.setInt(3, maxAttempts);
+            s.setString(4, key.hash());
+            s.setString(5, owner.value());
+        }, row -> new RetryRow(row.getInt("attempts"), nullableInstant(row, "dead_lettered_at"),
+                instant(row, "lease_expires_at"))).stream().findFirst());
+    }
+
+    /** Recovery's batch: phases whose lease ran out, each under a fresh owner token. */
+    List<PhaseRow> takeOverExpired(Connection connection, Duration lease, int batch) {
+        requirePositive(lease, "lease");
+        return onCallerConnection("recovery takeover", connection, c -> jdbc.query(c, sql.takeOverExpired(), s -> {
+            s.setLong(1, micros(lease));
+            s.setInt(2, batch);
+        }, row -> PhaseRow.of(row, new ClaimOutcome.Claimed(record(row), true))));
+    }
+
+    /** An operator's takeover of one dead-lettered (or abandoned) phase. */
+    Optional<PhaseRow> takeOverOne(Connection connection, ScopeKey key, OwnerToken owner, Duration lease) {
+        requireOwner(key, owner);
+        requirePositive(lease, "lease");
+        return onCallerConnection("operator takeover", connection, c -> jdbc.query(c, sql.takeOverOne(), s -> {
+            s.setString(1, owner.value());
+            s.setLong(2, micros(lease));
+            s.setString(3, key.hash());
+        }, row -> PhaseRow.of(row, new ClaimOutcome.Claimed(record(row), true))).stream().findFirst());
+    }
+
+    List<PhaseRow> phases(Connection connection, boolean deadLettered, int limit) {
+        return onCallerConnection("list phases", connection, c -> jdbc.query(c, sql.phases(), s -> {
+            s.setBoolean(1, deadLettered);
+            s.setInt(2, limit);
+        }, row -> PhaseRow.of(row, outcomeAsFound(row))));
+    }
+
+    Optional<PhaseRow> findPhase(Connection connection, ScopeKey key) {
+        Objects.requireNonNull(key, "key");
+        return onCallerConnection("find", connection, c -> findOn(c, key, row -> PhaseRow.of(row, outcomeAsFound(row))));
+    }
+
+    /** Runs {@code work} on a connection of the store's own, in auto-commit mode. */
+    <T> T withOwnConnection(String operation, java.util.function.Function<Connection, T> work) {
+        return onOwnConnection(operation, work::apply);
+    }
+
+    /** A record and what a phase keeps beside it. */
+    record PhaseRow(ClaimOutcome outcome, @Nullable String checkpoint, byte @Nullable [] state, int attempts,
+            @Nullable String lastError, @Nullable Instant deadLetteredAt) {
+        static PhaseRow of(ResultSet row, ClaimOutcome outcome) throws SQLException {
+            return new PhaseRow(outcome, row.getString("recovery_point"), row.getBytes("checkpoint_state"),
+                    row.getInt("attempts"), row.getString("last_error"), nullableInstant(row, "dead_lettered_at"));
+        }
+    }
+
+    /** What {@link Sql#retryLater()} left: the attempts so far, and a dead letter or the next lease end. */
+    record RetryRow(int attempts, @Nullable Instant deadLetteredAt, Instant leaseExpiresAt) {}
+
+    private static ClaimOutcome outcomeAsFound(ResultSet row) throws SQLException {
+        IdempotencyRecord record = record(row);
+        return record.status().isFinished() ? new ClaimOutcome.Finished(record) : new ClaimOutcome.InFlight(record);
+    }
+
     // ------------------------------------------------------------------------------- housekeeping
 
     /**

@@ -17,15 +17,19 @@ import java.util.SequencedMap;
 import javax.sql.DataSource;
 
 /**
- * The table of {@link PostgresIdempotencyStore}, shipped as the Flyway-style migration
- * {@value #MIGRATION_RESOURCE} (its table name is unqualified, so it lands in the first schema of the
- * connection's {@code search_path}). Applications that run Flyway may run the same file; simple
- * applications and tests call {@link #migrate}. {@link #verify} checks, at startup, that the table the
+ * The table of {@link PostgresIdempotencyStore}, shipped as the Flyway-style migrations
+ * {@value #MIGRATION_RESOURCE} and {@value #PHASES_MIGRATION_RESOURCE} (the table name is unqualified, so it
+ * lands in the first schema of the connection's {@code search_path}). Applications that run Flyway run the
+ * same files (location {@code classpath:db/idempotency}); simple applications and tests call
+ * {@link #migrate}. {@link #verify} checks, at startup, that the table the
  * store will use is there and has the columns it needs.
  */
 public final class PostgresSchema {
-    /** The class-path resource of the migration. */
+    /** The class-path resource of the first migration: the table. */
     public static final String MIGRATION_RESOURCE = "db/idempotency/V1__idempotency_records.sql";
+    /** The class-path resource of the second migration: the columns of {@link AtomicPhases}. */
+    public static final String PHASES_MIGRATION_RESOURCE = "db/idempotency/V2__atomic_phases.sql";
+    private static final List<String> MIGRATIONS = List.of(MIGRATION_RESOURCE, PHASES_MIGRATION_RESOURCE);
 
     /** Resolves the table through the search_path, like every statement of the store. */
     private static final String TABLE_EXISTS = """
@@ -54,11 +58,18 @@ public final class PostgresSchema {
             "response_headers", "text[]",
             "response_body", "bytea",
             "recovery_point", "text",
-            "updated_at", "timestamp with time zone");
+            "updated_at", "timestamp with time zone",
+            "checkpoint_state", "bytea",
+            "attempts", "integer",
+            "last_error", "text",
+            "dead_lettered_at", "timestamp with time zone");
+
+    /** The columns of the second migration. */
+    private static final List<String> PHASE_COLUMNS = List.of("checkpoint_state", "attempts", "last_error", "dead_lettered_at");
 
     /** How to make the table: the two ways, without naming a framework. */
     private static final String HOW_TO_CREATE = "create the table with PostgresSchema.migrate(dataSource, config), or run "
-            + MIGRATION_RESOURCE + " with Flyway (location classpath:db/idempotency)";
+            + MIGRATION_RESOURCE + " and " + PHASES_MIGRATION_RESOURCE + " with Flyway (location classpath:db/idempotency)";
 
     /** Where the connection looks for unqualified names, and as whom. */
     private static final String SESSION = """
@@ -93,13 +104,21 @@ public final class PostgresSchema {
 
     private PostgresSchema() {}
 
-    /** The migration script for the configured table name (the resource as is for the default name). */
+    /** The migration scripts for the configured table name (the resources as they are for the default name). */
     public static String script(PostgresStoreConfig config) {
-        try (InputStream in = PostgresSchema.class.getClassLoader().getResourceAsStream(MIGRATION_RESOURCE)) {
-            Objects.requireNonNull(in, MIGRATION_RESOURCE + " is missing from the class path");
+        StringBuilder script = new StringBuilder();
+        for (String resource : MIGRATIONS) {
+            script.append(resource(resource, config)).append('\n');
+        }
+        return script.toString();
+    }
+
+    private static String resource(String resource, PostgresStoreConfig config) {
+        try (InputStream in = PostgresSchema.class.getClassLoader().getResourceAsStream(resource)) {
+            Objects.requireNonNull(in, resource + " is missing from the class path");
             return Sql.onTable(new String(in.readAllBytes(), StandardCharsets.UTF_8), config.tableName());
         } catch (IOException e) {
-            throw new UncheckedIOException("could not read " + MIGRATION_RESOURCE, e);
+            throw new UncheckedIOException("could not read " + resource, e);
         }
     }
 
@@ -109,8 +128,9 @@ public final class PostgresSchema {
     }
 
     /**
-     * Creates the configured table and its indexes if the table is missing, in one transaction under an
-     * advisory lock, so that instances starting together do not race.
+     * Creates the configured table and its indexes if the table is missing (or adds the columns of the
+     * second migration to a table made by the first), in one transaction under an advisory lock, so that
+     * instances starting together do not race.
      *
      * @return whether the table was created
      * @throws StoreUnavailableException if PostgreSQL failed or could not be reached
@@ -119,7 +139,7 @@ public final class PostgresSchema {
         Jdbc jdbc = new Jdbc(config.statementTimeout().multipliedBy(5));
         String table = config.tableName();
         try (Connection connection = dataSource.getConnection()) {
-            if (tableExists(jdbc, connection, table)) {
+            if (tableExists(jdbc, connection, table) && !upgradable(jdbc, connection, table)) {
                 return false;
             }
             boolean autoCommit = connection.getAutoCommit();
@@ -129,6 +149,8 @@ public final class PostgresSchema {
                 boolean created = !tableExists(jdbc, connection, table);
                 if (created) {
                     jdbc.execute(connection, script(config));
+                } else if (upgradable(jdbc, connection, table)) {
+                    jdbc.execute(connection, resource(PHASES_MIGRATION_RESOURCE, config));
                 }
                 connection.commit();
                 return created;
@@ -190,6 +212,13 @@ public final class PostgresSchema {
                     problems.add("column " + column + " is " + found + ", not " + type);
                 }
             });
+            if (!problems.isEmpty() && PHASE_COLUMNS.stream().allMatch(column -> !actual.containsKey(column))
+                    && problems.size() == PHASE_COLUMNS.size()) {
+                throw new IllegalStateException("the idempotency table " + qualified + " was made by "
+                        + MIGRATION_RESOURCE + " and lacks the columns of " + PHASES_MIGRATION_RESOURCE + " ("
+                        + String.join(", ", PHASE_COLUMNS) + "): run PostgresSchema.migrate(dataSource, config), which "
+                        + "adds them, or let Flyway run " + PHASES_MIGRATION_RESOURCE + " (location classpath:db/idempotency)");
+            }
             if (!problems.isEmpty()) {
                 throw new IllegalStateException("the idempotency table " + qualified + " is not the store's table: "
                         + String.join("; ", problems) + ". It was not created by " + MIGRATION_RESOURCE
@@ -225,6 +254,17 @@ public final class PostgresSchema {
             columns.put(nameTypePairs[i], nameTypePairs[i + 1]);
         }
         return Collections.unmodifiableSequencedMap(columns);
+    }
+
+    /**
+     * Whether the table is the first migration's and lacks the second's columns. Any other table (the
+     * second migration ran already, or it is no table of the store's at all) is left alone: {@link #verify}
+     * says what is wrong with a foreign one.
+     */
+    private static boolean upgradable(Jdbc jdbc, Connection connection, String table) throws SQLException {
+        List<String> columns = jdbc.query(connection, TABLE_COLUMNS, s -> s.setString(1, table), row -> row.getString(1));
+        return COLUMNS.keySet().stream().allMatch(c -> columns.contains(c) || PHASE_COLUMNS.contains(c))
+                && PHASE_COLUMNS.stream().noneMatch(columns::contains);
     }
 
     private static boolean tableExists(Jdbc jdbc, Connection connection, String table) throws SQLException {

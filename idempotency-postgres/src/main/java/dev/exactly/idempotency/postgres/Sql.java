@@ -19,6 +19,11 @@ import java.util.regex.Pattern;
  * @param renew            params: lease µs, lease µs, key, owner
  * @param recoveryPoint    params: recovery point, key, owner
  * @param purge            params: batch size
+ * @param checkpoint       params: name, state, key, owner
+ * @param retryLater       params: error, delay µs, max attempts, key, owner
+ * @param takeOverExpired  params: lease µs, batch size
+ * @param takeOverOne      params: owner, lease µs, key
+ * @param phases           params: dead-lettered?, limit
  */
 record Sql(
         String claim,
@@ -27,13 +32,20 @@ record Sql(
         String release,
         String renew,
         String recoveryPoint,
-        String purge) {
+        String purge,
+        String checkpoint,
+        String retryLater,
+        String takeOverExpired,
+        String takeOverOne,
+        String phases) {
 
     private static final Pattern DEFAULT_TABLE = Pattern.compile("\\b" + PostgresStoreConfig.DEFAULT_TABLE_NAME);
 
     /**
      * One statement for every claim outcome. The upsert inserts, or replaces an expired record, or takes
-     * over a processing record whose lease expired if the fingerprint matches. Otherwise {@code ON
+     * over a processing record whose lease expired if the fingerprint matches and recovery did not give
+     * up on it (a dead letter waits for an operator). A takeover keeps what the previous owner committed
+     * (its checkpoint, attempts, and the endless expiry of a phase in progress). Otherwise {@code ON
      * CONFLICT DO UPDATE ... WHERE} leaves the row unchanged but locked, and {@code existing} returns it:
      * {@code FOR SHARE} makes a READ COMMITTED scan follow the row to its latest committed version. A row
      * inserted by a transaction that committed after this statement's snapshot is not visible to
@@ -56,7 +68,8 @@ record Sql(
                     created_at = CASE WHEN r.expires_at <= statement_timestamp()
                                       THEN excluded.created_at ELSE r.created_at END,
                     lease_expires_at = excluded.lease_expires_at,
-                    expires_at = excluded.expires_at,
+                    expires_at = CASE WHEN r.expires_at = 'infinity'
+                                      THEN r.expires_at ELSE excluded.expires_at END,
                     retention = excluded.retention,
                     takeovers = CASE WHEN r.expires_at <= statement_timestamp()
                                      THEN 0 ELSE r.takeovers + 1 END,
@@ -65,10 +78,18 @@ record Sql(
                     response_body = NULL,
                     recovery_point = CASE WHEN r.expires_at <= statement_timestamp()
                                           THEN NULL ELSE r.recovery_point END,
+                    checkpoint_state = CASE WHEN r.expires_at <= statement_timestamp()
+                                            THEN NULL ELSE r.checkpoint_state END,
+                    attempts = CASE WHEN r.expires_at <= statement_timestamp()
+                                    THEN 0 ELSE r.attempts END,
+                    last_error = CASE WHEN r.expires_at <= statement_timestamp()
+                                      THEN NULL ELSE r.last_error END,
+                    dead_lettered_at = NULL,
                     updated_at = excluded.updated_at
                 WHERE r.expires_at <= statement_timestamp()
                    OR (r.status = 'PROCESSING'
                        AND r.lease_expires_at <= statement_timestamp()
+                       AND r.dead_lettered_at IS NULL
                        AND r.fingerprint = excluded.fingerprint)
                 RETURNING r.*
             ),
@@ -136,6 +157,89 @@ record Sql(
             """;
 
     /**
+     * A phase's checkpoint: its name and state, and from now on the record does not expire until the
+     * phase is finished (the work it stands for must not be forgotten while it is unfinished).
+     */
+    private static final String CHECKPOINT = """
+            UPDATE idempotency_records
+            SET recovery_point = ?,
+                checkpoint_state = ?,
+                expires_at = 'infinity',
+                updated_at = statement_timestamp()
+            WHERE scope_key = ? AND owner_token = ? AND status = 'PROCESSING'
+              AND expires_at > statement_timestamp()
+            """;
+
+    /**
+     * One more failed attempt: the lease ends after the backoff (then recovery takes the record over), or
+     * recovery gives up after the last attempt. The phase is kept (endless expiry) either way.
+     */
+    private static final String RETRY_LATER = """
+            UPDATE idempotency_records
+            SET attempts = attempts + 1,
+                last_error = ?,
+                lease_expires_at = statement_timestamp() + ? * interval '1 microsecond',
+                dead_lettered_at = CASE WHEN attempts + 1 >= ? THEN statement_timestamp() END,
+                expires_at = 'infinity',
+                updated_at = statement_timestamp()
+            WHERE scope_key = ? AND owner_token = ? AND status = 'PROCESSING'
+              AND expires_at > statement_timestamp()
+            RETURNING attempts, dead_lettered_at, lease_expires_at
+            """;
+
+    /**
+     * Recovery: up to a batch of phases in progress whose lease ran out, each handed to a fresh owner
+     * token with a new lease, in one statement. {@code SKIP LOCKED}: any number of workers, in this process
+     * or others, take disjoint batches, and never wait for a row a live transaction holds.
+     */
+    private static final String TAKE_OVER_EXPIRED = """
+            UPDATE idempotency_records AS r
+            SET owner_token = replace(gen_random_uuid()::text, '-', ''),
+                lease_expires_at = statement_timestamp() + ? * interval '1 microsecond',
+                takeovers = r.takeovers + 1,
+                updated_at = statement_timestamp()
+            WHERE r.scope_key IN (
+                    SELECT scope_key
+                    FROM idempotency_records
+                    WHERE status = 'PROCESSING' AND expires_at = 'infinity' AND dead_lettered_at IS NULL
+                      AND lease_expires_at <= statement_timestamp()
+                    ORDER BY lease_expires_at
+                    LIMIT ?
+                    FOR UPDATE SKIP LOCKED)
+              AND r.status = 'PROCESSING' AND r.dead_lettered_at IS NULL
+              AND r.lease_expires_at <= statement_timestamp()
+            RETURNING r.*
+            """;
+
+    /**
+     * An operator takes one phase over by hand: a dead letter, or one whose lease ran out. Its attempts
+     * start over. A phase a live owner holds is left alone.
+     */
+    private static final String TAKE_OVER_ONE = """
+            UPDATE idempotency_records AS r
+            SET owner_token = ?,
+                lease_expires_at = statement_timestamp() + ? * interval '1 microsecond',
+                takeovers = r.takeovers + 1,
+                attempts = 0,
+                last_error = NULL,
+                dead_lettered_at = NULL,
+                updated_at = statement_timestamp()
+            WHERE r.scope_key = ? AND r.status = 'PROCESSING' AND r.expires_at > statement_timestamp()
+              AND (r.dead_lettered_at IS NOT NULL OR r.lease_expires_at <= statement_timestamp())
+            RETURNING r.*
+            """;
+
+    /** Phases in progress, oldest change first: recovery's queue ({@code false}) or its dead letters. */
+    private static final String PHASES = """
+            SELECT *
+            FROM idempotency_records
+            WHERE status = 'PROCESSING' AND expires_at = 'infinity'
+              AND (dead_lettered_at IS NOT NULL) = ?
+            ORDER BY updated_at, scope_key
+            LIMIT ?
+            """;
+
+    /**
      * At most {@code batch} expired rows, oldest first; rows locked by a running claim are skipped (the
      * claim is replacing them anyway), so several purgers never wait for each other.
      */
@@ -160,7 +264,12 @@ record Sql(
                 onTable(RELEASE, tableName),
                 onTable(RENEW, tableName),
                 onTable(RECOVERY_POINT, tableName),
-                onTable(PURGE, tableName));
+                onTable(PURGE, tableName),
+                onTable(CHECKPOINT, tableName),
+                onTable(RETRY_LATER, tableName),
+                onTable(TAKE_OVER_EXPIRED, tableName),
+                onTable(TAKE_OVER_ONE, tableName),
+                onTable(PHASES, tableName));
     }
 
     /**

@@ -30,14 +30,19 @@ final class TestDatabase implements AutoCloseable {
     }
 
     static TestDatabase create(String prefix, int poolSize) {
+        TestDatabase database = createEmpty(prefix, poolSize);
+        PostgresIdempotencyStore.migrate(database.pool);
+        return database;
+    }
+
+    /** A fresh schema without the store's table. */
+    static TestDatabase createEmpty(String prefix, int poolSize) {
         DataSource direct = TestPostgres.freshSchema(prefix);
         HikariConfig config = new HikariConfig();
         config.setDataSource(direct);
         config.setMaximumPoolSize(poolSize);
         config.setPoolName(prefix);
-        HikariDataSource pool = new HikariDataSource(config);
-        PostgresIdempotencyStore.migrate(pool);
-        return new TestDatabase(direct, pool);
+        return new TestDatabase(direct, new HikariDataSource(config));
     }
 
     /** The pool, as applications use the store. */

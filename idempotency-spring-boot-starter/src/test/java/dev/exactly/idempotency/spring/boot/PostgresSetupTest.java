@@ -5,8 +5,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.exactly.idempotency.postgres.PostgresIdempotencyStore;
-import dev.exactly.idempotency.spring.boot.app.TestApplication;
 import dev.exactly.idempotency.spi.IdempotencyStore;
+import dev.exactly.idempotency.spring.boot.app.TestApplication;
 import dev.exactly.testing.TestPostgres;
 import dev.exactly.testing.TestRedis;
 import java.sql.Connection;
@@ -76,7 +76,8 @@ class PostgresSetupTest {
                 .run(context -> {
                     assertThat(context).hasNotFailed();
                     assertThat(context.getBean(IdempotencyStore.class)).isInstanceOf(PostgresIdempotencyStore.class);
-                    assertThat(count(schema, "SELECT count(*) FROM flyway_schema_history WHERE success")).isEqualTo(1);
+                    assertThat(count(schema, "SELECT count(*) FROM flyway_schema_history WHERE success"))
+                            .as("both migrations").isEqualTo(2);
                 });
     }
 

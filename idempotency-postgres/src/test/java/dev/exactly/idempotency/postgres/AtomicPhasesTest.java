@@ -1,0 +1,382 @@
+package dev.exactly.idempotency.postgres;
+
+import static dev.exactly.idempotency.postgres.TestDatabase.response;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+import dev.exactly.idempotency.Fingerprint;
+import dev.exactly.idempotency.IdempotencyKey;
+import dev.exactly.idempotency.IdempotencyPolicy;
+import dev.exactly.idempotency.IdempotencyRequest;
+import dev.exactly.idempotency.InFlightPolicy;
+import dev.exactly.idempotency.KeepAlive;
+import dev.exactly.idempotency.RecordStatus;
+import dev.exactly.idempotency.Scope;
+import dev.exactly.idempotency.StoreUnavailableException;
+import java.nio.charset.StandardCharsets;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CyclicBarrier;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The transactional API against a real PostgreSQL: the claim and the business writes commit or roll back
+ * together, only one of racing transactions owns a key, a stale owner cannot commit, recovery resumes
+ * from the last committed checkpoint and dead-letters after the last attempt. The business table here is
+ * a "shipments" table, written in the same transactions.
+ */
+class AtomicPhasesTest {
+    private static final IdempotencyPolicy LONG = IdempotencyPolicy.custom().lease(Duration.ofSeconds(30))
+            .retention(Duration.ofMinutes(10)).build();
+    private static final IdempotencyPolicy SHORT = IdempotencyPolicy.custom().lease(Duration.ofMillis(300))
+            .retention(Duration.ofMinutes(10)).keepAlive(KeepAlive.disabled()).build();
+
+    private static TestDatabase database;
+    private static PostgresIdempotencyStore store;
+    private static AtomicPhases phases;
+
+    @BeforeAll
+    static void start() {
+        database = TestDatabase.create("idem_phases", 24);
+        database.execute("CREATE TABLE shipments (id text PRIMARY KEY, order_id text NOT NULL, label text)");
+        store = PostgresIdempotencyStore.create(database.pool());
+        phases = AtomicPhases.builder(store).recoveryPolicy(RecoveryPolicy.custom()
+                .maxAttempts(3).firstDelay(Duration.ofMillis(50)).maxDelay(Duration.ofMillis(100))
+                .parallelism(4).interval(Duration.ofMillis(50)).build()).build();
+    }
+
+    @AfterAll
+    static void stop() {
+        store.close();
+        database.close();
+    }
+
+    private static IdempotencyRequest request(String order, IdempotencyPolicy policy) {
+        return IdempotencyRequest.of(new Scope("acme", "POST", "/v1/shipments", new IdempotencyKey("ship-" + order)),
+                new Fingerprint("sha256-jcs", order), policy);
+    }
+
+    private static String unique() {
+        return UUID.randomUUID().toString();
+    }
+
+    @Test
+    void racingTransactionsHaveOneOwnerAndTheOthersReplayItsAnswer() throws Exception {
+        String order = unique();
+        int racers = 12;
+        CyclicBarrier start = new CyclicBarrier(racers);
+        AtomicInteger owners = new AtomicInteger();
+        List<String> others = new CopyOnWriteArrayList<>();
+        try (ExecutorService pool = Executors.newFixedThreadPool(racers)) {
+            List<Future<?>> done = new ArrayList<>();
+            for (int i = 0; i < racers; i++) {
+                done.add(pool.submit(() -> {
+                    start.await(10, TimeUnit.SECONDS);
+                    try (Connection c = tx()) {
+                        PhaseStart begun;
+                        try {
+                            begun = phases.begin(c, request(order, LONG));
+                        } catch (StoreUnavailableException conflict) {
+                            c.rollback(); // another transaction committed the key after this one's snapshot
+                            others.add("conflict");
+                            return null;
+                        }
+                        if (begun instanceof PhaseStart.Owned owned) {
+                            owners.incrementAndGet();
+                            insertShipment(c, "shp-" + order, order);
+                            assertThat(phases.finish(c, owned.phase(), RecordStatus.COMPLETED, response(201, order))).isTrue();
+                        } else {
+                            others.add(begun.getClass().getSimpleName());
+                        }
+                        c.commit();
+                    }
+                    return null;
+                }));
+            }
+            for (Future<?> f : done) {
+                f.get(60, TimeUnit.SECONDS);
+            }
+        }
+        assertThat(owners).hasValue(1);
+        assertThat(others).hasSize(racers - 1).allMatch(s -> s.equals("InFlight") || s.equals("Replay") || s.equals("conflict"));
+        assertThat(shipments(order)).isEqualTo(1);
+        try (Connection c = tx()) {
+            PhaseStart late = phases.begin(c, request(order, LONG));
+            assertThat(late).isInstanceOfSatisfying(PhaseStart.Replay.class,
+                    r -> assertThat(new String(r.response().body(), StandardCharsets.UTF_8)).isEqualTo(order));
+            c.rollback();
+        }
+    }
+
+    @Test
+    void aRolledBackBeginLeavesNoTrace() throws Exception {
+        String order = unique();
+        try (Connection c = tx()) {
+            PhaseStart begun = phases.begin(c, request(order, LONG));
+            Phase phase = ((PhaseStart.Owned) begun).phase();
+            insertShipment(c, "shp-" + order, order);
+            assertThat(phases.checkpoint(c, phase, Checkpoint.of("shipment_created"))).isTrue();
+            c.rollback();
+        }
+        assertThat(phases.find(request(order, LONG).key())).isEmpty();
+        assertThat(shipments(order)).isZero();
+        try (Connection c = tx()) {
+            PhaseStart again = phases.begin(c, request(order, LONG));
+            assertThat(again).isInstanceOfSatisfying(PhaseStart.Owned.class, o -> {
+                assertThat(o.phase().takeover()).isFalse();
+                assertThat(o.phase().checkpoint()).isNull();
+            });
+            c.rollback();
+        }
+    }
+
+    @Test
+    void aStaleOwnerCannotCommitAndItsBusinessWritesRollBack() throws Exception {
+        String order = unique();
+        Phase first;
+        try (Connection c = tx()) {
+            first = ((PhaseStart.Owned) phases.begin(c, request(order, SHORT))).phase();
+            insertShipment(c, "shp-" + order, order);
+            phases.checkpoint(c, first, new Checkpoint("shipment_created", "shp-1".getBytes(StandardCharsets.UTF_8)));
+            c.commit();
+        }
+        // the first owner stalls past its lease; a retry takes over and sees what it committed
+        Phase second = await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(100)).until(() -> {
+            try (Connection c = tx()) {
+                PhaseStart begun = phases.begin(c, request(order, LONG));
+                c.commit();
+                return begun instanceof PhaseStart.Owned owned ? owned.phase() : null;
+            }
+        }, p -> p != null);
+        assertThat(second.takeover()).isTrue();
+        assertThat(second.checkpoint()).isEqualTo(new Checkpoint("shipment_created", "shp-1".getBytes(StandardCharsets.UTF_8)));
+
+        // the first owner wakes up and tries to finish with a business write: refused, all of it rolls back
+        try (Connection c = tx()) {
+            setLabel(c, "shp-" + order, "STALE");
+            assertThat(phases.finish(c, first, RecordStatus.COMPLETED, response(201, "stale"))).isFalse();
+            assertThat(phases.checkpoint(c, first, Checkpoint.of("late"))).isFalse();
+            assertThat(phases.retryLater(c, first, "late")).isInstanceOf(Retry.Lost.class);
+            c.rollback();
+        }
+        try (Connection c = tx()) {
+            setLabel(c, "shp-" + order, "LBL-2");
+            assertThat(phases.finish(c, second, RecordStatus.COMPLETED, response(201, "ok"))).isTrue();
+            c.commit();
+        }
+        assertThat(label("shp-" + order)).isEqualTo("LBL-2");
+        assertThat(phases.find(second.key()).orElseThrow().status()).isEqualTo(RecordStatus.COMPLETED);
+    }
+
+    @Test
+    void recoveryResumesFromTheLastCommittedCheckpoint() throws Exception {
+        String order = unique();
+        try (Connection c = tx()) {
+            Phase phase = ((PhaseStart.Owned) phases.begin(c, request(order, SHORT))).phase();
+            insertShipment(c, "shp-" + order, order);
+            phases.checkpoint(c, phase, Checkpoint.of("shipment_created"));
+            c.commit();
+        }
+        try (Connection c = tx()) {
+            // a second step committed, then a third that did not (the owner "crashed" before its commit)
+            Phase phase = ((PhaseStart.Owned) awaitOwned(order)).phase();
+            phases.checkpoint(c, phase, new Checkpoint("label_booked", "LBL-7".getBytes(StandardCharsets.UTF_8)));
+            c.commit();
+            phases.checkpoint(c, phase, Checkpoint.of("never_committed"));
+            c.rollback();
+        }
+        List<Phase> resumed = new CopyOnWriteArrayList<>();
+        PhaseRecovery recovery = phases.recovery(phase -> {
+            if (!phase.key().equals(request(order, SHORT).key())) {
+                return; // another test's phase: leave it to its own resumer
+            }
+            resumed.add(phase);
+            try (Connection c = tx()) {
+                setLabel(c, "shp-" + order, new String(phase.checkpoint().state(), StandardCharsets.UTF_8));
+                phases.finish(c, phase, RecordStatus.COMPLETED, response(201, "resumed"));
+                c.commit();
+            }
+        }, LONG);
+        await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(100)).until(() -> {
+            recovery.runOnce();
+            return !resumed.isEmpty();
+        });
+        assertThat(resumed).hasSize(1);
+        assertThat(resumed.getFirst().checkpoint().name()).isEqualTo("label_booked");
+        assertThat(resumed.getFirst().takeover()).isTrue();
+        assertThat(label("shp-" + order)).isEqualTo("LBL-7");
+        assertThat(phases.find(request(order, SHORT).key()).orElseThrow().status()).isEqualTo(RecordStatus.COMPLETED);
+        assertThat(shipments(order)).isEqualTo(1);
+    }
+
+    @Test
+    void recoveryDeadLettersAfterTheLastAttemptAndAnOperatorResolvesIt() throws Exception {
+        String order = unique();
+        try (Connection c = tx()) {
+            Phase phase = ((PhaseStart.Owned) phases.begin(c, request(order, SHORT))).phase();
+            insertShipment(c, "shp-" + order, order);
+            phases.checkpoint(c, phase, Checkpoint.of("shipment_created"));
+            c.commit();
+        }
+        AtomicInteger attempts = new AtomicInteger();
+        PhaseRecovery recovery = phases.recovery(phase -> {
+            if (phase.key().equals(request(order, SHORT).key())) {
+                attempts.incrementAndGet();
+                throw new IllegalStateException("carrier unreachable");
+            }
+        }, SHORT);
+        await().atMost(Duration.ofSeconds(20)).pollInterval(Duration.ofMillis(100)).until(() -> {
+            recovery.runOnce();
+            return phases.find(request(order, SHORT).key()).orElseThrow().deadLettered();
+        });
+        assertThat(attempts).hasValue(3);
+        PhaseRecord dead = phases.deadLetters(100).stream()
+                .filter(r -> r.key().equals(request(order, SHORT).key())).findFirst().orElseThrow();
+        assertThat(dead.attempts()).isEqualTo(3);
+        assertThat(dead.lastError()).contains("carrier unreachable");
+        assertThat(dead.checkpoint()).isEqualTo(Checkpoint.of("shipment_created"));
+
+        // nobody takes a dead letter over: not recovery, not a client retry
+        recovery.runOnce();
+        assertThat(attempts).hasValue(3);
+        try (Connection c = tx()) {
+            assertThat(phases.begin(c, request(order, SHORT))).isInstanceOf(PhaseStart.DeadLettered.class);
+            c.rollback();
+        }
+        // an operator does
+        try (Connection c = tx()) {
+            Phase operator = phases.takeOver(c, request(order, SHORT).key(), LONG).orElseThrow();
+            assertThat(operator.attempts()).isZero();
+            assertThat(operator.checkpoint()).isEqualTo(Checkpoint.of("shipment_created"));
+            setLabel(c, "shp-" + order, "BY-HAND");
+            assertThat(phases.finish(c, operator, RecordStatus.FAILED, response(409, "resolved by hand"))).isTrue();
+            c.commit();
+        }
+        assertThat(phases.deadLetters(100)).noneMatch(r -> r.key().equals(request(order, SHORT).key()));
+        try (Connection c = tx()) {
+            assertThat(phases.begin(c, request(order, SHORT))).isInstanceOf(PhaseStart.Replay.class);
+            c.rollback();
+        }
+    }
+
+    @Test
+    void aPhaseInProgressOutlivesItsRetentionAndFinishedOnesExpire() throws Exception {
+        String order = unique();
+        IdempotencyPolicy briefly = IdempotencyPolicy.custom().lease(Duration.ofMillis(100))
+                .retention(Duration.ofMillis(400)).keepAlive(KeepAlive.disabled()).build();
+        try (Connection c = tx()) {
+            Phase phase = ((PhaseStart.Owned) phases.begin(c, request(order, briefly))).phase();
+            phases.checkpoint(c, phase, Checkpoint.of("started"));
+            c.commit();
+        }
+        await().pollDelay(Duration.ofMillis(600)).atMost(Duration.ofSeconds(5)).until(() -> true);
+        store.purgeAllExpired(100);
+        PhaseRecord record = phases.find(request(order, briefly).key()).orElseThrow();
+        assertThat(record.inProgress()).isTrue();
+        assertThat(phases.inProgress(1000)).anyMatch(r -> r.key().equals(record.key()));
+    }
+
+    @Test
+    void aKeyUsedForAnotherRequestIsRefusedEvenInFlight() throws Exception {
+        String order = unique();
+        try (Connection c = tx()) {
+            phases.begin(c, request(order, LONG));
+            c.commit();
+        }
+        IdempotencyRequest other = IdempotencyRequest.of(request(order, LONG).scope(), new Fingerprint("sha256-jcs", "other"),
+                IdempotencyPolicy.from(LONG).inFlight(InFlightPolicy.reject(Duration.ofSeconds(3))).build());
+        try (Connection c = tx()) {
+            assertThat(phases.begin(c, other)).isInstanceOf(PhaseStart.KeyReused.class);
+            PhaseStart same = phases.begin(c, IdempotencyRequest.of(request(order, LONG).scope(),
+                    request(order, LONG).fingerprint(), other.policy()));
+            assertThat(same).isInstanceOfSatisfying(PhaseStart.InFlight.class,
+                    f -> assertThat(f.retryAfter()).isEqualTo(Duration.ofSeconds(3)));
+            c.rollback();
+        }
+    }
+
+    @Test
+    void aTableOfTheFirstMigrationIsUpgraded() throws Exception {
+        TestDatabase old = TestDatabase.createEmpty("idem_v1", 2);
+        try {
+            old.execute(new String(PostgresSchema.class.getClassLoader()
+                    .getResourceAsStream(PostgresSchema.MIGRATION_RESOURCE).readAllBytes(), StandardCharsets.UTF_8));
+            assertThatThrownBy(() -> PostgresSchema.verify(old.pool(), PostgresStoreConfig.ofDefaults()))
+                    .hasMessageContaining("lacks the columns of " + PostgresSchema.PHASES_MIGRATION_RESOURCE)
+                    .hasMessageContaining("PostgresSchema.migrate");
+            assertThat(PostgresSchema.migrate(old.pool())).as("upgraded, not created").isFalse();
+            PostgresSchema.verify(old.pool(), PostgresStoreConfig.ofDefaults());
+        } finally {
+            old.close();
+        }
+    }
+
+    private static PhaseStart awaitOwned(String order) {
+        return await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(100)).until(() -> {
+            try (Connection c = tx()) {
+                PhaseStart begun = phases.begin(c, request(order, SHORT));
+                c.commit();
+                return begun;
+            }
+        }, b -> b instanceof PhaseStart.Owned);
+    }
+
+    private static Connection tx() throws SQLException {
+        Connection c = database.pool().getConnection();
+        c.setAutoCommit(false);
+        return c;
+    }
+
+    private static void insertShipment(Connection c, String id, String order) throws SQLException {
+        try (PreparedStatement s = c.prepareStatement("INSERT INTO shipments (id, order_id) VALUES (?, ?)")) {
+            s.setString(1, id);
+            s.setString(2, order);
+            s.executeUpdate();
+        }
+    }
+
+    private static void setLabel(Connection c, String id, String label) throws SQLException {
+        try (PreparedStatement s = c.prepareStatement("UPDATE shipments SET label = ? WHERE id = ?")) {
+            s.setString(1, label);
+            s.setString(2, id);
+            s.executeUpdate();
+        }
+    }
+
+    private static long shipments(String order) throws SQLException {
+        try (Connection c = database.pool().getConnection();
+                PreparedStatement s = c.prepareStatement("SELECT count(*) FROM shipments WHERE order_id = ?")) {
+            s.setString(1, order);
+            try (ResultSet rs = s.executeQuery()) {
+                rs.next();
+                return rs.getLong(1);
+            }
+        }
+    }
+
+    private static String label(String id) throws SQLException {
+        try (Connection c = database.pool().getConnection();
+                PreparedStatement s = c.prepareStatement("SELECT label FROM shipments WHERE id = ?")) {
+            s.setString(1, id);
+            try (ResultSet rs = s.executeQuery()) {
+                rs.next();
+                return rs.getString(1);
+            }
+        }
+    }
+}
