@@ -100,10 +100,18 @@ class SlowProcessorTest extends ServiceTest {
         }
         AtomicLong maxInFlight = new AtomicLong();
         AtomicLong refusedRetries = new AtomicLong();
+        // the processor's own books, read every few milliseconds on a thread of their own (the retries below
+        // take a while on a busy machine and would miss a short overlap)
+        java.util.concurrent.atomic.AtomicBoolean settled = new java.util.concurrent.atomic.AtomicBoolean();
+        Thread sampler = Thread.ofVirtual().start(() -> {
+            while (!settled.get()) {
+                PspStats now = psp().stats();
+                maxInFlight.accumulateAndGet((now.requests() - before.requests()) - (now.captures() - before.captures()),
+                        Math::max);
+                java.util.concurrent.locks.LockSupport.parkNanos(Duration.ofMillis(5).toNanos());
+            }
+        });
         await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(150)).until(() -> {
-            PspStats now = psp().stats();
-            long inFlight = (now.requests() - before.requests()) - (now.captures() - before.captures());
-            maxInFlight.accumulateAndGet(inFlight, Math::max);
             // clients retry meanwhile: a record the worker holds (running or waiting for a thread) is in flight
             for (int i = 0; i < charges; i++) {
                 if (!chargeStatus(ids.get(i)).equals("succeeded")) {
@@ -117,6 +125,12 @@ class SlowProcessorTest extends ServiceTest {
             }
             return ids.stream().allMatch(id -> chargeStatus(id).equals("succeeded"));
         });
+        settled.set(true);
+        try {
+            sampler.join(Duration.ofSeconds(5));
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
         psp().clearFaults();
 
         assertThat(maxInFlight.get()).as("processor calls in flight at once").isEqualTo(PARALLELISM);
