@@ -98,6 +98,12 @@ class SlowProcessorTest extends ServiceTest {
             assertThat(crashed.status()).as("the request died before the processor").isGreaterThanOrEqualTo(500);
             ids.add(chargeIdByDownstreamPrefix(customer));
         }
+        // the worker takes every abandoned record over (and keeps the ones waiting for a thread alive) before
+        // clients retry: a retry that found a record abandoned would resume that charge itself, legitimately,
+        // and its processor call would not be the worker's
+        await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(20)).until(() -> count("""
+                SELECT count(*) FROM idempotency_records r JOIN payments_charge c ON c.scope_key = r.scope_key
+                WHERE c.customer LIKE 'cus_recover_%' AND r.takeovers > 0""") == charges);
         AtomicLong maxInFlight = new AtomicLong();
         AtomicLong refusedRetries = new AtomicLong();
         // the processor's own books, read every few milliseconds on a thread of their own (the retries below
