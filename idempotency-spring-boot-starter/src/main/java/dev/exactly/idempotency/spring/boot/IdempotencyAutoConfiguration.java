@@ -1,25 +1,16 @@
 package dev.exactly.idempotency.spring.boot;
 
 import dev.exactly.idempotency.ExecutionInterceptor;
-import dev.exactly.idempotency.Fingerprinter;
 import dev.exactly.idempotency.IdempotencyEngine;
 import dev.exactly.idempotency.IdempotencyListener;
 import dev.exactly.idempotency.memory.InMemoryIdempotencyStore;
 import dev.exactly.idempotency.postgres.PostgresIdempotencyStore;
 import dev.exactly.idempotency.redis.RedisIdempotencyStore;
-import dev.exactly.idempotency.servlet.IdempotencyFilter;
-import dev.exactly.idempotency.servlet.IdempotentRoute;
-import dev.exactly.idempotency.servlet.TenantResolver;
 import dev.exactly.idempotency.spi.IdempotencyStore;
-import dev.exactly.idempotency.spring.boot.IdempotencyProperties.Tenant;
-import jakarta.servlet.DispatcherType;
-import jakarta.servlet.Filter;
+import dev.exactly.idempotency.spring.IdempotencyTemplate;
 import java.time.InstantSource;
-import java.util.ArrayList;
 import java.util.List;
 import javax.sql.DataSource;
-import org.apache.commons.logging.Log;
-import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
@@ -28,16 +19,16 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProp
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
-import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.boot.sql.init.dependency.DependsOnDatabaseInitialization;
-import org.springframework.boot.web.servlet.FilterRegistrationBean;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Import;
 import org.springframework.core.env.Environment;
 import org.springframework.core.io.ResourceLoader;
 import org.springframework.util.ClassUtils;
+import tools.jackson.databind.ObjectMapper;
+import tools.jackson.databind.json.JsonMapper;
 
 /**
  * Auto-configures idempotent routes on a Spring MVC (servlet) application from the
@@ -54,29 +45,29 @@ import org.springframework.util.ClassUtils;
  *       (for instance the Micrometer one of {@link IdempotencyMetricsAutoConfiguration}, and the
  *       {@link StoreErrorLogger}, which logs store failures at most once per 30 s);</li>
  *   <li>a {@link TenantResolver} from {@code tenant.mode};</li>
- *   <li>a {@link FilterRegistrationBean} of the {@link IdempotencyFilter} for the configured routes, plus
+ *   <li>a {@code FilterRegistrationBean} of the {@code IdempotencyFilter} for the configured routes, plus
  *       any {@link IdempotentRoute} beans, on {@code /*} for the REQUEST dispatch.</li>
  * </ul>
  * Each part backs off when the application defines its own bean of that type (for the filter: an
- * {@link IdempotencyFilter} bean or a {@code FilterRegistrationBean<IdempotencyFilter>}). The whole
+ * {@code IdempotencyFilter} bean or a {@code FilterRegistrationBean<IdempotencyFilter>}). The whole
  * configuration is off with {@code exactly.idempotency.enabled=false}.
  */
 @AutoConfiguration(afterName = {
         "org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration",
+        "org.springframework.boot.jackson.autoconfigure.JacksonAutoConfiguration",
         "org.springframework.boot.micrometer.metrics.autoconfigure.CompositeMeterRegistryAutoConfiguration"})
-@ConditionalOnClass({IdempotencyEngine.class, IdempotencyFilter.class, Filter.class})
-@ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.SERVLET)
+@ConditionalOnClass(IdempotencyEngine.class)
 @ConditionalOnBooleanProperty(name = IdempotencyProperties.PREFIX + ".enabled", matchIfMissing = true)
 @EnableConfigurationProperties(IdempotencyProperties.class)
 @Import({
+        IdempotencyServletConfiguration.class,
+        IdempotencyAutoConfiguration.TemplateConfiguration.class,
         IdempotencyAutoConfiguration.MemoryStoreConfiguration.class,
         IdempotencyAutoConfiguration.RedisStoreConfiguration.class,
         IdempotencyAutoConfiguration.PostgresStoreConfiguration.class})
 public class IdempotencyAutoConfiguration {
     /** The name of the filter registration (and of the filter in the servlet context). */
     public static final String FILTER_NAME = "idempotencyFilter";
-
-    private static final Log log = LogFactory.getLog(IdempotencyAutoConfiguration.class);
 
     private final IdempotencyProperties properties;
 
@@ -118,68 +109,21 @@ public class IdempotencyAutoConfiguration {
         return new StoreErrorLogger(InstantSource.system(), StoreErrorLogger.DEFAULT_INTERVAL);
     }
 
-    @Bean
-    @ConditionalOnMissingBean
-    TenantResolver idempotencyTenantResolver() {
-        Tenant tenant = properties.getTenant();
-        return switch (tenant.getMode()) {
-            case PRINCIPAL -> TenantResolver.principal();
-            case API_KEYS -> TenantResolver.apiKeys(tenant.getApiKeys());
-            case TRUSTED_HEADER -> TenantResolver.trustedHeader(String.valueOf(tenant.getHeader()).strip());
-        };
-    }
-
-    @Bean
-    @ConditionalOnMissingBean(value = IdempotencyFilter.class, parameterizedContainer = FilterRegistrationBean.class)
-    FilterRegistrationBean<IdempotencyFilter> idempotencyFilterRegistration(
-            IdempotencyEngine engine,
-            TenantResolver tenantResolver,
-            ObjectProvider<IdempotentRoute> routeBeans,
-            ListableBeanFactory beans,
-            Environment environment) {
-        boolean mvc = PropertiesReader.present(MvcMappings.HANDLER_MAPPING_CLASS);
-        List<IdempotentRoute> routes = AnnotatedRoutes.merge(
-                configuredRoutes(routeBeans),
-                mvc ? MvcMappings.of(beans) : List.of(),
-                properties,
-                mvc ? MvcMappings.pathPrefix(beans) : "",
-                environment);
-        if (routes.isEmpty()) {
-            log.warn("No idempotent routes: annotate controller methods with @Idempotent, set "
-                    + IdempotencyProperties.PREFIX + ".routes[0].path (and method) or define IdempotentRoute beans; "
-                    + "until then every request passes through unguarded");
+    /**
+     * Runs non-HTTP work once per key ({@code @Autowired IdempotencyTemplate}), storing results as JSON
+     * through the application's Jackson mapper (a default one if the application has none), with the default
+     * policy of the routes.
+     */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass(ObjectMapper.class)
+    static class TemplateConfiguration {
+        @Bean
+        @ConditionalOnMissingBean
+        IdempotencyTemplate idempotencyTemplate(
+                IdempotencyEngine engine, ObjectProvider<ObjectMapper> mappers, IdempotencyProperties properties) {
+            return new IdempotencyTemplate(engine, mappers.getIfUnique(() -> JsonMapper.builder().build()),
+                    PropertiesReader.defaultPolicy(properties));
         }
-        IdempotencyFilter filter = IdempotencyFilter.builder(engine)
-                .routes(routes)
-                .keyHeader(properties.getKeyHeader().strip(),
-                        properties.getKeyHeaderAliases().stream().map(String::strip).toArray(String[]::new))
-                .tenantResolver(tenantResolver)
-                .fingerprinter(Fingerprinter.of(Math.toIntExact(properties.getMaxRequestBodySize().toBytes()),
-                        properties.getMaxJsonDepth()))
-                .maxStoredResponseBytes(Math.toIntExact(properties.getMaxStoredResponseSize().toBytes()))
-                .replayHeaders(properties.getReplayHeaders().toArray(String[]::new))
-                .credentialHeaders(properties.getCredentialHeaders().toArray(String[]::new))
-                .storeUnavailableRetryAfter(properties.getStoreUnavailableRetryAfter())
-                .unauthenticatedChallenge(properties.getTenant().getChallenge())
-                .build();
-        FilterRegistrationBean<IdempotencyFilter> registration = new FilterRegistrationBean<>(filter);
-        registration.setName(FILTER_NAME);
-        registration.addUrlPatterns("/*");
-        registration.setDispatcherTypes(DispatcherType.REQUEST);
-        registration.setOrder(properties.getFilterOrder());
-        return registration;
-    }
-
-    /** The routes of the properties, then those of {@link IdempotentRoute} beans, each with where it was declared. */
-    private List<AnnotatedRoutes.Declared> configuredRoutes(ObjectProvider<IdempotentRoute> routeBeans) {
-        List<AnnotatedRoutes.Declared> configured = new ArrayList<>();
-        List<IdempotentRoute> fromProperties = PropertiesReader.routes(properties);
-        for (int i = 0; i < fromProperties.size(); i++) {
-            configured.add(new AnnotatedRoutes.Declared(PropertiesReader.P + "routes[" + i + "]", fromProperties.get(i)));
-        }
-        routeBeans.orderedStream().forEach(route -> configured.add(new AnnotatedRoutes.Declared(
-                "an IdempotentRoute bean", route)));
-        return configured;
     }
 
     /** {@code store=memory} (the default). */

@@ -1,0 +1,106 @@
+package dev.exactly.idempotency.spring.boot;
+
+import dev.exactly.idempotency.Fingerprinter;
+import dev.exactly.idempotency.IdempotencyEngine;
+import dev.exactly.idempotency.servlet.IdempotencyFilter;
+import dev.exactly.idempotency.servlet.IdempotentRoute;
+import dev.exactly.idempotency.servlet.TenantResolver;
+import dev.exactly.idempotency.spring.boot.IdempotencyProperties.Tenant;
+import jakarta.servlet.DispatcherType;
+import jakarta.servlet.Filter;
+import java.util.ArrayList;
+import java.util.List;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.springframework.beans.factory.ListableBeanFactory;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
+import org.springframework.boot.web.servlet.FilterRegistrationBean;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.core.env.Environment;
+
+/**
+ * The servlet stack's part of {@link IdempotencyAutoConfiguration}: the {@link TenantResolver} from
+ * {@code tenant.mode}, and the {@link IdempotencyFilter} on the routes of the properties, of
+ * {@link IdempotentRoute} beans and of {@code @Idempotent} controller methods, registered on {@code /*} for
+ * the REQUEST dispatch.
+ */
+@Configuration(proxyBeanMethods = false)
+@ConditionalOnClass({IdempotencyFilter.class, Filter.class, FilterRegistrationBean.class})
+@ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.SERVLET)
+class IdempotencyServletConfiguration {
+    private static final Log log = LogFactory.getLog(IdempotencyServletConfiguration.class);
+
+    private final IdempotencyProperties properties;
+
+    IdempotencyServletConfiguration(IdempotencyProperties properties) {
+        this.properties = properties;
+    }
+
+    @Bean
+    @ConditionalOnMissingBean
+    TenantResolver idempotencyTenantResolver() {
+        Tenant tenant = properties.getTenant();
+        return switch (tenant.getMode()) {
+            case PRINCIPAL -> TenantResolver.principal();
+            case API_KEYS -> TenantResolver.apiKeys(tenant.getApiKeys());
+            case TRUSTED_HEADER -> TenantResolver.trustedHeader(String.valueOf(tenant.getHeader()).strip());
+        };
+    }
+
+    @Bean
+    @ConditionalOnMissingBean(value = IdempotencyFilter.class, parameterizedContainer = FilterRegistrationBean.class)
+    FilterRegistrationBean<IdempotencyFilter> idempotencyFilterRegistration(
+            IdempotencyEngine engine,
+            TenantResolver tenantResolver,
+            ObjectProvider<IdempotentRoute> routeBeans,
+            ListableBeanFactory beans,
+            Environment environment) {
+        boolean mvc = PropertiesReader.present(MvcMappings.HANDLER_MAPPING_CLASS);
+        List<IdempotentRoute> routes = AnnotatedRoutes.merge(
+                configuredRoutes(routeBeans),
+                mvc ? MvcMappings.of(beans) : List.of(),
+                properties,
+                mvc ? MvcMappings.pathPrefix(beans) : "",
+                environment);
+        if (routes.isEmpty()) {
+            log.warn("No idempotent routes: annotate controller methods with @Idempotent, set "
+                    + IdempotencyProperties.PREFIX + ".routes[0].path (and method) or define IdempotentRoute beans; "
+                    + "until then every request passes through unguarded");
+        }
+        IdempotencyFilter filter = IdempotencyFilter.builder(engine)
+                .routes(routes)
+                .keyHeader(properties.getKeyHeader().strip(),
+                        properties.getKeyHeaderAliases().stream().map(String::strip).toArray(String[]::new))
+                .tenantResolver(tenantResolver)
+                .fingerprinter(Fingerprinter.of(Math.toIntExact(properties.getMaxRequestBodySize().toBytes()),
+                        properties.getMaxJsonDepth()))
+                .maxStoredResponseBytes(Math.toIntExact(properties.getMaxStoredResponseSize().toBytes()))
+                .replayHeaders(properties.getReplayHeaders().toArray(String[]::new))
+                .credentialHeaders(properties.getCredentialHeaders().toArray(String[]::new))
+                .storeUnavailableRetryAfter(properties.getStoreUnavailableRetryAfter())
+                .unauthenticatedChallenge(properties.getTenant().getChallenge())
+                .build();
+        FilterRegistrationBean<IdempotencyFilter> registration = new FilterRegistrationBean<>(filter);
+        registration.setName(IdempotencyAutoConfiguration.FILTER_NAME);
+        registration.addUrlPatterns("/*");
+        registration.setDispatcherTypes(DispatcherType.REQUEST);
+        registration.setOrder(properties.getFilterOrder());
+        return registration;
+    }
+
+    /** The routes of the properties, then those of {@link IdempotentRoute} beans, each with where it was declared. */
+    private List<AnnotatedRoutes.Declared> configuredRoutes(ObjectProvider<IdempotentRoute> routeBeans) {
+        List<AnnotatedRoutes.Declared> configured = new ArrayList<>();
+        List<IdempotentRoute> fromProperties = PropertiesReader.routes(properties);
+        for (int i = 0; i < fromProperties.size(); i++) {
+            configured.add(new AnnotatedRoutes.Declared(PropertiesReader.P + "routes[" + i + "]", fromProperties.get(i)));
+        }
+        routeBeans.orderedStream().forEach(route -> configured.add(new AnnotatedRoutes.Declared(
+                "an IdempotentRoute bean", route)));
+        return configured;
+    }
+}
