@@ -37,7 +37,11 @@ final class ApiKeyTenantResolver implements TenantResolver {
 
     @Override
     public Optional<String> resolve(HttpServletRequest request) {
-        List<String> headers = Collections.list(request.getHeaders("Authorization"));
+        return resolve(Collections.list(request.getHeaders("Authorization")));
+    }
+
+    /** The tenant of the {@code Authorization} header values a request carried (exactly one, a known bearer key). */
+    Optional<String> resolve(List<String> headers) {
         if (headers.size() != 1) {
             return Optional.empty();
         }

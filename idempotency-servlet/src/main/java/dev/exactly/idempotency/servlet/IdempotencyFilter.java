@@ -8,11 +8,8 @@ import dev.exactly.idempotency.IdempotencyException;
 import dev.exactly.idempotency.IdempotencyKey;
 import dev.exactly.idempotency.IdempotencyRequest;
 import dev.exactly.idempotency.IdempotentResult;
-import dev.exactly.idempotency.InvalidIdempotencyKeyException;
 import dev.exactly.idempotency.Lease;
-import dev.exactly.idempotency.LeaseLostException;
 import dev.exactly.idempotency.Outcome;
-import dev.exactly.idempotency.RequestInFlightException;
 import dev.exactly.idempotency.Scope;
 import dev.exactly.idempotency.StoreUnavailableException;
 import dev.exactly.idempotency.StoredResponse;
@@ -34,7 +31,6 @@ import java.time.InstantSource;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Collections;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -119,15 +115,15 @@ import org.jspecify.annotations.Nullable;
  */
 public final class IdempotencyFilter implements Filter {
     /** The request header naming the key. */
-    public static final String KEY_HEADER = "Idempotency-Key";
+    public static final String KEY_HEADER = HttpProtocol.KEY_HEADER;
     /** An alias of {@link #KEY_HEADER}; if both are sent they must name the same key. */
-    public static final String KEY_ALIAS_HEADER = "X-Idempotency-Key";
+    public static final String KEY_ALIAS_HEADER = HttpProtocol.KEY_ALIAS_HEADER;
     /** Marks a replayed response ({@code true}), as Stripe does. */
-    public static final String REPLAYED_HEADER = "Idempotent-Replayed";
+    public static final String REPLAYED_HEADER = HttpProtocol.REPLAYED_HEADER;
     /** Marks a replayed response ({@code true}); the spelling of the original requirement. */
-    public static final String LEGACY_REPLAYED_HEADER = "X-Idempotent-Replay";
+    public static final String LEGACY_REPLAYED_HEADER = HttpProtocol.LEGACY_REPLAYED_HEADER;
     /** When the key's record is forgotten: an IMF-fixdate. An Exactly extension. */
-    public static final String EXPIRES_HEADER = "Idempotency-Expires";
+    public static final String EXPIRES_HEADER = HttpProtocol.EXPIRES_HEADER;
     /**
      * A request attribute: when a handler sets it (to any value), its response is not recorded and the
      * key is released, so that the client may retry with the same key.
@@ -136,14 +132,13 @@ public final class IdempotencyFilter implements Filter {
     /** A request attribute holding the running {@link Lease} while the handler runs. */
     public static final String LEASE = IdempotencyFilter.class.getName() + ".LEASE";
     /** Default limit of a stored (replayable) response body: 1 MiB. */
-    public static final int DEFAULT_MAX_STORED_RESPONSE_BYTES = 1 << 20;
+    public static final int DEFAULT_MAX_STORED_RESPONSE_BYTES = HttpProtocol.DEFAULT_MAX_STORED_RESPONSE_BYTES;
     /** Default {@code Retry-After} of a 503 for an unavailable store: 2 seconds. */
-    public static final Duration DEFAULT_STORE_UNAVAILABLE_RETRY_AFTER = Duration.ofSeconds(2);
+    public static final Duration DEFAULT_STORE_UNAVAILABLE_RETRY_AFTER = HttpProtocol.DEFAULT_STORE_UNAVAILABLE_RETRY_AFTER;
     /** Default {@code WWW-Authenticate} challenge of a 401. */
-    public static final String DEFAULT_CHALLENGE = "Bearer";
+    public static final String DEFAULT_CHALLENGE = HttpProtocol.DEFAULT_CHALLENGE;
 
     private static final String APPLIED = IdempotencyFilter.class.getName() + ".APPLIED";
-    private static final Duration LEASE_LOST_RETRY_AFTER = Duration.ofSeconds(1);
 
     private final IdempotencyEngine engine;
     private final RouteTable routes;
@@ -219,10 +214,7 @@ public final class IdempotencyFilter implements Filter {
 
     /** The problem for an engine exception; a missing key names this filter's header. */
     private Problem problem(IdempotencyException e) {
-        return e instanceof InvalidIdempotencyKeyException invalid
-                        && invalid.reason() == InvalidIdempotencyKeyException.Reason.MISSING
-                ? Problems.keyMissing(keyHeader)
-                : Problems.from(e);
+        return HttpProtocol.problem(e, keyHeader);
     }
 
     /** The header naming the key ({@value #KEY_HEADER} unless configured). */
@@ -252,9 +244,8 @@ public final class IdempotencyFilter implements Filter {
             return;
         }
         IdempotencyKey key = IdempotencyKey.parse(keyHeaders);
-        if (isMultipart(request.getContentType())) {
-            writeProblem(response, Problems.unsupportedMediaType(
-                    "multipart request bodies are not accepted on idempotent routes; send the request as JSON"), Map.of());
+        if (HttpProtocol.isMultipart(request.getContentType())) {
+            writeProblem(response, HttpProtocol.multipartRefused(), Map.of());
             return;
         }
         byte[] body = CachedBodyRequest.readBounded(request, fingerprinter.maxBodyBytes());
@@ -323,7 +314,8 @@ public final class IdempotencyFilter implements Filter {
             }
             CapturedResponse result = capture.finish();
             captured = result;
-            return RecordingRule.outcome(route, result, request.getAttribute(DO_NOT_RECORD) != null, toStored(result));
+            return RecordingRule.outcome(route, result.status(), result.contentType(), result.body(),
+                    request.getAttribute(DO_NOT_RECORD) != null, toStored(result));
         }
 
         /** The body outgrew the storage limit: send the head now and stream the rest. */
@@ -359,12 +351,7 @@ public final class IdempotencyFilter implements Filter {
         if (body != null) {
             return new StoredResponse(captured.status(), headers, body);
         }
-        // Keep where to look (Location, Link) but not what described the body that was not kept.
-        Map<String, List<String>> kept = new LinkedHashMap<>(headers);
-        kept.keySet().removeAll(Set.of("content-type", "content-language", "etag", "content-location"));
-        kept.put("content-type", List.of(Problem.MEDIA_TYPE));
-        Problem problem = Problems.responseNotStored(captured.status(), captured.bodyBytes(), maxStoredResponseBytes);
-        return new StoredResponse(captured.status(), kept, problem.toJson());
+        return HttpProtocol.notStored(captured.status(), headers, captured.bodyBytes(), maxStoredResponseBytes);
     }
 
     private static void writeHead(HttpServletResponse response, CapturedResponse head, @Nullable Instant expiresAt) {
@@ -424,21 +411,9 @@ public final class IdempotencyFilter implements Filter {
     }
 
     private Map<String, String> retryAfter(IdempotencyException e) {
-        Duration after = switch (e) {
-            case RequestInFlightException inFlight -> inFlight.retryAfter();
-            case StoreUnavailableException unavailable -> storeUnavailableRetryAfter;
-            case LeaseLostException lost -> LEASE_LOST_RETRY_AFTER;
-            default -> null;
-        };
-        if (after == null) {
-            return Map.of();
-        }
-        long seconds = Math.max(1, (after.toMillis() + 999) / 1000);
-        return Map.of("Retry-After", Long.toString(seconds));
-    }
-
-    private static boolean isMultipart(@Nullable String contentType) {
-        return contentType != null && contentType.strip().toLowerCase(java.util.Locale.ROOT).startsWith("multipart/");
+        return HttpProtocol.retryAfter(e, storeUnavailableRetryAfter)
+                .map(seconds -> Map.of("Retry-After", seconds))
+                .orElse(Map.of());
     }
 
     /** The context-relative, decoded and normalised path the container mapped the request with. */

@@ -3,6 +3,7 @@ package dev.exactly.idempotency.servlet;
 import dev.exactly.idempotency.Fingerprinter;
 import dev.exactly.idempotency.Outcome;
 import dev.exactly.idempotency.StoredResponse;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Decides what a handler's response does to its key. The rule, and why:
@@ -30,11 +31,12 @@ import dev.exactly.idempotency.StoredResponse;
 final class RecordingRule {
     private RecordingRule() {}
 
-    static Outcome outcome(IdempotentRoute route, CapturedResponse captured, boolean doNotRecord, StoredResponse stored) {
-        if (doNotRecord || releasedByStatus(route, captured.status()) || isValidationFailure(captured)) {
+    static Outcome outcome(IdempotentRoute route, int status, @Nullable String contentType, byte @Nullable [] body,
+            boolean doNotRecord, StoredResponse stored) {
+        if (doNotRecord || releasedByStatus(route, status) || isValidationFailure(status, contentType, body)) {
             return Outcome.release(stored);
         }
-        return captured.status() < 400 ? Outcome.complete(stored) : Outcome.fail(stored);
+        return status < 400 ? Outcome.complete(stored) : Outcome.fail(stored);
     }
 
     /** Whether a response with this status is released whatever its body. */
@@ -45,9 +47,8 @@ final class RecordingRule {
         };
     }
 
-    private static boolean isValidationFailure(CapturedResponse captured) {
-        byte[] body = captured.body();
-        if (captured.status() != 422 || body == null || !Fingerprinter.isJson(captured.contentType())) {
+    private static boolean isValidationFailure(int status, @Nullable String contentType, byte @Nullable [] body) {
+        if (status != 422 || body == null || !Fingerprinter.isJson(contentType)) {
             return false;
         }
         return Problems.VALIDATION_FAILED.toString().equals(Json.topLevelString(body, "type"));

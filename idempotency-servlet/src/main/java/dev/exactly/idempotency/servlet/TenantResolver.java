@@ -3,7 +3,6 @@ package dev.exactly.idempotency.servlet;
 import jakarta.servlet.http.HttpServletRequest;
 import java.security.Principal;
 import java.util.Collections;
-import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
@@ -57,17 +56,7 @@ public interface TenantResolver {
         if (headerName.isBlank()) {
             throw new IllegalArgumentException("headerName must not be blank");
         }
-        return request -> {
-            List<String> values = Collections.list(request.getHeaders(headerName));
-            if (values.size() != 1) {
-                return Optional.empty();
-            }
-            String value = values.getFirst().strip();
-            if (value.isEmpty() || value.length() > 255 || !value.chars().allMatch(c -> c >= 0x21 && c <= 0x7e)) {
-                return Optional.empty();
-            }
-            return Optional.of(value);
-        };
+        return request -> HttpProtocol.trustedHeaderTenant(Collections.list(request.getHeaders(headerName)));
     }
 
     /**

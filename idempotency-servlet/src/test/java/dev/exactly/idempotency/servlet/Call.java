@@ -2,6 +2,7 @@ package dev.exactly.idempotency.servlet;
 
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
+import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
@@ -9,8 +10,14 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 
-/** One HTTP request to the test server, built fluently and sent with the JDK client. */
-final class Call {
+/** One HTTP request to a test server, built fluently and sent with the JDK client. */
+public final class Call {
+    /** Where a test server listens. */
+    @FunctionalInterface
+    public interface Endpoint {
+        URI uri(String pathAndQuery);
+    }
+
     static final HttpClient CLIENT = HttpClient.newBuilder()
             .version(HttpClient.Version.HTTP_1_1)
             .connectTimeout(Duration.ofSeconds(5))
@@ -20,51 +27,51 @@ final class Call {
     private final String method;
     private HttpRequest.BodyPublisher body = HttpRequest.BodyPublishers.noBody();
 
-    private Call(TestServer server, String method, String pathAndQuery) {
+    private Call(Endpoint server, String method, String pathAndQuery) {
         this.method = method;
         this.builder = HttpRequest.newBuilder(server.uri(pathAndQuery)).timeout(Duration.ofSeconds(30));
     }
 
-    static Call post(TestServer server, String path) {
+    public static Call post(Endpoint server, String path) {
         return new Call(server, "POST", path);
     }
 
-    static Call request(TestServer server, String method, String path) {
+    public static Call request(Endpoint server, String method, String path) {
         return new Call(server, method, path);
     }
 
-    Call key(String key) {
+    public Call key(String key) {
         return header(IdempotencyFilter.KEY_HEADER, key);
     }
 
-    Call apiKey(String apiKey) {
+    public Call apiKey(String apiKey) {
         return header("Authorization", "Bearer " + apiKey);
     }
 
-    Call header(String name, String value) {
+    public Call header(String name, String value) {
         builder.header(name, value);
         return this;
     }
 
-    Call json(String json) {
+    public Call json(String json) {
         builder.header("Content-Type", "application/json");
         body = HttpRequest.BodyPublishers.ofString(json, StandardCharsets.UTF_8);
         return this;
     }
 
-    Call form(String encoded) {
+    public Call form(String encoded) {
         builder.header("Content-Type", "application/x-www-form-urlencoded");
         body = HttpRequest.BodyPublishers.ofString(encoded, StandardCharsets.UTF_8);
         return this;
     }
 
-    Call bytes(byte[] bytes) {
+    public Call bytes(byte[] bytes) {
         body = HttpRequest.BodyPublishers.ofByteArray(bytes);
         return this;
     }
 
     /** A body of unknown length: sent chunked. */
-    Call chunked(byte[] bytes) {
+    public Call chunked(byte[] bytes) {
         body = HttpRequest.BodyPublishers.ofInputStream(() -> new ByteArrayInputStream(bytes));
         return this;
     }
@@ -73,15 +80,15 @@ final class Call {
         return builder.method(method, body).build();
     }
 
-    HttpResponse<byte[]> send() throws IOException, InterruptedException {
+    public HttpResponse<byte[]> send() throws IOException, InterruptedException {
         return CLIENT.send(build(), HttpResponse.BodyHandlers.ofByteArray());
     }
 
-    CompletableFuture<HttpResponse<byte[]>> sendAsync() {
+    public CompletableFuture<HttpResponse<byte[]>> sendAsync() {
         return CLIENT.sendAsync(build(), HttpResponse.BodyHandlers.ofByteArray());
     }
 
-    static String text(HttpResponse<byte[]> response) {
+    public static String text(HttpResponse<byte[]> response) {
         return new String(response.body(), StandardCharsets.UTF_8);
     }
 }

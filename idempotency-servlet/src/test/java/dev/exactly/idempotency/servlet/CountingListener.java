@@ -8,17 +8,17 @@ import java.time.Duration;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /** Counts engine events, as a metrics listener would. */
-final class CountingListener implements IdempotencyListener {
-    final AtomicInteger claims = new AtomicInteger();
-    final AtomicInteger replays = new AtomicInteger();
-    final AtomicInteger mismatches = new AtomicInteger();
-    final AtomicInteger conflicts = new AtomicInteger();
-    final AtomicInteger recorded = new AtomicInteger();
-    final AtomicInteger released = new AtomicInteger();
-    final AtomicInteger storeErrors = new AtomicInteger();
-    final AtomicInteger renewed = new AtomicInteger();
+public final class CountingListener implements IdempotencyListener {
+    public final AtomicInteger claims = new AtomicInteger();
+    public final AtomicInteger replays = new AtomicInteger();
+    public final AtomicInteger mismatches = new AtomicInteger();
+    public final AtomicInteger conflicts = new AtomicInteger();
+    public final AtomicInteger recorded = new AtomicInteger();
+    public final AtomicInteger released = new AtomicInteger();
+    public final AtomicInteger storeErrors = new AtomicInteger();
+    public final AtomicInteger renewed = new AtomicInteger();
 
-    void reset() {
+    public void reset() {
         for (AtomicInteger counter : new AtomicInteger[] {claims, replays, mismatches, conflicts, recorded, released, storeErrors,
                 renewed}) {
             counter.set(0);

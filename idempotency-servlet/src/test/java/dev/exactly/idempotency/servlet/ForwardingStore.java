@@ -4,9 +4,9 @@ import dev.exactly.idempotency.spi.ForwardingIdempotencyStore;
 import dev.exactly.idempotency.spi.IdempotencyStore;
 
 /** A store that forwards to another; tests override single operations to inject faults. */
-class ForwardingStore extends ForwardingIdempotencyStore {
+public class ForwardingStore extends ForwardingIdempotencyStore {
 
-    ForwardingStore(IdempotencyStore delegate) {
+    public ForwardingStore(IdempotencyStore delegate) {
         super(delegate);
     }
 }

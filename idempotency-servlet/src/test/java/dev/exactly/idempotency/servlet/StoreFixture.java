@@ -14,10 +14,10 @@ import java.util.UUID;
 import java.util.function.Supplier;
 
 /** A store the HTTP suite runs against, with whatever it needs closed afterwards. */
-record StoreFixture(String name, Supplier<Opened> opener) {
+public record StoreFixture(String name, Supplier<Opened> opener) {
 
     /** An opened store; closing it closes the store and then its resources. */
-    record Opened(IdempotencyStore store, AutoCloseable resources) implements AutoCloseable {
+    public record Opened(IdempotencyStore store, AutoCloseable resources) implements AutoCloseable {
         @Override
         public void close() throws Exception {
             try {
@@ -28,7 +28,7 @@ record StoreFixture(String name, Supplier<Opened> opener) {
         }
     }
 
-    static List<StoreFixture> all() {
+    public static List<StoreFixture> all() {
         return List.of(memory(), redis(), postgres());
     }
 

@@ -16,7 +16,7 @@ import org.apache.tomcat.util.descriptor.web.FilterDef;
 import org.apache.tomcat.util.descriptor.web.FilterMap;
 
 /** An embedded Tomcat 11 on a free loopback port, requests served on virtual threads. */
-final class TestServer implements AutoCloseable {
+final class TestServer implements AutoCloseable, Call.Endpoint {
     private final Tomcat tomcat;
     private final Path baseDir;
     private final int port;
@@ -54,7 +54,8 @@ final class TestServer implements AutoCloseable {
         return new TestServer(tomcat, baseDir, connector.getLocalPort());
     }
 
-    URI uri(String pathAndQuery) {
+    @Override
+    public URI uri(String pathAndQuery) {
         return URI.create("http://127.0.0.1:" + port + pathAndQuery);
     }
 

@@ -1,0 +1,171 @@
+package dev.exactly.idempotency.servlet;
+
+import dev.exactly.idempotency.IdempotencyException;
+import dev.exactly.idempotency.InvalidIdempotencyKeyException;
+import dev.exactly.idempotency.LeaseLostException;
+import dev.exactly.idempotency.Outcome;
+import dev.exactly.idempotency.RequestInFlightException;
+import dev.exactly.idempotency.StoreUnavailableException;
+import dev.exactly.idempotency.StoredResponse;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.function.Function;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The HTTP rules of idempotency keys that do not depend on a web framework, shared by every HTTP adapter
+ * (the servlet {@link IdempotencyFilter}, the WebFlux filter of {@code idempotency-webflux}), so that they
+ * answer alike: which response is recorded, released or replayed ({@link #outcome}), what a response too
+ * large to store is replayed as, which problem and {@code Retry-After} an engine exception gets, how a
+ * trusted header or an API key names a tenant, the headers and defaults both use. None of it touches the
+ * Servlet API (nor may it: the WebFlux filter loads it without one).
+ */
+public final class HttpProtocol {
+    /** The request header naming the key. */
+    public static final String KEY_HEADER = "Idempotency-Key";
+    /** An alias of {@link #KEY_HEADER}; if both are sent they must name the same key. */
+    public static final String KEY_ALIAS_HEADER = "X-Idempotency-Key";
+    /** Marks a replayed response ({@code true}), as Stripe does. */
+    public static final String REPLAYED_HEADER = "Idempotent-Replayed";
+    /** Marks a replayed response ({@code true}); the spelling of the original requirement. */
+    public static final String LEGACY_REPLAYED_HEADER = "X-Idempotent-Replay";
+    /** When the key's record is forgotten: an IMF-fixdate. An Exactly extension. */
+    public static final String EXPIRES_HEADER = "Idempotency-Expires";
+    /** Default limit of a stored (replayable) response body: 1 MiB. */
+    public static final int DEFAULT_MAX_STORED_RESPONSE_BYTES = 1 << 20;
+    /** Default {@code Retry-After} of a 503 for an unavailable store: 2 seconds. */
+    public static final Duration DEFAULT_STORE_UNAVAILABLE_RETRY_AFTER = Duration.ofSeconds(2);
+    /** Default {@code WWW-Authenticate} challenge of a 401. */
+    public static final String DEFAULT_CHALLENGE = "Bearer";
+    /** {@code Retry-After} of a lost lease: the client retries with the same key, soon. */
+    public static final Duration LEASE_LOST_RETRY_AFTER = Duration.ofSeconds(1);
+
+    private HttpProtocol() {}
+
+    /**
+     * What a handler's response does to its key: completed, failed (both replayed) or released. The rule is
+     * {@link RecordingRule}'s.
+     *
+     * @param doNotRecord the application marked the response as not to be recorded
+     * @param stored      the response as it would be stored
+     */
+    public static Outcome outcome(IdempotentRoute route, int status, @Nullable String contentType, byte @Nullable [] body,
+            boolean doNotRecord, StoredResponse stored) {
+        return RecordingRule.outcome(route, status, contentType, body, doNotRecord, stored);
+    }
+
+    /** Whether a response with this status releases its key whatever its body (401, 403, 406, 408, 415, 429, 5xx). */
+    public static boolean releasedByStatus(IdempotentRoute route, int status) {
+        return RecordingRule.releasedByStatus(route, status);
+    }
+
+    /**
+     * What is stored for a response whose body outgrew the storage limit: the original status, where to look
+     * (Location, Link) but not what described the body, and a {@code response-not-stored} problem.
+     */
+    public static StoredResponse notStored(int status, Map<String, List<String>> storedHeaders, long bodyBytes,
+            int limitBytes) {
+        Map<String, List<String>> kept = new LinkedHashMap<>(storedHeaders);
+        kept.keySet().removeAll(Set.of("content-type", "content-language", "etag", "content-location"));
+        kept.put("content-type", List.of(Problem.MEDIA_TYPE));
+        return new StoredResponse(status, kept, Problems.responseNotStored(status, bodyBytes, limitBytes).toJson());
+    }
+
+    /** The problem for an engine exception; a missing key names {@code keyHeader}. */
+    public static Problem problem(IdempotencyException e, String keyHeader) {
+        return e instanceof InvalidIdempotencyKeyException invalid
+                        && invalid.reason() == InvalidIdempotencyKeyException.Reason.MISSING
+                ? Problems.keyMissing(keyHeader)
+                : Problems.from(e);
+    }
+
+    /** The {@code Retry-After} value (whole seconds, at least 1) that goes with an engine exception, if any. */
+    public static Optional<String> retryAfter(IdempotencyException e, Duration storeUnavailableRetryAfter) {
+        Duration after = switch (e) {
+            case RequestInFlightException inFlight -> inFlight.retryAfter();
+            case StoreUnavailableException unavailable -> storeUnavailableRetryAfter;
+            case LeaseLostException lost -> LEASE_LOST_RETRY_AFTER;
+            default -> null;
+        };
+        return after == null ? Optional.empty() : Optional.of(seconds(after));
+    }
+
+    /** A duration as a {@code Retry-After} value: whole seconds, rounded up, at least 1. */
+    public static String seconds(Duration duration) {
+        return Long.toString(Math.max(1, (duration.toMillis() + 999) / 1000));
+    }
+
+    /** Whether a request's media type is {@code multipart/*}: refused on guarded routes. */
+    public static boolean isMultipart(@Nullable String contentType) {
+        return contentType != null && contentType.strip().toLowerCase(Locale.ROOT).startsWith("multipart/");
+    }
+
+    /** The 415 of a multipart body on a guarded route. */
+    public static Problem multipartRefused() {
+        return Problems.unsupportedMediaType(
+                "multipart request bodies are not accepted on idempotent routes; send the request as JSON");
+    }
+
+    /** An IMF-fixdate ({@code Idempotency-Expires}). */
+    public static String httpDate(Instant instant) {
+        return HttpDates.format(instant);
+    }
+
+    /** The response headers stored and replayed, after the credential deny-list (see {@link IdempotencyFilter.Builder#replayHeaders}). */
+    public static Function<Map<String, List<String>>, Map<String, List<String>>> replayedHeaders(
+            List<String> extraAllowed, List<String> credentialHeaders) {
+        HeaderPolicy policy = new HeaderPolicy(extraAllowed, credentialHeaders);
+        return headers -> {
+            Map<String, List<String>> kept = new LinkedHashMap<>();
+            headers.forEach((name, values) -> {
+                if (policy.stored(name) && !values.isEmpty()) {
+                    kept.put(name.toLowerCase(Locale.ROOT), List.copyOf(values));
+                }
+            });
+            return kept;
+        };
+    }
+
+    /**
+     * The tenant named by a header a trusted gateway sets: exactly one value, 1-255 printable ASCII
+     * characters without spaces; anything else names none ({@link TenantResolver#trustedHeader}).
+     */
+    public static Optional<String> trustedHeaderTenant(List<String> values) {
+        if (values.size() != 1) {
+            return Optional.empty();
+        }
+        String value = values.getFirst().strip();
+        if (value.isEmpty() || value.length() > 255 || !value.chars().allMatch(c -> c >= 0x21 && c <= 0x7e)) {
+            return Optional.empty();
+        }
+        return Optional.of(value);
+    }
+
+    /**
+     * API key to tenant, from a request's {@code Authorization} values ({@link TenantResolver#apiKeys}): keys
+     * held as SHA-256 digests, compared in constant time.
+     */
+    public static Function<List<String>, Optional<String>> apiKeyTenants(Map<String, String> keyToTenant) {
+        ApiKeyTenantResolver resolver = new ApiKeyTenantResolver(keyToTenant);
+        return resolver::resolve;
+    }
+
+    /** A route table: {@code match(method, path)}, first declared first. */
+    public static RouteMatcher routes(List<IdempotentRoute> routes) {
+        RouteTable table = new RouteTable(routes);
+        return table::match;
+    }
+
+    /** Matches a request's method and context-relative path. */
+    @FunctionalInterface
+    public interface RouteMatcher {
+        /** The first route matching, or {@code null}. */
+        @Nullable IdempotentRoute match(String method, String path);
+    }
+}

@@ -1,0 +1,173 @@
+package dev.exactly.idempotency.webflux;
+
+import java.io.ByteArrayOutputStream;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Function;
+import java.util.function.Supplier;
+import org.jspecify.annotations.Nullable;
+import org.reactivestreams.Publisher;
+import org.springframework.core.io.buffer.DataBuffer;
+import org.springframework.core.io.buffer.DataBufferUtils;
+import org.springframework.http.HttpHeaders;
+import org.springframework.http.HttpStatus;
+import org.springframework.http.HttpStatusCode;
+import org.springframework.http.ResponseCookie;
+import org.springframework.http.server.reactive.ServerHttpResponse;
+import org.springframework.http.server.reactive.ServerHttpResponseDecorator;
+import org.springframework.util.LinkedMultiValueMap;
+import org.springframework.util.MultiValueMap;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+
+/**
+ * The response a handler writes to on a guarded route: status, headers, cookies and body are kept here
+ * until the handler completes, so that the filter records the response before answering. A body that
+ * outgrows {@code captureLimit} is sent to the client as it is written, after the status and headers so far
+ * ({@code spill}); the record then keeps a {@code response-not-stored} problem instead of it.
+ */
+final class CapturingResponse extends ServerHttpResponseDecorator {
+    /** Commits the captured head to the real response before a body too large to keep is written to it. */
+    @FunctionalInterface
+    interface Spill {
+        void commit(Captured head);
+    }
+
+    /**
+     * What the handler produced.
+     *
+     * @param body      the body, or {@code null} when it outgrew the capture limit and was sent through
+     * @param bodyBytes the body's length
+     */
+    record Captured(int status, Map<String, List<String>> headers, MultiValueMap<String, ResponseCookie> cookies,
+            byte @Nullable [] body, long bodyBytes, List<Supplier<? extends Mono<Void>>> beforeCommit) {
+
+        @Nullable String contentType() {
+            for (Map.Entry<String, List<String>> header : headers.entrySet()) {
+                if (header.getKey().equalsIgnoreCase(HttpHeaders.CONTENT_TYPE) && !header.getValue().isEmpty()) {
+                    return header.getValue().getFirst();
+                }
+            }
+            return null;
+        }
+    }
+
+    private final int captureLimit;
+    private final Spill spill;
+    private final HttpHeaders headers = new HttpHeaders();
+    private final MultiValueMap<String, ResponseCookie> cookies = new LinkedMultiValueMap<>();
+    private final List<Supplier<? extends Mono<Void>>> beforeCommit = new ArrayList<>();
+    private final ByteArrayOutputStream buffer = new ByteArrayOutputStream();
+    private @Nullable HttpStatusCode status;
+    private long bodyBytes;
+    private boolean streamed;
+
+    CapturingResponse(ServerHttpResponse delegate, int captureLimit, Spill spill) {
+        super(delegate);
+        this.captureLimit = captureLimit;
+        this.spill = spill;
+    }
+
+    @Override
+    public boolean setStatusCode(@Nullable HttpStatusCode status) {
+        if (streamed) {
+            return false;
+        }
+        this.status = status;
+        return true;
+    }
+
+    @Override
+    public @Nullable HttpStatusCode getStatusCode() {
+        return status;
+    }
+
+    @Override
+    public HttpHeaders getHeaders() {
+        return headers;
+    }
+
+    @Override
+    public MultiValueMap<String, ResponseCookie> getCookies() {
+        return cookies;
+    }
+
+    @Override
+    public void addCookie(ResponseCookie cookie) {
+        cookies.add(cookie.getName(), cookie);
+    }
+
+    @Override
+    public void beforeCommit(Supplier<? extends Mono<Void>> action) {
+        beforeCommit.add(action);
+    }
+
+    @Override
+    public boolean isCommitted() {
+        return streamed;
+    }
+
+    @Override
+    public Mono<Void> writeWith(Publisher<? extends DataBuffer> body) {
+        return Flux.from(body).collectList().flatMap(buffers -> {
+            long size = 0;
+            for (DataBuffer b : buffers) {
+                size += b.readableByteCount();
+            }
+            if (streamed || bodyBytes + size > captureLimit) {
+                return spillOver(buffers, size);
+            }
+            for (DataBuffer b : buffers) {
+                byte[] bytes = new byte[b.readableByteCount()];
+                b.read(bytes);
+                buffer.writeBytes(bytes);
+                DataBufferUtils.release(b);
+            }
+            bodyBytes += size;
+            return Mono.empty();
+        });
+    }
+
+    /** The body is larger than what is kept: send the head and everything so far, then this, to the client. */
+    private Mono<Void> spillOver(List<? extends DataBuffer> buffers, long size) {
+        Flux<DataBuffer> out = Flux.fromIterable(buffers);
+        if (!streamed) {
+            streamed = true;
+            spill.commit(snapshot(null));
+            byte[] sofar = buffer.toByteArray();
+            if (sofar.length > 0) {
+                out = Flux.concat(Flux.just(getDelegate().bufferFactory().wrap(sofar)), out);
+            }
+        }
+        bodyBytes += size;
+        return getDelegate().writeWith(out);
+    }
+
+    @Override
+    public Mono<Void> writeAndFlushWith(Publisher<? extends Publisher<? extends DataBuffer>> body) {
+        return writeWith(Flux.from(body).concatMap(Function.identity()));
+    }
+
+    @Override
+    public Mono<Void> setComplete() {
+        return Mono.empty();
+    }
+
+    /** What the handler produced; {@code null} body when it was streamed through. */
+    Captured finish() {
+        return snapshot(streamed ? null : buffer.toByteArray());
+    }
+
+    private Captured snapshot(byte @Nullable [] body) {
+        Map<String, List<String>> copy = new LinkedHashMap<>();
+        headers.forEach((name, values) -> {
+            if (!name.equalsIgnoreCase(HttpHeaders.CONTENT_LENGTH) && !name.equalsIgnoreCase(HttpHeaders.TRANSFER_ENCODING)) {
+                copy.put(name, List.copyOf(values));
+            }
+        });
+        int code = status == null ? HttpStatus.OK.value() : status.value();
+        return new Captured(code, copy, new LinkedMultiValueMap<>(cookies), body, bodyBytes, List.copyOf(beforeCommit));
+    }
+}
