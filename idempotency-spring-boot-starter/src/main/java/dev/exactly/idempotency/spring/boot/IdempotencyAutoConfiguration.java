@@ -34,9 +34,11 @@ import tools.jackson.databind.json.JsonMapper;
  * Auto-configures idempotent routes on a Spring MVC (servlet) application from the
  * {@code exactly.idempotency.*} properties ({@link IdempotencyProperties}):
  * <ul>
- *   <li>the guarded routes: those of the properties, of {@link IdempotentRoute} beans, and every controller
- *       method annotated with {@link dev.exactly.idempotency.spring.Idempotent} in Spring MVC's handler
- *       mappings (a route declared twice stops the startup, naming both declarations);</li>
+ *   <li>the guarded routes: those of the properties, of {@code IdempotentRoute} beans, and every controller
+ *       method annotated with {@link dev.exactly.idempotency.spring.Idempotent} in Spring MVC's (or WebFlux's)
+ *       handler mappings (a route declared twice stops the startup, naming both declarations), guarded by the
+ *       servlet filter in a servlet application and by the WebFlux filter ({@code idempotency-webflux}) in a
+ *       reactive one;</li>
  *   <li>an {@link IdempotencyStore}: {@code store=memory} (default), {@code redis} (needs
  *       {@code idempotency-redis} and {@code redis.uri}) or {@code postgres} (needs
  *       {@code idempotency-postgres} and a {@link DataSource}; {@code postgres.migrate=true} creates its
@@ -61,6 +63,7 @@ import tools.jackson.databind.json.JsonMapper;
 @EnableConfigurationProperties(IdempotencyProperties.class)
 @Import({
         IdempotencyServletConfiguration.class,
+        IdempotencyReactiveConfiguration.class,
         IdempotencyAutoConfiguration.TemplateConfiguration.class,
         IdempotencyAutoConfiguration.MemoryStoreConfiguration.class,
         IdempotencyAutoConfiguration.RedisStoreConfiguration.class,

@@ -42,7 +42,20 @@ public class IdempotencyEndpointAutoConfiguration {
         if (PropertiesReader.present(SERVLET_FILTER_CLASS) && PropertiesReader.present(FILTER_REGISTRATION_CLASS)) {
             ServletRoutes.collect(beans, routes);
         }
+        if (PropertiesReader.present(WEBFLUX_FILTER_CLASS)) {
+            ReactiveRoutes.collect(beans, routes);
+        }
         return new ArrayList<>(routes);
+    }
+
+    private static final String WEBFLUX_FILTER_CLASS = "dev.exactly.idempotency.webflux.IdempotencyWebFilter";
+
+    /** Loaded only when the WebFlux filter is present. */
+    private static final class ReactiveRoutes {
+        static void collect(ListableBeanFactory beans, Set<IdempotentRoute> routes) {
+            beans.getBeansOfType(dev.exactly.idempotency.webflux.IdempotencyWebFilter.class).values()
+                    .forEach(f -> routes.addAll(f.routes()));
+        }
     }
 
     private static final String SERVLET_FILTER_CLASS = "dev.exactly.idempotency.servlet.IdempotencyFilter";

@@ -61,7 +61,7 @@ class IdempotencyServletConfiguration {
             Environment environment) {
         boolean mvc = PropertiesReader.present(MvcMappings.HANDLER_MAPPING_CLASS);
         List<IdempotentRoute> routes = AnnotatedRoutes.merge(
-                configuredRoutes(routeBeans),
+                configuredRoutes(properties, routeBeans),
                 mvc ? MvcMappings.of(beans) : List.of(),
                 properties,
                 mvc ? MvcMappings.pathPrefix(beans) : "",
@@ -93,7 +93,8 @@ class IdempotencyServletConfiguration {
     }
 
     /** The routes of the properties, then those of {@link IdempotentRoute} beans, each with where it was declared. */
-    private List<AnnotatedRoutes.Declared> configuredRoutes(ObjectProvider<IdempotentRoute> routeBeans) {
+    static List<AnnotatedRoutes.Declared> configuredRoutes(IdempotencyProperties properties,
+            ObjectProvider<IdempotentRoute> routeBeans) {
         List<AnnotatedRoutes.Declared> configured = new ArrayList<>();
         List<IdempotentRoute> fromProperties = PropertiesReader.routes(properties);
         for (int i = 0; i < fromProperties.size(); i++) {
