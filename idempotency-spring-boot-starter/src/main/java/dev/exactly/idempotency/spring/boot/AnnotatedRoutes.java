@@ -18,6 +18,7 @@ import java.util.regex.Pattern;
 import org.jspecify.annotations.Nullable;
 import org.springframework.boot.convert.DurationStyle;
 import org.springframework.core.annotation.AnnotatedElementUtils;
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.core.env.PropertyResolver;
 
 /**
@@ -252,5 +253,18 @@ final class AnnotatedRoutes {
     /** The template with its variables unnamed: two routes of the same shape match the same paths. */
     private static String shape(String template) {
         return template.replaceAll("\\{[^/}]*}", "{}");
+    }
+
+    /** The routes of the properties, then those of {@link IdempotentRoute} beans, each with where it was declared. */
+    static List<Declared> configured(IdempotencyProperties properties,
+            ObjectProvider<IdempotentRoute> routeBeans) {
+        List<Declared> configured = new ArrayList<>();
+        List<IdempotentRoute> fromProperties = PropertiesReader.routes(properties);
+        for (int i = 0; i < fromProperties.size(); i++) {
+            configured.add(new Declared(PropertiesReader.P + "routes[" + i + "]", fromProperties.get(i)));
+        }
+        routeBeans.orderedStream().forEach(route -> configured.add(new Declared(
+                "an IdempotentRoute bean", route)));
+        return configured;
     }
 }

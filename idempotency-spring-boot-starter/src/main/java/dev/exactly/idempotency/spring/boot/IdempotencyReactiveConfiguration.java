@@ -53,7 +53,7 @@ class IdempotencyReactiveConfiguration {
     IdempotencyWebFilter idempotencyWebFilter(IdempotencyEngine engine, ReactiveTenantResolver tenantResolver,
             ObjectProvider<IdempotentRoute> routeBeans, ListableBeanFactory beans, Environment environment) {
         List<IdempotentRoute> routes = AnnotatedRoutes.merge(
-                IdempotencyServletConfiguration.configuredRoutes(properties, routeBeans),
+                AnnotatedRoutes.configured(properties, routeBeans),
                 WebFluxMappings.of(beans),
                 properties,
                 "",

@@ -8,7 +8,6 @@ import dev.exactly.idempotency.servlet.TenantResolver;
 import dev.exactly.idempotency.spring.boot.IdempotencyProperties.Tenant;
 import jakarta.servlet.DispatcherType;
 import jakarta.servlet.Filter;
-import java.util.ArrayList;
 import java.util.List;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -61,7 +60,7 @@ class IdempotencyServletConfiguration {
             Environment environment) {
         boolean mvc = PropertiesReader.present(MvcMappings.HANDLER_MAPPING_CLASS);
         List<IdempotentRoute> routes = AnnotatedRoutes.merge(
-                configuredRoutes(properties, routeBeans),
+                AnnotatedRoutes.configured(properties, routeBeans),
                 mvc ? MvcMappings.of(beans) : List.of(),
                 properties,
                 mvc ? MvcMappings.pathPrefix(beans) : "",
@@ -90,18 +89,5 @@ class IdempotencyServletConfiguration {
         registration.setDispatcherTypes(DispatcherType.REQUEST);
         registration.setOrder(properties.getFilterOrder());
         return registration;
-    }
-
-    /** The routes of the properties, then those of {@link IdempotentRoute} beans, each with where it was declared. */
-    static List<AnnotatedRoutes.Declared> configuredRoutes(IdempotencyProperties properties,
-            ObjectProvider<IdempotentRoute> routeBeans) {
-        List<AnnotatedRoutes.Declared> configured = new ArrayList<>();
-        List<IdempotentRoute> fromProperties = PropertiesReader.routes(properties);
-        for (int i = 0; i < fromProperties.size(); i++) {
-            configured.add(new AnnotatedRoutes.Declared(PropertiesReader.P + "routes[" + i + "]", fromProperties.get(i)));
-        }
-        routeBeans.orderedStream().forEach(route -> configured.add(new AnnotatedRoutes.Declared(
-                "an IdempotentRoute bean", route)));
-        return configured;
     }
 }
