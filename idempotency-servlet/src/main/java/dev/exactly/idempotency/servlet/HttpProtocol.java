@@ -156,6 +156,38 @@ public final class HttpProtocol {
         return resolver::resolve;
     }
 
+    /**
+     * Checks header names (printable ASCII, no space or colon) for a builder.
+     *
+     * @throws IllegalArgumentException naming the first that is not one
+     */
+    public static List<String> headerNames(String... names) {
+        for (String name : names) {
+            if (name == null || name.isBlank() || !name.chars().allMatch(c -> c > 0x20 && c < 0x7f && c != ':')) {
+                throw new IllegalArgumentException("not a header name: " + name);
+            }
+        }
+        return List.of(names);
+    }
+
+    /**
+     * The key header and its aliases, checked: each a header name, no alias repeating the header.
+     *
+     * @return the header first, then the aliases
+     */
+    public static List<String> keyHeaders(String name, String... aliases) {
+        headerNames(name);
+        List<String> others = headerNames(aliases);
+        for (String alias : others) {
+            if (alias.equalsIgnoreCase(name)) {
+                throw new IllegalArgumentException("the key header's alias repeats it: " + alias);
+            }
+        }
+        List<String> all = new java.util.ArrayList<>(List.of(name));
+        all.addAll(others);
+        return List.copyOf(all);
+    }
+
     /** A route table: {@code match(method, path)}, first declared first. */
     public static RouteMatcher routes(List<IdempotentRoute> routes) {
         RouteTable table = new RouteTable(routes);

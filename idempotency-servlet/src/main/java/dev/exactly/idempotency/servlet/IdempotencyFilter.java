@@ -495,7 +495,7 @@ public final class IdempotencyFilter implements Filter {
          * ETag, Cache-Control and Link. Credential headers are never replayed, even if named here.
          */
         public Builder replayHeaders(String... names) {
-            replayHeaders.addAll(validNames(names));
+            replayHeaders.addAll(HttpProtocol.headerNames(names));
             return this;
         }
 
@@ -505,7 +505,7 @@ public final class IdempotencyFilter implements Filter {
          * the like always are denied).
          */
         public Builder credentialHeaders(String... names) {
-            credentialHeaders.addAll(validNames(names));
+            credentialHeaders.addAll(HttpProtocol.headerNames(names));
             return this;
         }
 
@@ -542,29 +542,14 @@ public final class IdempotencyFilter implements Filter {
          * several of them; they must all name the same key.
          */
         public Builder keyHeader(String name, String... aliases) {
-            List<String> names = validNames(name);
-            List<String> others = validNames(aliases);
-            for (String alias : others) {
-                if (alias.equalsIgnoreCase(name)) {
-                    throw new IllegalArgumentException("the key header's alias repeats it: " + alias);
-                }
-            }
-            this.keyHeader = names.getFirst();
-            this.keyHeaderAliases = others;
+            List<String> headers = HttpProtocol.keyHeaders(name, aliases);
+            this.keyHeader = headers.getFirst();
+            this.keyHeaderAliases = headers.subList(1, headers.size());
             return this;
         }
 
         public IdempotencyFilter build() {
             return new IdempotencyFilter(this);
-        }
-
-        private static List<String> validNames(String... names) {
-            for (String name : names) {
-                if (name == null || name.isBlank() || !name.chars().allMatch(c -> c > 0x20 && c < 0x7f && c != ':')) {
-                    throw new IllegalArgumentException("not a header name: " + name);
-                }
-            }
-            return List.of(names);
         }
     }
 }

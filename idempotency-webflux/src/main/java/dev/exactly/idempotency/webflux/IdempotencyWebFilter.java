@@ -392,13 +392,13 @@ public final class IdempotencyWebFilter implements WebFilter, Ordered {
 
         /** More response headers to replay; credential headers never are. */
         public Builder replayHeaders(String... names) {
-            replayHeaders.addAll(validNames(names));
+            replayHeaders.addAll(HttpProtocol.headerNames(names));
             return this;
         }
 
         /** Headers that carry credentials here: never stored or replayed. */
         public Builder credentialHeaders(String... names) {
-            credentialHeaders.addAll(validNames(names));
+            credentialHeaders.addAll(HttpProtocol.headerNames(names));
             return this;
         }
 
@@ -428,15 +428,9 @@ public final class IdempotencyWebFilter implements WebFilter, Ordered {
 
         /** The header naming the key and its aliases (defaults as the servlet filter's). */
         public Builder keyHeader(String name, String... aliases) {
-            List<String> names = validNames(name);
-            List<String> others = validNames(aliases);
-            for (String alias : others) {
-                if (alias.equalsIgnoreCase(name)) {
-                    throw new IllegalArgumentException("the key header's alias repeats it: " + alias);
-                }
-            }
-            this.keyHeader = names.getFirst();
-            this.keyHeaderAliases = others;
+            List<String> headers = HttpProtocol.keyHeaders(name, aliases);
+            this.keyHeader = headers.getFirst();
+            this.keyHeaderAliases = headers.subList(1, headers.size());
             return this;
         }
 
@@ -457,15 +451,6 @@ public final class IdempotencyWebFilter implements WebFilter, Ordered {
 
         public IdempotencyWebFilter build() {
             return new IdempotencyWebFilter(this);
-        }
-
-        private static List<String> validNames(String... names) {
-            for (String name : names) {
-                if (name == null || name.isBlank() || !name.chars().allMatch(c -> c > 0x20 && c < 0x7f && c != ':')) {
-                    throw new IllegalArgumentException("not a header name: " + name);
-                }
-            }
-            return List.of(names);
         }
     }
 }
