@@ -68,6 +68,11 @@ class IdempotencyEndpointTest {
         assertThat(record.get("response").get("bodyBytes").asInt()).isPositive();
         assertThat(read.toString()).doesNotContain(ref.substring(0, 8) + "\",\"run\"").doesNotContain("ch_");
 
+        // a key holding '/' is the rest of the path
+        String slashed = "orders/" + ref;
+        assertThat(http.post("/v1/charges", slashed, ACME, body(ref + "-2"), null).statusCode()).isEqualTo(201);
+        assertThat(http.getJson("/actuator/idempotency/acme/" + slashed).get("records")).hasSize(1);
+
         // another tenant's key space, an unknown key, a malformed one, a named route
         assertThat(http.get("/actuator/idempotency/globex/k-" + ref).statusCode()).isEqualTo(404);
         assertThat(http.get("/actuator/idempotency/acme/unknown-" + ref).statusCode()).isEqualTo(404);

@@ -49,7 +49,8 @@ import org.springframework.boot.actuate.endpoint.web.annotation.WebEndpoint;
  *       Release only a request you know did not take effect, or whose effect the retry may repeat: a
  *       released key runs its handler again.</li>
  * </ul>
- * Answers 400 for an invalid key or route, 404 when there is no record, 503 when the store does not answer.
+ * A key may hold {@code /} (the rest of the path is the key). Answers 400 for an invalid key or route, 404
+ * when there is no record, 503 when the store does not answer.
  */
 @WebEndpoint(id = "idempotency", defaultAccess = Access.NONE)
 public class IdempotencyEndpoint {
@@ -69,8 +70,13 @@ public class IdempotencyEndpoint {
 
     /** The records of {@code tenant} and {@code key}, on one route or on each guarded route. */
     @ReadOperation
-    public WebEndpointResponse<Map<String, Object>> records(
-            @Selector String tenant, @Selector String key, @Nullable String method, @Nullable String route) {
+    public WebEndpointResponse<Map<String, Object>> records(@Selector String tenant,
+            @Selector(match = Selector.Match.ALL_REMAINING) String[] key, @Nullable String method, @Nullable String route) {
+        return records(tenant, String.join("/", key), method, route);
+    }
+
+    private WebEndpointResponse<Map<String, Object>> records(
+            String tenant, String key, @Nullable String method, @Nullable String route) {
         List<Target> targets;
         try {
             targets = targets(tenant, key, method, route);
@@ -100,8 +106,10 @@ public class IdempotencyEndpoint {
      * {@code PROCESSING}, fenced by its current owner token.
      */
     @DeleteOperation
-    public WebEndpointResponse<Map<String, Object>> release(@Selector String tenant, @Selector String key,
-            @Nullable String method, @Nullable String route, @Nullable Principal principal) {
+    public WebEndpointResponse<Map<String, Object>> release(@Selector String tenant,
+            @Selector(match = Selector.Match.ALL_REMAINING) String[] keySegments, @Nullable String method,
+            @Nullable String route, @Nullable Principal principal) {
+        String key = String.join("/", keySegments);
         if (method == null || route == null) {
             return error(400, "name the record to release with ?method=...&route=... (as the read shows them)");
         }
