@@ -35,6 +35,9 @@ import tools.jackson.databind.json.JsonMapper;
  * mismatch and in-flight rules of the routes; on the in-memory store and on Redis.
  */
 class IdempotencyTemplateTest {
+    /** A thread per task: the common pool may have a single worker, which the held call would block. */
+    private static final java.util.concurrent.Executor THREADS = java.util.concurrent.Executors.newVirtualThreadPerTaskExecutor();
+
     /** What a message listener books, and returns. */
     record Receipt(String bookingId, long amountMinor) {}
 
@@ -114,14 +117,14 @@ class IdempotencyTemplateTest {
                     running.countDown();
                     block(finish);
                     return new Receipt("bk_slow", 7);
-                }));
+                }), THREADS);
         assertThat(running.await(10, TimeUnit.SECONDS)).isTrue();
         assertThatThrownBy(() -> template.execute("payments", slow, Receipt.class, () -> new Receipt("bk_twice", 7)))
                 .isInstanceOf(RequestInFlightException.class);
         IdempotencyTemplate waiting = template.withPolicy(IdempotencyPolicy.from(template.policy())
                 .inFlight(InFlightPolicy.waitUpTo(Duration.ofSeconds(20))).build());
         CompletableFuture<Receipt> waiter = CompletableFuture.supplyAsync(() -> waiting.execute("payments", slow,
-                Receipt.class, () -> new Receipt("bk_twice", 7)));
+                Receipt.class, () -> new Receipt("bk_twice", 7)), THREADS);
         await().during(Duration.ofMillis(200)).atMost(Duration.ofSeconds(5)).until(() -> !waiter.isDone());
         finish.countDown();
         assertThat(holder.get(20, TimeUnit.SECONDS)).isEqualTo(new Receipt("bk_slow", 7));

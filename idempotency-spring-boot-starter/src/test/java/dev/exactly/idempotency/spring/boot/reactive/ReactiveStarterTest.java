@@ -25,6 +25,8 @@ import org.springframework.context.ApplicationContext;
 @SpringBootTest(classes = ReactiveApplication.class, webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
         properties = {"spring.main.web-application-type=reactive", "spring.config.name=reactive"})
 class ReactiveStarterTest {
+    /** A thread per request, so that the duplicates are in flight together. */
+    private static final java.util.concurrent.Executor THREADS = java.util.concurrent.Executors.newVirtualThreadPerTaskExecutor();
     private static final HttpClient CLIENT = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
 
     @LocalServerPort
@@ -85,7 +87,7 @@ class ReactiveStarterTest {
                 } catch (Exception e) {
                     throw new IllegalStateException(e);
                 }
-            }));
+            }, THREADS));
         }
         List<String> bodies = new ArrayList<>();
         for (CompletableFuture<HttpResponse<String>> call : calls) {
