@@ -27,20 +27,37 @@ import org.junit.jupiter.api.Test;
 /**
  * The import graph of the service's main code, read from its compiled classes (every class a class file
  * names: imports, fully qualified names, signatures, annotations), so that the structure the README
- * describes stays true: no two packages of the service depend on each other, directly or through others.
- * The check is shown to bite on a small graph with a cycle.
+ * describes stays true:
+ * <ul>
+ *   <li>no two packages of the service depend on each other, directly or through others;</li>
+ *   <li>only the web adapters ({@code api}, {@code security}, {@code demo}) and the answers' own package
+ *       ({@code web}) use HTTP answers, servlets or Spring MVC; the business packages return business
+ *       results.</li>
+ * </ul>
+ * The checks are shown to bite by running them on small graphs with a cycle and a leak.
  */
 class PackageStructureTest {
     private static final String ROOT = "dev/exactly/payments";
     /** A class of the service named anywhere in a class file's constant pool (names, descriptors, signatures). */
     private static final Pattern SERVICE_CLASS = Pattern.compile(ROOT + "((?:/[a-z][a-z0-9_]*)*)/[A-Z][A-Za-z0-9_$]*");
+    /** Where HTTP lives: the service's answers and web adapters, the idempotency filter, servlets, Spring MVC. */
+    private static final List<String> HTTP = List.of(ROOT + "/web/", ROOT + "/api/", ROOT + "/security/", ROOT + "/demo/",
+            "dev/exactly/idempotency/servlet/", "jakarta/servlet/", "org/springframework/http/",
+            "org/springframework/web/");
+    /** The packages that may speak HTTP. */
+    private static final Set<String> WEB_ADAPTERS = Set.of("web", "api", "security", "demo");
+    /** Packages that hold business code: they must not speak HTTP. */
+    private static final Set<String> BUSINESS = Set.of("charge", "refund", "keys", "ledger", "json", "db");
+
     private static Map<String, Set<String>> graph;
+    private static Map<String, Set<String>> httpUses;
 
     @BeforeAll
     static void readClasses() throws IOException, URISyntaxException {
         Path classes = Path.of(PaymentsApplication.class.getProtectionDomain().getCodeSource().getLocation().toURI());
         assertThat(classes.resolve(ROOT)).as("the compiled main classes").isDirectory();
         graph = new TreeMap<>();
+        httpUses = new TreeMap<>();
         try (Stream<Path> files = Files.walk(classes.resolve(ROOT))) {
             for (Path file : files.filter(f -> f.toString().endsWith(".class")).toList()) {
                 String pkg = packageOf(classes.relativize(file).toString().replace('\\', '/'));
@@ -51,6 +68,12 @@ class PackageStructureTest {
                         String used = m.group(1).isEmpty() ? "(root)" : m.group(1).substring(1);
                         if (!used.equals(pkg)) {
                             uses.add(used);
+                        }
+                    }
+                    for (String http : HTTP) {
+                        if (constant.contains(http) && !http.equals(ROOT + "/" + pkg + "/")) {
+                            httpUses.computeIfAbsent(pkg + " (" + file.getFileName() + ")", p -> new TreeSet<>())
+                                    .add(http);
                         }
                     }
                 }
@@ -71,10 +94,20 @@ class PackageStructureTest {
     }
 
     @Test
-    void theCheckFindsACycle() {
+    void onlyTheWebAdaptersSpeakHttp() {
+        assertThat(httpLeaks(httpUses)).as("business code that uses HTTP types").isEmpty();
+        assertThat(graph.keySet()).as("every package is either business or web or wiring")
+                .allMatch(p -> BUSINESS.contains(p) || WEB_ADAPTERS.contains(p) || p.equals("config")
+                        || p.equals("(root)"));
+    }
+
+    @Test
+    void theChecksFindACycleAndALeak() {
         Map<String, Set<String>> cyclic = Map.of("a", Set.of("b"), "b", Set.of("c"), "c", Set.of("a"), "d", Set.of("a"));
         assertThat(cycles(cyclic)).containsExactly(List.of("a", "b", "c"));
         assertThat(cycles(Map.of("a", Set.of("b"), "b", Set.of()))).isEmpty();
+        assertThat(httpLeaks(Map.of("charge (X.class)", Set.of("jakarta/servlet/"), "api (Y.class)", Set.of("jakarta/servlet/"))))
+                .containsExactly("charge (X.class) uses [jakarta/servlet/]");
     }
 
     /** The strongly connected components of more than one package (Tarjan), each sorted. */
@@ -121,6 +154,17 @@ class PackageStructureTest {
                 found.add(component);
             }
         }
+    }
+
+    private static List<String> httpLeaks(Map<String, Set<String>> uses) {
+        List<String> leaks = new ArrayList<>();
+        uses.forEach((where, http) -> {
+            String pkg = where.substring(0, where.indexOf(' '));
+            if (!WEB_ADAPTERS.contains(pkg)) {
+                leaks.add(where + " uses " + http);
+            }
+        });
+        return leaks;
     }
 
     private static String packageOf(String classFile) {

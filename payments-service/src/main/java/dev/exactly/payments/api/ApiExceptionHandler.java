@@ -16,8 +16,6 @@ import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
 import java.time.Duration;
-import java.util.List;
-import java.util.Map;
 import org.apache.tomcat.util.http.InvalidParameterException;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -93,8 +91,7 @@ public class ApiExceptionHandler {
 
     @ExceptionHandler(HttpMessageNotReadableException.class)
     ResponseEntity<byte[]> unreadable(HttpMessageNotReadableException e, HttpServletRequest request) {
-        return Http.entity(ApiProblems.validationFailed("the request body could not be read",
-                List.of(Map.of("field", "", "code", "invalid_body", "message", "unreadable body"))), request);
+        return Http.entity(ApiProblems.unreadableBody(), request);
     }
 
     /** A query string or form the container could not decode (e.g. {@code %ff} that is not UTF-8). */

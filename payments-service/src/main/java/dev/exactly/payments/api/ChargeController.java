@@ -4,7 +4,7 @@ import dev.exactly.payments.charge.ChargeOperations;
 import dev.exactly.payments.charge.ChargePipeline;
 import dev.exactly.payments.charge.ChargeRequest;
 import dev.exactly.payments.charge.ChargeRow;
-import dev.exactly.payments.charge.ChargeViews;
+import dev.exactly.payments.json.Json;
 import dev.exactly.payments.security.Caller;
 import dev.exactly.payments.web.ApiProblems;
 import dev.exactly.payments.web.ApiResponse;
@@ -32,16 +32,15 @@ public class ChargeController {
     @PostMapping("/v1/charges")
     public ResponseEntity<byte[]> create(HttpServletRequest request) {
         String tenant = Caller.of(request).requireTenant();
-        ApiResponse answer = pipeline.create(tenant, Http.key(request), Http.jsonBody(request),
-                request.getContentType());
-        return Http.entity(answer, request);
+        return Http.entity(Answers.of(pipeline.create(tenant, Http.key(request), Http.jsonBody(request),
+                request.getContentType())), request);
     }
 
     @GetMapping("/v1/charges/{id}")
     public ResponseEntity<byte[]> get(@PathVariable String id, HttpServletRequest request) {
         String tenant = Caller.of(request).requireTenant();
         ApiResponse answer = operations.find(tenant, id)
-                .map(row -> ApiResponse.json(200, ChargeViews.chargeBytes(row)))
+                .map(row -> ApiResponse.json(200, Json.write(ChargeJson.charge(row))))
                 .orElseGet(() -> ApiProblems.notFound("charge"));
         return Http.entity(answer, request);
     }
@@ -62,7 +61,7 @@ public class ChargeController {
         int pageSize = Http.intParam(limit, "limit", 10, 1, 100);
         List<ChargeRow> rows = operations.byCustomer(tenant, customer, startingAfter, pageSize + 1);
         boolean more = rows.size() > pageSize;
-        byte[] body = ChargeViews.list(more ? rows.subList(0, pageSize) : rows, more, "/v1/charges");
+        byte[] body = ChargeJson.list(more ? rows.subList(0, pageSize) : rows, more, "/v1/charges");
         return Http.entity(ApiResponse.json(200, body), request);
     }
 }

@@ -4,6 +4,7 @@ import dev.exactly.idempotency.Fingerprinter;
 import dev.exactly.idempotency.IdempotencyKey;
 import dev.exactly.idempotency.servlet.IdempotencyFilter;
 import dev.exactly.idempotency.servlet.Problems;
+import dev.exactly.payments.json.FieldError;
 import dev.exactly.payments.web.ApiException;
 import dev.exactly.payments.web.ApiProblems;
 import dev.exactly.payments.web.ApiResponse;
@@ -12,7 +13,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
-import java.util.Map;
 import org.jspecify.annotations.Nullable;
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.MediaType;
@@ -75,8 +75,7 @@ final class Http {
             }
             return body;
         } catch (java.io.IOException e) {
-            throw new ApiException(ApiProblems.validationFailed("the request body could not be read",
-                    List.of(Map.of("field", "", "code", "invalid_body", "message", "unreadable body"))));
+            throw new ApiException(ApiProblems.unreadableBody());
         }
     }
 
@@ -121,6 +120,6 @@ final class Http {
 
     static ApiException invalidParam(String name, String rule) {
         return new ApiException(ApiProblems.validationFailed("invalid query parameter " + name,
-                List.of(Map.of("field", name, "code", "parameter_invalid", "message", name + " " + rule))));
+                List.of(new FieldError(name, "parameter_invalid", name + " " + rule))));
     }
 }

@@ -4,6 +4,7 @@ import dev.exactly.ledger.Currency;
 import dev.exactly.payments.charge.ChargeOperations;
 import dev.exactly.payments.charge.ChargeRequest;
 import dev.exactly.payments.json.Json;
+import dev.exactly.payments.ledger.CustomerBalance;
 import dev.exactly.payments.ledger.LedgerQueries;
 import dev.exactly.payments.security.Caller;
 import dev.exactly.payments.web.ApiProblems;
@@ -34,7 +35,8 @@ public class LedgerController {
         if (!ChargeRequest.ID.matcher(id).matches()) {
             return Http.entity(ApiProblems.notFound("customer"), request);
         }
-        byte[] body = Json.write(ledger.customerBalance(tenant, id, charges.customerCurrencies(tenant, id)));
+        CustomerBalance balance = ledger.customerBalance(tenant, id, charges.customerCurrencies(tenant, id));
+        byte[] body = Json.write(LedgerJson.balance(balance));
         return Http.entity(ApiResponse.json(200, body), request);
     }
 
@@ -54,7 +56,7 @@ public class LedgerController {
         long afterId = Http.longParam(after, "after");
         int pageSize = Http.intParam(limit, "limit", 50, 1, 500);
         ApiResponse answer = ledger.entries(tenant, name, afterId, pageSize)
-                .map(json -> ApiResponse.json(200, Json.write(json)))
+                .map(page -> ApiResponse.json(200, Json.write(LedgerJson.entries(page))))
                 .orElseGet(() -> ApiProblems.notFound("account (use clearing:<currency> or customer:<id>:<currency>)"));
         return Http.entity(answer, request);
     }
@@ -62,6 +64,7 @@ public class LedgerController {
     @GetMapping("/v1/ledger/trial-balance")
     public ResponseEntity<byte[]> trialBalance(HttpServletRequest request) {
         String tenant = Caller.of(request).requireTenant();
-        return Http.entity(ApiResponse.json(200, Json.write(ledger.trialBalance(tenant))), request);
+        return Http.entity(ApiResponse.json(200, Json.write(LedgerJson.trialBalance(ledger.trialBalance(tenant), tenant))),
+                request);
     }
 }

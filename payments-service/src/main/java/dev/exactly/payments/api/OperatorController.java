@@ -1,8 +1,11 @@
 package dev.exactly.payments.api;
 
 import dev.exactly.payments.charge.ChargeOperations;
+import dev.exactly.payments.charge.ChargeRepository;
 import dev.exactly.payments.charge.ChargeRequest;
+import dev.exactly.payments.charge.OperatorResult;
 import dev.exactly.payments.json.Json;
+import dev.exactly.payments.json.JsonFields;
 import dev.exactly.payments.security.Caller;
 import dev.exactly.payments.web.ApiProblems;
 import dev.exactly.payments.web.ApiResponse;
@@ -42,14 +45,16 @@ public class OperatorController {
             HttpServletRequest request) {
         Caller.of(request).requireOperator();
         String s = state == null ? "dead_lettered" : state;
-        if (!s.equals("stuck") && !s.equals("dead_lettered")) {
-            throw Http.invalidParam("state", "must be stuck or dead_lettered");
-        }
-        List<Map<String, Object>> rows = operations.list(s, Http.intParam(limit, "limit", 50, 1, 500));
+        ChargeOperations.Queue queue = switch (s) {
+            case "stuck" -> ChargeOperations.Queue.STUCK;
+            case "dead_lettered" -> ChargeOperations.Queue.DEAD_LETTERED;
+            default -> throw Http.invalidParam("state", "must be stuck or dead_lettered");
+        };
+        List<ChargeRepository.WithLease> rows = operations.list(queue, Http.intParam(limit, "limit", 50, 1, 500));
         Map<String, Object> json = new LinkedHashMap<>();
         json.put("object", "list");
         json.put("state", s);
-        json.put("data", rows);
+        json.put("data", ChargeJson.operatorViews(rows));
         return Http.entity(ApiResponse.json(200, Json.write(json)), request);
     }
 
@@ -59,14 +64,14 @@ public class OperatorController {
         if (!ChargeRequest.ID.matcher(chargeId).matches()) {
             return Http.entity(ApiProblems.notFound("charge"), request);
         }
-        return Http.entity(ApiResponse.json(200, operations.retry(chargeId)), request);
+        return Http.entity(actionAnswer("retry", operations.retry(chargeId)), request);
     }
 
     @PostMapping("/v1/operator/requests/{chargeId}/resolve")
     public ResponseEntity<byte[]> resolve(@PathVariable String chargeId,
             HttpServletRequest request) {
         Caller.of(request).requireOperator();
-        Json.Fields f = Json.Fields.of(Http.jsonBody(request));
+        JsonFields f = JsonFields.of(Http.jsonBody(request));
         f.onlyKnown(List.of("outcome", "reason"));
         String outcome = f.requiredString("outcome", OUTCOME, "succeeded or failed");
         String reason = f.requiredString("reason", REASON, "1-500 characters");
@@ -76,6 +81,31 @@ public class OperatorController {
         if (!ChargeRequest.ID.matcher(chargeId).matches()) {
             return Http.entity(ApiProblems.notFound("charge"), request);
         }
-        return Http.entity(ApiResponse.json(200, operations.resolve(chargeId, outcome.equals("succeeded"), reason)), request);
+        return Http.entity(actionAnswer("resolve", operations.resolve(chargeId, outcome.equals("succeeded"), reason)),
+                request);
+    }
+
+    /**
+     * An action that ran: the answer a client with the charge's key now gets (its status) and the charge
+     * afterwards; a refused action: 404, or 409 {@code operator-conflict} saying why.
+     */
+    private static ApiResponse actionAnswer(String action, OperatorResult result) {
+        return switch (result) {
+            case OperatorResult.Done done -> {
+                Map<String, Object> json = new LinkedHashMap<>();
+                json.put("action", action);
+                json.put("answer_status", Answers.of(done.answer()).status());
+                json.put("request", ChargeJson.operatorView(done.charge(), null));
+                yield ApiResponse.json(200, Json.write(json));
+            }
+            case OperatorResult.NotFound missing -> ApiProblems.notFound("charge");
+            case OperatorResult.AlreadyFinished finished ->
+                    ApiProblems.operatorConflict("the charge is already " + finished.status().db());
+            case OperatorResult.Busy busy ->
+                    ApiProblems.operatorConflict("the charge is being processed right now; list it again in a moment");
+            case OperatorResult.ProcessorDisagrees disagrees -> ApiProblems.operatorConflict(
+                    "the processor reports the charge as " + disagrees.processorStatus() + "; resolve it as "
+                            + (disagrees.captured() ? "succeeded" : "failed") + " or retry it");
+        };
     }
 }

@@ -20,7 +20,7 @@ public class RefundController {
     @PostMapping("/v1/refunds")
     public ResponseEntity<byte[]> create(HttpServletRequest request) {
         String tenant = Caller.of(request).requireTenant();
-        return Http.entity(refunds.create(tenant, Http.key(request), Http.jsonBody(request),
-                request.getContentType()), request);
+        return Http.entity(Answers.of(refunds.create(tenant, Http.key(request), Http.jsonBody(request),
+                request.getContentType())), request);
     }
 }

@@ -1,4 +1,7 @@
-/** The HTTP adapter: authentication, controllers, problem+json errors. */
+/**
+ * The HTTP adapter: controllers, and the only place where business results become HTTP answers and
+ * problem documents ({@code Answers}); it renders resources and the answers charges and refunds record.
+ */
 @NullMarked
 package dev.exactly.payments.api;
 

@@ -1,27 +1,21 @@
 package dev.exactly.payments.charge;
 
-import dev.exactly.idempotency.ClaimOutcome;
-import dev.exactly.idempotency.OwnerToken;
+import dev.exactly.idempotency.postgres.Phase;
 import dev.exactly.payments.db.Jdbc;
-import dev.exactly.payments.json.Json;
 import dev.exactly.payments.keys.DurableTier;
-import dev.exactly.payments.web.ApiException;
-import dev.exactly.payments.web.ApiProblems;
-import dev.exactly.payments.web.ApiResponse;
 import dev.exactly.psp.PspCharge;
 import dev.exactly.psp.PspClient;
 import dev.exactly.psp.PspException;
+import java.sql.Connection;
 import java.time.InstantSource;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import org.jspecify.annotations.Nullable;
 
 /**
  * Reading charges, and the operator's actions on stuck and dead-lettered ones. An action owns the
- * durable record like any other finisher: it takes the record over with a claim (so it never races the
- * worker or a retry), then uses the same phases as everyone else.
+ * durable record like any other finisher: it takes the record over (so it never races the worker or a
+ * retry), then uses the same phases as everyone else.
  */
 public final class ChargeOperations {
     private final Jdbc jdbc;
@@ -41,6 +35,14 @@ public final class ChargeOperations {
         this.clock = clock;
     }
 
+    /** The operator's two lists. */
+    public enum Queue {
+        /** Pending charges recovery is working on or should pick up. */
+        STUCK,
+        /** Charges recovery gave up on. */
+        DEAD_LETTERED
+    }
+
     /** The tenant's charge. */
     public Optional<ChargeRow> find(String tenant, String id) {
         return jdbc.inTransaction(c -> charges.findForTenant(c, id, tenant));
@@ -56,40 +58,48 @@ public final class ChargeOperations {
         return jdbc.inTransaction(c -> charges.customerCurrencies(c, tenant, customer));
     }
 
-    /** The operator's listing: {@code stuck} (pending, recovery working on it) or {@code dead_lettered}. */
-    public List<Map<String, Object>> list(String state, int limit) {
-        List<ChargeRepository.WithLease> rows = jdbc.inTransaction(c -> switch (state) {
-            case "stuck" -> charges.stuck(c, limit);
-            case "dead_lettered" -> charges.deadLettered(c, limit);
-            default -> throw new IllegalArgumentException(state);
+    /** The charges of one of the operator's lists, with the lease of their durable record. */
+    public List<ChargeRepository.WithLease> list(Queue queue, int limit) {
+        return jdbc.inTransaction(c -> switch (queue) {
+            case STUCK -> charges.stuck(c, limit);
+            case DEAD_LETTERED -> charges.deadLettered(c, limit);
         });
-        return rows.stream().map(r -> ChargeViews.operatorView(r.charge(), r.leaseExpiresAt())).toList();
     }
 
     /**
      * Tries a stuck or dead-lettered charge again now: its attempts start over, and it is resumed (the
      * processor is asked about the downstream key first).
-     *
-     * @return the operator view of the charge afterwards, with the answer a client now gets
      */
-    public byte[] retry(String chargeId) {
-        ChargeRow row = open(chargeId);
-        OwnerToken owner = jdbc.inTransaction(c -> {
-            OwnerToken taken = takeOver(c, row);
-            charges.reopen(c, row.id(), "retried by operator", clock.instant());
+    public OperatorResult retry(String chargeId) {
+        Optional<ChargeRow> open = jdbc.inTransaction(c -> charges.find(c, chargeId));
+        if (open.isEmpty() || open.get().status().isFinished()) {
+            return refusal(open);
+        }
+        ChargeRow row = open.get();
+        Phase phase = jdbc.inTransaction(c -> {
+            Phase taken = takeOver(c, row);
+            if (taken != null) {
+                charges.reopen(c, row.id(), "retried by operator", clock.instant());
+            }
             return taken;
         });
+        if (phase == null) {
+            return new OperatorResult.Busy();
+        }
         ChargeRow reopened = jdbc.inTransaction(c -> charges.find(c, chargeId)).orElseThrow();
-        ApiResponse answer = executor.execute(reopened, owner, false);
-        return actionResult(chargeId, "retry", answer);
+        return done(chargeId, executor.execute(reopened, phase, false));
     }
 
     /**
      * Settles a stuck or dead-lettered charge by hand. When the processor can be asked and its record
      * contradicts the outcome, the action is refused: the processor's word about money wins.
      */
-    public byte[] resolve(String chargeId, boolean succeeded, String reason) {
-        ChargeRow row = open(chargeId);
+    public OperatorResult resolve(String chargeId, boolean succeeded, String reason) {
+        Optional<ChargeRow> open = jdbc.inTransaction(c -> charges.find(c, chargeId));
+        if (open.isEmpty() || open.get().status().isFinished()) {
+            return refusal(open);
+        }
+        ChargeRow row = open.get();
         Optional<PspCharge> atProcessor;
         try {
             atProcessor = psp.findByIdempotencyKey(row.downstreamKey());
@@ -97,45 +107,39 @@ public final class ChargeOperations {
             atProcessor = Optional.empty(); // the operator's word is all there is
         }
         if (atProcessor.isPresent() && atProcessor.get().captured() != succeeded) {
-            throw new ApiException(ApiProblems.operatorConflict("the processor reports the charge as "
-                    + atProcessor.get().status().wireName() + "; resolve it as "
-                    + (atProcessor.get().captured() ? "succeeded" : "failed") + " or retry it"));
+            return new OperatorResult.ProcessorDisagrees(atProcessor.get().status().wireName(),
+                    atProcessor.get().captured());
         }
-        OwnerToken owner = jdbc.inTransaction(c -> takeOver(c, row));
+        Phase phase = jdbc.inTransaction(c -> takeOver(c, row));
+        if (phase == null) {
+            return new OperatorResult.Busy();
+        }
         String note = "resolved by operator: " + reason;
         String processorId = atProcessor.map(PspCharge::id).orElse(null);
-        ChargeExecutor.Outcome outcome = succeeded
-                ? ChargeExecutor.Outcome.captured(processorId).resolvedBy(note)
-                : ChargeExecutor.Outcome.failed(processorId, "processing_error", reason, note);
-        ApiResponse answer = executor.finish(row, owner, outcome);
-        return actionResult(chargeId, "resolve", answer);
+        ChargeOutcome outcome = succeeded
+                ? new ChargeOutcome.Captured(processorId, note)
+                : new ChargeOutcome.FailedByOperator(processorId, reason, note);
+        return done(chargeId, executor.finish(row, phase, outcome));
     }
 
-    private ChargeRow open(String chargeId) {
-        ChargeRow row = jdbc.inTransaction(c -> charges.find(c, chargeId))
-                .orElseThrow(() -> new ApiException(ApiProblems.notFound("charge")));
-        if (row.status().isFinished()) {
-            throw new ApiException(ApiProblems.operatorConflict("the charge is already " + row.status().db()));
+    private static OperatorResult refusal(Optional<ChargeRow> row) {
+        return row.<OperatorResult>map(r -> new OperatorResult.AlreadyFinished(r.status()))
+                .orElseGet(OperatorResult.NotFound::new);
+    }
+
+    /** Takes the charge's record over for the operator, or {@code null} (rolled back) when someone owns it. */
+    private @Nullable Phase takeOver(Connection c, ChargeRow row) {
+        Optional<Phase> taken = durable.takeOver(c, row.scopeKey(), row.fingerprint());
+        if (taken.isEmpty()) {
+            Jdbc.rollback(c);
+            return null;
         }
-        return row;
+        durable.checkpoint(c, taken.get(), row.recoveryPoint().checkpoint());
+        return taken.get();
     }
 
-    private OwnerToken takeOver(java.sql.Connection c, ChargeRow row) {
-        ClaimOutcome outcome = durable.claim(c, row.scopeKey(), row.fingerprint());
-        if (!(outcome instanceof ClaimOutcome.Claimed claimed)) {
-            throw new ApiException(ApiProblems.operatorConflict(
-                    "the charge is being processed right now; list it again in a moment"));
-        }
-        durable.recoveryPoint(c, row.scopeKey(), claimed.owner(), row.recoveryPoint().db());
-        return claimed.owner();
-    }
-
-    private byte[] actionResult(String chargeId, String action, ApiResponse answer) {
+    private OperatorResult done(String chargeId, ChargeResult answer) {
         ChargeRow after = jdbc.inTransaction(c -> charges.find(c, chargeId)).orElseThrow();
-        Map<String, Object> json = new LinkedHashMap<>();
-        json.put("action", action);
-        json.put("answer_status", answer.status());
-        json.put("request", ChargeViews.operatorView(after, null));
-        return Json.write(json);
+        return new OperatorResult.Done(answer, after);
     }
 }

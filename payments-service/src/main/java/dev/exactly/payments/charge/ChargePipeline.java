@@ -1,34 +1,34 @@
 package dev.exactly.payments.charge;
 
-import dev.exactly.idempotency.ClaimOutcome;
-import dev.exactly.idempotency.Fingerprint;
 import dev.exactly.idempotency.IdempotencyKey;
-import dev.exactly.idempotency.OwnerToken;
-import dev.exactly.idempotency.ScopeKey;
+import dev.exactly.idempotency.IdempotencyRequest;
+import dev.exactly.idempotency.postgres.Phase;
+import dev.exactly.idempotency.postgres.PhaseStart;
 import dev.exactly.payments.db.Jdbc;
-import dev.exactly.payments.json.Json;
+import dev.exactly.payments.json.Parsed;
 import dev.exactly.payments.keys.DurableTier;
-import dev.exactly.payments.web.ApiProblems;
-import dev.exactly.payments.web.ApiResponse;
-import dev.exactly.psp.PspChargeRequest;
-import java.time.Instant;
+import dev.exactly.payments.keys.IdempotentRoutes;
+import dev.exactly.payments.keys.ReplayCounter;
+import java.sql.Connection;
 import java.time.InstantSource;
+import java.util.Optional;
 import org.jspecify.annotations.Nullable;
 
 /**
- * {@code POST /v1/charges} behind the hot tier: the durable tier's phase 1, then phases 2 and 3 by
+ * Creating a charge behind the hot tier: the durable tier's phase 1, then phases 2 and 3 by
  * {@link ChargeExecutor}.
  *
- * <p>Phase 1 is one transaction: claim the durable record (PostgreSQL, unique on the scope) and, for a
- * new key, insert the charge row ({@code pending}) with the downstream key and the exact processor
- * request, and set the recovery point {@code charge_created}. What the claim finds decides the rest:
+ * <p>Phase 1 is one transaction: begin the durable record ({@link DurableTier#begin}, PostgreSQL, unique on
+ * the scope) and, for a new key, insert the charge row ({@link ChargeRow#pending}) with the downstream key
+ * and the exact processor request, and commit the checkpoint {@code charge_created}. What beginning finds
+ * decides the rest:
  * <ul>
- *   <li>a finished record: its answer, byte for byte (422 if the payload differs);</li>
- *   <li>a record in flight: 409 with {@code Retry-After} (never a second execution);</li>
- *   <li>claimed, and a charge row exists for the scope (an earlier owner died, or the record expired
- *       while the row stayed): the row decides. Finished → its recorded answer; pending → resume it from
- *       its recovery point, asking the processor first; different fingerprint → 422;</li>
- *   <li>claimed, no row: a new charge.</li>
+ *   <li>a finished record: its answer, byte for byte (the key reused if the payload differs);</li>
+ *   <li>a record in flight: come back later (never a second execution);</li>
+ *   <li>owned, and a charge row exists for the scope (an earlier owner died, or the record expired while
+ *       the row stayed): the row decides. Finished → its recorded answer; pending → resume it from its
+ *       recovery point, asking the processor first; different fingerprint → the key reused;</li>
+ *   <li>owned, no row: a new charge.</li>
  * </ul>
  * {@link ChargeExecutor} keeps the record's lease alive while phases 2 and 3 run.
  */
@@ -36,17 +36,22 @@ public final class ChargePipeline {
     private final Jdbc jdbc;
     private final ChargeRepository charges;
     private final DurableTier durable;
+    private final IdempotentRoutes routes;
+    private final ReplayCounter replays;
     private final ChargeExecutor executor;
     private final Ids ids;
     private final InstantSource clock;
     private final ChargeObserver observer;
 
     /** @param observer told when a charge passes a step ({@link ChargeObserver#NONE} in the service) */
-    public ChargePipeline(Jdbc jdbc, ChargeRepository charges, DurableTier durable, ChargeExecutor executor, Ids ids,
-            InstantSource clock, ChargeObserver observer) {
+    public ChargePipeline(Jdbc jdbc, ChargeRepository charges, DurableTier durable, IdempotentRoutes routes,
+            ReplayCounter replays, ChargeExecutor executor, Ids ids, InstantSource clock,
+            ChargeObserver observer) {
         this.jdbc = jdbc;
         this.charges = charges;
         this.durable = durable;
+        this.routes = routes;
+        this.replays = replays;
         this.executor = executor;
         this.ids = ids;
         this.clock = clock;
@@ -55,74 +60,72 @@ public final class ChargePipeline {
 
     /** What phase 1 decided. */
     private sealed interface Begin {
-        /** An answer without running anything. */
-        record Answer(ApiResponse response) implements Begin {}
+        /** A result without running anything. */
+        record Answer(ChargeResult result) implements Begin {}
 
         /** This request owns the charge. */
-        record Run(ChargeRow charge, OwnerToken owner, boolean fresh) implements Begin {}
+        record Run(ChargeRow charge, Phase phase, boolean fresh) implements Begin {}
     }
 
-    /**
-     * Creates a charge, or answers as the first request with this key was answered.
-     *
-     * @throws dev.exactly.payments.web.ApiException 422 when the body is invalid (nothing is recorded)
-     */
-    public ApiResponse create(String tenant, IdempotencyKey key, byte[] body, @Nullable String contentType) {
-        ChargeRequest request = ChargeRequest.parse(body);
-        ScopeKey scope = DurableTier.scopeKey(tenant, DurableTier.CHARGES_ROUTE, key);
-        Fingerprint fingerprint = durable.fingerprint(DurableTier.CHARGES_ROUTE, body, contentType);
-        Begin begin = jdbc.inTransaction(c -> {
-            ClaimOutcome outcome = durable.claim(c, scope, fingerprint);
-            if (!(outcome instanceof ClaimOutcome.Claimed claimed)) {
-                Jdbc.rollback(c);
-                return new Begin.Answer(durable.answerExisting(outcome, fingerprint));
+    /** Creates a charge, or answers as the first request with this key was answered. */
+    public ChargeResult create(String tenant, IdempotencyKey key, byte[] body, @Nullable String contentType) {
+        ChargeRequest request;
+        switch (ChargeRequest.parse(body)) {
+            case Parsed.Invalid<ChargeRequest> invalid -> {
+                return new ChargeResult.Invalid(invalid.errors());
             }
-            ChargeRow existing = charges.findByScope(c, scope).orElse(null);
-            if (existing != null) {
-                if (!existing.fingerprint().equals(fingerprint)) {
-                    Jdbc.rollback(c);
-                    return new Begin.Answer(ApiProblems.keyReused());
-                }
-                switch (existing.status()) {
-                    case SUCCEEDED, FAILED -> {
-                        Jdbc.rollback(c);
-                        return new Begin.Answer(durable.replayRow(scope, ChargeExecutor.recorded(existing)));
-                    }
-                    case DEAD_LETTERED -> {
-                        Jdbc.rollback(c);
-                        return new Begin.Answer(ApiProblems.deadLettered(existing.id()));
-                    }
-                    case PENDING -> {
-                        durable.recoveryPoint(c, scope, claimed.owner(), existing.recoveryPoint().db());
-                        return new Begin.Run(existing, claimed.owner(), false);
-                    }
-                }
+            case Parsed.Valid<ChargeRequest> valid -> request = valid.value();
+        }
+        IdempotencyRequest idempotency = routes.request(IdempotentRoutes.CHARGES, tenant, key, body, contentType);
+        Begin begin = jdbc.inTransaction(c -> switch (durable.begin(c, idempotency)) {
+            case PhaseStart.Owned owned -> own(c, owned.phase(), idempotency, tenant, request);
+            case PhaseStart.Replay replay -> {
+                replays.count(idempotency.key());
+                yield answer(c, new ChargeResult.Replayed(replay.response()));
             }
-            ChargeRow created = newCharge(tenant, scope, fingerprint, request);
-            charges.insert(c, created);
-            durable.recoveryPoint(c, scope, claimed.owner(), RecoveryPoint.CHARGE_CREATED.db());
-            return new Begin.Run(created, claimed.owner(), true);
+            case PhaseStart.InFlight inFlight -> answer(c, new ChargeResult.InFlight(inFlight.retryAfter()));
+            case PhaseStart.KeyReused reused -> answer(c, new ChargeResult.KeyReused());
+            case PhaseStart.DeadLettered dead -> answer(c, new ChargeResult.DeadLettered(
+                    charges.findByScope(c, idempotency.key()).orElseThrow().id()));
         });
         return switch (begin) {
-            case Begin.Answer answer -> answer.response();
+            case Begin.Answer answer -> answer.result();
             case Begin.Run run -> {
                 if (run.fresh()) {
                     observer.created(run.charge());
                 }
-                yield executor.execute(run.charge(), run.owner(), run.fresh());
+                yield executor.execute(run.charge(), run.phase(), run.fresh());
             }
         };
     }
 
-    private ChargeRow newCharge(String tenant, ScopeKey scope, Fingerprint fingerprint, ChargeRequest request) {
-        String id = ids.charge();
-        PspChargeRequest processorRequest = request.toProcessorRequest(tenant, id);
-        Instant now = clock.instant();
-        return new ChargeRow(id, tenant, scope, fingerprint, request.customer(), request.amount(),
-                request.currencyCode(), request.description(),
-                new String(Json.write(new java.util.TreeMap<>(request.metadata())), java.nio.charset.StandardCharsets.UTF_8),
-                ChargeStatus.PENDING, RecoveryPoint.CHARGE_CREATED, ChargeRow.downstreamKeyOf(id),
-                ChargeRequest.processorRequestJson(processorRequest), null, null, null, 0, null, 0, null, null,
-                now, now);
+    /** The request owns the key: resume the scope's charge, or create it. */
+    private Begin own(Connection c, Phase phase, IdempotencyRequest idempotency, String tenant, ChargeRequest request) {
+        Optional<ChargeRow> found = charges.findByScope(c, idempotency.key());
+        if (found.isPresent()) {
+            ChargeRow existing = found.get();
+            if (!existing.fingerprint().equals(idempotency.fingerprint())) {
+                return answer(c, new ChargeResult.KeyReused());
+            }
+            return switch (existing.status()) {
+                case SUCCEEDED, FAILED -> answer(c, executor.replay(existing));
+                case DEAD_LETTERED -> answer(c, new ChargeResult.DeadLettered(existing.id()));
+                case PENDING -> {
+                    durable.checkpoint(c, phase, existing.recoveryPoint().checkpoint());
+                    yield new Begin.Run(existing, phase, false);
+                }
+            };
+        }
+        ChargeRow created = ChargeRow.pending(ids.charge(), tenant, idempotency.key(), idempotency.fingerprint(),
+                request, clock.instant());
+        charges.insert(c, created);
+        durable.checkpoint(c, phase, RecoveryPoint.CHARGE_CREATED.checkpoint());
+        return new Begin.Run(created, phase, true);
+    }
+
+    /** Ends phase 1 without running anything: nothing it wrote is kept. */
+    private static Begin answer(Connection c, ChargeResult result) {
+        Jdbc.rollback(c);
+        return new Begin.Answer(result);
     }
 }

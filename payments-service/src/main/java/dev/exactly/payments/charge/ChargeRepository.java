@@ -1,8 +1,9 @@
 package dev.exactly.payments.charge;
 
 import dev.exactly.idempotency.ScopeKey;
+import dev.exactly.idempotency.StoredResponse;
 import dev.exactly.payments.db.Jdbc;
-import dev.exactly.payments.web.ApiResponse;
+import dev.exactly.payments.keys.AnswerColumns;
 import java.sql.Connection;
 import java.sql.Types;
 import java.time.Instant;
@@ -44,7 +45,7 @@ public final class ChargeRepository {
             UPDATE payments_charge
             SET status = ?, recovery_point = 'finished', processor_charge_id = ?, failure_code = ?,
                 failure_message = ?, ledger_entry_id = ?, response_status = ?, response_type = ?,
-                response_body = ?, resolution = ?, updated_at = ?, finished_at = ?
+                response_location = ?, response_body = ?, resolution = ?, updated_at = ?, finished_at = ?
             WHERE id = ? AND status IN ('pending', 'dead_lettered')
             """;
 
@@ -192,30 +193,28 @@ public final class ChargeRepository {
     }
 
     /**
-     * Records the final state and answer.
+     * Records the final state and its recorded answer.
      *
+     * @param ledgerEntryId the journal entry of a succeeded charge
      * @return whether the row was still unfinished
      */
-    public boolean finish(Connection c, String id, ChargeStatus status, @Nullable String processorChargeId,
-            @Nullable String failureCode, @Nullable String failureMessage, @Nullable Long ledgerEntryId,
-            ApiResponse response, @Nullable String resolution, Instant now) {
+    public boolean finish(Connection c, String id, ChargeOutcome outcome, @Nullable Long ledgerEntryId,
+            StoredResponse answer, Instant now) {
         return Jdbc.update(c, FINISH, s -> {
-            s.setString(1, status.db());
-            s.setString(2, processorChargeId);
-            s.setString(3, failureCode);
-            s.setString(4, failureMessage);
+            s.setString(1, outcome.status().db());
+            s.setString(2, outcome.processorChargeId());
+            s.setString(3, outcome.failureCode());
+            s.setString(4, outcome.failureReason());
             if (ledgerEntryId == null) {
                 s.setNull(5, Types.BIGINT);
             } else {
                 s.setLong(5, ledgerEntryId);
             }
-            s.setInt(6, response.status());
-            s.setString(7, response.contentType());
-            s.setBytes(8, response.body());
-            s.setString(9, resolution);
-            s.setTimestamp(10, Jdbc.timestamp(now));
+            AnswerColumns.bind(s, 6, answer);
+            s.setString(10, outcome.resolution());
             s.setTimestamp(11, Jdbc.timestamp(now));
-            s.setString(12, id);
+            s.setTimestamp(12, Jdbc.timestamp(now));
+            s.setString(13, id);
         }) == 1;
     }
 

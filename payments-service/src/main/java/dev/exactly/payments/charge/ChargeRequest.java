@@ -2,12 +2,15 @@ package dev.exactly.payments.charge;
 
 import dev.exactly.ledger.Currency;
 import dev.exactly.payments.json.Json;
-import dev.exactly.payments.web.ApiException;
-import dev.exactly.payments.web.ApiProblems;
+import dev.exactly.payments.json.JsonFields;
+import dev.exactly.payments.json.Parsed;
 import dev.exactly.psp.PspChargeRequest;
+import java.nio.charset.StandardCharsets;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.TreeMap;
 import java.util.regex.Pattern;
 import org.jspecify.annotations.Nullable;
 
@@ -44,13 +47,9 @@ public record ChargeRequest(
         metadata = Map.copyOf(metadata);
     }
 
-    /**
-     * Validates a body.
-     *
-     * @throws ApiException 422 {@code validation-failed} with one error per member
-     */
-    public static ChargeRequest parse(byte[] body) {
-        Json.Fields f = Json.Fields.of(body);
+    /** Validates a body: the request, or one error per member that breaks its rule. */
+    public static Parsed<ChargeRequest> parse(byte[] body) {
+        JsonFields f = JsonFields.of(body);
         f.onlyKnown(MEMBERS);
         long amount = f.requiredLong("amount", 1, PspChargeRequest.MAX_AMOUNT);
         String currencyCode = f.requiredString("currency", CURRENCY, "a three-letter ISO 4217 code");
@@ -66,15 +65,22 @@ public record ChargeRequest(
         String source = f.optionalString("source", SOURCE, "1-255 printable ASCII characters without spaces");
         String description = f.optionalString("description", DESCRIPTION, "at most 1000 characters");
         Map<String, String> metadata = f.optionalStringMap("metadata", 40, 40, 500);
-        if (!f.valid() || currency == null) {
-            throw new ApiException(ApiProblems.validationFailed("the charge request is invalid", f.errors()));
+        if (currency == null) {
+            return new Parsed.Invalid<>(f.errors());
         }
-        return new ChargeRequest(amount, currency, customer, source == null ? DEFAULT_SOURCE : source, description, metadata);
+        Currency known = currency;
+        return f.result(() -> new ChargeRequest(amount, known, customer, source == null ? DEFAULT_SOURCE : source,
+                description, metadata));
     }
 
     /** The lower-case currency code, as the API and the processor spell it. */
     public String currencyCode() {
         return currency.code().toLowerCase(Locale.ROOT);
+    }
+
+    /** The metadata as JSON, keys sorted (how the charge row keeps it). */
+    public String metadataJson() {
+        return new String(Json.write(new TreeMap<>(metadata)), StandardCharsets.UTF_8);
     }
 
     /** The request for the processor, naming our charge in its metadata. */
@@ -85,13 +91,13 @@ public record ChargeRequest(
 
     /** The JSON persisted as the exact processor request, before it is sent. */
     public static String processorRequestJson(PspChargeRequest request) {
-        Map<String, Object> json = new java.util.LinkedHashMap<>();
+        Map<String, Object> json = new LinkedHashMap<>();
         json.put("amount", request.amount());
         json.put("currency", request.currency());
         json.put("source", request.source());
         json.put("description", request.description());
-        json.put("metadata", new java.util.TreeMap<>(request.metadata()));
-        return new String(Json.write(json), java.nio.charset.StandardCharsets.UTF_8);
+        json.put("metadata", new TreeMap<>(request.metadata()));
+        return new String(Json.write(json), StandardCharsets.UTF_8);
     }
 
     /** Reads a persisted processor request back, to send it again unchanged. */

@@ -2,8 +2,10 @@ package dev.exactly.payments.charge;
 
 import dev.exactly.idempotency.Fingerprint;
 import dev.exactly.idempotency.ScopeKey;
+import dev.exactly.idempotency.StoredResponse;
 import dev.exactly.payments.db.Jdbc;
-import dev.exactly.payments.web.ApiResponse;
+import dev.exactly.payments.json.Json;
+import dev.exactly.payments.keys.AnswerColumns;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Instant;
@@ -12,31 +14,26 @@ import java.util.Objects;
 import org.jspecify.annotations.Nullable;
 
 /**
- * One row of {@code payments_charge}.
+ * One row of {@code payments_charge}. New rows come from {@link #pending}; everything else is read back
+ * from the table.
  *
- * @param id                the charge id ({@code ch_…})
- * @param tenant            the owning tenant
- * @param scopeKey          the scope of the request that created it (unique)
- * @param fingerprint       the fingerprint of that request
- * @param customer          the customer
- * @param amount            minor units
- * @param currency          lower-case ISO 4217 code
- * @param description       free text or {@code null}
- * @param metadata          the caller's metadata as JSON
- * @param status            the status
- * @param recoveryPoint     how far the phases got
- * @param downstreamKey     the processor's Idempotency-Key
- * @param processorRequest  the exact processor request (JSON)
- * @param processorChargeId the processor's id once known
- * @param failureCode       the decline code of a failed charge
- * @param ledgerEntryId     the journal entry of a succeeded charge
- * @param amountRefunded    minor units refunded so far
- * @param response          the recorded answer of a finished charge
- * @param attempts          failed processor attempts so far
- * @param lastError         the last attempt's failure
- * @param deadLetterReason  why recovery gave up
- * @param createdAt         creation time
- * @param updatedAt         last change
+ * @param id               the charge id ({@code ch_…})
+ * @param tenant           the owning tenant
+ * @param scopeKey         the scope of the request that created it (unique)
+ * @param fingerprint      the fingerprint of that request
+ * @param customer         the customer
+ * @param amount           minor units
+ * @param currency         lower-case ISO 4217 code
+ * @param description      free text or {@code null}
+ * @param metadata         the caller's metadata as JSON
+ * @param status           the status
+ * @param recoveryPoint    how far the phases got
+ * @param downstreamKey    the processor's Idempotency-Key
+ * @param processorRequest the exact processor request (JSON)
+ * @param settlement       what phase 3 recorded ({@link Settlement#NONE} before)
+ * @param attempts         the processor attempts that got no answer ({@link Attempts#NONE} at first)
+ * @param createdAt        creation time
+ * @param updatedAt        last change
  */
 public record ChargeRow(
         String id,
@@ -52,46 +49,98 @@ public record ChargeRow(
         RecoveryPoint recoveryPoint,
         String downstreamKey,
         String processorRequest,
-        @Nullable String processorChargeId,
-        @Nullable String failureCode,
-        @Nullable Long ledgerEntryId,
-        long amountRefunded,
-        @Nullable ApiResponse response,
-        int attempts,
-        @Nullable String lastError,
-        @Nullable String deadLetterReason,
+        Settlement settlement,
+        Attempts attempts,
         Instant createdAt,
         Instant updatedAt) {
+
+    /**
+     * What phase 3 records on a charge, and refunds add to.
+     *
+     * @param processorChargeId the processor's id once known
+     * @param failureCode       the decline code of a failed charge
+     * @param ledgerEntryId     the journal entry of a succeeded charge
+     * @param amountRefunded    minor units refunded so far
+     * @param answer            the recorded answer of a finished charge
+     */
+    public record Settlement(@Nullable String processorChargeId, @Nullable String failureCode,
+            @Nullable Long ledgerEntryId, long amountRefunded, @Nullable StoredResponse answer) {
+        /** Nothing settled yet. */
+        public static final Settlement NONE = new Settlement(null, null, null, 0, null);
+    }
+
+    /**
+     * The recovery bookkeeping of a charge.
+     *
+     * @param count            failed processor attempts so far
+     * @param lastError        the last attempt's failure
+     * @param deadLetterReason why recovery gave up
+     */
+    public record Attempts(int count, @Nullable String lastError, @Nullable String deadLetterReason) {
+        /** No attempt failed yet. */
+        public static final Attempts NONE = new Attempts(0, null, null);
+    }
 
     /** The columns every query selects, in the order {@link #map} reads them. */
     static final String COLUMNS = """
             c.id, c.tenant, c.scope_key, c.fingerprint, c.customer, c.amount, c.currency, c.description,
             c.metadata, c.status, c.recovery_point, c.downstream_key, c.processor_request,
             c.processor_charge_id, c.failure_code, c.ledger_entry_id, c.amount_refunded, c.response_status,
-            c.response_type, c.response_body, c.attempts, c.last_error, c.dead_letter_reason, c.created_at,
-            c.updated_at\n""";
+            c.response_type, c.response_location, c.response_body, c.attempts, c.last_error, c.dead_letter_reason,
+            c.created_at, c.updated_at\n""";
+
+    /**
+     * A new charge as phase 1 inserts it: pending at {@link RecoveryPoint#CHARGE_CREATED}, with the
+     * downstream key derived from its id and the exact processor request, persisted before the first send.
+     */
+    public static ChargeRow pending(String id, String tenant, ScopeKey scopeKey, Fingerprint fingerprint,
+            ChargeRequest request, Instant now) {
+        return new ChargeRow(id, tenant, scopeKey, fingerprint, request.customer(), request.amount(),
+                request.currencyCode(), request.description(), request.metadataJson(), ChargeStatus.PENDING,
+                RecoveryPoint.CHARGE_CREATED, downstreamKeyOf(id),
+                ChargeRequest.processorRequestJson(request.toProcessorRequest(tenant, id)),
+                Settlement.NONE, Attempts.NONE, now, now);
+    }
 
     /** The processor's Idempotency-Key for a charge: derived from the charge id, so every attempt repeats it. */
     public static String downstreamKeyOf(String chargeId) {
         return "exactly_" + chargeId;
     }
 
+    /** The processor's id once known. */
+    public @Nullable String processorChargeId() {
+        return settlement.processorChargeId();
+    }
+
+    /** The decline code of a failed charge. */
+    public @Nullable String failureCode() {
+        return settlement.failureCode();
+    }
+
+    /** The journal entry of a succeeded charge. */
+    public @Nullable Long ledgerEntryId() {
+        return settlement.ledgerEntryId();
+    }
+
+    /** Minor units refunded so far. */
+    public long amountRefunded() {
+        return settlement.amountRefunded();
+    }
+
+    /** The recorded answer of a finished charge. */
+    public @Nullable StoredResponse answer() {
+        return settlement.answer();
+    }
+
     /** The metadata as a map. */
     public Map<String, String> metadataMap() {
         @SuppressWarnings({"unchecked", "rawtypes"})
-        Map<String, String> map = (Map) dev.exactly.payments.json.Json.readMap(metadata);
+        Map<String, String> map = (Map) Json.readMap(metadata);
         return map;
     }
 
+    /** The row under the cursor of a query that selects {@link #COLUMNS}. */
     static ChargeRow map(ResultSet rs) throws SQLException {
-        Integer responseStatus = Jdbc.nullableInt(rs, "response_status");
-        ApiResponse response = null;
-        if (responseStatus != null) {
-            int status = responseStatus;
-            String id = rs.getString("id");
-            response = new ApiResponse(status, rs.getString("response_type"),
-                    status == 201 ? ChargeViews.location(id) : null, rs.getBytes("response_body"), false, true, null);
-        }
         return new ChargeRow(
                 rs.getString("id"),
                 rs.getString("tenant"),
@@ -106,14 +155,16 @@ public record ChargeRow(
                 RecoveryPoint.fromDb(rs.getString("recovery_point")),
                 rs.getString("downstream_key"),
                 rs.getString("processor_request"),
-                rs.getString("processor_charge_id"),
-                rs.getString("failure_code"),
-                Jdbc.nullableLong(rs, "ledger_entry_id"),
-                rs.getLong("amount_refunded"),
-                response,
-                rs.getInt("attempts"),
-                rs.getString("last_error"),
-                rs.getString("dead_letter_reason"),
+                new Settlement(
+                        rs.getString("processor_charge_id"),
+                        rs.getString("failure_code"),
+                        Jdbc.nullableLong(rs, "ledger_entry_id"),
+                        rs.getLong("amount_refunded"),
+                        AnswerColumns.read(rs)),
+                new Attempts(
+                        rs.getInt("attempts"),
+                        rs.getString("last_error"),
+                        rs.getString("dead_letter_reason")),
                 Objects.requireNonNull(Jdbc.instant(rs, "created_at")),
                 Objects.requireNonNull(Jdbc.instant(rs, "updated_at")));
     }

@@ -1,5 +1,6 @@
 package dev.exactly.payments.charge;
 
+import dev.exactly.idempotency.postgres.Checkpoint;
 import java.util.Locale;
 
 /**
@@ -17,6 +18,11 @@ public enum RecoveryPoint {
 
     public String db() {
         return name().toLowerCase(Locale.ROOT);
+    }
+
+    /** The durable record's checkpoint of this point. */
+    public Checkpoint checkpoint() {
+        return Checkpoint.of(db());
     }
 
     public static RecoveryPoint fromDb(String value) {

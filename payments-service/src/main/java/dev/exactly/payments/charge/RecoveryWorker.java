@@ -1,8 +1,7 @@
 package dev.exactly.payments.charge;
 
-import dev.exactly.idempotency.ClaimOutcome;
 import dev.exactly.idempotency.LeaseKeeper;
-import dev.exactly.idempotency.OwnerToken;
+import dev.exactly.idempotency.postgres.Phase;
 import dev.exactly.payments.db.Jdbc;
 import dev.exactly.payments.keys.DurableTier;
 import java.sql.Connection;
@@ -26,8 +25,8 @@ import org.springframework.context.SmartLifecycle;
 /**
  * Finishes charges whose owner went away. Each sweep, in one short transaction, locks the durable
  * records of pending charges whose lease expired ({@code FOR UPDATE SKIP LOCKED}, so any number of
- * workers, in this process or other instances, take disjoint batches) and takes each over with a claim,
- * which gives the worker a fresh owner token. Then, outside any transaction, each charge goes through
+ * workers, in this process or other instances, take disjoint batches) and takes each over
+ * ({@link DurableTier#takeOver}), which gives the worker a fresh owner token. Then, outside any transaction, each charge goes through
  * {@link ChargeExecutor#execute} as a resumed charge: ask the processor about the downstream key,
  * re-send the persisted request only if it never arrived, finish the phase; a failed attempt is counted
  * and the record is handed back after a backoff (exponential, capped, with full jitter so that charges a
@@ -90,7 +89,7 @@ public final class RecoveryWorker implements SmartLifecycle {
     }
 
     /** A charge this worker took over. */
-    private record Owned(ChargeRow charge, OwnerToken owner) {}
+    private record Owned(ChargeRow charge, Phase phase) {}
 
     /**
      * One sweep: takes over up to a batch of abandoned charges and drives each to an answer (or to its
@@ -112,7 +111,7 @@ public final class RecoveryWorker implements SmartLifecycle {
         try (ExecutorService each = Executors.newFixedThreadPool(parallelism, THREADS)) {
             List<Future<?>> running = new ArrayList<>();
             for (Owned o : owned) {
-                LeaseKeeper keeper = durable.keepAlive(o.charge().scopeKey(), o.owner());
+                LeaseKeeper keeper = durable.keepAlive(o.phase());
                 waiting.add(keeper);
                 running.add(each.submit(() -> {
                     keeper.close();
@@ -148,19 +147,18 @@ public final class RecoveryWorker implements SmartLifecycle {
             if (row == null || row.status() != ChargeStatus.PENDING) {
                 continue;
             }
-            ClaimOutcome outcome = durable.claim(c, row.scopeKey(), row.fingerprint());
-            if (outcome instanceof ClaimOutcome.Claimed claimed) {
-                durable.recoveryPoint(c, row.scopeKey(), claimed.owner(), row.recoveryPoint().db());
-                owned.add(new Owned(row, claimed.owner()));
-            }
+            durable.takeOver(c, row.scopeKey(), row.fingerprint()).ifPresent(phase -> {
+                durable.checkpoint(c, phase, row.recoveryPoint().checkpoint());
+                owned.add(new Owned(row, phase));
+            });
         }
         return owned;
     }
 
     private void resume(Owned o) {
         log.info("recovering charge {} from {} (attempts so far {})", o.charge().id(), o.charge().recoveryPoint().db(),
-                o.charge().attempts());
-        executor.execute(o.charge(), o.owner(), false);
+                o.charge().attempts().count());
+        executor.execute(o.charge(), o.phase(), false);
     }
 
     private void sweep() {
@@ -171,7 +169,7 @@ public final class RecoveryWorker implements SmartLifecycle {
             Instant now = clock.instant();
             if (!now.isBefore(nextPurge)) {
                 nextPurge = now.plus(settings.purgeInterval());
-                long purged = durable.store().purgeAllExpired(PURGE_BATCH);
+                long purged = durable.purgeExpired(PURGE_BATCH);
                 if (purged > 0) {
                     log.info("purged {} expired idempotency records", purged);
                 }

@@ -79,7 +79,7 @@ public class DatabaseConfiguration {
     }
 
     /** Runs the three migration sets (several instances starting at once serialise on Flyway's lock). */
-    static void migrate(DataSource dataSource) {
+    public static void migrate(DataSource dataSource) {
         for (String[] set : MIGRATIONS) {
             Flyway.configure()
                     .dataSource(dataSource)

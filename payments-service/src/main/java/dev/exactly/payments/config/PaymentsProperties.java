@@ -1,5 +1,6 @@
 package dev.exactly.payments.config;
 
+import dev.exactly.idempotency.IdempotencyPolicy;
 import dev.exactly.idempotency.client.Backoff;
 import java.time.Duration;
 import java.util.LinkedHashMap;
@@ -55,6 +56,10 @@ public record PaymentsProperties(
         apiKeys = Map.copyOf(apiKeys);
         if (lease.isNegative() || lease.isZero() || retention.compareTo(lease) <= 0) {
             throw new IllegalArgumentException("exactly.payments.lease must be positive and shorter than the retention");
+        }
+        if (retention.compareTo(IdempotencyPolicy.MAX_RETENTION) > 0) {
+            throw new IllegalArgumentException("exactly.payments.retention must be at most "
+                    + IdempotencyPolicy.MAX_RETENTION.toDays() + " days (the charge rows keep every key's answer forever)");
         }
         if (keepAlive.enabled() && keepAlive.maxHold().compareTo(lease) < 0) {
             throw new IllegalArgumentException("exactly.payments.keep-alive.max-hold must be at least exactly.payments.lease");

@@ -1,10 +1,12 @@
 package dev.exactly.payments.config;
 
 import dev.exactly.idempotency.IdempotencyListener;
+import dev.exactly.idempotency.IdempotencyPolicy;
 import dev.exactly.idempotency.IdempotencyRecord;
 import dev.exactly.idempotency.IdempotencyRequest;
 import dev.exactly.idempotency.postgres.PostgresIdempotencyStore;
 import dev.exactly.ledger.Ledger;
+import dev.exactly.payments.charge.ChargeAnswers;
 import dev.exactly.payments.charge.ChargeExecutor;
 import dev.exactly.payments.charge.ChargeObserver;
 import dev.exactly.payments.charge.ChargeOperations;
@@ -14,10 +16,13 @@ import dev.exactly.payments.charge.Ids;
 import dev.exactly.payments.charge.RecoveryWorker;
 import dev.exactly.payments.db.Jdbc;
 import dev.exactly.payments.keys.DurableTier;
+import dev.exactly.payments.keys.IdempotentRoutes;
 import dev.exactly.payments.keys.KeyStatus;
+import dev.exactly.payments.keys.ReplayCounter;
 import dev.exactly.payments.keys.RetryPolicy;
 import dev.exactly.payments.ledger.LedgerQueries;
 import dev.exactly.payments.ledger.TenantAccounts;
+import dev.exactly.payments.refund.RefundAnswers;
 import dev.exactly.payments.refund.RefundRepository;
 import dev.exactly.payments.refund.RefundService;
 import dev.exactly.psp.PspClient;
@@ -31,7 +36,10 @@ import org.springframework.boot.context.properties.EnableConfigurationProperties
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
-/** The service's parts, wired by hand: plain classes, no framework in the domain. */
+/**
+ * The service's parts, wired by hand: plain classes, no framework in the domain. The answers charges and
+ * refunds record ({@link ChargeAnswers}, {@link RefundAnswers}) are the web layer's beans.
+ */
 @Configuration(proxyBeanMethods = false)
 @EnableConfigurationProperties(PaymentsProperties.class)
 public class ServiceConfiguration {
@@ -60,18 +68,42 @@ public class ServiceConfiguration {
      * {@code IdempotencyStore} bean it would be taken for the hot tier's store.
      */
     @Bean(destroyMethod = "close")
-    DurableTier durableTier(DataSource dataSource, Jdbc jdbc, PaymentsProperties properties, InstantSource clock) {
-        return new DurableTier(PostgresIdempotencyStore.create(dataSource), jdbc, properties.lease(),
-                properties.retention(), properties.keepAlive().policy(), clock);
+    DurableTier durableTier(DataSource dataSource, PaymentsProperties properties, InstantSource clock) {
+        PaymentsProperties.Recovery recovery = properties.recovery();
+        RandomGenerator jitter = () -> ThreadLocalRandom.current().nextLong();
+        return new DurableTier(PostgresIdempotencyStore.create(dataSource), durablePolicy(properties),
+                new RetryPolicy(recovery.maxAttempts(), attempts -> recovery.delayAfter(attempts, jitter)), clock);
     }
 
-    /** Counts the hot tier's replays per scope, for the key status endpoint (the durable tier counts its own). */
+    /**
+     * The durable records' policy: lease, retention and keep-alive from {@code exactly.payments.*}. Not a
+     * bean either: the starter would take an {@code IdempotencyPolicy} bean for the hot tier's.
+     */
+    static IdempotencyPolicy durablePolicy(PaymentsProperties properties) {
+        return IdempotencyPolicy.custom()
+                .lease(properties.lease())
+                .retention(properties.retention())
+                .keepAlive(properties.keepAlive().policy())
+                .build();
+    }
+
     @Bean
-    IdempotencyListener replayCounter(DurableTier durable) {
+    IdempotentRoutes idempotentRoutes(PaymentsProperties properties) {
+        return new IdempotentRoutes(durablePolicy(properties));
+    }
+
+    @Bean(destroyMethod = "close")
+    ReplayCounter replayCounter(Jdbc jdbc) {
+        return new ReplayCounter(jdbc);
+    }
+
+    /** Counts the hot tier's replays per scope, for the key status endpoint (the durable tier's are counted too). */
+    @Bean
+    IdempotencyListener hotTierReplays(ReplayCounter replays) {
         return new IdempotencyListener() {
             @Override
             public void onReplay(IdempotencyRequest request, IdempotencyRecord record) {
-                durable.countReplay(request.key());
+                replays.count(request.key());
             }
         };
     }
@@ -92,20 +124,18 @@ public class ServiceConfiguration {
     }
 
     @Bean
-    ChargeExecutor chargeExecutor(Jdbc jdbc, ChargeRepository charges, DurableTier durable, PspClient psp, Ledger ledger,
-            TenantAccounts accounts, PaymentsProperties properties, InstantSource clock,
+    ChargeExecutor chargeExecutor(Jdbc jdbc, ChargeRepository charges, DurableTier durable, ReplayCounter replays,
+            PspClient psp, Ledger ledger, TenantAccounts accounts, ChargeAnswers answers, InstantSource clock,
             ObjectProvider<ChargeObserver> observer) {
-        PaymentsProperties.Recovery recovery = properties.recovery();
-        RandomGenerator jitter = () -> ThreadLocalRandom.current().nextLong();
-        return new ChargeExecutor(jdbc, charges, durable, psp, ledger, accounts,
-                new RetryPolicy(recovery.maxAttempts(), attempts -> recovery.delayAfter(attempts, jitter)), clock,
+        return new ChargeExecutor(jdbc, charges, durable, replays, psp, ledger, accounts, answers, clock,
                 observer.getIfAvailable(() -> ChargeObserver.NONE));
     }
 
     @Bean
-    ChargePipeline chargePipeline(Jdbc jdbc, ChargeRepository charges, DurableTier durable, ChargeExecutor executor,
-            Ids ids, InstantSource clock, ObjectProvider<ChargeObserver> observer) {
-        return new ChargePipeline(jdbc, charges, durable, executor, ids, clock,
+    ChargePipeline chargePipeline(Jdbc jdbc, ChargeRepository charges, DurableTier durable, IdempotentRoutes routes,
+            ReplayCounter replays, ChargeExecutor executor, Ids ids, InstantSource clock,
+            ObjectProvider<ChargeObserver> observer) {
+        return new ChargePipeline(jdbc, charges, durable, routes, replays, executor, ids, clock,
                 observer.getIfAvailable(() -> ChargeObserver.NONE));
     }
 
@@ -138,13 +168,15 @@ public class ServiceConfiguration {
 
     @Bean
     RefundService refundService(Jdbc jdbc, ChargeRepository charges, RefundRepository refunds, DurableTier durable,
-            Ledger ledger, TenantAccounts accounts, Ids ids, InstantSource clock) {
-        return new RefundService(jdbc, charges, refunds, durable, ledger, accounts, ids, clock);
+            IdempotentRoutes routes, ReplayCounter replays, Ledger ledger, TenantAccounts accounts,
+            RefundAnswers answers, Ids ids, InstantSource clock) {
+        return new RefundService(jdbc, charges, refunds, durable, routes, replays, ledger, accounts, answers, ids,
+                clock);
     }
 
     @Bean
-    KeyStatus keyStatus(DurableTier durable, Jdbc jdbc) {
-        return new KeyStatus(durable, jdbc);
+    KeyStatus keyStatus(DurableTier durable, ReplayCounter replays, Jdbc jdbc) {
+        return new KeyStatus(durable, replays, jdbc);
     }
 
     @Bean

@@ -6,6 +6,7 @@ import dev.exactly.payments.charge.ChargeRow;
 import dev.exactly.payments.config.PaymentsProperties;
 import dev.exactly.payments.config.ProcessorConfiguration.InProcessProcessor;
 import dev.exactly.payments.json.Json;
+import dev.exactly.payments.json.JsonFields;
 import dev.exactly.payments.web.ApiProblems;
 import dev.exactly.payments.web.ApiResponse;
 import dev.exactly.psp.PspSimulator;
@@ -87,7 +88,7 @@ public class DemoController {
         if (bytes.length > MAX_BODY_BYTES) {
             return answer(ApiProblems.idempotency(Problems.payloadTooLarge(MAX_BODY_BYTES), null));
         }
-        Json.Fields fields = Json.Fields.of(bytes);
+        JsonFields fields = JsonFields.of(bytes);
         fields.onlyKnown(List.of("slow", "drop_response"));
         if (!fields.valid()) {
             return answer(ApiProblems.validationFailed("the switches are invalid", fields.errors()));

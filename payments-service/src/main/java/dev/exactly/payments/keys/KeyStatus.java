@@ -3,20 +3,20 @@ package dev.exactly.payments.keys;
 import dev.exactly.idempotency.IdempotencyKey;
 import dev.exactly.idempotency.IdempotencyRecord;
 import dev.exactly.idempotency.ScopeKey;
+import dev.exactly.idempotency.postgres.Checkpoint;
 import dev.exactly.payments.db.Jdbc;
 import java.time.Instant;
-import java.util.LinkedHashMap;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
-import java.util.Map;
 import java.util.Optional;
 import org.jspecify.annotations.Nullable;
 
 /**
- * {@code GET /v1/idempotency-keys/{key}}: what the durable tier knows about one of the caller's keys, on
- * each idempotent route: status, recovery point, created and expiry times, lease, replay count, and the
- * resource it created. The scope includes the caller's tenant, so no tenant can see another's keys. A key
- * whose record expired still shows its charge or refund (that row keeps the fingerprint forever).
+ * What the durable tier knows about one of the caller's keys, on each idempotent route: status,
+ * checkpoint, created and expiry times, lease, replay count, and the resource it created. The scope
+ * includes the caller's tenant, so no tenant can see another's keys. A key whose record expired still
+ * shows its charge or refund (that row keeps the fingerprint forever).
  */
 public final class KeyStatus {
     private static final String CHARGE_BY_SCOPE = """
@@ -27,57 +27,53 @@ public final class KeyStatus {
             """;
 
     private final DurableTier durable;
+    private final ReplayCounter replays;
     private final Jdbc jdbc;
 
-    public KeyStatus(DurableTier durable, Jdbc jdbc) {
+    public KeyStatus(DurableTier durable, ReplayCounter replays, Jdbc jdbc) {
         this.durable = durable;
+        this.replays = replays;
         this.jdbc = jdbc;
     }
 
-    private record Resource(String type, String id, String status, @Nullable String recoveryPoint, @Nullable Instant created) {}
+    private record Row(KeyState.Resource resource, @Nullable String checkpoint, @Nullable Instant created) {}
 
-    /** The status of the key on every route where it was used; empty when it was never used. */
-    public List<Map<String, Object>> describe(String tenant, IdempotencyKey key) {
-        List<Map<String, Object>> found = new java.util.ArrayList<>();
-        describe(tenant, key, DurableTier.CHARGES_ROUTE).ifPresent(found::add);
-        describe(tenant, key, DurableTier.REFUNDS_ROUTE).ifPresent(found::add);
+    /** The key's state on every route where it was used; empty when it was never used. */
+    public List<KeyState> describe(String tenant, IdempotencyKey key) {
+        List<KeyState> found = new ArrayList<>();
+        describe(tenant, key, IdempotentRoutes.CHARGES).ifPresent(found::add);
+        describe(tenant, key, IdempotentRoutes.REFUNDS).ifPresent(found::add);
         return found;
     }
 
-    private Optional<Map<String, Object>> describe(String tenant, IdempotencyKey key, String route) {
-        ScopeKey scope = DurableTier.scopeKey(tenant, route, key);
-        Optional<DurableTier.RecordWithPoint> record = durable.find(scope);
-        Optional<Resource> resource = route.equals(DurableTier.CHARGES_ROUTE)
-                ? jdbc.queryOne(CHARGE_BY_SCOPE, s -> s.setString(1, scope.hash()),
-                        rs -> new Resource("charge", rs.getString(1), rs.getString(2), rs.getString(3), Jdbc.instant(rs, "created_at")))
-                : jdbc.queryOne(REFUND_BY_SCOPE, s -> s.setString(1, scope.hash()),
-                        rs -> new Resource("refund", rs.getString(1), rs.getString(2), "finished", Jdbc.instant(rs, "created_at")));
-        if (record.isEmpty() && resource.isEmpty()) {
+    private Optional<KeyState> describe(String tenant, IdempotencyKey key, String route) {
+        ScopeKey scope = IdempotentRoutes.scopeKey(tenant, route, key);
+        Optional<DurableTier.RecordWithCheckpoint> record = jdbc.inTransaction(c -> durable.find(c, scope));
+        Optional<Row> row = route.equals(IdempotentRoutes.CHARGES)
+                ? jdbc.queryOne(CHARGE_BY_SCOPE, s -> s.setString(1, scope.hash()), rs -> new Row(
+                        new KeyState.Resource("charge", rs.getString(1), rs.getString(2)), rs.getString(3),
+                        Jdbc.instant(rs, "created_at")))
+                : jdbc.queryOne(REFUND_BY_SCOPE, s -> s.setString(1, scope.hash()), rs -> new Row(
+                        new KeyState.Resource("refund", rs.getString(1), rs.getString(2)), "finished",
+                        Jdbc.instant(rs, "created_at")));
+        if (record.isEmpty() && row.isEmpty()) {
             return Optional.empty();
         }
-        Map<String, Object> json = new LinkedHashMap<>();
-        json.put("object", "idempotency_key");
-        json.put("key", key.value());
-        json.put("route", "POST " + route);
-        IdempotencyRecord r = record.map(DurableTier.RecordWithPoint::record).orElse(null);
-        json.put("status", r == null ? "expired" : r.status().name().toLowerCase(Locale.ROOT));
-        String point = resource.map(Resource::recoveryPoint)
-                .orElseGet(() -> record.map(DurableTier.RecordWithPoint::recoveryPoint).orElse(null));
-        json.put("recovery_point", point);
-        Instant created = r != null ? r.createdAt() : resource.map(Resource::created).orElse(null);
-        json.put("created", created == null ? null : created.toString());
-        json.put("expires", r == null ? null : r.expiresAt().toString());
-        json.put("lease_expires", r == null || r.leaseExpiresAt() == null ? null : r.leaseExpiresAt().toString());
-        json.put("replay_count", durable.replays(scope));
-        json.put("fingerprint_algorithm", r == null ? null : r.fingerprint().algorithm());
-        json.put("response_status", r == null || r.response() == null ? null : r.response().status());
-        json.put("resource", resource.map(res -> {
-            Map<String, Object> m = new LinkedHashMap<>();
-            m.put("object", res.type());
-            m.put("id", res.id());
-            m.put("status", res.status());
-            return m;
-        }).orElse(null));
-        return Optional.of(json);
+        IdempotencyRecord r = record.map(DurableTier.RecordWithCheckpoint::record).orElse(null);
+        String checkpoint = row.map(Row::checkpoint).orElseGet(() -> record
+                .map(DurableTier.RecordWithCheckpoint::checkpoint).map(Checkpoint::name).orElse(null));
+        Instant created = r != null ? r.createdAt() : row.map(Row::created).orElse(null);
+        return Optional.of(new KeyState(
+                key.value(),
+                route,
+                r == null ? "expired" : r.status().name().toLowerCase(Locale.ROOT),
+                checkpoint,
+                created,
+                r == null ? null : r.expiresAt(),
+                r == null ? null : r.leaseExpiresAt(),
+                replays.replays(scope),
+                r == null ? null : r.fingerprint().algorithm(),
+                r == null || r.response() == null ? null : r.response().status(),
+                row.map(Row::resource).orElse(null)));
     }
 }

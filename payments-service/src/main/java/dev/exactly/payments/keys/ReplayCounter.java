@@ -1,5 +1,6 @@
 package dev.exactly.payments.keys;
 
+import dev.exactly.idempotency.ScopeKey;
 import dev.exactly.payments.db.Jdbc;
 import java.util.ArrayList;
 import java.util.List;
@@ -12,13 +13,14 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Counts replays per scope off the request path. A replay is answered while its request may still hold a
+ * How often each scope's answer was replayed, by either tier ({@code payments_replay}), for the key status
+ * endpoint. Counts are written off the request path. A replay is answered while its request may still hold a
  * pooled connection (the durable claim's transaction); counting it there would take a second connection,
  * and a burst of replays as large as the pool would then wait on itself. Instead {@link #count} only
  * queues the scope (never blocking: a full queue drops the count, it is a statistic), and one writer
  * thread folds what is queued into a single upsert transaction at a time.
  */
-final class ReplayCounter implements AutoCloseable {
+public final class ReplayCounter implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(ReplayCounter.class);
     private static final int QUEUE = 10_000;
     private static final int BATCH = 500;
@@ -28,20 +30,26 @@ final class ReplayCounter implements AutoCloseable {
             ON CONFLICT (scope_key) DO UPDATE SET replays = p.replays + excluded.replays,
                                                   last_replayed_at = excluded.last_replayed_at
             """;
+    private static final String REPLAYS = "SELECT replays FROM payments_replay WHERE scope_key = ?";
 
     private final Jdbc jdbc;
     private final BlockingQueue<String> queue = new ArrayBlockingQueue<>(QUEUE);
     private final Thread writer;
     private volatile boolean running = true;
 
-    ReplayCounter(Jdbc jdbc) {
+    public ReplayCounter(Jdbc jdbc) {
         this.jdbc = jdbc;
         this.writer = Thread.ofPlatform().daemon().name("replay-counter").start(this::drain);
     }
 
     /** Queues one replay of the scope; never blocks and never fails the caller. */
-    void count(String scopeHash) {
-        queue.offer(scopeHash);
+    public void count(ScopeKey key) {
+        queue.offer(key.hash());
+    }
+
+    /** How often a scope was replayed (the counts written so far). */
+    public long replays(ScopeKey key) {
+        return jdbc.queryOne(REPLAYS, s -> s.setString(1, key.hash()), rs -> rs.getLong(1)).orElse(0L);
     }
 
     /** Whether every queued count has been written (for tests and shutdown). */
@@ -83,6 +91,7 @@ final class ReplayCounter implements AutoCloseable {
         });
     }
 
+    /** Writes what is queued and stops the writer. */
     @Override
     public void close() {
         running = false;

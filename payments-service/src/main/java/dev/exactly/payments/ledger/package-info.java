@@ -1,4 +1,4 @@
-/** The tenant's view of the double-entry ledger: account codes and read models. */
+/** The tenant's view of the double-entry ledger: account codes, balances, entries and the trial balance. */
 @NullMarked
 package dev.exactly.payments.ledger;
 

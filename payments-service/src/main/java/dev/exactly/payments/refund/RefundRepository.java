@@ -2,8 +2,9 @@ package dev.exactly.payments.refund;
 
 import dev.exactly.idempotency.Fingerprint;
 import dev.exactly.idempotency.ScopeKey;
+import dev.exactly.idempotency.StoredResponse;
 import dev.exactly.payments.db.Jdbc;
-import dev.exactly.payments.web.ApiResponse;
+import dev.exactly.payments.keys.AnswerColumns;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -19,13 +20,13 @@ public final class RefundRepository {
     private static final String INSERT = """
             INSERT INTO payments_refund (
                 id, tenant, scope_key, fingerprint, charge_id, amount, currency, status, failure_code,
-                ledger_entry_id, response_status, response_type, response_body, created_at)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                ledger_entry_id, response_status, response_type, response_location, response_body, created_at)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """;
 
     private static final String BY_SCOPE = """
             SELECT id, tenant, scope_key, fingerprint, charge_id, amount, currency, status, failure_code,
-                   ledger_entry_id, response_status, response_type, response_body, created_at
+                   ledger_entry_id, response_status, response_type, response_location, response_body, created_at
             FROM payments_refund
             WHERE scope_key = ?
             """;
@@ -34,11 +35,11 @@ public final class RefundRepository {
      * One refund decision.
      *
      * @param status    {@code succeeded} or {@code refused}
-     * @param response  the recorded answer
+     * @param answer    the recorded answer
      */
     public record RefundRow(String id, String tenant, ScopeKey scopeKey, Fingerprint fingerprint, String chargeId,
             long amount, @Nullable String currency, String status, @Nullable String failureCode,
-            @Nullable Long ledgerEntryId, ApiResponse response, Instant createdAt) {}
+            @Nullable Long ledgerEntryId, StoredResponse answer, Instant createdAt) {}
 
     public void insert(Connection c, RefundRow row) {
         Jdbc.update(c, INSERT, s -> {
@@ -56,10 +57,8 @@ public final class RefundRepository {
             } else {
                 s.setLong(10, row.ledgerEntryId());
             }
-            s.setInt(11, row.response().status());
-            s.setString(12, row.response().contentType());
-            s.setBytes(13, row.response().body());
-            s.setTimestamp(14, Jdbc.timestamp(row.createdAt()));
+            AnswerColumns.bind(s, 11, row.answer());
+            s.setTimestamp(15, Jdbc.timestamp(row.createdAt()));
         });
     }
 
@@ -68,14 +67,10 @@ public final class RefundRepository {
     }
 
     private static RefundRow map(ResultSet rs) throws SQLException {
-        String id = rs.getString("id");
-        int status = rs.getInt("response_status");
-        ApiResponse response = new ApiResponse(status, rs.getString("response_type"),
-                status == 201 ? "/v1/refunds/" + id : null, rs.getBytes("response_body"), false, true, null);
-        return new RefundRow(id, rs.getString("tenant"), new ScopeKey(rs.getString("scope_key")),
+        return new RefundRow(rs.getString("id"), rs.getString("tenant"), new ScopeKey(rs.getString("scope_key")),
                 Fingerprint.decode(rs.getString("fingerprint")), rs.getString("charge_id"), rs.getLong("amount"),
                 rs.getString("currency"), rs.getString("status"), rs.getString("failure_code"),
-                Jdbc.nullableLong(rs, "ledger_entry_id"), response,
+                Jdbc.nullableLong(rs, "ledger_entry_id"), Objects.requireNonNull(AnswerColumns.read(rs)),
                 Objects.requireNonNull(Jdbc.instant(rs, "created_at")));
     }
 }

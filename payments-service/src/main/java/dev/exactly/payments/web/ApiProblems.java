@@ -2,8 +2,10 @@ package dev.exactly.payments.web;
 
 import dev.exactly.idempotency.servlet.Problem;
 import dev.exactly.idempotency.servlet.Problems;
+import dev.exactly.payments.json.FieldError;
 import java.net.URI;
 import java.time.Duration;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.jspecify.annotations.Nullable;
@@ -65,9 +67,25 @@ public final class ApiProblems {
         return new ApiResponse(problem.status(), MEDIA_TYPE, null, problem.toJson(), false, true, null);
     }
 
-    /** 422, not recorded: the client may fix the request and retry with the same key. */
-    public static ApiResponse validationFailed(String detail, List<Map<String, Object>> errors) {
-        return response(Problems.validationFailed(detail).with("errors", errors));
+    /**
+     * 422, not recorded: the client may fix the request and retry with the same key. Each error is
+     * {@code {"field":…,"code":…,"message":…}}.
+     */
+    public static ApiResponse validationFailed(String detail, List<FieldError> errors) {
+        List<Map<String, Object>> members = errors.stream().map(e -> {
+            Map<String, Object> error = new LinkedHashMap<>();
+            error.put("field", e.field());
+            error.put("code", e.code());
+            error.put("message", e.message());
+            return error;
+        }).toList();
+        return response(Problems.validationFailed(detail).with("errors", members));
+    }
+
+    /** 422, not recorded: the request body could not be read at all. */
+    public static ApiResponse unreadableBody() {
+        return validationFailed("the request body could not be read",
+                List.of(new FieldError("", "invalid_body", "unreadable body")));
     }
 
     /** 402, recorded: the processor declined the charge. */

@@ -1,6 +1,10 @@
 package dev.exactly.payments.web;
 
+import dev.exactly.idempotency.StoredResponse;
 import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -28,6 +32,8 @@ public record ApiResponse(
 
     /** The media type of JSON resources. */
     public static final String JSON = "application/json";
+    private static final String CONTENT_TYPE = "content-type";
+    private static final String LOCATION = "location";
 
     public ApiResponse {
         body = body.clone();
@@ -43,9 +49,27 @@ public record ApiResponse(
         return new ApiResponse(201, JSON, location, body, false, true, null);
     }
 
-    /** The same answer marked as a replay. */
-    public ApiResponse asReplay() {
-        return new ApiResponse(status, contentType, location, body, true, recordable, retryAfter);
+    /**
+     * A recorded answer as the API sends it: its status and exact bytes, its media type and
+     * {@code Location}.
+     *
+     * @param replayed whether an earlier request recorded it (then the replay markers are sent)
+     */
+    public static ApiResponse recorded(StoredResponse stored, boolean replayed) {
+        List<String> type = stored.headers().getOrDefault(CONTENT_TYPE, List.of(JSON));
+        List<String> location = stored.headers().get(LOCATION);
+        return new ApiResponse(stored.status(), type.getFirst(), location == null ? null : location.getFirst(),
+                stored.body(), replayed, true, null);
+    }
+
+    /** This answer as it is recorded for replays: status, media type, {@code Location} and bytes. */
+    public StoredResponse stored() {
+        Map<String, List<String>> headers = new LinkedHashMap<>();
+        headers.put(CONTENT_TYPE, List.of(contentType));
+        if (location != null) {
+            headers.put(LOCATION, List.of(location));
+        }
+        return new StoredResponse(status, headers, body);
     }
 
     /** The same answer, not to be recorded by the hot tier. */

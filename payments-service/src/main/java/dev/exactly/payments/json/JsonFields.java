@@ -1,0 +1,179 @@
+package dev.exactly.payments.json;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Supplier;
+import java.util.regex.Pattern;
+import org.jspecify.annotations.Nullable;
+import tools.jackson.core.JacksonException;
+import tools.jackson.databind.JsonNode;
+
+/**
+ * Validates one request body member by member: reads each member with its rule and collects a
+ * {@link FieldError} for every member that breaks it, so that the caller hears of all of them at once. A
+ * body that is not a JSON object is one error.
+ */
+public final class JsonFields {
+    private final List<FieldError> errors = new ArrayList<>();
+    private final @Nullable JsonNode root;
+
+    private JsonFields(@Nullable JsonNode root) {
+        this.root = root;
+    }
+
+    /** Reads {@code body} as a JSON object; any failure is recorded as an error. */
+    public static JsonFields of(byte[] body) {
+        if (body.length == 0) {
+            JsonFields fields = new JsonFields(null);
+            fields.error("", "body_missing", "the request body must be a JSON object");
+            return fields;
+        }
+        JsonNode node;
+        try {
+            node = Json.read(body);
+        } catch (JacksonException e) {
+            JsonFields fields = new JsonFields(null);
+            fields.error("", "invalid_json", "the request body is not valid JSON");
+            return fields;
+        }
+        if (node == null || !node.isObject()) {
+            JsonFields fields = new JsonFields(null);
+            fields.error("", "invalid_json", "the request body must be a JSON object");
+            return fields;
+        }
+        return new JsonFields(node);
+    }
+
+    /** The errors so far. */
+    public List<FieldError> errors() {
+        return List.copyOf(errors);
+    }
+
+    /** The value {@code build} makes of the members read, or the errors if there are any. */
+    public <T> Parsed<T> result(Supplier<T> build) {
+        return valid() ? new Parsed.Valid<>(build.get()) : new Parsed.Invalid<>(errors());
+    }
+
+    public boolean valid() {
+        return errors.isEmpty();
+    }
+
+    /** Records an error of one member. */
+    public void error(String field, String code, String message) {
+        errors.add(new FieldError(field, code, message));
+    }
+
+    /** Refuses members outside {@code known}. */
+    public void onlyKnown(List<String> known) {
+        if (root == null) {
+            return;
+        }
+        for (String name : root.propertyNames()) {
+            if (!known.contains(name)) {
+                error(name, "parameter_unknown", "unknown parameter '" + truncate(name) + "'");
+            }
+        }
+    }
+
+    private @Nullable JsonNode member(String name) {
+        if (root == null) {
+            return null;
+        }
+        JsonNode node = root.get(name);
+        return node == null || node.isNull() ? null : node;
+    }
+
+    /** A required integer in {@code [min, max]}; 0 when missing or wrong. */
+    public long requiredLong(String name, long min, long max) {
+        JsonNode node = member(name);
+        if (node == null) {
+            if (root != null) {
+                error(name, "parameter_missing", name + " is required");
+            }
+            return 0;
+        }
+        if (!node.isIntegralNumber() || !node.canConvertToLong()) {
+            error(name, "parameter_invalid", name + " must be an integer (minor units)");
+            return 0;
+        }
+        long value = node.longValue();
+        if (value < min || value > max) {
+            error(name, "parameter_invalid", name + " must be between " + min + " and " + max);
+            return 0;
+        }
+        return value;
+    }
+
+    /** A required string matching {@code pattern}; empty when missing or wrong. */
+    public String requiredString(String name, Pattern pattern, String rule) {
+        JsonNode node = member(name);
+        if (node == null) {
+            if (root != null) {
+                error(name, "parameter_missing", name + " is required");
+            }
+            return "";
+        }
+        String value = checkString(name, node, pattern, rule);
+        return value == null ? "" : value;
+    }
+
+    /** An optional string matching {@code pattern}; {@code null} when absent or null. */
+    public @Nullable String optionalString(String name, Pattern pattern, String rule) {
+        JsonNode node = member(name);
+        if (node == null) {
+            return null;
+        }
+        return checkString(name, node, pattern, rule);
+    }
+
+    private @Nullable String checkString(String name, JsonNode node, Pattern pattern, String rule) {
+        if (!node.isString()) {
+            error(name, "parameter_invalid", name + " must be a string");
+            return null;
+        }
+        String value = node.stringValue();
+        if (!pattern.matcher(value).matches()) {
+            error(name, "parameter_invalid", name + " must be " + rule);
+            return null;
+        }
+        return value;
+    }
+
+    /**
+     * An optional object of string values with at most {@code maxKeys} members, keys of 1 to
+     * {@code maxKey} characters and values of at most {@code maxValue}.
+     */
+    public Map<String, String> optionalStringMap(String name, int maxKeys, int maxKey, int maxValue) {
+        JsonNode node = member(name);
+        Map<String, String> map = new java.util.TreeMap<>();
+        if (node == null) {
+            return map;
+        }
+        if (!node.isObject()) {
+            error(name, "parameter_invalid", name + " must be an object of strings");
+            return map;
+        }
+        if (node.size() > maxKeys) {
+            error(name, "parameter_invalid", name + " may hold at most " + maxKeys + " keys");
+            return map;
+        }
+        for (Map.Entry<String, JsonNode> e : node.properties()) {
+            String key = e.getKey();
+            JsonNode value = e.getValue();
+            if (key.isEmpty() || key.length() > maxKey) {
+                error(name, "parameter_invalid", name + " keys must have 1 to " + maxKey + " characters");
+            } else if (!value.isString() || value.stringValue().length() > maxValue) {
+                error(name + "." + truncate(key), "parameter_invalid",
+                        name + " values must be strings of at most " + maxValue + " characters");
+            } else {
+                map.put(key, value.stringValue());
+            }
+        }
+        return map;
+    }
+
+    private static String truncate(String s) {
+        return s.length() > 40 ? s.substring(0, 40) + "..." : s;
+    }
+}

@@ -1,0 +1,38 @@
+package dev.exactly.payments.refund;
+
+import dev.exactly.idempotency.StoredResponse;
+import dev.exactly.payments.json.FieldError;
+import java.time.Duration;
+import java.util.List;
+
+/**
+ * How a refund request ended for its caller. {@link Finished} and {@link Replayed} carry a recorded answer
+ * (the refund, or a refusal that is an outcome too: no such charge, not refundable, too much).
+ */
+public sealed interface RefundResult {
+
+    /** The body broke its rules: nothing ran, nothing is recorded; the key stays usable. */
+    record Invalid(List<FieldError> errors) implements RefundResult {
+        public Invalid {
+            errors = List.copyOf(errors);
+        }
+    }
+
+    /** This request decided the refund: its recorded answer. */
+    record Finished(StoredResponse answer) implements RefundResult {}
+
+    /** An earlier request with this key decided it: the answer it recorded. */
+    record Replayed(StoredResponse answer) implements RefundResult {}
+
+    /** The key belongs to a request with another payload. */
+    record KeyReused() implements RefundResult {}
+
+    /** Another request with this key is in flight; come back after {@code retryAfter}. */
+    record InFlight(Duration retryAfter) implements RefundResult {}
+
+    /** The charge is not settled yet: nothing is recorded, a retry later decides. */
+    record ChargePending(String chargeId) implements RefundResult {}
+
+    /** This request lost its record to another owner. */
+    record LeaseLost() implements RefundResult {}
+}
