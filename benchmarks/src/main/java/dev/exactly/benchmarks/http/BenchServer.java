@@ -1,15 +1,20 @@
 package dev.exactly.benchmarks.http;
 
 import jakarta.servlet.Filter;
+import jakarta.servlet.FilterChain;
+import jakarta.servlet.ServletException;
+import jakarta.servlet.ServletRequest;
+import jakarta.servlet.ServletResponse;
+import jakarta.servlet.http.HttpServlet;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Comparator;
-import java.util.EnumMap;
 import java.util.Map;
 import java.util.Objects;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 import java.util.stream.Stream;
@@ -19,11 +24,14 @@ import org.apache.catalina.core.StandardContext;
 import org.apache.catalina.startup.Tomcat;
 import org.apache.tomcat.util.descriptor.web.FilterDef;
 import org.apache.tomcat.util.descriptor.web.FilterMap;
+import org.jspecify.annotations.Nullable;
 
 /**
  * An embedded Tomcat on a free loopback port, requests served on virtual threads, with one context per
- * {@link Variant}: {@code POST /<variant>/v1/charges}, each with its own {@link ChargeServlet} and, for a
- * guarded variant, the idempotency filter in front of it.
+ * {@link Variant}: {@code POST /<variant>/v1/charges} (and, for a raw baseline, {@code /v1/replays}),
+ * each with its own servlets and, for a guarded variant, the idempotency filter in front of them. An
+ * outermost filter counts the requests in progress, so that a phase's executions are counted only once
+ * every request of it has finished.
  */
 final class BenchServer implements AutoCloseable {
     /** Held so that the levels set on them stay in force. */
@@ -34,20 +42,32 @@ final class BenchServer implements AutoCloseable {
      */
     private static final Logger LEAK_CHECK_LOG = Logger.getLogger("org.apache.catalina.loader.WebappClassLoaderBase");
 
+    /**
+     * What one variant serves.
+     *
+     * @param guard      the idempotency filter, for a guarded variant
+     * @param charges    the servlet at {@code /v1/charges}
+     * @param replays    the servlet at {@code /v1/replays}, for a raw baseline
+     * @param executions the handler's executions
+     */
+    record Endpoint(@Nullable Filter guard, HttpServlet charges, @Nullable HttpServlet replays, Executions executions) {}
+
     private final Tomcat tomcat;
     private final Path baseDir;
     private final int port;
-    private final Map<Variant, ChargeServlet> servlets;
+    private final Map<Variant, Endpoint> endpoints;
+    private final AtomicInteger inProgress;
 
-    private BenchServer(Tomcat tomcat, Path baseDir, int port, Map<Variant, ChargeServlet> servlets) {
+    private BenchServer(Tomcat tomcat, Path baseDir, int port, Map<Variant, Endpoint> endpoints, AtomicInteger inProgress) {
         this.tomcat = tomcat;
         this.baseDir = baseDir;
         this.port = port;
-        this.servlets = servlets;
+        this.endpoints = endpoints;
+        this.inProgress = inProgress;
     }
 
-    /** Starts a server with a context per variant; a variant with a filter is guarded by it. */
-    static BenchServer start(Map<Variant, Filter> filters, Iterable<Variant> variants) {
+    /** Starts a server with a context per endpoint. */
+    static BenchServer start(Map<Variant, Endpoint> endpoints) {
         TOMCAT_LOG.setLevel(Level.WARNING);
         LEAK_CHECK_LOG.setLevel(Level.SEVERE);
         Path baseDir;
@@ -64,44 +84,56 @@ final class BenchServer implements AutoCloseable {
         connector.setProperty("useVirtualThreads", "true");
         connector.setProperty("maxKeepAliveRequests", "-1");
         tomcat.setConnector(connector);
-        Map<Variant, ChargeServlet> servlets = new EnumMap<>(Variant.class);
-        for (Variant variant : variants) {
-            StandardContext context = (StandardContext) tomcat.addContext(variant.contextPath(), baseDir.toString());
+        AtomicInteger inProgress = new AtomicInteger();
+        for (Map.Entry<Variant, Endpoint> entry : endpoints.entrySet()) {
+            Endpoint endpoint = entry.getValue();
+            StandardContext context = (StandardContext) tomcat.addContext(entry.getKey().contextPath(), baseDir.toString());
             // nothing is redeployed: the leak checks at stop would only warn about Lettuce's threads
             context.setClearReferencesThreadLocals(false);
             context.setClearReferencesRmiTargets(false);
-            ChargeServlet servlet = new ChargeServlet();
-            Tomcat.addServlet(context, "charges", servlet);
+            Tomcat.addServlet(context, "charges", endpoint.charges());
             context.addServletMappingDecoded("/v1/charges", "charges", false);
-            Filter filter = filters.get(variant);
-            if (filter != null) {
-                FilterDef def = new FilterDef();
-                def.setFilterName("idempotency");
-                def.setFilter(filter);
-                context.addFilterDef(def);
-                FilterMap map = new FilterMap();
-                map.setFilterName("idempotency");
-                map.addURLPattern("/*");
-                context.addFilterMap(map);
+            if (endpoint.replays() != null) {
+                Tomcat.addServlet(context, "replays", endpoint.replays());
+                context.addServletMappingDecoded("/v1/replays", "replays", false);
             }
-            servlets.put(variant, servlet);
+            addFilter(context, "in-progress", new InProgressFilter(inProgress));
+            if (endpoint.guard() != null) {
+                addFilter(context, "idempotency", endpoint.guard());
+            }
         }
         try {
             tomcat.start();
         } catch (LifecycleException e) {
             throw new IllegalStateException("Tomcat did not start", e);
         }
-        return new BenchServer(tomcat, baseDir, connector.getLocalPort(), servlets);
+        return new BenchServer(tomcat, baseDir, connector.getLocalPort(), Map.copyOf(endpoints), inProgress);
     }
 
-    /** {@code http://127.0.0.1:PORT/<variant>/v1/charges}. */
-    URI charges(Variant variant) {
-        return URI.create("http://127.0.0.1:" + port + variant.contextPath() + "/v1/charges");
+    private static void addFilter(StandardContext context, String name, Filter filter) {
+        FilterDef def = new FilterDef();
+        def.setFilterName(name);
+        def.setFilter(filter);
+        context.addFilterDef(def);
+        FilterMap map = new FilterMap();
+        map.setFilterName(name);
+        map.addURLPattern("/*");
+        context.addFilterMap(map);
     }
 
-    /** How often the handler of {@code variant} ran. */
-    long executions(Variant variant) {
-        return Objects.requireNonNull(servlets.get(variant), variant.id()).executions();
+    /** {@code http://127.0.0.1:PORT/<variant>/v1/...}: where requests of {@code mix} go. */
+    URI uri(Variant variant, Mix mix) {
+        return URI.create("http://127.0.0.1:" + port + variant.contextPath() + variant.path(mix));
+    }
+
+    /** The handler executions of {@code variant}. */
+    Executions executions(Variant variant) {
+        return Objects.requireNonNull(endpoints.get(variant), variant.id()).executions();
+    }
+
+    /** Requests being served right now. */
+    int inProgress() {
+        return inProgress.get();
     }
 
     @Override
@@ -111,6 +143,26 @@ final class BenchServer implements AutoCloseable {
         try (Stream<Path> files = Files.walk(baseDir)) {
             for (Path path : files.sorted(Comparator.reverseOrder()).toList()) {
                 Files.deleteIfExists(path);
+            }
+        }
+    }
+
+    /** Counts requests in progress; outermost in every context. */
+    private static final class InProgressFilter implements Filter {
+        private final AtomicInteger inProgress;
+
+        InProgressFilter(AtomicInteger inProgress) {
+            this.inProgress = inProgress;
+        }
+
+        @Override
+        public void doFilter(ServletRequest request, ServletResponse response, FilterChain chain)
+                throws IOException, ServletException {
+            inProgress.incrementAndGet();
+            try {
+                chain.doFilter(request, response);
+            } finally {
+                inProgress.decrementAndGet();
             }
         }
     }

@@ -1,38 +1,56 @@
 package dev.exactly.benchmarks.http;
 
+import dev.exactly.idempotency.servlet.IdempotencyFilter;
 import jakarta.servlet.http.HttpServlet;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
-import java.util.concurrent.atomic.AtomicLong;
+import org.jspecify.annotations.Nullable;
 
 /**
- * The trivial JSON endpoint: reads the request body and answers 201 with a small charge document. It
- * counts how often it ran, so that the benchmark can check that no guarded key ran twice.
+ * The trivial JSON endpoint: reads the request body and answers 201 with a small charge document that
+ * names the request's key ({@code reference}), so that the load script can tell whose answer it got.
+ * Every execution is recorded in {@link Executions}.
  */
 final class ChargeServlet extends HttpServlet {
     private static final long serialVersionUID = 1L;
 
-    private final AtomicLong executions = new AtomicLong();
+    private final transient Executions executions;
+
+    ChargeServlet(Executions executions) {
+        this.executions = executions;
+    }
 
     @Override
     protected void doPost(HttpServletRequest request, HttpServletResponse response) throws IOException {
-        byte[] body = request.getInputStream().readAllBytes();
-        if (body.length == 0) {
-            response.sendError(400);
-            return;
+        String key = readRequest(request, response);
+        if (key != null) {
+            write(response, 201, charge(executions.record(key), key));
         }
-        long id = executions.incrementAndGet();
-        byte[] json = ("{\"id\":\"ch_" + id + "\",\"status\":\"succeeded\",\"amount\":1999,\"currency\":\"EUR\"}")
-                .getBytes(StandardCharsets.UTF_8);
-        response.setStatus(201);
+    }
+
+    /** Reads the body and returns the request's key; answers 400 and returns null without both. */
+    static @Nullable String readRequest(HttpServletRequest request, HttpServletResponse response) throws IOException {
+        byte[] body = request.getInputStream().readAllBytes();
+        String key = request.getHeader(IdempotencyFilter.KEY_HEADER);
+        if (body.length == 0 || key == null) {
+            response.sendError(400);
+            return null;
+        }
+        return key;
+    }
+
+    /** The handler's answer for the {@code id}-th execution, of {@code key}. */
+    static byte[] charge(long id, String key) {
+        return ("{\"id\":\"ch_" + id + "\",\"reference\":\"" + key
+                + "\",\"status\":\"succeeded\",\"amount\":1999,\"currency\":\"EUR\"}").getBytes(StandardCharsets.UTF_8);
+    }
+
+    static void write(HttpServletResponse response, int status, byte[] json) throws IOException {
+        response.setStatus(status);
         response.setContentType("application/json");
         response.setContentLength(json.length);
         response.getOutputStream().write(json);
-    }
-
-    long executions() {
-        return executions.get();
     }
 }

@@ -1,5 +1,7 @@
 package dev.exactly.benchmarks.http;
 
+import static org.awaitility.Awaitility.await;
+
 import dev.exactly.benchmarks.Machine;
 import dev.exactly.benchmarks.store.StoreFixture;
 import dev.exactly.benchmarks.store.StoreKind;
@@ -7,97 +9,116 @@ import dev.exactly.idempotency.IdempotencyPolicy;
 import dev.exactly.idempotency.servlet.IdempotencyFilter;
 import dev.exactly.idempotency.servlet.IdempotentRoute;
 import dev.exactly.idempotency.servlet.TenantResolver;
-import jakarta.servlet.Filter;
+import java.io.BufferedWriter;
+import java.io.IOException;
 import java.io.PrintStream;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.time.InstantSource;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Comparator;
 import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.stream.Stream;
+import org.jspecify.annotations.Nullable;
 
 /**
- * The HTTP benchmark: the same trivial JSON endpoint unguarded and guarded by {@link IdempotencyFilter}
- * on the in-memory, Redis and PostgreSQL stores, all served by one embedded Tomcat and measured in one
- * run, with fresh keys and with a replay-heavy mix. Phases are interleaved (every variant once per
- * round) so that a change in the machine's load spreads over all of them.
+ * The HTTP benchmark: one trivial JSON endpoint served by one embedded Tomcat (virtual threads) in
+ * several variants, measured in one run by an outside load generator (wrk, a C process with its own
+ * threads): unguarded; behind {@link IdempotencyFilter} on the in-memory, Redis (standalone and Cluster)
+ * and PostgreSQL stores; and, per server, a raw baseline that does by hand the least any guard must do
+ * there, through the same client library and pool: two raw round trips for a fresh key, one for a replay
+ * (see {@link Variant}). Each mix (fresh keys; replays of keys completed beforehand) runs every endpoint
+ * once per round, a guarded endpoint right after its floor, so that a change in the machine's load falls
+ * on both sides of a ratio; the ratios are per round, reported as the median and the spread.
+ *
+ * <p>Every answer is checked by the load script (status, whose answer it is, replay marker, replayed bytes
+ * identical to the first answer), and every execution of the handler is counted per key: an error, a
+ * key that ran twice on a guarded or raw endpoint, a replay that ran the handler, or executions that do
+ * not match the answers fail the run (exit status 1).
  *
  * <pre>
- * ./mvnw -pl benchmarks -am -DskipTests package
- * java -cp benchmarks/target/benchmarks.jar dev.exactly.benchmarks.http.HttpBenchmark
+ * benchmarks/http-benchmark.sh      # installs wrk if missing, builds, runs
  * </pre>
  *
- * Options (system properties): {@code -Dexactly.bench.clients=32 -Dexactly.bench.warmup=2
- * -Dexactly.bench.seconds=4 -Dexactly.bench.rounds=2 -Dexactly.bench.replayShare=0.9
- * -Dexactly.bench.replayKeys=1000}. Exits with status 1 if any request failed or any handler ran a
- * different number of times than its fresh keys.
+ * Options (system properties): {@code -Dexactly.bench.threads=2 -Dexactly.bench.connections=32
+ * -Dexactly.bench.warmup=2 -Dexactly.bench.seconds=5 -Dexactly.bench.rounds=3
+ * -Dexactly.bench.replayKeys=1000 -Dexactly.bench.endpoints=unguarded,memory,raw-redis,redis,...}.
  */
 public final class HttpBenchmark {
     /** The guarded route's policy: records are kept 10 minutes, long enough for every replay of the run. */
     static final IdempotencyPolicy ROUTE_POLICY = IdempotencyPolicy.custom()
             .lease(Duration.ofSeconds(30)).retention(Duration.ofMinutes(10)).build();
     private static final int STORE_CONNECTIONS = 16;
+    private static final int PREPARE_CLIENTS = 8;
+    private static final Duration IDLE_TIMEOUT = Duration.ofSeconds(30);
 
     private HttpBenchmark() {}
 
     /**
      * How to run.
      *
-     * @param clients     concurrent clients
-     * @param warmup      time per (mix, variant) before measuring; zero skips the warm-up
-     * @param measure     time per (mix, variant) per round
+     * @param threads     load generator threads ({@code wrk -t})
+     * @param connections concurrent keep-alive connections, one request in flight on each ({@code wrk -c})
+     * @param warmup      time per (mix, endpoint) before measuring, whole seconds; zero skips the warm-up
+     * @param measure     time per (mix, endpoint) per round, whole seconds
      * @param rounds      measured rounds
-     * @param replayShare the replay share of the replay-heavy mix
-     * @param replayKeys  keys completed per variant before the phases, for replays
-     * @param variants    endpoints to measure (unguarded is always measured, as the denominator)
+     * @param replayKeys  keys completed per endpoint before the phases, for replays
+     * @param variants    endpoints to measure, in this order within a round
      */
-    public record Settings(int clients, Duration warmup, Duration measure, int rounds, double replayShare,
+    public record Settings(int threads, int connections, Duration warmup, Duration measure, int rounds,
             int replayKeys, List<Variant> variants) {
 
         public Settings {
             variants = List.copyOf(variants);
-            if (clients < 1 || rounds < 1 || replayKeys < 1 || measure.isNegative() || measure.isZero()
-                    || warmup.isNegative()) {
-                throw new IllegalArgumentException("clients, rounds, replayKeys and the measured time must be positive");
+            if (threads < 1 || connections < threads || rounds < 1 || replayKeys < 1 || variants.isEmpty()) {
+                throw new IllegalArgumentException(
+                        "threads, rounds, replayKeys and endpoints must be positive, connections at least threads");
             }
-            if (!variants.contains(Variant.UNGUARDED)) {
-                throw new IllegalArgumentException("the unguarded endpoint is the denominator of every ratio");
+            if (measure.toSeconds() < 1 || warmup.isNegative() || measure.toMillis() % 1000 != 0
+                    || warmup.toMillis() % 1000 != 0) {
+                throw new IllegalArgumentException("the load generator times whole seconds: measure at least 1 s");
             }
         }
 
-        /** 32 clients, 2 s warm-up, 2 rounds of 4 s, 90 % replays, 1000 replay keys, every variant. */
+        /** wrk -t2 -c32, 2 s warm-up, 3 rounds of 5 s, 1000 replay keys, every endpoint. */
         public static Settings defaults() {
-            return new Settings(32, Duration.ofSeconds(2), Duration.ofSeconds(4), 2, 0.9, 1000,
-                    List.of(Variant.values()));
+            return new Settings(2, 32, Duration.ofSeconds(2), Duration.ofSeconds(5), 3, 1000, List.of(Variant.values()));
         }
 
         static Settings fromSystemProperties() {
             Settings d = defaults();
+            String endpoints = System.getProperty("exactly.bench.endpoints");
             return new Settings(
-                    Integer.getInteger("exactly.bench.clients", d.clients()),
-                    seconds("exactly.bench.warmup", d.warmup()),
-                    seconds("exactly.bench.seconds", d.measure()),
+                    Integer.getInteger("exactly.bench.threads", d.threads()),
+                    Integer.getInteger("exactly.bench.connections", d.connections()),
+                    Duration.ofSeconds(Integer.getInteger("exactly.bench.warmup", (int) d.warmup().toSeconds())),
+                    Duration.ofSeconds(Integer.getInteger("exactly.bench.seconds", (int) d.measure().toSeconds())),
                     Integer.getInteger("exactly.bench.rounds", d.rounds()),
-                    Double.parseDouble(System.getProperty("exactly.bench.replayShare", Double.toString(d.replayShare()))),
                     Integer.getInteger("exactly.bench.replayKeys", d.replayKeys()),
-                    d.variants());
-        }
-
-        private static Duration seconds(String property, Duration fallback) {
-            String value = System.getProperty(property);
-            return value == null ? fallback : Duration.ofMillis(Math.round(Double.parseDouble(value) * 1000));
-        }
-
-        List<Mix> mixes() {
-            return List.of(Mix.fresh(), Mix.replays(replayShare));
+                    endpoints == null
+                            ? d.variants()
+                            : Arrays.stream(endpoints.split(",")).map(String::strip).map(Variant::of).toList());
         }
     }
 
     public static void main(String[] args) throws Exception {
         Settings settings = Settings.fromSystemProperties();
         PrintStream out = System.out;
-        out.printf("HTTP benchmark: %d clients, %s warm-up and %d x %s per endpoint and mix, on loopback%n",
-                settings.clients(), settings.warmup(), settings.rounds(), settings.measure());
+        out.printf("HTTP benchmark: wrk -t%d -c%d, %d s warm-up and %d x %d s per endpoint and mix, loopback%n",
+                settings.threads(), settings.connections(), settings.warmup().toSeconds(), settings.rounds(),
+                settings.measure().toSeconds());
         HttpReport report = run(settings, out);
         report.print(out);
         if (!report.clean()) {
@@ -110,75 +131,213 @@ public final class HttpBenchmark {
         Machine before = Machine.sample(InstantSource.system());
         long started = System.nanoTime();
         String run = "h" + Long.toHexString(System.nanoTime());
-        List<StoreFixture> fixtures = new ArrayList<>();
-        Map<Variant, Filter> filters = new EnumMap<>(Variant.class);
+        Map<StoreKind, StoreFixture> fixtures = new EnumMap<>(StoreKind.class);
+        Map<StoreKind, RedisCommandStats> redisStats = new EnumMap<>(StoreKind.class);
+        Path work = Files.createTempDirectory("exactly-bench-http");
         try {
+            Wrk wrk = Wrk.create(work);
+            Map<Variant, BenchServer.Endpoint> endpoints = new EnumMap<>(Variant.class);
             for (Variant variant : settings.variants()) {
-                if (variant.store().isPresent()) {
-                    StoreFixture fixture = open(variant.store().get(), fixtures);
-                    filters.put(variant, IdempotencyFilter.builder(fixture.engine())
-                            .route(IdempotentRoute.builder("POST", "/v1/charges").policy(ROUTE_POLICY).build())
-                            .tenantResolver(TenantResolver.single("bench"))
-                            .build());
+                StoreFixture fixture = variant.store()
+                        .map(kind -> fixtures.computeIfAbsent(kind, k -> StoreFixture.open(k, STORE_CONNECTIONS)))
+                        .orElse(null);
+                if (fixture != null && !fixture.redisNodes().isEmpty()) {
+                    redisStats.computeIfAbsent(fixture.kind(), k -> new RedisCommandStats(fixture.redisNodes()));
                 }
+                endpoints.put(variant, endpoint(variant, fixture));
             }
-            try (BenchServer server = BenchServer.start(filters, settings.variants());
-                    LoadGenerator load = new LoadGenerator()) {
+            try (BenchServer server = BenchServer.start(endpoints)) {
                 progress.printf("stores and server ready in %d ms%n", (System.nanoTime() - started) / 1_000_000);
-                return measure(settings, server, load, run, before, progress);
+                Phases phases = new Phases(settings, server, wrk, work, run, redisStats, progress);
+                return phases.runAll(before);
             }
         } finally {
-            for (StoreFixture fixture : fixtures.reversed()) {
+            redisStats.values().forEach(RedisCommandStats::close);
+            List<StoreFixture> open = new ArrayList<>(fixtures.values());
+            for (StoreFixture fixture : open.reversed()) {
                 fixture.close();
             }
+            deleteTree(work);
         }
     }
 
-    private static StoreFixture open(StoreKind kind, List<StoreFixture> fixtures) {
-        StoreFixture fixture = StoreFixture.open(kind, STORE_CONNECTIONS);
-        fixtures.add(fixture);
+    private static BenchServer.Endpoint endpoint(Variant variant, @Nullable StoreFixture fixture) {
+        Executions executions = new Executions(variant.runsOncePerKey());
+        return switch (variant.role()) {
+            case UNGUARDED -> new BenchServer.Endpoint(null, new ChargeServlet(executions), null, executions);
+            case GUARDED -> new BenchServer.Endpoint(
+                    IdempotencyFilter.builder(required(fixture, variant).engine())
+                            .route(IdempotentRoute.builder("POST", "/v1/charges").policy(ROUTE_POLICY).build())
+                            .tenantResolver(TenantResolver.single("bench"))
+                            .build(),
+                    new ChargeServlet(executions), null, executions);
+            case RAW -> new BenchServer.Endpoint(null,
+                    new RawServlet(required(fixture, variant).raw(), executions, false),
+                    new RawServlet(required(fixture, variant).raw(), executions, true), executions);
+        };
+    }
+
+    private static StoreFixture required(@Nullable StoreFixture fixture, Variant variant) {
+        if (fixture == null) {
+            throw new IllegalStateException(variant.id() + " needs a store");
+        }
         return fixture;
     }
 
-    private static HttpReport measure(Settings settings, BenchServer server, LoadGenerator load, String run,
-            Machine before, PrintStream progress) throws InterruptedException {
-        HttpReport.Builder report = HttpReport.builder(settings, before);
-        Map<Variant, List<String>> replayKeys = new EnumMap<>(Variant.class);
-        for (Variant variant : settings.variants()) {
+    /** The phases of one run, in order: preparation, warm-up, measured rounds. */
+    private static final class Phases {
+        private final Settings settings;
+        private final BenchServer server;
+        private final Wrk wrk;
+        private final Path work;
+        private final String run;
+        private final Map<StoreKind, RedisCommandStats> redisStats;
+        private final PrintStream progress;
+        private final List<PhaseResult> measured = new ArrayList<>();
+        private final List<String> loads = new ArrayList<>();
+        private final List<String> otherErrors = new ArrayList<>();
+        private long otherErrorCount;
+        private int phase;
+
+        Phases(Settings settings, BenchServer server, Wrk wrk, Path work, String run,
+                Map<StoreKind, RedisCommandStats> redisStats, PrintStream progress) {
+            this.settings = settings;
+            this.server = server;
+            this.wrk = wrk;
+            this.work = work;
+            this.run = run;
+            this.redisStats = redisStats;
+            this.progress = progress;
+        }
+
+        HttpReport runAll(Machine before) throws Exception {
+            for (Variant variant : settings.variants()) {
+                prepare(variant);
+            }
+            if (!settings.warmup().isZero()) {
+                for (Mix mix : Mix.values()) {
+                    for (Variant variant : settings.variants()) {
+                        PhaseResult result = phase(variant, mix, 0, settings.warmup());
+                        progress.printf("warm-up  %-12s %-20s %9.0f req/s, %d errors%n", mix.title(),
+                                variant.name(mix), result.rate(), result.errors());
+                        other(result);
+                    }
+                }
+            }
+            for (int round = 1; round <= settings.rounds(); round++) {
+                loads.add("round " + round + ": " + Machine.sample(InstantSource.system()).loadAverage());
+                for (Mix mix : Mix.values()) {
+                    for (Variant variant : settings.variants()) {
+                        PhaseResult result = phase(variant, mix, round, settings.measure());
+                        progress.printf("round %d  %-12s %-20s %9.0f req/s, %d errors%n", round, mix.title(),
+                                variant.name(mix), result.rate(), result.errors());
+                        measured.add(result);
+                    }
+                }
+            }
+            return new HttpReport(settings, before, Machine.sample(InstantSource.system()), measured, loads,
+                    otherErrorCount, otherErrors);
+        }
+
+        private void other(PhaseResult result) {
+            otherErrorCount += result.errors();
+            result.errorSamples().stream().limit(Math.max(0, 10 - otherErrors.size()))
+                    .forEach(sample -> otherErrors.add(result.variant().name(result.mix()) + " warm-up: " + sample));
+        }
+
+        /** Completes the replay keys of {@code variant} and writes them, with their answers, for the load script. */
+        private void prepare(Variant variant) throws Exception {
+            long start = System.nanoTime();
+            URI uri = server.uri(variant, Mix.FRESH);
             List<String> keys = new ArrayList<>(settings.replayKeys());
             for (int i = 0; i < settings.replayKeys(); i++) {
                 keys.add(run + "-replay-" + variant.id() + "-" + i);
             }
-            replayKeys.put(variant, List.copyOf(keys));
-            PhaseResult prepared = load.prepare(server.charges(variant), keys, settings.clients());
-            progress.printf("prepared %d replay keys of %-10s in %d ms%n",
-                    keys.size(), variant.id(), prepared.elapsedNanos() / 1_000_000);
-            report.prepared(variant, prepared);
-        }
-        int phase = 0;
-        if (!settings.warmup().isZero()) {
-            for (Mix mix : settings.mixes()) {
-                for (Variant variant : settings.variants()) {
-                    progress.printf("warm-up  %-12s %-10s%n", mix.name(), variant.id());
-                    report.warmup(variant, load.run(server.charges(variant), variant.guarded(), settings.clients(),
-                            settings.warmup(), mix.replayShare(), replayKeys.get(variant), run + "-" + phase++ + "-"));
+            List<String> bodies = new ArrayList<>(keys.size());
+            try (HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
+                    ExecutorService clients = Executors.newFixedThreadPool(PREPARE_CLIENTS)) {
+                List<Future<String>> answers = new ArrayList<>(keys.size());
+                for (String key : keys) {
+                    answers.add(clients.submit(() -> send(client, uri, key)));
+                }
+                for (int i = 0; i < keys.size(); i++) {
+                    bodies.add(answers.get(i).get());
                 }
             }
-        }
-        for (int round = 1; round <= settings.rounds(); round++) {
-            for (Mix mix : settings.mixes()) {
-                for (Variant variant : settings.variants()) {
-                    PhaseResult result = load.run(server.charges(variant), variant.guarded(), settings.clients(),
-                            settings.measure(), mix.replayShare(), replayKeys.get(variant), run + "-" + phase++ + "-");
-                    progress.printf("round %d  %-12s %-10s %8.0f req/s, %d errors%n",
-                            round, mix.name(), variant.id(), result.rate(), result.errors());
-                    report.measured(mix, variant, result);
+            try (BufferedWriter out = Files.newBufferedWriter(keyFile(variant), StandardCharsets.UTF_8)) {
+                for (int i = 0; i < keys.size(); i++) {
+                    out.write(keys.get(i) + "\t" + bodies.get(i) + "\n");
                 }
             }
+            progress.printf("prepared %d replay keys of %-18s in %d ms%n", keys.size(), variant.id(),
+                    (System.nanoTime() - start) / 1_000_000);
         }
-        for (Variant variant : settings.variants()) {
-            report.executions(variant, server.executions(variant));
+
+        private static String send(HttpClient client, URI uri, String key) throws IOException, InterruptedException {
+            HttpRequest request = HttpRequest.newBuilder(uri)
+                    .header("Content-Type", "application/json")
+                    .header(IdempotencyFilter.KEY_HEADER, key)
+                    .POST(HttpRequest.BodyPublishers.ofString(
+                            "{\"amount\":1999,\"currency\":\"EUR\",\"reference\":\"" + key + "\"}"))
+                    .build();
+            HttpResponse<String> response = client.send(request, HttpResponse.BodyHandlers.ofString());
+            String body = response.body();
+            if (response.statusCode() != 201 || !body.contains("\"reference\":\"" + key + "\"")
+                    || response.headers().firstValue(IdempotencyFilter.REPLAYED_HEADER).isPresent()
+                    || body.indexOf('\n') >= 0 || body.indexOf('\t') >= 0) {
+                throw new IllegalStateException("preparing " + key + ": " + response.statusCode() + " " + body);
+            }
+            return body;
         }
-        return report.build(Machine.sample(InstantSource.system()));
+
+        private Path keyFile(Variant variant) {
+            return work.resolve(variant.id() + ".keys");
+        }
+
+        /** One wrk run against one endpoint, with the execution and Redis accounts around it. */
+        private PhaseResult phase(Variant variant, Mix mix, int round, Duration duration) throws Exception {
+            Executions executions = server.executions(variant);
+            long executionsBefore = executions.count();
+            long duplicatesBefore = executions.duplicates();
+            RedisCommandStats stats = variant.store().map(redisStats::get).orElse(null);
+            Map<String, RedisCommandStats.Stat> redisBefore = stats == null ? null : stats.snapshot();
+            String tag = run + "-p" + phase++;
+            Wrk.Report report = wrk.run(server.uri(variant, mix), mix, tag, variant.marksReplays(), keyFile(variant),
+                    settings.threads(), settings.connections(), duration);
+            await("requests of " + tag + " finished").atMost(IDLE_TIMEOUT).pollInterval(Duration.ofMillis(5))
+                    .until(() -> server.inProgress() == 0);
+            long ran = executions.count() - executionsBefore;
+            RedisCommandStats.Delta redis = stats == null ? null : RedisCommandStats.between(redisBefore, stats.snapshot());
+
+            List<String> samples = new ArrayList<>(report.errorSamples());
+            long errors = report.failed() + report.socketErrors();
+            long answered = report.responses() - report.failed();
+            if (mix == Mix.REPLAYS && variant.runsOncePerKey()) {
+                if (ran != 0) {
+                    errors += ran;
+                    samples.add("the handler ran " + ran + " times for keys that were completed before");
+                }
+            } else if (ran < answered || ran > report.responses() + settings.connections()) {
+                // every good answer is an execution; at most one request per connection was cut off unanswered
+                errors++;
+                samples.add("the handler ran " + ran + " times for " + report.responses() + " answers ("
+                        + answered + " good)");
+            }
+            long duplicates = executions.duplicates() - duplicatesBefore;
+            if (duplicates > 0) {
+                errors += duplicates;
+                samples.add(duplicates + " keys ran the handler twice, e.g. " + executions.duplicateSamples());
+            }
+            return new PhaseResult(variant, mix, round, report.responses(), errors, report.seconds(),
+                    report.p50Millis(), report.p99Millis(), ran, redis, samples);
+        }
+    }
+
+    private static void deleteTree(Path dir) throws IOException {
+        try (Stream<Path> files = Files.walk(dir)) {
+            for (Path path : files.sorted(Comparator.reverseOrder()).toList()) {
+                Files.deleteIfExists(path);
+            }
+        }
     }
 }

@@ -4,68 +4,118 @@ import dev.exactly.benchmarks.Machine;
 import dev.exactly.benchmarks.TextTable;
 import java.io.PrintStream;
 import java.util.ArrayList;
-import java.util.EnumMap;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
-import java.util.Objects;
+import java.util.Optional;
 
 /**
- * The HTTP benchmark's results: per mix and endpoint the measured rate, latency and errors, the ratio to
- * the unguarded endpoint in the same mix, and the correctness checks (no request failed in any phase;
- * each handler ran exactly once per fresh key, and on the unguarded endpoint once per request).
+ * The HTTP benchmark's results: per mix and endpoint the rate over all rounds, the median latencies, the
+ * errors, and the ratio to the endpoint's floor, measured per round (the floor ran just before, under
+ * the same load) and given as the median with its spread over the rounds.
  *
- * @param settings     how it ran
- * @param before       the machine before the run
- * @param after        the machine after the run
- * @param measured     per mix, per endpoint: the measured rounds merged
- * @param errors       failed requests in any phase (preparation, warm-up, measured), per endpoint
- * @param expected     handler executions expected per endpoint
- * @param executions   handler executions counted per endpoint
- * @param errorSamples the first few failures
+ * @param settings          how it ran
+ * @param before            the machine before the run
+ * @param after             the machine after the run
+ * @param phases            the measured phases
+ * @param loads             the load average at the start of each round
+ * @param otherErrors       errors of the warm-up phases
+ * @param otherErrorSamples the first few of them
  */
-public record HttpReport(HttpBenchmark.Settings settings, Machine before, Machine after,
-        Map<Mix, Map<Variant, PhaseResult>> measured, Map<Variant, Long> errors, Map<Variant, Long> expected,
-        Map<Variant, Long> executions, List<String> errorSamples) {
+public record HttpReport(HttpBenchmark.Settings settings, Machine before, Machine after, List<PhaseResult> phases,
+        List<String> loads, long otherErrors, List<String> otherErrorSamples) {
 
     public HttpReport {
-        measured = Map.copyOf(measured);
-        errors = Map.copyOf(errors);
-        expected = Map.copyOf(expected);
-        executions = Map.copyOf(executions);
-        errorSamples = List.copyOf(errorSamples);
+        phases = List.copyOf(phases);
+        loads = List.copyOf(loads);
+        otherErrorSamples = List.copyOf(otherErrorSamples);
     }
 
-    /** The measured result of one endpoint in one mix. */
-    public PhaseResult result(Mix mix, Variant variant) {
-        return Objects.requireNonNull(measured.getOrDefault(mix, Map.of()).get(variant), mix + " " + variant);
+    /**
+     * A ratio over the rounds.
+     *
+     * @param median the median of the per-round ratios
+     * @param min    the lowest
+     * @param max    the highest
+     */
+    public record Ratio(double median, double min, double max) {}
+
+    /** The measured phases of one endpoint in one mix, by round. */
+    public List<PhaseResult> results(Mix mix, Variant variant) {
+        return phases.stream().filter(p -> p.mix() == mix && p.variant() == variant).toList();
     }
 
-    /** req/s of {@code variant} over req/s of the unguarded endpoint, in {@code mix}. */
-    public double ratio(Mix mix, Variant variant) {
-        return result(mix, variant).rate() / result(mix, Variant.UNGUARDED).rate();
+    /** Answers per second over all rounds. */
+    public double rate(Mix mix, Variant variant) {
+        List<PhaseResult> results = results(mix, variant);
+        double seconds = results.stream().mapToDouble(PhaseResult::seconds).sum();
+        return seconds == 0 ? 0 : results.stream().mapToLong(PhaseResult::responses).sum() / seconds;
     }
 
-    /** Whether the handler of {@code variant} ran exactly as often as expected. */
-    public boolean executionsMatch(Variant variant) {
-        return Objects.equals(expected.get(variant), executions.get(variant));
+    /** Rate over the floor's rate, round by round; empty if the endpoint has no floor in this run. */
+    public Optional<Ratio> ratio(Mix mix, Variant variant) {
+        Optional<Variant> floor = variant.floor().filter(settings.variants()::contains);
+        if (floor.isEmpty()) {
+            return Optional.empty();
+        }
+        List<Double> ratios = new ArrayList<>();
+        for (PhaseResult result : results(mix, variant)) {
+            results(mix, floor.get()).stream()
+                    .filter(f -> f.round() == result.round() && f.rate() > 0)
+                    .forEach(f -> ratios.add(result.rate() / f.rate()));
+        }
+        if (ratios.isEmpty()) {
+            return Optional.empty();
+        }
+        ratios.sort(null);
+        int n = ratios.size();
+        double median = n % 2 == 1 ? ratios.get(n / 2) : (ratios.get(n / 2 - 1) + ratios.get(n / 2)) / 2;
+        return Optional.of(new Ratio(median, ratios.getFirst(), ratios.getLast()));
     }
 
-    /** No failed request, and every handler ran as often as expected. */
+    /** The ratio this project aims at for {@code variant} in {@code mix}, if any. */
+    static Optional<Double> target(Mix mix, Variant variant) {
+        return switch (variant) {
+            case MEMORY -> mix == Mix.FRESH ? Optional.of(0.8) : Optional.empty();
+            case REDIS, REDIS_CLUSTER -> Optional.of(0.9);
+            case POSTGRES -> Optional.of(mix == Mix.FRESH ? 0.8 : 0.9);
+            default -> Optional.empty();
+        };
+    }
+
+    /** Errors in all phases, measured or not. */
+    public long errors() {
+        return otherErrors + phases.stream().mapToLong(PhaseResult::errors).sum();
+    }
+
+    /** No error anywhere: every answer passed its checks and no key ran where it must not. */
     public boolean clean() {
-        return settings.variants().stream().allMatch(v -> errors.getOrDefault(v, 0L) == 0 && executionsMatch(v));
+        return errors() == 0;
     }
 
     public TextTable table() {
-        TextTable table = new TextTable("mix", "endpoint", "requests", "req/s", "p50 ms", "p99 ms", "errors",
-                "vs unguarded");
-        for (Mix mix : settings.mixes()) {
+        TextTable table = new TextTable("mix", "endpoint", "req/s", "p50 ms", "p99 ms", "errors", "floor",
+                "vs floor", "spread", "target", "redis cmds/req", "redis µs/req");
+        for (Mix mix : Mix.values()) {
             for (Variant variant : settings.variants()) {
-                PhaseResult result = result(mix, variant);
-                table.row(mix.name(), variant.id(), String.format("%,d", result.requests()),
-                        TextTable.rate(result.rate()), TextTable.millis(result.millisAt(50)),
-                        TextTable.millis(result.millisAt(99)), Long.toString(result.errors()),
-                        TextTable.ratio(ratio(mix, variant)));
+                List<PhaseResult> results = results(mix, variant);
+                if (results.isEmpty()) {
+                    continue;
+                }
+                Optional<Ratio> ratio = ratio(mix, variant);
+                long responses = results.stream().mapToLong(PhaseResult::responses).sum();
+                List<RedisCommandStats.Delta> redis = results.stream().map(PhaseResult::redis)
+                        .filter(java.util.Objects::nonNull).toList();
+                table.row(mix.title(), variant.name(mix), TextTable.rate(rate(mix, variant)),
+                        TextTable.millis(median(results.stream().map(PhaseResult::p50Millis).toList())),
+                        TextTable.millis(median(results.stream().map(PhaseResult::p99Millis).toList())),
+                        Long.toString(results.stream().mapToLong(PhaseResult::errors).sum()),
+                        variant.floor().filter(settings.variants()::contains).map(f -> f.name(mix)).orElse("-"),
+                        ratio.map(r -> TextTable.ratio(r.median())).orElse("-"),
+                        ratio.map(r -> TextTable.ratio(r.min()) + "-" + TextTable.ratio(r.max())).orElse("-"),
+                        target(mix, variant).filter(t -> ratio.isPresent()).map(t -> "≥ " + TextTable.ratio(t)).orElse("-"),
+                        redis.isEmpty() ? "-" : String.format("%.2f", redis.stream()
+                                .mapToDouble(d -> d.callsPer(1)).sum() / responses),
+                        redis.isEmpty() ? "-" : String.format("%.1f", redis.stream()
+                                .mapToDouble(d -> d.microsPer(1)).sum() / responses));
             }
         }
         return table;
@@ -75,67 +125,62 @@ public record HttpReport(HttpBenchmark.Settings settings, Machine before, Machin
         out.println();
         out.println("before: " + before.describe());
         out.println("after:  " + after.describe());
+        out.println("load average at each round: " + String.join("; ", loads));
         out.println();
         table().print(out);
         out.println();
-        for (Variant variant : settings.variants()) {
-            out.printf("%-10s handler ran %,d times, expected %,d (%s); %d failed requests in all phases%n",
-                    variant.id(), executions.get(variant), expected.get(variant),
-                    executionsMatch(variant) ? "ok" : "MISMATCH", errors.getOrDefault(variant, 0L));
+        for (Mix mix : Mix.values()) {
+            for (Variant variant : settings.variants()) {
+                List<PhaseResult> results = results(mix, variant);
+                long responses = results.stream().mapToLong(PhaseResult::responses).sum();
+                results.stream().map(PhaseResult::redis).filter(java.util.Objects::nonNull)
+                        .reduce((a, b) -> merge(a, b))
+                        .ifPresent(d -> out.printf("redis, %s %s: %s%n", mix.title(), variant.name(mix),
+                                d.describe(responses)));
+            }
         }
-        errorSamples.forEach(sample -> out.println("error: " + sample));
+        out.println();
+        for (Mix mix : Mix.values()) {
+            for (Variant variant : settings.variants()) {
+                Optional<Ratio> ratio = ratio(mix, variant);
+                Optional<Double> target = target(mix, variant);
+                if (ratio.isPresent() && target.isPresent()) {
+                    out.printf("%-12s %-14s %s vs %-22s %s (target %s): %s%n", mix.title(), variant.name(mix),
+                            TextTable.ratio(ratio.get().median()),
+                            variant.floor().orElseThrow().name(mix),
+                            "spread " + TextTable.ratio(ratio.get().min()) + "-" + TextTable.ratio(ratio.get().max()),
+                            TextTable.ratio(target.get()), ratio.get().median() >= target.get() ? "met" : "NOT met");
+                }
+            }
+        }
+        out.println();
+        long errors = errors();
+        out.println(errors == 0
+                ? "correctness: every answer passed its checks; no key ran twice; no replay ran the handler"
+                : "correctness: " + errors + " ERRORS");
+        otherErrorSamples.forEach(sample -> out.println("error: " + sample));
+        for (PhaseResult result : phases) {
+            result.errorSamples().stream().limit(5).forEach(sample -> out.println("error: round " + result.round()
+                    + " " + result.mix().title() + " " + result.variant().name(result.mix()) + ": " + sample));
+        }
         out.println();
         out.print(table().markdown());
     }
 
-    static Builder builder(HttpBenchmark.Settings settings, Machine before) {
-        return new Builder(settings, before);
+    private static RedisCommandStats.Delta merge(RedisCommandStats.Delta a, RedisCommandStats.Delta b) {
+        java.util.Map<String, RedisCommandStats.Stat> merged = new java.util.HashMap<>(a.commands());
+        b.commands().forEach((command, stat) -> merged.merge(command, stat,
+                (x, y) -> new RedisCommandStats.Stat(x.calls() + y.calls(), x.micros() + y.micros())));
+        return new RedisCommandStats.Delta(java.util.Map.copyOf(merged));
     }
 
-    /** Collects phases as they finish. */
-    static final class Builder {
-        private final HttpBenchmark.Settings settings;
-        private final Machine before;
-        private final Map<Mix, Map<Variant, PhaseResult>> measured = new LinkedHashMap<>();
-        private final Map<Variant, Long> errors = new EnumMap<>(Variant.class);
-        private final Map<Variant, Long> expected = new EnumMap<>(Variant.class);
-        private final Map<Variant, Long> executions = new EnumMap<>(Variant.class);
-        private final List<String> errorSamples = new ArrayList<>();
-
-        private Builder(HttpBenchmark.Settings settings, Machine before) {
-            this.settings = settings;
-            this.before = before;
+    private static double median(List<Double> values) {
+        if (values.isEmpty()) {
+            return Double.NaN;
         }
-
-        void prepared(Variant variant, PhaseResult result) {
-            count(variant, result);
-        }
-
-        void warmup(Variant variant, PhaseResult result) {
-            count(variant, result);
-        }
-
-        void measured(Mix mix, Variant variant, PhaseResult result) {
-            count(variant, result);
-            measured.computeIfAbsent(mix, m -> new EnumMap<>(Variant.class))
-                    .merge(variant, result, PhaseResult::plus);
-        }
-
-        void executions(Variant variant, long count) {
-            executions.put(variant, count);
-        }
-
-        /** Every answered fresh key ran the handler once; replays ran it only when unguarded. */
-        private void count(Variant variant, PhaseResult result) {
-            long runs = result.fresh() + (variant.guarded() ? 0 : result.replayed());
-            expected.merge(variant, runs, Long::sum);
-            errors.merge(variant, result.errors(), Long::sum);
-            result.errorSamples().stream().limit(Math.max(0, 10 - errorSamples.size()))
-                    .forEach(sample -> errorSamples.add(variant.id() + " " + sample));
-        }
-
-        HttpReport build(Machine after) {
-            return new HttpReport(settings, before, after, measured, errors, expected, executions, errorSamples);
-        }
+        List<Double> sorted = new ArrayList<>(values);
+        sorted.sort(null);
+        int n = sorted.size();
+        return n % 2 == 1 ? sorted.get(n / 2) : (sorted.get(n / 2 - 1) + sorted.get(n / 2)) / 2;
     }
 }

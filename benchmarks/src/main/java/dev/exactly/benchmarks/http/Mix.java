@@ -1,27 +1,27 @@
 package dev.exactly.benchmarks.http;
 
-/**
- * What the clients send: each request a fresh key, or a share of replays of keys completed beforehand
- * (the rest fresh).
- *
- * @param name        how the table names it
- * @param replayShare the share of requests that repeat a completed key, 0 to 1
- */
-public record Mix(String name, double replayShare) {
+/** What the clients send in one phase. */
+public enum Mix {
+    /** Every request a key never sent before: a claim, the handler and a completion. */
+    FRESH("fresh keys", "fresh"),
+    /** Every request one of the keys completed before the phases: a replay of its first answer. */
+    REPLAYS("replays", "replay");
 
-    public Mix {
-        if (!(replayShare >= 0 && replayShare <= 1)) {
-            throw new IllegalArgumentException("replayShare must be between 0 and 1");
-        }
+    private final String title;
+    private final String mode;
+
+    Mix(String title, String mode) {
+        this.title = title;
+        this.mode = mode;
     }
 
-    /** Every request a fresh key. */
-    public static Mix fresh() {
-        return new Mix("fresh keys", 0);
+    /** How the report names it. */
+    public String title() {
+        return title;
     }
 
-    /** {@code share} of the requests replay a completed key. */
-    public static Mix replays(double share) {
-        return new Mix(Math.round(share * 100) + "% replays", share);
+    /** The load script's mode argument. */
+    String mode() {
+        return mode;
     }
 }

@@ -1,60 +1,34 @@
 package dev.exactly.benchmarks.http;
 
-import java.util.ArrayList;
 import java.util.List;
-import org.HdrHistogram.Histogram;
+import org.jspecify.annotations.Nullable;
 
 /**
- * What one timed phase (or several merged) measured: requests answered as expected, by kind, errors,
- * the latency histogram (microseconds) and the wall time.
+ * What one timed phase measured: one endpoint, one mix, one round.
  *
- * @param fresh        fresh-key requests answered 201 and not marked as replays
- * @param replayed     replay requests answered as expected (201; on a guarded endpoint marked replayed)
- * @param errors       requests that failed or were answered otherwise
- * @param latency      latency of every request, microseconds
- * @param elapsedNanos from the first request to the last answer
- * @param errorSamples the first few errors, for the report
+ * @param variant      the endpoint
+ * @param mix          what was sent
+ * @param round        the round (0 for warm-up and preparation)
+ * @param responses    answers received
+ * @param errors       answers rejected by the checks, socket errors and timeouts, and accounting errors
+ *                     (executions that do not match the answers)
+ * @param seconds      the phase's duration
+ * @param p50Millis    median latency
+ * @param p99Millis    99th percentile latency
+ * @param executions   handler executions during the phase
+ * @param redis        what the Redis server did during the phase, for endpoints on Redis
+ * @param errorSamples the first few errors
  */
-public record PhaseResult(long fresh, long replayed, long errors, Histogram latency, long elapsedNanos,
+public record PhaseResult(Variant variant, Mix mix, int round, long responses, long errors, double seconds,
+        double p50Millis, double p99Millis, long executions, RedisCommandStats.@Nullable Delta redis,
         List<String> errorSamples) {
-    /** Latencies above this are recorded as this (60 s). */
-    static final long HIGHEST_MICROS = 60_000_000L;
-    private static final int MAX_SAMPLES = 5;
 
     public PhaseResult {
         errorSamples = List.copyOf(errorSamples);
     }
 
-    /** An empty result to merge into. */
-    static PhaseResult empty() {
-        return new PhaseResult(0, 0, 0, new Histogram(HIGHEST_MICROS, 3), 0, List.of());
-    }
-
-    public long requests() {
-        return fresh + replayed + errors;
-    }
-
-    /** Requests per second. */
+    /** Answers per second. */
     public double rate() {
-        return elapsedNanos == 0 ? 0 : requests() * 1e9 / elapsedNanos;
-    }
-
-    /** The latency at {@code percentile} (0-100), milliseconds. */
-    public double millisAt(double percentile) {
-        return latency.getValueAtPercentile(percentile) / 1000.0;
-    }
-
-    /** This and {@code other} as if one phase: counts and times added, histograms merged. */
-    PhaseResult plus(PhaseResult other) {
-        Histogram merged = latency.copy();
-        merged.add(other.latency);
-        List<String> samples = new ArrayList<>(errorSamples);
-        other.errorSamples.stream().limit(Math.max(0, MAX_SAMPLES - samples.size())).forEach(samples::add);
-        return new PhaseResult(fresh + other.fresh, replayed + other.replayed, errors + other.errors, merged,
-                elapsedNanos + other.elapsedNanos, samples);
-    }
-
-    static int maxSamples() {
-        return MAX_SAMPLES;
+        return seconds == 0 ? 0 : responses / seconds;
     }
 }

@@ -3,13 +3,16 @@ package dev.exactly.benchmarks.store;
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
+import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import javax.sql.DataSource;
+import org.jspecify.annotations.Nullable;
 
 /**
- * A single-row {@code INSERT ... ON CONFLICT DO NOTHING} in autocommit on the store's own pool: one
- * round trip and one commit, the least a durable claim can cost.
+ * Raw PostgreSQL on the store's own pool, each statement in autocommit on a connection taken from the
+ * pool for it (as the store does): a fresh key is a single-row {@code INSERT ... ON CONFLICT DO NOTHING}
+ * commit and then an {@code UPDATE} commit of that row; a replay is one {@code SELECT} by primary key.
  */
 final class PostgresRawBaseline implements RawBaseline {
     private static final String CREATE = """
@@ -22,38 +25,71 @@ final class PostgresRawBaseline implements RawBaseline {
             INSERT INTO bench_raw (k, v) VALUES (?, ?)
             ON CONFLICT DO NOTHING
             """;
+    private static final String UPDATE = """
+            UPDATE bench_raw SET v = ? WHERE k = ?
+            """;
+    private static final String SELECT = """
+            SELECT v FROM bench_raw WHERE k = ?
+            """;
+    private static final byte[] PLACEHOLDER = "processing".getBytes(StandardCharsets.US_ASCII);
 
     private final DataSource pool;
-    private final byte[] value;
 
-    private PostgresRawBaseline(DataSource pool, String value) {
+    private PostgresRawBaseline(DataSource pool) {
         this.pool = pool;
-        this.value = value.getBytes(StandardCharsets.UTF_8);
     }
 
     /** Creates the baseline's table in the pool's schema. */
-    static PostgresRawBaseline create(DataSource pool, String value) {
+    static PostgresRawBaseline create(DataSource pool) {
         try (Connection c = pool.getConnection(); Statement s = c.createStatement()) {
             s.execute(CREATE);
         } catch (SQLException e) {
             throw new IllegalStateException("could not create the baseline table", e);
         }
-        return new PostgresRawBaseline(pool, value);
+        return new PostgresRawBaseline(pool);
     }
 
     @Override
-    public String operation() {
-        return "INSERT ... ON CONFLICT DO NOTHING (autocommit)";
+    public String freshOperations() {
+        return "INSERT ... ON CONFLICT DO NOTHING, then UPDATE (two autocommit statements)";
     }
 
     @Override
-    public boolean insertIfAbsent(String key) {
+    public String replayOperation() {
+        return "SELECT by primary key";
+    }
+
+    @Override
+    public boolean claim(String key) {
         try (Connection c = pool.getConnection(); PreparedStatement s = c.prepareStatement(INSERT)) {
             s.setString(1, key);
-            s.setBytes(2, value);
+            s.setBytes(2, PLACEHOLDER);
             return s.executeUpdate() == 1;
         } catch (SQLException e) {
             throw new IllegalStateException("baseline insert failed", e);
+        }
+    }
+
+    @Override
+    public boolean finish(String key, byte[] value) {
+        try (Connection c = pool.getConnection(); PreparedStatement s = c.prepareStatement(UPDATE)) {
+            s.setBytes(1, value);
+            s.setString(2, key);
+            return s.executeUpdate() == 1;
+        } catch (SQLException e) {
+            throw new IllegalStateException("baseline update failed", e);
+        }
+    }
+
+    @Override
+    public byte @Nullable [] read(String key) {
+        try (Connection c = pool.getConnection(); PreparedStatement s = c.prepareStatement(SELECT)) {
+            s.setString(1, key);
+            try (ResultSet row = s.executeQuery()) {
+                return row.next() ? row.getBytes(1) : null;
+            }
+        } catch (SQLException e) {
+            throw new IllegalStateException("baseline select failed", e);
         }
     }
 

@@ -1,20 +1,38 @@
 package dev.exactly.benchmarks.store;
 
+import org.jspecify.annotations.Nullable;
+
 /**
- * One set-if-absent round trip on the store's server with the same client stack the store uses: the
- * physical limit a guarded operation is compared against.
+ * The physical floor of a guarded operation on the store's server, through the same client stack and
+ * pool the store uses: a fresh key costs two raw round trips, {@link #claim} (write a placeholder if the
+ * key is absent) and then {@link #finish} (replace it with the response); a replay costs one,
+ * {@link #read}. No correct guard can do with less: it must claim before the action runs and record
+ * the outcome after it, and a replay must read the recorded outcome.
  */
 public interface RawBaseline extends AutoCloseable {
 
-    /** What one operation sends, e.g. {@code SET key value NX PX 30000}. */
-    String operation();
+    /** What a fresh key sends, e.g. {@code SET k v NX PX 600000, then SET k v XX PX 600000}. */
+    String freshOperations();
+
+    /** What a replay sends, e.g. {@code GET k}. */
+    String replayOperation();
 
     /**
-     * Writes {@code key} if it is absent.
+     * The first round trip of a fresh key: writes a placeholder if {@code key} is absent.
      *
      * @return whether it was written (false: the key existed)
      */
-    boolean insertIfAbsent(String key);
+    boolean claim(String key);
+
+    /**
+     * The second round trip: stores {@code value} under a key {@link #claim} wrote.
+     *
+     * @return whether the key was there to update
+     */
+    boolean finish(String key, byte[] value);
+
+    /** The replay's one round trip: the value {@link #finish} stored, or null. */
+    byte @Nullable [] read(String key);
 
     @Override
     void close();

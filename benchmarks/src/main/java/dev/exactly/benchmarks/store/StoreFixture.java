@@ -10,16 +10,22 @@ import dev.exactly.idempotency.postgres.PostgresIdempotencyStore;
 import dev.exactly.idempotency.redis.RedisIdempotencyStore;
 import dev.exactly.idempotency.redis.RedisStoreConfig;
 import dev.exactly.idempotency.spi.IdempotencyStore;
+import dev.exactly.testing.RedisProcess;
 import dev.exactly.testing.TestPostgres;
 import dev.exactly.testing.TestRedis;
 import io.lettuce.core.KeyScanCursor;
 import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisURI;
+import io.lettuce.core.codec.ByteArrayCodec;
 import io.lettuce.core.ScanArgs;
 import io.lettuce.core.ScanCursor;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.sync.RedisCommands;
 import io.lettuce.core.cluster.RedisClusterClient;
 import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -27,9 +33,12 @@ import java.sql.Statement;
 import java.time.Duration;
 import java.time.InstantSource;
 import java.util.ArrayDeque;
+import java.util.Comparator;
 import java.util.Deque;
 import java.util.HexFormat;
+import java.util.List;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.stream.Stream;
 import javax.sql.DataSource;
 import org.jspecify.annotations.Nullable;
 
@@ -47,8 +56,6 @@ import org.jspecify.annotations.Nullable;
 public final class StoreFixture implements AutoCloseable {
     /** The in-memory store's bound in the benchmark. */
     public static final int MEMORY_MAX_ENTRIES = 4_000_000;
-    /** The value stored by the raw baselines: the size of the guarded operations' response body. */
-    static final String RAW_VALUE = GuardedWorkload.RESPONSE_JSON;
 
     private static final IdempotencyPolicy SERVER_POLICY = IdempotencyPolicy.custom()
             .lease(Duration.ofSeconds(30)).retention(Duration.ofSeconds(60)).build();
@@ -61,13 +68,16 @@ public final class StoreFixture implements AutoCloseable {
     private final IdempotencyStore store;
     private final IdempotencyEngine engine;
     private final @Nullable RawBaseline raw;
+    private final List<RedisURI> redisNodes;
     private final Deque<AutoCloseable> resources;
 
-    private StoreFixture(StoreKind kind, IdempotencyStore store, @Nullable RawBaseline raw, Deque<AutoCloseable> resources) {
+    private StoreFixture(StoreKind kind, IdempotencyStore store, @Nullable RawBaseline raw, List<RedisURI> redisNodes,
+            Deque<AutoCloseable> resources) {
         this.kind = kind;
         this.store = store;
         this.engine = IdempotencyEngine.builder(store).build();
         this.raw = raw;
+        this.redisNodes = List.copyOf(redisNodes);
         this.resources = resources;
         // connect now (Redis also subscribes), so that no measured operation pays for it
         store.find(CONNECT_CHECK_KEY);
@@ -83,8 +93,9 @@ public final class StoreFixture implements AutoCloseable {
         try {
             return switch (kind) {
                 case MEMORY -> new StoreFixture(kind,
-                        InMemoryIdempotencyStore.create(InstantSource.system(), MEMORY_MAX_ENTRIES), null, resources);
-                case REDIS -> openRedis(kind, TestRedis.uri(), null, resources);
+                        InMemoryIdempotencyStore.create(InstantSource.system(), MEMORY_MAX_ENTRIES), null, List.of(),
+                        resources);
+                case REDIS -> openRedis(kind, standaloneRedis(resources), null, resources);
                 case REDIS_CLUSTER -> {
                     RedisCluster cluster = RedisCluster.start(3);
                     resources.push(cluster);
@@ -106,26 +117,57 @@ public final class StoreFixture implements AutoCloseable {
         resources.push(store);
         String rawPrefix = prefix + "raw:";
         RawBaseline raw;
+        List<RedisURI> nodes;
         if (cluster != null) {
-            RedisClusterClient client = RedisClusterClient.create(cluster.seeds());
-            StatefulRedisClusterConnection<String, String> connection = client.connect();
-            raw = new RedisRawBaseline(connection.sync(), rawPrefix, RAW_VALUE, () -> {
+            nodes = cluster.seeds();
+            RedisClusterClient client = RedisClusterClient.create(nodes);
+            StatefulRedisClusterConnection<byte[], byte[]> connection = client.connect(ByteArrayCodec.INSTANCE);
+            raw = new RedisRawBaseline(connection.sync(), rawPrefix, () -> {
                 connection.close();
                 client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
             });
         } else {
-            RedisClient client = RedisClient.create(uri);
-            StatefulRedisConnection<String, String> connection = client.connect();
-            RedisCommands<String, String> commands = connection.sync();
-            raw = new RedisRawBaseline(commands, rawPrefix, RAW_VALUE, () -> {
+            RedisURI node = RedisURI.create(uri);
+            nodes = List.of(node);
+            RedisClient client = RedisClient.create(node);
+            StatefulRedisConnection<byte[], byte[]> connection = client.connect(ByteArrayCodec.INSTANCE);
+            raw = new RedisRawBaseline(connection.sync(), rawPrefix, () -> {
                 // a shared Redis keeps no benchmark keys: the store's and the baseline's share the prefix
-                unlinkAll(commands, prefix);
+                try (StatefulRedisConnection<String, String> text = client.connect()) {
+                    unlinkAll(text.sync(), prefix);
+                }
                 connection.close();
                 client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
             });
         }
         resources.push(raw);
-        return new StoreFixture(kind, store, raw, resources);
+        return new StoreFixture(kind, store, raw, nodes, resources);
+    }
+
+    /**
+     * A {@code redis-server} of the benchmark's own on a free loopback port when one is on the PATH (so
+     * that no other client shares its CPU and its command statistics are the benchmark's alone), else
+     * the test Redis.
+     */
+    private static String standaloneRedis(Deque<AutoCloseable> resources) {
+        Path binary = TestRedis.redisServerOnPath();
+        if (binary == null) {
+            return TestRedis.uri();
+        }
+        RedisProcess server = RedisProcess.start(binary, TestRedis.freePort(), List.of());
+        // stopped with the fixture, or by the JVM's exit should the benchmark be ended early
+        Thread stopAtExit = new Thread(server::stop, "redis-stop-" + server.port());
+        Runtime.getRuntime().addShutdownHook(stopAtExit);
+        resources.push(() -> {
+            server.stop();
+            deleteTree(server.dir());
+            try {
+                Runtime.getRuntime().removeShutdownHook(stopAtExit);
+            } catch (IllegalStateException exiting) {
+                // the hook runs or ran: the server is stopped either way
+            }
+        });
+        return "redis://" + TestRedis.host() + ":" + server.port();
     }
 
     private static StoreFixture openPostgres(int connections, Deque<AutoCloseable> resources) {
@@ -141,9 +183,9 @@ public final class StoreFixture implements AutoCloseable {
         PostgresIdempotencyStore.migrate(pool);
         PostgresIdempotencyStore store = PostgresIdempotencyStore.create(pool);
         resources.push(store);
-        RawBaseline raw = PostgresRawBaseline.create(pool, RAW_VALUE);
+        RawBaseline raw = PostgresRawBaseline.create(pool);
         resources.push(raw);
-        return new StoreFixture(StoreKind.POSTGRES, store, raw, resources);
+        return new StoreFixture(StoreKind.POSTGRES, store, raw, List.of(), resources);
     }
 
     public StoreKind kind() {
@@ -162,6 +204,11 @@ public final class StoreFixture implements AutoCloseable {
     /** The policy of fresh keys: short retention, see the class comment. */
     public IdempotencyPolicy freshKeyPolicy() {
         return kind == StoreKind.MEMORY ? MEMORY_POLICY : SERVER_POLICY;
+    }
+
+    /** The Redis nodes behind the store (one standalone server, or the Cluster's masters); empty for others. */
+    public List<RedisURI> redisNodes() {
+        return redisNodes;
     }
 
     /** The raw baseline on the same server. */
@@ -207,6 +254,14 @@ public final class StoreFixture implements AutoCloseable {
             }
             cursor = page;
         } while (!cursor.isFinished());
+    }
+
+    private static void deleteTree(Path dir) throws IOException {
+        try (Stream<Path> paths = Files.walk(dir)) {
+            for (Path path : paths.sorted(Comparator.reverseOrder()).toList()) {
+                Files.deleteIfExists(path);
+            }
+        }
     }
 
     private static String currentSchema(DataSource pool) {

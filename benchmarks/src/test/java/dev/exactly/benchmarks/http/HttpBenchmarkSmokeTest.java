@@ -2,47 +2,97 @@ package dev.exactly.benchmarks.http;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.exactly.benchmarks.store.RedisCluster;
+import dev.exactly.testing.Ci;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Runs the HTTP benchmark for a fraction of a second per endpoint and mix, and checks correctness only:
- * requests were answered, none failed, replays came back marked, and every handler ran exactly once per
- * fresh key (on the unguarded endpoint, once per request). Never speed.
+ * Runs the HTTP benchmark with wrk for a second per endpoint and mix, and checks correctness only: every
+ * endpoint answered, no answer failed its checks, no guarded or raw key ran twice, replays never ran the
+ * handler; and that the checks do catch an endpoint that is not what it claims. Never speed.
  */
 class HttpBenchmarkSmokeTest {
 
+    @BeforeAll
+    static void requireWrk() {
+        if (Wrk.onPath().isEmpty()) {
+            if (Ci.strict()) {
+                throw new IllegalStateException("wrk is not on the PATH, and CI=true requires the HTTP benchmark smoke run");
+            }
+            Assumptions.abort("wrk is not on the PATH (apt-get install -y wrk)");
+        }
+    }
+
     @Test
-    void everyEndpointAnswersAndGuardedHandlersRunOncePerKey() throws Exception {
+    void everyEndpointAnswersCorrectlyAndGuardedKeysRunOnce() throws Exception {
+        List<Variant> variants = new ArrayList<>(List.of(Variant.values()));
+        if (!RedisCluster.available()) {
+            if (Ci.strict()) {
+                throw new IllegalStateException("redis-server is not on the PATH, and CI=true requires the cluster run");
+            }
+            variants.removeAll(List.of(Variant.RAW_REDIS_CLUSTER, Variant.REDIS_CLUSTER));
+        }
         HttpBenchmark.Settings settings = new HttpBenchmark.Settings(
-                4, Duration.ZERO, Duration.ofMillis(200), 1, 0.5, 20, List.of(Variant.values()));
-        ByteArrayOutputStream progress = new ByteArrayOutputStream();
+                2, 4, Duration.ZERO, Duration.ofSeconds(1), 1, 20, variants);
 
-        HttpReport report = HttpBenchmark.run(settings, new PrintStream(progress, true, StandardCharsets.UTF_8));
+        HttpReport report = HttpBenchmark.run(settings, new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8));
 
-        for (Mix mix : settings.mixes()) {
-            for (Variant variant : Variant.values()) {
-                PhaseResult result = report.result(mix, variant);
-                assertThat(result.errors()).as("%s %s: %s", mix, variant, result.errorSamples()).isZero();
-                assertThat(result.fresh()).as("%s %s fresh", mix, variant).isPositive();
-                if (mix.replayShare() > 0) {
-                    assertThat(result.replayed()).as("%s %s replayed", mix, variant).isPositive();
+        for (Mix mix : Mix.values()) {
+            for (Variant variant : variants) {
+                List<PhaseResult> results = report.results(mix, variant);
+                assertThat(results).as("%s %s", mix, variant).hasSize(1);
+                PhaseResult result = results.getFirst();
+                assertThat(result.errors()).as("%s %s: %s", mix, variant.name(mix), result.errorSamples()).isZero();
+                assertThat(result.responses()).as("%s %s answers", mix, variant.name(mix)).isPositive();
+                if (mix == Mix.REPLAYS && variant != Variant.UNGUARDED) {
+                    assertThat(result.executions()).as("%s handler runs on replays", variant.id()).isZero();
+                } else {
+                    assertThat(result.executions()).as("%s handler runs", variant.name(mix))
+                            .isBetween(result.responses(), result.responses() + settings.connections());
                 }
-                assertThat(result.rate()).isPositive();
+                if (variant.store().isPresent() && variant.id().contains("redis")) {
+                    assertThat(result.redis()).as("Redis command statistics of %s", variant.id()).isNotNull();
+                }
             }
         }
-        for (Variant variant : Variant.values()) {
-            assertThat(report.executions().get(variant)).as(variant.id())
-                    .isEqualTo(report.expected().get(variant))
-                    .isPositive();
-        }
         assertThat(report.clean()).isTrue();
+        assertThat(report.ratio(Mix.FRESH, Variant.REDIS)).isPresent();
         ByteArrayOutputStream text = new ByteArrayOutputStream();
         report.print(new PrintStream(text, true, StandardCharsets.UTF_8));
-        assertThat(text.toString(StandardCharsets.UTF_8)).contains("vs unguarded", "postgres", "50% replays");
+        assertThat(text.toString(StandardCharsets.UTF_8))
+                .contains("raw-redis-2", "raw-redis-1", "raw-pg-2", "raw-pg-1", "vs floor", "every answer passed");
+    }
+
+    @Test
+    void theChecksCatchAnEndpointThatRunsReplaysOrAnswersThemUnmarked(@TempDir Path work) throws Exception {
+        Executions executions = new Executions(true);
+        BenchServer.Endpoint unguarded = new BenchServer.Endpoint(null, new ChargeServlet(executions), null, executions);
+        try (BenchServer server = BenchServer.start(java.util.Map.of(Variant.UNGUARDED, unguarded))) {
+            Path keys = work.resolve("keys");
+            Files.writeString(keys, "smoke-replay-0\t{\"reference\":\"smoke-replay-0\"}\n");
+            Wrk wrk = Wrk.create(work);
+
+            // replays that must come back marked and identical: the unguarded endpoint runs them again
+            Wrk.Report report = wrk.run(server.uri(Variant.UNGUARDED, Mix.REPLAYS), Mix.REPLAYS, "smoke", true, keys,
+                    1, 2, Duration.ofSeconds(1));
+
+            assertThat(report.responses()).isPositive();
+            assertThat(report.failed()).isEqualTo(report.responses());
+            assertThat(report.errorSamples()).anyMatch(sample -> sample.contains("not marked"));
+            // and the execution account sees one key run over and over
+            assertThat(executions.duplicates()).isGreaterThan(0);
+            assertThat(executions.duplicateSamples()).contains("smoke-replay-0");
+        }
     }
 }

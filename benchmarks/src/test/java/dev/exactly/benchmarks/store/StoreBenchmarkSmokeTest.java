@@ -20,7 +20,7 @@ import org.junit.jupiter.params.provider.EnumSource;
 /**
  * Runs each store benchmark body briefly on real threads and checks correctness only: operations
  * happened, none failed, every guarded key ran once and is replayed afterwards, and the raw baselines
- * really are set-if-absent. Never speed.
+ * really claim each key once, update only claimed keys and read back what they stored. Never speed.
  */
 class StoreBenchmarkSmokeTest {
     private static final int THREADS = 4;
@@ -65,23 +65,29 @@ class StoreBenchmarkSmokeTest {
 
     @ParameterizedTest
     @EnumSource(value = StoreKind.class, names = "MEMORY", mode = EnumSource.Mode.EXCLUDE)
-    void rawBaselineWritesEachFreshKeyOnce(StoreKind kind) throws Exception {
+    void rawBaselineWritesEachFreshKeyOnceAndReadsItBack(StoreKind kind) throws Exception {
         requireCluster(kind);
         RawBaselineBenchmark benchmark = new RawBaselineBenchmark();
         benchmark.store = kind.id();
-        benchmark.open(THREADS);
+        benchmark.open(THREADS, REPLAY_KEYS);
         try {
             List<KeySequence> sequences = onThreads(keys -> {
                 for (int i = 0; i < OPS; i++) {
-                    assertThat(benchmark.insertIfAbsent(keys)).isTrue();
+                    assertThat(benchmark.twoRoundTrips(keys)).isTrue();
+                    assertThat(benchmark.oneRoundTrip(keys)).isEqualTo(RawBaselineBenchmark.VALUE);
                 }
             });
+            RawBaseline raw = benchmark.raw();
             for (KeySequence keys : sequences) {
                 assertThat(keys.issuedCount()).isEqualTo(OPS);
                 for (int i = 0; i < OPS; i++) {
-                    assertThat(benchmark.raw().insertIfAbsent(keys.issued(i))).as("second write of a key").isFalse();
+                    String key = keys.issued(i);
+                    assertThat(raw.claim(key)).as("second claim of a key").isFalse();
+                    assertThat(raw.read(key)).as("the value of " + key).isEqualTo(RawBaselineBenchmark.VALUE);
                 }
             }
+            assertThat(raw.finish("never-claimed-" + StoreFixture.runId(), RawBaselineBenchmark.VALUE))
+                    .as("finish of a key nobody claimed").isFalse();
         } finally {
             benchmark.close();
         }

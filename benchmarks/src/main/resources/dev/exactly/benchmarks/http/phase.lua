@@ -1,0 +1,120 @@
+-- One phase of the HTTP benchmark, run by wrk (https://github.com/wg/wrk, LuaJIT): every request is a
+-- POST with an Idempotency-Key and a small JSON body naming the key, and every answer is checked.
+--
+-- Arguments (after --):
+--   1  mode: "fresh" (each request a key never sent before) or "replay" (keys completed beforehand)
+--   2  tag: unique to this phase; a fresh key is tag-<thread>-<n>
+--   3  marked: "1" if replays must carry Idempotent-Replayed: true (a guard, or a raw replay read);
+--      "0" if no answer may carry it (the unguarded endpoint runs every request)
+--   4  keys file (replay mode): one "key<TAB>first answer's body" per line
+--
+-- An answer passes if its status is 201, its body names the request's key space ("reference"), a fresh
+-- key's answer is not marked as a replay, and a replay's answer is marked (or not) as required and, when
+-- marked, is byte for byte the body the key's first execution answered. done() prints one line
+-- "EXACTLY k=v ..." and up to a few "EXACTLY-ERROR <text>" lines for the harness to parse.
+
+local threads = {}
+
+function setup(thread)
+  thread:set("id", #threads + 1)
+  table.insert(threads, thread)
+end
+
+function init(args)
+  mode = args[1]
+  marked = args[3] == "1"
+  prefix = args[2] .. "-" .. id .. "-"
+  counter = 0
+  checked = 0
+  failed = 0
+  samples = ""
+  sampled = 0
+  keys = {}
+  bodies = {}
+  if mode == "replay" then
+    for line in io.lines(args[4]) do
+      local key, body = line:match("^([^\t]+)\t(.*)$")
+      keys[#keys + 1] = key
+      bodies[key] = body
+    end
+    if #keys == 0 then
+      error("no replay keys in " .. args[4])
+    end
+  elseif mode ~= "fresh" then
+    error("mode must be fresh or replay, not " .. tostring(mode))
+  end
+  math.randomseed(id * 7919)
+  headers = { ["Content-Type"] = "application/json" }
+end
+
+function request()
+  local key
+  if mode == "fresh" then
+    counter = counter + 1
+    key = prefix .. counter
+  else
+    key = keys[math.random(#keys)]
+  end
+  headers["Idempotency-Key"] = key
+  return wrk.format("POST", nil, headers, '{"amount":1999,"currency":"EUR","reference":"' .. key .. '"}')
+end
+
+local function fail(text)
+  failed = failed + 1
+  if sampled < 3 then
+    sampled = sampled + 1
+    samples = samples .. text:gsub("[\r\n]", " "):sub(1, 300) .. "\n"
+  end
+end
+
+function response(status, headers, body)
+  checked = checked + 1
+  if status ~= 201 then
+    return fail("status " .. status .. ": " .. body)
+  end
+  local ref = body:match('"reference":"([^"]*)"')
+  if not ref then
+    return fail("no reference in " .. body)
+  end
+  local replayed = headers["Idempotent-Replayed"]
+  if mode == "fresh" then
+    if ref:sub(1, #prefix) ~= prefix then
+      return fail("answer for " .. ref .. " on a connection that sent keys " .. prefix .. "*")
+    end
+    if replayed then
+      return fail("fresh key " .. ref .. " answered as a replay")
+    end
+  else
+    local first = bodies[ref]
+    if not first then
+      return fail("answer for " .. ref .. ", not a replay key")
+    end
+    if marked then
+      if replayed ~= "true" then
+        return fail("replay of " .. ref .. " not marked Idempotent-Replayed: true")
+      end
+      if body ~= first then
+        return fail("replay of " .. ref .. " differs from the first answer: " .. body .. " vs " .. first)
+      end
+    elseif replayed then
+      return fail("unguarded answer for " .. ref .. " marked as a replay")
+    end
+  end
+end
+
+function done(summary, latency, requests)
+  local all_checked, all_failed, all_samples = 0, 0, ""
+  for _, thread in ipairs(threads) do
+    all_checked = all_checked + thread:get("checked")
+    all_failed = all_failed + thread:get("failed")
+    all_samples = all_samples .. thread:get("samples")
+  end
+  local e = summary.errors
+  io.write(string.format(
+    "EXACTLY responses=%d checked=%d failed=%d connect=%d read=%d write=%d timeout=%d status=%d duration_us=%d p50_us=%d p99_us=%d max_us=%d\n",
+    summary.requests, all_checked, all_failed, e.connect, e.read, e.write, e.timeout, e.status,
+    summary.duration, latency:percentile(50), latency:percentile(99), latency.max))
+  for line in all_samples:gmatch("[^\n]+") do
+    io.write("EXACTLY-ERROR ", line, "\n")
+  end
+end
