@@ -1,17 +1,16 @@
 package dev.exactly.ledger;
 
 /**
- * The business event was journaled already: an entry with the same external reference exists, or the
- * entry to reverse has been reversed. A unique constraint decides, so of two racing writers exactly one
- * commits. The caller's transaction is still usable (nothing was written), so it may read the existing
- * entry, e.g. with {@link Ledger#entry(java.sql.Connection, long)}.
+ * The entry to reverse has been reversed already (by another entry than the one requested). A unique
+ * index decides, so of two racing writers exactly one commits. The caller's transaction is still usable
+ * (nothing was written), so it may read the existing entry, e.g. with
+ * {@link Ledger#entry(java.sql.Connection, long)}. (A write whose external reference is taken is not a
+ * duplicate: it returns the existing entry when it matches, or raises {@link LedgerConflictException}.)
  */
 public final class DuplicateEntryException extends LedgerException {
 
     /** Which uniqueness rule was hit. */
     public enum Reason {
-        /** Another entry carries the same external reference. */
-        EXTERNAL_REF("ledger_duplicate_entry"),
         /** The original entry already has a reversal. */
         ALREADY_REVERSED("ledger_already_reversed");
 
@@ -41,7 +40,7 @@ public final class DuplicateEntryException extends LedgerException {
         return reason;
     }
 
-    /** The id of the entry that already holds the reference (or the existing reversal). */
+    /** The id of the entry that got there first (the existing reversal). */
     public long existingEntryId() {
         return existingEntryId;
     }

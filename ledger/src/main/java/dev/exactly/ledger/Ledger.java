@@ -31,7 +31,11 @@ import org.jspecify.annotations.Nullable;
  *   <li>Entries, postings and accounts are immutable (triggers refuse UPDATE, DELETE and TRUNCATE);
  *       corrections are new entries: {@link #reverse} or a refund linked to the original.</li>
  *   <li>An optional external reference is unique, so a business event is journaled once even by racing
- *       writers ({@link DuplicateEntryException}).</li>
+ *       writers. Writing with a reference is idempotent: when an entry with the reference exists and does
+ *       the same (kind, link to an original, postings), the write returns that entry and changes nothing;
+ *       when it does something else, the write is refused with {@link LedgerConflictException}. Of two
+ *       racing writers of one reference, the second waits for the first to commit (the unique index), then
+ *       gets the first's entry or the conflict; if the first rolls back, the second writes.</li>
  *   <li>Balance floors hold under concurrency: the balance rows an entry touches are locked with
  *       {@code SELECT ... FOR UPDATE} in ascending (account id, shard) order in the writing transaction,
  *       so there are no deadlocks between entries, and the floor is checked under that lock
@@ -113,12 +117,16 @@ public final class Ledger {
     // ---------------------------------------------------------------- writing
 
     /**
-     * Posts an entry inside the caller's transaction; does not commit.
+     * Posts an entry inside the caller's transaction; does not commit. Idempotent by external reference:
+     * if an entry with the request's reference exists (committed, or written earlier in this transaction)
+     * and has the same kind, original entry and postings (compared as a multiset of account, side and
+     * amount; the description is not compared), that entry is returned and nothing is written.
      *
-     * @return the entry as stored
+     * @return the entry as stored: the new one, or the existing one with the same reference
      * @throws LedgerValidationException for an unknown account or currency mismatch (the request itself
      *     was validated when it was built), or an unknown original entry
-     * @throws DuplicateEntryException when the external reference is taken (the transaction is still usable)
+     * @throws LedgerConflictException when the external reference belongs to an entry that differs
+     *     (nothing was written; the transaction is still usable)
      * @throws BalanceFloorException when an account would go below its floor (roll back)
      */
     public JournalEntry post(Connection connection, EntryRequest request) {
@@ -132,10 +140,13 @@ public final class Ledger {
 
     /**
      * Posts the reversal of an entry (its mirror image, linked to it) inside the caller's transaction;
-     * does not commit. An entry is reversed at most once.
+     * does not commit. An entry is reversed at most once. With a reference, a retried reversal returns
+     * the existing reversal (see {@link #post(Connection, EntryRequest)}).
      *
      * @param externalRef a unique reference for the reversal, or {@code null}
-     * @throws DuplicateEntryException when the entry is already reversed, or the reference is taken
+     * @throws DuplicateEntryException when the entry is already reversed by another entry than the one
+     *     holding {@code externalRef} (for instance by one without a reference)
+     * @throws LedgerConflictException when the reference belongs to an entry that is not this reversal
      * @throws BalanceFloorException when undoing the entry would take an account below its floor
      */
     public JournalEntry reverse(Connection connection, long entryId, @Nullable String externalRef, String description) {

@@ -13,6 +13,7 @@ public abstract sealed class LedgerException extends RuntimeException
         permits LedgerValidationException,
                 BalanceFloorException,
                 DuplicateEntryException,
+                LedgerConflictException,
                 AccountConflictException,
                 LedgerRetryableException,
                 LedgerStorageException {

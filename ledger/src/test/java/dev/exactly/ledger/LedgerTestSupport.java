@@ -2,7 +2,10 @@ package dev.exactly.ledger;
 
 import dev.exactly.testing.TestPostgres;
 import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.sql.Statement;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
@@ -76,6 +79,25 @@ abstract class LedgerTestSupport {
         Connection c = dataSource.getConnection();
         c.setAutoCommit(false);
         return c;
+    }
+
+    /** The server process of a connection (to watch it in {@code pg_stat_activity}). */
+    static int backendPid(Connection c) throws SQLException {
+        try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SELECT pg_backend_pid()")) {
+            rs.next();
+            return rs.getInt(1);
+        }
+    }
+
+    /** Whether the server process {@code pid} is waiting for a lock (a row lock, a unique index entry). */
+    boolean waitsOnLock(int pid) throws SQLException {
+        try (Connection c = dataSource.getConnection();
+                PreparedStatement ps = c.prepareStatement("SELECT wait_event_type FROM pg_stat_activity WHERE pid = ?")) {
+            ps.setInt(1, pid);
+            try (ResultSet rs = ps.executeQuery()) {
+                return rs.next() && "Lock".equals(rs.getString(1));
+            }
+        }
     }
 
     /**

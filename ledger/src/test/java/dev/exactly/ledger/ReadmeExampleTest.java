@@ -28,7 +28,7 @@ class ReadmeExampleTest extends LedgerTestSupport {
             JournalEntry charge = ledger.post(connection, EntryRequest.builder()
                     .debit(clearing.id(), Money.parse("100.00", "USD"))
                     .credit(customer.id(), Money.parse("100.00", "USD"))
-                    .externalRef("charge:ch_123")          // unique: journaled once, even by racing writers
+                    .externalRef("charge:ch_123")          // unique: a retry gets this entry back, a different entry a conflict
                     .description("charge ch_123")
                     .build());
             // ... insert the charge row, finish the idempotency record ...

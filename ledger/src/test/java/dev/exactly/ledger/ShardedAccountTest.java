@@ -7,7 +7,6 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.Statement;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
@@ -23,9 +22,6 @@ class ShardedAccountTest extends LedgerTestSupport {
 
     private static final String SHARDS = """
             SELECT shard, balance FROM ledger_balance WHERE account_id = ? ORDER BY shard
-            """;
-    private static final String WAITING_ON_LOCK = """
-            SELECT wait_event_type FROM pg_stat_activity WHERE pid = ?
             """;
 
     private Map<Integer, Long> shards(long accountId) throws SQLException {
@@ -108,11 +104,7 @@ class ShardedAccountTest extends LedgerTestSupport {
                 ledger.post(holder, transfer(clearing, open("holder:" + held + ":" + i, AccountType.LIABILITY), 100));
             }
             Account customer = open("next:" + held, AccountType.LIABILITY);
-            int pid;
-            try (Statement s = next.createStatement(); ResultSet rs = s.executeQuery("SELECT pg_backend_pid()")) {
-                rs.next();
-                pid = rs.getInt(1);
-            }
+            int pid = backendPid(next);
             CompletableFuture<JournalEntry> charge = CompletableFuture.supplyAsync(() -> {
                 JournalEntry e = ledger.post(next, transfer(clearing, customer, 200));
                 try {
@@ -137,15 +129,6 @@ class ShardedAccountTest extends LedgerTestSupport {
             return waited;
         } finally {
             pool.shutdownNow();
-        }
-    }
-
-    private boolean waitsOnLock(int pid) throws SQLException {
-        try (Connection c = dataSource.getConnection(); PreparedStatement ps = c.prepareStatement(WAITING_ON_LOCK)) {
-            ps.setInt(1, pid);
-            try (ResultSet rs = ps.executeQuery()) {
-                return rs.next() && "Lock".equals(rs.getString(1));
-            }
         }
     }
 }

@@ -6,12 +6,14 @@ import dev.exactly.ledger.DuplicateEntryException;
 import dev.exactly.ledger.EntryKind;
 import dev.exactly.ledger.EntryRequest;
 import dev.exactly.ledger.JournalEntry;
+import dev.exactly.ledger.LedgerConflictException;
 import dev.exactly.ledger.LedgerStorageException;
 import dev.exactly.ledger.LedgerValidationException;
 import dev.exactly.ledger.LedgerValidationException.Reason;
 import dev.exactly.ledger.Money;
 import dev.exactly.ledger.Posting;
 import dev.exactly.ledger.PostingRequest;
+import dev.exactly.ledger.Side;
 import java.sql.Array;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -23,6 +25,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
@@ -32,7 +35,8 @@ import org.jspecify.annotations.Nullable;
  * Posts entries inside the caller's transaction. After validating the request against the accounts, it
  * writes the entry in one round trip, the function {@code ledger_post_entry} of the migration:
  * <ol>
- *   <li>insert the entry and all its postings (a unique conflict inserts nothing: duplicate);</li>
+ *   <li>insert the entry and all its postings (a unique conflict inserts nothing: the entry holding the
+ *       reference is returned when it is the one requested, otherwise the write is refused);</li>
  *   <li>lock the balance rows of the touched unsharded accounts in ascending account id order and apply
  *       the changes, refusing any row whose floor would be crossed;</li>
  *   <li>for each touched sharded account, apply its change to a shard no one else holds
@@ -92,7 +96,10 @@ public final class EntryWriter {
         }
         changes.values().removeIf(Money::isZero);
         Instant postedAt = Jdbc.databasePrecision(clock.instant());
-        long entryId = insert(c, request, postedAt, changes, touched);
+        Long entryId = insert(c, request, postedAt, changes, touched);
+        if (entryId == null) {
+            return existing(c, request);
+        }
         List<Posting> postings = new ArrayList<>(lines.size());
         for (int i = 0; i < lines.size(); i++) {
             PostingRequest p = lines.get(i);
@@ -102,8 +109,12 @@ public final class EntryWriter {
                 request.description(), postedAt, postings);
     }
 
-    /** One round trip: the entry, its postings, its balance changes (see {@link LedgerSql#POST_ENTRY}). */
-    private static long insert(Connection c, EntryRequest request, Instant postedAt, TreeMap<Long, Money> changes,
+    /**
+     * One round trip: the entry, its postings, its balance changes (see {@link LedgerSql#POST_ENTRY}).
+     *
+     * @return the new entry's id, or {@code null} when a unique rule kept it out (nothing was written)
+     */
+    private static @Nullable Long insert(Connection c, EntryRequest request, Instant postedAt, TreeMap<Long, Money> changes,
             Map<Long, Account> touched) throws SQLException {
         List<PostingRequest> lines = request.postings();
         int n = lines.size();
@@ -142,7 +153,7 @@ public final class EntryWriter {
                 rs.next();
                 long entryId = rs.getLong("entry_id");
                 if (rs.wasNull()) {
-                    throw duplicate(c, request);
+                    return null;
                 }
                 Array refused = rs.getArray("refused");
                 if (refused != null) {
@@ -172,26 +183,62 @@ public final class EntryWriter {
                 Money.of(balance.isEmpty() ? 0 : balance.get(0), account.currency()), change);
     }
 
-    /** Explains a unique conflict: which existing entry holds the reference or the reversal. */
-    private static RuntimeException duplicate(Connection c, EntryRequest request) throws SQLException {
+    /**
+     * After a unique conflict: the entry holding the external reference when it is the one requested
+     * (a retried write), else the refusal that names the rule and the entry that got there first.
+     */
+    private JournalEntry existing(Connection c, EntryRequest request) throws SQLException {
         String externalRef = request.externalRef();
         if (externalRef != null) {
-            Optional<Long> existing = firstId(c, LedgerSql.ENTRY_ID_BY_EXTERNAL_REF, externalRef);
-            if (existing.isPresent()) {
-                return new DuplicateEntryException(DuplicateEntryException.Reason.EXTERNAL_REF, existing.get(),
-                        "an entry with external reference '" + externalRef + "' exists: " + existing.get());
+            Optional<JournalEntry> holder = reader.entryByExternalRef(c, externalRef);
+            if (holder.isPresent()) {
+                Optional<String> difference = difference(request, holder.get());
+                if (difference.isPresent()) {
+                    throw new LedgerConflictException(externalRef, holder.get(), difference.get());
+                }
+                return holder.get();
             }
         }
         Long original = request.originalEntryId();
         if (request.kind() == EntryKind.REVERSAL && original != null) {
             Optional<Long> existing = firstId(c, LedgerSql.REVERSAL_OF, original);
             if (existing.isPresent()) {
-                return new DuplicateEntryException(DuplicateEntryException.Reason.ALREADY_REVERSED, existing.get(),
+                throw new DuplicateEntryException(DuplicateEntryException.Reason.ALREADY_REVERSED, existing.get(),
                         "entry " + original + " is reversed by entry " + existing.get());
             }
         }
         // the conflicting row is not visible to this transaction's snapshot (stricter isolation)
         throw new SQLException("entry conflicted with one this transaction can't see", "40001");
+    }
+
+    /**
+     * How a stored entry differs from a request in what it does: kind, link, or postings compared as a
+     * multiset of (account, side, amount with currency), so their order does not matter. The description
+     * is free text and not compared.
+     */
+    static Optional<String> difference(EntryRequest request, JournalEntry stored) {
+        if (request.kind() != stored.kind()) {
+            return Optional.of("kind " + stored.kind().dbValue() + ", not " + request.kind().dbValue());
+        }
+        if (!Objects.equals(request.originalEntryId(), stored.originalEntryId())) {
+            return Optional.of("linked to entry " + stored.originalEntryId() + ", not " + request.originalEntryId());
+        }
+        List<String> requested = request.postings().stream()
+                .map(p -> line(p.accountId(), p.side(), p.amount()))
+                .sorted()
+                .toList();
+        List<String> existing = stored.postings().stream()
+                .map(p -> line(p.accountId(), p.side(), p.amount()))
+                .sorted()
+                .toList();
+        if (!requested.equals(existing)) {
+            return Optional.of("postings " + existing + ", not " + requested);
+        }
+        return Optional.empty();
+    }
+
+    private static String line(long accountId, Side side, Money amount) {
+        return side.dbValue() + " " + amount.minorUnits() + " " + amount.currency().code() + " to account " + accountId;
     }
 
     private static Optional<Long> firstId(Connection c, String sql, Object key) throws SQLException {
