@@ -151,7 +151,9 @@ public final class AtomicPhases {
 
     /**
      * Counts a failed attempt (the error is kept for operators), and hands the phase to recovery after
-     * the backoff, or dead-letters it after the last attempt.
+     * the backoff, or dead-letters it after the last attempt. The caller no longer owns the phase
+     * afterwards: its later writes and renewals are refused, and the next owner (recovery, a retry after
+     * the backoff, an operator) gets a token of its own.
      */
     public Retry retryLater(Connection connection, Phase phase, String error) {
         String kept = error.length() > 1000 ? error.substring(0, 1000) : error;

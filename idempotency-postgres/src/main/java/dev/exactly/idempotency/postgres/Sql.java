@@ -172,11 +172,14 @@ record Sql(
 
     /**
      * One more failed attempt: the lease ends after the backoff (then recovery takes the record over), or
-     * recovery gives up after the last attempt. The phase is kept (endless expiry) either way.
+     * recovery gives up after the last attempt. The phase is kept (endless expiry) either way. The record
+     * gets an owner token nobody holds: the failed owner hands the phase over, so a renewal of its lease
+     * still under way cannot keep it past the backoff, nor can a late write of that owner commit.
      */
     private static final String RETRY_LATER = """
             UPDATE idempotency_records
-            SET attempts = attempts + 1,
+            SET owner_token = replace(gen_random_uuid()::text, '-', ''),
+                attempts = attempts + 1,
                 last_error = ?,
                 lease_expires_at = statement_timestamp() + ? * interval '1 microsecond',
                 dead_lettered_at = CASE WHEN attempts + 1 >= ? THEN statement_timestamp() END,

@@ -275,6 +275,34 @@ class AtomicPhasesTest {
     }
 
     @Test
+    void aFailedAttemptHandsThePhaseOverSoItsOwnerCanNoLongerRenewIt() throws Exception {
+        String order = unique();
+        Phase owner;
+        try (Connection c = tx()) {
+            owner = ((PhaseStart.Owned) phases.begin(c, request(order, LONG))).phase();
+            insertShipment(c, "shp-" + order, order);
+            phases.checkpoint(c, owner, Checkpoint.of("shipment_created"));
+            c.commit();
+        }
+        try (Connection c = tx()) {
+            assertThat(phases.retryLater(c, owner, "carrier timed out")).isInstanceOf(Retry.Scheduled.class);
+            c.commit();
+        }
+        // a renewal the owner's keep-alive sends after the hand-over cannot stretch the backoff to a lease
+        assertThat(store.renew(owner.key(), owner.owner(), Duration.ofSeconds(30))).isFalse();
+        try (Connection c = tx()) {
+            assertThat(phases.checkpoint(c, owner, Checkpoint.of("late"))).isFalse();
+            assertThat(phases.finish(c, owner, RecordStatus.COMPLETED, response(201, "late"))).isFalse();
+            c.rollback();
+        }
+        // after the backoff (at most 100 ms here), a retry takes over under a token of its own
+        Phase next = ((PhaseStart.Owned) awaitOwned(order)).phase();
+        assertThat(next.owner()).isNotEqualTo(owner.owner());
+        assertThat(next.attempts()).isEqualTo(1);
+        assertThat(next.checkpoint()).isEqualTo(Checkpoint.of("shipment_created"));
+    }
+
+    @Test
     void aPhaseInProgressOutlivesItsRetentionAndFinishedOnesExpire() throws Exception {
         String order = unique();
         IdempotencyPolicy briefly = IdempotencyPolicy.custom().lease(Duration.ofMillis(100))
