@@ -9,7 +9,11 @@ import dev.exactly.idempotency.memory.InMemoryIdempotencyStore;
 import dev.exactly.idempotency.spi.ForwardingIdempotencyStore;
 import dev.exactly.idempotency.spi.IdempotencyStore;
 import java.time.Duration;
+import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 
 /**
  * The contract run against a deliberately broken store whose claim reads, then writes (the classic
@@ -23,8 +27,14 @@ class NonAtomicStoreContract extends IdempotencyStoreContract {
         return new NonAtomicStore(InMemoryIdempotencyStore.create());
     }
 
-    /** Delegates everything but claim, which it splits into a find and a separate claim. */
+    /**
+     * Delegates everything but claim, which it splits into a find and a separate claim. On each key, the
+     * first two claims that find nothing meet in the window between their read and their write (each
+     * waits up to a second for the other), so the race happens on every run, however the machine
+     * schedules threads.
+     */
     static final class NonAtomicStore extends ForwardingIdempotencyStore {
+        private final Map<ScopeKey, CountDownLatch> windows = new ConcurrentHashMap<>();
 
         NonAtomicStore(InMemoryIdempotencyStore delegate) {
             super(delegate);
@@ -38,7 +48,13 @@ class NonAtomicStoreContract extends IdempotencyStoreContract {
                 IdempotencyRecord record = existing.get();
                 return record.status().isFinished() ? new ClaimOutcome.Finished(record) : new ClaimOutcome.InFlight(record);
             }
-            Thread.yield(); // the window between the read and the write
+            CountDownLatch window = windows.computeIfAbsent(key, k -> new CountDownLatch(2));
+            window.countDown(); // the window between the read and the write
+            try {
+                window.await(1, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
             // "create": overwrite whatever is there now, as a find-then-create middleware does
             delegate().release(key, delegate().find(key).map(IdempotencyRecord::owner).orElse(OwnerToken.random()));
             return delegate().claim(key, fingerprint, owner, lease, retention);
