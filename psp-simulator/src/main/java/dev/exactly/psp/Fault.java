@@ -10,20 +10,24 @@ import dev.exactly.psp.internal.Checks;
 import org.jspecify.annotations.Nullable;
 
 /**
- * A fault injected into one charge request: sent in the {@value #HEADER} header, or queued for the
- * next requests with {@link PspSimulator#failNext(int, Fault...)}. Wire syntax, comma-separated:
+ * A fault injected into one request of a {@link PspOperation} (charge, capture, void, refund): sent in
+ * the {@value #HEADER} header, or queued for the next requests with
+ * {@link PspSimulator#failNext(PspOperation, int, Fault...)}. "Capture" below stands for the operation's
+ * commit (a refund's for a refund). Wire syntax, comma-separated:
  *
  * <pre>
  * latency=200ms              delay before processing (ms or s)
  * error | error=503          5xx before anything is recorded (default 500): nothing captured
  * timeout | timeout=5s       hang before anything is recorded (default 30 s), then 504: nothing captured
- * timeout-after-capture[=5s] commit the charge, hang (default 30 s), then 504
- * drop-response              commit the charge, then close the connection without a response
- * decline | decline=CODE     decline the charge (default code card_declined)
+ * timeout-after-capture[=5s] commit, hang (default 30 s), then 504 (aliases: timeout-after-refund,
+ *                            timeout-after-commit)
+ * drop-response              commit, then close the connection without a response
+ * decline | decline=CODE     decline the charge, refuse the capture, void or refund (default code
+ *                            card_declined)
  * </pre>
  *
  * <p>Order of effect within one request: latency, error, timeout, commit (or replay), timeout after
- * capture, drop response. Declines only affect a new charge, never a replay.
+ * capture, drop response. Declines only affect a new outcome, never a replay.
  */
 public sealed interface Fault {
 
@@ -206,7 +210,8 @@ public sealed interface Fault {
                 case "latency" -> latency(parseDuration(required(arg, name)));
                 case "error" -> arg == null ? error() : error(Integer.parseInt(arg));
                 case "timeout" -> arg == null ? timeout() : timeout(parseDuration(arg));
-                case "timeout-after-capture" -> arg == null ? timeoutAfterCapture() : timeoutAfterCapture(parseDuration(arg));
+                case "timeout-after-capture", "timeout-after-refund", "timeout-after-commit" ->
+                        arg == null ? timeoutAfterCapture() : timeoutAfterCapture(parseDuration(arg));
                 case "drop-response" -> {
                     if (arg != null) {
                         throw new IllegalArgumentException("drop-response takes no value");

@@ -10,11 +10,17 @@ public enum FaultKind {
     ERROR,
     /** The request hangs before anything is recorded, then gets a 504: nothing captured. */
     TIMEOUT,
-    /** The charge is committed, then the request hangs, then gets a 504. */
+    /**
+     * The operation is committed (charge, capture, void or refund), then the request hangs, then gets a
+     * 504. Also spelled {@code timeout-after-refund} or {@code timeout-after-commit} in a header.
+     */
     TIMEOUT_AFTER_CAPTURE,
-    /** The charge is committed, then the connection is closed without any response. */
+    /** The operation is committed, then the connection is closed without any response. */
     DROP_RESPONSE,
-    /** A decline forced by a fault rule or a per-request fault (test-card declines are not faults). */
+    /**
+     * A decline forced by a fault rule or a per-request fault (test-card declines are not faults); on a
+     * capture, void or refund: a refusal with that code.
+     */
     DECLINE;
 
     /** The form used in headers and JSON: lower case with dashes, e.g. {@code drop-response}. */

@@ -1,10 +1,8 @@
 package dev.exactly.psp;
 
-import java.util.Collections;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
-import java.util.TreeMap;
 import java.util.regex.Pattern;
 import dev.exactly.psp.internal.Checks;
 import org.jspecify.annotations.Nullable;
@@ -19,9 +17,16 @@ import org.jspecify.annotations.Nullable;
  * @param source      card token, 1–255 printable characters
  * @param description optional free text, at most 1000 characters
  * @param metadata    up to 50 string pairs (keys ≤ 40 characters, values ≤ 500), e.g. the caller's own ids
+ * @param capture     true (the default): capture at once; false: only authorize (place a hold), to be
+ *                    captured or voided later
  */
 public record PspChargeRequest(
-        long amount, String currency, String source, @Nullable String description, Map<String, String> metadata) {
+        long amount,
+        String currency,
+        String source,
+        @Nullable String description,
+        Map<String, String> metadata,
+        boolean capture) {
 
     /** The largest amount accepted, in minor units. */
     public static final long MAX_AMOUNT = 99_999_999_999L;
@@ -45,34 +50,32 @@ public record PspChargeRequest(
         if (description != null && description.length() > 1000) {
             throw new IllegalArgumentException("description must be at most 1000 characters");
         }
-        if (metadata.size() > 50) {
-            throw new IllegalArgumentException("metadata may hold at most 50 keys");
-        }
-        metadata.forEach((k, v) -> {
-            Objects.requireNonNull(k, "metadata key");
-            Objects.requireNonNull(v, "metadata value");
-            if (k.isEmpty() || k.length() > 40) {
-                throw new IllegalArgumentException("metadata keys must be 1-40 characters");
-            }
-            if (v.length() > 500) {
-                throw new IllegalArgumentException("metadata values must be at most 500 characters");
-            }
-        });
-        metadata = Collections.unmodifiableMap(new TreeMap<>(metadata));
+        metadata = Checks.metadata(metadata);
     }
 
-    /** A request without description or metadata. */
+    /** A request that captures at once. */
+    public PspChargeRequest(
+            long amount, String currency, String source, @Nullable String description, Map<String, String> metadata) {
+        this(amount, currency, source, description, metadata, true);
+    }
+
+    /** A request without description or metadata that captures at once. */
     public static PspChargeRequest of(long amount, String currency, String source) {
-        return new PspChargeRequest(amount, currency, source, null, Map.of());
+        return new PspChargeRequest(amount, currency, source, null, Map.of(), true);
     }
 
     /** A copy with this description. */
     public PspChargeRequest withDescription(@Nullable String newDescription) {
-        return new PspChargeRequest(amount, currency, source, newDescription, metadata);
+        return new PspChargeRequest(amount, currency, source, newDescription, metadata, capture);
     }
 
     /** A copy with this metadata (replacing any earlier metadata). */
     public PspChargeRequest withMetadata(Map<String, String> newMetadata) {
-        return new PspChargeRequest(amount, currency, source, description, newMetadata);
+        return new PspChargeRequest(amount, currency, source, description, newMetadata, capture);
+    }
+
+    /** A copy that only authorizes ({@code "capture": false}): a hold to capture or void later. */
+    public PspChargeRequest authorizeOnly() {
+        return new PspChargeRequest(amount, currency, source, description, metadata, false);
     }
 }

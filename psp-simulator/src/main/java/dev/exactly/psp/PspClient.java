@@ -23,14 +23,17 @@ import java.net.http.HttpTimeoutException;
 import java.nio.channels.UnresolvedAddressException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.OptionalLong;
+import java.util.function.Function;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Calls a processor that speaks the simulator's API (JDK {@link HttpClient}, HTTP/1.1). A charge goes
- * through the {@link IdempotentHttpClient}: its key is the caller's (the downstream key, never changed
+ * Calls a processor that speaks the simulator's API (JDK {@link HttpClient}, HTTP/1.1). A charge (and
+ * likewise a capture, a void and a refund) goes through the {@link IdempotentHttpClient}: its key is the caller's (the downstream key, never changed
  * here) and the same bytes go out on every attempt; a connection refused or lost, 409, 429 and 502-504
  * are retried with backoff and full jitter while the {@link Builder#retryPolicy retry policy} allows (by
  * default three attempts within the request timeout, so a call takes no longer than it did without
@@ -40,7 +43,11 @@ import org.jspecify.annotations.Nullable;
  * The read-only calls are sent once. Thread-safe; close it to release its connections.
  *
  * <ul>
- *   <li>200 → the captured charge; 402 → the declined charge (a definite outcome, not an exception)</li>
+ *   <li>charge: 200 → the captured or authorized charge; 402 → the declined charge (a definite outcome,
+ *       not an exception)</li>
+ *   <li>capture, void: 200 → the charge after it; 402 → {@link PspRequestException} with the refusal's
+ *       code ({@link PspRequestException#refused()}: recorded under the key, nothing changed)</li>
+ *   <li>refund: 200 → the succeeded refund; 402 → the failed refund (a definite outcome)</li>
  *   <li>could not connect → {@link PspUnavailableException} (not captured)</li>
  *   <li>no response in time → {@link PspTimeoutException} (unknown)</li>
  *   <li>connection lost after sending → {@link PspConnectionException} (unknown)</li>
@@ -106,28 +113,8 @@ public final class PspClient implements AutoCloseable {
      */
     public PspCharge charge(PspChargeRequest request, String idempotencyKey, List<Fault> faults) {
         Objects.requireNonNull(request, "request");
-        if (!Checks.validKey(idempotencyKey)) {
-            throw new IllegalArgumentException("idempotency key must be 1-255 printable ASCII characters");
-        }
-        IdempotentRequest.Builder post = IdempotentRequest.builder("POST", baseUri.resolve("/v1/charges"))
-                .header("Content-Type", "application/json")
-                .body(Json.write(Wire.chargeRequest(request)).getBytes(StandardCharsets.UTF_8));
-        if (!faults.isEmpty()) {
-            post.header(Fault.HEADER, Fault.header(faults));
-        }
-        IdempotentResponse response;
-        try {
-            response = charges.send(post.build(), idempotencyKey);
-        } catch (IdempotencyKeyReusedException reused) {
-            IdempotentResponse answer = reused.answer();
-            throw new PspRequestException(answer.status(), "idempotency_key_reused",
-                    answer.status() + " from POST " + answer.uri() + ": " + reused.getMessage(), answer.attempts() > 1);
-        } catch (RetriesExhaustedException exhausted) {
-            throw noAnswer(exhausted);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new PspConnectionException("POST " + baseUri.resolve("/v1/charges") + ": interrupted", e);
-        }
+        Objects.requireNonNull(faults, "faults");
+        IdempotentResponse response = post("/v1/charges", Wire.chargeRequest(request), idempotencyKey, faults);
         if (response.status() == 200 || response.status() == 402) {
             return readCharge(response.status(), response.bodyText(), response.uri());
         }
@@ -135,9 +122,127 @@ public final class PspClient implements AutoCloseable {
         throw failure(response.status(), response.bodyText(), "POST", response.uri(), response.attempts() > 1);
     }
 
-    /** The exception for a charge without a final answer, telling whether any attempt may have captured. */
-    private static PspException noAnswer(RetriesExhaustedException e) {
-        String what = "POST /v1/charges, " + e.attempts() + " attempt" + (e.attempts() == 1 ? "" : "s") + ": ";
+    /**
+     * Authorizes once per key: places a hold ({@code "capture": false}) to capture or void later; a
+     * repeat with the same key and request gets the first answer again.
+     *
+     * @return the charge, authorized (with its expiry) or declined
+     * @throws PspException when there is no answer to return; see {@link PspException#outcomeUnknown()}
+     */
+    public PspCharge authorize(PspChargeRequest request, String idempotencyKey) {
+        return charge(request.authorizeOnly(), idempotencyKey, List.of());
+    }
+
+    /** Captures the whole hold, once per key. See {@link #capture(String, OptionalLong, String, List)}. */
+    public PspCharge capture(String chargeId, String idempotencyKey) {
+        return capture(chargeId, OptionalLong.empty(), idempotencyKey, List.of());
+    }
+
+    /** Captures {@code amount} of the hold, once per key. See {@link #capture(String, OptionalLong, String, List)}. */
+    public PspCharge capture(String chargeId, long amount, String idempotencyKey) {
+        return capture(chargeId, OptionalLong.of(amount), idempotencyKey, List.of());
+    }
+
+    /**
+     * Captures a hold, all of it ({@code amount} empty) or a part (at most the authorized amount), once
+     * per key; a charge captures at most once whatever the keys. Faults ride on every attempt.
+     *
+     * @return the charge after the capture (status captured, {@link PspCharge#amountCaptured()})
+     * @throws PspRequestException 402 when the processor refused ({@link PspRequestException#refused()};
+     *                             codes {@code charge_already_captured}, {@code charge_voided},
+     *                             {@code authorization_expired}, {@code charge_declined},
+     *                             {@code amount_too_large}, {@code resource_missing}); nothing captured
+     * @throws PspException        when there is no answer; see {@link PspException#outcomeUnknown()}
+     */
+    public PspCharge capture(String chargeId, OptionalLong amount, String idempotencyKey, List<Fault> faults) {
+        Objects.requireNonNull(amount, "amount");
+        return holdAction(chargeId, "capture", Wire.captureRequest(amount), idempotencyKey, faults);
+    }
+
+    /** Voids a hold, once per key. See {@link #voidAuthorization(String, String, List)}. */
+    public PspCharge voidAuthorization(String chargeId, String idempotencyKey) {
+        return voidAuthorization(chargeId, idempotencyKey, List.of());
+    }
+
+    /**
+     * Voids (releases) a hold, once per key; a voided hold cannot be captured. A hold already voided or
+     * expired is answered as it is. Faults ride on every attempt.
+     *
+     * @return the charge after the void (status voided, or expired)
+     * @throws PspRequestException 402 when the processor refused ({@link PspRequestException#refused()};
+     *                             codes {@code charge_already_captured}, {@code charge_declined},
+     *                             {@code resource_missing}); nothing changed
+     * @throws PspException        when there is no answer; see {@link PspException#outcomeUnknown()}
+     */
+    public PspCharge voidAuthorization(String chargeId, String idempotencyKey, List<Fault> faults) {
+        return holdAction(chargeId, "void", JsonValue.object().build(), idempotencyKey, faults);
+    }
+
+    private PspCharge holdAction(String chargeId, String action, JsonValue body, String idempotencyKey,
+            List<Fault> faults) {
+        Objects.requireNonNull(chargeId, "chargeId");
+        Objects.requireNonNull(faults, "faults");
+        String path = "/v1/charges/" + pathSegment(chargeId) + "/" + action;
+        IdempotentResponse response = post(path, body, idempotencyKey, faults);
+        if (response.status() == 200) {
+            return readCharge(response.status(), response.bodyText(), response.uri());
+        }
+        throw failure(response.status(), response.bodyText(), "POST", response.uri(), response.attempts() > 1);
+    }
+
+    /** Refunds once per key. See {@link #refund(PspRefundRequest, String, List)}. */
+    public PspRefund refund(PspRefundRequest request, String idempotencyKey) {
+        return refund(request, idempotencyKey, List.of());
+    }
+
+    /**
+     * Refunds part or all of a captured charge once per key: a repeat with the same key and request gets
+     * the first answer again; the refunds of a charge never add up to more than it captured. Faults ride
+     * on every attempt.
+     *
+     * @return the refund, succeeded or failed ({@link PspRefund#failureCode()}: {@code amount_too_large},
+     *         {@code charge_not_captured}, {@code currency_mismatch}, {@code resource_missing})
+     * @throws PspException when there is no answer to return; see {@link PspException#outcomeUnknown()}
+     */
+    public PspRefund refund(PspRefundRequest request, String idempotencyKey, List<Fault> faults) {
+        Objects.requireNonNull(request, "request");
+        Objects.requireNonNull(faults, "faults");
+        IdempotentResponse response = post("/v1/refunds", Wire.refundRequest(request), idempotencyKey, faults);
+        if (response.status() == 200 || response.status() == 402) {
+            return readRefund(response.status(), response.bodyText(), response.uri());
+        }
+        throw failure(response.status(), response.bodyText(), "POST", response.uri(), response.attempts() > 1);
+    }
+
+    /** Sends an operation through the idempotent client: the caller's key, the same bytes on every attempt. */
+    private IdempotentResponse post(String path, JsonValue body, String idempotencyKey, List<Fault> faults) {
+        if (!Checks.validKey(idempotencyKey)) {
+            throw new IllegalArgumentException("idempotency key must be 1-255 printable ASCII characters");
+        }
+        URI target = baseUri.resolve(path);
+        IdempotentRequest.Builder post = IdempotentRequest.builder("POST", target)
+                .header("Content-Type", "application/json")
+                .body(Json.write(body).getBytes(StandardCharsets.UTF_8));
+        if (!faults.isEmpty()) {
+            post.header(Fault.HEADER, Fault.header(faults));
+        }
+        try {
+            return charges.send(post.build(), idempotencyKey);
+        } catch (IdempotencyKeyReusedException reused) {
+            IdempotentResponse answer = reused.answer();
+            throw new PspRequestException(answer.status(), "idempotency_key_reused",
+                    answer.status() + " from POST " + answer.uri() + ": " + reused.getMessage(), answer.attempts() > 1);
+        } catch (RetriesExhaustedException exhausted) {
+            throw noAnswer(path, exhausted);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new PspConnectionException("POST " + target + ": interrupted", e);
+        }
+    }
+
+    /** The exception for an operation without a final answer, telling whether any attempt may have acted. */
+    private static PspException noAnswer(String path, RetriesExhaustedException e) {
+        String what = "POST " + path + ", " + e.attempts() + " attempt" + (e.attempts() == 1 ? "" : "s") + ": ";
         if (!e.mayHaveExecuted()) {
             return new PspUnavailableException(what + "cannot connect (" + e.getMessage() + ")", e);
         }
@@ -154,33 +259,100 @@ public final class PspClient implements AutoCloseable {
     }
 
     /**
-     * Asks what happened under a key: the charge (captured or declined), or empty when the processor
-     * never recorded one (so a charge with that key has not happened).
+     * Asks what happened under a charge key: the charge as it is now (captured, declined, or a hold:
+     * authorized, captured, voided or expired), or empty when the processor never recorded one (so a
+     * charge with that key has not happened).
      */
     public Optional<PspCharge> findByIdempotencyKey(String idempotencyKey) {
         Objects.requireNonNull(idempotencyKey, "idempotencyKey");
-        HttpResponse<String> response = send(get(
-                "/v1/charges?idempotency_key=" + URLEncoder.encode(idempotencyKey, StandardCharsets.UTF_8)));
+        return find("/v1/charges?idempotency_key=" + URLEncoder.encode(idempotencyKey, StandardCharsets.UTF_8),
+                PspClient::readCharge);
+    }
+
+    /** The charge with this id as it is now, or empty when there is none. */
+    public Optional<PspCharge> findById(String chargeId) {
+        Objects.requireNonNull(chargeId, "chargeId");
+        return find("/v1/charges/" + pathSegment(chargeId), PspClient::readCharge);
+    }
+
+    /**
+     * Asks what happened under a refund key: the refund (succeeded or failed), or empty when the
+     * processor never recorded one (so a refund with that key has not happened).
+     */
+    public Optional<PspRefund> findRefundByIdempotencyKey(String idempotencyKey) {
+        Objects.requireNonNull(idempotencyKey, "idempotencyKey");
+        return find("/v1/refunds?idempotency_key=" + URLEncoder.encode(idempotencyKey, StandardCharsets.UTF_8),
+                PspClient::readRefund);
+    }
+
+    /** The refund with this id, or empty when there is none. */
+    public Optional<PspRefund> findRefundById(String refundId) {
+        Objects.requireNonNull(refundId, "refundId");
+        return find("/v1/refunds/" + pathSegment(refundId), PspClient::readRefund);
+    }
+
+    private <T> Optional<T> find(String pathAndQuery, Reader<T> reader) {
+        HttpResponse<String> response = send(get(pathAndQuery));
         if (response.statusCode() == 404) {
             return Optional.empty();
         }
         if (response.statusCode() == 200) {
-            return Optional.of(readCharge(response.statusCode(), response.body(), response.uri()));
+            return Optional.of(reader.read(response.statusCode(), response.body(), response.uri()));
         }
         throw failure(response);
     }
 
+    @FunctionalInterface
+    private interface Reader<T> {
+        T read(int status, String body, URI uri);
+    }
+
     /** The processor's capture log (simulator extension). */
     public List<Capture> captures() {
-        HttpResponse<String> response = send(get("/v1/captures"));
+        return list("/v1/captures", Wire::readCaptures);
+    }
+
+    /**
+     * The captures committed in {@code [from, to)}, oldest first, for reconciliation: each with the key
+     * of the request that captured, the charge id, amount, currency and time.
+     */
+    public List<Capture> captures(Instant from, Instant to) {
+        return list("/v1/captures" + window(from, to), Wire::readCaptures);
+    }
+
+    /** The processor's refund log: every succeeded refund, oldest first. */
+    public List<Refund> refunds() {
+        return list("/v1/refunds", Wire::readRefunds);
+    }
+
+    /**
+     * The refunds committed in {@code [from, to)}, oldest first, for reconciliation: each with its id,
+     * key, charge id, amount, currency and time.
+     */
+    public List<Refund> refunds(Instant from, Instant to) {
+        return list("/v1/refunds" + window(from, to), Wire::readRefunds);
+    }
+
+    private static String window(Instant from, Instant to) {
+        Objects.requireNonNull(from, "from");
+        Objects.requireNonNull(to, "to");
+        return "?from=" + from + "&to=" + to;
+    }
+
+    private <T> List<T> list(String pathAndQuery, Function<JsonValue, List<T>> reader) {
+        HttpResponse<String> response = send(get(pathAndQuery));
         if (response.statusCode() != 200) {
             throw failure(response);
         }
         try {
-            return Wire.readCaptures(Json.parse(response.body()));
+            return reader.apply(Json.parse(response.body()));
         } catch (JsonException | IllegalArgumentException e) {
             throw unreadable(response, e);
         }
+    }
+
+    private static String pathSegment(String id) {
+        return URLEncoder.encode(id, StandardCharsets.UTF_8).replace("+", "%20");
     }
 
     /** The processor's counters (simulator extension). */
@@ -227,6 +399,14 @@ public final class PspClient implements AutoCloseable {
         try {
             JsonValue json = Json.parse(body);
             return Wire.readCharge(json);
+        } catch (JsonException | IllegalArgumentException e) {
+            throw new PspServerException(status, null, "unreadable answer from " + uri + ": " + e.getMessage());
+        }
+    }
+
+    private static PspRefund readRefund(int status, String body, URI uri) {
+        try {
+            return Wire.readRefund(Json.parse(body));
         } catch (JsonException | IllegalArgumentException e) {
             throw new PspServerException(status, null, "unreadable answer from " + uri + ": " + e.getMessage());
         }

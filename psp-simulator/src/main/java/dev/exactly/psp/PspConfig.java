@@ -1,6 +1,7 @@
 package dev.exactly.psp;
 
 import java.net.InetAddress;
+import java.time.Duration;
 import java.time.InstantSource;
 import java.util.Objects;
 
@@ -15,7 +16,10 @@ import java.util.Objects;
  * @param maxBodyBytes           larger request bodies get 413
  * @param honourIdempotencyKeys  false only for a deliberately broken processor that captures every
  *                               request, replays nothing and never answers 422 (to prove that a
- *                               checker catches double captures)
+ *                               checker catches double captures; the same for captures, voids and
+ *                               refunds)
+ * @param authorizationTtl       how long a hold ({@code "capture": false}) stands before it expires
+ *                               (default 7 days; whole seconds, at least 1 s)
  */
 public record PspConfig(
         InetAddress bindAddress,
@@ -23,10 +27,14 @@ public record PspConfig(
         InstantSource clock,
         FaultSettings faults,
         int maxBodyBytes,
-        boolean honourIdempotencyKeys) {
+        boolean honourIdempotencyKeys,
+        Duration authorizationTtl) {
 
-    private static final PspConfig DEFAULTS = new PspConfig(
-            InetAddress.getLoopbackAddress(), 0, InstantSource.system(), FaultSettings.none(), 64 * 1024, true);
+    /** The default {@link #authorizationTtl()}: 7 days. */
+    public static final Duration DEFAULT_AUTHORIZATION_TTL = Duration.ofDays(7);
+
+    private static final PspConfig DEFAULTS = new PspConfig(InetAddress.getLoopbackAddress(), 0,
+            InstantSource.system(), FaultSettings.none(), 64 * 1024, true, DEFAULT_AUTHORIZATION_TTL);
 
     public PspConfig {
         Objects.requireNonNull(bindAddress, "bindAddress");
@@ -38,9 +46,13 @@ public record PspConfig(
         if (maxBodyBytes < 1024 || maxBodyBytes > 16 * 1024 * 1024) {
             throw new IllegalArgumentException("maxBodyBytes must be in [1 KiB, 16 MiB], was " + maxBodyBytes);
         }
+        Objects.requireNonNull(authorizationTtl, "authorizationTtl");
+        if (authorizationTtl.compareTo(Duration.ofSeconds(1)) < 0 || authorizationTtl.toNanos() % 1_000_000_000L != 0) {
+            throw new IllegalArgumentException("authorizationTtl must be a whole number of seconds, at least 1 s");
+        }
     }
 
-    /** Loopback, a free port, the system clock, no faults, 64 KiB bodies, keys honoured. */
+    /** Loopback, a free port, the system clock, no faults, 64 KiB bodies, keys honoured, holds for 7 days. */
     public static PspConfig ofDefaults() {
         return DEFAULTS;
     }
@@ -61,6 +73,7 @@ public record PspConfig(
         private FaultSettings faults;
         private int maxBodyBytes;
         private boolean honourIdempotencyKeys;
+        private Duration authorizationTtl;
 
         private Builder(PspConfig base) {
             bindAddress = base.bindAddress;
@@ -69,6 +82,7 @@ public record PspConfig(
             faults = base.faults;
             maxBodyBytes = base.maxBodyBytes;
             honourIdempotencyKeys = base.honourIdempotencyKeys;
+            authorizationTtl = base.authorizationTtl;
         }
 
         public Builder bindAddress(InetAddress bindAddress) {
@@ -102,8 +116,15 @@ public record PspConfig(
             return this;
         }
 
+        /** How long a hold stands before it expires (whole seconds, at least 1 s). */
+        public Builder authorizationTtl(Duration ttl) {
+            this.authorizationTtl = ttl;
+            return this;
+        }
+
         public PspConfig build() {
-            return new PspConfig(bindAddress, port, clock, faults, maxBodyBytes, honourIdempotencyKeys);
+            return new PspConfig(bindAddress, port, clock, faults, maxBodyBytes, honourIdempotencyKeys,
+                    authorizationTtl);
         }
     }
 }

@@ -11,6 +11,7 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.URI;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -25,8 +26,11 @@ import java.util.concurrent.TimeUnit;
  * request). It honours its own {@code Idempotency-Key}: a key captures at most once, a repeat with the
  * same body replays the first answer byte for byte (with {@code Idempotent-Replayed: true}), a repeat
  * with another body gets 422. Concurrent requests with one key are serialised on that key: the first
- * decides, the others wait for it and replay (never 409). It keeps a capture log and counters, and
- * injects faults per run ({@link FaultSettings}) or per request ({@link Fault}).
+ * decides, the others wait for it and replay (never 409). The same holds for its other operations
+ * ({@link PspOperation}): a hold ({@code "capture": false}) captured or voided once, refunds never above
+ * what was captured. It keeps a capture log and a refund log (listed by time window for
+ * reconciliation) and counters, and injects faults per run ({@link FaultSettings}) or per request
+ * ({@link Fault}) into every operation.
  *
  * <pre>{@code
  * try (PspSimulator psp = PspSimulator.start(PspConfig.ofDefaults());
@@ -53,12 +57,12 @@ public final class PspSimulator implements AutoCloseable {
 
     private PspSimulator(PspConfig config) throws IOException {
         this.config = config;
-        this.book = new ChargeBook(config.clock(), config.honourIdempotencyKeys());
+        this.book = new ChargeBook(config.clock(), config.honourIdempotencyKeys(), config.authorizationTtl());
         this.faults = new FaultInjector(config.faults());
         this.executor = Executors.newVirtualThreadPerTaskExecutor();
         this.server = HttpServer.create(new InetSocketAddress(config.bindAddress(), config.port()), BACKLOG);
         server.setExecutor(executor);
-        server.createContext("/", new PspHandler(book, faults, counters, config.clock(), config.maxBodyBytes(), closing));
+        server.createContext("/", new PspHandler(book, faults, counters, config.maxBodyBytes(), closing));
         server.start();
     }
 
@@ -103,7 +107,22 @@ public final class PspSimulator implements AutoCloseable {
 
     /** The capture log, oldest first. */
     public List<Capture> captures() {
-        return book.captures();
+        return book.captures(null, null);
+    }
+
+    /** The captures committed in {@code [from, to)}, oldest first. */
+    public List<Capture> captures(Instant from, Instant to) {
+        return book.captures(Objects.requireNonNull(from, "from"), Objects.requireNonNull(to, "to"));
+    }
+
+    /** The refund log (succeeded refunds), oldest first. */
+    public List<Refund> refunds() {
+        return book.refunds(null, null);
+    }
+
+    /** The refunds committed in {@code [from, to)}, oldest first. */
+    public List<Refund> refunds(Instant from, Instant to) {
+        return book.refunds(Objects.requireNonNull(from, "from"), Objects.requireNonNull(to, "to"));
     }
 
     /** How many times money moved for this key (at most 1 unless keys are not honoured). */
@@ -116,14 +135,49 @@ public final class PspSimulator implements AutoCloseable {
         return book.captureCounts();
     }
 
-    /** The charge recorded under this key (captured or declined). */
+    /** The charge recorded under this charge key, as it is now (captured, declined or a hold's state). */
     public Optional<PspCharge> findByIdempotencyKey(String idempotencyKey) {
-        return book.byKey(idempotencyKey);
+        return book.chargeByKey(idempotencyKey);
     }
 
-    /** The charge with this id. */
+    /** The charge with this id, as it is now. */
     public Optional<PspCharge> findById(String chargeId) {
-        return book.byId(chargeId);
+        return book.chargeById(chargeId);
+    }
+
+    /** The refund recorded under this refund key (succeeded or failed). */
+    public Optional<PspRefund> findRefundByIdempotencyKey(String idempotencyKey) {
+        return book.refundByKey(idempotencyKey);
+    }
+
+    /** The refund with this id. */
+    public Optional<PspRefund> findRefundById(String refundId) {
+        return book.refundById(refundId);
+    }
+
+    // ---------------------------------------------------------------- test-only: planted mismatches
+
+    /**
+     * Test-only: records a captured charge under a charge key as if a client had charged, without any
+     * request (source {@code tok_planted}), so that a reconciliation finds a capture its ledger lacks. It
+     * is in the capture log and the lookups, not in the counters; a later charge request with this key
+     * gets 422.
+     *
+     * @throws IllegalStateException when the key already holds a charge
+     */
+    public PspCharge plantCapture(String idempotencyKey, long amount, String currency, Map<String, String> metadata) {
+        return book.plantCapture(PspHandler.newId("py_"), idempotencyKey,
+                new PspChargeRequest(amount, currency, "tok_planted", null, metadata));
+    }
+
+    /**
+     * Test-only: records a refund under a refund key without any request, with the usual limits (a
+     * refund above what is left to refund is recorded as failed and not logged); not in the counters.
+     *
+     * @throws IllegalStateException when the key already holds a refund
+     */
+    public PspRefund plantRefund(PspRefundRequest request, String idempotencyKey) {
+        return book.plantRefund(PspHandler.newId("re_"), idempotencyKey, request);
     }
 
     /** Counters of this run. */
@@ -131,7 +185,7 @@ public final class PspSimulator implements AutoCloseable {
         return counters.snapshot();
     }
 
-    /** Forgets every charge, capture and counter and drops queued one-shot faults; run faults stay. */
+    /** Forgets every charge, refund, log entry and counter and drops queued one-shot faults; run faults stay. */
     public void reset() {
         book.clear();
         counters.reset();
@@ -160,13 +214,22 @@ public final class PspSimulator implements AutoCloseable {
      * faults, in addition to their own and the run's.
      */
     public void failNext(int count, Fault... injected) {
+        failNext(PspOperation.CHARGE, count, injected);
+    }
+
+    /**
+     * The next {@code count} requests of this operation (after validation, in arrival order) each suffer
+     * these faults, in addition to their own and the run's.
+     */
+    public void failNext(PspOperation operation, int count, Fault... injected) {
+        Objects.requireNonNull(operation, "operation");
         if (count < 1) {
             throw new IllegalArgumentException("count must be positive");
         }
         if (injected.length == 0) {
             throw new IllegalArgumentException("name at least one fault");
         }
-        faults.enqueue(count, List.of(injected));
+        faults.enqueue(operation, count, List.of(injected));
     }
 
     /** One-shot fault sets queued by {@link #failNext} and not yet consumed. */

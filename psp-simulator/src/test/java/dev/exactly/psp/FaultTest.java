@@ -28,6 +28,8 @@ class FaultTest {
                 Fault.decline("insufficient_funds"));
         assertThat(Fault.parseHeader(Fault.header(faults))).isEqualTo(faults);
         assertThat(Fault.parseHeader("  ")).isEmpty();
+        assertThat(Fault.parseHeader("timeout-after-refund=2s, timeout-after-commit"))
+                .containsExactly(Fault.timeoutAfterCapture(Duration.ofSeconds(2)), Fault.timeoutAfterCapture());
     }
 
     @ParameterizedTest

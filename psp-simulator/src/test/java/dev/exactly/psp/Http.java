@@ -41,6 +41,15 @@ final class Http implements AutoCloseable {
         return post("/v1/charges", body, all);
     }
 
+    /** A POST with an {@code Idempotency-Key} to any operation's path. */
+    HttpResponse<String> keyed(String path, String key, String body, String... headers) {
+        String[] all = new String[headers.length + 2];
+        all[0] = "Idempotency-Key";
+        all[1] = key;
+        System.arraycopy(headers, 0, all, 2, headers.length);
+        return post(path, body, all);
+    }
+
     HttpResponse<String> get(String path) {
         return send(HttpRequest.newBuilder(base.resolve(path)).timeout(Duration.ofSeconds(10)).GET().build());
     }

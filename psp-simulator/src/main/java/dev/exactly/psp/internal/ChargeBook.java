@@ -1,124 +1,413 @@
 package dev.exactly.psp.internal;
 
 import dev.exactly.psp.Capture;
+import dev.exactly.psp.ChargeStatus;
 import dev.exactly.psp.PspCharge;
+import dev.exactly.psp.PspChargeRequest;
+import dev.exactly.psp.PspOperation;
+import dev.exactly.psp.PspRefund;
+import dev.exactly.psp.PspRefundRequest;
+import dev.exactly.psp.Refund;
+import dev.exactly.psp.RefundStatus;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.time.Instant;
 import java.time.InstantSource;
+import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
+import java.util.EnumMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Supplier;
+import org.jspecify.annotations.Nullable;
 
 /**
- * The processor's books: charges by idempotency key and by id, and the capture log. A key's charge is
- * decided inside {@link ConcurrentHashMap#compute}, so concurrent requests with one key are serialised
- * on that key: exactly one creates the charge (and, if captured, appends to the capture log in the
- * same step); the others see it and replay it.
+ * The processor's books: the answers recorded under each operation's idempotency keys, charges (with
+ * the state of their holds) by key and by id, refunds by key and by id, and the capture and refund logs.
+ *
+ * <p>Two locks, always taken in this order: a key's outcome is decided inside
+ * {@link ConcurrentHashMap#compute} on that operation's key map, so concurrent requests with one key
+ * are serialised on that key (exactly one decides, the others replay); a decision that changes a
+ * charge (capture, void, refund) then holds that charge's monitor, so requests with different keys on
+ * one charge are serialised on the charge: a hold is captured or voided, never both, captured at most
+ * once, and refunds never add up to more than was captured. Log entries are appended in the same
+ * step as the change they record.
  */
 public final class ChargeBook {
 
     /**
      * What a key holds: the request fingerprint and the exact answer to replay.
      *
-     * @param fingerprint SHA-256 of the canonical request
-     * @param charge      the charge
-     * @param status      the HTTP status of the answer (200 captured, 402 declined)
+     * @param fingerprint SHA-256 of the canonical request (with the path's charge id, if any)
+     * @param status      the HTTP status of the answer
      * @param body        the answer's bytes, replayed verbatim
      */
-    public record Entry(String fingerprint, PspCharge charge, int status, byte[] body) {}
+    public record Entry(String fingerprint, int status, byte[] body) {}
 
-    /** The result of {@link #chargeOnce}. */
+    /** The result of {@link #once}. */
     public sealed interface Outcome {
         Entry entry();
     }
 
-    /** This request created the charge. */
+    /** This request decided the outcome. */
     public record Created(Entry entry) implements Outcome {}
 
-    /** An earlier request with the same key and payload created it; replay. */
+    /** An earlier request with the same key and payload decided it; replay. */
     public record Replayed(Entry entry) implements Outcome {}
 
     /** An earlier request used the key with a different payload. */
     public record KeyReused(Entry entry) implements Outcome {}
 
-    private final ConcurrentHashMap<String, Entry> byKey = new ConcurrentHashMap<>();
-    private final ConcurrentHashMap<String, PspCharge> byId = new ConcurrentHashMap<>();
+    /** What a capture or a void did. */
+    public sealed interface HoldResult {}
+
+    /** It went through (or, for a void of a hold already gone, there was nothing to release): the charge now. */
+    public record Done(PspCharge charge) implements HoldResult {}
+
+    /** The processor refused it; nothing changed. */
+    public record Refused(String code, String message) implements HoldResult {}
+
+    /** A charge and the mutable state of its hold; guarded by its own monitor. */
+    private static final class ChargeState {
+        final String id;
+        final String key;
+        final PspChargeRequest request;
+        final @Nullable String declineCode;
+        final Instant created;
+        final @Nullable Instant expiresAt;
+        ChargeStatus status;
+        long captured;
+        long refunded;
+
+        ChargeState(String id, String key, PspChargeRequest request, @Nullable String declineCode, Instant created,
+                @Nullable Instant expiresAt, ChargeStatus status, long captured) {
+            this.id = id;
+            this.key = key;
+            this.request = request;
+            this.declineCode = declineCode;
+            this.created = created;
+            this.expiresAt = expiresAt;
+            this.status = status;
+            this.captured = captured;
+        }
+
+        /** Caller holds the monitor. An uncaptured hold past its expiry becomes expired. */
+        void expireIfDue(Instant now) {
+            if (status == ChargeStatus.AUTHORIZED && expiresAt != null && !now.isBefore(expiresAt)) {
+                status = ChargeStatus.EXPIRED;
+            }
+        }
+
+        /** Caller holds the monitor. */
+        PspCharge snapshot() {
+            return new PspCharge(id, request.amount(), request.currency(), status, key, declineCode, created,
+                    request.source(), request.description(), request.metadata(), captured, refunded, expiresAt);
+        }
+    }
+
+    private final Map<PspOperation, ConcurrentHashMap<String, Entry>> answers = new EnumMap<>(PspOperation.class);
+    private final ConcurrentHashMap<String, ChargeState> chargesByKey = new ConcurrentHashMap<>();
+    private final ConcurrentHashMap<String, ChargeState> chargesById = new ConcurrentHashMap<>();
+    private final ConcurrentHashMap<String, PspRefund> refundsByKey = new ConcurrentHashMap<>();
+    private final ConcurrentHashMap<String, PspRefund> refundsById = new ConcurrentHashMap<>();
+    private final Object logs = new Object();
     private final List<Capture> captures = new ArrayList<>();
+    private final List<Refund> refunds = new ArrayList<>();
     private final InstantSource clock;
     private final boolean honourKeys;
+    private final Duration authorizationTtl;
 
     /**
-     * @param clock      capture times
-     * @param honourKeys false for the deliberately broken processor that creates a charge on every call
+     * @param clock            times of charges, holds, captures and refunds
+     * @param honourKeys       false for the deliberately broken processor that decides anew on every call
+     * @param authorizationTtl how long a hold stands before it expires
      */
-    public ChargeBook(InstantSource clock, boolean honourKeys) {
+    public ChargeBook(InstantSource clock, boolean honourKeys, Duration authorizationTtl) {
         this.clock = clock;
         this.honourKeys = honourKeys;
+        this.authorizationTtl = authorizationTtl;
+        for (PspOperation o : PspOperation.values()) {
+            answers.put(o, new ConcurrentHashMap<>());
+        }
     }
 
     /**
-     * Atomically: if the key holds nothing, create the entry (and log its capture); otherwise replay it
-     * or report the reuse. {@code create} runs at most once per key and must be quick.
+     * Atomically for this operation and key: if the key holds nothing, decide (run {@code decide}, which
+     * calls one of the decisions below and renders the answer); otherwise replay it or report the reuse.
+     * {@code decide} runs at most once per key and must be quick.
      */
-    public Outcome chargeOnce(String key, String fingerprint, Supplier<Entry> create) {
+    public Outcome once(PspOperation operation, String key, String fingerprint, Supplier<Entry> decide) {
         Outcome[] outcome = new Outcome[1];
-        byKey.compute(key, (k, existing) -> {
+        answers.get(operation).compute(key, (k, existing) -> {
             if (existing != null && honourKeys) {
                 outcome[0] = existing.fingerprint().equals(fingerprint)
                         ? new Replayed(existing)
                         : new KeyReused(existing);
                 return existing;
             }
-            Entry created = create.get();
-            byId.put(created.charge().id(), created.charge());
-            if (created.charge().captured()) {
-                logCapture(key, created.charge());
-            }
+            Entry created = decide.get();
             outcome[0] = new Created(created);
             return created;
         });
         return outcome[0];
     }
 
-    private void logCapture(String key, PspCharge charge) {
-        synchronized (captures) {
-            captures.add(new Capture(captures.size() + 1L, key, charge.id(), charge.amount(), charge.currency(),
-                    clock.instant(), charge.metadata()));
+    /** The current time. */
+    public Instant now() {
+        return clock.instant();
+    }
+
+    // ---------------------------------------------------------------- decisions (inside once)
+
+    /**
+     * Records a new charge: declined when {@code declineCode} is set, else captured (logged) or, when the
+     * request does not capture, a hold that expires after the authorization TTL.
+     */
+    public PspCharge openCharge(String id, String key, PspChargeRequest request, @Nullable String declineCode) {
+        Instant now = clock.instant();
+        Instant created = now.truncatedTo(ChronoUnit.SECONDS);
+        ChargeStatus status = declineCode != null ? ChargeStatus.DECLINED
+                : request.capture() ? ChargeStatus.CAPTURED : ChargeStatus.AUTHORIZED;
+        ChargeState state = new ChargeState(id, key, request, declineCode, created,
+                status == ChargeStatus.AUTHORIZED ? created.plus(authorizationTtl) : null, status,
+                status == ChargeStatus.CAPTURED ? request.amount() : 0);
+        synchronized (state) {
+            chargesById.put(id, state);
+            chargesByKey.put(key, state);
+            if (status == ChargeStatus.CAPTURED) {
+                logCapture(key, state, request.amount(), now);
+            }
+            return state.snapshot();
         }
     }
 
-    public Optional<PspCharge> byKey(String key) {
-        return Optional.ofNullable(byKey.get(key)).map(Entry::charge);
-    }
-
-    public Optional<PspCharge> byId(String id) {
-        return Optional.ofNullable(byId.get(id));
-    }
-
-    /** The capture log, oldest first. */
-    public List<Capture> captures() {
-        synchronized (captures) {
-            return List.copyOf(captures);
+    /**
+     * Captures a hold: all of it when {@code amount} is empty, else that much (at most the authorized
+     * amount); a charge captures at most once.
+     *
+     * @param refusal an injected refusal code, or null (it refuses before anything is looked at)
+     */
+    public HoldResult capture(String chargeId, OptionalLong amount, String key, @Nullable String refusal) {
+        if (refusal != null) {
+            return new Refused(refusal, "injected fault: capture refused");
         }
+        ChargeState state = chargesById.get(chargeId);
+        if (state == null) {
+            return new Refused("resource_missing", "no charge with id " + chargeId);
+        }
+        synchronized (state) {
+            Instant now = clock.instant();
+            state.expireIfDue(now);
+            Optional<Refused> unusable = notAHold(state);
+            if (unusable.isPresent()) {
+                return unusable.get();
+            }
+            long capture = amount.orElse(state.request.amount());
+            if (capture > state.request.amount()) {
+                return new Refused("amount_too_large", "cannot capture " + capture + ": only "
+                        + state.request.amount() + " is authorized");
+            }
+            state.status = ChargeStatus.CAPTURED;
+            state.captured = capture;
+            logCapture(key, state, capture, now);
+            return new Done(state.snapshot());
+        }
+    }
+
+    /**
+     * Voids a hold; a hold already voided or expired is answered as it is (nothing to release), a
+     * captured or declined charge is refused.
+     *
+     * @param refusal an injected refusal code, or null
+     */
+    public HoldResult voidHold(String chargeId, @Nullable String refusal) {
+        if (refusal != null) {
+            return new Refused(refusal, "injected fault: void refused");
+        }
+        ChargeState state = chargesById.get(chargeId);
+        if (state == null) {
+            return new Refused("resource_missing", "no charge with id " + chargeId);
+        }
+        synchronized (state) {
+            state.expireIfDue(clock.instant());
+            switch (state.status) {
+                case AUTHORIZED -> state.status = ChargeStatus.VOIDED;
+                case VOIDED, EXPIRED -> { }
+                case CAPTURED, DECLINED -> {
+                    return notAHold(state).orElseThrow();
+                }
+            }
+            return new Done(state.snapshot());
+        }
+    }
+
+    private static Optional<Refused> notAHold(ChargeState state) {
+        return switch (state.status) {
+            case AUTHORIZED -> Optional.empty();
+            case CAPTURED -> Optional.of(new Refused("charge_already_captured", "charge " + state.id
+                    + " is already captured (" + state.captured + ")"));
+            case DECLINED -> Optional.of(new Refused("charge_declined", "charge " + state.id + " was declined"));
+            case VOIDED -> Optional.of(new Refused("charge_voided", "charge " + state.id + " was voided"));
+            case EXPIRED -> Optional.of(new Refused("authorization_expired", "the hold of charge " + state.id
+                    + " expired at " + state.expiresAt));
+        };
+    }
+
+    /**
+     * Refunds part of a captured charge when the refunds so far plus this one stay within the captured
+     * amount (logged); otherwise a failed refund. Either is recorded under the key.
+     *
+     * @param refusal an injected failure code, or null
+     */
+    public PspRefund refund(String id, String key, PspRefundRequest request, @Nullable String refusal) {
+        Instant now = clock.instant();
+        Instant created = now.truncatedTo(ChronoUnit.SECONDS);
+        ChargeState state = chargesById.get(request.charge());
+        String failure;
+        if (refusal != null) {
+            failure = refusal;
+        } else if (state == null) {
+            failure = "resource_missing";
+        } else {
+            synchronized (state) {
+                state.expireIfDue(now);
+                failure = !state.request.currency().equals(request.currency()) ? "currency_mismatch"
+                        : state.status != ChargeStatus.CAPTURED ? "charge_not_captured"
+                        : request.amount() > state.captured - state.refunded ? "amount_too_large"
+                        : null;
+                if (failure == null) {
+                    state.refunded += request.amount();
+                    synchronized (logs) {
+                        refunds.add(new Refund(refunds.size() + 1L, id, key, state.id, request.amount(),
+                                request.currency(), now, request.metadata()));
+                    }
+                }
+            }
+        }
+        PspRefund refund = new PspRefund(id, request.charge(), request.amount(), request.currency(),
+                failure == null ? RefundStatus.SUCCEEDED : RefundStatus.FAILED, key, failure, created,
+                request.reason(), request.metadata());
+        refundsById.put(id, refund);
+        refundsByKey.put(key, refund);
+        return refund;
+    }
+
+    /**
+     * Records a captured charge under {@code key} without a client request (a test plants a mismatch):
+     * it is in the capture log and the lookups; a later charge request with that key gets 422.
+     *
+     * @throws IllegalStateException when the key already holds a charge
+     */
+    public PspCharge plantCapture(String id, String key, PspChargeRequest request) {
+        Outcome outcome = once(PspOperation.CHARGE, key, "planted", () -> {
+            if (chargesByKey.containsKey(key)) {
+                throw new IllegalStateException("idempotency key " + key + " already holds a charge");
+            }
+            PspCharge charge = openCharge(id, key, request, null);
+            return new Entry("planted", 200, Json.write(Wire.charge(charge)).getBytes(StandardCharsets.UTF_8));
+        });
+        if (!(outcome instanceof Created)) {
+            throw new IllegalStateException("idempotency key " + key + " already holds a charge");
+        }
+        return chargeById(id).orElseThrow();
+    }
+
+    /**
+     * Records a refund under {@code key} without a client request (a test plants a mismatch), with the
+     * usual limits (a refused one is a failed refund, not logged).
+     *
+     * @throws IllegalStateException when the key already holds a refund
+     */
+    public PspRefund plantRefund(String id, String key, PspRefundRequest request) {
+        PspRefund[] planted = new PspRefund[1];
+        Outcome outcome = once(PspOperation.REFUND, key, "planted", () -> {
+            planted[0] = refund(id, key, request, null);
+            return new Entry("planted", planted[0].succeeded() ? 200 : 402,
+                    Json.write(Wire.refund(planted[0])).getBytes(StandardCharsets.UTF_8));
+        });
+        if (!(outcome instanceof Created) || planted[0] == null) {
+            throw new IllegalStateException("idempotency key " + key + " already holds a refund");
+        }
+        return planted[0];
+    }
+
+    private void logCapture(String key, ChargeState state, long amount, Instant at) {
+        synchronized (logs) {
+            captures.add(new Capture(captures.size() + 1L, key, state.id, amount, state.request.currency(), at,
+                    state.request.metadata()));
+        }
+    }
+
+    // ---------------------------------------------------------------- lookups
+
+    /** The charge recorded under a charge request's key, as it is now. */
+    public Optional<PspCharge> chargeByKey(String key) {
+        return Optional.ofNullable(chargesByKey.get(key)).map(this::now);
+    }
+
+    /** The charge with this id, as it is now. */
+    public Optional<PspCharge> chargeById(String id) {
+        return Optional.ofNullable(chargesById.get(id)).map(this::now);
+    }
+
+    private PspCharge now(ChargeState state) {
+        synchronized (state) {
+            state.expireIfDue(clock.instant());
+            return state.snapshot();
+        }
+    }
+
+    /** The refund recorded under a refund request's key. */
+    public Optional<PspRefund> refundByKey(String key) {
+        return Optional.ofNullable(refundsByKey.get(key));
+    }
+
+    /** The refund with this id. */
+    public Optional<PspRefund> refundById(String id) {
+        return Optional.ofNullable(refundsById.get(id));
+    }
+
+    /** The capture log, oldest first, limited to {@code [from, to)} (null: unbounded). */
+    public List<Capture> captures(@Nullable Instant from, @Nullable Instant to) {
+        synchronized (logs) {
+            return captures.stream().filter(c -> within(c.capturedAt(), from, to)).toList();
+        }
+    }
+
+    /** The refund log, oldest first, limited to {@code [from, to)} (null: unbounded). */
+    public List<Refund> refunds(@Nullable Instant from, @Nullable Instant to) {
+        synchronized (logs) {
+            return refunds.stream().filter(r -> within(r.refundedAt(), from, to)).toList();
+        }
+    }
+
+    private static boolean within(Instant at, @Nullable Instant from, @Nullable Instant to) {
+        return (from == null || !at.isBefore(from)) && (to == null || at.isBefore(to));
     }
 
     /** Captures per idempotency key, in order of first capture. */
     public Map<String, Long> captureCounts() {
         Map<String, Long> counts = new LinkedHashMap<>();
-        for (Capture c : captures()) {
+        for (Capture c : captures(null, null)) {
             counts.merge(c.idempotencyKey(), 1L, Long::sum);
         }
         return counts;
     }
 
-    /** Forgets every charge and capture. */
+    /** Forgets every answer, charge, refund and log entry. */
     public void clear() {
-        synchronized (captures) {
-            byKey.clear();
-            byId.clear();
+        synchronized (logs) {
+            answers.values().forEach(Map::clear);
+            chargesByKey.clear();
+            chargesById.clear();
+            refundsByKey.clear();
+            refundsById.clear();
             captures.clear();
+            refunds.clear();
         }
     }
 }

@@ -1,5 +1,9 @@
 package dev.exactly.psp.internal;
 
+import java.util.Collections;
+import java.util.Map;
+import java.util.Objects;
+import java.util.TreeMap;
 import java.util.regex.Pattern;
 
 /** Argument checks shared by the API types and the server. */
@@ -39,5 +43,26 @@ public final class Checks {
             }
         }
         return true;
+    }
+
+    /**
+     * Request metadata: up to 50 pairs, keys 1–40 characters, values at most 500; returns an
+     * unmodifiable copy sorted by key.
+     */
+    public static Map<String, String> metadata(Map<String, String> metadata) {
+        if (metadata.size() > 50) {
+            throw new IllegalArgumentException("metadata may hold at most 50 keys");
+        }
+        metadata.forEach((k, v) -> {
+            Objects.requireNonNull(k, "metadata key");
+            Objects.requireNonNull(v, "metadata value");
+            if (k.isEmpty() || k.length() > 40) {
+                throw new IllegalArgumentException("metadata keys must be 1-40 characters");
+            }
+            if (v.length() > 500) {
+                throw new IllegalArgumentException("metadata values must be at most 500 characters");
+            }
+        });
+        return Collections.unmodifiableMap(new TreeMap<>(metadata));
     }
 }

@@ -3,16 +3,19 @@ package dev.exactly.psp.internal;
 import dev.exactly.psp.DeclineRule;
 import dev.exactly.psp.Fault;
 import dev.exactly.psp.FaultSettings;
+import dev.exactly.psp.PspOperation;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.EnumMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Random;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Decides the faults of each charge request: the per-request faults, the next queued one-shot faults,
- * and the run's random faults, drawn from a {@link Random} seeded by the settings (all draws of one
+ * Decides the faults of each request of an operation: the per-request faults, the operation's next
+ * queued one-shot faults, and the run's random faults (one sequence for every operation), drawn from a {@link Random} seeded by the settings (all draws of one
  * request are taken together, so a sequential run is reproducible).
  */
 public final class FaultInjector {
@@ -40,10 +43,13 @@ public final class FaultInjector {
     private record State(FaultSettings settings, Random random) {}
 
     private volatile State state;
-    private final ConcurrentLinkedQueue<List<Fault>> next = new ConcurrentLinkedQueue<>();
+    private final Map<PspOperation, ConcurrentLinkedQueue<List<Fault>>> next = new EnumMap<>(PspOperation.class);
 
     public FaultInjector(FaultSettings settings) {
         this.state = new State(settings, new Random(settings.seed()));
+        for (PspOperation o : PspOperation.values()) {
+            next.put(o, new ConcurrentLinkedQueue<>());
+        }
     }
 
     public FaultSettings settings() {
@@ -58,31 +64,36 @@ public final class FaultInjector {
     /** No run faults and no queued one-shots. */
     public void clear() {
         set(FaultSettings.none());
-        next.clear();
+        clearPending();
     }
 
-    /** The next {@code count} charge requests also suffer these faults. */
-    public void enqueue(int count, List<Fault> faults) {
+    /** The next {@code count} requests of this operation also suffer these faults. */
+    public void enqueue(PspOperation operation, int count, List<Fault> faults) {
         List<Fault> copy = List.copyOf(faults);
         for (int i = 0; i < count; i++) {
-            next.add(copy);
+            next.get(operation).add(copy);
         }
     }
 
-    /** One-shot fault sets not yet consumed. */
+    /** One-shot fault sets not yet consumed, over all operations. */
     public int pending() {
-        return next.size();
+        return next.values().stream().mapToInt(ConcurrentLinkedQueue::size).sum();
+    }
+
+    /** One-shot fault sets of this operation not yet consumed. */
+    public int pending(PspOperation operation) {
+        return next.get(operation).size();
     }
 
     /** Drops the queued one-shots. */
     public void clearPending() {
-        next.clear();
+        next.values().forEach(ConcurrentLinkedQueue::clear);
     }
 
-    /** Decides the faults of one request (consuming one queued one-shot set, if any). */
-    public Plan plan(List<Fault> requestFaults) {
+    /** Decides the faults of one request (consuming one of its operation's queued one-shot sets, if any). */
+    public Plan plan(PspOperation operation, List<Fault> requestFaults) {
         List<Fault> faults = new ArrayList<>(requestFaults);
-        List<Fault> oneShot = next.poll();
+        List<Fault> oneShot = next.get(operation).poll();
         if (oneShot != null) {
             faults.addAll(oneShot);
         }

@@ -8,6 +8,9 @@ import dev.exactly.psp.Fault;
 import dev.exactly.psp.FaultKind;
 import dev.exactly.psp.PspCharge;
 import dev.exactly.psp.PspChargeRequest;
+import dev.exactly.psp.PspOperation;
+import dev.exactly.psp.PspRefund;
+import dev.exactly.psp.PspRefundRequest;
 import java.io.IOException;
 import java.net.URLDecoder;
 import java.nio.ByteBuffer;
@@ -15,16 +18,20 @@ import java.nio.charset.CharacterCodingException;
 import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.time.InstantSource;
-import java.time.temporal.ChronoUnit;
+import java.time.Instant;
+import java.time.format.DateTimeParseException;
 import java.util.List;
 import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import org.jspecify.annotations.Nullable;
 
-/** The simulator's HTTP API: routing, the charge pipeline with its faults, lookups and admin. */
+/**
+ * The simulator's HTTP API: routing, one pipeline with faults for every operation (charge, capture,
+ * void, refund), lookups, logs, admin and the test-only planting endpoints.
+ */
 public final class PspHandler implements HttpHandler {
 
     /** Header marking a replayed answer. */
@@ -34,24 +41,24 @@ public final class PspHandler implements HttpHandler {
 
     private static final String CHARGES = "/v1/charges";
     private static final String BY_KEY = "/v1/charges/by-key/";
+    private static final String REFUNDS = "/v1/refunds";
+    private static final String REFUNDS_BY_KEY = "/v1/refunds/by-key/";
     private static final String ID_ALPHABET = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
 
     private final ChargeBook book;
     private final FaultInjector faults;
     private final Counters counters;
-    private final InstantSource clock;
     private final int maxBodyBytes;
     private final CountDownLatch closing;
 
     /**
      * @param closing counted down when the simulator closes: every delay and hang ends at once
      */
-    public PspHandler(ChargeBook book, FaultInjector faults, Counters counters, InstantSource clock, int maxBodyBytes,
+    public PspHandler(ChargeBook book, FaultInjector faults, Counters counters, int maxBodyBytes,
             CountDownLatch closing) {
         this.book = book;
         this.faults = faults;
         this.counters = counters;
-        this.clock = clock;
         this.maxBodyBytes = maxBodyBytes;
         this.closing = closing;
     }
@@ -98,18 +105,28 @@ public final class PspHandler implements HttpHandler {
             case CHARGES -> {
                 allow(ex, "GET", "POST");
                 if (method.equals("POST")) {
-                    charge(ex);
+                    operation(ex, PspOperation.CHARGE, this::charge);
+                } else {
+                    String key = requiredQuery(ex, "idempotency_key");
+                    sendCharge(ex, book.chargeByKey(key), "no charge with idempotency key " + key);
+                }
+            }
+            case REFUNDS -> {
+                allow(ex, "GET", "POST");
+                if (method.equals("POST")) {
+                    operation(ex, PspOperation.REFUND, this::refund);
                 } else {
                     String key = queryParameter(ex, "idempotency_key");
-                    if (key == null) {
-                        throw invalid("parameter_missing", "missing required parameter: idempotency_key");
+                    if (key != null) {
+                        sendRefund(ex, book.refundByKey(key), "no refund with idempotency key " + key);
+                    } else {
+                        send(ex, 200, Wire.refunds(book.refunds(instantQuery(ex, "from"), instantQuery(ex, "to"))));
                     }
-                    sendCharge(ex, book.byKey(key), "no charge with idempotency key " + key);
                 }
             }
             case "/v1/captures" -> {
                 allow(ex, "GET");
-                send(ex, 200, Wire.captures(book.captures()));
+                send(ex, 200, Wire.captures(book.captures(instantQuery(ex, "from"), instantQuery(ex, "to"))));
             }
             case "/v1/stats" -> {
                 allow(ex, "GET");
@@ -118,7 +135,7 @@ public final class PspHandler implements HttpHandler {
             case "/v1/faults" -> {
                 allow(ex, "GET", "POST", "DELETE");
                 switch (method) {
-                    case "POST" -> faults.set(Wire.readFaultSettings(readJson(ex)));
+                    case "POST" -> faults.set(Wire.readFaultSettings(readJson(ex, false)));
                     case "DELETE" -> faults.clear();
                     default -> { }
                 }
@@ -126,91 +143,159 @@ public final class PspHandler implements HttpHandler {
             }
             case "/v1/faults/next" -> {
                 allow(ex, "POST");
-                Wire.NextFaults next = Wire.readNextFaults(readJson(ex));
-                faults.enqueue(next.count(), parseFaults(next.faults()));
+                Wire.NextFaults next = Wire.readNextFaults(readJson(ex, false));
+                faults.enqueue(next.operation(), next.count(), parseFaults(next.faults()));
                 send(ex, 200, Wire.faultSettings(faults.settings(), faults.pending()));
             }
-            default -> {
-                if (path.startsWith(BY_KEY) && path.length() > BY_KEY.length()) {
-                    allow(ex, "GET");
-                    String key = path.substring(BY_KEY.length());
-                    sendCharge(ex, book.byKey(key), "no charge with idempotency key " + key);
-                } else if (path.startsWith(CHARGES + "/") && path.indexOf('/', CHARGES.length() + 1) < 0) {
-                    allow(ex, "GET");
-                    String id = path.substring(CHARGES.length() + 1);
-                    sendCharge(ex, book.byId(id), "no charge with id " + id);
-                } else {
-                    throw new Reply(404, Wire.error("invalid_request_error", "resource_missing", "no route " + path));
+            case "/v1/test/plant-capture" -> {
+                allow(ex, "POST");
+                Wire.PlantedCapture planted = Wire.readPlantedCapture(readJson(ex, false));
+                try {
+                    send(ex, 200, Wire.charge(book.plantCapture(newId("py_"), planted.key(), planted.request())));
+                } catch (IllegalStateException e) {
+                    throw keyReused(e.getMessage());
                 }
             }
+            case "/v1/test/plant-refund" -> {
+                allow(ex, "POST");
+                Wire.PlantedRefund planted = Wire.readPlantedRefund(readJson(ex, false));
+                try {
+                    PspRefund refund = book.plantRefund(newId("re_"), planted.key(), planted.request());
+                    send(ex, refund.succeeded() ? 200 : 402, Wire.refund(refund));
+                } catch (IllegalStateException e) {
+                    throw keyReused(e.getMessage());
+                }
+            }
+            default -> routePrefixed(ex, path);
         }
     }
 
-    // ---------------------------------------------------------------- POST /v1/charges
+    private void routePrefixed(HttpExchange ex, String path) throws IOException {
+        if (path.startsWith(BY_KEY) && path.length() > BY_KEY.length()) {
+            allow(ex, "GET");
+            String key = path.substring(BY_KEY.length());
+            sendCharge(ex, book.chargeByKey(key), "no charge with idempotency key " + key);
+        } else if (path.startsWith(REFUNDS_BY_KEY) && path.length() > REFUNDS_BY_KEY.length()) {
+            allow(ex, "GET");
+            String key = path.substring(REFUNDS_BY_KEY.length());
+            sendRefund(ex, book.refundByKey(key), "no refund with idempotency key " + key);
+        } else if (path.startsWith(REFUNDS + "/") && path.indexOf('/', REFUNDS.length() + 1) < 0) {
+            allow(ex, "GET");
+            String id = path.substring(REFUNDS.length() + 1);
+            sendRefund(ex, book.refundById(id), "no refund with id " + id);
+        } else if (path.startsWith(CHARGES + "/")) {
+            String rest = path.substring(CHARGES.length() + 1);
+            int slash = rest.indexOf('/');
+            if (slash < 0 && !rest.isEmpty()) {
+                allow(ex, "GET");
+                sendCharge(ex, book.chargeById(rest), "no charge with id " + rest);
+                return;
+            }
+            String id = slash < 0 ? "" : rest.substring(0, slash);
+            String action = slash < 0 ? "" : rest.substring(slash + 1);
+            if (!id.isEmpty() && action.equals("capture")) {
+                allow(ex, "POST");
+                operation(ex, PspOperation.CAPTURE, json -> capture(id, json));
+            } else if (!id.isEmpty() && action.equals("void")) {
+                allow(ex, "POST");
+                operation(ex, PspOperation.VOID, json -> voidHold(id, json));
+            } else {
+                throw new Reply(404, Wire.error("invalid_request_error", "resource_missing", "no route " + path));
+            }
+        } else {
+            throw new Reply(404, Wire.error("invalid_request_error", "resource_missing", "no route " + path));
+        }
+    }
 
-    private void charge(HttpExchange ex) throws IOException {
-        counters.requests.increment();
+    // ---------------------------------------------------------------- the pipeline of every operation
+
+    /** A valid request of an operation: its fingerprint, and how it decides (at most once per key). */
+    private record Parsed(String fingerprint, Decision decision) {}
+
+    /** Runs inside the key's atomic section: decide, count what moved, render the answer. */
+    @FunctionalInterface
+    private interface Decision {
+        ChargeBook.Entry decide(String key, FaultInjector.Plan plan);
+    }
+
+    /** Reads and validates an operation's body (a {@link Wire.WireException} or {@link Reply} when invalid). */
+    @FunctionalInterface
+    private interface Reader {
+        Parsed read(JsonValue body);
+    }
+
+    /**
+     * One request of an operation: validate (4xx, not recorded), latency, error, timeout, then decide
+     * once per key or replay, then the faults after the commit.
+     */
+    private void operation(HttpExchange ex, PspOperation op, Reader reader) throws IOException {
+        Counters.Of count = counters.of(op);
+        count.requests.increment();
         String key;
-        PspChargeRequest request;
+        Parsed parsed;
         List<Fault> requestFaults;
         try {
             key = idempotencyKey(ex);
-            request = Wire.readChargeRequest(readJson(ex));
+            parsed = reader.read(readJson(ex, op == PspOperation.CAPTURE || op == PspOperation.VOID));
             String header = ex.getRequestHeaders().getFirst(Fault.HEADER);
             requestFaults = header == null ? List.of() : parseFaults(header);
         } catch (Reply | Wire.WireException e) {
-            counters.rejected.increment();
+            count.rejected.increment();
             throw e;
         }
-        FaultInjector.Plan plan = faults.plan(requestFaults);
+        FaultInjector.Plan plan = faults.plan(op, requestFaults);
         StringBuilder fired = new StringBuilder();
+        String what = op == PspOperation.CHARGE ? "capture" : "the " + op.wireName();
 
         if (!plan.latency().isZero()) {
-            fire(FaultKind.LATENCY, fired);
+            fire(count, FaultKind.LATENCY, fired);
             if (!pause(plan.latency())) {
                 return; // closing
             }
         }
         if (plan.errorStatus() != 0) {
-            fire(FaultKind.ERROR, fired);
+            fire(count, FaultKind.ERROR, fired);
             ex.getResponseHeaders().set(FAULT_FIRED, fired.toString());
             throw new Reply(plan.errorStatus(),
-                    Wire.error("api_error", "processing_error", "injected fault: error before capture"));
+                    Wire.error("api_error", "processing_error", "injected fault: error before " + what));
         }
         if (plan.timeout() != null) {
-            fire(FaultKind.TIMEOUT, fired);
-            hangThen504(ex, plan.timeout(), fired, "injected fault: timeout before capture");
+            fire(count, FaultKind.TIMEOUT, fired);
+            hangThen504(ex, plan.timeout(), fired, "injected fault: timeout before " + what);
             return;
         }
 
-        String fingerprint = Hashing.sha256Hex(Json.writeCanonical(Wire.chargeRequest(request)));
-        ChargeBook.Outcome outcome = book.chargeOnce(key, fingerprint, () -> decide(key, fingerprint, request, plan));
+        ChargeBook.Outcome outcome = book.once(op, key, parsed.fingerprint(), () -> {
+            if (plan.decline() != null) {
+                count.fired(FaultKind.DECLINE);
+            }
+            return parsed.decision().decide(key, plan);
+        });
         switch (outcome) {
             case ChargeBook.KeyReused reused -> {
-                counters.rejected.increment();
-                throw new Reply(422, Wire.error("idempotency_error", "idempotency_key_reused",
-                        "idempotency key " + key + " was already used with a different request"));
+                count.rejected.increment();
+                throw keyReused("idempotency key " + key + " was already used with a different request");
             }
             case ChargeBook.Replayed replayed -> {
-                counters.replays.increment();
+                count.replays.increment();
                 ex.getResponseHeaders().set(REPLAYED, "true");
             }
             case ChargeBook.Created created -> {
-                if (created.entry().charge().captured()) {
-                    counters.captures.increment();
+                if (created.entry().status() < 300) {
+                    count.succeeded.increment();
                 } else {
-                    counters.declines.increment();
+                    count.refused.increment();
                 }
             }
         }
 
         if (plan.timeoutAfter() != null) {
-            fire(FaultKind.TIMEOUT_AFTER_CAPTURE, fired);
-            hangThen504(ex, plan.timeoutAfter(), fired, "injected fault: timeout after capture");
+            fire(count, FaultKind.TIMEOUT_AFTER_CAPTURE, fired);
+            hangThen504(ex, plan.timeoutAfter(), fired, "injected fault: timeout after " + what);
             return;
         }
         if (plan.dropResponse()) {
-            fire(FaultKind.DROP_RESPONSE, fired);
+            fire(count, FaultKind.DROP_RESPONSE, fired);
             return; // the exchange closes without a response: the client sees the connection drop
         }
         if (!fired.isEmpty()) {
@@ -220,26 +305,80 @@ public final class PspHandler implements HttpHandler {
         sendBytes(ex, entry.status(), entry.body());
     }
 
-    /** Runs inside the key's atomic section: decide captured or declined and render the answer. */
-    private ChargeBook.Entry decide(String key, String fingerprint, PspChargeRequest request, FaultInjector.Plan plan) {
-        String declineCode = plan.decline();
-        boolean injected = declineCode != null;
-        if (declineCode == null) {
-            declineCode = firstMatch(plan.declineRules(), request);
-            injected = declineCode != null;
-        }
-        if (declineCode == null) {
-            declineCode = firstMatch(DeclineRule.TEST_CARDS, request);
-        }
-        if (injected) {
-            counters.fired(FaultKind.DECLINE);
-        }
-        PspCharge charge = new PspCharge(newId(), request.amount(), request.currency(),
-                declineCode == null ? ChargeStatus.CAPTURED : ChargeStatus.DECLINED, key, declineCode,
-                clock.instant().truncatedTo(ChronoUnit.SECONDS), request.source(), request.description(),
-                request.metadata());
-        byte[] body = Json.write(Wire.charge(charge)).getBytes(StandardCharsets.UTF_8);
-        return new ChargeBook.Entry(fingerprint, charge, charge.captured() ? 200 : 402, body);
+    private static Reply keyReused(String message) {
+        return new Reply(422, Wire.error("idempotency_error", "idempotency_key_reused", message));
+    }
+
+    private static String fingerprint(JsonValue canonical) {
+        return Hashing.sha256Hex(Json.writeCanonical(canonical));
+    }
+
+    private static ChargeBook.Entry entry(String fingerprint, int status, JsonValue body) {
+        return new ChargeBook.Entry(fingerprint, status, Json.write(body).getBytes(StandardCharsets.UTF_8));
+    }
+
+    // ---------------------------------------------------------------- the operations
+
+    /** POST /v1/charges: capture at once or authorize; declined by an injected fault, a rule or a test card. */
+    private Parsed charge(JsonValue body) {
+        PspChargeRequest request = Wire.readChargeRequest(body);
+        String fingerprint = fingerprint(Wire.chargeRequest(request));
+        return new Parsed(fingerprint, (key, plan) -> {
+            String declineCode = plan.decline();
+            if (declineCode == null) {
+                declineCode = firstMatch(plan.declineRules(), request);
+                if (declineCode != null) {
+                    counters.of(PspOperation.CHARGE).fired(FaultKind.DECLINE);
+                }
+            }
+            if (declineCode == null) {
+                declineCode = firstMatch(DeclineRule.TEST_CARDS, request);
+            }
+            PspCharge charge = book.openCharge(newId("py_"), key, request, declineCode);
+            if (charge.captured()) {
+                counters.captures.increment();
+            }
+            return entry(fingerprint, charge.status() == ChargeStatus.DECLINED ? 402 : 200, Wire.charge(charge));
+        });
+    }
+
+    /** POST /v1/charges/{id}/capture: capture a hold once, all of it or a part. */
+    private Parsed capture(String chargeId, JsonValue body) {
+        OptionalLong amount = Wire.readCaptureRequest(body);
+        String fingerprint = fingerprint(JsonValue.object().put("charge", chargeId)
+                .put("capture", Wire.captureRequest(amount)).build());
+        return new Parsed(fingerprint, (key, plan) -> {
+            ChargeBook.HoldResult result = book.capture(chargeId, amount, key, plan.decline());
+            if (result instanceof ChargeBook.Done) {
+                counters.captures.increment();
+            }
+            return holdAnswer(fingerprint, result);
+        });
+    }
+
+    /** POST /v1/charges/{id}/void: release a hold. */
+    private Parsed voidHold(String chargeId, JsonValue body) {
+        Wire.readVoidRequest(body);
+        String fingerprint = fingerprint(JsonValue.object().put("charge", chargeId).build());
+        return new Parsed(fingerprint, (key, plan) -> holdAnswer(fingerprint, book.voidHold(chargeId, plan.decline())));
+    }
+
+    private static ChargeBook.Entry holdAnswer(String fingerprint, ChargeBook.HoldResult result) {
+        return switch (result) {
+            case ChargeBook.Done done -> entry(fingerprint, 200, Wire.charge(done.charge()));
+            case ChargeBook.Refused refused ->
+                    entry(fingerprint, 402, Wire.error("invalid_request_error", refused.code(), refused.message()));
+        };
+    }
+
+    /** POST /v1/refunds: give back part of a captured charge, never more than was captured in total. */
+    private Parsed refund(JsonValue body) {
+        PspRefundRequest request = Wire.readRefundRequest(body);
+        String fingerprint = fingerprint(Wire.refundRequest(request));
+        return new Parsed(fingerprint, (key, plan) -> {
+            PspRefund refund = book.refund(newId("re_"), key, request, plan.decline());
+            return entry(fingerprint, refund.succeeded() ? 200 : 402, Wire.refund(refund));
+        });
     }
 
     private static @Nullable String firstMatch(List<DeclineRule> rules, PspChargeRequest request) {
@@ -259,8 +398,8 @@ public final class PspHandler implements HttpHandler {
         send(ex, 504, Wire.error("api_error", "processor_timeout", message));
     }
 
-    private void fire(FaultKind kind, StringBuilder fired) {
-        counters.fired(kind);
+    private static void fire(Counters.Of count, FaultKind kind, StringBuilder fired) {
+        count.fired(kind);
         if (!fired.isEmpty()) {
             fired.append(", ");
         }
@@ -277,9 +416,10 @@ public final class PspHandler implements HttpHandler {
         }
     }
 
-    private static String newId() {
+    /** A new processor id: the prefix ({@code py_}, {@code re_}) and 24 random letters and digits. */
+    public static String newId(String prefix) {
         ThreadLocalRandom r = ThreadLocalRandom.current();
-        StringBuilder id = new StringBuilder("py_");
+        StringBuilder id = new StringBuilder(prefix);
         for (int i = 0; i < 24; i++) {
             id.append(ID_ALPHABET.charAt(r.nextInt(ID_ALPHABET.length())));
         }
@@ -311,11 +451,15 @@ public final class PspHandler implements HttpHandler {
         }
     }
 
-    private JsonValue readJson(HttpExchange ex) throws IOException {
+    /** @param emptyIsObject whether an empty body reads as {@code {}} */
+    private JsonValue readJson(HttpExchange ex, boolean emptyIsObject) throws IOException {
         byte[] bytes = ex.getRequestBody().readNBytes(maxBodyBytes + 1);
         if (bytes.length > maxBodyBytes) {
             throw new Reply(413, Wire.error("invalid_request_error", "body_too_large",
                     "the request body exceeds " + maxBodyBytes + " bytes"));
+        }
+        if (emptyIsObject && bytes.length == 0) {
+            return JsonValue.object().build();
         }
         String text;
         try {
@@ -331,6 +475,27 @@ public final class PspHandler implements HttpHandler {
             return Json.parse(text);
         } catch (JsonException e) {
             throw invalid("invalid_json", e.getMessage());
+        }
+    }
+
+    private static String requiredQuery(HttpExchange ex, String name) {
+        String value = queryParameter(ex, name);
+        if (value == null) {
+            throw invalid("parameter_missing", "missing required parameter: " + name);
+        }
+        return value;
+    }
+
+    /** An ISO-8601 instant query parameter ({@code 2026-12-01T12:00:00Z}), or null when absent or empty. */
+    private static @Nullable Instant instantQuery(HttpExchange ex, String name) {
+        String value = queryParameter(ex, name);
+        if (value == null || value.isEmpty()) {
+            return null;
+        }
+        try {
+            return Instant.parse(value);
+        } catch (DateTimeParseException e) {
+            throw invalid("parameter_invalid", name + " must be an ISO-8601 instant such as 2026-12-01T12:00:00Z");
         }
     }
 
@@ -368,6 +533,13 @@ public final class PspHandler implements HttpHandler {
             throw new Reply(404, Wire.error("invalid_request_error", "resource_missing", missing));
         }
         send(ex, 200, Wire.charge(charge.get()));
+    }
+
+    private static void sendRefund(HttpExchange ex, Optional<PspRefund> refund, String missing) throws IOException {
+        if (refund.isEmpty()) {
+            throw new Reply(404, Wire.error("invalid_request_error", "resource_missing", missing));
+        }
+        send(ex, 200, Wire.refund(refund.get()));
     }
 
     private static void send(HttpExchange ex, int status, JsonValue body) throws IOException {

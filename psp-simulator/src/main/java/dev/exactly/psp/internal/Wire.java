@@ -5,9 +5,15 @@ import dev.exactly.psp.ChargeStatus;
 import dev.exactly.psp.DeclineRule;
 import dev.exactly.psp.FaultKind;
 import dev.exactly.psp.FaultSettings;
+import dev.exactly.psp.OperationStats;
 import dev.exactly.psp.PspCharge;
 import dev.exactly.psp.PspChargeRequest;
+import dev.exactly.psp.PspOperation;
+import dev.exactly.psp.PspRefund;
+import dev.exactly.psp.PspRefundRequest;
 import dev.exactly.psp.PspStats;
+import dev.exactly.psp.Refund;
+import dev.exactly.psp.RefundStatus;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.format.DateTimeParseException;
@@ -16,6 +22,7 @@ import java.util.EnumMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.OptionalLong;
 import java.util.Set;
 import org.jspecify.annotations.Nullable;
 
@@ -27,6 +34,8 @@ public final class Wire {
 
     /** The {@code object} member of a charge. */
     public static final String CHARGE_OBJECT = "psp_charge";
+    /** The {@code object} member of a refund. */
+    public static final String REFUND_OBJECT = "psp_refund";
 
     private static final double BPS = 10_000.0;
 
@@ -49,27 +58,32 @@ public final class Wire {
 
     // ---------------------------------------------------------------- charges
 
+    /** The request body; {@code capture} is written only when false (the default is to capture). */
     public static JsonValue.Obj chargeRequest(PspChargeRequest r) {
-        return JsonValue.object()
+        JsonValue.ObjBuilder b = JsonValue.object()
                 .put("amount", r.amount())
                 .put("currency", r.currency())
                 .put("source", r.source())
                 .put("description", r.description())
-                .put("metadata", r.metadata())
-                .build();
+                .put("metadata", r.metadata());
+        if (!r.capture()) {
+            b.put("capture", false);
+        }
+        return b.build();
     }
 
     /** Reads a charge request body; throws {@link WireException} or {@link JsonException}. */
     public static PspChargeRequest readChargeRequest(JsonValue body) {
         JsonValue.Obj obj = object(body, "the request body");
-        allowOnly(obj, Set.of("amount", "currency", "source", "description", "metadata"));
+        allowOnly(obj, Set.of("amount", "currency", "source", "description", "metadata", "capture"));
         long amount = requiredLong(obj, "amount");
         String currency = requiredString(obj, "currency");
         String source = requiredString(obj, "source");
         String description = optionalString(obj, "description");
         Map<String, String> metadata = stringMap(obj, "metadata");
+        boolean capture = optionalBoolean(obj, "capture", true);
         try {
-            return new PspChargeRequest(amount, currency, source, description, metadata);
+            return new PspChargeRequest(amount, currency, source, description, metadata, capture);
         } catch (IllegalArgumentException e) {
             throw new WireException("parameter_invalid", e.getMessage());
         }
@@ -88,6 +102,11 @@ public final class Wire {
                 .put("source", c.source())
                 .put("description", c.description())
                 .put("metadata", c.metadata())
+                .put("amount_captured", c.amountCaptured())
+                .put("amount_refunded", c.amountRefunded())
+                .put("expires_at", c.expiresAt() == null
+                        ? JsonValue.Null.INSTANCE
+                        : new JsonValue.Num(c.expiresAt().getEpochSecond()))
                 .build();
     }
 
@@ -99,17 +118,23 @@ public final class Wire {
             throw new WireException("parameter_invalid", "expected a " + CHARGE_OBJECT + ", got " + objectType);
         }
         try {
+            long amount = requiredLong(obj, "amount");
+            ChargeStatus status = ChargeStatus.fromWire(requiredString(obj, "status"));
+            long expiresAt = optionalLong(obj, "expires_at", -1);
             return new PspCharge(
                     requiredString(obj, "id"),
-                    requiredLong(obj, "amount"),
+                    amount,
                     requiredString(obj, "currency"),
-                    ChargeStatus.fromWire(requiredString(obj, "status")),
+                    status,
                     requiredString(obj, "idempotency_key"),
                     optionalString(obj, "decline_code"),
                     Instant.ofEpochSecond(requiredLong(obj, "created")),
                     requiredString(obj, "source"),
                     optionalString(obj, "description"),
-                    stringMap(obj, "metadata"));
+                    stringMap(obj, "metadata"),
+                    optionalLong(obj, "amount_captured", status == ChargeStatus.CAPTURED ? amount : 0),
+                    optionalLong(obj, "amount_refunded", 0),
+                    expiresAt < 0 ? null : Instant.ofEpochSecond(expiresAt));
         } catch (IllegalArgumentException e) {
             throw new WireException("parameter_invalid", e.getMessage());
         }
@@ -135,42 +160,61 @@ public final class Wire {
 
     /** Reads {@link #captures(List)}. */
     public static List<Capture> readCaptures(JsonValue json) {
-        JsonValue.Obj list = object(json, "the capture list");
-        if (!(list.get("data") instanceof JsonValue.Arr data)) {
-            throw new WireException("parameter_invalid", "data must be an array");
-        }
         List<Capture> out = new ArrayList<>();
-        for (JsonValue element : data.elements()) {
-            JsonValue.Obj c = object(element, "a capture");
-            Instant at;
-            try {
-                at = Instant.parse(requiredString(c, "captured_at"));
-            } catch (DateTimeParseException e) {
-                throw new WireException("parameter_invalid", "captured_at must be an ISO-8601 instant");
-            }
+        for (JsonValue.Obj c : listData(json, "the capture list")) {
             out.add(new Capture(requiredLong(c, "sequence"), requiredString(c, "idempotency_key"),
-                    requiredString(c, "charge_id"), requiredLong(c, "amount"), requiredString(c, "currency"), at,
-                    stringMap(c, "metadata")));
+                    requiredString(c, "charge_id"), requiredLong(c, "amount"), requiredString(c, "currency"),
+                    instant(c, "captured_at"), stringMap(c, "metadata")));
         }
         return out;
     }
 
     public static JsonValue.Obj stats(PspStats s) {
-        JsonValue.ObjBuilder faults = JsonValue.object();
-        s.faults().forEach((kind, n) -> faults.put(kind.wireName(), (long) n));
+        JsonValue.ObjBuilder operations = JsonValue.object();
+        s.operations().forEach((operation, o) -> operations.put(operation.wireName(), JsonValue.object()
+                .put("requests", o.requests())
+                .put("succeeded", o.succeeded())
+                .put("refused", o.refused())
+                .put("replays", o.replays())
+                .put("rejected", o.rejected())
+                .put("faults", faults(o.faults()))
+                .build()));
         return JsonValue.object()
                 .put("requests", s.requests())
                 .put("captures", s.captures())
                 .put("declines", s.declines())
                 .put("replays", s.replays())
                 .put("rejected", s.rejected())
-                .put("faults", faults.build())
+                .put("faults", faults(s.faults()))
+                .put("operations", operations.build())
                 .build();
+    }
+
+    private static JsonValue.Obj faults(Map<FaultKind, Long> fired) {
+        JsonValue.ObjBuilder faults = JsonValue.object();
+        fired.forEach((kind, n) -> faults.put(kind.wireName(), (long) n));
+        return faults.build();
     }
 
     /** Reads {@link #stats(PspStats)}. */
     public static PspStats readStats(JsonValue json) {
         JsonValue.Obj obj = object(json, "the stats");
+        Map<PspOperation, OperationStats> operations = new EnumMap<>(PspOperation.class);
+        JsonValue ops = obj.get("operations");
+        if (ops != null && !(ops instanceof JsonValue.Null)) {
+            for (Map.Entry<String, JsonValue> e : object(ops, "operations").members().entrySet()) {
+                JsonValue.Obj o = object(e.getValue(), "an operation's stats");
+                operations.put(PspOperation.fromWire(e.getKey()), new OperationStats(requiredLong(o, "requests"),
+                        requiredLong(o, "succeeded"), requiredLong(o, "refused"), requiredLong(o, "replays"),
+                        requiredLong(o, "rejected"), readFaults(o)));
+            }
+        }
+        return new PspStats(requiredLong(obj, "requests"), requiredLong(obj, "captures"),
+                requiredLong(obj, "declines"), requiredLong(obj, "replays"), requiredLong(obj, "rejected"),
+                readFaults(obj), operations);
+    }
+
+    private static Map<FaultKind, Long> readFaults(JsonValue.Obj obj) {
         Map<FaultKind, Long> faults = new EnumMap<>(FaultKind.class);
         JsonValue.Obj f = object(required(obj, "faults"), "faults");
         for (Map.Entry<String, JsonValue> e : f.members().entrySet()) {
@@ -178,8 +222,192 @@ public final class Wire {
                 faults.put(FaultKind.fromWire(e.getKey()), n.value());
             }
         }
-        return new PspStats(requiredLong(obj, "requests"), requiredLong(obj, "captures"),
-                requiredLong(obj, "declines"), requiredLong(obj, "replays"), requiredLong(obj, "rejected"), faults);
+        return faults;
+    }
+
+    // ---------------------------------------------------------------- captures of holds, refunds
+
+    /**
+     * Reads a capture request body: empty, {@code {}} or {@code {"amount": n}} (absent: the whole hold).
+     */
+    public static OptionalLong readCaptureRequest(JsonValue body) {
+        JsonValue.Obj obj = object(body, "the request body");
+        allowOnly(obj, Set.of("amount"));
+        JsonValue amount = obj.get("amount");
+        if (amount == null || amount instanceof JsonValue.Null) {
+            return OptionalLong.empty();
+        }
+        long a = requiredLong(obj, "amount");
+        if (a < 1 || a > PspChargeRequest.MAX_AMOUNT) {
+            throw new WireException("parameter_invalid",
+                    "amount must be between 1 and " + PspChargeRequest.MAX_AMOUNT + " minor units");
+        }
+        return OptionalLong.of(a);
+    }
+
+    /** The capture request body ({@code {}} for the whole hold). */
+    public static JsonValue.Obj captureRequest(OptionalLong amount) {
+        JsonValue.ObjBuilder b = JsonValue.object();
+        amount.ifPresent(a -> b.put("amount", a));
+        return b.build();
+    }
+
+    /** Reads a void request body: empty or {@code {}}. */
+    public static void readVoidRequest(JsonValue body) {
+        allowOnly(object(body, "the request body"), Set.of());
+    }
+
+    public static JsonValue.Obj refundRequest(PspRefundRequest r) {
+        return JsonValue.object()
+                .put("charge", r.charge())
+                .put("amount", r.amount())
+                .put("currency", r.currency())
+                .put("reason", r.reason())
+                .put("metadata", r.metadata())
+                .build();
+    }
+
+    /** Reads a refund request body; throws {@link WireException} or {@link JsonException}. */
+    public static PspRefundRequest readRefundRequest(JsonValue body) {
+        JsonValue.Obj obj = object(body, "the request body");
+        allowOnly(obj, Set.of("charge", "amount", "currency", "reason", "metadata"));
+        String charge = requiredString(obj, "charge");
+        long amount = requiredLong(obj, "amount");
+        String currency = requiredString(obj, "currency");
+        String reason = optionalString(obj, "reason");
+        Map<String, String> metadata = stringMap(obj, "metadata");
+        try {
+            return new PspRefundRequest(charge, amount, currency, reason, metadata);
+        } catch (IllegalArgumentException e) {
+            throw new WireException("parameter_invalid", e.getMessage());
+        }
+    }
+
+    public static JsonValue.Obj refund(PspRefund r) {
+        return JsonValue.object()
+                .put("id", r.id())
+                .put("object", REFUND_OBJECT)
+                .put("charge", r.chargeId())
+                .put("amount", r.amount())
+                .put("currency", r.currency())
+                .put("status", r.status().wireName())
+                .put("idempotency_key", r.idempotencyKey())
+                .put("failure_code", r.failureCode())
+                .put("created", r.created().getEpochSecond())
+                .put("reason", r.reason())
+                .put("metadata", r.metadata())
+                .build();
+    }
+
+    /** Reads a refund as the simulator writes it (unknown members are ignored). */
+    public static PspRefund readRefund(JsonValue json) {
+        JsonValue.Obj obj = object(json, "the refund");
+        String objectType = requiredString(obj, "object");
+        if (!objectType.equals(REFUND_OBJECT)) {
+            throw new WireException("parameter_invalid", "expected a " + REFUND_OBJECT + ", got " + objectType);
+        }
+        try {
+            return new PspRefund(
+                    requiredString(obj, "id"),
+                    requiredString(obj, "charge"),
+                    requiredLong(obj, "amount"),
+                    requiredString(obj, "currency"),
+                    RefundStatus.fromWire(requiredString(obj, "status")),
+                    requiredString(obj, "idempotency_key"),
+                    optionalString(obj, "failure_code"),
+                    Instant.ofEpochSecond(requiredLong(obj, "created")),
+                    optionalString(obj, "reason"),
+                    stringMap(obj, "metadata"));
+        } catch (IllegalArgumentException e) {
+            throw new WireException("parameter_invalid", e.getMessage());
+        }
+    }
+
+    public static JsonValue.Obj refunds(List<Refund> refunds) {
+        List<JsonValue> data = new ArrayList<>(refunds.size());
+        for (Refund r : refunds) {
+            data.add(JsonValue.object()
+                    .put("sequence", r.sequence())
+                    .put("id", r.refundId())
+                    .put("idempotency_key", r.idempotencyKey())
+                    .put("charge_id", r.chargeId())
+                    .put("amount", r.amount())
+                    .put("currency", r.currency())
+                    .put("refunded_at", r.refundedAt().toString())
+                    .put("metadata", r.metadata())
+                    .build());
+        }
+        return JsonValue.object().put("object", "list").put("data", data).build();
+    }
+
+    /** Reads {@link #refunds(List)}. */
+    public static List<Refund> readRefunds(JsonValue json) {
+        List<Refund> out = new ArrayList<>();
+        for (JsonValue.Obj r : listData(json, "the refund list")) {
+            out.add(new Refund(requiredLong(r, "sequence"), requiredString(r, "id"),
+                    requiredString(r, "idempotency_key"), requiredString(r, "charge_id"), requiredLong(r, "amount"),
+                    requiredString(r, "currency"), instant(r, "refunded_at"), stringMap(r, "metadata")));
+        }
+        return out;
+    }
+
+    private static List<JsonValue.Obj> listData(JsonValue json, String what) {
+        JsonValue.Obj list = object(json, what);
+        if (!(list.get("data") instanceof JsonValue.Arr data)) {
+            throw new WireException("parameter_invalid", "data must be an array");
+        }
+        List<JsonValue.Obj> out = new ArrayList<>();
+        for (JsonValue element : data.elements()) {
+            out.add(object(element, "a list element"));
+        }
+        return out;
+    }
+
+    private static Instant instant(JsonValue.Obj obj, String name) {
+        try {
+            return Instant.parse(requiredString(obj, name));
+        } catch (DateTimeParseException e) {
+            throw new WireException("parameter_invalid", name + " must be an ISO-8601 instant");
+        }
+    }
+
+    /**
+     * A test's planted capture: {@code {"idempotency_key", "amount", "currency", "metadata"?}}.
+     *
+     * @param key      the charge key it is recorded under
+     * @param request  the equivalent charge request (source {@code tok_planted})
+     */
+    public record PlantedCapture(String key, PspChargeRequest request) {}
+
+    /** Reads {@link PlantedCapture}. */
+    public static PlantedCapture readPlantedCapture(JsonValue body) {
+        JsonValue.Obj obj = object(body, "the request body");
+        allowOnly(obj, Set.of("idempotency_key", "amount", "currency", "metadata"));
+        String key = requiredString(obj, "idempotency_key");
+        if (!Checks.validKey(key)) {
+            throw new WireException("parameter_invalid", "idempotency_key must be 1-255 printable ASCII characters");
+        }
+        try {
+            return new PlantedCapture(key, new PspChargeRequest(requiredLong(obj, "amount"),
+                    requiredString(obj, "currency"), "tok_planted", null, stringMap(obj, "metadata")));
+        } catch (IllegalArgumentException e) {
+            throw new WireException("parameter_invalid", e.getMessage());
+        }
+    }
+
+    /** A test's planted refund: the refund request and the key it is recorded under. */
+    public record PlantedRefund(String key, PspRefundRequest request) {}
+
+    /** Reads {@link PlantedRefund}: a refund request body plus {@code idempotency_key}. */
+    public static PlantedRefund readPlantedRefund(JsonValue body) {
+        JsonValue.Obj obj = object(body, "the request body");
+        String key = requiredString(obj, "idempotency_key");
+        if (!Checks.validKey(key)) {
+            throw new WireException("parameter_invalid", "idempotency_key must be 1-255 printable ASCII characters");
+        }
+        Map<String, JsonValue> rest = new LinkedHashMap<>(obj.members());
+        rest.remove("idempotency_key");
+        return new PlantedRefund(key, readRefundRequest(new JsonValue.Obj(rest)));
     }
 
     // ---------------------------------------------------------------- errors
@@ -321,18 +549,28 @@ public final class Wire {
         return Duration.ofMillis(ms);
     }
 
-    /** A request to inject {@code faults} (header syntax) into the next {@code count} charge requests. */
-    public record NextFaults(int count, String faults) {}
+    /**
+     * A request to inject {@code faults} (header syntax) into the next {@code count} requests of an
+     * operation.
+     */
+    public record NextFaults(PspOperation operation, int count, String faults) {}
 
-    /** Reads the one-shot fault request {@code {"count": n, "faults": "…"}}. */
+    /** Reads the one-shot fault request {@code {"count": n, "faults": "…", "operation": "refund"}} (default charge). */
     public static NextFaults readNextFaults(JsonValue json) {
         JsonValue.Obj obj = object(json, "the request body");
-        allowOnly(obj, Set.of("count", "faults"));
+        allowOnly(obj, Set.of("count", "faults", "operation"));
         long count = requiredLong(obj, "count");
         if (count < 1 || count > 1_000_000) {
             throw new WireException("parameter_invalid", "count must be in [1, 1000000]");
         }
-        return new NextFaults((int) count, requiredString(obj, "faults"));
+        String operation = optionalString(obj, "operation");
+        PspOperation op;
+        try {
+            op = operation == null ? PspOperation.CHARGE : PspOperation.fromWire(operation);
+        } catch (IllegalArgumentException e) {
+            throw new WireException("parameter_invalid", e.getMessage());
+        }
+        return new NextFaults(op, (int) count, requiredString(obj, "faults"));
     }
 
     // ---------------------------------------------------------------- typed member access
@@ -370,6 +608,17 @@ public final class Wire {
     private static long optionalLong(JsonValue.Obj obj, String name, long fallback) {
         JsonValue v = obj.get(name);
         return v == null || v instanceof JsonValue.Null ? fallback : requiredLong(obj, name);
+    }
+
+    private static boolean optionalBoolean(JsonValue.Obj obj, String name, boolean fallback) {
+        JsonValue v = obj.get(name);
+        if (v == null || v instanceof JsonValue.Null) {
+            return fallback;
+        }
+        if (v instanceof JsonValue.Bool b) {
+            return b.value();
+        }
+        throw new WireException("parameter_invalid", name + " must be true or false");
     }
 
     private static String requiredString(JsonValue.Obj obj, String name) {
