@@ -173,6 +173,34 @@ public final class JsonFields {
         return map;
     }
 
+    /**
+     * An optional array of at most {@code maxItems} strings; {@code null} when absent or null, an empty
+     * list when it is wrong (the error recorded).
+     */
+    public @Nullable List<String> optionalStringList(String name, int maxItems) {
+        JsonNode node = member(name);
+        if (node == null) {
+            return null;
+        }
+        if (!node.isArray()) {
+            error(name, "parameter_invalid", name + " must be an array of strings");
+            return List.of();
+        }
+        if (node.size() > maxItems) {
+            error(name, "parameter_invalid", name + " may hold at most " + maxItems + " items");
+            return List.of();
+        }
+        List<String> items = new ArrayList<>();
+        for (JsonNode item : node) {
+            if (!item.isString()) {
+                error(name, "parameter_invalid", name + " must be an array of strings");
+                return List.of();
+            }
+            items.add(item.stringValue());
+        }
+        return items;
+    }
+
     private static String truncate(String s) {
         return s.length() > 40 ? s.substring(0, 40) + "..." : s;
     }

@@ -1,0 +1,38 @@
+package dev.exactly.payments.config;
+
+import dev.exactly.payments.db.Jdbc;
+import dev.exactly.payments.webhooks.DeliveryWorker;
+import dev.exactly.payments.webhooks.Events;
+import dev.exactly.payments.webhooks.Outbox;
+import dev.exactly.payments.webhooks.WebhookEndpoints;
+import java.time.InstantSource;
+import java.util.concurrent.ThreadLocalRandom;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+
+/** Webhooks: the outbox business code records events in, the endpoints, the event list and the delivery worker. */
+@Configuration(proxyBeanMethods = false)
+@EnableConfigurationProperties(WebhookProperties.class)
+public class WebhookConfiguration {
+
+    @Bean
+    Outbox outbox(InstantSource clock) {
+        return new Outbox(clock);
+    }
+
+    @Bean
+    WebhookEndpoints webhookEndpoints(Jdbc jdbc, InstantSource clock) {
+        return new WebhookEndpoints(jdbc, clock);
+    }
+
+    @Bean
+    Events events(Jdbc jdbc) {
+        return new Events(jdbc);
+    }
+
+    @Bean
+    DeliveryWorker deliveryWorker(Jdbc jdbc, WebhookProperties properties, InstantSource clock) {
+        return new DeliveryWorker(jdbc, properties.settings(), clock, () -> ThreadLocalRandom.current().nextLong());
+    }
+}

@@ -1,0 +1,296 @@
+package dev.exactly.payments.webhooks;
+
+import dev.exactly.payments.db.Jdbc;
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.InstantSource;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.random.RandomGenerator;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.context.SmartLifecycle;
+
+/**
+ * Sends the outbox's deliveries, at least once. Each sweep, in one short transaction, claims up to a batch
+ * of due pending deliveries ({@code FOR UPDATE SKIP LOCKED}, so any number of workers, in this process or
+ * other instances, claim disjoint batches): the attempt is counted and the delivery hidden from other
+ * workers until the claim's lease ends. Then, outside any transaction, each is POSTed to its endpoint with
+ * the event's exact bytes, its id and type, and a fresh signature; only a 2xx marks it delivered. Any other
+ * status, a timeout or a refused connection schedules the next attempt after a {@link RetrySchedule} pause,
+ * and the last failed attempt dead-letters it (both writes fenced by the claim's token, so a worker whose
+ * lease ran out cannot undo a newer attempt). A worker that dies between sending and recording leaves the
+ * delivery claimed: when the lease ends, another worker sends the same event (same id) again. A delivery
+ * whose last attempt died that way is dead-lettered when its lease ends.
+ *
+ * <p>Headers of every delivery: {@code Content-Type: application/json}, {@code Exactly-Event-Id},
+ * {@code Exactly-Event-Type}, {@code Exactly-Delivery-Attempt} (1, 2, …) and {@code Exactly-Signature}
+ * ({@link WebhookSignature}).
+ */
+public final class DeliveryWorker implements SmartLifecycle {
+    /** The event id header: receivers deduplicate on it. */
+    public static final String EVENT_ID_HEADER = "Exactly-Event-Id";
+    public static final String EVENT_TYPE_HEADER = "Exactly-Event-Type";
+    public static final String ATTEMPT_HEADER = "Exactly-Delivery-Attempt";
+    private static final String USER_AGENT = "Exactly-Webhooks/1";
+    private static final Logger log = LoggerFactory.getLogger(DeliveryWorker.class);
+    private static final ThreadFactory THREADS = Thread.ofVirtual().name("payments-webhooks-", 0).factory();
+    private static final int MAX_ERROR = 500;
+
+    /** Claims due deliveries: counts the attempt and holds them until the lease ends. */
+    private static final String CLAIM = """
+            WITH due AS (
+                SELECT id FROM payments_webhook_delivery
+                 WHERE status = 'pending' AND next_attempt_at <= ? AND attempts < ?
+                 ORDER BY next_attempt_at, id
+                 LIMIT ?
+                 FOR UPDATE SKIP LOCKED)
+            UPDATE payments_webhook_delivery d
+               SET attempts = d.attempts + 1, next_attempt_at = ?, claim_token = ?, last_attempt_at = ?
+              FROM due, payments_webhook_endpoint e, payments_event ev
+             WHERE d.id = due.id AND e.id = d.endpoint_id AND ev.id = d.event_id
+            RETURNING d.id, d.event_id, d.attempts, ev.type, ev.body, e.url, e.secret
+            """;
+    /** Deliveries whose last attempt's worker died (its lease ended without an outcome). */
+    private static final String DEAD_LETTER_ABANDONED = """
+            UPDATE payments_webhook_delivery
+               SET status = 'dead_lettered', claim_token = NULL,
+                   last_error = 'the last attempt ended without an answer recorded (' || coalesce(last_error, 'worker stopped') || ')'
+             WHERE status = 'pending' AND attempts >= ? AND next_attempt_at <= ?
+            """;
+    private static final String DELIVERED = """
+            UPDATE payments_webhook_delivery
+               SET status = 'delivered', delivered_at = ?, last_status = ?, last_error = NULL, claim_token = NULL
+             WHERE id = ? AND status = 'pending'
+            """;
+    private static final String FAILED = """
+            UPDATE payments_webhook_delivery
+               SET status = CASE WHEN ? THEN 'dead_lettered' ELSE 'pending' END,
+                   next_attempt_at = ?, last_status = ?, last_error = ?, claim_token = NULL
+             WHERE id = ? AND claim_token = ? AND status = 'pending'
+            """;
+
+    private final Jdbc jdbc;
+    private final Settings settings;
+    private final InstantSource clock;
+    private final RandomGenerator random;
+    private final HttpClient http;
+    private final AtomicLong attempts = new AtomicLong();
+    private @Nullable ScheduledExecutorService scheduler;
+
+    public DeliveryWorker(Jdbc jdbc, Settings settings, InstantSource clock, RandomGenerator random) {
+        this.jdbc = jdbc;
+        this.settings = settings;
+        this.clock = clock;
+        this.random = random;
+        this.http = HttpClient.newBuilder()
+                .version(HttpClient.Version.HTTP_1_1)
+                .connectTimeout(settings.connectTimeout())
+                .followRedirects(HttpClient.Redirect.NEVER)
+                .build();
+    }
+
+    /**
+     * The worker's settings.
+     *
+     * @param enabled        whether it sweeps on a schedule in this instance
+     * @param interval       pause between two sweeps
+     * @param batchSize      deliveries claimed per sweep
+     * @param parallelism    deliveries sent at once
+     * @param lease          how long a claimed delivery stays hidden from other workers; longer than
+     *                       {@code connectTimeout + requestTimeout}, so a live worker always records its
+     *                       outcome before anyone else may send again
+     * @param retries        backoff and dead letter
+     * @param connectTimeout bound of connecting to an endpoint
+     * @param requestTimeout bound of one attempt's answer
+     */
+    public record Settings(boolean enabled, Duration interval, int batchSize, int parallelism, Duration lease,
+            RetrySchedule retries, Duration connectTimeout, Duration requestTimeout) {
+        public Settings {
+            if (batchSize < 1 || parallelism < 1) {
+                throw new IllegalArgumentException("webhook batch size and parallelism must be positive");
+            }
+            if (interval.toMillis() < 1 || connectTimeout.toMillis() < 1 || requestTimeout.toMillis() < 1) {
+                throw new IllegalArgumentException("webhook interval and timeouts must be positive");
+            }
+            if (lease.compareTo(connectTimeout.plus(requestTimeout)) <= 0) {
+                throw new IllegalArgumentException("the webhook lease (" + lease + ") must be longer than the connect "
+                        + "timeout plus the request timeout (" + connectTimeout.plus(requestTimeout) + "), or two "
+                        + "workers could send the same attempt at once");
+            }
+        }
+    }
+
+    /** A delivery this worker claimed. */
+    private record Claimed(long id, String eventId, int attempt, String type, String body, String url, String secret,
+            String token) {}
+
+    /**
+     * One sweep: dead-letters abandoned last attempts, claims up to a batch of due deliveries and sends
+     * each once.
+     *
+     * @return how many deliveries were claimed
+     */
+    public int runOnce() {
+        Instant now = clock.instant();
+        int maxAttempts = settings.retries().maxAttempts();
+        int abandoned = jdbc.inTransaction(c -> Jdbc.update(c, DEAD_LETTER_ABANDONED, s -> {
+            s.setInt(1, maxAttempts);
+            s.setTimestamp(2, Jdbc.timestamp(now));
+        }));
+        if (abandoned > 0) {
+            log.warn("dead-lettered {} webhook deliveries whose last attempt ended without an answer", abandoned);
+        }
+        String token = WebhookIds.claim();
+        List<Claimed> claimed = jdbc.inTransaction(c -> Jdbc.query(c, CLAIM, s -> {
+            s.setTimestamp(1, Jdbc.timestamp(now));
+            s.setInt(2, maxAttempts);
+            s.setInt(3, settings.batchSize());
+            s.setTimestamp(4, Jdbc.timestamp(now.plus(settings.lease())));
+            s.setString(5, token);
+            s.setTimestamp(6, Jdbc.timestamp(now));
+        }, row -> new Claimed(row.getLong("id"), row.getString("event_id"), row.getInt("attempts"),
+                row.getString("type"), row.getString("body"), row.getString("url"), row.getString("secret"), token)));
+        if (claimed.isEmpty()) {
+            return 0;
+        }
+        try (ExecutorService each = Executors.newFixedThreadPool(settings.parallelism(), THREADS)) {
+            List<Future<?>> running = new ArrayList<>();
+            for (Claimed delivery : claimed) {
+                running.add(each.submit(() -> deliver(delivery)));
+            }
+            for (Future<?> f : running) {
+                try {
+                    f.get();
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    break;
+                } catch (ExecutionException e) {
+                    log.warn("a webhook delivery failed unexpectedly; it is sent again when its lease ends", e.getCause());
+                }
+            }
+        }
+        return claimed.size();
+    }
+
+    /** Attempts sent (or tried) by this worker since it started. */
+    public long attemptCount() {
+        return attempts.get();
+    }
+
+    private void deliver(Claimed delivery) {
+        attempts.incrementAndGet();
+        byte[] body = delivery.body().getBytes(StandardCharsets.UTF_8);
+        int status = 0;
+        String error;
+        try {
+            HttpRequest request = HttpRequest.newBuilder(URI.create(delivery.url()))
+                    .timeout(settings.requestTimeout())
+                    .header("Content-Type", "application/json")
+                    .header("User-Agent", USER_AGENT)
+                    .header(EVENT_ID_HEADER, delivery.eventId())
+                    .header(EVENT_TYPE_HEADER, delivery.type())
+                    .header(ATTEMPT_HEADER, Integer.toString(delivery.attempt()))
+                    .header(WebhookSignature.HEADER, WebhookSignature.header(delivery.secret(), clock.instant(), body))
+                    .POST(HttpRequest.BodyPublishers.ofByteArray(body))
+                    .build();
+            HttpResponse<Void> response = http.send(request, HttpResponse.BodyHandlers.discarding());
+            status = response.statusCode();
+            error = "HTTP " + status;
+        } catch (InterruptedException e) {
+            // stopping: the claim's lease ends and another worker sends it again
+            Thread.currentThread().interrupt();
+            return;
+        } catch (IOException | RuntimeException e) {
+            error = e.getClass().getSimpleName() + (e.getMessage() == null ? "" : ": " + e.getMessage());
+        }
+        Instant now = clock.instant();
+        if (status >= 200 && status < 300) {
+            int code = status;
+            jdbc.inTransaction(c -> Jdbc.update(c, DELIVERED, s -> {
+                s.setTimestamp(1, Jdbc.timestamp(now));
+                s.setInt(2, code);
+                s.setLong(3, delivery.id());
+            }));
+            return;
+        }
+        boolean dead = settings.retries().exhausted(delivery.attempt());
+        Instant next = dead ? now : now.plus(settings.retries().delayAfter(delivery.attempt(), random));
+        Integer code = status == 0 ? null : status;
+        String reason = error.length() > MAX_ERROR ? error.substring(0, MAX_ERROR) : error;
+        int written = jdbc.inTransaction(c -> Jdbc.update(c, FAILED, s -> {
+            s.setBoolean(1, dead);
+            s.setTimestamp(2, Jdbc.timestamp(next));
+            s.setObject(3, code, java.sql.Types.INTEGER);
+            s.setString(4, reason);
+            s.setLong(5, delivery.id());
+            s.setString(6, delivery.token());
+        }));
+        if (written == 0) {
+            log.info("webhook delivery {} of event {}: attempt {} failed ({}) after its claim ended; a newer attempt decides",
+                    delivery.id(), delivery.eventId(), delivery.attempt(), reason);
+        } else if (dead) {
+            log.warn("webhook delivery {} of event {} dead-lettered after {} attempts ({})", delivery.id(),
+                    delivery.eventId(), delivery.attempt(), reason);
+        }
+    }
+
+    private void sweep() {
+        try {
+            while (runOnce() == settings.batchSize()) {
+                // a full batch: there may be more
+            }
+        } catch (RuntimeException e) {
+            log.warn("webhook sweep failed; next sweep in {}", settings.interval(), e);
+        }
+    }
+
+    @Override
+    public synchronized void start() {
+        if (scheduler != null || !settings.enabled()) {
+            return;
+        }
+        ScheduledExecutorService s = Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread t = new Thread(r, "payments-webhooks");
+            t.setDaemon(true);
+            return t;
+        });
+        long interval = settings.interval().toMillis();
+        s.scheduleWithFixedDelay(this::sweep, interval, interval, TimeUnit.MILLISECONDS);
+        scheduler = s;
+    }
+
+    @Override
+    public synchronized void stop() {
+        ScheduledExecutorService s = scheduler;
+        scheduler = null;
+        if (s != null) {
+            s.shutdownNow();
+            try {
+                s.awaitTermination(15, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    @Override
+    public synchronized boolean isRunning() {
+        return scheduler != null;
+    }
+}

@@ -1,0 +1,86 @@
+package dev.exactly.payments.webhooks;
+
+import dev.exactly.payments.db.Jdbc;
+import dev.exactly.payments.json.Json;
+import java.nio.charset.StandardCharsets;
+import java.sql.Connection;
+import java.time.Instant;
+import java.time.InstantSource;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import tools.jackson.databind.JsonNode;
+
+/**
+ * The transactional outbox: business code records an event on the connection of its own transaction,
+ * the one that changes the charge or refund. The event row and its deliveries (one per enabled endpoint
+ * of the tenant whose filter takes the type) commit with the change or roll back with it: an event is never
+ * sent for a change that did not happen, and never lost for one that did.
+ *
+ * <p>The event's document is rendered once, here, and every delivery sends exactly these bytes:
+ * <pre>{"id":"evt_…","object":"event","type":"charge.succeeded","created":1764590000,"subject":"ch_…","data":{"object":{…}}}</pre>
+ */
+public final class Outbox {
+    private static final String INSERT_EVENT = """
+            INSERT INTO payments_event (id, tenant, type, subject_id, body, created_at)
+            VALUES (?, ?, ?, ?, ?, ?)
+            """;
+    /** One pending delivery per enabled endpoint of the tenant that takes the type (or every type). */
+    private static final String PLAN_DELIVERIES = """
+            INSERT INTO payments_webhook_delivery (event_id, endpoint_id, tenant, status, next_attempt_at, created_at)
+            SELECT ?, e.id, e.tenant, 'pending', ?, ?
+              FROM payments_webhook_endpoint e
+             WHERE e.tenant = ? AND e.status = 'enabled' AND (? = ANY (e.enabled_events) OR '*' = ANY (e.enabled_events))
+            """;
+
+    private final InstantSource clock;
+
+    public Outbox(InstantSource clock) {
+        this.clock = clock;
+    }
+
+    /**
+     * Records an event in the caller's transaction ({@code connection} must not be in auto-commit mode
+     * for the event to commit with the caller's writes).
+     *
+     * @param tenant      the tenant the event belongs to
+     * @param type        what happened
+     * @param subjectId   the charge or refund it happened to
+     * @param payloadJson the subject as the API shows it, a JSON object: the event's {@code data.object}
+     * @return the event's id, which every delivery carries ({@code Exactly-Event-Id})
+     * @throws IllegalArgumentException when the payload is not a JSON object
+     */
+    public String record(Connection connection, String tenant, EventType type, String subjectId, String payloadJson) {
+        JsonNode payload = Json.read(payloadJson.getBytes(StandardCharsets.UTF_8));
+        if (payload == null || !payload.isObject()) {
+            throw new IllegalArgumentException("an event's payload is a JSON object");
+        }
+        String id = WebhookIds.event();
+        Instant now = clock.instant();
+        Map<String, Object> data = new LinkedHashMap<>();
+        data.put("object", payload);
+        Map<String, Object> event = new LinkedHashMap<>();
+        event.put("id", id);
+        event.put("object", "event");
+        event.put("type", type.wireName());
+        event.put("created", now.getEpochSecond());
+        event.put("subject", subjectId);
+        event.put("data", data);
+        String body = new String(Json.write(event), StandardCharsets.UTF_8);
+        Jdbc.update(connection, INSERT_EVENT, s -> {
+            s.setString(1, id);
+            s.setString(2, tenant);
+            s.setString(3, type.wireName());
+            s.setString(4, subjectId);
+            s.setString(5, body);
+            s.setTimestamp(6, Jdbc.timestamp(now));
+        });
+        Jdbc.update(connection, PLAN_DELIVERIES, s -> {
+            s.setString(1, id);
+            s.setTimestamp(2, Jdbc.timestamp(now));
+            s.setTimestamp(3, Jdbc.timestamp(now));
+            s.setString(4, tenant);
+            s.setString(5, type.wireName());
+        });
+        return id;
+    }
+}

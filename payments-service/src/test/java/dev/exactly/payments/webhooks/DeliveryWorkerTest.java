@@ -1,0 +1,244 @@
+package dev.exactly.payments.webhooks;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.time.InstantSource;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The outbox and the delivery worker on PostgreSQL, against a real receiving HTTP server: events commit
+ * with the caller's transaction, deliveries are signed, retried with backoff after failures (same event
+ * id, same bytes), dead-lettered after the last attempt, and never sent twice at once by concurrent
+ * workers.
+ */
+class DeliveryWorkerTest {
+    private static WebhookDatabase db;
+    private final List<Receiver> receivers = new ArrayList<>();
+
+    @BeforeAll
+    static void database() {
+        db = new WebhookDatabase("webhooks_worker");
+    }
+
+    @AfterEach
+    void stopReceivers() {
+        receivers.forEach(Receiver::close);
+        // every test leaves no due delivery behind for the next one
+        db.jdbc.inTransaction(c -> dev.exactly.payments.db.Jdbc.update(c,
+                "UPDATE payments_webhook_endpoint SET status = 'disabled' WHERE status = 'enabled'", s -> { }));
+        db.jdbc.inTransaction(c -> dev.exactly.payments.db.Jdbc.update(c,
+                "UPDATE payments_webhook_delivery SET status = 'canceled' WHERE status = 'pending'", s -> { }));
+    }
+
+    private Receiver receiver() {
+        Receiver r = Receiver.start();
+        receivers.add(r);
+        return r;
+    }
+
+    private static RetrySchedule fast(int maxAttempts) {
+        return new RetrySchedule(maxAttempts, Duration.ofMillis(200), Duration.ofSeconds(2));
+    }
+
+    /** Runs the worker until {@code done} holds (bounded). */
+    private static void runUntil(DeliveryWorker worker, java.util.function.BooleanSupplier done) {
+        await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(20)).until(() -> {
+            worker.runOnce();
+            return done.getAsBoolean();
+        });
+    }
+
+    @Test
+    void aDeliveryIsSignedOverTheTimestampAndTheExactBody() {
+        Receiver receiver = receiver();
+        EndpointResult.Created endpoint = db.endpoint(receiver.url());
+        String event = db.record(EventType.CHARGE_SUCCEEDED, "ch_signed");
+        runUntil(db.worker(20, 2, fast(3)), () -> "delivered".equals(db.delivery(event).get("status")));
+
+        Receiver.Request got = receiver.received().getFirst();
+        assertThat(got.eventId()).isEqualTo(event);
+        assertThat(got.eventType()).isEqualTo("charge.succeeded");
+        assertThat(got.attempt()).isEqualTo("1");
+        assertThat(got.contentType()).isEqualTo("application/json");
+        assertThat(got.text()).startsWith("{\"id\":\"" + event + "\",\"object\":\"event\",\"type\":\"charge.succeeded\",")
+                .contains("\"subject\":\"ch_signed\"", "\"data\":{\"object\":{\"id\":\"ch_signed\"");
+        assertThat(got.signature()).matches("t=\\d+,v1=[0-9a-f]{64}");
+
+        // the receiver's check passes with the endpoint's secret and the raw body
+        WebhookSignature.verify(endpoint.secret(), got.signature(), got.body(), WebhookSignature.DEFAULT_TOLERANCE);
+        // and fails for anything else: another secret, an altered body, a stale timestamp (a replay)
+        assertThatThrownBy(() -> WebhookSignature.verify("whsec_other", got.signature(), got.body(), Duration.ofMinutes(5)))
+                .hasMessageContaining("no signature matches");
+        byte[] altered = got.text().replace("1999", "9999").getBytes(java.nio.charset.StandardCharsets.UTF_8);
+        assertThatThrownBy(() -> WebhookSignature.verify(endpoint.secret(), got.signature(), altered, Duration.ofMinutes(5)))
+                .hasMessageContaining("no signature matches");
+        InstantSource tenMinutesLater = InstantSource.fixed(Instant.now().plus(Duration.ofMinutes(10)));
+        assertThatThrownBy(() -> WebhookSignature.verify(endpoint.secret(), got.signature(), got.body(),
+                Duration.ofMinutes(5), tenMinutesLater)).hasMessageContaining("outside the tolerance");
+    }
+
+    @Test
+    void failuresAreRetriedWithGrowingPausesAndTheSameEventIdUntilA2xx() {
+        Receiver receiver = receiver().answering(n -> n <= 3 ? 500 : 204);
+        EndpointResult.Created endpoint = db.endpoint(receiver.url());
+        String event = db.record(EventType.CHARGE_FAILED, "ch_retried");
+        runUntil(db.worker(20, 2, fast(6)), () -> "delivered".equals(db.delivery(event).get("status")));
+
+        List<Receiver.Request> got = receiver.received();
+        assertThat(got).hasSize(4);
+        assertThat(got).extracting(Receiver.Request::eventId).containsOnly(event);
+        assertThat(got).extracting(Receiver.Request::attempt).containsExactly("1", "2", "3", "4");
+        assertThat(got).extracting(Receiver.Request::text).containsOnly(got.getFirst().text());
+        got.forEach(r -> WebhookSignature.verify(endpoint.secret(), r.signature(), r.body(), Duration.ofMinutes(5)));
+        // pauses of at least half their ceiling: 200 ms, 400 ms, 800 ms
+        for (int i = 1; i < got.size(); i++) {
+            long gapMillis = TimeUnit.NANOSECONDS.toMillis(got.get(i).nanos() - got.get(i - 1).nanos());
+            assertThat(gapMillis).as("pause before attempt %d", i + 1).isGreaterThanOrEqualTo(100L << (i - 1));
+        }
+        Map<String, Object> row = db.delivery(event);
+        assertThat(row.get("attempts")).isEqualTo(4);
+        assertThat(row.get("last_status")).isEqualTo(204);
+        assertThat(row.get("delivered_at")).isNotNull();
+        assertThat(row.get("claim_token")).isNull();
+    }
+
+    @Test
+    void afterTheLastFailedAttemptTheDeliveryIsDeadLettered() {
+        Receiver receiver = receiver().answering(n -> 503);
+        db.endpoint(receiver.url());
+        String event = db.record(EventType.REFUND_SUCCEEDED, "re_dead");
+        DeliveryWorker worker = db.worker(20, 2, fast(3));
+        runUntil(worker, () -> "dead_lettered".equals(db.delivery(event).get("status")));
+        // nothing more is sent, however long the worker runs
+        for (int i = 0; i < 20; i++) {
+            worker.runOnce();
+        }
+        assertThat(receiver.received()).hasSize(3).extracting(Receiver.Request::attempt).containsExactly("1", "2", "3");
+        Map<String, Object> row = db.delivery(event);
+        assertThat(row.get("attempts")).isEqualTo(3);
+        assertThat(row.get("last_status")).isEqualTo(503);
+        assertThat(row.get("last_error")).isEqualTo("HTTP 503");
+    }
+
+    @Test
+    void anUnreachableEndpointIsAFailedAttemptNotALostEvent() {
+        Receiver closed = Receiver.start();
+        String url = closed.url();
+        closed.close();
+        db.endpoint(url);
+        String event = db.record(EventType.CHARGE_SUCCEEDED, "ch_unreachable");
+        runUntil(db.worker(20, 1, fast(2)), () -> "dead_lettered".equals(db.delivery(event).get("status")));
+        Map<String, Object> row = db.delivery(event);
+        assertThat(row.get("attempts")).isEqualTo(2);
+        assertThat(row.get("last_status")).isNull();
+        assertThat((String) row.get("last_error")).contains("Connect");
+    }
+
+    @Test
+    void anEventCommitsAndRollsBackWithTheCallersTransaction() {
+        Receiver receiver = receiver();
+        db.endpoint(receiver.url());
+        String[] rolledBack = new String[1];
+        assertThatThrownBy(() -> db.jdbc.inTransaction(c -> {
+            rolledBack[0] = db.outbox.record(c, WebhookDatabase.TENANT, EventType.CHARGE_SUCCEEDED, "ch_rolled_back",
+                    "{\"id\":\"ch_rolled_back\"}");
+            throw new IllegalStateException("the business transaction fails after recording");
+        })).hasMessageContaining("business transaction fails");
+        String committed = db.record(EventType.CHARGE_SUCCEEDED, "ch_committed");
+        runUntil(db.worker(20, 1, fast(3)), () -> "delivered".equals(db.delivery(committed).get("status")));
+        assertThat(db.deliveries(rolledBack[0])).isEmpty();
+        assertThat(db.jdbc.query("SELECT id FROM payments_event WHERE id = ?", s -> s.setString(1, rolledBack[0]),
+                rs -> rs.getString(1))).isEmpty();
+        assertThat(receiver.received()).extracting(Receiver.Request::eventId).containsExactly(committed);
+    }
+
+    @Test
+    void endpointsGetTheTypesTheyListenToAndDisablingCancelsPendingDeliveries() {
+        Receiver refunds = receiver();
+        Receiver everything = receiver();
+        Receiver disabled = receiver();
+        db.endpoint(refunds.url(), "refund.succeeded");
+        db.endpoint(everything.url());
+        EndpointResult.Created off = db.endpoint(disabled.url(), "charge.succeeded", "refund.succeeded");
+        String charge = db.record(EventType.CHARGE_SUCCEEDED, "ch_filtered");
+        String refund = db.record(EventType.REFUND_SUCCEEDED, "re_filtered");
+        assertThat(db.endpoints.disable(WebhookDatabase.TENANT, off.endpoint().id())).get()
+                .extracting(Endpoint::enabled).isEqualTo(false);
+        String after = db.record(EventType.CHARGE_SUCCEEDED, "ch_after_disable");
+        runUntil(db.worker(20, 2, fast(3)), () -> everything.received().size() == 3 && refunds.received().size() == 1);
+
+        assertThat(refunds.received()).extracting(Receiver.Request::eventId).containsExactly(refund);
+        assertThat(everything.received()).extracting(Receiver.Request::eventId).containsExactlyInAnyOrder(charge, refund, after);
+        assertThat(disabled.received()).isEmpty();
+        assertThat(db.deliveries(charge)).extracting(r -> r.get("status")).containsExactlyInAnyOrder("delivered", "canceled");
+        assertThat(db.deliveries(after)).hasSize(1);
+    }
+
+    @Test
+    void concurrentWorkersNeverSendTheSameDueAttemptTwice() throws Exception {
+        int events = 40;
+        CountDownLatch overlapped = new CountDownLatch(1);
+        // each request is held until two are in flight at once (or 300 ms), so the workers really overlap
+        Receiver receiver = receiver();
+        receiver.holding(n -> {
+            if (receiver.inFlight() >= 2) {
+                overlapped.countDown();
+            } else {
+                overlapped.await(300, TimeUnit.MILLISECONDS);
+            }
+        });
+        db.endpoint(receiver.url());
+        List<String> ids = new ArrayList<>();
+        for (int i = 0; i < events; i++) {
+            ids.add(db.record(EventType.CHARGE_SUCCEEDED, "ch_race_" + i));
+        }
+        int workers = 4;
+        CountDownLatch go = new CountDownLatch(1);
+        List<Future<Integer>> claims = new ArrayList<>();
+        try (ExecutorService pool = Executors.newFixedThreadPool(workers)) {
+            for (int w = 0; w < workers; w++) {
+                DeliveryWorker worker = db.worker(3, 1, fast(5));
+                claims.add(pool.submit(() -> {
+                    go.await();
+                    int claimed = 0;
+                    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+                    while (receiver.received().size() < events && System.nanoTime() < deadline) {
+                        claimed += worker.runOnce();
+                    }
+                    return claimed;
+                }));
+            }
+            go.countDown();
+            List<Integer> perWorker = new ArrayList<>();
+            for (Future<Integer> f : claims) {
+                perWorker.add(f.get(90, TimeUnit.SECONDS));
+            }
+            assertThat(perWorker.stream().mapToInt(Integer::intValue).sum()).as("claims, one per event").isEqualTo(events);
+            assertThat(perWorker.stream().filter(n -> n > 0).count()).as("workers that claimed some").isGreaterThanOrEqualTo(2);
+        }
+        Map<String, Long> perEvent = receiver.received().stream()
+                .collect(Collectors.groupingBy(Receiver.Request::eventId, Collectors.counting()));
+        assertThat(perEvent).hasSize(events).allSatisfy((id, n) -> assertThat(n).as(id).isEqualTo(1L));
+        assertThat(perEvent.keySet()).containsExactlyInAnyOrderElementsOf(ids);
+        assertThat(receiver.maxInFlight()).as("deliveries in flight at once (the workers overlapped)").isGreaterThanOrEqualTo(2);
+        assertThat(ids.stream().map(db::delivery).map(r -> r.get("status")).collect(Collectors.toSet()))
+                .containsExactly("delivered");
+        assertThat(ids.stream().map(db::delivery).map(r -> r.get("attempts")).collect(Collectors.toSet()))
+                .containsExactly(1);
+    }
+}

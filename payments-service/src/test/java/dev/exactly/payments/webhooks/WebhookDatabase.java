@@ -1,0 +1,69 @@
+package dev.exactly.payments.webhooks;
+
+import dev.exactly.payments.config.DatabaseConfiguration;
+import dev.exactly.payments.db.Jdbc;
+import dev.exactly.testing.TestPostgres;
+import java.time.Duration;
+import java.time.InstantSource;
+import java.util.List;
+import java.util.Map;
+import org.postgresql.ds.PGSimpleDataSource;
+
+/** A fresh, migrated schema of the service for webhook tests, with the outbox and endpoints on it. */
+final class WebhookDatabase {
+    static final String TENANT = "acme";
+    final PGSimpleDataSource dataSource;
+    final Jdbc jdbc;
+    final Outbox outbox;
+    final WebhookEndpoints endpoints;
+
+    WebhookDatabase(String prefix) {
+        dataSource = (PGSimpleDataSource) TestPostgres.freshSchema(prefix);
+        DatabaseConfiguration.migrate(dataSource);
+        jdbc = new Jdbc(dataSource);
+        outbox = new Outbox(InstantSource.system());
+        endpoints = new WebhookEndpoints(jdbc, InstantSource.system());
+    }
+
+    String schema() {
+        return dataSource.getCurrentSchema();
+    }
+
+    /** A new endpoint of the tenant; its secret. */
+    EndpointResult.Created endpoint(String url, String... events) {
+        return endpoints.create(TENANT, new EndpointRequest(url, events.length == 0 ? List.of("*") : List.of(events), null));
+    }
+
+    /** Records an event in a transaction of its own, as business code would in its own. */
+    String record(EventType type, String subject) {
+        return jdbc.inTransaction(c -> outbox.record(c, TENANT, type, subject,
+                "{\"id\":\"" + subject + "\",\"object\":\"charge\",\"amount\":1999}"));
+    }
+
+    /** A worker with the given schedule and short timeouts. */
+    DeliveryWorker worker(int batchSize, int parallelism, RetrySchedule retries) {
+        return new DeliveryWorker(jdbc, new DeliveryWorker.Settings(false, Duration.ofMillis(50), batchSize, parallelism,
+                Duration.ofSeconds(6), retries, Duration.ofSeconds(1), Duration.ofSeconds(4)), InstantSource.system(),
+                java.util.random.RandomGenerator.getDefault());
+    }
+
+    /** The delivery rows of an event. */
+    List<Map<String, Object>> deliveries(String eventId) {
+        return jdbc.query("SELECT * FROM payments_webhook_delivery WHERE event_id = ? ORDER BY id", s -> s.setString(1, eventId),
+                rs -> {
+                    Map<String, Object> row = new java.util.LinkedHashMap<>();
+                    for (int i = 1; i <= rs.getMetaData().getColumnCount(); i++) {
+                        row.put(rs.getMetaData().getColumnLabel(i), rs.getObject(i));
+                    }
+                    return row;
+                });
+    }
+
+    Map<String, Object> delivery(String eventId) {
+        List<Map<String, Object>> rows = deliveries(eventId);
+        if (rows.size() != 1) {
+            throw new AssertionError("expected one delivery of " + eventId + ", found " + rows);
+        }
+        return rows.getFirst();
+    }
+}
