@@ -41,7 +41,8 @@ import java.util.concurrent.TimeUnit;
  * }</pre>
  *
  * <p>Run alone: {@code java -jar psp-simulator.jar --port 9090} (options: {@code --bind ADDRESS},
- * {@code --latency 50ms}, {@code --jitter 20ms}, {@code --error-rate 0.1}, {@code --seed 7}).
+ * {@code --latency 50ms}, {@code --jitter 20ms}, {@code --error-rate 0.1}, {@code --seed 7},
+ * {@code --authorization-ttl 3600s}).
  */
 public final class PspSimulator implements AutoCloseable {
 
@@ -256,13 +257,15 @@ public final class PspSimulator implements AutoCloseable {
      * Runs the simulator alone until the JVM is stopped.
      *
      * @param args {@code --port N} (default 9090), {@code --bind ADDRESS} (default loopback),
-     *             {@code --latency 50ms}, {@code --jitter 20ms}, {@code --error-rate 0.1}, {@code --seed N}
+     *             {@code --latency 50ms}, {@code --jitter 20ms}, {@code --error-rate 0.1}, {@code --seed N},
+     *             {@code --authorization-ttl 3600s}
      */
     public static void main(String[] args) throws InterruptedException {
         PspConfig.Builder config = PspConfig.custom().port(9090);
         FaultSettings.Builder faultSettings = FaultSettings.custom();
         Duration latency = Duration.ZERO;
         Duration jitter = Duration.ZERO;
+        PspConfig built;
         try {
             for (int i = 0; i < args.length; i++) {
                 String option = args[i];
@@ -281,17 +284,18 @@ public final class PspSimulator implements AutoCloseable {
                     case "--jitter" -> jitter = Fault.parseDuration(value);
                     case "--error-rate" -> faultSettings.errorRate(Double.parseDouble(value));
                     case "--seed" -> faultSettings.seed(Long.parseLong(value));
+                    case "--authorization-ttl" -> config.authorizationTtl(Fault.parseDuration(value));
                     default -> throw new IllegalArgumentException("unknown option " + option);
                 }
             }
-            config.faults(faultSettings.latency(latency, jitter).build());
+            built = config.faults(faultSettings.latency(latency, jitter).build()).build();
         } catch (IOException | IllegalArgumentException e) {
             System.err.println(e.getMessage());
             System.err.println(USAGE);
             System.exit(2);
             return;
         }
-        PspSimulator psp = start(config.build());
+        PspSimulator psp = start(built);
         Runtime.getRuntime().addShutdownHook(new Thread(psp::close, "psp-simulator-shutdown"));
         System.out.println("PSP simulator listening on " + psp.baseUri());
         psp.closing.await();
@@ -299,5 +303,5 @@ public final class PspSimulator implements AutoCloseable {
 
     private static final String USAGE = """
             usage: java -jar psp-simulator.jar [--port 9090] [--bind 127.0.0.1] [--latency 50ms] \
-            [--jitter 20ms] [--error-rate 0.1] [--seed 42]""";
+            [--jitter 20ms] [--error-rate 0.1] [--seed 42] [--authorization-ttl 604800s]""";
 }
