@@ -1,0 +1,133 @@
+package dev.exactly.benchmarks.payments;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.net.URI;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * The load generator: <a href="https://github.com/wg/wrk">wrk</a>, a separate C process with LuaJIT hooks,
+ * run once per phase with {@code charges.lua} (this package's resource), which makes every request and
+ * checks every answer. wrk keeps {@code connections} keep-alive connections busy on {@code threads}
+ * threads, one request in flight per connection (a closed loop).
+ */
+final class ChargesWrk {
+    private static final String SCRIPT = "charges.lua";
+    /** An answer slower than this counts as a timeout (an error). */
+    private static final String TIMEOUT = "10s";
+
+    private final Path binary;
+    private final Path script;
+
+    private ChargesWrk(Path binary, Path script) {
+        this.binary = binary;
+        this.script = script;
+    }
+
+    /** {@code wrk} on the PATH, if any. */
+    static Optional<Path> onPath() {
+        return Tools.onPath("wrk");
+    }
+
+    /** wrk from the PATH with the script copied into {@code workDir}. */
+    static ChargesWrk create(Path workDir) {
+        Path binary = onPath().orElseThrow(() -> new IllegalStateException(
+                "wrk is not on the PATH; install it (Debian: apt-get install -y wrk) or run benchmarks/payments-benchmark.sh"));
+        Path script = workDir.resolve(SCRIPT);
+        try (InputStream in = ChargesWrk.class.getResourceAsStream(SCRIPT)) {
+            if (in == null) {
+                throw new IllegalStateException("missing resource " + SCRIPT);
+            }
+            Files.copy(in, script);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        return new ChargesWrk(binary, script);
+    }
+
+    /**
+     * What wrk reported for one phase.
+     *
+     * @param responses    answers received
+     * @param failed       answers the script rejected (any status but 201 included), or that were not checked
+     * @param socketErrors connect, read, write errors and timeouts
+     * @param seconds      the phase's duration as wrk measured it
+     * @param errorSamples the first few rejected answers and wrk's own complaints
+     */
+    record Report(long responses, long failed, long socketErrors, double seconds, double p50Millis,
+            double p90Millis, double p99Millis, double maxMillis, List<String> errorSamples) {
+
+        Report {
+            errorSamples = List.copyOf(errorSamples);
+        }
+
+        /** Answers that passed every check. */
+        long good() {
+            return responses - failed;
+        }
+
+        long errors() {
+            return failed + socketErrors;
+        }
+
+        double rate() {
+            return seconds > 0 ? good() / seconds : 0;
+        }
+    }
+
+    /** Runs one phase against {@code charges} ({@code .../v1/charges}) and waits for it. */
+    Report run(URI charges, String tag, String apiKey, int customers, long amount, int threads, int connections,
+            Duration duration) throws IOException, InterruptedException {
+        List<String> command = List.of(binary.toString(),
+                "-t", Integer.toString(threads),
+                "-c", Integer.toString(connections),
+                "-d", duration.toSeconds() + "s",
+                "--timeout", TIMEOUT,
+                "--latency",
+                "-s", script.toString(),
+                charges.toString(),
+                "--", tag, apiKey, Integer.toString(customers), Long.toString(amount));
+        String text = Tools.run(command, Map.of(), duration.plusSeconds(60));
+        return parse(text);
+    }
+
+    static Report parse(String output) {
+        Map<String, Long> figures = null;
+        List<String> samples = new ArrayList<>();
+        for (String line : output.split("\n")) {
+            if (line.startsWith("EXACTLY ")) {
+                figures = new HashMap<>();
+                for (String pair : line.substring("EXACTLY ".length()).trim().split(" ")) {
+                    int eq = pair.indexOf('=');
+                    figures.put(pair.substring(0, eq), Long.parseLong(pair.substring(eq + 1)));
+                }
+            } else if (line.startsWith("EXACTLY-ERROR ")) {
+                samples.add(line.substring("EXACTLY-ERROR ".length()));
+            }
+        }
+        if (figures == null) {
+            throw new IllegalStateException("wrk printed no result line:\n" + output);
+        }
+        long responses = figures.get("responses");
+        long unchecked = responses - figures.get("checked");
+        if (unchecked != 0) {
+            samples.add(unchecked + " answers were not checked");
+        }
+        long socketErrors = figures.get("connect") + figures.get("read") + figures.get("write") + figures.get("timeout");
+        if (socketErrors > 0) {
+            samples.add("socket errors: connect " + figures.get("connect") + ", read " + figures.get("read")
+                    + ", write " + figures.get("write") + ", timeout " + figures.get("timeout"));
+        }
+        return new Report(responses, figures.get("failed") + Math.abs(unchecked), socketErrors,
+                figures.get("duration_us") / 1e6, figures.get("p50_us") / 1000.0, figures.get("p90_us") / 1000.0,
+                figures.get("p99_us") / 1000.0, figures.get("max_us") / 1000.0, samples);
+    }
+}

@@ -1,0 +1,324 @@
+package dev.exactly.benchmarks.payments;
+
+import static org.awaitility.Awaitility.await;
+
+import dev.exactly.testing.TestPostgres;
+import dev.exactly.testing.TestRedis;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.net.URI;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Stream;
+import org.jspecify.annotations.Nullable;
+import org.postgresql.ds.PGSimpleDataSource;
+
+/**
+ * The payments benchmark: the payment service's executable jar started as a process the way it is
+ * deployed ({@code DATABASE_URL} on PostgreSQL in a fresh schema, {@code REDIS_URL} with a key prefix of
+ * the run, {@code API_KEYS}, the in-process processor stand-in without latency), {@code POST /v1/charges}
+ * driven by wrk with a fresh {@code Idempotency-Key} per request over the run's customers, every answer
+ * checked (201, a succeeded charge with its id; anything else fails the run), and the books checked
+ * afterwards: succeeded charges = processor captures = journal entries, every answered charge present,
+ * nothing left pending, the trial balance balanced. As the physical reference, pgbench commits single-row
+ * {@code INSERT ... ON CONFLICT} transactions on the same server (16 connections by default), right before and
+ * right after the measured phase.
+ *
+ * <pre>
+ * benchmarks/payments-benchmark.sh      # installs wrk and pgbench if missing, builds, runs
+ * </pre>
+ *
+ * Options (system properties): {@code -Dexactly.bench.threads=2 -Dexactly.bench.connections=32
+ * -Dexactly.bench.warmup=15 -Dexactly.bench.seconds=20 -Dexactly.bench.customers=1000
+ * -Dexactly.bench.pgbench=5} (seconds per pgbench run; 0 skips it), {@code -Dexactly.bench.pgbenchClients=16}, {@code -Dexactly.bench.jfr=charges.jfr}
+ * (a JDK Flight Recorder recording of the service over the measured phase, profile settings),
+ * {@code -Dexactly.bench.jvm="-Xms1g -Xmx1g"} (the service's JVM options),
+ * {@code -Dexactly.bench.jar=payments-service/target/payments-service.jar}.
+ */
+public final class PaymentsBenchmark {
+    private static final long AMOUNT = 1999;
+    private static final Duration START_TIMEOUT = Duration.ofMinutes(3);
+    private static final Duration DRAIN_TIMEOUT = Duration.ofSeconds(60);
+
+    private PaymentsBenchmark() {}
+
+    /**
+     * How to run.
+     *
+     * @param threads     load generator threads ({@code wrk -t})
+     * @param connections concurrent keep-alive connections, one request in flight on each ({@code wrk -c})
+     * @param warmup      charges before measuring, whole seconds (the service's JIT compiles meanwhile); zero skips
+     * @param measure     the measured phase, whole seconds
+     * @param customers   charges go round-robin to this many customers (each a ledger account)
+     * @param pgbench     each pgbench run; zero skips the reference
+     * @param pgbenchClients pgbench's connections (the server's connection limit is shared with other users)
+     * @param jar         the service's executable jar
+     * @param jvmOptions  the service's JVM options
+     * @param jfr         where to write a flight recording of the measured phase, or {@code null} for none
+     */
+    public record Settings(int threads, int connections, Duration warmup, Duration measure, int customers,
+            Duration pgbench, int pgbenchClients, Path jar, List<String> jvmOptions, @Nullable Path jfr) {
+
+        public Settings {
+            jvmOptions = List.copyOf(jvmOptions);
+            if (threads < 1 || connections < threads || customers < 1 || pgbenchClients < threads) {
+                throw new IllegalArgumentException("threads and customers must be positive, connections at least threads");
+            }
+            if (measure.toSeconds() < 1 || warmup.isNegative() || pgbench.isNegative()
+                    || measure.toMillis() % 1000 != 0 || warmup.toMillis() % 1000 != 0 || pgbench.toMillis() % 1000 != 0) {
+                throw new IllegalArgumentException("wrk and pgbench time whole seconds: measure at least 1 s");
+            }
+        }
+
+        /** wrk -t2 -c32, 15 s warm-up, 20 s measured, 1000 customers, 5 s pgbench with 16 clients, a 1 GB heap. */
+        public static Settings defaults(Path jar) {
+            return new Settings(2, 32, Duration.ofSeconds(15), Duration.ofSeconds(20), 1000, Duration.ofSeconds(5), 16,
+                    jar, List.of("-Xms1g", "-Xmx1g"), null);
+        }
+
+        static Settings fromSystemProperties() {
+            Path root = Path.of(System.getProperty("exactly.repo.root", "."));
+            Settings d = defaults(root.resolve(System.getProperty("exactly.bench.jar",
+                    "payments-service/target/payments-service.jar")));
+            String jvm = System.getProperty("exactly.bench.jvm");
+            String jfr = System.getProperty("exactly.bench.jfr");
+            return new Settings(
+                    Integer.getInteger("exactly.bench.threads", d.threads()),
+                    Integer.getInteger("exactly.bench.connections", d.connections()),
+                    Duration.ofSeconds(Integer.getInteger("exactly.bench.warmup", (int) d.warmup().toSeconds())),
+                    Duration.ofSeconds(Integer.getInteger("exactly.bench.seconds", (int) d.measure().toSeconds())),
+                    Integer.getInteger("exactly.bench.customers", d.customers()),
+                    Duration.ofSeconds(Integer.getInteger("exactly.bench.pgbench", (int) d.pgbench().toSeconds())),
+                    Integer.getInteger("exactly.bench.pgbenchClients", d.pgbenchClients()),
+                    d.jar(),
+                    jvm == null ? d.jvmOptions() : Arrays.stream(jvm.strip().split("\\s+")).filter(s -> !s.isEmpty()).toList(),
+                    jfr == null || jfr.isBlank() ? null : Path.of(jfr).toAbsolutePath());
+        }
+    }
+
+    /**
+     * What one run measured and found.
+     *
+     * @param warmup     the warm-up phase, or {@code null} when skipped
+     * @param measured   the measured phase
+     * @param pgbench    pgbench's commits per second before and after the measured phase (empty when skipped)
+     * @param books      the books afterwards
+     * @param problems   every failed check: empty for a clean run
+     * @param loads      the machine's load averages at the start, before and after the measured phase
+     */
+    public record Result(Settings settings, ChargesWrk.@Nullable Report warmup, ChargesWrk.Report measured,
+            List<Double> pgbench, Books books, List<String> problems, Map<String, String> loads) {
+
+        public Result {
+            pgbench = List.copyOf(pgbench);
+            problems = List.copyOf(problems);
+            loads = Map.copyOf(new LinkedHashMap<>(loads));
+        }
+
+        public boolean clean() {
+            return problems.isEmpty();
+        }
+
+        public double chargesPerSecond() {
+            return measured.rate();
+        }
+
+        public void print(PrintStream out) {
+            ChargesWrk.Report m = measured;
+            out.println();
+            out.printf("Payments benchmark: POST /v1/charges, wrk -t%d -c%d, %d s measured after %d s warm-up, %d customers,"
+                    + " fresh key per request%n", settings.threads(), settings.connections(), settings.measure().toSeconds(),
+                    settings.warmup().toSeconds(), settings.customers());
+            out.printf("machine: %d cores; load average %s%n", Runtime.getRuntime().availableProcessors(),
+                    String.join("; ", loads.entrySet().stream().sorted(Map.Entry.comparingByKey())
+                            .map(e -> e.getKey() + " " + e.getValue()).toList()));
+            out.printf("  charges/s         %10.0f   (%d good answers in %.1f s, %d errors)%n", m.rate(), m.good(),
+                    m.seconds(), m.errors());
+            out.printf("  latency ms        p50 %.1f   p90 %.1f   p99 %.1f   max %.1f%n", m.p50Millis(), m.p90Millis(),
+                    m.p99Millis(), m.maxMillis());
+            if (!pgbench.isEmpty()) {
+                double mean = pgbench.stream().mapToDouble(Double::doubleValue).average().orElse(0);
+                out.printf("  pgbench commits/s %10.0f   (single-row INSERT ... ON CONFLICT, -c%d; before, after: %s)%n", mean,
+                        settings.pgbenchClients(), pgbench.stream().map(v -> String.format("%.0f", v)).toList());
+                out.printf("  charges per pgbench commit: %.3f%n", m.rate() / mean);
+            }
+            out.printf("  books: %d succeeded charges, %d processor captures, %d journal entries, trial balance %s%n",
+                    books.succeeded(), books.captures(), books.chargeEntries(), trial());
+            if (problems.isEmpty()) {
+                out.println("every answer passed its checks; one charge = one capture = one journal entry; ledger balanced");
+            } else {
+                out.println("FAILED:");
+                problems.forEach(p -> out.println("  " + p));
+            }
+        }
+
+        private String trial() {
+            List<String> parts = new ArrayList<>();
+            books.trialBalance().forEach((currency, sides) -> parts.add(currency + " debits " + sides[0] + " = credits "
+                    + sides[1] + (sides[0] == sides[1] ? "" : " (OFF)")));
+            return parts.isEmpty() ? "empty" : String.join(", ", parts);
+        }
+    }
+
+    public static void main(String[] args) throws Exception {
+        Settings settings = Settings.fromSystemProperties();
+        Result result = run(settings, System.out);
+        result.print(System.out);
+        if (!result.clean()) {
+            System.exit(1);
+        }
+    }
+
+    /** Runs the benchmark; progress goes to {@code progress}. */
+    public static Result run(Settings settings, PrintStream progress) throws Exception {
+        if (!Files.isRegularFile(settings.jar())) {
+            throw new IllegalStateException("no service jar at " + settings.jar()
+                    + " (./mvnw -pl payments-service -am package -DskipTests)");
+        }
+        Map<String, String> loads = new LinkedHashMap<>();
+        loads.put("1 start", loadAverage());
+        String run = "pb" + Long.toHexString(System.nanoTime());
+        String jdbcUrl = TestPostgres.jdbcUrl();
+        String schema = ((PGSimpleDataSource) TestPostgres.freshSchema("paybench")).getCurrentSchema();
+        String serviceUrl = jdbcUrl + (jdbcUrl.contains("?") ? "&" : "?") + "currentSchema=" + schema;
+        Path work = Files.createTempDirectory("exactly-bench-payments");
+        try {
+            ChargesWrk wrk = ChargesWrk.create(work);
+            PgBench pgbench = settings.pgbench().isZero() ? null : PgBench.create(jdbcUrl, schema, work);
+            String apiKey = "sk_bench_" + run;
+            Map<String, String> environment = Map.of(
+                    "DATABASE_URL", serviceUrl,
+                    "REDIS_URL", TestRedis.uri(),
+                    "API_KEYS", apiKey + "=bench",
+                    "OPERATOR_KEY", "sk_bench_operator_" + run,
+                    "PSP_URL", "");
+            List<String> arguments = List.of(
+                    "--exactly.idempotency.redis.key-prefix=exactly-bench:" + run + ":",
+                    // the hot tier's records of a run are replayed by nobody after it: let them go soon
+                    "--exactly.idempotency.retention=10m");
+            long started = System.nanoTime();
+            try (ServiceProcess service = ServiceProcess.start(javaBinary(), settings.jar(), settings.jvmOptions(),
+                    environment, arguments, TestRedis.freePort(), work.resolve("service.log"), START_TIMEOUT)) {
+                progress.printf("service ready in %d ms (pid %d, schema %s)%n", (System.nanoTime() - started) / 1_000_000,
+                        service.pid(), schema);
+                URI charges = service.baseUri().resolve("/v1/charges");
+                URI processor = service.processor();
+                List<String> problems = new ArrayList<>();
+                // one charge first, alone: the setup works, and its slow first run stays out of the phases
+                HttpResponse<String> first = service.post(charges,
+                        "{\"amount\":" + AMOUNT + ",\"currency\":\"usd\",\"customer\":\"cus_0\"}",
+                        "Authorization", "Bearer " + apiKey, "Idempotency-Key", run + "-first");
+                if (first.statusCode() != 201 || !first.body().startsWith("{\"id\":\"ch_")) {
+                    throw new IllegalStateException("the first charge failed: " + first.statusCode() + " " + first.body()
+                            + "\n" + service.tail(30));
+                }
+                long good = 1;
+                int phases = 0;
+                ChargesWrk.Report warmup = null;
+                if (!settings.warmup().isZero()) {
+                    warmup = wrk.run(charges, run + "-w", apiKey, settings.customers(), AMOUNT, settings.threads(),
+                            settings.connections(), settings.warmup());
+                    progress.printf("warm-up   %8.0f charges/s, p99 %.1f ms, %d errors%n", warmup.rate(), warmup.p99Millis(),
+                            warmup.errors());
+                    good += warmup.good();
+                    phases++;
+                    check("warm-up", warmup, problems);
+                }
+                List<Double> commits = new ArrayList<>();
+                if (pgbench != null) {
+                    commits.add(pgbench.run(settings.threads(), settings.pgbenchClients(), settings.pgbench()));
+                    progress.printf("pgbench   %8.0f commits/s%n", commits.getLast());
+                }
+                loads.put("2 measured phase", loadAverage());
+                if (settings.jfr() != null) {
+                    jcmd(service.pid(), "JFR.start", "name=bench", "settings=profile");
+                }
+                ChargesWrk.Report measured = wrk.run(charges, run + "-m", apiKey, settings.customers(), AMOUNT,
+                        settings.threads(), settings.connections(), settings.measure());
+                if (settings.jfr() != null) {
+                    jcmd(service.pid(), "JFR.stop", "name=bench", "filename=" + settings.jfr());
+                    progress.printf("flight recording of the measured phase: %s%n", settings.jfr());
+                }
+                loads.put("3 after", loadAverage());
+                progress.printf("measured  %8.0f charges/s, p50 %.1f ms, p99 %.1f ms, %d errors%n", measured.rate(),
+                        measured.p50Millis(), measured.p99Millis(), measured.errors());
+                good += measured.good();
+                phases++;
+                check("measured", measured, problems);
+                if (pgbench != null) {
+                    commits.add(pgbench.run(settings.threads(), settings.pgbenchClients(), settings.pgbench()));
+                    progress.printf("pgbench   %8.0f commits/s%n", commits.getLast());
+                }
+                await("charges of the run finished").atMost(DRAIN_TIMEOUT).pollInterval(Duration.ofMillis(100))
+                        .until(() -> Books.pending(jdbcUrl, schema) == 0);
+                Books books = Books.read(jdbcUrl, schema, service.get(processor.resolve("/v1/stats"), ""));
+                problems.addAll(books.problems(good, (long) phases * settings.connections()));
+                if (!problems.isEmpty()) {
+                    progress.println("service log (tail):\n" + service.tail(30));
+                }
+                return new Result(settings, warmup, measured, commits, books, problems, loads);
+            }
+        } finally {
+            dropSchema(jdbcUrl, schema);
+            deleteTree(work);
+        }
+    }
+
+    private static void check(String phase, ChargesWrk.Report report, List<String> problems) {
+        if (report.errors() > 0) {
+            problems.add(phase + ": " + report.failed() + " answers failed their checks, " + report.socketErrors()
+                    + " socket errors: " + report.errorSamples());
+        }
+        if (report.good() == 0) {
+            problems.add(phase + ": no good answer");
+        }
+    }
+
+    private static Path javaBinary() {
+        return Path.of(System.getProperty("java.home"), "bin", "java");
+    }
+
+    /** Runs {@code jcmd <pid> <command> <options>} from this JDK and waits for it. */
+    private static void jcmd(long pid, String... command) throws IOException, InterruptedException {
+        List<String> line = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "jcmd").toString(),
+                Long.toString(pid)));
+        line.addAll(List.of(command));
+        Tools.run(line, Map.of(), Duration.ofSeconds(60));
+    }
+
+    private static String loadAverage() {
+        try {
+            String[] fields = Files.readString(Path.of("/proc/loadavg")).strip().split("\\s+");
+            return fields[0] + " " + fields[1] + " " + fields[2];
+        } catch (IOException | RuntimeException e) {
+            return "unknown";
+        }
+    }
+
+    private static void dropSchema(String jdbcUrl, String schema) {
+        try (Connection c = DriverManager.getConnection(jdbcUrl); Statement s = c.createStatement()) {
+            s.execute("DROP SCHEMA IF EXISTS " + schema + " CASCADE");
+        } catch (java.sql.SQLException e) {
+            System.err.println("could not drop schema " + schema + ": " + e.getMessage());
+        }
+    }
+
+    private static void deleteTree(Path dir) throws IOException {
+        try (Stream<Path> files = Files.walk(dir)) {
+            for (Path path : files.sorted(Comparator.reverseOrder()).toList()) {
+                Files.deleteIfExists(path);
+            }
+        }
+    }
+}

@@ -1,0 +1,74 @@
+package dev.exactly.benchmarks.payments;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.exactly.testing.Ci;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Runs the payments benchmark for a few seconds against the service's jar and checks correctness only:
+ * every answer passed, and the books agree (one charge, one capture, one journal entry, balanced); and
+ * that the books' checks do catch books that disagree. Never speed.
+ */
+class PaymentsBenchmarkSmokeTest {
+
+    @Test
+    void everyChargeIsAnsweredCapturedAndJournaledOnce() throws Exception {
+        if (ChargesWrk.onPath().isEmpty()) {
+            if (Ci.strict()) {
+                throw new IllegalStateException("wrk is not on the PATH, and CI=true requires the payments benchmark smoke run");
+            }
+            Assumptions.abort("wrk is not on the PATH (apt-get install -y wrk)");
+        }
+        Path jar = Path.of(System.getProperty("exactly.repo.root", "..")).resolve("payments-service/target/payments-service.jar");
+        assertThat(jar).as("the reactor builds payments-service first").isRegularFile();
+        // pgbench is the speed reference only: the smoke run exercises it when it is there
+        Duration pgbench = PgBench.onPath().isPresent() ? Duration.ofSeconds(1) : Duration.ZERO;
+        PaymentsBenchmark.Settings settings = new PaymentsBenchmark.Settings(2, 8, Duration.ZERO, Duration.ofSeconds(3),
+                50, pgbench, 4, jar, List.of("-Xmx384m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1"), null);
+
+        ByteArrayOutputStream progress = new ByteArrayOutputStream();
+        PaymentsBenchmark.Result result = PaymentsBenchmark.run(settings,
+                new PrintStream(progress, true, StandardCharsets.UTF_8));
+
+        assertThat(result.problems()).as(progress.toString(StandardCharsets.UTF_8)).isEmpty();
+        Books books = result.books();
+        assertThat(result.measured().good()).isPositive();
+        assertThat(books.succeeded()).isEqualTo(books.captures()).isEqualTo(books.chargeEntries())
+                .isBetween(result.measured().good() + 1, result.measured().good() + 1 + settings.connections());
+        assertThat(books.trialBalance()).containsOnlyKeys("USD");
+        assertThat(books.trialBalance().get("USD")).containsExactly(books.chargedAmount(), books.chargedAmount());
+        if (!pgbench.isZero()) {
+            assertThat(result.pgbench()).hasSize(2).allMatch(tps -> tps > 0);
+        }
+        ByteArrayOutputStream text = new ByteArrayOutputStream();
+        result.print(new PrintStream(text, true, StandardCharsets.UTF_8));
+        assertThat(text.toString(StandardCharsets.UTF_8)).contains("charges/s", "p99", "every answer passed");
+    }
+
+    @Test
+    void theBooksChecksCatchADoubleCaptureALostEntryAnUnbalancedLedgerAndAMissingCharge() {
+        Map<String, long[]> balanced = Map.of("USD", new long[] {3 * 1999, 3 * 1999});
+        assertThat(new Books(3, 0, 3 * 1999, 3, 3, 3, balanced).problems(3, 0)).isEmpty();
+
+        assertThat(new Books(3, 0, 3 * 1999, 3, 3, 4, balanced).problems(3, 0))
+                .singleElement().asString().contains("4 processor captures");
+        assertThat(new Books(3, 0, 3 * 1999, 2, 2, 3, balanced).problems(3, 0))
+                .anyMatch(p -> p.contains("2 charge journal entries"));
+        assertThat(new Books(3, 0, 3 * 1999, 3, 3, 3, Map.of("USD", new long[] {3 * 1999, 2 * 1999})).problems(3, 0))
+                .anyMatch(p -> p.contains("trial balance of USD off"));
+        assertThat(new Books(3, 0, 3 * 1999, 3, 3, 3, balanced).problems(4, 0))
+                .singleElement().asString().contains("3 succeeded charges for 4 good answers");
+        assertThat(new Books(3, 1, 3 * 1999, 3, 3, 3, balanced).problems(3, 0))
+                .singleElement().asString().contains("not succeeded");
+    }
+}
