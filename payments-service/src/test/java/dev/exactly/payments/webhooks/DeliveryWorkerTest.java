@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
+import dev.exactly.payments.db.Jdbc;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.InstantSource;
@@ -16,6 +17,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
+import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -35,13 +37,18 @@ class DeliveryWorkerTest {
         db = new WebhookDatabase("webhooks_worker");
     }
 
+    @AfterAll
+    static void closeDatabase() {
+        db.close();
+    }
+
     @AfterEach
     void stopReceivers() {
         receivers.forEach(Receiver::close);
         // every test leaves no due delivery behind for the next one
-        db.jdbc.inTransaction(c -> dev.exactly.payments.db.Jdbc.update(c,
+        db.jdbc.inTransaction(c -> Jdbc.update(c,
                 "UPDATE payments_webhook_endpoint SET status = 'disabled' WHERE status = 'enabled'", s -> { }));
-        db.jdbc.inTransaction(c -> dev.exactly.payments.db.Jdbc.update(c,
+        db.jdbc.inTransaction(c -> Jdbc.update(c,
                 "UPDATE payments_webhook_delivery SET status = 'canceled' WHERE status = 'pending'", s -> { }));
     }
 

@@ -37,9 +37,8 @@ class WebhookCrashTest {
 
     @Test
     void aWorkerKilledMidDeliveryIsFollowedByADeliveryOfTheSameEvent() throws Exception {
-        WebhookDatabase db = new WebhookDatabase("webhooks_crash");
         CountDownLatch release = new CountDownLatch(1);
-        try (Receiver receiver = Receiver.start()) {
+        try (WebhookDatabase db = new WebhookDatabase("webhooks_crash"); Receiver receiver = Receiver.start()) {
             // the first delivery is held (no answer) until the test releases it, after the kill
             receiver.holding(n -> {
                 if (n == 1) {

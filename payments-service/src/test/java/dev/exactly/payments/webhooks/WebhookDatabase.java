@@ -1,5 +1,7 @@
 package dev.exactly.payments.webhooks;
 
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
 import dev.exactly.payments.config.DatabaseConfiguration;
 import dev.exactly.payments.db.Jdbc;
 import dev.exactly.testing.TestPostgres;
@@ -9,10 +11,14 @@ import java.util.List;
 import java.util.Map;
 import org.postgresql.ds.PGSimpleDataSource;
 
-/** A fresh, migrated schema of the service for webhook tests, with the outbox and endpoints on it. */
-final class WebhookDatabase {
+/**
+ * A fresh, migrated schema of the service for webhook tests, with the outbox and endpoints on it, through a
+ * small pool (the PostgreSQL server is shared: connections are few).
+ */
+final class WebhookDatabase implements AutoCloseable {
     static final String TENANT = "acme";
     final PGSimpleDataSource dataSource;
+    private final HikariDataSource pool;
     final Jdbc jdbc;
     final Outbox outbox;
     final WebhookEndpoints endpoints;
@@ -20,9 +26,19 @@ final class WebhookDatabase {
     WebhookDatabase(String prefix) {
         dataSource = (PGSimpleDataSource) TestPostgres.freshSchema(prefix);
         DatabaseConfiguration.migrate(dataSource);
-        jdbc = new Jdbc(dataSource);
+        HikariConfig config = new HikariConfig();
+        config.setDataSource(dataSource);
+        config.setMaximumPoolSize(6);
+        config.setPoolName("webhook-test");
+        pool = new HikariDataSource(config);
+        jdbc = new Jdbc(pool);
         outbox = new Outbox(InstantSource.system());
         endpoints = new WebhookEndpoints(jdbc, InstantSource.system());
+    }
+
+    @Override
+    public void close() {
+        pool.close();
     }
 
     String schema() {
