@@ -2,8 +2,10 @@ package dev.exactly.ledger;
 
 /**
  * Posting the entry would take an account's balance below its floor (for instance a customer balance
- * below zero). The check ran under the account's row lock in the writing transaction; nothing was
- * committed, and the caller must roll its transaction back.
+ * below zero). The floor bounds the available balance less what open holds may take from it
+ * ({@link AccountBalance#unreserved()}), so a hold reserves: a second hold, or a posting, that would
+ * spend what is held is refused too. The check ran under the account's row lock in the writing
+ * transaction; nothing was committed, and the caller must roll its transaction back.
  */
 public final class BalanceFloorException extends LedgerException {
 
@@ -33,12 +35,15 @@ public final class BalanceFloorException extends LedgerException {
         return floor;
     }
 
-    /** The account's balance when the entry was refused (read under the row lock). */
+    /**
+     * The account's balance less its held decreases when the entry was refused (read under the row
+     * lock); without open holds, its balance.
+     */
     public Money balance() {
         return balance;
     }
 
-    /** The change the entry would have made to the normal-side balance (negative). */
+    /** The change the entry would have made to that amount (negative). */
     public Money change() {
         return change;
     }

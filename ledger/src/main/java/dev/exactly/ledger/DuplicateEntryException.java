@@ -1,8 +1,9 @@
 package dev.exactly.ledger;
 
 /**
- * The entry to reverse has been reversed already (by another entry than the one requested). A unique
- * index decides, so of two racing writers exactly one commits. The caller's transaction is still usable
+ * The entry to reverse has been reversed already, or the pending entry to capture or void has been
+ * captured or voided already, by another entry than the one requested. A unique index decides, so of two
+ * racing writers exactly one commits. The caller's transaction is still usable
  * (nothing was written), so it may read the existing entry, e.g. with
  * {@link Ledger#entry(java.sql.Connection, long)}. (A write whose external reference is taken is not a
  * duplicate: it returns the existing entry when it matches, or raises {@link LedgerConflictException}.)
@@ -12,7 +13,11 @@ public final class DuplicateEntryException extends LedgerException {
     /** Which uniqueness rule was hit. */
     public enum Reason {
         /** The original entry already has a reversal. */
-        ALREADY_REVERSED("ledger_already_reversed");
+        ALREADY_REVERSED("ledger_already_reversed"),
+        /** The pending entry is captured already (so it can be neither captured again nor voided). */
+        ALREADY_CAPTURED("ledger_already_captured"),
+        /** The pending entry is voided already (so it can be neither captured nor voided again). */
+        ALREADY_VOIDED("ledger_already_voided");
 
         private final String code;
 
@@ -40,7 +45,7 @@ public final class DuplicateEntryException extends LedgerException {
         return reason;
     }
 
-    /** The id of the entry that got there first (the existing reversal). */
+    /** The id of the entry that got there first (the existing reversal, capture or void). */
     public long existingEntryId() {
         return existingEntryId;
     }

@@ -11,7 +11,19 @@ public enum EntryKind {
     /** A (possibly partial) refund of an original entry; several may link to one original. */
     REFUND(true, true),
     /** A correction; may link to the entry it corrects. */
-    ADJUSTMENT(false, true);
+    ADJUSTMENT(false, true),
+    /**
+     * A hold, made by {@link Ledger#hold}: its postings are pending, reserving amounts without changing
+     * the available balances, until a {@link #CAPTURE} or a {@link #VOID} resolves it (at most one).
+     */
+    PENDING(false, false),
+    /**
+     * Resolves a {@link #PENDING} entry, made by {@link Ledger#capture}: releases everything it holds and
+     * posts what was captured (all of it, or part of it).
+     */
+    CAPTURE(true, true),
+    /** Resolves a {@link #PENDING} entry, made by {@link Ledger#voidHold}: releases everything it holds. */
+    VOID(true, true);
 
     private final boolean requiresOriginal;
     private final boolean allowsOriginal;

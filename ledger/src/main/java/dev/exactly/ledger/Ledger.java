@@ -52,11 +52,32 @@ import org.jspecify.annotations.Nullable;
  * system accounts. Postings carry no foreign key to the account row either, so no charge takes even a
  * share lock on it.
  *
+ * <h2>Two-phase entries (authorize, then capture or void)</h2>
+ * {@link #hold} writes a {@link EntryKind#PENDING pending entry}: its postings reserve amounts on both
+ * sides without changing any available balance (they count in the accounts' pending amounts). It is
+ * then resolved once, by a new entry linked to it:
+ * <ul>
+ *   <li>{@link #capture} (in full, an amount, or named postings): releases everything held and posts
+ *       what was captured, at most what was held per account and side; a partial capture thus posts the
+ *       captured amount and releases the rest;</li>
+ *   <li>{@link #voidHold}: releases everything held and posts nothing.</li>
+ * </ul>
+ * A unique index lets one capture or void exist per pending entry, so a hold is never both captured and
+ * voided, nor captured twice, even by racing writers: the loser gets {@link DuplicateEntryException}
+ * ({@code ledger_already_captured} or {@code ledger_already_voided}) naming the winner, or, retrying
+ * with the winner's external reference, the winner's entry. Entries stay immutable: the state of a hold
+ * ({@link #pendingHold}) is derived from whether its resolution exists, so the history of every hold is
+ * in the journal and point-in-time balances see holds as they were. Pending amounts balance per currency
+ * by themselves (checked at commit, like every entry), so the trial balance balances at every instant
+ * for available balances and pending amounts alike. A floor bounds the available balance less what open
+ * holds may take from it, so a hold reserves funds. Expired holds are found with {@link #lockOpenHolds}
+ * ({@code FOR UPDATE SKIP LOCKED}, so several workers share them) and voided in the same transaction.
+ *
  * <h2>Balances</h2>
- * {@link #balance(long)} is the current balance from the balance rows; {@link #balance(long, Instant)}
- * recomputes it from the postings up to a ledger time (indexed by account and time). Both are on the
- * account's normal side: a credit-normal customer account with 10.00 owed to the customer shows
- * {@code +10.00}.
+ * {@link #balance(long)} is the current available balance from the balance rows; {@link #balance(long,
+ * Instant)} recomputes it from the postings up to a ledger time (indexed by account and time).
+ * {@link #balances(long)} adds the pending amounts of open holds. All are on the account's normal side:
+ * a credit-normal customer account with 10.00 owed to the customer shows {@code +10.00}.
  */
 public final class Ledger {
 
@@ -158,6 +179,148 @@ public final class Ledger {
         return Jdbc.inTransaction(dataSource, c -> writer.reverse(c, entryId, externalRef, description));
     }
 
+    // ---------------------------------------------------------------- two-phase entries
+
+    /**
+     * Writes the postings of {@code request} as a pending entry (a hold) inside the caller's transaction;
+     * does not commit. The amounts count in the accounts' pending amounts ({@link #balances}), not in
+     * their available balances; a held decrease counts against the account's floor. Idempotent by
+     * external reference like {@link #post(Connection, EntryRequest)}.
+     *
+     * @param request a standard entry ({@link EntryRequest#builder()}): the postings to hold
+     * @return the {@link EntryKind#PENDING} entry, its postings marked {@link Posting#pending()}
+     * @throws BalanceFloorException when a held decrease would take an account below its floor (roll back)
+     * @throws LedgerConflictException when the external reference belongs to an entry that differs
+     */
+    public JournalEntry hold(Connection connection, EntryRequest request) {
+        return Jdbc.inCallersTransaction(connection, c -> writer.hold(c, request));
+    }
+
+    /** {@link #hold(Connection, EntryRequest)} in a transaction of its own. */
+    public JournalEntry hold(EntryRequest request) {
+        return Jdbc.inTransaction(dataSource, c -> writer.hold(c, request));
+    }
+
+    /**
+     * Captures all of a pending entry inside the caller's transaction; does not commit: releases what it
+     * holds and posts the same postings.
+     *
+     * @param externalRef a unique reference for the capture (a retry with it gets the capture back), or
+     *     {@code null}
+     * @return the {@link EntryKind#CAPTURE} entry: the posted lines, then the pending lines that release
+     *     the hold
+     * @throws DuplicateEntryException when the hold is captured or voided already by another entry
+     *     ({@code ledger_already_captured}, {@code ledger_already_voided}; the transaction stays usable)
+     * @throws LedgerValidationException when the entry does not exist or is not a pending entry
+     * @throws LedgerConflictException when the external reference belongs to an entry that differs
+     */
+    public JournalEntry capture(Connection connection, long pendingEntryId, @Nullable String externalRef,
+            String description) {
+        return Jdbc.inCallersTransaction(connection,
+                c -> writer.captureAll(c, pendingEntryId, externalRef, description));
+    }
+
+    /** {@link #capture(Connection, long, String, String)} in a transaction of its own. */
+    public JournalEntry capture(long pendingEntryId, @Nullable String externalRef, String description) {
+        return Jdbc.inTransaction(dataSource,
+                c -> writer.captureAll(c, pendingEntryId, externalRef, description));
+    }
+
+    /**
+     * Captures {@code amount} (at most what is held) of a pending entry of one debit and one credit, such
+     * as an authorized card payment, inside the caller's transaction; does not commit: posts
+     * {@code amount} on both of its lines and releases the whole hold (so the rest is released).
+     *
+     * @throws LedgerValidationException when the hold has other than one debit and one credit
+     *     ({@code ledger_invalid_entry}), or {@code amount} exceeds it ({@code ledger_invalid_amount})
+     * @throws DuplicateEntryException when the hold is captured or voided already by another entry
+     * @see #capture(Connection, long, String, String)
+     */
+    public JournalEntry capture(Connection connection, long pendingEntryId, Money amount, @Nullable String externalRef,
+            String description) {
+        return Jdbc.inCallersTransaction(connection, c -> writer.capture(c, pendingEntryId, amount, externalRef, description));
+    }
+
+    /** {@link #capture(Connection, long, Money, String, String)} in a transaction of its own. */
+    public JournalEntry capture(long pendingEntryId, Money amount, @Nullable String externalRef, String description) {
+        return Jdbc.inTransaction(dataSource, c -> writer.capture(c, pendingEntryId, amount, externalRef, description));
+    }
+
+    /**
+     * Captures a pending entry by naming the postings to post inside the caller's transaction; does not
+     * commit: each must be on an account and side the hold holds, at most the amount held there, and they
+     * must balance per currency. Releases the whole hold.
+     *
+     * @throws LedgerValidationException when a posting was not held or exceeds what was held
+     * @throws DuplicateEntryException when the hold is captured or voided already by another entry
+     * @see #capture(Connection, long, String, String)
+     */
+    public JournalEntry capture(Connection connection, long pendingEntryId, List<PostingRequest> postings,
+            @Nullable String externalRef, String description) {
+        return Jdbc.inCallersTransaction(connection, c -> writer.capture(c, pendingEntryId, postings, externalRef, description));
+    }
+
+    /** {@link #capture(Connection, long, List, String, String)} in a transaction of its own. */
+    public JournalEntry capture(long pendingEntryId, List<PostingRequest> postings, @Nullable String externalRef,
+            String description) {
+        return Jdbc.inTransaction(dataSource, c -> writer.capture(c, pendingEntryId, postings, externalRef, description));
+    }
+
+    /**
+     * Voids a pending entry inside the caller's transaction; does not commit: releases everything it
+     * holds and posts nothing.
+     *
+     * @param externalRef a unique reference for the void (a retry with it gets the void back), or
+     *     {@code null}
+     * @return the {@link EntryKind#VOID} entry (pending lines only)
+     * @throws DuplicateEntryException when the hold is captured or voided already by another entry
+     * @throws LedgerValidationException when the entry does not exist or is not a pending entry
+     */
+    public JournalEntry voidHold(Connection connection, long pendingEntryId, @Nullable String externalRef,
+            String description) {
+        return Jdbc.inCallersTransaction(connection, c -> writer.voidHold(c, pendingEntryId, externalRef, description));
+    }
+
+    /** {@link #voidHold(Connection, long, String, String)} in a transaction of its own. */
+    public JournalEntry voidHold(long pendingEntryId, @Nullable String externalRef, String description) {
+        return Jdbc.inTransaction(dataSource, c -> writer.voidHold(c, pendingEntryId, externalRef, description));
+    }
+
+    /**
+     * Open holds written before {@code postedBefore}, oldest first, at most {@code limit}, each locked
+     * for the caller's transaction ({@code FOR UPDATE SKIP LOCKED}): holds another transaction is
+     * capturing or voiding, or has locked by this method, are skipped, so several workers share the
+     * expired holds without waiting for each other. Void them with
+     * {@link #voidHold(Connection, long, String, String)} in the same transaction and commit; a lock
+     * ends with the transaction. Void one hold per transaction (limit 1) to keep the balance-row lock
+     * order of every transaction ascending; with more, a worker may meet a deadlock
+     * ({@link LedgerRetryableException}) against writers touching the same accounts.
+     *
+     * @throws LedgerValidationException when {@code limit} is not between 1 and {@value EntryQuery#MAX_LIMIT}
+     */
+    public List<JournalEntry> lockOpenHolds(Connection connection, Instant postedBefore, int limit) {
+        if (limit < 1 || limit > EntryQuery.MAX_LIMIT) {
+            throw new LedgerValidationException(LedgerValidationException.Reason.INVALID_ENTRY,
+                    "limit must be between 1 and " + EntryQuery.MAX_LIMIT);
+        }
+        return Jdbc.onConnection(connection, c -> reader.lockOpenHolds(c, postedBefore, limit));
+    }
+
+    /**
+     * A pending entry and its capture or void if one is visible to the caller's transaction.
+     *
+     * @return empty when no entry has this id
+     * @throws LedgerValidationException when the entry is not a pending entry
+     */
+    public Optional<PendingHold> pendingHold(Connection connection, long pendingEntryId) {
+        return Jdbc.onConnection(connection, c -> reader.pendingHold(c, pendingEntryId));
+    }
+
+    /** {@link #pendingHold(Connection, long)} on a connection of its own. */
+    public Optional<PendingHold> pendingHold(long pendingEntryId) {
+        return Jdbc.read(dataSource, c -> reader.pendingHold(c, pendingEntryId));
+    }
+
     // ---------------------------------------------------------------- reading entries
 
     /** The entry with this id, read in the caller's transaction. */
@@ -192,27 +355,45 @@ public final class Ledger {
 
     // ---------------------------------------------------------------- balances
 
-    /** The current normal-side balance of an account, read in the caller's transaction. */
+    /** The current normal-side available balance and pending amounts of an account, read in the caller's transaction. */
+    public AccountBalance balances(Connection connection, long accountId) {
+        return Jdbc.onConnection(connection, c -> reader.balances(c, accountId));
+    }
+
+    /** The current normal-side available balance and pending amounts of an account (sums of its balance rows). */
+    public AccountBalance balances(long accountId) {
+        return Jdbc.read(dataSource, c -> reader.balances(c, accountId));
+    }
+
+    /**
+     * The normal-side available balance and pending amounts of an account from its postings with a ledger
+     * time at or before {@code asOf}: holds written by then and not yet released by then.
+     */
+    public AccountBalance balances(long accountId, Instant asOf) {
+        return Jdbc.read(dataSource, c -> reader.balances(c, accountId, asOf));
+    }
+
+    /** The current normal-side available balance of an account, read in the caller's transaction. */
     public Money balance(Connection connection, long accountId) {
         return Jdbc.onConnection(connection, c -> reader.balance(c, accountId));
     }
 
-    /** The current normal-side balance of an account (the sum of its balance rows). */
+    /** The current normal-side available balance of an account (the sum of its balance rows); holds don't count. */
     public Money balance(long accountId) {
         return Jdbc.read(dataSource, c -> reader.balance(c, accountId));
     }
 
-    /** The normal-side balance of an account from its postings with a ledger time at or before {@code asOf}. */
+    /** The normal-side available balance of an account from its posted (not pending) postings up to {@code asOf}. */
     public Money balance(long accountId, Instant asOf) {
         return Jdbc.read(dataSource, c -> reader.balance(c, accountId, asOf));
     }
 
-    /** The trial balance of the current balances. */
+    /** The trial balance of the current available balances and pending amounts (one snapshot). */
     public TrialBalance trialBalance() {
         return Jdbc.read(dataSource, c -> reader.trialBalance(c, null));
     }
 
-    /** The trial balance from the postings with a ledger time at or before {@code asOf}. */
+    /** The trial balance (available and pending) from the postings with a ledger time at or before {@code asOf}. */
     public TrialBalance trialBalance(Instant asOf) {
         return Jdbc.read(dataSource, c -> reader.trialBalance(c, asOf));
     }

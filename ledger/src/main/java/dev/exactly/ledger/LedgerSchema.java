@@ -5,43 +5,65 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
 import java.sql.ResultSet;
+import java.sql.SQLException;
 import java.sql.Statement;
+import java.util.List;
+import java.util.Map;
 import javax.sql.DataSource;
 
 /**
- * The ledger's schema, shipped as the Flyway-style migration {@value #MIGRATION_RESOURCE} (plain SQL,
- * unqualified {@code ledger_*} names, created in the connection's current schema). An application that
- * runs Flyway adds the location {@value #FLYWAY_LOCATION}; tests and simple applications call
- * {@link #migrate(DataSource)}.
+ * The ledger's schema, shipped as the Flyway-style migrations {@value #MIGRATION_RESOURCE} and
+ * {@value #PENDING_MIGRATION_RESOURCE} (plain SQL, unqualified {@code ledger_*} names, created in the
+ * connection's current schema). An application that runs Flyway adds the location
+ * {@value #FLYWAY_LOCATION}; tests and simple applications call {@link #migrate(DataSource)}.
  */
 public final class LedgerSchema {
 
-    /** The classpath resource of the version 1 migration. */
+    /** The classpath resource of the version 1 migration: accounts, balances, entries, postings. */
     public static final String MIGRATION_RESOURCE = "db/ledger/V1__ledger.sql";
+
+    /** The classpath resource of the version 2 migration: two-phase (pending) entries. */
+    public static final String PENDING_MIGRATION_RESOURCE = "db/ledger/V2__pending_entries.sql";
 
     /** The Flyway location holding the ledger's migrations. */
     public static final String FLYWAY_LOCATION = "classpath:db/ledger";
+
+    /** Every migration in order, each with the table whose presence in the current schema says it ran. */
+    private static final List<Map.Entry<String, String>> MIGRATIONS = List.of(
+            Map.entry(MIGRATION_RESOURCE, "ledger_entry"),
+            Map.entry(PENDING_MIGRATION_RESOURCE, "ledger_open_hold"));
 
     /** One migration at a time per schema. */
     private static final String MIGRATION_LOCK = """
             SELECT pg_advisory_xact_lock(hashtext('dev.exactly.ledger:' || current_schema()))
             """;
 
-    private static final String SCHEMA_PRESENT = """
+    private static final String TABLE_PRESENT = """
             SELECT EXISTS (
                 SELECT 1 FROM pg_catalog.pg_tables
-                WHERE schemaname = current_schema() AND tablename = 'ledger_entry'
+                WHERE schemaname = current_schema() AND tablename = ?
             )
             """;
 
     private LedgerSchema() {}
 
-    /** The SQL text of the version 1 migration. */
+    /** The SQL text of every migration, in order: what creates the whole schema in an empty one. */
     public static String migrationSql() {
-        try (InputStream in = LedgerSchema.class.getClassLoader().getResourceAsStream(MIGRATION_RESOURCE)) {
+        StringBuilder sql = new StringBuilder();
+        for (Map.Entry<String, String> migration : MIGRATIONS) {
+            sql.append(migrationSql(migration.getKey())).append('\n');
+        }
+        return sql.toString();
+    }
+
+    /** The SQL text of one migration resource, e.g. {@link #PENDING_MIGRATION_RESOURCE}. */
+    public static String migrationSql(String resource) {
+        try (InputStream in = LedgerSchema.class.getClassLoader().getResourceAsStream(resource)) {
             if (in == null) {
-                throw new IllegalStateException(MIGRATION_RESOURCE + " is missing from the classpath");
+                throw new IllegalStateException(resource + " is missing from the classpath");
             }
             return new String(in.readAllBytes(), StandardCharsets.UTF_8);
         } catch (IOException e) {
@@ -50,26 +72,38 @@ public final class LedgerSchema {
     }
 
     /**
-     * Creates the ledger's tables in the current schema of {@code dataSource}'s connections unless they
-     * exist, in one transaction under an advisory lock (so concurrent callers create them once).
+     * Runs the ledger's migrations that have not run in the current schema of {@code dataSource}'s
+     * connections (a schema of version 1 gets version 2), in one transaction under an advisory lock (so
+     * concurrent callers run them once).
      *
-     * @return whether the schema was created by this call
+     * @return whether this call ran any migration
      * @throws LedgerException when the database refuses
      */
     public static boolean migrate(DataSource dataSource) {
-        String sql = migrationSql();
         return Jdbc.inTransaction(dataSource, c -> {
             try (Statement s = c.createStatement()) {
                 s.execute(MIGRATION_LOCK);
-                try (ResultSet rs = s.executeQuery(SCHEMA_PRESENT)) {
-                    rs.next();
-                    if (rs.getBoolean(1)) {
-                        return false;
-                    }
-                }
-                s.execute(sql);
-                return true;
             }
+            boolean ran = false;
+            for (Map.Entry<String, String> migration : MIGRATIONS) {
+                if (!tablePresent(c, migration.getValue())) {
+                    try (Statement s = c.createStatement()) {
+                        s.execute(migrationSql(migration.getKey()));
+                    }
+                    ran = true;
+                }
+            }
+            return ran;
         });
+    }
+
+    private static boolean tablePresent(Connection c, String table) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement(TABLE_PRESENT)) {
+            ps.setString(1, table);
+            try (ResultSet rs = ps.executeQuery()) {
+                rs.next();
+                return rs.getBoolean(1);
+            }
+        }
     }
 }

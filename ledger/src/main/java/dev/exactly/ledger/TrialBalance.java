@@ -10,7 +10,9 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * Every account's balance in a debit or a credit column, with per-currency totals. In a sound ledger
- * Σdebits = Σcredits in every currency ({@link #isBalanced()}).
+ * Σdebits = Σcredits in every currency ({@link #isBalanced()}), for the available balances and, by
+ * themselves, for the pending amounts of open holds (each pending entry balances per currency, and so
+ * does each release of one).
  *
  * @param asOf   the point in time, or {@code null} for the current balances
  * @param lines  one line per account, ordered by currency and account id
@@ -28,12 +30,13 @@ public record TrialBalance(@Nullable Instant asOf, List<Line> lines, Map<String,
         Map<String, Totals> totals = new TreeMap<>();
         for (Line line : lines) {
             Currency currency = line.account().currency();
-            totals.merge(currency.code(), new Totals(line.debit(), line.credit()), Totals::plus);
+            totals.merge(currency.code(),
+                    new Totals(line.debit(), line.credit(), line.pendingDebit(), line.pendingCredit()), Totals::plus);
         }
         return new TrialBalance(asOf, lines, totals);
     }
 
-    /** Whether Σdebits = Σcredits in every currency. */
+    /** Whether Σdebits = Σcredits in every currency, for the available balances and for the pending amounts. */
     public boolean isBalanced() {
         return totals.values().stream().allMatch(Totals::isBalanced);
     }
@@ -44,47 +47,71 @@ public record TrialBalance(@Nullable Instant asOf, List<Line> lines, Map<String,
     }
 
     /**
-     * An account and its normal-side balance.
+     * An account, its normal-side available balance and its net pending amount.
      *
      * @param account the account
-     * @param balance the signed normal-side balance
+     * @param balance the signed normal-side available balance
+     * @param pending the signed normal-side net amount of its open holds
      */
-    public record Line(Account account, Money balance) {
+    public record Line(Account account, Money balance, Money pending) {
+
+        /** A line without pending amounts. */
+        public Line(Account account, Money balance) {
+            this(account, balance, Money.zero(balance.currency()));
+        }
 
         /** The balance in the debit column (zero if it belongs in the credit column). */
         public Money debit() {
-            return column(Side.DEBIT);
+            return column(balance, Side.DEBIT);
         }
 
         /** The balance in the credit column (zero if it belongs in the debit column). */
         public Money credit() {
-            return column(Side.CREDIT);
+            return column(balance, Side.CREDIT);
         }
 
-        private Money column(Side side) {
-            Side actual = balance.isNegative() ? account.normalBalance().opposite() : account.normalBalance();
-            if (actual != side || balance.isZero()) {
-                return Money.zero(balance.currency());
+        /** The net pending amount in the debit column (zero if it belongs in the credit column). */
+        public Money pendingDebit() {
+            return column(pending, Side.DEBIT);
+        }
+
+        /** The net pending amount in the credit column (zero if it belongs in the debit column). */
+        public Money pendingCredit() {
+            return column(pending, Side.CREDIT);
+        }
+
+        private Money column(Money amount, Side side) {
+            Side actual = amount.isNegative() ? account.normalBalance().opposite() : account.normalBalance();
+            if (actual != side || amount.isZero()) {
+                return Money.zero(amount.currency());
             }
-            return balance.isNegative() ? balance.negate() : balance;
+            return amount.isNegative() ? amount.negate() : amount;
         }
     }
 
     /**
      * The column totals of one currency.
      *
-     * @param debits  Σ of the debit column
-     * @param credits Σ of the credit column
+     * @param debits         Σ of the debit column of the available balances
+     * @param credits        Σ of the credit column of the available balances
+     * @param pendingDebits  Σ of the debit column of the pending amounts
+     * @param pendingCredits Σ of the credit column of the pending amounts
      */
-    public record Totals(Money debits, Money credits) {
+    public record Totals(Money debits, Money credits, Money pendingDebits, Money pendingCredits) {
 
-        /** Whether the two columns are equal. */
+        /** Totals without pending amounts. */
+        public Totals(Money debits, Money credits) {
+            this(debits, credits, Money.zero(debits.currency()), Money.zero(debits.currency()));
+        }
+
+        /** Whether the two columns are equal, for the available balances and for the pending amounts. */
         public boolean isBalanced() {
-            return debits.equals(credits);
+            return debits.equals(credits) && pendingDebits.equals(pendingCredits);
         }
 
         Totals plus(Totals other) {
-            return new Totals(debits.plus(other.debits), credits.plus(other.credits));
+            return new Totals(debits.plus(other.debits), credits.plus(other.credits),
+                    pendingDebits.plus(other.pendingDebits), pendingCredits.plus(other.pendingCredits));
         }
     }
 }

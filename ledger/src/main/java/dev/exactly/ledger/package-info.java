@@ -6,7 +6,8 @@
  * or in its own), reverses them, and reads balances, entries and trial balances. Amounts are
  * {@link dev.exactly.ledger.Money}: {@code long} minor units of an ISO 4217
  * {@link dev.exactly.ledger.Currency}. Every refusal is a {@link dev.exactly.ledger.LedgerException}
- * with a stable {@code code()}. The schema ships as {@code db/ledger/V1__ledger.sql}; see
+ * with a stable {@code code()}. Two-phase entries ({@link dev.exactly.ledger.Ledger#hold}, then
+ * capture or void) reserve amounts as pending. The schema ships as the migrations in {@code db/ledger}; see
  * {@link dev.exactly.ledger.LedgerSchema}.
  */
 @NullMarked

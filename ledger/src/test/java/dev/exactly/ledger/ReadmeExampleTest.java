@@ -3,12 +3,14 @@ package dev.exactly.ledger;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.sql.Connection;
+import java.time.Duration;
 import java.time.Instant;
 import org.junit.jupiter.api.Test;
 
 /**
  * The README's example, verbatim (the documentation check of the examples module finds it here), run on
- * a fresh schema: a charge in the caller's transaction, a partial refund and its reversal, balances.
+ * a fresh schema: a charge in the caller's transaction, a partial refund and its reversal, balances; and
+ * the two-phase example: a hold, its partial capture, an expired hold voided by a worker.
  */
 class ReadmeExampleTest extends LedgerTestSupport {
 
@@ -16,7 +18,7 @@ class ReadmeExampleTest extends LedgerTestSupport {
     void theReadmeExampleRunsAndBalances() throws Exception {
         Instant asOf = START;
         try (Connection connection = dataSource.getConnection()) {
-            LedgerSchema.migrate(dataSource);                        // or run db/ledger/V1__ledger.sql with Flyway
+            LedgerSchema.migrate(dataSource);                        // or run the db/ledger migrations with Flyway
             Ledger ledger = Ledger.of(dataSource, clock);           // clock: an InstantSource
 
             Currency usd = Currency.of("USD");
@@ -49,6 +51,36 @@ class ReadmeExampleTest extends LedgerTestSupport {
         Account customer = ledger.account("customer:42:USD").orElseThrow();
         assertThat(ledger.balance(customer.id())).isEqualTo(Money.parse("100.00", "USD"));
         assertThat(ledger.entries(EntryQuery.first(10)).entries()).hasSize(3);
+        assertThat(ledger.trialBalance().isBalanced()).isTrue();
+    }
+    @Test
+    void theTwoPhaseExampleRunsAndBalances() throws Exception {
+        Account clearing = open(AccountSpec.of("clearing:psp:USD", AccountType.ASSET, USD).withShards(16));
+        Account customer = open(AccountSpec.of("customer:42:USD", AccountType.LIABILITY, USD).withFloor(0));
+        JournalEntry stale = ledger.hold(transfer(clearing, customer, 1_000));
+        Instant cutoff = clock.advance(Duration.ofDays(7));
+        try (Connection connection = connection()) {
+            // authorize: the amounts are pending on both sides, no available balance moves
+            JournalEntry auth = ledger.hold(connection, EntryRequest.builder()
+                    .debit(clearing.id(), Money.parse("80.00", "USD"))
+                    .credit(customer.id(), Money.parse("80.00", "USD"))
+                    .externalRef("auth:ch_124").build());
+            connection.commit();
+            ledger.balances(customer.id());                  // available 0.00, pending increase 80.00
+
+            // capture part of it: posts 50.00 and releases the whole hold, so the other 30.00 are released
+            ledger.capture(connection, auth.id(), Money.parse("50.00", "USD"), "capture:ch_124", "capture ch_124");
+            // (or the whole hold: ledger.capture(connection, auth.id(), "capture:ch_124", "..."); or ledger.voidHold(...))
+            connection.commit();
+
+            // the recovery worker: expired holds, one per transaction, shared by several workers (SKIP LOCKED)
+            for (JournalEntry expired : ledger.lockOpenHolds(connection, cutoff, 1)) {
+                ledger.voidHold(connection, expired.id(), "void:" + expired.id(), "authorization expired");
+            }
+            connection.commit();
+        }
+        assertThat(ledger.balances(customer.id())).isEqualTo(new AccountBalance(usd(5_000), usd(0), usd(0)));
+        assertThat(ledger.pendingHold(stale.id()).orElseThrow().state()).isEqualTo(PendingHold.State.VOIDED);
         assertThat(ledger.trialBalance().isBalanced()).isTrue();
     }
 }

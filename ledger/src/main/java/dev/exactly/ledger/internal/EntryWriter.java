@@ -2,6 +2,7 @@ package dev.exactly.ledger.internal;
 
 import dev.exactly.ledger.Account;
 import dev.exactly.ledger.BalanceFloorException;
+import dev.exactly.ledger.Currency;
 import dev.exactly.ledger.DuplicateEntryException;
 import dev.exactly.ledger.EntryKind;
 import dev.exactly.ledger.EntryRequest;
@@ -22,6 +23,7 @@ import java.sql.SQLException;
 import java.time.Instant;
 import java.time.InstantSource;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
@@ -32,19 +34,62 @@ import java.util.TreeMap;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Posts entries inside the caller's transaction. After validating the request against the accounts, it
- * writes the entry in one round trip, the function {@code ledger_post_entry} of the migration:
+ * Writes entries inside the caller's transaction. After validating the request against the accounts (and,
+ * for a capture or void, against its pending entry), it writes the entry in one round trip, the function
+ * {@code ledger_write_entry} of the migrations:
  * <ol>
+ *   <li>a capture or void locks the open-hold row of its pending entry first;</li>
  *   <li>insert the entry and all its postings (a unique conflict inserts nothing: the entry holding the
  *       reference is returned when it is the one requested, otherwise the write is refused);</li>
  *   <li>lock the balance rows of the touched unsharded accounts in ascending account id order and apply
- *       the changes, refusing any row whose floor would be crossed;</li>
+ *       the changes (available balance, pending amounts), refusing any row whose floor would be crossed;</li>
  *   <li>for each touched sharded account, apply its change to a shard no one else holds
  *       ({@code SKIP LOCKED}), waiting only when all are held.</li>
  * </ol>
  * The balance rows are locked last, so they are held only from then to the commit.
  */
 public final class EntryWriter {
+
+    /** A line to write: a posting, pending (held or released) or posted. */
+    private record Line(long accountId, Side side, Money amount, boolean pending) {
+
+        static Line of(PostingRequest p, boolean pending) {
+            return new Line(p.accountId(), p.side(), p.amount(), pending);
+        }
+
+        /** For comparing entries line by line, whatever their order. */
+        String key() {
+            return (pending ? "pending " : "") + side.dbValue() + " " + amount.minorUnits() + " "
+                    + amount.currency().code() + " to account " + accountId;
+        }
+    }
+
+    /** An entry to write. */
+    private record Draft(EntryKind kind, @Nullable Long originalEntryId, @Nullable String externalRef,
+            String description, List<Line> lines) {}
+
+    /** The change an entry makes to one account: available balance and pending amounts, normal side. */
+    private record Change(Money available, Money increase, Money decrease) {
+
+        static Change of(Account account, long available, long increase, long decrease) {
+            Currency currency = account.currency();
+            return new Change(Money.of(available, currency), Money.of(increase, currency), Money.of(decrease, currency));
+        }
+
+        Change plus(Change other) {
+            return new Change(available.plus(other.available), increase.plus(other.increase),
+                    decrease.plus(other.decrease));
+        }
+
+        boolean isZero() {
+            return available.isZero() && increase.isZero() && decrease.isZero();
+        }
+
+        /** What the change does to the balance less held decreases, which the floor bounds. */
+        Money unreserved() {
+            return available.minus(decrease);
+        }
+    }
 
     private final AccountDirectory accounts;
     private final LedgerReader reader;
@@ -58,97 +103,238 @@ public final class EntryWriter {
 
     /** Posts a standard, refund or adjustment entry; does not commit. */
     public JournalEntry post(Connection c, EntryRequest request) throws SQLException {
-        if (request.kind() == EntryKind.REVERSAL) {
-            throw new LedgerValidationException(Reason.INVALID_ENTRY, "reversals are made with Ledger.reverse");
+        switch (request.kind()) {
+            case REVERSAL -> throw invalid("reversals are made with Ledger.reverse");
+            case PENDING, CAPTURE, VOID -> throw invalid("pending entries are made with Ledger.hold, captured with "
+                    + "Ledger.capture and voided with Ledger.voidHold");
+            default -> { }
         }
         Long original = request.originalEntryId();
         if (original != null) {
-            requireEntry(c, original);
+            EntryKind originalKind = requireEntry(c, original);
+            if (request.kind() == EntryKind.REFUND && (originalKind == EntryKind.PENDING || originalKind == EntryKind.VOID)) {
+                throw invalid("entry " + original + " is a " + originalKind.dbValue()
+                        + " entry: nothing of it is posted to refund (refund its capture)");
+            }
         }
-        return write(c, request);
+        return write(c, new Draft(request.kind(), original, request.externalRef(), request.description(),
+                lines(request.postings(), false)));
     }
 
-    /** Posts the mirror image of an entry, linked to it; does not commit. */
+    /** Posts the postings of {@code request} as a pending entry (a hold); does not commit. */
+    public JournalEntry hold(Connection c, EntryRequest request) throws SQLException {
+        if (request.kind() != EntryKind.STANDARD) {
+            throw invalid("a hold is built with EntryRequest.builder(), not as a " + request.kind().dbValue());
+        }
+        return write(c, new Draft(EntryKind.PENDING, null, request.externalRef(), request.description(),
+                lines(request.postings(), true)));
+    }
+
+    /** Captures all of a pending entry: releases all it holds and posts the same; does not commit. */
+    public JournalEntry captureAll(Connection c, long pendingEntryId, @Nullable String externalRef, String description)
+            throws SQLException {
+        JournalEntry hold = requireHold(c, pendingEntryId);
+        List<PostingRequest> all = hold.postings().stream()
+                .map(p -> new PostingRequest(p.accountId(), p.side(), p.amount()))
+                .toList();
+        return capture(c, hold, all, externalRef, description);
+    }
+
+    /** Captures a pending entry: releases all it holds and posts {@code captured}; does not commit. */
+    public JournalEntry capture(Connection c, long pendingEntryId, List<PostingRequest> captured,
+            @Nullable String externalRef, String description) throws SQLException {
+        return capture(c, requireHold(c, pendingEntryId), captured, externalRef, description);
+    }
+
+    private JournalEntry capture(Connection c, JournalEntry hold, List<PostingRequest> captured,
+            @Nullable String externalRef, String description) throws SQLException {
+        long pendingEntryId = hold.id();
+        // validates the captured lines (at least two, balanced per currency), the reference and description
+        EntryRequest request = new EntryRequest(EntryKind.CAPTURE, pendingEntryId, externalRef, description, captured);
+        requireHeld(hold, request.postings());
+        List<Line> lines = new ArrayList<>(lines(request.postings(), false));
+        lines.addAll(releases(hold));
+        return write(c, new Draft(EntryKind.CAPTURE, pendingEntryId, externalRef, description, lines));
+    }
+
+    /** Captures {@code amount} of a pending entry of one debit and one credit; does not commit. */
+    public JournalEntry capture(Connection c, long pendingEntryId, Money amount, @Nullable String externalRef,
+            String description) throws SQLException {
+        JournalEntry hold = requireHold(c, pendingEntryId);
+        List<Posting> held = hold.postings();
+        if (held.size() != 2 || held.get(0).side() == held.get(1).side()) {
+            throw invalid("entry " + pendingEntryId + " has " + held.size() + " postings: capture an amount only from "
+                    + "a hold of one debit and one credit, or name the captured postings");
+        }
+        List<PostingRequest> captured = held.stream()
+                .map(p -> new PostingRequest(p.accountId(), p.side(), amount))
+                .toList();
+        return capture(c, hold, captured, externalRef, description);
+    }
+
+    /** Voids a pending entry: releases all it holds, posts nothing; does not commit. */
+    public JournalEntry voidHold(Connection c, long pendingEntryId, @Nullable String externalRef, String description)
+            throws SQLException {
+        JournalEntry hold = requireHold(c, pendingEntryId);
+        List<Line> releases = releases(hold);
+        // validates the reference and the description
+        new EntryRequest(EntryKind.VOID, pendingEntryId, externalRef, description,
+                releases.stream().map(l -> new PostingRequest(l.accountId(), l.side(), l.amount())).toList());
+        return write(c, new Draft(EntryKind.VOID, pendingEntryId, externalRef, description, releases));
+    }
+
+    /** Posts the mirror image of an entry's posted lines, linked to it; does not commit. */
     public JournalEntry reverse(Connection c, long entryId, @Nullable String externalRef, String description)
             throws SQLException {
         JournalEntry original = reader.entry(c, entryId)
                 .orElseThrow(() -> unknownEntry(entryId));
+        if (original.kind() == EntryKind.PENDING || original.kind() == EntryKind.VOID) {
+            throw invalid("entry " + entryId + " is a " + original.kind().dbValue()
+                    + " entry, which posts nothing: a hold is voided, not reversed");
+        }
         List<PostingRequest> mirror = original.postings().stream()
+                .filter(p -> !p.pending())
                 .map(p -> new PostingRequest(p.accountId(), p.side().opposite(), p.amount()))
                 .toList();
-        return write(c, new EntryRequest(EntryKind.REVERSAL, entryId, externalRef, description, mirror));
+        EntryRequest request = new EntryRequest(EntryKind.REVERSAL, entryId, externalRef, description, mirror);
+        return write(c, new Draft(EntryKind.REVERSAL, entryId, externalRef, description, lines(request.postings(), false)));
     }
 
-    private JournalEntry write(Connection c, EntryRequest request) throws SQLException {
-        List<PostingRequest> lines = request.postings();
-        Set<Long> ids = new LinkedHashSet<>();
-        lines.forEach(p -> ids.add(p.accountId()));
-        Map<Long, Account> touched = accounts.require(c, ids);
-        TreeMap<Long, Money> changes = new TreeMap<>();
-        for (PostingRequest p : lines) {
-            Account account = touched.get(p.accountId());
-            if (!account.currency().equals(p.amount().currency())) {
-                throw new LedgerValidationException(Reason.CURRENCY_MISMATCH,
-                        "posting of " + p.amount() + " to account " + account.code() + " held in " + account.currency());
-            }
-            Money change = Money.of(account.signedChange(p.side(), p.amount().minorUnits()), account.currency());
-            changes.merge(account.id(), change, Money::plus);
+    private static List<Line> lines(List<PostingRequest> postings, boolean pending) {
+        return postings.stream().map(p -> Line.of(p, pending)).toList();
+    }
+
+    /** The pending lines that release everything a hold holds: its lines on the opposite sides. */
+    private static List<Line> releases(JournalEntry hold) {
+        return hold.postings().stream()
+                .map(p -> new Line(p.accountId(), p.side().opposite(), p.amount(), true))
+                .toList();
+    }
+
+    private JournalEntry requireHold(Connection c, long entryId) throws SQLException {
+        JournalEntry hold = reader.entry(c, entryId).orElseThrow(() -> unknownEntry(entryId));
+        if (hold.kind() != EntryKind.PENDING) {
+            throw invalid("entry " + entryId + " is a " + hold.kind().dbValue() + " entry, not a pending one");
         }
-        changes.values().removeIf(Money::isZero);
-        Instant postedAt = Jdbc.databasePrecision(clock.instant());
-        Long entryId = insert(c, request, postedAt, changes, touched);
-        if (entryId == null) {
-            return existing(c, request);
-        }
-        List<Posting> postings = new ArrayList<>(lines.size());
-        for (int i = 0; i < lines.size(); i++) {
-            PostingRequest p = lines.get(i);
-            postings.add(new Posting(i + 1, p.accountId(), p.side(), p.amount()));
-        }
-        return new JournalEntry(entryId, request.kind(), request.originalEntryId(), request.externalRef(),
-                request.description(), postedAt, postings);
+        return hold;
     }
 
     /**
-     * One round trip: the entry, its postings, its balance changes (see {@link LedgerSql#POST_ENTRY}).
+     * Every captured (account, side) was held, and no more than was held (the currency is the account's,
+     * checked when the entry is written).
+     */
+    private static void requireHeld(JournalEntry hold, List<PostingRequest> captured) {
+        Map<String, Long> left = new HashMap<>();
+        for (Posting p : hold.postings()) {
+            left.merge(p.accountId() + " " + p.side().dbValue(), p.amount().minorUnits(), Math::addExact);
+        }
+        for (PostingRequest p : captured) {
+            String key = p.accountId() + " " + p.side().dbValue();
+            Long held = left.get(key);
+            if (held == null) {
+                throw invalid("entry " + hold.id() + " holds no " + p.side().dbValue() + " to account " + p.accountId());
+            }
+            long rest = held - p.amount().minorUnits();
+            if (rest < 0) {
+                throw new LedgerValidationException(Reason.INVALID_AMOUNT, "capture of " + p.amount() + " ("
+                        + p.side().dbValue() + " to account " + p.accountId() + ") exceeds what entry " + hold.id()
+                        + " holds");
+            }
+            left.put(key, rest);
+        }
+    }
+
+    private JournalEntry write(Connection c, Draft draft) throws SQLException {
+        Set<Long> ids = new LinkedHashSet<>();
+        draft.lines().forEach(l -> ids.add(l.accountId()));
+        Map<Long, Account> touched = accounts.require(c, ids);
+        TreeMap<Long, Change> changes = new TreeMap<>();
+        for (Line l : draft.lines()) {
+            Account account = touched.get(l.accountId());
+            if (!account.currency().equals(l.amount().currency())) {
+                throw new LedgerValidationException(Reason.CURRENCY_MISMATCH,
+                        "posting of " + l.amount() + " to account " + account.code() + " held in " + account.currency());
+            }
+            changes.merge(account.id(), change(account, draft.kind(), l), Change::plus);
+        }
+        changes.values().removeIf(Change::isZero);
+        Instant postedAt = Jdbc.databasePrecision(clock.instant());
+        Long entryId = insert(c, draft, postedAt, changes, touched);
+        if (entryId == null) {
+            return existing(c, draft);
+        }
+        List<Posting> postings = new ArrayList<>(draft.lines().size());
+        for (int i = 0; i < draft.lines().size(); i++) {
+            Line l = draft.lines().get(i);
+            postings.add(new Posting(i + 1, l.accountId(), l.side(), l.amount(), l.pending()));
+        }
+        return new JournalEntry(entryId, draft.kind(), draft.originalEntryId(), draft.externalRef(),
+                draft.description(), postedAt, postings);
+    }
+
+    /**
+     * What a line does to its account: a posted line moves the available balance; a held line (of a
+     * pending entry) raises the pending increase (on the normal side) or decrease (on the other); a
+     * released line (of a capture or void, on the side opposite the hold's) lowers them again.
+     */
+    private static Change change(Account account, EntryKind kind, Line l) {
+        long amount = l.amount().minorUnits();
+        if (!l.pending()) {
+            return Change.of(account, account.signedChange(l.side(), amount), 0, 0);
+        }
+        boolean normal = l.side() == account.normalBalance();
+        if (kind == EntryKind.PENDING) {
+            return normal ? Change.of(account, 0, amount, 0) : Change.of(account, 0, 0, amount);
+        }
+        return normal ? Change.of(account, 0, 0, -amount) : Change.of(account, 0, -amount, 0);
+    }
+
+    /**
+     * One round trip: the entry, its postings, its balance changes (see {@link LedgerSql#WRITE_ENTRY}).
      *
      * @return the new entry's id, or {@code null} when a unique rule kept it out (nothing was written)
      */
-    private static @Nullable Long insert(Connection c, EntryRequest request, Instant postedAt, TreeMap<Long, Money> changes,
+    private static @Nullable Long insert(Connection c, Draft draft, Instant postedAt, TreeMap<Long, Change> changes,
             Map<Long, Account> touched) throws SQLException {
-        List<PostingRequest> lines = request.postings();
+        List<Line> lines = draft.lines();
         int n = lines.size();
         long[] accountIds = new long[n];
         String[] currencies = new String[n];
         String[] sides = new String[n];
         long[] amounts = new long[n];
+        Boolean[] pending = new Boolean[n];
         for (int i = 0; i < n; i++) {
-            PostingRequest p = lines.get(i);
-            accountIds[i] = p.accountId();
-            currencies[i] = p.amount().currency().code();
-            sides[i] = p.side().dbValue();
-            amounts[i] = p.amount().minorUnits();
+            Line l = lines.get(i);
+            accountIds[i] = l.accountId();
+            currencies[i] = l.amount().currency().code();
+            sides[i] = l.side().dbValue();
+            amounts[i] = l.amount().minorUnits();
+            pending[i] = l.pending();
         }
         // ascending account id, unsharded and sharded apart
-        Map<Long, Money> single = new TreeMap<>();
-        Map<Long, Money> sharded = new TreeMap<>();
+        Map<Long, Change> single = new TreeMap<>();
+        Map<Long, Change> sharded = new TreeMap<>();
         changes.forEach((id, change) -> (touched.get(id).isSharded() ? sharded : single).put(id, change));
         int[] shardCounts = sharded.keySet().stream().mapToInt(id -> touched.get(id).shards()).toArray();
-        try (PreparedStatement ps = c.prepareStatement(LedgerSql.POST_ENTRY)) {
-            ps.setString(1, request.kind().dbValue());
-            Jdbc.setNullableLong(ps, 2, request.originalEntryId());
-            Jdbc.setNullableText(ps, 3, request.externalRef());
-            ps.setString(4, request.description());
+        try (PreparedStatement ps = c.prepareStatement(LedgerSql.WRITE_ENTRY)) {
+            ps.setString(1, draft.kind().dbValue());
+            Jdbc.setNullableLong(ps, 2, draft.originalEntryId());
+            Jdbc.setNullableText(ps, 3, draft.externalRef());
+            ps.setString(4, draft.description());
             Jdbc.setInstant(ps, 5, postedAt);
             ps.setArray(6, Jdbc.bigints(c, accountIds));
             ps.setArray(7, Jdbc.texts(c, currencies));
             ps.setArray(8, Jdbc.texts(c, sides));
             ps.setArray(9, Jdbc.bigints(c, amounts));
-            ps.setArray(10, Jdbc.bigints(c, keys(single)));
-            ps.setArray(11, Jdbc.bigints(c, minorUnits(single)));
-            ps.setArray(12, Jdbc.bigints(c, keys(sharded)));
-            ps.setArray(13, Jdbc.bigints(c, minorUnits(sharded)));
-            ps.setArray(14, Jdbc.integers(c, shardCounts));
+            ps.setArray(10, c.createArrayOf("bool", pending));
+            int index = 11;
+            for (Map<Long, Change> group : List.of(single, sharded)) {
+                ps.setArray(index++, Jdbc.bigints(c, group.keySet().stream().mapToLong(Long::longValue).toArray()));
+                ps.setArray(index++, Jdbc.bigints(c, group.values().stream().map(Change::available).mapToLong(Money::minorUnits).toArray()));
+                ps.setArray(index++, Jdbc.bigints(c, group.values().stream().map(Change::increase).mapToLong(Money::minorUnits).toArray()));
+                ps.setArray(index++, Jdbc.bigints(c, group.values().stream().map(Change::decrease).mapToLong(Money::minorUnits).toArray()));
+            }
+            ps.setArray(index, Jdbc.integers(c, shardCounts));
             try (ResultSet rs = ps.executeQuery()) {
                 rs.next();
                 long entryId = rs.getLong("entry_id");
@@ -165,46 +351,49 @@ public final class EntryWriter {
         }
     }
 
-    private static long[] keys(Map<Long, Money> changes) {
-        return changes.keySet().stream().mapToLong(Long::longValue).toArray();
-    }
-
-    private static long[] minorUnits(Map<Long, Money> changes) {
-        return changes.values().stream().mapToLong(Money::minorUnits).toArray();
-    }
-
-    private static RuntimeException floorCrossed(Connection c, Account account, Money change) throws SQLException {
+    private static RuntimeException floorCrossed(Connection c, Account account, Change change) throws SQLException {
         Long floor = account.floorMinorUnits();
         if (floor == null) {
             return new LedgerStorageException("the balance row of account " + account.id() + " is missing", null, null);
         }
-        List<Long> balance = LedgerReader.longs(c, LedgerSql.SHARD_BALANCE, account.id(), 0);
+        List<Long> unreserved = LedgerReader.longs(c, LedgerSql.SHARD_UNRESERVED, account.id(), 0);
         return new BalanceFloorException(account.id(), Money.of(floor, account.currency()),
-                Money.of(balance.isEmpty() ? 0 : balance.get(0), account.currency()), change);
+                Money.of(unreserved.isEmpty() ? 0 : unreserved.get(0), account.currency()),
+                change.unreserved());
     }
 
     /**
      * After a unique conflict: the entry holding the external reference when it is the one requested
      * (a retried write), else the refusal that names the rule and the entry that got there first.
      */
-    private JournalEntry existing(Connection c, EntryRequest request) throws SQLException {
-        String externalRef = request.externalRef();
+    private JournalEntry existing(Connection c, Draft draft) throws SQLException {
+        String externalRef = draft.externalRef();
         if (externalRef != null) {
             Optional<JournalEntry> holder = reader.entryByExternalRef(c, externalRef);
             if (holder.isPresent()) {
-                Optional<String> difference = difference(request, holder.get());
+                Optional<String> difference = difference(draft, holder.get());
                 if (difference.isPresent()) {
                     throw new LedgerConflictException(externalRef, holder.get(), difference.get());
                 }
                 return holder.get();
             }
         }
-        Long original = request.originalEntryId();
-        if (request.kind() == EntryKind.REVERSAL && original != null) {
+        Long original = draft.originalEntryId();
+        if (draft.kind() == EntryKind.REVERSAL && original != null) {
             Optional<Long> existing = firstId(c, LedgerSql.REVERSAL_OF, original);
             if (existing.isPresent()) {
                 throw new DuplicateEntryException(DuplicateEntryException.Reason.ALREADY_REVERSED, existing.get(),
                         "entry " + original + " is reversed by entry " + existing.get());
+            }
+        }
+        if ((draft.kind() == EntryKind.CAPTURE || draft.kind() == EntryKind.VOID) && original != null) {
+            Optional<Long> existing = firstId(c, LedgerSql.RESOLUTION_OF, original);
+            if (existing.isPresent()) {
+                boolean captured = requireEntry(c, existing.get()) == EntryKind.CAPTURE;
+                throw new DuplicateEntryException(
+                        captured ? DuplicateEntryException.Reason.ALREADY_CAPTURED : DuplicateEntryException.Reason.ALREADY_VOIDED,
+                        existing.get(),
+                        "pending entry " + original + " is " + (captured ? "captured" : "voided") + " by entry " + existing.get());
             }
         }
         // the conflicting row is not visible to this transaction's snapshot (stricter isolation)
@@ -212,23 +401,20 @@ public final class EntryWriter {
     }
 
     /**
-     * How a stored entry differs from a request in what it does: kind, link, or postings compared as a
-     * multiset of (account, side, amount with currency), so their order does not matter. The description
-     * is free text and not compared.
+     * How a stored entry differs from a draft in what it does: kind, link, or lines compared as a
+     * multiset of (account, side, amount with currency, pending or not), so their order does not matter.
+     * The description is free text and not compared.
      */
-    static Optional<String> difference(EntryRequest request, JournalEntry stored) {
-        if (request.kind() != stored.kind()) {
-            return Optional.of("kind " + stored.kind().dbValue() + ", not " + request.kind().dbValue());
+    private static Optional<String> difference(Draft draft, JournalEntry stored) {
+        if (draft.kind() != stored.kind()) {
+            return Optional.of("kind " + stored.kind().dbValue() + ", not " + draft.kind().dbValue());
         }
-        if (!Objects.equals(request.originalEntryId(), stored.originalEntryId())) {
-            return Optional.of("linked to entry " + stored.originalEntryId() + ", not " + request.originalEntryId());
+        if (!Objects.equals(draft.originalEntryId(), stored.originalEntryId())) {
+            return Optional.of("linked to entry " + stored.originalEntryId() + ", not " + draft.originalEntryId());
         }
-        List<String> requested = request.postings().stream()
-                .map(p -> line(p.accountId(), p.side(), p.amount()))
-                .sorted()
-                .toList();
+        List<String> requested = draft.lines().stream().map(Line::key).sorted().toList();
         List<String> existing = stored.postings().stream()
-                .map(p -> line(p.accountId(), p.side(), p.amount()))
+                .map(p -> new Line(p.accountId(), p.side(), p.amount(), p.pending()).key())
                 .sorted()
                 .toList();
         if (!requested.equals(existing)) {
@@ -237,23 +423,24 @@ public final class EntryWriter {
         return Optional.empty();
     }
 
-    private static String line(long accountId, Side side, Money amount) {
-        return side.dbValue() + " " + amount.minorUnits() + " " + amount.currency().code() + " to account " + accountId;
-    }
-
     private static Optional<Long> firstId(Connection c, String sql, Object key) throws SQLException {
         return LedgerReader.longs(c, sql, key).stream().findFirst();
     }
 
-    private static void requireEntry(Connection c, long entryId) throws SQLException {
-        try (PreparedStatement ps = c.prepareStatement(LedgerSql.ENTRY_EXISTS)) {
+    private static EntryKind requireEntry(Connection c, long entryId) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement(LedgerSql.ENTRY_KIND)) {
             ps.setLong(1, entryId);
             try (ResultSet rs = ps.executeQuery()) {
                 if (!rs.next()) {
                     throw unknownEntry(entryId);
                 }
+                return EntryKind.fromDb(rs.getString(1));
             }
         }
+    }
+
+    private static LedgerValidationException invalid(String message) {
+        return new LedgerValidationException(Reason.INVALID_ENTRY, message);
     }
 
     private static LedgerValidationException unknownEntry(long entryId) {

@@ -117,6 +117,7 @@ public final class Jdbc {
             case "LG003" -> new LedgerValidationException(Reason.CURRENCY_MISMATCH, message, e);
             case "LG004" -> new LedgerValidationException(Reason.TOO_FEW_POSTINGS, message, e);
             case "LG005" -> new LedgerValidationException(Reason.UNBALANCED, message, e);
+            case "LG007" -> new LedgerValidationException(Reason.INVALID_ENTRY, message, e);
             default -> new LedgerStorageException("database error (" + state + "): " + message, state, e);
         };
     }

@@ -1,6 +1,7 @@
 package dev.exactly.ledger.internal;
 
 import dev.exactly.ledger.Account;
+import dev.exactly.ledger.AccountBalance;
 import dev.exactly.ledger.Currency;
 import dev.exactly.ledger.EntryKind;
 import dev.exactly.ledger.EntryPage;
@@ -9,6 +10,7 @@ import dev.exactly.ledger.JournalEntry;
 import dev.exactly.ledger.LedgerValidationException;
 import dev.exactly.ledger.LedgerValidationException.Reason;
 import dev.exactly.ledger.Money;
+import dev.exactly.ledger.PendingHold;
 import dev.exactly.ledger.Posting;
 import dev.exactly.ledger.Side;
 import dev.exactly.ledger.TrialBalance;
@@ -19,7 +21,9 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import org.jspecify.annotations.Nullable;
 
@@ -79,8 +83,13 @@ public final class LedgerReader {
 
     /** The current normal-side balance: the sum of the account's balance rows. */
     public Money balance(Connection c, long accountId) throws SQLException {
+        return balances(c, accountId).available();
+    }
+
+    /** The current normal-side available balance and pending amounts: sums over the account's balance rows. */
+    public AccountBalance balances(Connection c, long accountId) throws SQLException {
         Account account = accounts.require(c, accountId);
-        try (PreparedStatement ps = c.prepareStatement(LedgerSql.ACCOUNT_BALANCE)) {
+        try (PreparedStatement ps = c.prepareStatement(LedgerSql.ACCOUNT_BALANCES)) {
             ps.setLong(1, accountId);
             try (ResultSet rs = ps.executeQuery()) {
                 rs.next();
@@ -88,23 +97,66 @@ public final class LedgerReader {
                 if (sum == null) {
                     throw new LedgerValidationException(Reason.UNKNOWN_ACCOUNT, "no account with id " + accountId);
                 }
-                return money(sum, account.currency());
+                Currency currency = account.currency();
+                return new AccountBalance(money(sum, currency), money(rs.getBigDecimal(2), currency),
+                        money(rs.getBigDecimal(3), currency));
             }
         }
     }
 
     /** The normal-side balance from the postings with a ledger time at or before {@code asOf}. */
     public Money balance(Connection c, long accountId, Instant asOf) throws SQLException {
+        return balances(c, accountId, asOf).available();
+    }
+
+    /** The normal-side balances from the postings with a ledger time at or before {@code asOf}. */
+    public AccountBalance balances(Connection c, long accountId, Instant asOf) throws SQLException {
         Account account = accounts.require(c, accountId);
-        try (PreparedStatement ps = c.prepareStatement(LedgerSql.ACCOUNT_BALANCE_AS_OF)) {
+        try (PreparedStatement ps = c.prepareStatement(LedgerSql.ACCOUNT_BALANCES_AS_OF)) {
             ps.setString(1, account.normalBalance().dbValue());
             ps.setLong(2, accountId);
             Jdbc.setInstant(ps, 3, asOfParameter(asOf));
             try (ResultSet rs = ps.executeQuery()) {
                 rs.next();
-                return money(rs.getBigDecimal(1), account.currency());
+                BigDecimal increase = rs.getBigDecimal("increase");
+                BigDecimal decrease = rs.getBigDecimal("decrease");
+                BigDecimal available = rs.getBigDecimal("total").subtract(increase).add(decrease);
+                Currency currency = account.currency();
+                return new AccountBalance(money(available, currency), money(increase, currency), money(decrease, currency));
             }
         }
+    }
+
+    /** The pending entry with this id and its capture or void, if any. */
+    public Optional<PendingHold> pendingHold(Connection c, long entryId) throws SQLException {
+        Optional<JournalEntry> hold = entry(c, entryId);
+        if (hold.isEmpty()) {
+            return Optional.empty();
+        }
+        if (hold.get().kind() != EntryKind.PENDING) {
+            throw new LedgerValidationException(Reason.INVALID_ENTRY,
+                    "entry " + entryId + " is a " + hold.get().kind().dbValue() + " entry, not a pending one");
+        }
+        List<Long> resolution = longs(c, LedgerSql.RESOLUTION_OF, entryId);
+        return Optional.of(new PendingHold(hold.get(), resolution.isEmpty() ? null : entry(c, resolution.get(0)).orElseThrow()));
+    }
+
+    /** Open holds posted before {@code before}, oldest first, locked (FOR UPDATE SKIP LOCKED). */
+    public List<JournalEntry> lockOpenHolds(Connection c, Instant before, int limit) throws SQLException {
+        List<Long> ids = new ArrayList<>();
+        try (PreparedStatement ps = c.prepareStatement(LedgerSql.LOCK_OPEN_HOLDS)) {
+            Jdbc.setInstant(ps, 1, asOfParameter(before));
+            ps.setInt(2, limit);
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    ids.add(rs.getLong(1));
+                }
+            }
+        }
+        // oldest first, as locked (entries() orders by id, which is allocation order)
+        Map<Long, JournalEntry> byId = new HashMap<>();
+        entries(c, ids).forEach(e -> byId.put(e.id(), e));
+        return ids.stream().map(byId::get).toList();
     }
 
     /** The trial balance of the current balances, or as of a time from the postings. */
@@ -118,7 +170,8 @@ public final class LedgerReader {
             try (ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {
                     Account account = AccountDirectory.map(rs);
-                    lines.add(new TrialBalance.Line(account, money(rs.getBigDecimal("balance"), account.currency())));
+                    lines.add(new TrialBalance.Line(account, money(rs.getBigDecimal("balance"), account.currency()),
+                            money(rs.getBigDecimal("pending"), account.currency())));
                 }
             }
         }
@@ -177,7 +230,8 @@ public final class LedgerReader {
                         rs.getInt("line"),
                         rs.getLong("account_id"),
                         Side.fromDb(rs.getString("side")),
-                        Money.of(rs.getLong("amount"), Currency.of(rs.getString("currency")))));
+                        Money.of(rs.getLong("amount"), Currency.of(rs.getString("currency"))),
+                        rs.getBoolean("pending")));
             }
             if (current != null) {
                 entries.add(current.toEntry());
