@@ -19,11 +19,11 @@ import org.junit.jupiter.params.provider.ValueSource;
 class DatabaseGuardTest extends LedgerTestSupport {
 
     private static final String INSERT_ENTRY = """
-            INSERT INTO ledger_entry (kind, description, posted_at) VALUES ('standard', 'raw', ?) RETURNING id
+            INSERT INTO ledger_entry (kind, original_id, description, posted_at) VALUES (?, ?, 'raw', ?) RETURNING id
             """;
     private static final String INSERT_POSTING = """
-            INSERT INTO ledger_posting (entry_id, line, account_id, currency, side, amount, posted_at)
-            VALUES (?, ?, ?, ?, ?, ?, ?)
+            INSERT INTO ledger_posting (entry_id, line, account_id, currency, side, amount, posted_at, pending)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?)
             """;
     private static final OffsetDateTime AT = OffsetDateTime.of(2026, 1, 1, 0, 0, 0, 0, ZoneOffset.UTC);
 
@@ -37,8 +37,14 @@ class DatabaseGuardTest extends LedgerTestSupport {
     }
 
     private static long rawEntry(Connection c) throws SQLException {
+        return rawEntry(c, "standard", null);
+    }
+
+    private static long rawEntry(Connection c, String kind, Long originalId) throws SQLException {
         try (PreparedStatement ps = c.prepareStatement(INSERT_ENTRY)) {
-            ps.setObject(1, AT);
+            ps.setString(1, kind);
+            ps.setObject(2, originalId);
+            ps.setObject(3, AT);
             try (ResultSet rs = ps.executeQuery()) {
                 rs.next();
                 return rs.getLong(1);
@@ -48,6 +54,11 @@ class DatabaseGuardTest extends LedgerTestSupport {
 
     private static void rawPosting(Connection c, long entry, int line, long account, String currency, String side,
             long amount) throws SQLException {
+        rawPosting(c, entry, line, account, currency, side, amount, false);
+    }
+
+    private static void rawPosting(Connection c, long entry, int line, long account, String currency, String side,
+            long amount, boolean pending) throws SQLException {
         try (PreparedStatement ps = c.prepareStatement(INSERT_POSTING)) {
             ps.setLong(1, entry);
             ps.setInt(2, line);
@@ -56,6 +67,7 @@ class DatabaseGuardTest extends LedgerTestSupport {
             ps.setString(5, side);
             ps.setLong(6, amount);
             ps.setObject(7, AT);
+            ps.setBoolean(8, pending);
             ps.executeUpdate();
         }
     }
@@ -158,6 +170,66 @@ class DatabaseGuardTest extends LedgerTestSupport {
         }
     }
 
+    /** A raw pending entry of 100 from cash to revenue, committed. */
+    private long rawHold() throws SQLException {
+        try (Connection c = connection()) {
+            long hold = rawEntry(c, "pending", null);
+            rawPosting(c, hold, 1, cash.id(), "USD", "debit", 100, true);
+            rawPosting(c, hold, 2, revenue.id(), "USD", "credit", 100, true);
+            c.commit();
+            return hold;
+        }
+    }
+
+    /** Commits a raw entry of {@code kind} linked to {@code original}, with lines (account, side, amount, pending). */
+    private void commitRaw(String kind, Long original, Object... lines) throws SQLException {
+        try (Connection c = connection()) {
+            long entry = rawEntry(c, kind, original);
+            for (int i = 0; i < lines.length; i += 4) {
+                rawPosting(c, entry, i / 4 + 1, ((Account) lines[i]).id(), "USD", (String) lines[i + 1],
+                        (Long) lines[i + 2], (Boolean) lines[i + 3]);
+            }
+            c.commit();
+        }
+    }
+
+    @Test
+    void rawPendingLinesMustBalanceByThemselvesAndBelongToTwoPhaseEntries() throws Exception {
+        // balanced overall, but the pending line and the posted line each stand alone
+        assertThatThrownBy(() -> commitRaw("pending", null, cash, "debit", 100L, true, revenue, "credit", 100L, false))
+                .hasMessageContaining("does not balance in USD, pending USD")
+                .extracting(e -> ((SQLException) e).getSQLState()).isEqualTo("LG005");
+        assertThatThrownBy(() -> commitRaw("standard", null, cash, "debit", 100L, true, revenue, "credit", 100L, true))
+                .extracting(e -> ((SQLException) e).getSQLState()).isEqualTo("LG007");
+        assertThatThrownBy(() -> commitRaw("pending", null, cash, "debit", 100L, false, revenue, "credit", 100L, false))
+                .extracting(e -> ((SQLException) e).getSQLState()).isEqualTo("LG007");
+        assertThat(entryCount()).isZero();
+    }
+
+    @Test
+    void aRawResolutionMustReleaseExactlyWhatItsHoldHoldsAndCaptureNoMore() throws Exception {
+        long hold = rawHold();
+        JournalEntry standard = ledger.post(transfer(cash, revenue, 100));
+        // releases only part of the hold
+        assertThatThrownBy(() -> commitRaw("void", hold, cash, "credit", 60L, true, revenue, "debit", 60L, true))
+                .hasMessageContaining("does not release exactly")
+                .extracting(e -> ((SQLException) e).getSQLState()).isEqualTo("LG007");
+        // captures more than it holds
+        assertThatThrownBy(() -> commitRaw("capture", hold, cash, "credit", 100L, true, revenue, "debit", 100L, true,
+                        cash, "debit", 101L, false, revenue, "credit", 101L, false))
+                .hasMessageContaining("more to account")
+                .extracting(e -> ((SQLException) e).getSQLState()).isEqualTo("LG007");
+        // resolves an entry that is not pending
+        assertThatThrownBy(() -> commitRaw("void", standard.id(), cash, "credit", 100L, true, revenue, "debit", 100L, true))
+                .extracting(e -> ((SQLException) e).getSQLState()).isEqualTo("LG007");
+        commitRaw("void", hold, cash, "credit", 100L, true, revenue, "debit", 100L, true);
+        // and only once
+        assertThatThrownBy(() -> commitRaw("capture", hold, cash, "credit", 100L, true, revenue, "debit", 100L, true,
+                        cash, "debit", 100L, false, revenue, "credit", 100L, false))
+                .extracting(e -> ((SQLException) e).getSQLState()).isEqualTo("23505");
+        assertThat(ledger.linkedEntries(hold)).hasSize(1);
+    }
+
     @ParameterizedTest
     @ValueSource(strings = {
         "UPDATE ledger_posting SET amount = amount + 1",
@@ -169,7 +241,8 @@ class DatabaseGuardTest extends LedgerTestSupport {
         "UPDATE ledger_account SET currency = 'EUR'",
         "DELETE FROM ledger_account",
         "UPDATE ledger_balance SET floor_minor = -100",
-        "DELETE FROM ledger_balance"
+        "DELETE FROM ledger_balance",
+        "TRUNCATE ledger_open_hold"
     })
     void entriesPostingsAndAccountsAreImmutable(String sql) throws Exception {
         JournalEntry entry = ledger.post(transfer(cash, revenue, 100));

@@ -1,6 +1,7 @@
 package dev.exactly.ledger;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.zaxxer.hikari.HikariDataSource;
 import dev.exactly.testing.TestPostgres;
@@ -25,9 +26,44 @@ class LedgerSchemaTest {
     void theMigrationIsShippedAsAFlywayStyleResource() {
         assertThat(LedgerSchema.migrationSql())
                 .contains("CREATE TABLE ledger_account", "CREATE TABLE ledger_balance", "CREATE TABLE ledger_entry",
-                        "CREATE TABLE ledger_posting")
+                        "CREATE TABLE ledger_posting", "CREATE TABLE ledger_open_hold")
                 .doesNotContain("ledger.ledger_", "public.");
         assertThat(LedgerSchema.class.getClassLoader().getResource("db/ledger/V1__ledger.sql")).isNotNull();
+        assertThat(LedgerSchema.class.getClassLoader().getResource("db/ledger/V2__pending_entries.sql")).isNotNull();
+    }
+
+    @Test
+    void aVersionOneSchemaWithEntriesIsUpgradedInPlace() throws Exception {
+        try (HikariDataSource ds = LedgerTestSupport.pooled(TestPostgres.freshSchema("ledger_upgrade"), 2)) {
+            try (Connection c = ds.getConnection(); Statement s = c.createStatement()) {
+                s.execute(LedgerSchema.migrationSql(LedgerSchema.MIGRATION_RESOURCE));
+            }
+            Ledger ledger = Ledger.of(ds);
+            Account cash = ledger.openAccount(AccountSpec.of("cash", AccountType.ASSET, Currency.of("USD")));
+            Account wallet = ledger.openAccount(AccountSpec.of("wallet", AccountType.LIABILITY, Currency.of("USD")).withFloor(0));
+            // an entry written by version 1's write function
+            try (Connection c = ds.getConnection(); Statement s = c.createStatement()) {
+                s.execute("SELECT * FROM ledger_post_entry('standard', NULL, 'v1', '', now(), ARRAY[" + cash.id() + ", "
+                        + wallet.id() + "], ARRAY['USD', 'USD'], ARRAY['debit', 'credit'], ARRAY[500, 500]::bigint[], ARRAY["
+                        + cash.id() + ", " + wallet.id() + "], ARRAY[500, 500]::bigint[], ARRAY[]::bigint[], "
+                        + "ARRAY[]::bigint[], ARRAY[]::integer[])");
+            }
+
+            assertThat(LedgerSchema.migrate(ds)).isTrue();
+            assertThat(LedgerSchema.migrate(ds)).isFalse();
+            JournalEntry old = ledger.entryByExternalRef("v1").orElseThrow();
+            assertThat(old.postings()).noneMatch(Posting::pending);
+            assertThat(ledger.balances(wallet.id())).isEqualTo(new AccountBalance(
+                    Money.of(500, "USD"), Money.of(0, "USD"), Money.of(0, "USD")));
+            JournalEntry hold = ledger.hold(EntryRequest.builder()
+                    .debit(wallet.id(), Money.of(300, "USD")).credit(cash.id(), Money.of(300, "USD")).build());
+            assertThatThrownBy(() -> ledger.post(EntryRequest.builder()
+                    .debit(wallet.id(), Money.of(201, "USD")).credit(cash.id(), Money.of(201, "USD")).build()))
+                    .isInstanceOf(BalanceFloorException.class);
+            ledger.capture(hold.id(), null, "");
+            assertThat(ledger.balance(wallet.id())).isEqualTo(Money.of(200, "USD"));
+            assertThat(ledger.trialBalance().isBalanced()).isTrue();
+        }
     }
 
     @Test
