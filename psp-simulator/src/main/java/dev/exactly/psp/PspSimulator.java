@@ -172,6 +172,29 @@ public final class PspSimulator implements AutoCloseable {
     }
 
     /**
+     * Test-only: changes the amount of a charge's entry in the capture log, and only there (its lookups
+     * keep the real amount), so that a reconciliation finds an amount that differs.
+     *
+     * @return the changed entry, or empty when the charge has no capture
+     */
+    public Optional<Capture> amendCapture(String chargeId, long amount) {
+        if (amount < 1 || amount > PspChargeRequest.MAX_AMOUNT) {
+            throw new IllegalArgumentException("amount must be between 1 and " + PspChargeRequest.MAX_AMOUNT);
+        }
+        return book.amendCapture(Objects.requireNonNull(chargeId, "chargeId"), amount);
+    }
+
+    /**
+     * Test-only: removes a charge's entry from the capture log, and only there, so that a
+     * reconciliation finds a capture its ledger has and the processor's listing lacks.
+     *
+     * @return the removed entry, or empty when the charge has no capture
+     */
+    public Optional<Capture> removeCapture(String chargeId) {
+        return book.removeCapture(Objects.requireNonNull(chargeId, "chargeId"));
+    }
+
+    /**
      * Test-only: records a refund under a refund key without any request, with the usual limits (a
      * refund above what is left to refund is recorded as failed and not logged); not in the counters.
      *

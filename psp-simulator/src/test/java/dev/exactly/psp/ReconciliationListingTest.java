@@ -7,6 +7,7 @@ import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Map;
+import org.assertj.core.groups.Tuple;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -137,5 +138,38 @@ class ReconciliationListingTest {
         assertThat(psp.stats().operation(PspOperation.REFUND).requests()).isZero();
         assertThatThrownBy(() -> psp.plantRefund(PspRefundRequest.of(charge.id(), 1, "usd"), "planted-refund"))
                 .isInstanceOf(IllegalStateException.class);
+    }
+
+    @Test
+    void aCaptureAmendedOrRemovedInTheLogOnlyChangesTheListing() {
+        PspCharge a = client.charge(VISA, "a");
+        PspCharge b = client.charge(VISA, "b");
+        PspCharge c = client.charge(VISA, "c");
+
+        assertThat(psp.amendCapture(a.id(), 1500)).hasValueSatisfying(e -> assertThat(e.amount()).isEqualTo(1500));
+        HttpResponse<String> removed = http.post("/v1/test/remove-capture", "{\"charge\": \"" + b.id() + "\"}");
+        HttpResponse<String> amended = http.post("/v1/test/amend-capture",
+                "{\"charge\": \"" + c.id() + "\", \"amount\": 7}");
+
+        assertThat(removed.statusCode()).isEqualTo(200);
+        assertThat(removed.body()).contains("\"idempotency_key\":\"b\"", "\"amount\":1999");
+        assertThat(amended.statusCode()).isEqualTo(200);
+        assertThat(amended.body()).contains("\"charge_id\":\"" + c.id() + "\"", "\"amount\":7");
+        assertThat(client.captures(T0, T0.plusSeconds(1)))
+                .extracting(Capture::idempotencyKey, Capture::amount, Capture::sequence)
+                .containsExactly(Tuple.tuple("a", 1500L, 1L),
+                        Tuple.tuple("c", 7L, 3L));
+        assertThat(client.findById(a.id()).orElseThrow().amountCaptured()).as("the charge keeps what happened")
+                .isEqualTo(1999);
+        assertThat(client.findById(b.id()).orElseThrow().captured()).isTrue();
+
+        client.charge(VISA, "d");
+        assertThat(psp.captures()).extracting(Capture::sequence).as("sequences stay unique").containsExactly(1L, 3L, 4L);
+        assertThat(psp.removeCapture(b.id())).isEmpty();
+        assertThat(http.post("/v1/test/remove-capture", "{\"charge\": \"py_missing\"}").statusCode()).isEqualTo(404);
+        assertThat(http.post("/v1/test/amend-capture", "{\"charge\": \"" + a.id() + "\"}").body())
+                .contains("parameter_missing", "amount");
+        assertThat(http.post("/v1/test/remove-capture", "{\"charge\": \"" + a.id() + "\", \"amount\": 1}").body())
+                .contains("parameter_unknown");
     }
 }

@@ -335,9 +335,48 @@ public final class ChargeBook {
         return planted[0];
     }
 
+    /**
+     * Changes the amount of a charge's entry in the capture log, and only there (a test plants an
+     * "amount differs" mismatch: the charge's lookups keep what really happened).
+     *
+     * @return the changed entry, or empty when the charge has no capture
+     */
+    public Optional<Capture> amendCapture(String chargeId, long amount) {
+        synchronized (logs) {
+            for (int i = captures.size() - 1; i >= 0; i--) {
+                Capture c = captures.get(i);
+                if (c.chargeId().equals(chargeId)) {
+                    Capture amended = new Capture(c.sequence(), c.idempotencyKey(), c.chargeId(), amount, c.currency(),
+                            c.capturedAt(), c.metadata());
+                    captures.set(i, amended);
+                    return Optional.of(amended);
+                }
+            }
+            return Optional.empty();
+        }
+    }
+
+    /**
+     * Removes a charge's entry from the capture log, and only there (a test plants an "in the ledger,
+     * not at the processor" mismatch); the other entries keep their sequence numbers.
+     *
+     * @return the removed entry, or empty when the charge has no capture
+     */
+    public Optional<Capture> removeCapture(String chargeId) {
+        synchronized (logs) {
+            for (int i = captures.size() - 1; i >= 0; i--) {
+                if (captures.get(i).chargeId().equals(chargeId)) {
+                    return Optional.of(captures.remove(i));
+                }
+            }
+            return Optional.empty();
+        }
+    }
+
     private void logCapture(String key, ChargeState state, long amount, Instant at) {
         synchronized (logs) {
-            captures.add(new Capture(captures.size() + 1L, key, state.id, amount, state.request.currency(), at,
+            long sequence = captures.isEmpty() ? 1 : captures.getLast().sequence() + 1;
+            captures.add(new Capture(sequence, key, state.id, amount, state.request.currency(), at,
                     state.request.metadata()));
         }
     }

@@ -2,6 +2,7 @@ package dev.exactly.psp.internal;
 
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpHandler;
+import dev.exactly.psp.Capture;
 import dev.exactly.psp.ChargeStatus;
 import dev.exactly.psp.DeclineRule;
 import dev.exactly.psp.Fault;
@@ -165,6 +166,16 @@ public final class PspHandler implements HttpHandler {
                 } catch (IllegalStateException e) {
                     throw keyReused(e.getMessage());
                 }
+            }
+            case "/v1/test/amend-capture" -> {
+                allow(ex, "POST");
+                Wire.CaptureChange change = Wire.readCaptureChange(readJson(ex, false), true);
+                sendCapture(ex, book.amendCapture(change.chargeId(), change.amount()), change.chargeId());
+            }
+            case "/v1/test/remove-capture" -> {
+                allow(ex, "POST");
+                Wire.CaptureChange change = Wire.readCaptureChange(readJson(ex, false), false);
+                sendCapture(ex, book.removeCapture(change.chargeId()), change.chargeId());
             }
             default -> routePrefixed(ex, path);
         }
@@ -533,6 +544,14 @@ public final class PspHandler implements HttpHandler {
             throw new Reply(404, Wire.error("invalid_request_error", "resource_missing", missing));
         }
         send(ex, 200, Wire.charge(charge.get()));
+    }
+
+    private static void sendCapture(HttpExchange ex, Optional<Capture> capture, String chargeId) throws IOException {
+        if (capture.isEmpty()) {
+            throw new Reply(404, Wire.error("invalid_request_error", "resource_missing",
+                    "no capture of charge " + chargeId + " in the log"));
+        }
+        send(ex, 200, Wire.capture(capture.get()));
     }
 
     private static void sendRefund(HttpExchange ex, Optional<PspRefund> refund, String missing) throws IOException {

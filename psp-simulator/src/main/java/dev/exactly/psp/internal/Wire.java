@@ -145,17 +145,22 @@ public final class Wire {
     public static JsonValue.Obj captures(List<Capture> captures) {
         List<JsonValue> data = new ArrayList<>(captures.size());
         for (Capture c : captures) {
-            data.add(JsonValue.object()
-                    .put("sequence", c.sequence())
-                    .put("idempotency_key", c.idempotencyKey())
-                    .put("charge_id", c.chargeId())
-                    .put("amount", c.amount())
-                    .put("currency", c.currency())
-                    .put("captured_at", c.capturedAt().toString())
-                    .put("metadata", c.metadata())
-                    .build());
+            data.add(capture(c));
         }
         return JsonValue.object().put("object", "list").put("data", data).build();
+    }
+
+    /** One capture log entry. */
+    public static JsonValue.Obj capture(Capture c) {
+        return JsonValue.object()
+                .put("sequence", c.sequence())
+                .put("idempotency_key", c.idempotencyKey())
+                .put("charge_id", c.chargeId())
+                .put("amount", c.amount())
+                .put("currency", c.currency())
+                .put("captured_at", c.capturedAt().toString())
+                .put("metadata", c.metadata())
+                .build();
     }
 
     /** Reads {@link #captures(List)}. */
@@ -393,6 +398,22 @@ public final class Wire {
         } catch (IllegalArgumentException e) {
             throw new WireException("parameter_invalid", e.getMessage());
         }
+    }
+
+    /** A test's change to a capture log entry: {@code {"charge": id, "amount": n}} (amount only to amend). */
+    public record CaptureChange(String chargeId, long amount) {}
+
+    /** Reads {@link CaptureChange}; {@code withAmount} says whether the amount is required (amend) or refused (remove). */
+    public static CaptureChange readCaptureChange(JsonValue body, boolean withAmount) {
+        JsonValue.Obj obj = object(body, "the request body");
+        allowOnly(obj, withAmount ? Set.of("charge", "amount") : Set.of("charge"));
+        String charge = requiredString(obj, "charge");
+        long amount = withAmount ? requiredLong(obj, "amount") : 0;
+        if (withAmount && (amount < 1 || amount > PspChargeRequest.MAX_AMOUNT)) {
+            throw new WireException("parameter_invalid",
+                    "amount must be between 1 and " + PspChargeRequest.MAX_AMOUNT + " minor units");
+        }
+        return new CaptureChange(charge, amount);
     }
 
     /** A test's planted refund: the refund request and the key it is recorded under. */
