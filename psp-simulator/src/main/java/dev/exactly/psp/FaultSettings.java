@@ -7,19 +7,19 @@ import java.util.List;
 import java.util.Objects;
 
 /**
- * The faults of a run: applied to every charge request at random (drawn from a {@link java.util.Random}
- * seeded with {@link #seed()}, so a sequential run is reproducible), on top of any per-request
- * {@link Fault}s. Set at start in {@link PspConfig}, replaced at runtime with
+ * The faults of a run: applied at random to every request of every operation (charge, capture, void,
+ * refund; decline rules to charges only), drawn from one {@link java.util.Random} seeded with
+ * {@link #seed()}, so a sequential run is reproducible, on top of any per-request {@link Fault}s. Set at start in {@link PspConfig}, replaced at runtime with
  * {@link PspSimulator#setFaults} or {@code POST /v1/faults}. Immutable; build with {@link #none()},
  * {@link #custom()} or {@link #from}.
  *
- * @param latency                 fixed delay added to every charge request
+ * @param latency                 fixed delay added to every request of an operation
  * @param latencyJitter           extra delay drawn uniformly from [0, jitter]
  * @param errorRate               probability of a 5xx before anything is recorded
  * @param errorStatus             the status of those errors (5xx)
  * @param timeoutRate             probability of a hang before anything is recorded (then 504)
- * @param timeoutAfterCaptureRate probability of a hang after the charge is committed (then 504)
- * @param dropResponseRate        probability that the charge is committed and the response dropped
+ * @param timeoutAfterCaptureRate probability of a hang after the operation is committed (then 504)
+ * @param dropResponseRate        probability that the operation is committed and the response dropped
  * @param timeoutHold             how long the random timeouts hang
  * @param declines                decline rules, first match wins (checked before {@link DeclineRule#TEST_CARDS})
  * @param seed                    seed of the random draws; setting the faults restarts the sequence
@@ -133,13 +133,13 @@ public record FaultSettings(
             return this;
         }
 
-        /** Probability of a hang after the charge is committed. */
+        /** Probability of a hang after the operation is committed. */
         public Builder timeoutAfterCaptureRate(double rate) {
             this.timeoutAfterCaptureRate = rate;
             return this;
         }
 
-        /** Probability that the charge is committed and the response dropped. */
+        /** Probability that the operation is committed and the response dropped. */
         public Builder dropResponseRate(double rate) {
             this.dropResponseRate = rate;
             return this;

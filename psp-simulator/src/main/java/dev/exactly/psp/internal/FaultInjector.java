@@ -26,7 +26,7 @@ public final class FaultInjector {
      * @param latency       total delay before processing (zero: none)
      * @param errorStatus   5xx to answer before anything is recorded, 0 for none
      * @param timeout       hang before anything is recorded, or null
-     * @param timeoutAfter  hang after the charge is committed, or null
+     * @param timeoutAfter  hang after the operation is committed, or null
      * @param dropResponse  close the connection without a response after the commit
      * @param decline       forced decline code, or null
      * @param declineRules  the run's decline rules
