@@ -2,6 +2,7 @@ package dev.exactly.payments.webhooks;
 
 import dev.exactly.payments.db.Jdbc;
 import java.io.IOException;
+import java.io.InputStream;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -209,7 +210,9 @@ public final class DeliveryWorker implements SmartLifecycle {
                     .header(WebhookSignature.HEADER, WebhookSignature.header(delivery.secret(), clock.instant(), body))
                     .POST(HttpRequest.BodyPublishers.ofByteArray(body))
                     .build();
-            HttpResponse<Void> response = http.send(request, HttpResponse.BodyHandlers.discarding());
+            // the status is all that counts: the body is never read (an endless one cannot hold the worker)
+            HttpResponse<InputStream> response = http.send(request, HttpResponse.BodyHandlers.ofInputStream());
+            response.body().close();
             status = response.statusCode();
             error = "HTTP " + status;
         } catch (InterruptedException e) {

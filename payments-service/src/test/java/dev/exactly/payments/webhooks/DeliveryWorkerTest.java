@@ -4,7 +4,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
+import com.sun.net.httpserver.HttpServer;
 import dev.exactly.payments.db.Jdbc;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.InstantSource;
@@ -247,5 +252,33 @@ class DeliveryWorkerTest {
                 .containsExactly("delivered");
         assertThat(ids.stream().map(db::delivery).map(r -> r.get("attempts")).collect(Collectors.toSet()))
                 .containsExactly(1);
+    }
+
+    @Test
+    void anEndlessAnswerBodyIsNotReadTheStatusDecides() throws Exception {
+        HttpServer server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
+        CountDownLatch clientHungUp = new CountDownLatch(1);
+        server.createContext("/", exchange -> {
+            exchange.getRequestBody().readAllBytes();
+            exchange.sendResponseHeaders(200, 0);
+            byte[] chunk = new byte[64 * 1024];
+            try (OutputStream out = exchange.getResponseBody()) {
+                for (int i = 0; i < 16_384; i++) { // at most 1 GiB
+                    out.write(chunk);
+                    out.flush();
+                }
+            } catch (IOException e) {
+                clientHungUp.countDown();
+            }
+        });
+        server.start();
+        try {
+            db.endpoint("http://127.0.0.1:" + server.getAddress().getPort() + "/endless");
+            String event = db.record(EventType.CHARGE_SUCCEEDED, "ch_endless");
+            runUntil(db.worker(20, 1, fast(3)), () -> "delivered".equals(db.delivery(event).get("status")));
+            assertThat(clientHungUp.await(30, TimeUnit.SECONDS)).as("the worker closed the answer unread").isTrue();
+        } finally {
+            server.stop(0);
+        }
     }
 }
