@@ -296,14 +296,21 @@ public final class Ledger {
      * order of every transaction ascending; with more, a worker may meet a deadlock
      * ({@link LedgerRetryableException}) against writers touching the same accounts.
      *
-     * @throws LedgerValidationException when {@code limit} is not between 1 and {@value EntryQuery#MAX_LIMIT}
+     * @throws LedgerValidationException when {@code limit} is not between 1 and {@value EntryQuery#MAX_LIMIT},
+     *     or the connection is in auto-commit mode (its locks would end with the statement)
      */
     public List<JournalEntry> lockOpenHolds(Connection connection, Instant postedBefore, int limit) {
         if (limit < 1 || limit > EntryQuery.MAX_LIMIT) {
             throw new LedgerValidationException(LedgerValidationException.Reason.INVALID_ENTRY,
                     "limit must be between 1 and " + EntryQuery.MAX_LIMIT);
         }
-        return Jdbc.onConnection(connection, c -> reader.lockOpenHolds(c, postedBefore, limit));
+        return Jdbc.onConnection(connection, c -> {
+            if (c.getAutoCommit()) {
+                throw new LedgerValidationException(LedgerValidationException.Reason.INVALID_ENTRY,
+                        "lockOpenHolds needs the caller's transaction: in auto-commit mode its locks would end with the statement");
+            }
+            return reader.lockOpenHolds(c, postedBefore, limit);
+        });
     }
 
     /**

@@ -302,6 +302,11 @@ class PendingEntryTest extends LedgerTestSupport {
                 ledger.lockOpenHolds(c, cutoff, 0);
             }
         }).isInstanceOf(LedgerValidationException.class);
+        assertThatThrownBy(() -> {
+            try (Connection c = dataSource.getConnection()) {
+                ledger.lockOpenHolds(c, cutoff, 1); // auto-commit: the lock would not outlive the statement
+            }
+        }).isInstanceOf(LedgerValidationException.class).hasMessageContaining("auto-commit");
         assertThat(ledger.pendingHold(h0.id()).orElseThrow().state()).isEqualTo(PendingHold.State.VOIDED);
     }
 }
