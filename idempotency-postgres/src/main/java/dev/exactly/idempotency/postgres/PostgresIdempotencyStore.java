@@ -322,8 +322,8 @@ public final class PostgresIdempotencyStore implements IdempotencyStore {
     List<PhaseRow> takeOverExpired(Connection connection, Duration lease, int batch) {
         requirePositive(lease, "lease");
         return onCallerConnection("recovery takeover", connection, c -> jdbc.query(c, sql.takeOverExpired(), s -> {
-            s.setLong(1, micros(lease));
-            s.setInt(2, batch);
+            s.setInt(1, batch);
+            s.setLong(2, micros(lease));
         }, row -> PhaseRow.of(row, new ClaimOutcome.Claimed(record(row), true))));
     }
 

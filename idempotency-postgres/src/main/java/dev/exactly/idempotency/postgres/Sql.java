@@ -196,12 +196,7 @@ record Sql(
      * or others, take disjoint batches, and never wait for a row a live transaction holds.
      */
     private static final String TAKE_OVER_EXPIRED = """
-            UPDATE idempotency_records AS r
-            SET owner_token = replace(gen_random_uuid()::text, '-', ''),
-                lease_expires_at = statement_timestamp() + ? * interval '1 microsecond',
-                takeovers = r.takeovers + 1,
-                updated_at = statement_timestamp()
-            WHERE r.scope_key IN (
+            WITH picked AS MATERIALIZED (
                     SELECT scope_key
                     FROM idempotency_records
                     WHERE status = 'PROCESSING' AND expires_at = 'infinity' AND dead_lettered_at IS NULL
@@ -209,6 +204,13 @@ record Sql(
                     ORDER BY lease_expires_at
                     LIMIT ?
                     FOR UPDATE SKIP LOCKED)
+            UPDATE idempotency_records AS r
+            SET owner_token = replace(gen_random_uuid()::text, '-', ''),
+                lease_expires_at = statement_timestamp() + ? * interval '1 microsecond',
+                takeovers = r.takeovers + 1,
+                updated_at = statement_timestamp()
+            FROM picked
+            WHERE r.scope_key = picked.scope_key
               AND r.status = 'PROCESSING' AND r.dead_lettered_at IS NULL
               AND r.lease_expires_at <= statement_timestamp()
             RETURNING r.*
@@ -247,15 +249,17 @@ record Sql(
      * claim is replacing them anyway), so several purgers never wait for each other.
      */
     private static final String PURGE = """
-            DELETE FROM idempotency_records
-            WHERE scope_key IN (
+            WITH picked AS MATERIALIZED (
                     SELECT scope_key
                     FROM idempotency_records
                     WHERE expires_at <= statement_timestamp()
                     ORDER BY expires_at
                     LIMIT ?
                     FOR UPDATE SKIP LOCKED)
-              AND expires_at <= statement_timestamp()
+            DELETE FROM idempotency_records AS r
+            USING picked
+            WHERE r.scope_key = picked.scope_key
+              AND r.expires_at <= statement_timestamp()
             """;
 
     /** The statements for {@code tableName} (already validated by {@link PostgresStoreConfig}). */

@@ -303,6 +303,47 @@ class AtomicPhasesTest {
     }
 
     @Test
+    void aRecoveryRoundTakesOverNoMoreThanItsParallelism() throws Exception {
+        // many abandoned phases at once, as after an outage: every round takes at most `parallelism` of them
+        // (the limit of one statement that picks rows with SKIP LOCKED, however the planner joins it)
+        List<String> orders = new ArrayList<>();
+        for (int i = 0; i < 40; i++) {
+            String order = unique();
+            orders.add(order);
+            try (Connection c = tx()) {
+                Phase phase = ((PhaseStart.Owned) phases.begin(c, request(order, SHORT))).phase();
+                phases.checkpoint(c, phase, Checkpoint.of("shipment_created"));
+                c.commit();
+            }
+        }
+        List<dev.exactly.idempotency.ScopeKey> mine = orders.stream().map(o -> request(o, SHORT).key()).toList();
+        AtomicInteger running = new AtomicInteger();
+        AtomicInteger mostAtOnce = new AtomicInteger();
+        List<Integer> rounds = new CopyOnWriteArrayList<>();
+        AtomicInteger finished = new AtomicInteger();
+        PhaseRecovery recovery = phases.recovery(phase -> {
+            mostAtOnce.accumulateAndGet(running.incrementAndGet(), Math::max);
+            try (Connection c = tx()) {
+                if (mine.contains(phase.key())) {
+                    phases.finish(c, phase, RecordStatus.COMPLETED, response(201, "resumed"));
+                    finished.incrementAndGet();
+                } else {
+                    phases.finish(c, phase, RecordStatus.COMPLETED, response(201, "another test's"));
+                }
+                c.commit();
+            } finally {
+                running.decrementAndGet();
+            }
+        }, LONG);
+        await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(50)).until(() -> {
+            rounds.add(recovery.runOnce());
+            return finished.get() == orders.size();
+        });
+        assertThat(rounds).allSatisfy(taken -> assertThat(taken).isBetween(0, 4));
+        assertThat(mostAtOnce.get()).isLessThanOrEqualTo(4);
+    }
+
+    @Test
     void aPhaseInProgressOutlivesItsRetentionAndFinishedOnesExpire() throws Exception {
         String order = unique();
         IdempotencyPolicy briefly = IdempotencyPolicy.custom().lease(Duration.ofMillis(100))
