@@ -17,7 +17,7 @@ import org.junit.jupiter.api.Test;
  * bytes, quickly: a replay needs one connection.
  *
  * <p>A regression test for what the fault runs found: the durable replay path used to count the replay
- * ({@code DurableTier.countReplay}) in a transaction of its own, on a second pooled connection, while the
+ * (in the durable tier of that version) in a transaction of its own, on a second pooled connection, while the
  * claim's transaction still held the first. With as many concurrent replays as the pool has connections,
  * every connection was held by a request waiting for another until the pool's 5 s timeout; then every
  * queued request got 503 {@code database_unavailable}. Measured before the fix: pool 2, 40 concurrent

@@ -3,6 +3,7 @@ package dev.exactly.payments;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import dev.exactly.idempotency.postgres.AtomicPhases;
 import dev.exactly.payments.charge.RecoveryWorker;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -42,6 +43,8 @@ class CrashRecoveryTest extends ServiceTest {
 
     @Autowired
     RecoveryWorker worker;
+    @Autowired
+    AtomicPhases phases;
     @Autowired
     Crashes crashes;
 
@@ -125,26 +128,49 @@ class CrashRecoveryTest extends ServiceTest {
     }
 
     @Test
-    void aPendingChargeWhoseRecordExpiredIsStillRecovered() {
-        String customer = "cus_orphan";
-        String body = charge(999, customer);
-        crashes.arm(customer, Crashes.Point.BEFORE_FINISH);
-        assertThat(post("/v1/charges", ACME, "orphan-1", body).status())
-                .isGreaterThanOrEqualTo(500);
-        String chargeId = chargeIdByDownstreamPrefix(customer);
-        // the service was down past the retention: the durable record is gone, the charge row stays
-        jdbc.inTransaction(c -> dev.exactly.payments.db.Jdbc.update(c, """
-                DELETE FROM idempotency_records WHERE scope_key = (SELECT scope_key FROM payments_charge WHERE id = ?)""",
-                s -> s.setString(1, chargeId)));
+    void aPendingChargesRecordNeverExpiresSoTheWorkerFindsItAfterAnyOutage() {
+        String body = charge(999, "cus_outage");
+        String chargeId = crashBeforeFinish("cus_outage", "outage-1", body);
+        // however long the service stays down, the record of an open charge is not purged: it has no expiry
+        // until the charge is finished
+        assertThat(count("""
+                SELECT count(*) FROM idempotency_records r JOIN payments_charge c ON c.scope_key = r.scope_key
+                WHERE c.id = ? AND r.expires_at = 'infinity'""", chargeId)).isEqualTo(1);
+        assertThat(get("/v1/idempotency-keys/outage-1", ACME).json().get("expires").isNull()).isTrue();
+        expireLease(chargeId);
         await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(200)).until(() -> {
             worker.runOnce();
             return chargeStatus(chargeId).equals("succeeded");
         });
-        Answer retry = post("/v1/charges", ACME, "orphan-1", body);
+        Answer retry = post("/v1/charges", ACME, "outage-1", body);
         assertThat(retry.status()).isEqualTo(201);
         assertThat(retry.json().get("id").stringValue()).isEqualTo(chargeId);
         assertThat(psp().captureCount("exactly_" + chargeId)).isEqualTo(1);
         assertThat(entriesOf(chargeId)).isEqualTo(1);
+        assertThat(get("/v1/idempotency-keys/outage-1", ACME).json().get("expires").isString()).isTrue();
+    }
+
+    @Test
+    void aClientRetryResumesAPendingChargeWhoseRecordWasDeletedByHand() {
+        String body = charge(998, "cus_orphan");
+        String chargeId = crashBeforeFinish("cus_orphan", "orphan-1", body);
+        jdbc.inTransaction(c -> dev.exactly.payments.db.Jdbc.update(c, """
+                DELETE FROM idempotency_records WHERE scope_key = (SELECT scope_key FROM payments_charge WHERE id = ?)""",
+                s -> s.setString(1, chargeId)));
+        // the retry claims the key afresh, finds the charge row and resumes it: the processor is asked first
+        Answer retry = post("/v1/charges", ACME, "orphan-1", body);
+        assertThat(retry.status()).isEqualTo(201);
+        assertThat(retry.json().get("id").stringValue()).isEqualTo(chargeId);
+        assertThat(chargeStatus(chargeId)).isEqualTo("succeeded");
+        assertThat(psp().captureCount("exactly_" + chargeId)).isEqualTo(1);
+        assertThat(entriesOf(chargeId)).isEqualTo(1);
+    }
+
+    /** Sends a charge that dies just before its phase 3 commits; returns the pending charge's id. */
+    private String crashBeforeFinish(String customer, String key, String body) {
+        crashes.arm(customer, Crashes.Point.BEFORE_FINISH);
+        assertThat(post("/v1/charges", ACME, key, body).status()).isGreaterThanOrEqualTo(500);
+        return chargeIdByDownstreamPrefix(customer);
     }
 
     @Test
@@ -159,6 +185,7 @@ class CrashRecoveryTest extends ServiceTest {
             ids.add(chargeIdByDownstreamPrefix(customer));
         }
         ids.forEach(this::expireLease);
+        int parallelism = phases.recoveryPolicy().parallelism();
         int workers = 4;
         CountDownLatch go = new CountDownLatch(1);
         List<Future<Integer>> taken = new ArrayList<>();
@@ -166,7 +193,13 @@ class CrashRecoveryTest extends ServiceTest {
             for (int w = 0; w < workers; w++) {
                 taken.add(pool.submit(() -> {
                     go.await();
-                    return worker.runOnce();
+                    // rounds until nothing is left; a round takes over at most the worker's parallelism
+                    int mine = 0;
+                    for (int round = worker.runOnce(); round > 0; round = worker.runOnce()) {
+                        assertThat(round).isLessThanOrEqualTo(parallelism);
+                        mine += round;
+                    }
+                    return mine;
                 }));
             }
             go.countDown();
@@ -175,6 +208,11 @@ class CrashRecoveryTest extends ServiceTest {
                 total += f.get(60, TimeUnit.SECONDS);
             }
             assertThat(total).as("each abandoned charge taken over exactly once").isEqualTo(charges);
+        }
+        for (String id : ids) {
+            assertThat(count("""
+                    SELECT r.takeovers FROM idempotency_records r JOIN payments_charge c ON c.scope_key = r.scope_key
+                    WHERE c.id = ?""", id)).as("taken over by one worker only").isEqualTo(1);
         }
         for (String id : ids) {
             assertThat(chargeStatus(id)).isEqualTo("succeeded");

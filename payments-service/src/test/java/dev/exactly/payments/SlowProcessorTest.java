@@ -21,7 +21,8 @@ import org.springframework.test.context.DynamicPropertySource;
 /**
  * Processor calls far slower than the durable lease (1 s here): the owner keeps its record alive while it
  * waits, so neither the recovery worker (sweeping every 100 ms) nor a retry takes it over and calls the
- * processor a second time; and the worker resumes at most {@code recovery.parallelism} charges at once.
+ * processor a second time; and the worker takes over and resumes at most {@code recovery.parallelism}
+ * charges at once, while retries of the charges it holds are refused.
  */
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT)
 @Import(Crashes.Installed.class)
@@ -85,28 +86,13 @@ class SlowProcessorTest extends ServiceTest {
     }
 
     @Test
-    void theWorkerResumesAtMostItsParallelismAtOnceAndKeepsTheQueuedRecordsAlive() {
+    void theWorkerResumesAtMostItsParallelismAtOnceWhileRetriesOfItsChargesAreRefused() {
         int charges = 6;
         PspStats before = psp().stats();
-        // each call takes 1.5 leases: with two at a time, the last ones wait several leases for a thread
+        // each call takes 1.5 leases, so the worker's rounds overlap the leases of the charges still waiting
         psp().setFaults(FaultSettings.custom().latency(LEASE.multipliedBy(3).dividedBy(2), Duration.ZERO).build());
-        List<String> ids = new ArrayList<>();
-        for (int i = 0; i < charges; i++) {
-            String customer = "cus_recover_" + i;
-            crashes.arm(customer, Crashes.Point.AFTER_CHARGE_CREATED);
-            Answer crashed = post("/v1/charges", ACME, "recover-" + i, charge(700 + i, customer));
-            assertThat(crashed.status()).as("the request died before the processor").isGreaterThanOrEqualTo(500);
-            ids.add(chargeIdByDownstreamPrefix(customer));
-        }
-        // the worker takes every abandoned record over (and keeps the ones waiting for a thread alive) before
-        // clients retry: a retry that found a record abandoned would resume that charge itself, legitimately,
-        // and its processor call would not be the worker's
-        await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(20)).until(() -> count("""
-                SELECT count(*) FROM idempotency_records r JOIN payments_charge c ON c.scope_key = r.scope_key
-                WHERE c.customer LIKE 'cus_recover_%' AND r.takeovers > 0""") == charges);
         AtomicLong maxInFlight = new AtomicLong();
-        AtomicLong refusedRetries = new AtomicLong();
-        // the processor's own books, read every few milliseconds on a thread of their own (the retries below
+        // the processor's own books, read every few milliseconds on a thread of their own (the requests below
         // take a while on a busy machine and would miss a short overlap)
         java.util.concurrent.atomic.AtomicBoolean settled = new java.util.concurrent.atomic.AtomicBoolean();
         Thread sampler = Thread.ofVirtual().start(() -> {
@@ -117,10 +103,23 @@ class SlowProcessorTest extends ServiceTest {
                 java.util.concurrent.locks.LockSupport.parkNanos(Duration.ofMillis(5).toNanos());
             }
         });
+        List<String> ids = new ArrayList<>();
+        for (int i = 0; i < charges; i++) {
+            String customer = "cus_recover_" + i;
+            crashes.arm(customer, Crashes.Point.AFTER_CHARGE_CREATED);
+            Answer crashed = post("/v1/charges", ACME, "recover-" + i, charge(700 + i, customer));
+            assertThat(crashed.status()).as("the request died before the processor").isGreaterThanOrEqualTo(500);
+            ids.add(chargeIdByDownstreamPrefix(customer));
+        }
+        AtomicLong refusedRetries = new AtomicLong();
         await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(150)).until(() -> {
-            // clients retry meanwhile: a record the worker holds (running or waiting for a thread) is in flight
+            // clients retry the charges the worker holds (a retry of a record nobody holds yet would resume
+            // that charge itself, legitimately, and its processor call would not be the worker's): in flight
             for (int i = 0; i < charges; i++) {
-                if (!chargeStatus(ids.get(i)).equals("succeeded")) {
+                if (count("""
+                        SELECT count(*) FROM idempotency_records r JOIN payments_charge c ON c.scope_key = r.scope_key
+                        WHERE c.id = ? AND r.status = 'PROCESSING' AND r.takeovers > 0
+                          AND r.lease_expires_at > statement_timestamp()""", ids.get(i)) == 1) {
                     Answer retry = post("/v1/charges", ACME, "recover-" + i, charge(700 + i, "cus_recover_" + i));
                     assertThat(retry.status()).as(retry.text()).isIn(201, 409);
                     if (retry.status() == 409) {

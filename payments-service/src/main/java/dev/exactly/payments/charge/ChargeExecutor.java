@@ -3,11 +3,11 @@ package dev.exactly.payments.charge;
 import dev.exactly.idempotency.LeaseKeeper;
 import dev.exactly.idempotency.StoreUnavailableException;
 import dev.exactly.idempotency.StoredResponse;
+import dev.exactly.idempotency.postgres.AtomicPhases;
 import dev.exactly.idempotency.postgres.Phase;
 import dev.exactly.idempotency.postgres.Retry;
 import dev.exactly.ledger.Account;
 import dev.exactly.ledger.Currency;
-import dev.exactly.ledger.DuplicateEntryException;
 import dev.exactly.ledger.EntryRequest;
 import dev.exactly.ledger.Ledger;
 import dev.exactly.ledger.LedgerRetryableException;
@@ -15,7 +15,6 @@ import dev.exactly.ledger.LedgerStorageException;
 import dev.exactly.ledger.Money;
 import dev.exactly.payments.db.DatabaseException;
 import dev.exactly.payments.db.Jdbc;
-import dev.exactly.payments.keys.DurableTier;
 import dev.exactly.payments.keys.ReplayCounter;
 import dev.exactly.payments.ledger.TenantAccounts;
 import dev.exactly.psp.PspCharge;
@@ -34,7 +33,7 @@ import org.slf4j.LoggerFactory;
 /**
  * Phases 2 and 3 of a charge, for whoever owns its durable record (a {@link Phase}): the request that
  * created it, a retry that took over an expired lease, the recovery worker, an operator. While they run,
- * the record's lease is kept alive ({@link DurableTier#keepAlive}): a processor call slower than the lease
+ * the record's lease is kept alive ({@link AtomicPhases#keepAlive}): a processor call slower than the lease
  * keeps the record, so neither recovery nor a retry takes it over and calls the processor again; only an
  * owner that died or froze loses it, one lease after its last renewal.
  *
@@ -43,7 +42,7 @@ import org.slf4j.LoggerFactory;
  *       request persisted in phase 1. A resumed charge first asks the processor what happened under that
  *       key, and sends the same request again only if the processor never recorded it (safe: the processor
  *       honours the key). No answer (timeout, lost connection, 5xx) leaves the charge pending for recovery:
- *       {@link DurableTier#retryLater} counts the attempt and hands the record over to the worker after a
+ *       {@link AtomicPhases#retryLater} counts the attempt and hands the record over to the worker after a
  *       backoff (capped, exponential, full jitter); after the last attempt the charge is dead-lettered with
  *       the reason.</li>
  *   <li value="3">One transaction, fenced by the owner token: the charge's final state, the journal entry
@@ -59,7 +58,7 @@ public final class ChargeExecutor {
 
     private final Jdbc jdbc;
     private final ChargeRepository charges;
-    private final DurableTier durable;
+    private final AtomicPhases phases;
     private final ReplayCounter replays;
     private final PspClient psp;
     private final Ledger ledger;
@@ -72,12 +71,12 @@ public final class ChargeExecutor {
      * @param answers  renders the answer a finished charge records
      * @param observer told when a charge passes a step ({@link ChargeObserver#NONE} in the service)
      */
-    public ChargeExecutor(Jdbc jdbc, ChargeRepository charges, DurableTier durable, ReplayCounter replays,
+    public ChargeExecutor(Jdbc jdbc, ChargeRepository charges, AtomicPhases phases, ReplayCounter replays,
             PspClient psp, Ledger ledger, TenantAccounts accounts, ChargeAnswers answers, InstantSource clock,
             ChargeObserver observer) {
         this.jdbc = jdbc;
         this.charges = charges;
-        this.durable = durable;
+        this.phases = phases;
         this.replays = replays;
         this.psp = psp;
         this.ledger = ledger;
@@ -102,14 +101,14 @@ public final class ChargeExecutor {
      */
     public ChargeResult execute(ChargeRow row, Phase phase, boolean fresh) {
         PspChargeRequest request = ChargeRequest.processorRequest(row.processorRequest());
-        try (LeaseKeeper alive = durable.keepAlive(phase)) {
+        try (LeaseKeeper alive = phases.keepAlive(phase)) {
             PspCharge answer;
             try {
                 Optional<PspCharge> known = fresh ? Optional.empty() : psp.findByIdempotencyKey(row.downstreamKey());
                 answer = known.isPresent() ? known.get() : psp.charge(request, row.downstreamKey());
             } catch (PspException e) {
-                // the record is handed over to recovery after a backoff: renewals must stop first (one
-                // already sent may still land and postpone the hand-over by at most one lease)
+                // the record is handed over to recovery after a backoff: renewals stop first (one still
+                // under way is refused: the hand-over gives the record an owner token nobody holds)
                 alive.close();
                 return recordFailure(row, phase, e);
             }
@@ -147,7 +146,7 @@ public final class ChargeExecutor {
         try {
             return jdbc.inTransaction(c -> {
                 // the record's row lock first (every path takes record, then charge, then balances)
-                if (!durable.checkpoint(c, phase, row.recoveryPoint().checkpoint())) {
+                if (!phases.checkpoint(c, phase, row.recoveryPoint().checkpoint())) {
                     throw new LostRecord();
                 }
                 ChargeRow current = charges.lock(c, row.id()).orElseThrow();
@@ -160,7 +159,7 @@ public final class ChargeExecutor {
                 if (!charges.finish(c, current.id(), outcome, entryId, answer, clock.instant())) {
                     throw new IllegalStateException("charge " + current.id() + " changed under its row lock");
                 }
-                if (!durable.finish(c, phase, outcome.recordStatus(), answer)) {
+                if (!phases.finish(c, phase, outcome.recordStatus(), answer)) {
                     throw new LostRecord();
                 }
                 observer.beforeCommit(current);
@@ -177,17 +176,13 @@ public final class ChargeExecutor {
             throw new IllegalStateException("accounts are opened before a succeeded charge is journaled");
         }
         Money money = Money.of(charge.amount(), currency);
-        try {
-            return ledger.post(c, EntryRequest.builder()
-                    .debit(clearing.id(), money)
-                    .credit(customer.id(), money)
-                    .externalRef("charge:" + charge.id())
-                    .description("charge " + charge.id())
-                    .build()).id();
-        } catch (DuplicateEntryException already) {
-            // journaled before (the reference is unique): keep that one entry
-            return already.existingEntryId();
-        }
+        // idempotent by its reference: a charge journaled before gets that one entry back
+        return ledger.post(c, EntryRequest.builder()
+                .debit(clearing.id(), money)
+                .credit(customer.id(), money)
+                .externalRef("charge:" + charge.id())
+                .description("charge " + charge.id())
+                .build()).id();
     }
 
     /** What to answer after this owner lost the record: the charge's answer if finished, else lease lost. */
@@ -216,7 +211,7 @@ public final class ChargeExecutor {
         log.warn("charge {}: processor attempt failed ({})", row.id(), message);
         try {
             return jdbc.inTransaction(c -> {
-                if (!durable.checkpoint(c, phase, point.checkpoint())) {
+                if (!phases.checkpoint(c, phase, point.checkpoint())) {
                     throw new LostRecord();
                 }
                 ChargeRow current = charges.lock(c, row.id()).orElseThrow();
@@ -229,7 +224,7 @@ public final class ChargeExecutor {
                     return new ChargeResult.DeadLettered(current.id());
                 }
                 Instant now = clock.instant();
-                return switch (durable.retryLater(c, phase, message)) {
+                return switch (phases.retryLater(c, phase, message)) {
                     case Retry.Scheduled next -> {
                         charges.recordFailure(c, current.id(), next.attempt(), message, point, ChargeStatus.PENDING,
                                 null, now);

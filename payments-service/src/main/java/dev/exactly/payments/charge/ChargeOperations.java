@@ -1,8 +1,9 @@
 package dev.exactly.payments.charge;
 
+import dev.exactly.idempotency.IdempotencyPolicy;
+import dev.exactly.idempotency.postgres.AtomicPhases;
 import dev.exactly.idempotency.postgres.Phase;
 import dev.exactly.payments.db.Jdbc;
-import dev.exactly.payments.keys.DurableTier;
 import dev.exactly.psp.PspCharge;
 import dev.exactly.psp.PspClient;
 import dev.exactly.psp.PspException;
@@ -20,16 +21,19 @@ import org.jspecify.annotations.Nullable;
 public final class ChargeOperations {
     private final Jdbc jdbc;
     private final ChargeRepository charges;
-    private final DurableTier durable;
+    private final AtomicPhases phases;
+    private final IdempotencyPolicy policy;
     private final ChargeExecutor executor;
     private final PspClient psp;
     private final InstantSource clock;
 
-    public ChargeOperations(Jdbc jdbc, ChargeRepository charges, DurableTier durable, ChargeExecutor executor,
-            PspClient psp, InstantSource clock) {
+    /** @param policy lease and keep-alive of the operator's ownership of a record */
+    public ChargeOperations(Jdbc jdbc, ChargeRepository charges, AtomicPhases phases, IdempotencyPolicy policy,
+            ChargeExecutor executor, PspClient psp, InstantSource clock) {
         this.jdbc = jdbc;
         this.charges = charges;
-        this.durable = durable;
+        this.phases = phases;
+        this.policy = policy;
         this.executor = executor;
         this.psp = psp;
         this.clock = clock;
@@ -127,14 +131,18 @@ public final class ChargeOperations {
                 .orElseGet(OperatorResult.NotFound::new);
     }
 
-    /** Takes the charge's record over for the operator, or {@code null} (rolled back) when someone owns it. */
+    /**
+     * Takes the charge's record over for the operator ({@link AtomicPhases#takeOver}: a dead letter, or a
+     * record whose lease ran out; its attempts start over), or {@code null} (rolled back) when a live owner
+     * holds it.
+     */
     private @Nullable Phase takeOver(Connection c, ChargeRow row) {
-        Optional<Phase> taken = durable.takeOver(c, row.scopeKey(), row.fingerprint());
+        Optional<Phase> taken = phases.takeOver(c, row.scopeKey(), policy);
         if (taken.isEmpty()) {
             Jdbc.rollback(c);
             return null;
         }
-        durable.checkpoint(c, taken.get(), row.recoveryPoint().checkpoint());
+        phases.checkpoint(c, taken.get(), row.recoveryPoint().checkpoint());
         return taken.get();
     }
 

@@ -2,11 +2,11 @@ package dev.exactly.payments.charge;
 
 import dev.exactly.idempotency.IdempotencyKey;
 import dev.exactly.idempotency.IdempotencyRequest;
+import dev.exactly.idempotency.postgres.AtomicPhases;
 import dev.exactly.idempotency.postgres.Phase;
 import dev.exactly.idempotency.postgres.PhaseStart;
 import dev.exactly.payments.db.Jdbc;
 import dev.exactly.payments.json.Parsed;
-import dev.exactly.payments.keys.DurableTier;
 import dev.exactly.payments.keys.IdempotentRoutes;
 import dev.exactly.payments.keys.ReplayCounter;
 import java.sql.Connection;
@@ -18,7 +18,7 @@ import org.jspecify.annotations.Nullable;
  * Creating a charge behind the hot tier: the durable tier's phase 1, then phases 2 and 3 by
  * {@link ChargeExecutor}.
  *
- * <p>Phase 1 is one transaction: begin the durable record ({@link DurableTier#begin}, PostgreSQL, unique on
+ * <p>Phase 1 is one transaction: begin the durable record ({@link AtomicPhases#begin}, PostgreSQL, unique on
  * the scope) and, for a new key, insert the charge row ({@link ChargeRow#pending}) with the downstream key
  * and the exact processor request, and commit the checkpoint {@code charge_created}. What beginning finds
  * decides the rest:
@@ -35,7 +35,7 @@ import org.jspecify.annotations.Nullable;
 public final class ChargePipeline {
     private final Jdbc jdbc;
     private final ChargeRepository charges;
-    private final DurableTier durable;
+    private final AtomicPhases phases;
     private final IdempotentRoutes routes;
     private final ReplayCounter replays;
     private final ChargeExecutor executor;
@@ -44,12 +44,12 @@ public final class ChargePipeline {
     private final ChargeObserver observer;
 
     /** @param observer told when a charge passes a step ({@link ChargeObserver#NONE} in the service) */
-    public ChargePipeline(Jdbc jdbc, ChargeRepository charges, DurableTier durable, IdempotentRoutes routes,
+    public ChargePipeline(Jdbc jdbc, ChargeRepository charges, AtomicPhases phases, IdempotentRoutes routes,
             ReplayCounter replays, ChargeExecutor executor, Ids ids, InstantSource clock,
             ChargeObserver observer) {
         this.jdbc = jdbc;
         this.charges = charges;
-        this.durable = durable;
+        this.phases = phases;
         this.routes = routes;
         this.replays = replays;
         this.executor = executor;
@@ -77,7 +77,7 @@ public final class ChargePipeline {
             case Parsed.Valid<ChargeRequest> valid -> request = valid.value();
         }
         IdempotencyRequest idempotency = routes.request(IdempotentRoutes.CHARGES, tenant, key, body, contentType);
-        Begin begin = jdbc.inTransaction(c -> switch (durable.begin(c, idempotency)) {
+        Begin begin = jdbc.inTransaction(c -> switch (phases.begin(c, idempotency)) {
             case PhaseStart.Owned owned -> own(c, owned.phase(), idempotency, tenant, request);
             case PhaseStart.Replay replay -> {
                 replays.count(idempotency.key());
@@ -111,7 +111,7 @@ public final class ChargePipeline {
                 case SUCCEEDED, FAILED -> answer(c, executor.replay(existing));
                 case DEAD_LETTERED -> answer(c, new ChargeResult.DeadLettered(existing.id()));
                 case PENDING -> {
-                    durable.checkpoint(c, phase, existing.recoveryPoint().checkpoint());
+                    phases.checkpoint(c, phase, existing.recoveryPoint().checkpoint());
                     yield new Begin.Run(existing, phase, false);
                 }
             };
@@ -119,7 +119,7 @@ public final class ChargePipeline {
         ChargeRow created = ChargeRow.pending(ids.charge(), tenant, idempotency.key(), idempotency.fingerprint(),
                 request, clock.instant());
         charges.insert(c, created);
-        durable.checkpoint(c, phase, RecoveryPoint.CHARGE_CREATED.checkpoint());
+        phases.checkpoint(c, phase, RecoveryPoint.CHARGE_CREATED.checkpoint());
         return new Begin.Run(created, phase, true);
     }
 

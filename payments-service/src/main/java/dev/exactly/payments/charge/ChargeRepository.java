@@ -78,36 +78,6 @@ public final class ChargeRepository {
             ORDER BY currency
             """;
 
-    /**
-     * The recovery worker's batch: pending charges whose durable record is processing with an expired
-     * lease. The records are locked with SKIP LOCKED, so concurrent workers (in this process or another)
-     * take disjoint batches; each record is then taken over by a claim in the same transaction.
-     */
-    private static final String EXPIRED_LEASES = """
-            SELECT c.id
-            FROM idempotency_records r
-            JOIN payments_charge c ON c.scope_key = r.scope_key
-            WHERE r.status = 'PROCESSING'
-              AND r.lease_expires_at <= statement_timestamp()
-              AND r.expires_at > statement_timestamp()
-              AND c.status = 'pending'
-            ORDER BY r.lease_expires_at
-            LIMIT ?
-            FOR UPDATE OF r SKIP LOCKED
-            """;
-
-    /** Pending charges whose durable record expired or was purged (the service was down for a long time). */
-    private static final String ORPHANS = """
-            SELECT c.id
-            FROM payments_charge c
-            WHERE c.status = 'pending'
-              AND NOT EXISTS (SELECT 1 FROM idempotency_records r
-                              WHERE r.scope_key = c.scope_key AND r.expires_at > statement_timestamp())
-            ORDER BY c.updated_at
-            LIMIT ?
-            FOR UPDATE OF c SKIP LOCKED
-            """;
-
     /** Pending charges that recovery is working on or should pick up, with their lease. */
     private static final String STUCK = "SELECT " + ChargeRow.COLUMNS + """
             , r.lease_expires_at AS lease
@@ -256,16 +226,6 @@ public final class ChargeRepository {
             s.setString(1, tenant);
             s.setString(2, customer);
         }, rs -> rs.getString(1));
-    }
-
-    /** Locks (SKIP LOCKED) the durable records of up to {@code limit} charges whose lease expired. */
-    public List<String> lockExpiredLeases(Connection c, int limit) {
-        return Jdbc.query(c, EXPIRED_LEASES, s -> s.setInt(1, limit), rs -> rs.getString(1));
-    }
-
-    /** Locks (SKIP LOCKED) up to {@code limit} pending charges that have no live durable record. */
-    public List<String> lockOrphans(Connection c, int limit) {
-        return Jdbc.query(c, ORPHANS, s -> s.setInt(1, limit), rs -> rs.getString(1));
     }
 
     public List<WithLease> stuck(Connection c, int limit) {

@@ -1,11 +1,10 @@
 package dev.exactly.payments.config;
 
 import dev.exactly.idempotency.IdempotencyPolicy;
-import dev.exactly.idempotency.client.Backoff;
+import dev.exactly.idempotency.postgres.RecoveryPolicy;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
-import java.util.random.RandomGenerator;
 import org.jspecify.annotations.Nullable;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.boot.context.properties.bind.DefaultValue;
@@ -128,15 +127,15 @@ public record PaymentsProperties(
     }
 
     /**
-     * The recovery worker.
+     * The recovery worker: the atomic phases' recovery ({@code dev.exactly.idempotency.postgres.PhaseRecovery})
+     * with the service's settings.
      *
      * @param enabled       whether it runs on a schedule in this instance
-     * @param interval      pause between two sweeps
-     * @param batchSize     requests taken over per sweep
-     * @param parallelism   requests resumed at once (each holds a database connection while it finishes);
-     *                      must stay below {@code exactly.payments.pool-size}, so requests keep connections;
-     *                      unset: half the pool, at most 4 ({@link #parallelism(int)})
-     * @param maxAttempts   processor attempts before a request is dead-lettered
+     * @param interval      pause between two rounds
+     * @param parallelism   charges taken over per round and resumed at once (each holds a database
+     *                      connection while it finishes); must stay below {@code exactly.payments.pool-size},
+     *                      so requests keep connections; unset: half the pool, at most 4 ({@link #parallelism(int)})
+     * @param maxAttempts   processor attempts before a charge is dead-lettered
      * @param retryDelay    ceiling of the first pause before the next attempt (doubles per attempt)
      * @param maxRetryDelay ceiling of every pause between attempts (the cap)
      * @param purgeInterval how often expired idempotency records are purged
@@ -144,24 +143,31 @@ public record PaymentsProperties(
     public record Recovery(
             @DefaultValue("true") boolean enabled,
             @DefaultValue("1s") Duration interval,
-            @DefaultValue("25") int batchSize,
             @Nullable Integer parallelism,
             @DefaultValue("5") int maxAttempts,
             @DefaultValue("1s") Duration retryDelay,
             @DefaultValue("60s") Duration maxRetryDelay,
             @DefaultValue("10m") Duration purgeInterval) {
 
-        public Recovery {
-            if (batchSize < 1 || maxAttempts < 1 || (parallelism != null && parallelism < 1)) {
-                throw new IllegalArgumentException("recovery batch size, parallelism and max attempts must be positive");
-            }
-            if (retryDelay.toMillis() < 1 || maxRetryDelay.compareTo(retryDelay) < 0) {
-                throw new IllegalArgumentException("recovery retry delays must be positive and ordered");
-            }
-        }
-
         /** The default parallelism's ceiling. */
         public static final int MAX_DEFAULT_PARALLELISM = 4;
+        /** The most charges one worker resumes at once. */
+        public static final int MAX_PARALLELISM = 256;
+
+        public Recovery {
+            if (maxAttempts < 1 || (parallelism != null && (parallelism < 1 || parallelism > MAX_PARALLELISM))) {
+                throw new IllegalArgumentException("exactly.payments.recovery.max-attempts must be positive and "
+                        + "exactly.payments.recovery.parallelism between 1 and " + MAX_PARALLELISM);
+            }
+            if (retryDelay.toMillis() < 1 || maxRetryDelay.compareTo(retryDelay) < 0) {
+                throw new IllegalArgumentException("exactly.payments.recovery.retry-delay must be at least 1ms and "
+                        + "exactly.payments.recovery.max-retry-delay at least the retry delay");
+            }
+            if (interval.toMillis() < 1 || purgeInterval.toMillis() < 1) {
+                throw new IllegalArgumentException("exactly.payments.recovery.interval and .purge-interval must be "
+                        + "at least 1ms");
+            }
+        }
 
         /**
          * How many charges the worker resumes at once with a pool of {@code poolSize} connections: the
@@ -174,19 +180,20 @@ public record PaymentsProperties(
             return Math.max(1, Math.min(MAX_DEFAULT_PARALLELISM, poolSize / 2));
         }
 
-        /** The backoff between processor attempts: {@code retryDelay × 2ⁿ⁻¹} capped at {@code maxRetryDelay}. */
-        public Backoff backoff() {
-            return new Backoff(retryDelay, maxRetryDelay);
-        }
-
         /**
-         * The pause after the {@code attempts}-th failed attempt, with full jitter: drawn uniformly from
-         * {@code [1 ms, min(maxRetryDelay, retryDelay × 2ⁿ⁻¹)]}, so that the charges a processor outage
-         * left pending are not all retried at the same moment.
+         * The library's recovery policy: {@code maxAttempts} attempts, the pause after the n-th drawn
+         * uniformly up to {@code min(maxRetryDelay, retryDelay × 2ⁿ⁻¹)} (full jitter, so the charges a
+         * processor outage left pending are not all retried at the same moment), {@link #parallelism(int)}
+         * charges at once, a round every {@code interval}.
          */
-        public Duration delayAfter(int attempts, RandomGenerator random) {
-            Duration delay = backoff().delay(Math.max(1, attempts), random);
-            return delay.toMillis() < 1 ? Duration.ofMillis(1) : delay;
+        public RecoveryPolicy policy(int poolSize) {
+            return RecoveryPolicy.custom()
+                    .maxAttempts(maxAttempts)
+                    .firstDelay(retryDelay)
+                    .maxDelay(maxRetryDelay)
+                    .parallelism(parallelism(poolSize))
+                    .interval(interval)
+                    .build();
         }
     }
 

@@ -4,7 +4,9 @@ import dev.exactly.idempotency.IdempotencyListener;
 import dev.exactly.idempotency.IdempotencyPolicy;
 import dev.exactly.idempotency.IdempotencyRecord;
 import dev.exactly.idempotency.IdempotencyRequest;
+import dev.exactly.idempotency.postgres.AtomicPhases;
 import dev.exactly.idempotency.postgres.PostgresIdempotencyStore;
+import dev.exactly.idempotency.postgres.RecoveryPolicy;
 import dev.exactly.ledger.Ledger;
 import dev.exactly.payments.charge.ChargeAnswers;
 import dev.exactly.payments.charge.ChargeExecutor;
@@ -15,11 +17,9 @@ import dev.exactly.payments.charge.ChargeRepository;
 import dev.exactly.payments.charge.Ids;
 import dev.exactly.payments.charge.RecoveryWorker;
 import dev.exactly.payments.db.Jdbc;
-import dev.exactly.payments.keys.DurableTier;
 import dev.exactly.payments.keys.IdempotentRoutes;
 import dev.exactly.payments.keys.KeyStatus;
 import dev.exactly.payments.keys.ReplayCounter;
-import dev.exactly.payments.keys.RetryPolicy;
 import dev.exactly.payments.ledger.LedgerQueries;
 import dev.exactly.payments.ledger.TenantAccounts;
 import dev.exactly.payments.refund.RefundAnswers;
@@ -63,16 +63,39 @@ public class ServiceConfiguration {
         return new TenantAccounts(ledger, properties.clearingShards());
     }
 
+    /** Draws the jitter of recovery's backoff (from any thread). */
+    private static final RandomGenerator JITTER = () -> ThreadLocalRandom.current().nextLong();
+
     /**
-     * The durable tier owns its PostgreSQL store. The store is deliberately not a bean of its own: as an
-     * {@code IdempotencyStore} bean it would be taken for the hot tier's store.
+     * The durable records' PostgreSQL store, kept in a wrapper: as an {@code IdempotencyStore} bean it would
+     * be taken for the hot tier's store, and both tiers would share one table.
      */
+    record PhasesStore(PostgresIdempotencyStore store) implements AutoCloseable {
+        /** Stops the store's listener connection. */
+        @Override
+        public void close() {
+            store.close();
+        }
+    }
+
     @Bean(destroyMethod = "close")
-    DurableTier durableTier(DataSource dataSource, PaymentsProperties properties, InstantSource clock) {
-        PaymentsProperties.Recovery recovery = properties.recovery();
-        RandomGenerator jitter = () -> ThreadLocalRandom.current().nextLong();
-        return new DurableTier(PostgresIdempotencyStore.create(dataSource), durablePolicy(properties),
-                new RetryPolicy(recovery.maxAttempts(), attempts -> recovery.delayAfter(attempts, jitter)), clock);
+    PhasesStore phasesStore(DataSource dataSource) {
+        return new PhasesStore(PostgresIdempotencyStore.create(dataSource));
+    }
+
+    /**
+     * The library's atomic phases on the durable store: charges and refunds begin, checkpoint and finish
+     * their records in their own transactions through it, and recovery resumes abandoned charges with it.
+     * The service builds its own instead of the starter's ({@code exactly.idempotency.phases.*}) because its
+     * lease, attempts and backoff are {@code exactly.payments.*} settings, and its recovery worker also
+     * purges and can be switched off per instance.
+     */
+    @Bean
+    AtomicPhases atomicPhases(PhasesStore store, PaymentsProperties properties, InstantSource clock,
+            @Value("${exactly.payments.pool-size:20}") int poolSize) {
+        RecoveryPolicy policy = properties.recovery().policy(poolSize);
+        checkRecoveryParallelism(policy.parallelism(), poolSize);
+        return AtomicPhases.builder(store.store()).clock(clock).random(JITTER).recoveryPolicy(policy).build();
     }
 
     /**
@@ -124,36 +147,33 @@ public class ServiceConfiguration {
     }
 
     @Bean
-    ChargeExecutor chargeExecutor(Jdbc jdbc, ChargeRepository charges, DurableTier durable, ReplayCounter replays,
+    ChargeExecutor chargeExecutor(Jdbc jdbc, ChargeRepository charges, AtomicPhases phases, ReplayCounter replays,
             PspClient psp, Ledger ledger, TenantAccounts accounts, ChargeAnswers answers, InstantSource clock,
             ObjectProvider<ChargeObserver> observer) {
-        return new ChargeExecutor(jdbc, charges, durable, replays, psp, ledger, accounts, answers, clock,
+        return new ChargeExecutor(jdbc, charges, phases, replays, psp, ledger, accounts, answers, clock,
                 observer.getIfAvailable(() -> ChargeObserver.NONE));
     }
 
     @Bean
-    ChargePipeline chargePipeline(Jdbc jdbc, ChargeRepository charges, DurableTier durable, IdempotentRoutes routes,
+    ChargePipeline chargePipeline(Jdbc jdbc, ChargeRepository charges, AtomicPhases phases, IdempotentRoutes routes,
             ReplayCounter replays, ChargeExecutor executor, Ids ids, InstantSource clock,
             ObjectProvider<ChargeObserver> observer) {
-        return new ChargePipeline(jdbc, charges, durable, routes, replays, executor, ids, clock,
+        return new ChargePipeline(jdbc, charges, phases, routes, replays, executor, ids, clock,
                 observer.getIfAvailable(() -> ChargeObserver.NONE));
     }
 
     @Bean
-    ChargeOperations chargeOperations(Jdbc jdbc, ChargeRepository charges, DurableTier durable, ChargeExecutor executor,
-            PspClient psp, InstantSource clock) {
-        return new ChargeOperations(jdbc, charges, durable, executor, psp, clock);
+    ChargeOperations chargeOperations(Jdbc jdbc, ChargeRepository charges, AtomicPhases phases, ChargeExecutor executor,
+            PspClient psp, PaymentsProperties properties, InstantSource clock) {
+        return new ChargeOperations(jdbc, charges, phases, durablePolicy(properties), executor, psp, clock);
     }
 
     @Bean
-    RecoveryWorker recoveryWorker(Jdbc jdbc, ChargeRepository charges, DurableTier durable, ChargeExecutor executor,
-            PaymentsProperties properties, InstantSource clock,
-            @Value("${exactly.payments.pool-size:20}") int poolSize) {
-        int parallelism = properties.recovery().parallelism(poolSize);
-        checkRecoveryParallelism(parallelism, poolSize);
+    RecoveryWorker recoveryWorker(Jdbc jdbc, ChargeRepository charges, AtomicPhases phases, ChargeExecutor executor,
+            PaymentsProperties properties) {
         PaymentsProperties.Recovery recovery = properties.recovery();
-        return new RecoveryWorker(jdbc, charges, durable, executor, new RecoveryWorker.Settings(recovery.enabled(),
-                recovery.interval(), recovery.batchSize(), recovery.purgeInterval()), parallelism, clock);
+        return new RecoveryWorker(jdbc, charges, phases, durablePolicy(properties), executor,
+                new RecoveryWorker.Settings(recovery.enabled(), recovery.purgeInterval()));
     }
 
     /** The worker's resumes hold pooled connections: they must leave some to the requests. */
@@ -167,16 +187,16 @@ public class ServiceConfiguration {
     }
 
     @Bean
-    RefundService refundService(Jdbc jdbc, ChargeRepository charges, RefundRepository refunds, DurableTier durable,
+    RefundService refundService(Jdbc jdbc, ChargeRepository charges, RefundRepository refunds, AtomicPhases phases,
             IdempotentRoutes routes, ReplayCounter replays, Ledger ledger, TenantAccounts accounts,
             RefundAnswers answers, Ids ids, InstantSource clock) {
-        return new RefundService(jdbc, charges, refunds, durable, routes, replays, ledger, accounts, answers, ids,
+        return new RefundService(jdbc, charges, refunds, phases, routes, replays, ledger, accounts, answers, ids,
                 clock);
     }
 
     @Bean
-    KeyStatus keyStatus(DurableTier durable, ReplayCounter replays, Jdbc jdbc) {
-        return new KeyStatus(durable, replays, jdbc);
+    KeyStatus keyStatus(AtomicPhases phases, ReplayCounter replays, Jdbc jdbc) {
+        return new KeyStatus(phases, replays, jdbc);
     }
 
     @Bean

@@ -12,7 +12,8 @@ import org.jspecify.annotations.Nullable;
  *                             only the business row is left
  * @param checkpoint           how far the request got (the charge's recovery point; {@code finished} for a refund)
  * @param created              when the record (or, once it expired, the row) was created
- * @param expires              when the record stops being replayed, or {@code null} once expired
+ * @param expires              when the record stops being replayed, or {@code null} once expired and while
+ *                             the request is in progress (an open phase never expires)
  * @param leaseExpires         when the owner's lease ends, for a request in flight
  * @param replays              how often its answer was replayed, by either tier
  * @param fingerprintAlgorithm the record's fingerprint algorithm, or {@code null} once expired

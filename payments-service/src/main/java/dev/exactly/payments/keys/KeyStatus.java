@@ -3,7 +3,9 @@ package dev.exactly.payments.keys;
 import dev.exactly.idempotency.IdempotencyKey;
 import dev.exactly.idempotency.IdempotencyRecord;
 import dev.exactly.idempotency.ScopeKey;
+import dev.exactly.idempotency.postgres.AtomicPhases;
 import dev.exactly.idempotency.postgres.Checkpoint;
+import dev.exactly.idempotency.postgres.PhaseRecord;
 import dev.exactly.payments.db.Jdbc;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -26,12 +28,15 @@ public final class KeyStatus {
             SELECT id, status, created_at FROM payments_refund WHERE scope_key = ?
             """;
 
-    private final DurableTier durable;
+    /** Later than any real expiry: PostgreSQL's {@code 'infinity'}, the expiry of a phase in progress. */
+    private static final Instant NEVER = Instant.parse("9999-12-31T23:59:59Z");
+
+    private final AtomicPhases phases;
     private final ReplayCounter replays;
     private final Jdbc jdbc;
 
-    public KeyStatus(DurableTier durable, ReplayCounter replays, Jdbc jdbc) {
-        this.durable = durable;
+    public KeyStatus(AtomicPhases phases, ReplayCounter replays, Jdbc jdbc) {
+        this.phases = phases;
         this.replays = replays;
         this.jdbc = jdbc;
     }
@@ -48,7 +53,7 @@ public final class KeyStatus {
 
     private Optional<KeyState> describe(String tenant, IdempotencyKey key, String route) {
         ScopeKey scope = IdempotentRoutes.scopeKey(tenant, route, key);
-        Optional<DurableTier.RecordWithCheckpoint> record = jdbc.inTransaction(c -> durable.find(c, scope));
+        Optional<PhaseRecord> record = jdbc.inTransaction(c -> phases.find(c, scope));
         Optional<Row> row = route.equals(IdempotentRoutes.CHARGES)
                 ? jdbc.queryOne(CHARGE_BY_SCOPE, s -> s.setString(1, scope.hash()), rs -> new Row(
                         new KeyState.Resource("charge", rs.getString(1), rs.getString(2)), rs.getString(3),
@@ -59,9 +64,9 @@ public final class KeyStatus {
         if (record.isEmpty() && row.isEmpty()) {
             return Optional.empty();
         }
-        IdempotencyRecord r = record.map(DurableTier.RecordWithCheckpoint::record).orElse(null);
+        IdempotencyRecord r = record.map(PhaseRecord::record).orElse(null);
         String checkpoint = row.map(Row::checkpoint).orElseGet(() -> record
-                .map(DurableTier.RecordWithCheckpoint::checkpoint).map(Checkpoint::name).orElse(null));
+                .map(PhaseRecord::checkpoint).map(Checkpoint::name).orElse(null));
         Instant created = r != null ? r.createdAt() : row.map(Row::created).orElse(null);
         return Optional.of(new KeyState(
                 key.value(),
@@ -69,7 +74,7 @@ public final class KeyStatus {
                 r == null ? "expired" : r.status().name().toLowerCase(Locale.ROOT),
                 checkpoint,
                 created,
-                r == null ? null : r.expiresAt(),
+                r == null || r.expiresAt().isAfter(NEVER) ? null : r.expiresAt(),
                 r == null ? null : r.leaseExpiresAt(),
                 replays.replays(scope),
                 r == null ? null : r.fingerprint().algorithm(),

@@ -4,6 +4,7 @@ import dev.exactly.idempotency.IdempotencyKey;
 import dev.exactly.idempotency.IdempotencyRequest;
 import dev.exactly.idempotency.RecordStatus;
 import dev.exactly.idempotency.StoredResponse;
+import dev.exactly.idempotency.postgres.AtomicPhases;
 import dev.exactly.idempotency.postgres.Phase;
 import dev.exactly.idempotency.postgres.PhaseStart;
 import dev.exactly.ledger.Account;
@@ -18,7 +19,6 @@ import dev.exactly.payments.charge.ChargeStatus;
 import dev.exactly.payments.charge.Ids;
 import dev.exactly.payments.db.Jdbc;
 import dev.exactly.payments.json.Parsed;
-import dev.exactly.payments.keys.DurableTier;
 import dev.exactly.payments.keys.IdempotentRoutes;
 import dev.exactly.payments.keys.ReplayCounter;
 import dev.exactly.payments.ledger.TenantAccounts;
@@ -40,7 +40,7 @@ public final class RefundService {
     private final Jdbc jdbc;
     private final ChargeRepository charges;
     private final RefundRepository refunds;
-    private final DurableTier durable;
+    private final AtomicPhases phases;
     private final IdempotentRoutes routes;
     private final ReplayCounter replays;
     private final Ledger ledger;
@@ -50,13 +50,13 @@ public final class RefundService {
     private final InstantSource clock;
 
     /** @param answers renders the answers refund decisions record */
-    public RefundService(Jdbc jdbc, ChargeRepository charges, RefundRepository refunds, DurableTier durable,
+    public RefundService(Jdbc jdbc, ChargeRepository charges, RefundRepository refunds, AtomicPhases phases,
             IdempotentRoutes routes, ReplayCounter replays, Ledger ledger, TenantAccounts accounts,
             RefundAnswers answers, Ids ids, InstantSource clock) {
         this.jdbc = jdbc;
         this.charges = charges;
         this.refunds = refunds;
-        this.durable = durable;
+        this.phases = phases;
         this.routes = routes;
         this.replays = replays;
         this.ledger = ledger;
@@ -83,7 +83,7 @@ public final class RefundService {
                         accounts.customer(tenant, ch.customer(), Currency.of(ch.currency())),
                         accounts.clearing(tenant, Currency.of(ch.currency()))))
                 .orElse(null);
-        return jdbc.inTransaction(c -> switch (durable.begin(c, idempotency)) {
+        return jdbc.inTransaction(c -> switch (phases.begin(c, idempotency)) {
             case PhaseStart.Owned owned -> decide(c, owned.phase(), idempotency, tenant, request, refundAccounts);
             case PhaseStart.Replay replay -> {
                 Jdbc.rollback(c);
@@ -140,7 +140,7 @@ public final class RefundService {
                 decision.entryId() == null ? "refused" : "succeeded", decision.failureCode(), decision.entryId(),
                 decision.answer(), clock.instant()));
         RecordStatus status = decision.entryId() == null ? RecordStatus.FAILED : RecordStatus.COMPLETED;
-        if (!durable.finish(c, phase, status, decision.answer())) {
+        if (!phases.finish(c, phase, status, decision.answer())) {
             Jdbc.rollback(c);
             return new RefundResult.LeaseLost();
         }

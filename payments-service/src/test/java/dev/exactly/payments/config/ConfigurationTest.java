@@ -3,6 +3,7 @@ package dev.exactly.payments.config;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.exactly.idempotency.postgres.RecoveryPolicy;
 import java.time.Duration;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -14,7 +15,7 @@ class ConfigurationTest {
             String operatorKey, String demo) {
         return new PaymentsProperties(databaseUrl, "", keys, keyList, operatorKey, demo, Duration.ofSeconds(10),
                 Duration.ofHours(24), new PaymentsProperties.KeepAlive(true, Duration.ofMinutes(5)), 16,
-                new PaymentsProperties.Recovery(true, Duration.ofSeconds(1), 25, null, 5, Duration.ofSeconds(1),
+                new PaymentsProperties.Recovery(true, Duration.ofSeconds(1), null, 5, Duration.ofSeconds(1),
                         Duration.ofSeconds(60), Duration.ofMinutes(10)),
                 new PaymentsProperties.Processor(Duration.ofSeconds(2), Duration.ofSeconds(10)));
     }
@@ -50,22 +51,47 @@ class ConfigurationTest {
 
     @Test
     void recoveryBacksOffByDoublingUpToTheCapWithFullJitter() {
-        PaymentsProperties.Recovery r = properties("", Map.of(), "", "", "auto").recovery();
-        assertThat(r.backoff().ceiling(1)).isEqualTo(Duration.ofSeconds(1));
-        assertThat(r.backoff().ceiling(2)).isEqualTo(Duration.ofSeconds(2));
-        assertThat(r.backoff().ceiling(4)).isEqualTo(Duration.ofSeconds(8));
-        assertThat(r.backoff().ceiling(30)).isEqualTo(Duration.ofSeconds(60));
+        RecoveryPolicy policy = properties("", Map.of(), "", "", "auto").recovery().policy(20);
+        assertThat(policy.maxAttempts()).isEqualTo(5);
+        assertThat(policy.parallelism()).isEqualTo(4);
+        assertThat(policy.interval()).isEqualTo(Duration.ofSeconds(1));
 
         java.util.Random random = new java.util.Random(42);
         java.util.Set<Duration> drawn = new java.util.HashSet<>();
+        java.util.Map<Integer, Duration> longest = new java.util.HashMap<>();
         for (int attempts = 1; attempts <= 30; attempts++) {
-            for (int i = 0; i < 50; i++) {
-                Duration d = r.delayAfter(attempts, random);
-                assertThat(d).isBetween(Duration.ofMillis(1), r.backoff().ceiling(attempts));
+            for (int i = 0; i < 200; i++) {
+                Duration d = policy.delayAfter(attempts, random);
+                assertThat(d).isBetween(Duration.ZERO, Duration.ofSeconds(60));
+                longest.merge(attempts, d, (a, b) -> a.compareTo(b) >= 0 ? a : b);
                 drawn.add(d);
             }
         }
+        // ceilings 1 s, 2 s, 4 s, 8 s ... capped at 60 s: the longest pause drawn stays under each
+        assertThat(longest.get(1)).isLessThanOrEqualTo(Duration.ofSeconds(1)).isGreaterThan(Duration.ofMillis(900));
+        assertThat(longest.get(2)).isLessThanOrEqualTo(Duration.ofSeconds(2)).isGreaterThan(Duration.ofSeconds(1));
+        assertThat(longest.get(4)).isLessThanOrEqualTo(Duration.ofSeconds(8)).isGreaterThan(Duration.ofSeconds(4));
+        assertThat(longest.get(30)).isLessThanOrEqualTo(Duration.ofSeconds(60)).isGreaterThan(Duration.ofSeconds(30));
         assertThat(drawn).as("jittered, not one fixed pause per attempt").hasSizeGreaterThan(1000);
+    }
+
+    @Test
+    void recoverySettingsOutOfRangeAreRefusedWithThePropertyName() {
+        assertThatThrownBy(() -> new PaymentsProperties.Recovery(true, Duration.ofSeconds(1), 0, 5,
+                Duration.ofSeconds(1), Duration.ofSeconds(60), Duration.ofMinutes(10)))
+                .hasMessageContaining("exactly.payments.recovery.parallelism between 1 and 256");
+        assertThatThrownBy(() -> new PaymentsProperties.Recovery(true, Duration.ofSeconds(1), 257, 5,
+                Duration.ofSeconds(1), Duration.ofSeconds(60), Duration.ofMinutes(10)))
+                .hasMessageContaining("exactly.payments.recovery.parallelism between 1 and 256");
+        assertThatThrownBy(() -> new PaymentsProperties.Recovery(true, Duration.ofSeconds(1), null, 0,
+                Duration.ofSeconds(1), Duration.ofSeconds(60), Duration.ofMinutes(10)))
+                .hasMessageContaining("exactly.payments.recovery.max-attempts must be positive");
+        assertThatThrownBy(() -> new PaymentsProperties.Recovery(true, Duration.ofSeconds(1), null, 5,
+                Duration.ofSeconds(2), Duration.ofSeconds(1), Duration.ofMinutes(10)))
+                .hasMessageContaining("exactly.payments.recovery.max-retry-delay at least the retry delay");
+        assertThatThrownBy(() -> new PaymentsProperties.Recovery(true, Duration.ZERO, null, 5,
+                Duration.ofSeconds(1), Duration.ofSeconds(60), Duration.ofMinutes(10)))
+                .hasMessageContaining("exactly.payments.recovery.interval");
     }
 
     @Test
