@@ -17,6 +17,7 @@ import java.util.regex.Pattern;
  * status, journal entries, the trial balance per currency, and the processor's captures.
  *
  * @param succeeded      charges that succeeded
+ * @param customers      distinct customers charged
  * @param unfinished     charges in any other state (pending, failed, dead-lettered): none are expected
  * @param chargedAmount  the sum of the succeeded charges' amounts
  * @param chargeEntries  journal entries with a charge's reference
@@ -24,7 +25,7 @@ import java.util.regex.Pattern;
  * @param captures       captures the processor counted
  * @param trialBalance   per currency, {debits, credits}
  */
-record Books(long succeeded, long unfinished, long chargedAmount, long chargeEntries, long linkedEntries,
+record Books(long succeeded, long customers, long unfinished, long chargedAmount, long chargeEntries, long linkedEntries,
         long captures, Map<String, long[]> trialBalance) {
     private static final Pattern CAPTURES = Pattern.compile("\"captures\"\\s*:\\s*(\\d+)");
 
@@ -53,6 +54,7 @@ record Books(long succeeded, long unfinished, long chargedAmount, long chargeEnt
                     }
                 }
             }
+            long customers = single(c, "SELECT count(DISTINCT customer) FROM " + schema + ".payments_charge");
             long entries = single(c, "SELECT count(*) FROM " + schema + ".ledger_entry WHERE external_ref LIKE 'charge:%'");
             long linked = single(c, "SELECT count(DISTINCT ledger_entry_id) FROM " + schema
                     + ".payments_charge WHERE status = 'succeeded'");
@@ -64,7 +66,7 @@ record Books(long succeeded, long unfinished, long chargedAmount, long chargeEnt
                     trial.put(rs.getString(1), new long[] {rs.getLong(2), rs.getLong(3)});
                 }
             }
-            return new Books(succeeded, unfinished, amount, entries, linked, Long.parseLong(captures.group(1)), trial);
+            return new Books(succeeded, customers, unfinished, amount, entries, linked, Long.parseLong(captures.group(1)), trial);
         }
     }
 
@@ -79,10 +81,14 @@ record Books(long succeeded, long unfinished, long chargedAmount, long chargeEnt
      * What is wrong with these books for a run whose load generator counted {@code answered} good answers
      * and may have cut off up to {@code cutOff} requests unanswered (one per connection per phase): nothing,
      * if one charge is one capture is one journal entry, every answered charge is there, and the ledger
-     * balances.
+     * balances; and the load spread over the run's {@code runCustomers} (round robin: once there are four times
+     * as many charges, every customer has some).
      */
-    List<String> problems(long answered, long cutOff) {
+    List<String> problems(long answered, long cutOff, int runCustomers) {
         List<String> problems = new ArrayList<>();
+        if (succeeded >= 4L * runCustomers && customers != runCustomers) {
+            problems.add(succeeded + " charges went to " + customers + " customers, not to all " + runCustomers);
+        }
         if (succeeded != captures) {
             problems.add(succeeded + " succeeded charges but " + captures + " processor captures");
         }

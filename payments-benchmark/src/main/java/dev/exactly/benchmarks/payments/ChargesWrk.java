@@ -94,7 +94,7 @@ final class ChargesWrk {
                 "--latency",
                 "-s", script.toString(),
                 charges.toString(),
-                "--", tag, apiKey, Integer.toString(customers), Long.toString(amount));
+                "--", tag, apiKey, Integer.toString(customers), Long.toString(amount), Integer.toString(threads));
         String text = Tools.run(command, Map.of(), duration.plusSeconds(60));
         return parse(text);
     }

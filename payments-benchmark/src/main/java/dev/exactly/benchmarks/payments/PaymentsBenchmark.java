@@ -40,14 +40,16 @@ import org.postgresql.ds.PGSimpleDataSource;
  * </pre>
  *
  * Options (system properties): {@code -Dexactly.bench.threads=2 -Dexactly.bench.connections=32
- * -Dexactly.bench.warmup=15 -Dexactly.bench.seconds=20 -Dexactly.bench.customers=1000
+ * -Dexactly.bench.warmup=15 -Dexactly.bench.warmupCharges=6000 -Dexactly.bench.seconds=20 -Dexactly.bench.customers=1000
  * -Dexactly.bench.pgbench=5} (seconds per pgbench run; 0 skips it), {@code -Dexactly.bench.pgbenchClients=16}, {@code -Dexactly.bench.jfr=charges.jfr}
  * (a JDK Flight Recorder recording of the service over the measured phase, profile settings),
  * {@code -Dexactly.bench.jvm="-Xms1g -Xmx1g"} (the service's JVM options),
- * {@code -Dexactly.bench.jar=payments-service/target/payments-service.jar}.
+ * {@code -Dexactly.bench.jar=payments-service/target/payments-service.jar},
+ * {@code -Dexactly.bench.args="--exactly.payments.pool-size=16"} (the service's Spring properties).
  */
 public final class PaymentsBenchmark {
     private static final long AMOUNT = 1999;
+    private static final int MAX_WARMUP_ROUNDS = 4;
     private static final Duration START_TIMEOUT = Duration.ofMinutes(3);
     private static final Duration DRAIN_TIMEOUT = Duration.ofSeconds(60);
 
@@ -58,7 +60,9 @@ public final class PaymentsBenchmark {
      *
      * @param threads     load generator threads ({@code wrk -t})
      * @param connections concurrent keep-alive connections, one request in flight on each ({@code wrk -c})
-     * @param warmup      charges before measuring, whole seconds (the service's JIT compiles meanwhile); zero skips
+     * @param warmup      one warm-up round, whole seconds (the service's JIT compiles meanwhile); zero skips
+     * @param warmupCharges warm-up rounds follow each other until this many charges were made (at most
+     *                    {@value #MAX_WARMUP_ROUNDS} rounds): a loaded machine compiles the hot code later
      * @param measure     the measured phase, whole seconds
      * @param customers   charges go round-robin to this many customers (each a ledger account)
      * @param pgbench     each pgbench run; zero skips the reference
@@ -66,12 +70,16 @@ public final class PaymentsBenchmark {
      * @param jar         the service's executable jar
      * @param jvmOptions  the service's JVM options
      * @param jfr         where to write a flight recording of the measured phase, or {@code null} for none
+     * @param serviceArguments Spring properties for the service ({@code --name=value}), after the benchmark's own
      */
-    public record Settings(int threads, int connections, Duration warmup, Duration measure, int customers,
-            Duration pgbench, int pgbenchClients, Path jar, List<String> jvmOptions, @Nullable Path jfr) {
+    public record Settings(int threads, int connections, Duration warmup, int warmupCharges, Duration measure,
+            int customers,
+            Duration pgbench, int pgbenchClients, Path jar, List<String> jvmOptions, @Nullable Path jfr,
+            List<String> serviceArguments) {
 
         public Settings {
             jvmOptions = List.copyOf(jvmOptions);
+            serviceArguments = List.copyOf(serviceArguments);
             if (threads < 1 || connections < threads || customers < 1 || pgbenchClients < threads) {
                 throw new IllegalArgumentException("threads and customers must be positive, connections at least threads");
             }
@@ -83,8 +91,8 @@ public final class PaymentsBenchmark {
 
         /** wrk -t2 -c32, 15 s warm-up, 20 s measured, 1000 customers, 5 s pgbench with 16 clients, a 1 GB heap. */
         public static Settings defaults(Path jar) {
-            return new Settings(2, 32, Duration.ofSeconds(15), Duration.ofSeconds(20), 1000, Duration.ofSeconds(5), 16,
-                    jar, List.of("-Xms1g", "-Xmx1g"), null);
+            return new Settings(2, 32, Duration.ofSeconds(15), 6000, Duration.ofSeconds(20), 1000, Duration.ofSeconds(5), 16,
+                    jar, List.of("-Xms1g", "-Xmx1g"), null, List.of());
         }
 
         static Settings fromSystemProperties() {
@@ -93,32 +101,36 @@ public final class PaymentsBenchmark {
                     "payments-service/target/payments-service.jar")));
             String jvm = System.getProperty("exactly.bench.jvm");
             String jfr = System.getProperty("exactly.bench.jfr");
+            String arguments = System.getProperty("exactly.bench.args", "");
             return new Settings(
                     Integer.getInteger("exactly.bench.threads", d.threads()),
                     Integer.getInteger("exactly.bench.connections", d.connections()),
                     Duration.ofSeconds(Integer.getInteger("exactly.bench.warmup", (int) d.warmup().toSeconds())),
+                    Integer.getInteger("exactly.bench.warmupCharges", d.warmupCharges()),
                     Duration.ofSeconds(Integer.getInteger("exactly.bench.seconds", (int) d.measure().toSeconds())),
                     Integer.getInteger("exactly.bench.customers", d.customers()),
                     Duration.ofSeconds(Integer.getInteger("exactly.bench.pgbench", (int) d.pgbench().toSeconds())),
                     Integer.getInteger("exactly.bench.pgbenchClients", d.pgbenchClients()),
                     d.jar(),
                     jvm == null ? d.jvmOptions() : Arrays.stream(jvm.strip().split("\\s+")).filter(s -> !s.isEmpty()).toList(),
-                    jfr == null || jfr.isBlank() ? null : Path.of(jfr).toAbsolutePath());
+                    jfr == null || jfr.isBlank() ? null : Path.of(jfr).toAbsolutePath(),
+                    Arrays.stream(arguments.strip().split("\\s+")).filter(s -> !s.isEmpty()).toList());
         }
     }
 
     /**
      * What one run measured and found.
      *
-     * @param warmup     the warm-up phase, or {@code null} when skipped
+     * @param warmedUp   the charges of the warm-up rounds
      * @param measured   the measured phase
      * @param pgbench    pgbench's commits per second before and after the measured phase (empty when skipped)
      * @param books      the books afterwards
+     * @param cpuMillis  the CPU time the service's JVM used over the measured phase, or -1 when unknown
      * @param problems   every failed check: empty for a clean run
      * @param loads      the machine's load averages at the start, before and after the measured phase
      */
-    public record Result(Settings settings, ChargesWrk.@Nullable Report warmup, ChargesWrk.Report measured,
-            List<Double> pgbench, Books books, List<String> problems, Map<String, String> loads) {
+    public record Result(Settings settings, long warmedUp, ChargesWrk.Report measured,
+            List<Double> pgbench, Books books, long cpuMillis, List<String> problems, Map<String, String> loads) {
 
         public Result {
             pgbench = List.copyOf(pgbench);
@@ -137,14 +149,18 @@ public final class PaymentsBenchmark {
         public void print(PrintStream out) {
             ChargesWrk.Report m = measured;
             out.println();
-            out.printf("Payments benchmark: POST /v1/charges, wrk -t%d -c%d, %d s measured after %d s warm-up, %d customers,"
-                    + " fresh key per request%n", settings.threads(), settings.connections(), settings.measure().toSeconds(),
-                    settings.warmup().toSeconds(), settings.customers());
+            out.printf("Payments benchmark: POST /v1/charges, wrk -t%d -c%d, %d s measured after %d warm-up charges, %d"
+                    + " customers, fresh key per request%n", settings.threads(), settings.connections(),
+                    settings.measure().toSeconds(), warmedUp, settings.customers());
             out.printf("machine: %d cores; load average %s%n", Runtime.getRuntime().availableProcessors(),
                     String.join("; ", loads.entrySet().stream().sorted(Map.Entry.comparingByKey())
                             .map(e -> e.getKey() + " " + e.getValue()).toList()));
             out.printf("  charges/s         %10.0f   (%d good answers in %.1f s, %d errors)%n", m.rate(), m.good(),
                     m.seconds(), m.errors());
+            if (cpuMillis >= 0 && m.good() > 0) {
+                out.printf("  service CPU       %10.2f ms per charge (%d ms over the measured phase)%n",
+                        (double) cpuMillis / m.good(), cpuMillis);
+            }
             out.printf("  latency ms        p50 %.1f   p90 %.1f   p99 %.1f   max %.1f%n", m.p50Millis(), m.p90Millis(),
                     m.p99Millis(), m.maxMillis());
             if (!pgbench.isEmpty()) {
@@ -153,8 +169,9 @@ public final class PaymentsBenchmark {
                         settings.pgbenchClients(), pgbench.stream().map(v -> String.format("%.0f", v)).toList());
                 out.printf("  charges per pgbench commit: %.3f%n", m.rate() / mean);
             }
-            out.printf("  books: %d succeeded charges, %d processor captures, %d journal entries, trial balance %s%n",
-                    books.succeeded(), books.captures(), books.chargeEntries(), trial());
+            out.printf("  books: %d succeeded charges to %d customers, %d processor captures, %d journal entries,"
+                    + " trial balance %s%n", books.succeeded(), books.customers(), books.captures(), books.chargeEntries(),
+                    trial());
             if (problems.isEmpty()) {
                 out.println("every answer passed its checks; one charge = one capture = one journal entry; ledger balanced");
             } else {
@@ -191,7 +208,9 @@ public final class PaymentsBenchmark {
         String run = "pb" + Long.toHexString(System.nanoTime());
         String jdbcUrl = TestPostgres.jdbcUrl();
         String schema = ((PGSimpleDataSource) TestPostgres.freshSchema("paybench")).getCurrentSchema();
-        String serviceUrl = jdbcUrl + (jdbcUrl.contains("?") ? "&" : "?") + "currentSchema=" + schema;
+        // the application name tells the service's sessions apart in pg_stat_activity
+        String serviceUrl = jdbcUrl + (jdbcUrl.contains("?") ? "&" : "?") + "currentSchema=" + schema
+                + "&ApplicationName=exactly-payments-benchmark";
         Path work = Files.createTempDirectory("exactly-bench-payments");
         try {
             ChargesWrk wrk = ChargesWrk.create(work);
@@ -203,10 +222,11 @@ public final class PaymentsBenchmark {
                     "API_KEYS", apiKey + "=bench",
                     "OPERATOR_KEY", "sk_bench_operator_" + run,
                     "PSP_URL", "");
-            List<String> arguments = List.of(
+            List<String> arguments = new ArrayList<>(List.of(
                     "--exactly.idempotency.redis.key-prefix=exactly-bench:" + run + ":",
                     // the hot tier's records of a run are replayed by nobody after it: let them go soon
-                    "--exactly.idempotency.retention=10m");
+                    "--exactly.idempotency.retention=10m"));
+            arguments.addAll(settings.serviceArguments());
             long started = System.nanoTime();
             try (ServiceProcess service = ServiceProcess.start(javaBinary(), settings.jar(), settings.jvmOptions(),
                     environment, arguments, TestRedis.freePort(), work.resolve("service.log"), START_TIMEOUT)) {
@@ -225,12 +245,15 @@ public final class PaymentsBenchmark {
                 }
                 long good = 1;
                 int phases = 0;
-                ChargesWrk.Report warmup = null;
-                if (!settings.warmup().isZero()) {
-                    warmup = wrk.run(charges, run + "-w", apiKey, settings.customers(), AMOUNT, settings.threads(),
-                            settings.connections(), settings.warmup());
+                long warmedUp = 0;
+                boolean warm = settings.warmup().isZero();
+                for (int round = 0; !warm && round < MAX_WARMUP_ROUNDS; round++) {
+                    ChargesWrk.Report warmup = wrk.run(charges, run + "-w" + round, apiKey, settings.customers(), AMOUNT,
+                            settings.threads(), settings.connections(), settings.warmup());
                     progress.printf("warm-up   %8.0f charges/s, p99 %.1f ms, %d errors%n", warmup.rate(), warmup.p99Millis(),
                             warmup.errors());
+                    warmedUp += warmup.good();
+                    warm = warmedUp >= settings.warmupCharges();
                     good += warmup.good();
                     phases++;
                     check("warm-up", warmup, problems);
@@ -244,8 +267,10 @@ public final class PaymentsBenchmark {
                 if (settings.jfr() != null) {
                     jcmd(service.pid(), "JFR.start", "name=bench", "settings=profile");
                 }
+                long cpuBefore = service.cpuMillis();
                 ChargesWrk.Report measured = wrk.run(charges, run + "-m", apiKey, settings.customers(), AMOUNT,
                         settings.threads(), settings.connections(), settings.measure());
+                long cpuAfter = service.cpuMillis();
                 if (settings.jfr() != null) {
                     jcmd(service.pid(), "JFR.stop", "name=bench", "filename=" + settings.jfr());
                     progress.printf("flight recording of the measured phase: %s%n", settings.jfr());
@@ -263,11 +288,12 @@ public final class PaymentsBenchmark {
                 await("charges of the run finished").atMost(DRAIN_TIMEOUT).pollInterval(Duration.ofMillis(100))
                         .until(() -> Books.pending(jdbcUrl, schema) == 0);
                 Books books = Books.read(jdbcUrl, schema, service.get(processor.resolve("/v1/stats"), ""));
-                problems.addAll(books.problems(good, (long) phases * settings.connections()));
+                problems.addAll(books.problems(good, (long) phases * settings.connections(), settings.customers()));
                 if (!problems.isEmpty()) {
                     progress.println("service log (tail):\n" + service.tail(30));
                 }
-                return new Result(settings, warmup, measured, commits, books, problems, loads);
+                return new Result(settings, warmedUp, measured, commits, books,
+                        cpuBefore < 0 || cpuAfter < 0 ? -1 : cpuAfter - cpuBefore, problems, loads);
             }
         } finally {
             dropSchema(jdbcUrl, schema);

@@ -77,6 +77,21 @@ final class ServiceProcess implements AutoCloseable {
         return process.pid();
     }
 
+    /**
+     * The CPU time the service's JVM has used so far (user and system, from {@code /proc/<pid>/stat} in
+     * clock ticks of 10 ms), or -1 where that is not available.
+     */
+    long cpuMillis() {
+        try {
+            String stat = Files.readString(Path.of("/proc", Long.toString(process.pid()), "stat"));
+            // the fields after the command's closing parenthesis: state is field 3, utime 14, stime 15
+            String[] fields = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+            return (Long.parseLong(fields[11]) + Long.parseLong(fields[12])) * 10;
+        } catch (IOException | RuntimeException e) {
+            return -1;
+        }
+    }
+
     /** The in-process processor stand-in's address, from the service's log. */
     URI processor() {
         Matcher m = PROCESSOR.matcher(logText());

@@ -7,6 +7,7 @@
 --   2  the API key (Authorization: Bearer)
 --   3  customers: the charge of request n of thread t goes to customer cus_<(n * threads + t) mod customers>
 --   4  amount in minor units (usd)
+--   5  threads (wrk -t; a thread's own Lua state does not see the table setup() fills)
 --
 -- An answer passes if its status is 201, it is not marked as a replay, and its body is a succeeded
 -- charge with an id (ch_...), the amount sent and one of the run's customers (wrk does not say which
@@ -26,6 +27,7 @@ function init(args)
   auth = "Bearer " .. args[2]
   customers = tonumber(args[3])
   amount = args[4]
+  thread_count = tonumber(args[5])
   counter = 0
   checked = 0
   failed = 0
@@ -36,7 +38,7 @@ end
 
 function request()
   counter = counter + 1
-  local customer = "cus_" .. ((counter * #threads + id) % customers)
+  local customer = "cus_" .. ((counter * thread_count + id) % customers)
   headers["Idempotency-Key"] = prefix .. counter
   return wrk.format("POST", nil, headers,
     '{"amount":' .. amount .. ',"currency":"usd","customer":"' .. customer .. '","source":"tok_visa"}')

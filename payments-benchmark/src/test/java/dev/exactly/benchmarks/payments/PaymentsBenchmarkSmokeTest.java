@@ -17,7 +17,7 @@ import org.junit.jupiter.api.Test;
 /**
  * Runs the payments benchmark for a few seconds against the service's jar and checks correctness only:
  * every answer passed, and the books agree (one charge, one capture, one journal entry, balanced); and
- * that the books' checks do catch books that disagree. Never speed.
+ * that the books' checks do catch books that disagree, or a load on one customer. Never speed.
  */
 class PaymentsBenchmarkSmokeTest {
 
@@ -33,8 +33,9 @@ class PaymentsBenchmarkSmokeTest {
         assertThat(jar).as("the reactor builds payments-service first").isRegularFile();
         // pgbench is the speed reference only: the smoke run exercises it when it is there
         Duration pgbench = PgBench.onPath().isPresent() ? Duration.ofSeconds(1) : Duration.ZERO;
-        PaymentsBenchmark.Settings settings = new PaymentsBenchmark.Settings(2, 8, Duration.ZERO, Duration.ofSeconds(3),
-                50, pgbench, 4, jar, List.of("-Xmx384m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1"), null);
+        PaymentsBenchmark.Settings settings = new PaymentsBenchmark.Settings(2, 8, Duration.ZERO, 0, Duration.ofSeconds(3),
+                50, pgbench, 4, jar, List.of("-Xmx384m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1"), null,
+                List.of());
 
         ByteArrayOutputStream progress = new ByteArrayOutputStream();
         PaymentsBenchmark.Result result = PaymentsBenchmark.run(settings,
@@ -56,19 +57,22 @@ class PaymentsBenchmarkSmokeTest {
     }
 
     @Test
-    void theBooksChecksCatchADoubleCaptureALostEntryAnUnbalancedLedgerAndAMissingCharge() {
+    void theBooksChecksCatchADoubleCaptureALostEntryAnUnbalancedLedgerAMissingChargeAndOneCustomer() {
         Map<String, long[]> balanced = Map.of("USD", new long[] {3 * 1999, 3 * 1999});
-        assertThat(new Books(3, 0, 3 * 1999, 3, 3, 3, balanced).problems(3, 0)).isEmpty();
+        assertThat(new Books(3, 3, 0, 3 * 1999, 3, 3, 3, balanced).problems(3, 0, 3)).isEmpty();
 
-        assertThat(new Books(3, 0, 3 * 1999, 3, 3, 4, balanced).problems(3, 0))
+        assertThat(new Books(3, 3, 0, 3 * 1999, 3, 3, 4, balanced).problems(3, 0, 3))
                 .singleElement().asString().contains("4 processor captures");
-        assertThat(new Books(3, 0, 3 * 1999, 2, 2, 3, balanced).problems(3, 0))
+        assertThat(new Books(3, 3, 0, 3 * 1999, 2, 2, 3, balanced).problems(3, 0, 3))
                 .anyMatch(p -> p.contains("2 charge journal entries"));
-        assertThat(new Books(3, 0, 3 * 1999, 3, 3, 3, Map.of("USD", new long[] {3 * 1999, 2 * 1999})).problems(3, 0))
+        assertThat(new Books(3, 3, 0, 3 * 1999, 3, 3, 3, Map.of("USD", new long[] {3 * 1999, 2 * 1999})).problems(3, 0, 3))
                 .anyMatch(p -> p.contains("trial balance of USD off"));
-        assertThat(new Books(3, 0, 3 * 1999, 3, 3, 3, balanced).problems(4, 0))
+        assertThat(new Books(3, 3, 0, 3 * 1999, 3, 3, 3, balanced).problems(4, 0, 3))
                 .singleElement().asString().contains("3 succeeded charges for 4 good answers");
-        assertThat(new Books(3, 1, 3 * 1999, 3, 3, 3, balanced).problems(3, 0))
+        assertThat(new Books(3, 3, 1, 3 * 1999, 3, 3, 3, balanced).problems(3, 0, 3))
                 .singleElement().asString().contains("not succeeded");
+        // a load generator that sends every charge to one customer serialises them on its balance row
+        assertThat(new Books(12, 1, 0, 12 * 1999, 12, 12, 12, Map.of("USD", new long[] {12 * 1999, 12 * 1999}))
+                .problems(12, 0, 3)).singleElement().asString().contains("12 charges went to 1 customers, not to all 3");
     }
 }
