@@ -40,6 +40,11 @@ public final class ChargeJson implements ChargeAnswers {
         return answer.stored();
     }
 
+    @Override
+    public byte[] resource(ChargeRow charge) {
+        return Json.write(charge(charge));
+    }
+
     /** The charge as the API shows it now. */
     static Map<String, Object> charge(ChargeRow row) {
         return charge(row, row.status(), row.processorChargeId(), row.failureCode(), row.amountRefunded());

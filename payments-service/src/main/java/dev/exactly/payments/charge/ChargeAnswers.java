@@ -14,4 +14,7 @@ public interface ChargeAnswers {
      * The recorded answer of {@code charge} (still as phase 1 wrote it) finished with {@code outcome}.
      */
     StoredResponse finished(ChargeRow charge, ChargeOutcome outcome);
+
+    /** The charge as the API shows it ({@code GET /v1/charges/{id}}): the JSON bytes of the resource. */
+    byte[] resource(ChargeRow charge);
 }

@@ -66,14 +66,16 @@ public final class ChargeExecutor {
     private final ChargeAnswers answers;
     private final InstantSource clock;
     private final ChargeObserver observer;
+    private final ChargeEvents events;
 
     /**
      * @param answers  renders the answer a finished charge records
      * @param observer told when a charge passes a step ({@link ChargeObserver#NONE} in the service)
+     * @param events   records the charge's webhook event in phase 3's transaction
      */
     public ChargeExecutor(Jdbc jdbc, ChargeRepository charges, AtomicPhases phases, ReplayCounter replays,
             PspClient psp, Ledger ledger, TenantAccounts accounts, ChargeAnswers answers, InstantSource clock,
-            ChargeObserver observer) {
+            ChargeObserver observer, ChargeEvents events) {
         this.jdbc = jdbc;
         this.charges = charges;
         this.phases = phases;
@@ -84,6 +86,7 @@ public final class ChargeExecutor {
         this.answers = answers;
         this.clock = clock;
         this.observer = observer;
+        this.events = events;
     }
 
     /** Thrown inside a transaction when a fenced write finds that the owner lost the record: roll back. */
@@ -162,6 +165,7 @@ public final class ChargeExecutor {
                 if (!phases.finish(c, phase, outcome.recordStatus(), answer)) {
                     throw new LostRecord();
                 }
+                events.finished(c, current.id(), outcome);
                 observer.beforeCommit(current);
                 return new ChargeResult.Finished(answer);
             });

@@ -9,6 +9,7 @@ import dev.exactly.idempotency.postgres.PostgresIdempotencyStore;
 import dev.exactly.idempotency.postgres.RecoveryPolicy;
 import dev.exactly.ledger.Ledger;
 import dev.exactly.payments.charge.ChargeAnswers;
+import dev.exactly.payments.charge.ChargeEvents;
 import dev.exactly.payments.charge.ChargeExecutor;
 import dev.exactly.payments.charge.ChargeObserver;
 import dev.exactly.payments.charge.ChargeOperations;
@@ -25,6 +26,7 @@ import dev.exactly.payments.ledger.TenantAccounts;
 import dev.exactly.payments.refund.RefundAnswers;
 import dev.exactly.payments.refund.RefundRepository;
 import dev.exactly.payments.refund.RefundService;
+import dev.exactly.payments.webhooks.Outbox;
 import dev.exactly.psp.PspClient;
 import java.time.InstantSource;
 import java.util.concurrent.ThreadLocalRandom;
@@ -149,9 +151,9 @@ public class ServiceConfiguration {
     @Bean
     ChargeExecutor chargeExecutor(Jdbc jdbc, ChargeRepository charges, AtomicPhases phases, ReplayCounter replays,
             PspClient psp, Ledger ledger, TenantAccounts accounts, ChargeAnswers answers, InstantSource clock,
-            ObjectProvider<ChargeObserver> observer) {
+            ObjectProvider<ChargeObserver> observer, ChargeEvents events) {
         return new ChargeExecutor(jdbc, charges, phases, replays, psp, ledger, accounts, answers, clock,
-                observer.getIfAvailable(() -> ChargeObserver.NONE));
+                observer.getIfAvailable(() -> ChargeObserver.NONE), events);
     }
 
     @Bean
@@ -189,9 +191,9 @@ public class ServiceConfiguration {
     @Bean
     RefundService refundService(Jdbc jdbc, ChargeRepository charges, RefundRepository refunds, AtomicPhases phases,
             IdempotentRoutes routes, ReplayCounter replays, Ledger ledger, TenantAccounts accounts,
-            RefundAnswers answers, Ids ids, InstantSource clock) {
+            RefundAnswers answers, Ids ids, InstantSource clock, Outbox outbox) {
         return new RefundService(jdbc, charges, refunds, phases, routes, replays, ledger, accounts, answers, ids,
-                clock);
+                clock, outbox);
     }
 
     @Bean

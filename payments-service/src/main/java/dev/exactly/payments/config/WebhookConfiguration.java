@@ -1,5 +1,8 @@
 package dev.exactly.payments.config;
 
+import dev.exactly.payments.charge.ChargeAnswers;
+import dev.exactly.payments.charge.ChargeEvents;
+import dev.exactly.payments.charge.ChargeRepository;
 import dev.exactly.payments.db.Jdbc;
 import dev.exactly.payments.webhooks.DeliveryWorker;
 import dev.exactly.payments.webhooks.Events;
@@ -19,6 +22,12 @@ public class WebhookConfiguration {
     @Bean
     Outbox outbox(InstantSource clock) {
         return new Outbox(clock);
+    }
+
+    /** The charge's events, recorded by phase 3 in its transaction. */
+    @Bean
+    ChargeEvents chargeEvents(Outbox outbox, ChargeRepository charges, ChargeAnswers answers) {
+        return new ChargeEvents(outbox, charges, answers);
     }
 
     @Bean

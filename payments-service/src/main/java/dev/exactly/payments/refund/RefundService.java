@@ -22,6 +22,9 @@ import dev.exactly.payments.json.Parsed;
 import dev.exactly.payments.keys.IdempotentRoutes;
 import dev.exactly.payments.keys.ReplayCounter;
 import dev.exactly.payments.ledger.TenantAccounts;
+import dev.exactly.payments.webhooks.EventType;
+import dev.exactly.payments.webhooks.Outbox;
+import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.time.Instant;
 import java.time.InstantSource;
@@ -48,11 +51,15 @@ public final class RefundService {
     private final RefundAnswers answers;
     private final Ids ids;
     private final InstantSource clock;
+    private final Outbox outbox;
 
-    /** @param answers renders the answers refund decisions record */
+    /**
+     * @param answers renders the answers refund decisions record
+     * @param outbox  takes the {@code refund.succeeded} event in the refund's transaction
+     */
     public RefundService(Jdbc jdbc, ChargeRepository charges, RefundRepository refunds, AtomicPhases phases,
             IdempotentRoutes routes, ReplayCounter replays, Ledger ledger, TenantAccounts accounts,
-            RefundAnswers answers, Ids ids, InstantSource clock) {
+            RefundAnswers answers, Ids ids, InstantSource clock, Outbox outbox) {
         this.jdbc = jdbc;
         this.charges = charges;
         this.refunds = refunds;
@@ -64,6 +71,7 @@ public final class RefundService {
         this.answers = answers;
         this.ids = ids;
         this.clock = clock;
+        this.outbox = outbox;
     }
 
     /** Refunds part or all of a charge, or answers as the first request with this key was answered. */
@@ -143,6 +151,11 @@ public final class RefundService {
         if (!phases.finish(c, phase, status, decision.answer())) {
             Jdbc.rollback(c);
             return new RefundResult.LeaseLost();
+        }
+        if (decision.entryId() != null) {
+            // the refund as its answer shows it, committed with the refund
+            outbox.record(c, tenant, EventType.REFUND_SUCCEEDED, decision.refundId(),
+                    new String(decision.answer().body(), StandardCharsets.UTF_8));
         }
         return new RefundResult.Finished(decision.answer());
     }
