@@ -184,7 +184,8 @@ public final class Fingerprinter {
                 while (i < n && "+-.eE0123456789".indexOf(json.charAt(i)) >= 0) {
                     i++;
                 }
-                if (exact && (i - start > MAX_EXACT_NUMBER_CHARS || !exact(json.substring(start, i)))) {
+                if (exact && !shortInteger(json, start, i)
+                        && (i - start > MAX_EXACT_NUMBER_CHARS || !exact(json.substring(start, i)))) {
                     exact = false;
                 }
             } else {
@@ -197,6 +198,21 @@ public final class Fingerprinter {
     /** Whether every number literal outside strings survives a round trip through a double. */
     static boolean numbersAreExact(String json) {
         return scan(json, Integer.MAX_VALUE) == Scan.CANONICALISABLE;
+    }
+
+    /** An integer literal of at most 15 digits (a double holds it exactly): no need to parse it. */
+    private static boolean shortInteger(String json, int start, int end) {
+        int digits = start < end && json.charAt(start) == '-' ? start + 1 : start;
+        if (end - digits < 1 || end - digits > 15) {
+            return false;
+        }
+        for (int k = digits; k < end; k++) {
+            char d = json.charAt(k);
+            if (d < '0' || d > '9') {
+                return false;
+            }
+        }
+        return true;
     }
 
     private static boolean exact(String literal) {

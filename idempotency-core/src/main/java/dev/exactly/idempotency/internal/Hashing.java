@@ -8,9 +8,21 @@ import java.util.HexFormat;
 public final class Hashing {
     private static final HexFormat HEX = HexFormat.of();
 
+    /** An unused digest, only ever cloned: cloning skips the provider lookup of {@code getInstance}. */
+    private static final MessageDigest SHA_256 = newSha256();
+
     private Hashing() {}
 
+    /** A fresh SHA-256 digest. */
     public static MessageDigest sha256() {
+        try {
+            return (MessageDigest) SHA_256.clone();
+        } catch (CloneNotSupportedException notCloneable) {
+            return newSha256();
+        }
+    }
+
+    private static MessageDigest newSha256() {
         try {
             return MessageDigest.getInstance("SHA-256");
         } catch (NoSuchAlgorithmException e) {

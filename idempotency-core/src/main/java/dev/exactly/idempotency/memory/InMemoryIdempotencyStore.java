@@ -25,7 +25,8 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * A bounded store in this process's memory. Each transition is one {@link ConcurrentHashMap#compute};
- * waiters are woken in-process. Expired records are purged lazily, and in full sweeps when the store
+ * a replay of a finished record (immutable until it expires) is a plain, lock-free read. Waiters are
+ * woken in-process. Expired records are purged lazily, and in full sweeps when the store
  * reaches its bound.
  *
  * <h2>When it is full</h2>
@@ -113,7 +114,15 @@ public final class InMemoryIdempotencyStore implements IdempotencyStore {
     public ClaimOutcome claim(ScopeKey key, Fingerprint fingerprint, OwnerToken owner, Duration lease,
             Duration retention) {
         Objects.requireNonNull(owner, "owner");
-        if (records.size() >= maxEntries && !records.containsKey(key)) {
+        Entry seen = records.get(key);
+        if (seen != null && seen.record().status().isFinished()) {
+            // a finished record never changes until it expires: a replay needs no lock (no compute)
+            Instant now = clock.instant();
+            if (!expired(seen, now)) {
+                return new ClaimOutcome.Finished(seen.record());
+            }
+        }
+        if (records.size() >= maxEntries && seen == null) {
             makeRoom();
         }
         if (refusing) {

@@ -22,6 +22,7 @@ import java.nio.charset.IllegalCharsetNameException;
 import java.nio.charset.StandardCharsets;
 import java.nio.charset.UnsupportedCharsetException;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collection;
 import java.util.Collections;
 import java.util.Enumeration;
@@ -59,18 +60,52 @@ final class CachedBodyRequest extends HttpServletRequestWrapper {
         if (declared > limit) {
             throw new PayloadTooLargeException(limit);
         }
-        ByteArrayOutputStream out = new ByteArrayOutputStream((int) Math.min(Math.max(declared, 0), 8192));
-        byte[] buffer = new byte[8192];
         try (InputStream in = request.getInputStream()) {
-            long total = 0;
-            int n;
-            while ((n = in.read(buffer)) != -1) {
-                total += n;
-                if (total > limit) {
-                    throw new PayloadTooLargeException(limit);
-                }
-                out.write(buffer, 0, n);
+            if (declared >= 0) {
+                return readDeclared(in, (int) declared, limit);
             }
+            return readUnknown(in, limit);
+        }
+    }
+
+    /**
+     * A body of declared length: read straight into an array of that size. A container delivers no more
+     * than it declared; should one do so anyway, the rest is read too and counts against the limit.
+     */
+    private static byte[] readDeclared(InputStream in, int declared, int limit) throws IOException {
+        byte[] body = new byte[declared];
+        int n = in.readNBytes(body, 0, declared);
+        if (n < declared) {
+            return Arrays.copyOf(body, n); // the client stopped early: what arrived
+        }
+        int next = in.read();
+        if (next == -1) {
+            return body;
+        }
+        ByteArrayOutputStream out = new ByteArrayOutputStream(declared + 256);
+        out.write(body);
+        out.write(next);
+        return readRest(in, out, limit);
+    }
+
+    private static byte[] readUnknown(InputStream in, int limit) throws IOException {
+        return readRest(in, new ByteArrayOutputStream(256), limit);
+    }
+
+    /** Appends the rest of {@code in} to {@code out}, counting every byte against the limit. */
+    private static byte[] readRest(InputStream in, ByteArrayOutputStream out, int limit) throws IOException {
+        if (out.size() > limit) {
+            throw new PayloadTooLargeException(limit);
+        }
+        byte[] buffer = new byte[8192];
+        long total = out.size();
+        int n;
+        while ((n = in.read(buffer)) != -1) {
+            total += n;
+            if (total > limit) {
+                throw new PayloadTooLargeException(limit);
+            }
+            out.write(buffer, 0, n);
         }
         return out.toByteArray();
     }
@@ -224,6 +259,26 @@ final class CachedBodyRequest extends HttpServletRequestWrapper {
         @Override
         public int read(byte[] b, int off, int len) {
             return in.read(b, off, len);
+        }
+
+        @Override
+        public byte[] readAllBytes() {
+            return in.readAllBytes();
+        }
+
+        @Override
+        public byte[] readNBytes(int len) {
+            if (len < 0) {
+                throw new IllegalArgumentException("len < 0");
+            }
+            byte[] out = new byte[Math.min(len, in.available())];
+            in.readNBytes(out, 0, out.length);
+            return out;
+        }
+
+        @Override
+        public int readNBytes(byte[] b, int off, int len) {
+            return in.readNBytes(b, off, len);
         }
 
         @Override
