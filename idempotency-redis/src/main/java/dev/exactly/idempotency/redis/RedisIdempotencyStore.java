@@ -10,7 +10,7 @@ import dev.exactly.idempotency.StoreUnavailableException;
 import dev.exactly.idempotency.StoredResponse;
 import dev.exactly.idempotency.redis.internal.HeaderCodec;
 import dev.exactly.idempotency.redis.internal.LuaScript;
-import dev.exactly.idempotency.redis.internal.RecordHash;
+import dev.exactly.idempotency.redis.internal.RecordValue;
 import dev.exactly.idempotency.redis.internal.RedisEndpoints;
 import dev.exactly.idempotency.spi.ChangeSubscription;
 import dev.exactly.idempotency.spi.IdempotencyStore;
@@ -19,6 +19,7 @@ import io.lettuce.core.ClientOptions;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisException;
 import io.lettuce.core.RedisURI;
+import io.lettuce.core.SetArgs;
 import io.lettuce.core.SocketOptions;
 import io.lettuce.core.TimeoutOptions;
 import io.lettuce.core.api.StatefulConnection;
@@ -46,12 +47,12 @@ import org.jspecify.annotations.Nullable;
  * An {@link IdempotencyStore} on Redis, standalone or Cluster, through Lettuce.
  *
  * <h2>Layout</h2>
- * One Redis hash per scope at {@code keyPrefix + "{" + scopeHash + "}:rec"} (see
- * {@link RedisStoreConfig#recordKey}); the braces are a Cluster hash tag, so a scope's keys share one
- * slot. Fields: {@code status}, {@code fingerprint} ({@link Fingerprint#encoded()}), {@code owner},
- * {@code created_ms}, {@code lease_ms} (while processing), {@code expires_ms}, {@code retention_ms},
- * and once finished {@code response_status}, {@code response_headers} (a length-prefixed binary block)
- * and {@code response_body} (the exact bytes). All values go through a byte-array codec.
+ * One Redis string per scope at {@code keyPrefix + "{" + scopeHash + "}:r"} (see
+ * {@link RedisStoreConfig#recordKey}): status, times, owner, fingerprint and, once finished, the
+ * response, packed into one value ({@code RecordValue} describes the bytes), so that a replay is one
+ * {@code GET} inside the claim script and a completion one {@code SET}. Next to it, while some process
+ * waits for the scope, a waiter marker ({@link RedisStoreConfig#waiterKey}). The braces are a Cluster
+ * hash tag, so a scope's keys share one slot. All values go through a byte-array codec.
  *
  * <h2>Atomicity protocol</h2>
  * Every transition is <em>one</em> Lua script (resources {@code dev/exactly/idempotency/redis/*.lua}),
@@ -61,31 +62,37 @@ import org.jspecify.annotations.Nullable;
  * server's clock with {@code TIME}: every process sees the same lease end, whatever its own clock says.
  * <ul>
  *   <li><b>claim.lua</b> — absent key: create a {@code PROCESSING} record owned by the caller's token
- *       (passed in, so that a claim whose answer was lost can be released by it) with {@code lease_ms = now + lease}, and set the key's TTL to the
- *       retention in the same script (to the lease, should that be longer: a record never expires
- *       under a live lease). Processing with a live lease: return it ({@code InFlight}).
- *       Processing with an expired lease and the same fingerprint: hand it to the new token with a new
- *       lease and a TTL of the retention from now ({@code Claimed}, takeover). Processing with a
- *       different fingerprint: return it unmodified. Finished: return it ({@code Finished}).</li>
+ *       (passed in, so that a claim whose answer was lost can be released by it) with a lease end of
+ *       {@code now + lease}, and set the key's TTL to the retention in the same script (to the lease,
+ *       should that be longer: a record never expires under a live lease); the answer is only the
+ *       server time of the claim. Finished: return the value as it is ({@code Finished}): a replay costs
+ *       one {@code GET}. Processing with a live lease: return it ({@code InFlight}). Processing with an
+ *       expired lease and the same fingerprint: hand it to the new token with a new lease and a TTL of
+ *       the retention from now ({@code Claimed}, takeover). Processing with a different fingerprint:
+ *       return it unmodified.</li>
  *   <li><b>complete.lua</b> — only if {@code PROCESSING} and owned by the token presented: store the
- *       outcome and response, drop the lease, reset the TTL to the retention from now, and
- *       {@code PUBLISH} the scope hash on the change channel.</li>
- *   <li><b>release.lua</b> — only for the owner of a processing record: {@code DEL} it and
- *       {@code PUBLISH}.</li>
- *   <li><b>renew.lua</b> — only for the owner of a processing record: {@code lease_ms = now + lease};
- *       if that is past the record's expiry, the expiry (field and TTL) moves to the lease end.</li>
+ *       outcome and response, drop the lease, reset the TTL to the retention from now, and, if the
+ *       scope's waiter marker exists, {@code PUBLISH} the scope hash on the change channel.</li>
+ *   <li><b>release.lua</b> — only for the owner of a processing record: {@code DEL} it and, if the
+ *       waiter marker exists, {@code PUBLISH}.</li>
+ *   <li><b>renew.lua</b> — only for the owner of a processing record: lease end {@code = now + lease};
+ *       if that is past the record's expiry, the expiry (in the value and the TTL) moves to the lease
+ *       end.</li>
  * </ul>
- * The lease is a field and the TTL is the retention (never "lock TTL = record TTL"): a finished record
- * outlives the lease, and an abandoned claim is still there, with its fingerprint, when a retry comes
- * to take it over. Writes by a stale owner return {@code false} and change nothing.
- * {@link #find} is one {@code HGETALL}; expired records are gone by TTL.
+ * The lease is in the value and the TTL is the retention (never "lock TTL = record TTL"): a finished
+ * record outlives the lease, and an abandoned claim is still there, with its fingerprint, when a retry
+ * comes to take it over. Writes by a stale owner return {@code false} and change nothing.
+ * {@link #find} is one {@code GET}; expired records are gone by TTL.
  *
  * <h2>Change notification</h2>
- * complete and release publish the scope hash on one channel, {@link RedisStoreConfig#changesChannel()}.
- * Each store holds one pub/sub connection subscribed to it (for Cluster, the Cluster pub/sub connection;
- * a classic {@code PUBLISH} reaches every node) and wakes the matching {@link LocalWaiters}. Whenever
- * the subscription is (re-)established, for instance after a reconnect during which messages may have
- * been lost, every local waiter is woken to re-read. {@link #subscribe} is local: no network round trip.
+ * complete and release publish the scope hash on one channel, {@link RedisStoreConfig#changesChannel()},
+ * when somebody waits for the scope: {@link #subscribe} sets the scope's waiter marker (one {@code SET}
+ * with a TTL, renewed while the wait lasts) before the waiter re-reads the record, and the scripts
+ * publish only while the marker exists, so the common case (nobody waits) sends no message and no
+ * instance receives one. Each store holds one pub/sub connection subscribed to the channel (for
+ * Cluster, the Cluster pub/sub connection; a classic {@code PUBLISH} reaches every node) and wakes the
+ * matching {@link LocalWaiters}. Whenever the subscription is (re-)established, for instance after a
+ * reconnect during which messages may have been lost, every local waiter is woken to re-read.
  *
  * <h2>Failures and guarantees</h2>
  * Connections are opened on first use (a store can be built while Redis is down) and then re-established
@@ -106,7 +113,14 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
     public static final long RECONNECT_BACKOFF_MILLIS = 500;
 
     private static final ByteArrayCodec CODEC = ByteArrayCodec.INSTANCE;
+    /** How long a waiter marker lives unless the waiting subscription renews it. */
+    public static final long WAITER_MARK_MILLIS = 600_000;
+
     private static final Duration CLUSTER_TOPOLOGY_REFRESH = Duration.ofSeconds(30);
+    private static final byte[] COMPLETED = {'C'};
+    private static final byte[] FAILED = {'F'};
+    private static final byte[] WAITER_MARK = {'1'};
+    private static final SetArgs WAITER_MARK_ARGS = SetArgs.Builder.px(WAITER_MARK_MILLIS);
 
     private final RedisStoreConfig config;
     private final String topology;
@@ -126,7 +140,7 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
         this.topology = topology;
         this.connector = connector;
         this.shutdownClient = shutdownClient;
-        this.channel = RecordHash.ascii(config.changesChannel());
+        this.channel = RecordValue.ascii(config.changesChannel());
     }
 
     /**
@@ -228,19 +242,23 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
     public ClaimOutcome claim(ScopeKey key, Fingerprint fingerprint, OwnerToken owner, Duration lease,
             Duration retention) {
         Objects.requireNonNull(owner, "owner");
-        byte[] leaseMillis = RecordHash.decimal(millis(lease, "lease"));
-        byte[] retentionMillis = RecordHash.decimal(millis(retention, "retention"));
+        long leaseMillis = millis(lease, "lease");
+        long retentionMillis = millis(retention, "retention");
         return call("claim", commands -> {
             List<?> reply = LuaScript.CLAIM.run(commands, recordKey(key),
-                    RecordHash.ascii(fingerprint.encoded()), RecordHash.ascii(owner.value()), leaseMillis, retentionMillis);
-            String outcome = new String((byte[]) reply.get(0), StandardCharsets.US_ASCII);
-            IdempotencyRecord record = RecordHash.fromFlatList(key, (List<?>) reply.get(1));
-            return switch (outcome) {
-                case "claimed" -> new ClaimOutcome.Claimed(record, false);
-                case "takeover" -> new ClaimOutcome.Claimed(record, true);
-                case "in_flight" -> new ClaimOutcome.InFlight(record);
-                case "finished" -> new ClaimOutcome.Finished(record);
-                default -> throw new IllegalArgumentException("unknown claim outcome " + outcome);
+                    RecordValue.ascii(fingerprint.encoded()), RecordValue.ascii(owner.value()),
+                    RecordValue.decimal(leaseMillis), RecordValue.decimal(retentionMillis));
+            byte[] outcome = (byte[]) reply.get(0);
+            byte[] value = (byte[]) reply.get(1);
+            return switch (outcome[0]) {
+                case 'c' -> new ClaimOutcome.Claimed(RecordValue.claimed(key, fingerprint, owner,
+                        Long.parseLong(new String(value, StandardCharsets.US_ASCII)), leaseMillis, retentionMillis),
+                        false);
+                case 't' -> new ClaimOutcome.Claimed(RecordValue.decode(key, value), true);
+                case 'i' -> new ClaimOutcome.InFlight(RecordValue.decode(key, value));
+                case 'f' -> new ClaimOutcome.Finished(RecordValue.decode(key, value));
+                default -> throw new IllegalArgumentException(
+                        "unknown claim outcome " + new String(outcome, StandardCharsets.US_ASCII));
             };
         });
     }
@@ -251,40 +269,56 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
             throw new IllegalArgumentException("complete takes COMPLETED or FAILED");
         }
         byte[] headers = HeaderCodec.encode(response.headers());
-        long applied = call("complete", commands -> LuaScript.COMPLETE.<Long>run(commands, recordKey(key),
-                RecordHash.ascii(owner.value()), RecordHash.ascii(outcome.name()), RecordHash.decimal(response.status()),
-                headers, response.body(), channel, RecordHash.ascii(key.hash())));
+        byte[] status = outcome == RecordStatus.COMPLETED ? COMPLETED : FAILED;
+        long applied = call("complete", commands -> LuaScript.COMPLETE.<Long>run(commands,
+                new byte[][] {recordKey(key), waiterKey(key)},
+                RecordValue.ascii(owner.value()), status, RecordValue.decimal(response.status()),
+                headers, response.body(), channel, RecordValue.ascii(key.hash())));
         return signalledIf(applied == 1L, key);
     }
 
     @Override
     public boolean release(ScopeKey key, OwnerToken owner) {
-        long applied = call("release", commands -> LuaScript.RELEASE.<Long>run(commands, recordKey(key),
-                RecordHash.ascii(owner.value()), channel, RecordHash.ascii(key.hash())));
+        long applied = call("release", commands -> LuaScript.RELEASE.<Long>run(commands,
+                new byte[][] {recordKey(key), waiterKey(key)},
+                RecordValue.ascii(owner.value()), channel, RecordValue.ascii(key.hash())));
         return signalledIf(applied == 1L, key);
     }
 
     @Override
     public boolean renew(ScopeKey key, OwnerToken owner, Duration lease) {
-        byte[] leaseMillis = RecordHash.decimal(millis(lease, "lease"));
+        byte[] leaseMillis = RecordValue.decimal(millis(lease, "lease"));
         long applied = call("renew", commands -> LuaScript.RENEW.<Long>run(commands, recordKey(key),
-                RecordHash.ascii(owner.value()), leaseMillis));
+                RecordValue.ascii(owner.value()), leaseMillis));
         return applied == 1L;
     }
 
     @Override
     public Optional<IdempotencyRecord> find(ScopeKey key) {
-        return Optional.ofNullable(call("find", commands -> RecordHash.fromHash(key, commands.hgetall(recordKey(key)))));
+        return Optional.ofNullable(call("find", commands -> {
+            byte[] value = commands.get(recordKey(key));
+            return value == null ? null : RecordValue.decode(key, value);
+        }));
     }
 
     /**
-     * Registers a local waiter; the store's single pub/sub subscription (opened with the first
-     * connection) wakes it. No network round trip once the store is connected.
+     * Registers a local waiter (the store's single pub/sub subscription, opened with the first connection,
+     * wakes it) and sets the scope's waiter marker ({@link RedisStoreConfig#waiterKey}, one {@code SET}
+     * with a TTL of {@value #WAITER_MARK_MILLIS} ms, renewed while the subscription waits), so that
+     * completions and releases of the scope publish. The marker is set before this returns: a change after
+     * it is published, and a change before it is seen by the claim that follows the subscription.
      */
     @Override
     public ChangeSubscription subscribe(ScopeKey key) {
         connections();
-        return waiters.subscribe(key);
+        ChangeSubscription local = waiters.subscribe(key);
+        try {
+            markWaiting(key);
+        } catch (RuntimeException e) {
+            local.close();
+            throw e;
+        }
+        return new MarkedSubscription(key, local);
     }
 
     /** Closes the connections (and the client, if this store created it); idempotent. */
@@ -322,7 +356,15 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
     }
 
     private byte[] recordKey(ScopeKey key) {
-        return RecordHash.ascii(config.recordKey(key));
+        return RecordValue.ascii(config.recordKey(key));
+    }
+
+    private byte[] waiterKey(ScopeKey key) {
+        return RecordValue.ascii(config.waiterKey(key));
+    }
+
+    private void markWaiting(ScopeKey key) {
+        call("subscribe", commands -> commands.set(waiterKey(key), WAITER_MARK, WAITER_MARK_ARGS));
     }
 
     private static long millis(Duration duration, String name) {
@@ -441,6 +483,48 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
         void close() {
             pubSub.close();
             connection.close();
+        }
+    }
+
+    /** A local subscription whose waiter marker is renewed while it waits longer than half the marker's TTL. */
+    private final class MarkedSubscription implements ChangeSubscription {
+        private final ScopeKey key;
+        private final ChangeSubscription local;
+        private long markedAt = System.nanoTime();
+
+        MarkedSubscription(ScopeKey key, ChangeSubscription local) {
+            this.key = key;
+            this.local = local;
+        }
+
+        @Override
+        public boolean await(Duration timeout) throws InterruptedException {
+            long deadline = System.nanoTime() + Math.max(0, timeout.toNanos());
+            while (true) {
+                long now = System.nanoTime();
+                long renewAt = markedAt + TimeUnit.MILLISECONDS.toNanos(WAITER_MARK_MILLIS / 2);
+                if (renewAt - now <= 0) {
+                    try {
+                        markWaiting(key);
+                        markedAt = now;
+                    } catch (StoreUnavailableException e) {
+                        // the wait goes on; the caller's next claim meets the failure if it lasts
+                    }
+                    renewAt = now + TimeUnit.MILLISECONDS.toNanos(WAITER_MARK_MILLIS / 2);
+                }
+                long slice = Math.min(deadline, renewAt) - now;
+                if (local.await(Duration.ofNanos(Math.max(0, slice)))) {
+                    return true;
+                }
+                if (deadline - System.nanoTime() <= 0) {
+                    return false;
+                }
+            }
+        }
+
+        @Override
+        public void close() {
+            local.close();
         }
     }
 

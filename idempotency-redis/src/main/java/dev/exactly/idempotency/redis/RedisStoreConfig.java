@@ -69,11 +69,20 @@ public record RedisStoreConfig(String keyPrefix, Duration commandTimeout, Durati
     }
 
     /**
-     * The key of a scope's record: {@code keyPrefix + "{" + hash + "}:rec"}. The braces are a Cluster
-     * hash tag, so every key of one scope lands in one slot.
+     * The key of a scope's record: {@code keyPrefix + "{" + hash + "}:r"}, one string value (the layout
+     * of {@code RecordValue}). The braces are a Cluster hash tag, so every key of one scope lands in one
+     * slot. (Earlier versions kept a hash at {@code ...:rec}; those keys are not read.)
      */
     public String recordKey(ScopeKey key) {
-        return keyPrefix + key.hashTag() + ":rec";
+        return keyPrefix + key.hashTag() + ":r";
+    }
+
+    /**
+     * The key of a scope's waiter marker: {@code keyPrefix + "{" + hash + "}:w"}, set (with a TTL) by a
+     * process before it waits for the scope; completions and releases publish only while it exists.
+     */
+    public String waiterKey(ScopeKey key) {
+        return keyPrefix + key.hashTag() + ":w";
     }
 
     /** The pub/sub channel on which finished and released scopes are announced: {@code keyPrefix + "changes"}. */

@@ -140,10 +140,12 @@ abstract class AbstractRedisStoreTest {
         assertThat(record.response()).isNull();
 
         String redisKey = redisKey(key);
-        assertThat(redisKey).isEqualTo(config.keyPrefix() + "{" + key.hash() + "}:rec");
-        assertThat(admin().hget(redisKey, "status")).isEqualTo("PROCESSING");
-        assertThat(admin().hget(redisKey, "fingerprint")).isEqualTo("test-sha256:a");
-        assertThat(admin().hget(redisKey, "owner")).isEqualTo(claimed.owner().value());
+        assertThat(redisKey).isEqualTo(config.keyPrefix() + "{" + key.hash() + "}:r");
+        String owner = claimed.owner().value();
+        assertThat(admin().get(redisKey)).as("one packed value: status, times, owner, fingerprint")
+                .isEqualTo("1P:" + record.createdAt().toEpochMilli() + ":" + record.leaseExpiresAt().toEpochMilli()
+                        + ":" + record.expiresAt().toEpochMilli() + ":" + RETENTION.toMillis() + ":"
+                        + owner.length() + ":" + "test-sha256:a".length() + ":" + owner + "test-sha256:a");
         assertThat(admin().pttl(redisKey)).isBetween(RETENTION.toMillis() - 5_000, RETENTION.toMillis());
         assertThat(store().find(key)).contains(record);
     }
@@ -209,8 +211,9 @@ abstract class AbstractRedisStoreTest {
 
         assertThat(admin().pttl(redisKey(key))).as("TTL reset to the retention at completion")
                 .isBetween(RETENTION.toMillis() - 5_000, RETENTION.toMillis());
-        assertThat(admin().hexists(redisKey(key), "lease_ms")).isFalse();
         IdempotencyRecord record = otherStore().find(key).orElseThrow();
+        assertThat(admin().get(redisKey(key))).as("completed, lease dropped")
+                .startsWith("1C:" + record.createdAt().toEpochMilli() + ":0:" + record.expiresAt().toEpochMilli() + ":");
         assertThat(record.status()).isEqualTo(RecordStatus.COMPLETED);
         assertThat(record.owner()).isEqualTo(owner);
         assertThat(record.leaseExpiresAt()).isNull();

@@ -1,15 +1,31 @@
 package dev.exactly.idempotency.redis;
 
+import static dev.exactly.idempotency.redis.RedisStoreTestSupport.binaryResponse;
+import static dev.exactly.idempotency.redis.RedisStoreTestSupport.fingerprint;
+import static dev.exactly.idempotency.redis.RedisStoreTestSupport.randomKey;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.exactly.idempotency.ClaimOutcome;
+import dev.exactly.idempotency.OwnerToken;
+import dev.exactly.idempotency.RecordStatus;
+import dev.exactly.idempotency.ScopeKey;
+import dev.exactly.idempotency.spi.ChangeSubscription;
 import dev.exactly.testing.TestRedis;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.sync.RedisCommands;
 import io.lettuce.core.cluster.api.sync.RedisClusterCommands;
+import io.lettuce.core.pubsub.RedisPubSubAdapter;
+import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
 
 /** The focused store tests on the standalone test Redis. */
 class RedisStandaloneStoreTest extends AbstractRedisStoreTest {
@@ -47,5 +63,47 @@ class RedisStandaloneStoreTest extends AbstractRedisStoreTest {
     @Override
     protected List<Boolean> scriptsCachedFor(String key, String... sha1s) {
         return admin.scriptExists(sha1s);
+    }
+
+    /**
+     * Standalone only: one server delivers messages in the order it ran the scripts, so the first message
+     * after the unwatched changes tells whether they published anything.
+     */
+    @Test
+    void changesArePublishedOnlyWhileSomebodyWaitsForTheScope() throws InterruptedException {
+        RedisClient client = RedisClient.create(RedisURI.create(TestRedis.host(), TestRedis.port()));
+        register(() -> client.shutdown(Duration.ZERO, Duration.ofSeconds(2)));
+        StatefulRedisPubSubConnection<String, String> pubSub = register(client.connectPubSub());
+        BlockingQueue<String> messages = new LinkedBlockingQueue<>();
+        pubSub.addListener(new RedisPubSubAdapter<>() {
+            @Override
+            public void message(String channel, String message) {
+                messages.add(message);
+            }
+        });
+        pubSub.sync().subscribe(config.changesChannel());
+
+        ScopeKey completed = randomKey();
+        ScopeKey released = randomKey();
+        ScopeKey watched = randomKey();
+        assertThat(store().complete(completed, claimed(completed), RecordStatus.COMPLETED, binaryResponse())).isTrue();
+        assertThat(store().release(released, claimed(released))).isTrue();
+        try (ChangeSubscription waiting = otherStore().subscribe(watched)) {
+            assertThat(admin.pttl(config.waiterKey(watched))).as("the waiter marker, with a TTL")
+                    .isBetween(1L, RedisIdempotencyStore.WAITER_MARK_MILLIS);
+            assertThat(store().complete(watched, claimed(watched), RecordStatus.COMPLETED, binaryResponse())).isTrue();
+
+            assertThat(messages.poll(5, TimeUnit.SECONDS))
+                    .as("the first message is the watched scope's: nothing was published for the others")
+                    .isEqualTo(watched.hash());
+            assertThat(waiting.await(Duration.ofSeconds(5))).as("the waiter in the other instance woke").isTrue();
+        }
+        assertThat(admin.exists(config.waiterKey(completed), config.waiterKey(released))).isZero();
+    }
+
+    private OwnerToken claimed(ScopeKey key) {
+        ClaimOutcome outcome = store().claim(key, fingerprint("a"), LEASE, RETENTION);
+        assertThat(outcome).isInstanceOf(ClaimOutcome.Claimed.class);
+        return ((ClaimOutcome.Claimed) outcome).owner();
     }
 }

@@ -93,6 +93,9 @@ public final class HeaderCodec {
         int length = count(in);
         ByteBuffer slice = in.slice(in.position(), length);
         in.position(in.position() + length);
+        if (slice.hasArray() && ascii(slice)) { // nearly every header: no decoder to build
+            return new String(slice.array(), slice.arrayOffset() + slice.position(), length, StandardCharsets.US_ASCII);
+        }
         try {
             return StandardCharsets.UTF_8.newDecoder()
                     .onMalformedInput(CodingErrorAction.REPORT)
@@ -102,6 +105,15 @@ public final class HeaderCodec {
         } catch (CharacterCodingException e) {
             throw new IllegalArgumentException("header text is not UTF-8", e);
         }
+    }
+
+    private static boolean ascii(ByteBuffer bytes) {
+        for (int i = bytes.position(); i < bytes.limit(); i++) {
+            if (bytes.get(i) < 0) {
+                return false;
+            }
+        }
+        return true;
     }
 
     private static byte[] utf8(String value) {

@@ -55,7 +55,11 @@ public enum LuaScript {
      * {@code NOSCRIPT}. Redis errors propagate as Lettuce exceptions.
      */
     public <T> T run(RedisClusterCommands<byte[], byte[]> commands, byte[] key, byte[]... args) {
-        byte[][] keys = {key};
+        return run(commands, new byte[][] {key}, args);
+    }
+
+    /** As {@link #run(RedisClusterCommands, byte[], byte[]...)} with several keys, all in one slot. */
+    public <T> T run(RedisClusterCommands<byte[], byte[]> commands, byte[][] keys, byte[]... args) {
         try {
             return commands.evalsha(sha1, outputType, keys, args);
         } catch (RedisNoScriptException notCached) {

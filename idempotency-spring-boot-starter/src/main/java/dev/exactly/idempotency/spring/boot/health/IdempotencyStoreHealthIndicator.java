@@ -29,7 +29,7 @@ import org.springframework.util.ClassUtils;
  *   <li>PostgreSQL: also {@code SELECT 1} through the DataSource, and detail {@code listening} (whether
  *       the LISTEN connection that wakes waiting requests is up; it opens with the first waiting
  *       request, so {@code false} alone is not DOWN);</li>
- *   <li>Redis: the probe is an {@code HGETALL} on the store's command connection.</li>
+ *   <li>Redis: the probe is a {@code GET} on the store's command connection.</li>
  * </ul>
  * When DOWN, detail {@code error} says why (the store's failure), and {@code hint} how to fix a set-up
  * mistake such as a missing table ({@link StoreErrorLogger#hint}).
