@@ -13,6 +13,7 @@ import dev.exactly.idempotency.spi.IdempotencyStore;
 import dev.exactly.idempotency.spi.LocalWaiters;
 import java.sql.Array;
 import java.sql.Connection;
+import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
@@ -39,8 +40,9 @@ import org.jspecify.annotations.Nullable;
  *       {@code synchronous_commit=off}, a crash may lose acknowledged commits: leave it on).</li>
  *   <li><b>One owner per scope.</b> The scope key is the table's primary key, and a unique index holds at
  *       every isolation level: two transactions can never both insert, or both take over, one scope.
- *       {@link #claim} is a single {@code INSERT ... ON CONFLICT (scope_key) DO UPDATE ... WHERE ...
- *       RETURNING} that also reads the row it did not change, never a read followed by a write. A
+ *       {@link #claim} is a single statement: a plain read of a finished record (a replay takes no lock
+ *       and writes nothing), else an {@code INSERT ... ON CONFLICT (scope_key) DO UPDATE ... WHERE ...
+ *       RETURNING} that also reads the row it did not change, never a read followed by a separate write. A
  *       serialization failure ({@code 40001}), unique violation ({@code 23505}) or deadlock means that
  *       another transaction owns the key; a claim on the store's own connection then runs once more
  *       to read the outcome.</li>
@@ -51,9 +53,11 @@ import org.jspecify.annotations.Nullable;
  *       instance agrees on when a lease ends.</li>
  *   <li><b>Fail closed.</b> Every {@link SQLException} (connection failure, server shutdown, the
  *       statement timeout, any other error) is reported as {@link StoreUnavailableException}.</li>
- *   <li><b>Push, not polling.</b> {@link #complete} and {@link #release} issue
- *       {@code pg_notify(channel, scope_key)} in the same transaction, so the notification is delivered
- *       exactly when the change commits. Each store instance listens on one dedicated connection taken
+ *   <li><b>Push, not polling.</b> {@link #subscribe} marks the record in flight as waited for, and
+ *       {@link #complete} and {@link #release} of a marked record issue {@code pg_notify(channel, scope_key)}
+ *       in the same transaction, so the notification is delivered exactly when the change commits. Records
+ *       nobody waits for notify nobody: a notifying transaction holds a database-wide lock through its
+ *       commit, which would serialise every completion. Each store instance listens on one dedicated connection taken
  *       from the {@code DataSource} when the first subscriber arrives, and kept until {@link #close()}
  *       (size a pool for it; it must be a session, not a transaction-pooled PgBouncer connection). After
  *       a lost connection the listener reconnects with backoff and wakes every waiter to re-read.</li>
@@ -166,14 +170,25 @@ public final class PostgresIdempotencyStore implements IdempotencyStore {
     }
 
     /**
-     * Registers in this process; no round trip. The first subscription starts the listener connection,
-     * and every (re)connection of it signals all subscribers so that none misses a change.
+     * Registers in this process and marks the record in flight as waited for (one {@code UPDATE} of its
+     * {@code waiters} flag the first time, none after), so that its completion or release sends a NOTIFY;
+     * completions nobody waits for send none (a NOTIFY serialises commits). The mark is committed before
+     * this returns: a change after it notifies, and a change before it is seen by the claim that follows
+     * the subscription. The first subscription starts the listener connection, and every (re)connection of
+     * it signals all subscribers so that none misses a change.
      */
     @Override
     public ChangeSubscription subscribe(ScopeKey key) {
         Objects.requireNonNull(key, "key");
         listener.ensureStarted();
-        return waiters.subscribe(key);
+        ChangeSubscription subscription = waiters.subscribe(key);
+        try {
+            onOwnConnection("subscribe", c -> jdbc.update(c, sql.markWaiting(), s -> s.setString(1, key.hash())));
+        } catch (RuntimeException e) {
+            subscription.close();
+            throw e;
+        }
+        return subscription;
     }
 
     /** Stops the listener and returns its connection. Does not close the {@code DataSource}. */
@@ -276,15 +291,9 @@ public final class PostgresIdempotencyStore implements IdempotencyStore {
         requireClaimArguments(key, fingerprint, lease, retention);
         Objects.requireNonNull(owner, "owner");
         return onCallerConnection("claim", connection, c -> {
-            List<PhaseRow> rows = jdbc.query(c, sql.claim(), s -> {
-                s.setString(1, key.hash());
-                s.setString(2, fingerprint.encoded());
-                s.setString(3, owner.value());
-                s.setLong(4, micros(lease));
-                s.setLong(5, micros(retention));
-                s.setLong(6, micros(retention));
-                s.setString(7, key.hash());
-            }, row -> PhaseRow.of(row, claimOutcome(row)));
+            List<PhaseRow> rows = jdbc.query(c, sql.claim(),
+                    s -> bindClaim(s, key, fingerprint, owner, micros(lease), micros(retention)),
+                    row -> PhaseRow.of(row, claimOutcome(row)));
             if (rows.isEmpty()) {
                 // inside a transaction the statement cannot simply run again: the caller's transaction retries
                 throw new StoreUnavailableException("idempotency claim: the record of " + key
@@ -434,15 +443,9 @@ public final class PostgresIdempotencyStore implements IdempotencyStore {
                 claimRetries.increment();
             }
             try {
-                List<ClaimOutcome> outcome = jdbc.query(c, sql.claim(), s -> {
-                    s.setString(1, key.hash());
-                    s.setString(2, fingerprint.encoded());
-                    s.setString(3, owner.value());
-                    s.setLong(4, leaseMicros);
-                    s.setLong(5, retentionMicros);
-                    s.setLong(6, retentionMicros);
-                    s.setString(7, key.hash());
-                }, PostgresIdempotencyStore::claimOutcome);
+                List<ClaimOutcome> outcome = jdbc.query(c, sql.claim(),
+                        s -> bindClaim(s, key, fingerprint, owner, leaseMicros, retentionMicros),
+                        PostgresIdempotencyStore::claimOutcome);
                 if (!outcome.isEmpty()) {
                     return outcome.getFirst();
                 }
@@ -457,6 +460,19 @@ public final class PostgresIdempotencyStore implements IdempotencyStore {
         throw new StoreUnavailableException(
                 "idempotency claim: the record of " + key + " kept changing during " + CLAIM_ATTEMPTS + " attempts",
                 conflict);
+    }
+
+    /** The parameters of {@link Sql#claim()}. */
+    private static void bindClaim(PreparedStatement s, ScopeKey key, Fingerprint fingerprint, OwnerToken owner,
+            long leaseMicros, long retentionMicros) throws SQLException {
+        s.setString(1, key.hash());
+        s.setString(2, key.hash());
+        s.setString(3, fingerprint.encoded());
+        s.setString(4, owner.value());
+        s.setLong(5, leaseMicros);
+        s.setLong(6, retentionMicros);
+        s.setLong(7, retentionMicros);
+        s.setString(8, key.hash());
     }
 
     private boolean completeOn(Connection c, ScopeKey key, OwnerToken owner, RecordStatus outcome,

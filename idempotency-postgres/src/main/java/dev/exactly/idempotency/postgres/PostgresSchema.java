@@ -8,6 +8,7 @@ import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -18,7 +19,7 @@ import javax.sql.DataSource;
 
 /**
  * The table of {@link PostgresIdempotencyStore}, shipped as the Flyway-style migrations
- * {@value #MIGRATION_RESOURCE} and {@value #PHASES_MIGRATION_RESOURCE} (the table name is unqualified, so it
+ * {@value #MIGRATION_RESOURCE}, {@value #PHASES_MIGRATION_RESOURCE} and {@value #WAITERS_MIGRATION_RESOURCE} (the table name is unqualified, so it
  * lands in the first schema of the connection's {@code search_path}). Applications that run Flyway run the
  * same files (location {@code classpath:db/idempotency}); simple applications and tests call
  * {@link #migrate}. {@link #verify} checks, at startup, that the table the
@@ -29,7 +30,10 @@ public final class PostgresSchema {
     public static final String MIGRATION_RESOURCE = "db/idempotency/V1__idempotency_records.sql";
     /** The class-path resource of the second migration: the columns of {@link AtomicPhases}. */
     public static final String PHASES_MIGRATION_RESOURCE = "db/idempotency/V2__atomic_phases.sql";
-    private static final List<String> MIGRATIONS = List.of(MIGRATION_RESOURCE, PHASES_MIGRATION_RESOURCE);
+    /** The class-path resource of the third migration: the flag of records somebody waits for. */
+    public static final String WAITERS_MIGRATION_RESOURCE = "db/idempotency/V3__waiters.sql";
+    private static final List<String> MIGRATIONS =
+            List.of(MIGRATION_RESOURCE, PHASES_MIGRATION_RESOURCE, WAITERS_MIGRATION_RESOURCE);
 
     /** Resolves the table through the search_path, like every statement of the store. */
     private static final String TABLE_EXISTS = """
@@ -62,14 +66,24 @@ public final class PostgresSchema {
             "checkpoint_state", "bytea",
             "attempts", "integer",
             "last_error", "text",
-            "dead_lettered_at", "timestamp with time zone");
+            "dead_lettered_at", "timestamp with time zone",
+            "waiters", "boolean");
 
     /** The columns of the second migration. */
     private static final List<String> PHASE_COLUMNS = List.of("checkpoint_state", "attempts", "last_error", "dead_lettered_at");
 
+    /** A migration after the first, and the columns it adds. */
+    private record Upgrade(String resource, List<String> columns) {}
+
+    /** The migrations after the first, in order. */
+    private static final List<Upgrade> UPGRADES = List.of(
+            new Upgrade(PHASES_MIGRATION_RESOURCE, PHASE_COLUMNS),
+            new Upgrade(WAITERS_MIGRATION_RESOURCE, List.of("waiters")));
+
     /** How to make the table: the two ways, without naming a framework. */
     private static final String HOW_TO_CREATE = "create the table with PostgresSchema.migrate(dataSource, config), or run "
-            + MIGRATION_RESOURCE + " and " + PHASES_MIGRATION_RESOURCE + " with Flyway (location classpath:db/idempotency)";
+            + MIGRATION_RESOURCE + ", " + PHASES_MIGRATION_RESOURCE + " and " + WAITERS_MIGRATION_RESOURCE
+            + " with Flyway (location classpath:db/idempotency)";
 
     /** Where the connection looks for unqualified names, and as whom. */
     private static final String SESSION = """
@@ -129,7 +143,7 @@ public final class PostgresSchema {
 
     /**
      * Creates the configured table and its indexes if the table is missing (or adds the columns of the
-     * second migration to a table made by the first), in one transaction under an advisory lock, so that
+     * later migrations to a table made by an earlier one), in one transaction under an advisory lock, so that
      * instances starting together do not race.
      *
      * @return whether the table was created
@@ -139,7 +153,7 @@ public final class PostgresSchema {
         Jdbc jdbc = new Jdbc(config.statementTimeout().multipliedBy(5));
         String table = config.tableName();
         try (Connection connection = dataSource.getConnection()) {
-            if (tableExists(jdbc, connection, table) && !upgradable(jdbc, connection, table)) {
+            if (tableExists(jdbc, connection, table) && upgrades(jdbc, connection, table).isEmpty()) {
                 return false;
             }
             boolean autoCommit = connection.getAutoCommit();
@@ -149,8 +163,10 @@ public final class PostgresSchema {
                 boolean created = !tableExists(jdbc, connection, table);
                 if (created) {
                     jdbc.execute(connection, script(config));
-                } else if (upgradable(jdbc, connection, table)) {
-                    jdbc.execute(connection, resource(PHASES_MIGRATION_RESOURCE, config));
+                } else {
+                    for (Upgrade upgrade : upgrades(jdbc, connection, table)) {
+                        jdbc.execute(connection, resource(upgrade.resource(), config));
+                    }
                 }
                 connection.commit();
                 return created;
@@ -212,12 +228,15 @@ public final class PostgresSchema {
                     problems.add("column " + column + " is " + found + ", not " + type);
                 }
             });
-            if (!problems.isEmpty() && PHASE_COLUMNS.stream().allMatch(column -> !actual.containsKey(column))
-                    && problems.size() == PHASE_COLUMNS.size()) {
+            List<Upgrade> upgrades = upgrades(actual.keySet());
+            if (!problems.isEmpty() && !upgrades.isEmpty()) {
+                String resources = String.join(" and ", upgrades.stream().map(Upgrade::resource).toList());
                 throw new IllegalStateException("the idempotency table " + qualified + " was made by "
-                        + MIGRATION_RESOURCE + " and lacks the columns of " + PHASES_MIGRATION_RESOURCE + " ("
-                        + String.join(", ", PHASE_COLUMNS) + "): run PostgresSchema.migrate(dataSource, config), which "
-                        + "adds them, or let Flyway run " + PHASES_MIGRATION_RESOURCE + " (location classpath:db/idempotency)");
+                        + (upgrades.size() == UPGRADES.size() ? MIGRATION_RESOURCE : "earlier migrations")
+                        + " and lacks the columns of " + resources + " ("
+                        + String.join(", ", upgrades.stream().flatMap(u -> u.columns().stream()).toList())
+                        + "): run PostgresSchema.migrate(dataSource, config), which adds them, or let Flyway run "
+                        + resources + " (location classpath:db/idempotency)");
             }
             if (!problems.isEmpty()) {
                 throw new IllegalStateException("the idempotency table " + qualified + " is not the store's table: "
@@ -257,14 +276,24 @@ public final class PostgresSchema {
     }
 
     /**
-     * Whether the table is the first migration's and lacks the second's columns. Any other table (the
-     * second migration ran already, or it is no table of the store's at all) is left alone: {@link #verify}
-     * says what is wrong with a foreign one.
+     * The migrations a table made by an earlier one lacks, in order: the table has every column but
+     * theirs, and none of theirs. Any other table (up to date, or no table of the store's at all) gets
+     * none: {@link #verify} says what is wrong with a foreign one.
      */
-    private static boolean upgradable(Jdbc jdbc, Connection connection, String table) throws SQLException {
-        List<String> columns = jdbc.query(connection, TABLE_COLUMNS, s -> s.setString(1, table), row -> row.getString(1));
-        return COLUMNS.keySet().stream().allMatch(c -> columns.contains(c) || PHASE_COLUMNS.contains(c))
-                && PHASE_COLUMNS.stream().noneMatch(columns::contains);
+    private static List<Upgrade> upgrades(Jdbc jdbc, Connection connection, String table) throws SQLException {
+        return upgrades(jdbc.query(connection, TABLE_COLUMNS, s -> s.setString(1, table), row -> row.getString(1)));
+    }
+
+    private static List<Upgrade> upgrades(Collection<String> columns) {
+        for (int first = 0; first < UPGRADES.size(); first++) {
+            List<Upgrade> later = UPGRADES.subList(first, UPGRADES.size());
+            List<String> added = later.stream().flatMap(u -> u.columns().stream()).toList();
+            if (COLUMNS.keySet().stream().allMatch(c -> columns.contains(c) || added.contains(c))
+                    && added.stream().noneMatch(columns::contains)) {
+                return later;
+            }
+        }
+        return List.of();
     }
 
     private static boolean tableExists(Jdbc jdbc, Connection connection, String table) throws SQLException {

@@ -12,11 +12,12 @@ import java.util.regex.Pattern;
  * <p>Time is the database's: {@code statement_timestamp()}, the start of the current statement, which is
  * one value for the whole statement and, unlike {@code now()}, current even inside a long transaction.
  *
- * @param claim            params: key, fingerprint, owner, lease µs, retention µs, retention µs, key
+ * @param claim            params: key, key, fingerprint, owner, lease µs, retention µs, retention µs, key
  * @param find             params: key
  * @param complete         params: status, response status, headers, body, key, owner, channel
  * @param release          params: key, owner, channel
  * @param renew            params: lease µs, lease µs, key, owner
+ * @param markWaiting      params: key
  * @param recoveryPoint    params: recovery point, key, owner
  * @param purge            params: batch size
  * @param checkpoint       params: name, state, key, owner
@@ -31,6 +32,7 @@ record Sql(
         String complete,
         String release,
         String renew,
+        String markWaiting,
         String recoveryPoint,
         String purge,
         String checkpoint,
@@ -42,25 +44,34 @@ record Sql(
     private static final Pattern DEFAULT_TABLE = Pattern.compile("\\b" + PostgresStoreConfig.DEFAULT_TABLE_NAME);
 
     /**
-     * One statement for every claim outcome. The upsert inserts, or replaces an expired record, or takes
-     * over a processing record whose lease expired if the fingerprint matches and recovery did not give
-     * up on it (a dead letter waits for an operator). A takeover keeps what the previous owner committed
-     * (its checkpoint, attempts, and the endless expiry of a phase in progress). Otherwise {@code ON
-     * CONFLICT DO UPDATE ... WHERE} leaves the row unchanged but locked, and {@code existing} returns it:
-     * {@code FOR SHARE} makes a READ COMMITTED scan follow the row to its latest committed version. A row
-     * inserted by a transaction that committed after this statement's snapshot is not visible to
-     * {@code existing} at all; the statement then returns no row and the store runs it again.
+     * One statement for every claim outcome. A finished, unexpired record is read by a plain
+     * {@code SELECT} ({@code finished}) and returned as it is: the insert then inserts nothing, so a replay
+     * takes no row lock, no transaction id and writes no WAL. Otherwise the upsert inserts, or replaces an
+     * expired record, or takes over a processing record whose lease expired if the fingerprint matches and
+     * recovery did not give up on it (a dead letter waits for an operator). A takeover keeps what the
+     * previous owner committed (its checkpoint, attempts, and the endless expiry of a phase in progress).
+     * Otherwise {@code ON CONFLICT DO UPDATE ... WHERE} leaves the row unchanged but locked, and
+     * {@code existing} returns it: {@code FOR SHARE} makes a READ COMMITTED scan follow the row to its
+     * latest committed version. A row inserted by a transaction that committed after this statement's
+     * snapshot is not visible to {@code existing} at all; the statement then returns no row and the store
+     * runs it again.
      */
     private static final String CLAIM = """
-            WITH claimed AS (
+            WITH finished AS (
+                SELECT f.*
+                FROM idempotency_records f
+                WHERE f.scope_key = ? AND f.status <> 'PROCESSING' AND f.expires_at > statement_timestamp()
+            ),
+            claimed AS (
                 INSERT INTO idempotency_records AS r (
                     scope_key, status, fingerprint, owner_token, created_at, lease_expires_at,
                     expires_at, retention, takeovers, updated_at)
-                VALUES (
+                SELECT
                     ?, 'PROCESSING', ?, ?, statement_timestamp(),
                     statement_timestamp() + ? * interval '1 microsecond',
                     statement_timestamp() + ? * interval '1 microsecond',
-                    ? * interval '1 microsecond', 0, statement_timestamp())
+                    ? * interval '1 microsecond', 0, statement_timestamp()
+                WHERE NOT EXISTS (SELECT 1 FROM finished)
                 ON CONFLICT (scope_key) DO UPDATE SET
                     status = 'PROCESSING',
                     fingerprint = excluded.fingerprint,
@@ -85,6 +96,8 @@ record Sql(
                     last_error = CASE WHEN r.expires_at <= statement_timestamp()
                                       THEN NULL ELSE r.last_error END,
                     dead_lettered_at = NULL,
+                    waiters = CASE WHEN r.expires_at <= statement_timestamp()
+                                   THEN false ELSE r.waiters END,
                     updated_at = excluded.updated_at
                 WHERE r.expires_at <= statement_timestamp()
                    OR (r.status = 'PROCESSING'
@@ -96,9 +109,11 @@ record Sql(
             existing AS (
                 SELECT e.*
                 FROM idempotency_records e
-                WHERE e.scope_key = ? AND NOT EXISTS (SELECT 1 FROM claimed)
+                WHERE e.scope_key = ? AND NOT EXISTS (SELECT 1 FROM finished) AND NOT EXISTS (SELECT 1 FROM claimed)
                 FOR SHARE
             )
+            SELECT false AS claimed, f.* FROM finished f
+            UNION ALL
             SELECT true AS claimed, c.* FROM claimed c
             UNION ALL
             SELECT false AS claimed, e.* FROM existing e
@@ -110,7 +125,11 @@ record Sql(
             WHERE scope_key = ? AND expires_at > statement_timestamp()
             """;
 
-    /** The owner's record becomes final and is kept for its retention from now; subscribers hear of it. */
+    /**
+     * The owner's record becomes final and is kept for its retention from now; subscribers hear of it if
+     * any process marked the record as waited for ({@code waiters}): a NOTIFY takes a database-wide lock
+     * through the commit, so completions nobody waits for do not send one.
+     */
     private static final String COMPLETE = """
             WITH done AS (
                 UPDATE idempotency_records
@@ -123,9 +142,9 @@ record Sql(
                     updated_at = statement_timestamp()
                 WHERE scope_key = ? AND owner_token = ? AND status = 'PROCESSING'
                   AND expires_at > statement_timestamp()
-                RETURNING scope_key
+                RETURNING scope_key, waiters
             )
-            SELECT d.scope_key, pg_notify(?, d.scope_key) FROM done d
+            SELECT d.scope_key, CASE WHEN d.waiters THEN pg_notify(?, d.scope_key) END FROM done d
             """;
 
     private static final String RELEASE = """
@@ -133,9 +152,20 @@ record Sql(
                 DELETE FROM idempotency_records
                 WHERE scope_key = ? AND owner_token = ? AND status = 'PROCESSING'
                   AND expires_at > statement_timestamp()
-                RETURNING scope_key
+                RETURNING scope_key, waiters
             )
-            SELECT d.scope_key, pg_notify(?, d.scope_key) FROM done d
+            SELECT d.scope_key, CASE WHEN d.waiters THEN pg_notify(?, d.scope_key) END FROM done d
+            """;
+
+    /**
+     * A process is about to wait for the record in flight: completions and releases of it notify from
+     * now on. Writes only the first time (a row already marked, finished or absent is left alone).
+     */
+    private static final String MARK_WAITING = """
+            UPDATE idempotency_records
+            SET waiters = true
+            WHERE scope_key = ? AND status = 'PROCESSING' AND NOT waiters
+              AND expires_at > statement_timestamp()
             """;
 
     /** The lease runs {@code lease} from now; the record lives at least as long as the lease. */
@@ -270,6 +300,7 @@ record Sql(
                 onTable(COMPLETE, tableName),
                 onTable(RELEASE, tableName),
                 onTable(RENEW, tableName),
+                onTable(MARK_WAITING, tableName),
                 onTable(RECOVERY_POINT, tableName),
                 onTable(PURGE, tableName),
                 onTable(CHECKPOINT, tableName),

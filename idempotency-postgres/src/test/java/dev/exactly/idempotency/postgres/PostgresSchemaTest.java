@@ -55,8 +55,8 @@ class PostgresSchemaTest {
                 .hasMessageContaining("schema_missing")
                 .hasMessageContaining("of database test (user postgres)")
                 .hasMessageContaining("; create the table with PostgresSchema.migrate(dataSource, config)")
-                .hasMessageContaining("db/idempotency/V1__idempotency_records.sql and db/idempotency/V2__atomic_phases.sql "
-                        + "with Flyway (location classpath:db/idempotency)")
+                .hasMessageContaining("db/idempotency/V1__idempotency_records.sql, db/idempotency/V2__atomic_phases.sql "
+                        + "and db/idempotency/V3__waiters.sql with Flyway (location classpath:db/idempotency)")
                 .hasMessageNotContaining("A table of that name");
     }
 
@@ -91,7 +91,8 @@ class PostgresSchemaTest {
                         + ".idempotency_records is not the store's table: column status is integer, not text; "
                         + "column lease_expires_at (timestamp with time zone) is missing; ")
                 .hasMessageContaining("column updated_at (timestamp with time zone) is missing;")
-                .hasMessageContaining("column dead_lettered_at (timestamp with time zone) is missing.")
+                .hasMessageContaining("column dead_lettered_at (timestamp with time zone) is missing;")
+                .hasMessageContaining("column waiters (boolean) is missing.")
                 .hasMessageContaining("It was not created by db/idempotency/V1__idempotency_records.sql: drop or rename it, "
                         + "or configure another table name for the store; then create the table with PostgresSchema.migrate")
                 .hasMessageNotContaining("column note");

@@ -16,6 +16,7 @@ import dev.exactly.idempotency.RecordStatus;
 import dev.exactly.idempotency.ScopeKey;
 import dev.exactly.idempotency.StoreUnavailableException;
 import dev.exactly.idempotency.StoredResponse;
+import dev.exactly.idempotency.spi.ChangeSubscription;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -33,6 +34,8 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.postgresql.PGConnection;
+import org.postgresql.PGNotification;
 
 /** What the contract does not cover: PostgreSQL specifics, raw races on the SQL, timeouts, purge. */
 class PostgresStoreTest {
@@ -230,6 +233,80 @@ class PostgresStoreTest {
             tx.commit();
             assertThat(impatient.claim(key, fp, LONG, RETENTION))
                     .isInstanceOfSatisfying(ClaimOutcome.InFlight.class, o -> assertThat(o.record().owner()).isEqualTo(owner));
+        }
+    }
+
+    @Test
+    void aReplayTakesNoRowLockAndNoTransactionId() throws Exception {
+        PostgresStoreConfig config = PostgresStoreConfig.custom().statementTimeout(Duration.ofSeconds(1)).build();
+        try (PostgresIdempotencyStore impatient = PostgresIdempotencyStore.create(database.pool(), config);
+                Connection locker = database.direct().getConnection();
+                Connection reader = database.direct().getConnection()) {
+            ScopeKey key = randomKey();
+            Fingerprint fp = randomFingerprint();
+            OwnerToken owner = claimNew(key, fp, LONG);
+            assertThat(store.complete(key, owner, RecordStatus.COMPLETED, response(201, "{}"))).isTrue();
+
+            // another transaction holds the finished row's lock: a replay does not wait for it
+            locker.setAutoCommit(false);
+            try (PreparedStatement lock = locker.prepareStatement(
+                    "SELECT 1 FROM idempotency_records WHERE scope_key = ? FOR UPDATE")) {
+                lock.setString(1, key.hash());
+                lock.executeQuery().close();
+            }
+            assertThat(impatient.claim(key, fp, LONG, RETENTION)).isInstanceOf(ClaimOutcome.Finished.class);
+            assertThat(impatient.claim(key, randomFingerprint(), LONG, RETENTION))
+                    .as("a mismatch reads the record the same way").isInstanceOf(ClaimOutcome.Finished.class);
+            locker.rollback();
+
+            // inside a transaction, the replay assigned no transaction id: it wrote nothing, not even a lock
+            reader.setAutoCommit(false);
+            assertThat(impatient.claim(reader, key, fp, LONG, RETENTION)).isInstanceOf(ClaimOutcome.Finished.class);
+            try (PreparedStatement xid = reader.prepareStatement("SELECT txid_current_if_assigned()");
+                    ResultSet row = xid.executeQuery()) {
+                assertThat(row.next()).isTrue();
+                assertThat(row.getObject(1)).as("transaction id of the replay's transaction").isNull();
+            }
+            reader.rollback();
+        }
+    }
+
+    @Test
+    void aCompletionNotifiesOnlyWhenSomebodyWaitsForTheRecord() throws Exception {
+        try (Connection listening = database.direct().getConnection()) {
+            listening.setAutoCommit(true);
+            try (var listen = listening.createStatement()) {
+                listen.execute("LISTEN " + store.config().notificationChannel());
+            }
+            ScopeKey completed = randomKey();
+            ScopeKey released = randomKey();
+            ScopeKey watched = randomKey();
+            assertThat(store.complete(completed, claimNew(completed, randomFingerprint(), LONG),
+                    RecordStatus.COMPLETED, response(201, "{}"))).isTrue();
+            assertThat(store.release(released, claimNew(released, randomFingerprint(), LONG))).isTrue();
+            OwnerToken owner = claimNew(watched, randomFingerprint(), LONG);
+            assertThat(column(watched, "waiters")).isEqualTo("f");
+            try (ChangeSubscription subscription = store.subscribe(watched)) {
+                assertThat(column(watched, "waiters")).as("marked before subscribe returns").isEqualTo("t");
+                assertThat(store.complete(watched, owner, RecordStatus.COMPLETED, response(201, "{}"))).isTrue();
+                assertThat(subscription.await(Duration.ofSeconds(5))).isTrue();
+            }
+            // notifications arrive in commit order: the first one of these keys is the watched record's
+            // (other test runs may notify on the shared channel: their keys are not ours)
+            PGConnection pg = listening.unwrap(PGConnection.class);
+            List<String> ours = List.of(completed.hash(), released.hash(), watched.hash());
+            String first = await().atMost(Duration.ofSeconds(10)).until(() -> {
+                PGNotification[] notifications = pg.getNotifications(100);
+                if (notifications != null) {
+                    for (PGNotification notification : notifications) {
+                        if (ours.contains(notification.getParameter())) {
+                            return notification.getParameter();
+                        }
+                    }
+                }
+                return null;
+            }, java.util.Objects::nonNull);
+            assertThat(first).as("no notification for the records nobody waited for").isEqualTo(watched.hash());
         }
     }
 
