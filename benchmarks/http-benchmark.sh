@@ -18,5 +18,7 @@ if ! command -v wrk >/dev/null 2>&1; then
   command -v wrk >/dev/null 2>&1 || { echo "error: could not install wrk (apt-get install -y wrk)" >&2; exit 1; }
 fi
 
+# the shaded jar is rebuilt from scratch: shading over a previous benchmarks.jar keeps its old classes and scripts
+rm -rf benchmarks/target
 ./mvnw -q -B -ntp -pl benchmarks -am -DskipTests package
 exec java -Xms2g -Xmx4g "$@" -cp benchmarks/target/benchmarks.jar dev.exactly.benchmarks.http.HttpBenchmark
