@@ -150,23 +150,25 @@ public final class DeliveryWorker implements SmartLifecycle {
     public int runOnce() {
         Instant now = clock.instant();
         int maxAttempts = settings.retries().maxAttempts();
-        int abandoned = jdbc.inTransaction(c -> Jdbc.update(c, DEAD_LETTER_ABANDONED, s -> {
-            s.setInt(1, maxAttempts);
-            s.setTimestamp(2, Jdbc.timestamp(now));
-        }));
-        if (abandoned > 0) {
-            log.warn("dead-lettered {} webhook deliveries whose last attempt ended without an answer", abandoned);
-        }
         String token = WebhookIds.claim();
-        List<Claimed> claimed = jdbc.inTransaction(c -> Jdbc.query(c, CLAIM, s -> {
-            s.setTimestamp(1, Jdbc.timestamp(now));
-            s.setInt(2, maxAttempts);
-            s.setInt(3, settings.batchSize());
-            s.setTimestamp(4, Jdbc.timestamp(now.plus(settings.lease())));
-            s.setString(5, token);
-            s.setTimestamp(6, Jdbc.timestamp(now));
-        }, row -> new Claimed(row.getLong("id"), row.getString("event_id"), row.getInt("attempts"),
-                row.getString("type"), row.getString("body"), row.getString("url"), row.getString("secret"), token)));
+        List<Claimed> claimed = jdbc.inTransaction(c -> {
+            int abandoned = Jdbc.update(c, DEAD_LETTER_ABANDONED, s -> {
+                s.setInt(1, maxAttempts);
+                s.setTimestamp(2, Jdbc.timestamp(now));
+            });
+            if (abandoned > 0) {
+                log.warn("dead-lettered {} webhook deliveries whose last attempt ended without an answer", abandoned);
+            }
+            return Jdbc.query(c, CLAIM, s -> {
+                s.setTimestamp(1, Jdbc.timestamp(now));
+                s.setInt(2, maxAttempts);
+                s.setInt(3, settings.batchSize());
+                s.setTimestamp(4, Jdbc.timestamp(now.plus(settings.lease())));
+                s.setString(5, token);
+                s.setTimestamp(6, Jdbc.timestamp(now));
+            }, row -> new Claimed(row.getLong("id"), row.getString("event_id"), row.getInt("attempts"),
+                    row.getString("type"), row.getString("body"), row.getString("url"), row.getString("secret"), token));
+        });
         if (claimed.isEmpty()) {
             return 0;
         }

@@ -281,4 +281,25 @@ class DeliveryWorkerTest {
             server.stop(0);
         }
     }
+
+    @Test
+    void aLastAttemptWhoseWorkerDiedIsDeadLetteredWhenItsClaimEnds() {
+        Receiver receiver = receiver();
+        db.endpoint(receiver.url());
+        String event = db.record(EventType.CHARGE_FAILED, "ch_last_attempt");
+        // as a worker that died after claiming the third and last attempt leaves it, its claim now over
+        db.jdbc.inTransaction(c -> Jdbc.update(c, """
+                UPDATE payments_webhook_delivery SET attempts = 3, claim_token = 'dead-worker', last_status = 500,
+                       last_error = 'HTTP 500', next_attempt_at = now() - interval '1 second'
+                 WHERE event_id = ?""", s -> s.setString(1, event)));
+        DeliveryWorker worker = db.worker(20, 1, fast(3));
+        worker.runOnce();
+        worker.runOnce();
+        Map<String, Object> row = db.delivery(event);
+        assertThat(row.get("status")).isEqualTo("dead_lettered");
+        assertThat(row.get("attempts")).isEqualTo(3);
+        assertThat(row.get("claim_token")).isNull();
+        assertThat((String) row.get("last_error")).startsWith("the last attempt ended without an answer recorded");
+        assertThat(receiver.received()).isEmpty();
+    }
 }
