@@ -7,11 +7,9 @@ import dev.exactly.idempotency.postgres.AtomicPhases;
 import dev.exactly.idempotency.postgres.Phase;
 import dev.exactly.idempotency.postgres.PhaseRecovery;
 import dev.exactly.payments.db.Jdbc;
+import dev.exactly.payments.tasks.Periodic;
 import java.time.Duration;
 import java.util.Objects;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.TimeUnit;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -42,7 +40,7 @@ public final class RecoveryWorker implements SmartLifecycle {
     private final ChargeExecutor executor;
     private final Settings settings;
     private final PhaseRecovery recovery;
-    private @Nullable ScheduledExecutorService purger;
+    private @Nullable Periodic purger;
 
     /** @param policy lease and keep-alive of the records the worker takes over */
     public RecoveryWorker(Jdbc jdbc, ChargeRepository charges, AtomicPhases phases, IdempotencyPolicy policy,
@@ -113,13 +111,9 @@ public final class RecoveryWorker implements SmartLifecycle {
     }
 
     private void purge() {
-        try {
-            long purged = phases.store().purgeAllExpired(PURGE_BATCH);
-            if (purged > 0) {
-                log.info("purged {} expired idempotency records", purged);
-            }
-        } catch (RuntimeException e) {
-            log.warn("purging expired idempotency records failed; next in {}", settings.purgeInterval(), e);
+        long purged = phases.store().purgeAllExpired(PURGE_BATCH);
+        if (purged > 0) {
+            log.info("purged {} expired idempotency records", purged);
         }
     }
 
@@ -129,28 +123,16 @@ public final class RecoveryWorker implements SmartLifecycle {
             return;
         }
         recovery.start();
-        ScheduledExecutorService s = Executors.newSingleThreadScheduledExecutor(r -> {
-            Thread t = new Thread(r, "payments-purge");
-            t.setDaemon(true);
-            return t;
-        });
-        long every = settings.purgeInterval().toMillis();
-        s.scheduleWithFixedDelay(this::purge, 0, every, TimeUnit.MILLISECONDS);
-        purger = s;
+        purger = Periodic.start("payments-purge", Duration.ZERO, settings.purgeInterval(), this::purge);
     }
 
     @Override
     public synchronized void stop() {
-        ScheduledExecutorService s = purger;
+        Periodic p = purger;
         purger = null;
         recovery.close();
-        if (s != null) {
-            s.shutdownNow();
-            try {
-                s.awaitTermination(15, TimeUnit.SECONDS);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
+        if (p != null) {
+            p.close();
         }
     }
 

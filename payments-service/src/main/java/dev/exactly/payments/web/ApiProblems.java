@@ -155,6 +155,12 @@ public final class ApiProblems {
                 .with("charge", chargeId)).notRecordable().withRetryAfter(retryAfter);
     }
 
+    /** 503, not recorded: the processor could not be asked (an operator's read of its books). */
+    public static ApiResponse processorUnreachable(String detail) {
+        return response(new Problem(PROCESSOR_UNAVAILABLE, "Processor unavailable", 503, detail,
+                "processor_unavailable", Map.of())).notRecordable().withRetryAfter(Duration.ofSeconds(5));
+    }
+
     /** 409 + Retry-After, not recorded: the key is in flight. */
     public static ApiResponse keyInUse(Duration retryAfter) {
         return response(Problems.keyInUse(false)).notRecordable().withRetryAfter(retryAfter);
