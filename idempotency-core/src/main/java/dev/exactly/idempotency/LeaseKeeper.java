@@ -4,7 +4,10 @@ import dev.exactly.idempotency.IdempotencyListener.RenewalResult;
 import dev.exactly.idempotency.spi.IdempotencyStore;
 import java.time.Duration;
 import java.util.Objects;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.Consumer;
@@ -22,8 +25,8 @@ import org.jspecify.annotations.Nullable;
  * }
  * }</pre>
  *
- * <p>While {@link KeepAlive#enabled() enabled}, a virtual thread of its own renews the lease every
- * {@link KeepAlive#interval third of it} ({@link IdempotencyStore#renew}, fenced by the owner token),
+ * <p>While {@link KeepAlive#enabled() enabled}, the lease is renewed every {@link KeepAlive#interval third
+ * of it} ({@link IdempotencyStore#renew}, fenced by the owner token),
  * each time to {@code lease} from then, but never past {@link KeepAlive#maxHold()} after the start. A
  * renewal the store refuses ends the keep-alive ({@link RenewalResult#LOST}); one the store does not
  * answer is retried soon ({@link RenewalResult#FAILED}), until the store answers. {@link #close()} stops
@@ -31,11 +34,17 @@ import org.jspecify.annotations.Nullable;
  * fenced and change nothing once the owner has finished). A frozen process renews nothing, so its lease
  * runs out like a dead one's.
  *
- * <p>The thread ends with the work ({@code close}), at the max hold, or when the lease is lost, so
+ * <p>Until the first renewal is due, a keeper is only an entry in one shared timer (a daemon thread that
+ * starts on first use and ends after a minute without entries): most work finishes long before a third of
+ * its lease, and then {@code close} just removes the entry, so a short action costs no thread of its own.
+ * When the first renewal is due, the keeper starts a virtual thread of its own, which renews from then
+ * on. That thread ends with the work ({@code close}), at the max hold, or when the lease is lost, so
  * keepers never outnumber the work in progress and none outlives the max hold. A keeper is thread-safe.
  */
 public final class LeaseKeeper implements AutoCloseable {
     private static final ThreadFactory THREADS = Thread.ofVirtual().name("exactly-lease-keeper-", 0).factory();
+    /** Holds every keeper until its first renewal is due; entries of finished work are removed at once. */
+    private static final ScheduledThreadPoolExecutor TIMER = timer();
     private static final long MIN_EXTENSION_NANOS = Duration.ofMillis(1).toNanos();
     /** How often an unanswered renewal is retried within one interval. */
     private static final int RETRIES_PER_INTERVAL = 3;
@@ -54,7 +63,8 @@ public final class LeaseKeeper implements AutoCloseable {
     /** The lease ran past its end without a confirmed renewal: another owner may hold the key. */
     private volatile boolean doubted;
     private volatile boolean closed;
-    private final @Nullable Thread thread;
+    private volatile @Nullable Thread thread;
+    private final @Nullable ScheduledFuture<?> firstRenewal;
 
     private LeaseKeeper(IdempotencyStore store, ScopeKey key, OwnerToken owner, Duration lease, KeepAlive keepAlive,
             Consumer<RenewalResult> listener, long startNanos) {
@@ -70,12 +80,30 @@ public final class LeaseKeeper implements AutoCloseable {
         this.deadlineNanos = startNanos + keepAlive.maxHold().toNanos();
         this.leaseEnd = new AtomicLong(startNanos + leaseNanos);
         if (keepAlive.enabled()) {
-            Thread t = THREADS.newThread(() -> keepAlive(startNanos));
-            this.thread = t;
-            t.start();
+            long delay = startNanos + intervalNanos - System.nanoTime();
+            this.firstRenewal = TIMER.schedule(() -> startRenewing(startNanos), delay, TimeUnit.NANOSECONDS);
         } else {
-            this.thread = null;
+            this.firstRenewal = null;
         }
+    }
+
+    /** The first renewal is due: from now on a virtual thread of this keeper's renews. */
+    private void startRenewing(long startNanos) {
+        if (closed) {
+            return;
+        }
+        Thread t = THREADS.newThread(() -> keepAlive(startNanos));
+        thread = t;
+        t.start();
+    }
+
+    private static ScheduledThreadPoolExecutor timer() {
+        ScheduledThreadPoolExecutor timer = new ScheduledThreadPoolExecutor(1,
+                Thread.ofPlatform().daemon(true).name("exactly-lease-timer").factory());
+        timer.setRemoveOnCancelPolicy(true);
+        timer.setKeepAliveTime(1, TimeUnit.MINUTES);
+        timer.allowCoreThreadTimeOut(true);
+        return timer;
     }
 
     /**
@@ -133,6 +161,10 @@ public final class LeaseKeeper implements AutoCloseable {
     @Override
     public void close() {
         closed = true;
+        ScheduledFuture<?> pending = firstRenewal;
+        if (pending != null) {
+            pending.cancel(false);
+        }
         Thread t = thread;
         if (t != null) {
             LockSupport.unpark(t);

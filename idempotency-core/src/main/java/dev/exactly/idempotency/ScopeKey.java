@@ -1,7 +1,5 @@
 package dev.exactly.idempotency;
 
-import java.util.regex.Pattern;
-
 /**
  * The hashed scope a store indexes records by: 64 lower-case hex digits of SHA-256 over tenant, method,
  * route and key (see {@link Scope#toScopeKey()}).
@@ -9,12 +7,24 @@ import java.util.regex.Pattern;
  * @param hash the hex digest
  */
 public record ScopeKey(String hash) {
-    private static final Pattern HEX64 = Pattern.compile("[0-9a-f]{64}");
-
     public ScopeKey {
-        if (!HEX64.matcher(hash).matches()) {
+        if (!isHex64(hash)) {
             throw new IllegalArgumentException("a scope key is 64 lower-case hex digits");
         }
+    }
+
+    /** {@code [0-9a-f]{64}}, checked without a regular expression (every request builds a key). */
+    private static boolean isHex64(String hash) {
+        if (hash.length() != 64) {
+            return false;
+        }
+        for (int i = 0; i < 64; i++) {
+            char c = hash.charAt(i);
+            if ((c < '0' || c > '9') && (c < 'a' || c > 'f')) {
+                return false;
+            }
+        }
+        return true;
     }
 
     /**

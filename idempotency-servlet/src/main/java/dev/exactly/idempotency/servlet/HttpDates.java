@@ -11,11 +11,23 @@ final class HttpDates {
     private static final DateTimeFormatter IMF_FIXDATE =
             DateTimeFormatter.ofPattern("EEE, dd MMM yyyy HH:mm:ss 'GMT'", Locale.US).withZone(ZoneOffset.UTC);
 
+    /** The last second formatted: most answers within one second carry the same date. */
+    private static volatile Formatted last = new Formatted(Long.MIN_VALUE, "");
+
     private HttpDates() {}
 
     static String format(Instant instant) {
-        return IMF_FIXDATE.format(instant.truncatedTo(ChronoUnit.SECONDS));
+        long second = instant.getEpochSecond();
+        Formatted cached = last;
+        if (cached.second() == second) {
+            return cached.text();
+        }
+        String text = IMF_FIXDATE.format(instant.truncatedTo(ChronoUnit.SECONDS));
+        last = new Formatted(second, text);
+        return text;
     }
+
+    private record Formatted(long second, String text) {}
 
     static Instant parse(String text) {
         return IMF_FIXDATE.parse(text, Instant::from);
