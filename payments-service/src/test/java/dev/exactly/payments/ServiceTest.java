@@ -137,6 +137,20 @@ public abstract class ServiceTest {
         return "{\"amount\":" + amount + ",\"currency\":\"usd\",\"customer\":\"" + customer + "\",\"source\":\"" + source + "\"}";
     }
 
+    protected static String refund(String chargeId, long amount) {
+        return "{\"charge\":\"" + chargeId + "\",\"amount\":" + amount + "}";
+    }
+
+    /** Refunds the processor made under a refund's downstream key (its refund log). */
+    protected long processorRefunds(String refundId) {
+        return psp().refunds().stream().filter(r -> r.idempotencyKey().equals("exactly_" + refundId)).count();
+    }
+
+    /** Journal entries referring to a refund. */
+    protected long refundEntriesOf(String refundId) {
+        return count("SELECT count(*) FROM ledger_entry WHERE external_ref = ?", "refund:" + refundId);
+    }
+
     /** Rows of a query against the service's schema. */
     protected List<Map<String, Object>> rows(String sql, Object... params) {
         return jdbc.query(sql, s -> {

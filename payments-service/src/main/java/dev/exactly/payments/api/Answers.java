@@ -42,6 +42,11 @@ final class Answers {
             case RefundResult.InFlight inFlight -> ApiProblems.keyInUse(inFlight.retryAfter());
             case RefundResult.ChargePending pending -> ApiProblems.chargePending(pending.chargeId());
             case RefundResult.LeaseLost lost -> ApiProblems.leaseLost();
+            case RefundResult.ProcessorUnavailable unavailable -> ApiProblems.refundProcessorUnavailable(
+                    unavailable.refundId(), unavailable.outcomeUnknown(), unavailable.retryAfter());
+            case RefundResult.OutcomeUnknown unknown -> ApiProblems.outcomeUnknown("the database failed after the "
+                    + "processor was called; refund " + unknown.refundId() + " will be completed by recovery", null);
+            case RefundResult.DeadLettered dead -> ApiProblems.refundDeadLettered(dead.refundId());
         };
     }
 }

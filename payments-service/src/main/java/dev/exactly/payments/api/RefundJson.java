@@ -11,7 +11,10 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 import org.springframework.stereotype.Component;
 
-/** The answers refund decisions record: the refund as 201, refusals as problem documents. */
+/**
+ * The answers refunds record: the refund as 201, refusals (the service's and the processor's) as problem
+ * documents.
+ */
 @Component
 public final class RefundJson implements RefundAnswers {
 
@@ -26,6 +29,11 @@ public final class RefundJson implements RefundAnswers {
         json.put("status", "succeeded");
         json.put("created", refund.created().getEpochSecond());
         return ApiResponse.created("/v1/refunds/" + refund.id(), Json.write(json)).stored();
+    }
+
+    @Override
+    public StoredResponse failed(String refundId, String chargeId, String failureCode) {
+        return ApiProblems.refundFailed(refundId, chargeId, failureCode).stored();
     }
 
     @Override

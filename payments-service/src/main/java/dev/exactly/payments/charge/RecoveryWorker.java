@@ -9,6 +9,7 @@ import dev.exactly.idempotency.postgres.PhaseRecovery;
 import dev.exactly.payments.db.Jdbc;
 import dev.exactly.payments.tasks.Periodic;
 import java.time.Duration;
+import java.util.List;
 import java.util.Objects;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -16,7 +17,7 @@ import org.slf4j.LoggerFactory;
 import org.springframework.context.SmartLifecycle;
 
 /**
- * Finishes charges whose owner went away, with the atomic phases' recovery ({@link PhaseRecovery}): each
+ * Finishes charges (and refunds, through their {@link PhaseKind}) whose owner went away, with the atomic phases' recovery ({@link PhaseRecovery}): each
  * round takes over the records whose lease ran out ({@code FOR UPDATE SKIP LOCKED}, so any number of
  * workers, in this process or other instances, take disjoint sets), each under a fresh owner token and
  * with the last checkpoint its earlier owner committed, and resumes at most {@code parallelism} of them at
@@ -39,17 +40,23 @@ public final class RecoveryWorker implements SmartLifecycle {
     private final AtomicPhases phases;
     private final ChargeExecutor executor;
     private final Settings settings;
+    private final List<PhaseKind> otherKinds;
     private final PhaseRecovery recovery;
     private @Nullable Periodic purger;
 
-    /** @param policy lease and keep-alive of the records the worker takes over */
+    /**
+     * @param policy     lease and keep-alive of the records the worker takes over
+     * @param otherKinds the other operations whose records it resumes (refunds), asked when no charge has
+     *                   the record's scope
+     */
     public RecoveryWorker(Jdbc jdbc, ChargeRepository charges, AtomicPhases phases, IdempotencyPolicy policy,
-            ChargeExecutor executor, Settings settings) {
+            ChargeExecutor executor, Settings settings, List<PhaseKind> otherKinds) {
         this.jdbc = jdbc;
         this.charges = charges;
         this.phases = phases;
         this.executor = executor;
         this.settings = Objects.requireNonNull(settings, "settings");
+        this.otherKinds = List.copyOf(otherKinds);
         this.recovery = phases.recovery(this::resume, policy);
     }
 
@@ -83,14 +90,22 @@ public final class RecoveryWorker implements SmartLifecycle {
     }
 
     /**
-     * Carries on with a charge whose record recovery took over; its row says where it stands. Pending: phases
+     * Carries on with a charge whose record recovery took over (or, when no charge has its scope, with the
+     * operation of another {@link PhaseKind}); the charge row says where it stands. Pending: phases
      * 2 and 3, asking the processor first. Finished: the record takes the row's answer (the service never
      * leaves that state behind, since row and record finish in one transaction, but rows written before
      * the records kept their phases can).
      */
     private void resume(Phase phase) {
-        ChargeRow row = jdbc.inTransaction(c -> charges.findByScope(c, phase.key())).orElseThrow(
-                () -> new IllegalStateException("no charge for the record " + phase.key() + ": left to an operator"));
+        ChargeRow row = jdbc.inTransaction(c -> charges.findByScope(c, phase.key())).orElse(null);
+        if (row == null) {
+            for (PhaseKind kind : otherKinds) {
+                if (kind.resume(phase)) {
+                    return;
+                }
+            }
+            throw new IllegalStateException("no charge or refund for the record " + phase.key() + ": left to an operator");
+        }
         switch (row.status()) {
             case PENDING -> {
                 log.info("recovering charge {} from {} (attempts so far {})", row.id(),

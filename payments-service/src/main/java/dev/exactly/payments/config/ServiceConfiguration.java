@@ -16,6 +16,7 @@ import dev.exactly.payments.charge.ChargeOperations;
 import dev.exactly.payments.charge.ChargePipeline;
 import dev.exactly.payments.charge.ChargeRepository;
 import dev.exactly.payments.charge.Ids;
+import dev.exactly.payments.charge.PhaseKind;
 import dev.exactly.payments.charge.RecoveryWorker;
 import dev.exactly.payments.db.Jdbc;
 import dev.exactly.payments.keys.IdempotentRoutes;
@@ -24,6 +25,8 @@ import dev.exactly.payments.keys.ReplayCounter;
 import dev.exactly.payments.ledger.LedgerQueries;
 import dev.exactly.payments.ledger.TenantAccounts;
 import dev.exactly.payments.refund.RefundAnswers;
+import dev.exactly.payments.refund.RefundExecutor;
+import dev.exactly.payments.refund.RefundObserver;
 import dev.exactly.payments.refund.RefundRepository;
 import dev.exactly.payments.refund.RefundService;
 import dev.exactly.payments.webhooks.Outbox;
@@ -172,10 +175,11 @@ public class ServiceConfiguration {
 
     @Bean
     RecoveryWorker recoveryWorker(Jdbc jdbc, ChargeRepository charges, AtomicPhases phases, ChargeExecutor executor,
-            PaymentsProperties properties) {
+            PaymentsProperties properties, ObjectProvider<PhaseKind> otherKinds) {
         PaymentsProperties.Recovery recovery = properties.recovery();
         return new RecoveryWorker(jdbc, charges, phases, durablePolicy(properties), executor,
-                new RecoveryWorker.Settings(recovery.enabled(), recovery.purgeInterval()));
+                new RecoveryWorker.Settings(recovery.enabled(), recovery.purgeInterval()),
+                otherKinds.orderedStream().toList());
     }
 
     /** The worker's resumes hold pooled connections: they must leave some to the requests. */
@@ -188,12 +192,21 @@ public class ServiceConfiguration {
         }
     }
 
+    /** Phases 2 and 3 of refunds; also the recovery worker's {@link PhaseKind} for refunds. */
+    @Bean
+    RefundExecutor refundExecutor(Jdbc jdbc, ChargeRepository charges, RefundRepository refunds, AtomicPhases phases,
+            ReplayCounter replays, PspClient psp, Ledger ledger, TenantAccounts accounts, RefundAnswers answers,
+            Outbox outbox, InstantSource clock, ObjectProvider<RefundObserver> observer) {
+        return new RefundExecutor(jdbc, charges, refunds, phases, replays, psp, ledger, accounts, answers, outbox,
+                clock, observer.getIfAvailable(() -> RefundObserver.NONE));
+    }
+
     @Bean
     RefundService refundService(Jdbc jdbc, ChargeRepository charges, RefundRepository refunds, AtomicPhases phases,
-            IdempotentRoutes routes, ReplayCounter replays, Ledger ledger, TenantAccounts accounts,
-            RefundAnswers answers, Ids ids, InstantSource clock, Outbox outbox) {
-        return new RefundService(jdbc, charges, refunds, phases, routes, replays, ledger, accounts, answers, ids,
-                clock, outbox);
+            IdempotentRoutes routes, ReplayCounter replays, RefundExecutor executor, RefundAnswers answers, Ids ids,
+            InstantSource clock, ObjectProvider<RefundObserver> observer) {
+        return new RefundService(jdbc, charges, refunds, phases, routes, replays, executor, answers, ids, clock,
+                observer.getIfAvailable(() -> RefundObserver.NONE));
     }
 
     @Bean

@@ -10,7 +10,7 @@ import org.jspecify.annotations.Nullable;
  * @param route                the route template ({@link IdempotentRoutes#CHARGES}, {@link IdempotentRoutes#REFUNDS})
  * @param status               {@code processing}, {@code completed}, {@code failed}, or {@code expired} when
  *                             only the business row is left
- * @param checkpoint           how far the request got (the charge's recovery point; {@code finished} for a refund)
+ * @param checkpoint           how far the request got (the charge's or refund's recovery point)
  * @param created              when the record (or, once it expired, the row) was created
  * @param expires              when the record stops being replayed, or {@code null} once expired and while
  *                             the request is in progress (an open phase never expires)

@@ -25,7 +25,7 @@ public final class KeyStatus {
             SELECT id, status, recovery_point, created_at FROM payments_charge WHERE scope_key = ?
             """;
     private static final String REFUND_BY_SCOPE = """
-            SELECT id, status, created_at FROM payments_refund WHERE scope_key = ?
+            SELECT id, status, recovery_point, created_at FROM payments_refund WHERE scope_key = ?
             """;
 
     /** Later than any real expiry: PostgreSQL's {@code 'infinity'}, the expiry of a phase in progress. */
@@ -59,7 +59,7 @@ public final class KeyStatus {
                         new KeyState.Resource("charge", rs.getString(1), rs.getString(2)), rs.getString(3),
                         Jdbc.instant(rs, "created_at")))
                 : jdbc.queryOne(REFUND_BY_SCOPE, s -> s.setString(1, scope.hash()), rs -> new Row(
-                        new KeyState.Resource("refund", rs.getString(1), rs.getString(2)), "finished",
+                        new KeyState.Resource("refund", rs.getString(1), rs.getString(2)), rs.getString(3),
                         Jdbc.instant(rs, "created_at")));
         if (record.isEmpty() && row.isEmpty()) {
             return Optional.empty();

@@ -10,8 +10,11 @@ import dev.exactly.payments.charge.ChargeStatus;
  */
 public interface RefundAnswers {
 
-    /** The refund was journaled. */
+    /** The processor refunded and the refund was journaled. */
     StoredResponse refunded(Refund refund);
+
+    /** The processor refused the refund ({@code failureCode}): nothing moved. */
+    StoredResponse failed(String refundId, String chargeId, String failureCode);
 
     /** The tenant has no such charge. */
     StoredResponse chargeMissing();

@@ -7,24 +7,13 @@ import dev.exactly.idempotency.StoredResponse;
 import dev.exactly.idempotency.postgres.AtomicPhases;
 import dev.exactly.idempotency.postgres.Phase;
 import dev.exactly.idempotency.postgres.PhaseStart;
-import dev.exactly.ledger.Account;
-import dev.exactly.ledger.BalanceFloorException;
-import dev.exactly.ledger.Currency;
-import dev.exactly.ledger.EntryRequest;
-import dev.exactly.ledger.Ledger;
-import dev.exactly.ledger.Money;
 import dev.exactly.payments.charge.ChargeRepository;
 import dev.exactly.payments.charge.ChargeRow;
-import dev.exactly.payments.charge.ChargeStatus;
 import dev.exactly.payments.charge.Ids;
 import dev.exactly.payments.db.Jdbc;
 import dev.exactly.payments.json.Parsed;
 import dev.exactly.payments.keys.IdempotentRoutes;
 import dev.exactly.payments.keys.ReplayCounter;
-import dev.exactly.payments.ledger.TenantAccounts;
-import dev.exactly.payments.webhooks.EventType;
-import dev.exactly.payments.webhooks.Outbox;
-import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.time.Instant;
 import java.time.InstantSource;
@@ -32,12 +21,20 @@ import java.util.Optional;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Refunding part or all of a charge: one transaction that begins the durable record, locks the charge row,
- * checks that the refunds stay within the charge (under that lock, so concurrent refunds are decided one
- * at a time), journals the refund (a new entry linked to the charge's: debit the customer, credit clearing;
- * the customer's floor of zero is a second guard), records the refund row with the answer
- * {@link RefundAnswers} renders, and finishes the record. Refusals (unknown charge, not refundable, too
- * much) are outcomes too: recorded and replayed. A refund of a charge still pending is not recorded.
+ * Refunding part or all of a charge through the processor, in atomic phases like a charge: phase 1 here,
+ * phases 2 and 3 by {@link RefundExecutor}.
+ *
+ * <p>Phase 1 is one transaction: begin the durable record ({@link AtomicPhases#begin}), lock the charge
+ * row and decide under that lock, so that concurrent refunds of one charge are decided one at a time. A
+ * refund that fits (the charge's refunded amount, plus what its open refunds reserve, plus this one, at
+ * most the charge) is inserted {@code pending} with its downstream key ({@code exactly_<refund id>}) and
+ * the exact processor request: from then on its amount is reserved on the charge, and the checkpoint
+ * {@code refund_created} commits with it. Refusals decided here (unknown charge, not refundable, too much)
+ * never reach the processor: the refused row and its answer commit with the finished record, and are
+ * replayed. A refund of a charge still pending is not recorded. What beginning finds decides the rest, as
+ * for a charge: a finished record's answer; a record in flight, come back later; owned with a refund row
+ * for the scope (an earlier owner died), the row decides: finished, its answer; pending, resume it, asking
+ * the processor first.
  */
 public final class RefundService {
     private final Jdbc jdbc;
@@ -46,32 +43,39 @@ public final class RefundService {
     private final AtomicPhases phases;
     private final IdempotentRoutes routes;
     private final ReplayCounter replays;
-    private final Ledger ledger;
-    private final TenantAccounts accounts;
+    private final RefundExecutor executor;
     private final RefundAnswers answers;
     private final Ids ids;
     private final InstantSource clock;
-    private final Outbox outbox;
+    private final RefundObserver observer;
 
     /**
-     * @param answers renders the answers refund decisions record
-     * @param outbox  takes the {@code refund.succeeded} event in the refund's transaction
+     * @param answers  renders the answers of the refusals decided in phase 1
+     * @param observer told when a refund passes a step ({@link RefundObserver#NONE} in the service)
      */
     public RefundService(Jdbc jdbc, ChargeRepository charges, RefundRepository refunds, AtomicPhases phases,
-            IdempotentRoutes routes, ReplayCounter replays, Ledger ledger, TenantAccounts accounts,
-            RefundAnswers answers, Ids ids, InstantSource clock, Outbox outbox) {
+            IdempotentRoutes routes, ReplayCounter replays, RefundExecutor executor, RefundAnswers answers, Ids ids,
+            InstantSource clock, RefundObserver observer) {
         this.jdbc = jdbc;
         this.charges = charges;
         this.refunds = refunds;
         this.phases = phases;
         this.routes = routes;
         this.replays = replays;
-        this.ledger = ledger;
-        this.accounts = accounts;
+        this.executor = executor;
         this.answers = answers;
         this.ids = ids;
         this.clock = clock;
-        this.outbox = outbox;
+        this.observer = observer;
+    }
+
+    /** What phase 1 decided. */
+    private sealed interface Begin {
+        /** A result without going to the processor. */
+        record Answer(RefundResult result) implements Begin {}
+
+        /** This request owns the pending refund. */
+        record Run(RefundRow refund, Phase phase, boolean fresh) implements Begin {}
     }
 
     /** Refunds part or all of a charge, or answers as the first request with this key was answered. */
@@ -84,127 +88,103 @@ public final class RefundService {
             case Parsed.Valid<RefundRequest> valid -> request = valid.value();
         }
         IdempotencyRequest idempotency = routes.request(IdempotentRoutes.REFUNDS, tenant, key, body, contentType);
-        // accounts are opened outside the transaction (idempotent), so the transaction holds one connection
-        Optional<ChargeRow> peek = jdbc.inTransaction(c -> charges.findForTenant(c, request.charge(), tenant));
-        RefundAccounts refundAccounts = peek.filter(ch -> ch.status() == ChargeStatus.SUCCEEDED)
-                .map(ch -> new RefundAccounts(
-                        accounts.customer(tenant, ch.customer(), Currency.of(ch.currency())),
-                        accounts.clearing(tenant, Currency.of(ch.currency()))))
-                .orElse(null);
-        return jdbc.inTransaction(c -> switch (phases.begin(c, idempotency)) {
-            case PhaseStart.Owned owned -> decide(c, owned.phase(), idempotency, tenant, request, refundAccounts);
+        Begin begin = jdbc.inTransaction(c -> switch (phases.begin(c, idempotency)) {
+            case PhaseStart.Owned owned -> own(c, owned.phase(), idempotency, tenant, request);
             case PhaseStart.Replay replay -> {
-                Jdbc.rollback(c);
                 replays.count(idempotency.key());
-                yield new RefundResult.Replayed(replay.response());
+                yield answer(c, new RefundResult.Replayed(replay.response()));
             }
-            case PhaseStart.InFlight inFlight -> {
-                Jdbc.rollback(c);
-                yield new RefundResult.InFlight(inFlight.retryAfter());
-            }
-            case PhaseStart.KeyReused reused -> {
-                Jdbc.rollback(c);
-                yield new RefundResult.KeyReused();
-            }
-            case PhaseStart.DeadLettered dead ->
-                    throw new IllegalStateException("a refund is decided in one transaction: never retried later");
+            case PhaseStart.InFlight inFlight -> answer(c, new RefundResult.InFlight(inFlight.retryAfter()));
+            case PhaseStart.KeyReused reused -> answer(c, new RefundResult.KeyReused());
+            case PhaseStart.DeadLettered dead -> answer(c, new RefundResult.DeadLettered(
+                    refunds.findByScope(c, idempotency.key()).orElseThrow().id()));
         });
-    }
-
-    /** The accounts a refund moves money between (the customer's is debited). */
-    private record RefundAccounts(Account customer, Account clearing) {}
-
-    /** The refund's decision, taken under the charge's row lock. */
-    private sealed interface Decision {
-        /** An outcome: recorded on the refund row and the durable record, replayed to every retry. */
-        record Recorded(String refundId, StoredResponse answer, @Nullable String currency,
-                @Nullable String failureCode, @Nullable Long entryId) implements Decision {}
-
-        /** The charge is not settled: nothing is recorded. */
-        record Pending(String chargeId) implements Decision {}
-    }
-
-    private RefundResult decide(Connection c, Phase phase, IdempotencyRequest idempotency, String tenant,
-            RefundRequest request, @Nullable RefundAccounts refundAccounts) {
-        Optional<RefundRepository.RefundRow> existing = refunds.findByScope(c, idempotency.key());
-        if (existing.isPresent()) {
-            Jdbc.rollback(c);
-            if (!existing.get().fingerprint().equals(idempotency.fingerprint())) {
-                return new RefundResult.KeyReused();
+        return switch (begin) {
+            case Begin.Answer answer -> answer.result();
+            case Begin.Run run -> {
+                if (run.fresh()) {
+                    observer.created(run.refund());
+                }
+                yield executor.execute(run.refund(), run.phase(), run.fresh());
             }
-            replays.count(idempotency.key());
-            return new RefundResult.Replayed(existing.get().answer());
-        }
-        Decision.Recorded decision;
-        switch (decide(c, tenant, request, refundAccounts)) {
-            case Decision.Pending pending -> {
-                Jdbc.rollback(c);
-                return new RefundResult.ChargePending(pending.chargeId());
-            }
-            case Decision.Recorded recorded -> decision = recorded;
-        }
-        refunds.insert(c, new RefundRepository.RefundRow(decision.refundId(), tenant, idempotency.key(),
-                idempotency.fingerprint(), request.charge(), request.amount(), decision.currency(),
-                decision.entryId() == null ? "refused" : "succeeded", decision.failureCode(), decision.entryId(),
-                decision.answer(), clock.instant()));
-        RecordStatus status = decision.entryId() == null ? RecordStatus.FAILED : RecordStatus.COMPLETED;
-        if (!phases.finish(c, phase, status, decision.answer())) {
-            Jdbc.rollback(c);
-            return new RefundResult.LeaseLost();
-        }
-        if (decision.entryId() != null) {
-            // the refund as its answer shows it, committed with the refund
-            outbox.record(c, tenant, EventType.REFUND_SUCCEEDED, decision.refundId(),
-                    new String(decision.answer().body(), StandardCharsets.UTF_8));
-        }
-        return new RefundResult.Finished(decision.answer());
+        };
     }
 
-    private Decision decide(Connection c, String tenant, RefundRequest request, @Nullable RefundAccounts refundAccounts) {
+    /** The request owns the key: resume the scope's refund, or decide a new one. */
+    private Begin own(Connection c, Phase phase, IdempotencyRequest idempotency, String tenant, RefundRequest request) {
+        Optional<RefundRow> found = refunds.findByScope(c, idempotency.key());
+        if (found.isPresent()) {
+            RefundRow existing = found.get();
+            if (!existing.fingerprint().equals(idempotency.fingerprint())) {
+                return answer(c, new RefundResult.KeyReused());
+            }
+            return switch (existing.status()) {
+                case SUCCEEDED, FAILED, REFUSED -> answer(c, executor.replay(existing));
+                case DEAD_LETTERED -> answer(c, new RefundResult.DeadLettered(existing.id()));
+                case PENDING -> {
+                    phases.checkpoint(c, phase, existing.recoveryPoint().checkpoint());
+                    yield new Begin.Run(existing, phase, false);
+                }
+            };
+        }
         String refundId = ids.refund();
+        Instant now = clock.instant();
         ChargeRow charge = charges.lockForTenant(c, request.charge(), tenant).orElse(null);
         if (charge == null) {
-            return new Decision.Recorded(refundId, answers.chargeMissing(), null, "resource_missing", null);
+            return refuse(c, phase, RefundRow.refused(refundId, tenant, idempotency.key(), idempotency.fingerprint(),
+                    request.charge(), request.amount(), null, "resource_missing", answers.chargeMissing(), now));
         }
         switch (charge.status()) {
             case PENDING, DEAD_LETTERED -> {
-                return new Decision.Pending(charge.id());
+                return answer(c, new RefundResult.ChargePending(charge.id()));
             }
             case FAILED -> {
-                return new Decision.Recorded(refundId, answers.notRefundable(charge.id(), charge.status()),
-                        charge.currency(), "charge_not_refundable", null);
+                return refuse(c, phase, RefundRow.refused(refundId, tenant, idempotency.key(),
+                        idempotency.fingerprint(), charge.id(), request.amount(), charge.currency(),
+                        "charge_not_refundable", answers.notRefundable(charge.id(), charge.status()), now));
             }
             case SUCCEEDED -> {
                 // decided below
             }
         }
-        long refundable = charge.amount() - charge.amountRefunded();
+        String processorCharge = charge.processorChargeId();
+        if (processorCharge == null || charge.ledgerEntryId() == null) {
+            // settled by an operator without the processor's charge: nothing the processor could refund
+            return refuse(c, phase, RefundRow.refused(refundId, tenant, idempotency.key(), idempotency.fingerprint(),
+                    charge.id(), request.amount(), charge.currency(), "charge_not_refundable",
+                    answers.notRefundable(charge.id(), charge.status()), now));
+        }
+        long refundable = charge.amount() - charge.amountRefunded() - refunds.reserved(c, charge.id());
         if (request.amount() > refundable) {
-            return new Decision.Recorded(refundId, answers.exceedsCharge(charge.id(), request.amount(), refundable),
-                    charge.currency(), "refund_exceeds_charge", null);
+            return refuse(c, phase, RefundRow.refused(refundId, tenant, idempotency.key(), idempotency.fingerprint(),
+                    charge.id(), request.amount(), charge.currency(), "refund_exceeds_charge",
+                    answers.exceedsCharge(charge.id(), request.amount(), Math.max(refundable, 0)), now));
         }
-        Long chargeEntry = charge.ledgerEntryId();
-        if (refundAccounts == null || chargeEntry == null) {
-            // the charge succeeded after the peek: a retry sees it settled
-            return new Decision.Pending(charge.id());
+        String processorRequest = RefundRequest.processorRequestJson(
+                request.toProcessorRequest(tenant, refundId, processorCharge, charge.id(), charge.currency()));
+        RefundRow created = RefundRow.pending(refundId, tenant, idempotency.key(), idempotency.fingerprint(),
+                charge.id(), request.amount(), charge.currency(), processorRequest, now);
+        refunds.insert(c, created);
+        phases.checkpoint(c, phase, RefundPoint.REFUND_CREATED.checkpoint());
+        return new Begin.Run(created, phase, true);
+    }
+
+    /** A refusal decided in phase 1: the row and its answer commit with the finished record. */
+    private Begin refuse(Connection c, Phase phase, RefundRow refused) {
+        StoredResponse answer = refused.answer();
+        if (answer == null) {
+            throw new IllegalStateException("a refusal has its answer");
         }
-        Instant now = clock.instant();
-        Money money = Money.of(request.amount(), Currency.of(charge.currency()));
-        long entryId;
-        try {
-            entryId = ledger.post(c, EntryRequest.refundOf(chargeEntry)
-                    .debit(refundAccounts.customer().id(), money)
-                    .credit(refundAccounts.clearing().id(), money)
-                    .externalRef("refund:" + refundId)
-                    .description("refund " + refundId + " of charge " + charge.id())
-                    .build()).id();
-        } catch (BalanceFloorException floor) {
-            throw new IllegalStateException("customer balance below the refunds of one charge", floor);
+        refunds.insert(c, refused);
+        if (!phases.finish(c, phase, RecordStatus.FAILED, answer)) {
+            return answer(c, new RefundResult.LeaseLost());
         }
-        if (!charges.addRefund(c, charge.id(), request.amount(), now)) {
-            throw new IllegalStateException("refund of " + charge.id() + " exceeded the charge under its row lock");
-        }
-        StoredResponse answer = answers.refunded(new Refund(refundId, charge.id(), request.amount(), charge.currency(), now));
-        return new Decision.Recorded(refundId, answer, charge.currency(), null, entryId);
+        return new Begin.Answer(new RefundResult.Finished(answer));
+    }
+
+    /** Ends phase 1 without running anything: nothing it wrote is kept. */
+    private static Begin answer(Connection c, RefundResult result) {
+        Jdbc.rollback(c);
+        return new Begin.Answer(result);
     }
 }

@@ -22,6 +22,7 @@ import org.jspecify.annotations.Nullable;
  *   <tr><td>card-declined</td><td>402</td><td>card_declined</td><td>yes</td></tr>
  *   <tr><td>refund-exceeds-charge</td><td>422</td><td>refund_exceeds_charge</td><td>yes</td></tr>
  *   <tr><td>charge-not-refundable</td><td>422</td><td>charge_not_refundable</td><td>yes</td></tr>
+ *   <tr><td>refund-failed</td><td>402</td><td>refund_failed</td><td>yes</td></tr>
  *   <tr><td>resource-missing</td><td>404</td><td>resource_missing</td><td>yes</td></tr>
  *   <tr><td>charge-pending</td><td>409</td><td>charge_pending</td><td>no</td></tr>
  *   <tr><td>payment-dead-lettered</td><td>409</td><td>payment_dead_lettered</td><td>no</td></tr>
@@ -44,6 +45,7 @@ public final class ApiProblems {
     public static final URI CARD_DECLINED = type("card-declined");
     public static final URI REFUND_EXCEEDS_CHARGE = type("refund-exceeds-charge");
     public static final URI CHARGE_NOT_REFUNDABLE = type("charge-not-refundable");
+    public static final URI REFUND_FAILED = type("refund-failed");
     public static final URI RESOURCE_MISSING = type("resource-missing");
     public static final URI CHARGE_PENDING = type("charge-pending");
     public static final URI PAYMENT_DEAD_LETTERED = type("payment-dead-lettered");
@@ -118,6 +120,37 @@ public final class ApiProblems {
         return response(new Problem(CHARGE_NOT_REFUNDABLE, "Charge not refundable", 422,
                 "the charge is " + status + "; only succeeded charges can be refunded", "charge_not_refundable", Map.of())
                 .with("charge", chargeId));
+    }
+
+    /** 402, recorded: the processor refused the refund ({@code failure_code}); nothing moved. */
+    public static ApiResponse refundFailed(String refundId, String chargeId, String failureCode) {
+        return response(new Problem(REFUND_FAILED, "Refund failed", 402,
+                "the processor refused the refund: " + failureCode, "refund_failed", Map.of())
+                .with("failure_code", failureCode)
+                .with("refund", refundId)
+                .with("charge", chargeId));
+    }
+
+    /**
+     * 503, not recorded: the processor gave no answer to a refund. The refund stays pending (its amount
+     * reserved on the charge) and is finished by recovery, which asks the processor under the same key; a
+     * retry with the same Idempotency-Key gets it, and never refunds twice.
+     */
+    public static ApiResponse refundProcessorUnavailable(String refundId, boolean outcomeUnknown, Duration retryAfter) {
+        return response(new Problem(PROCESSOR_UNAVAILABLE, "Processor unavailable", 503,
+                outcomeUnknown
+                        ? "the processor did not answer; the refund will be completed by recovery, retry with the same Idempotency-Key"
+                        : "the processor could not be reached; the refund will be retried, retry with the same Idempotency-Key",
+                outcomeUnknown ? "processor_outcome_unknown" : "processor_unavailable", Map.of())
+                .with("refund", refundId)).notRecordable().withRetryAfter(retryAfter);
+    }
+
+    /** 409, not recorded: recovery gave up on the refund; an operator must settle it. */
+    public static ApiResponse refundDeadLettered(String refundId) {
+        return response(new Problem(PAYMENT_DEAD_LETTERED, "Payment needs attention", 409,
+                "the processor's answer for this refund could not be obtained; an operator will resolve it",
+                "payment_dead_lettered", Map.of())
+                .with("refund", refundId)).notRecordable();
     }
 
     /** 404. */
