@@ -149,6 +149,11 @@ class WebhookApiTest extends DefaultServiceTest {
         assertThat(one.json().get("deliveries").isArray()).isTrue();
         assertThat(get("/v1/events/" + theirs, ACME).status()).isEqualTo(404);
         assertThat(get("/v1/events/evt_nothing", ACME).status()).isEqualTo(404);
+        Answer redelivered = post("/v1/events/" + ids.get(0) + "/redeliver", ACME, null, "");
+        assertThat(redelivered.status()).as(redelivered.text()).isEqualTo(200);
+        assertThat(redelivered.json().get("id").stringValue()).isEqualTo(ids.get(0));
+        assertThat(post("/v1/events/" + theirs + "/redeliver", ACME, null, "").status()).isEqualTo(404);
+        assertThat(post("/v1/events/evt_nothing/redeliver", ACME, null, "").status()).isEqualTo(404);
 
         assertThat(get("/v1/events?type=charge.exploded", ACME).problemType()).isEqualTo("validation-failed");
         assertThat(get("/v1/events?after=" + theirs, ACME).problemType()).as("another tenant's cursor").isEqualTo("validation-failed");

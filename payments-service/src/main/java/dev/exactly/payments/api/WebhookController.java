@@ -23,7 +23,8 @@ import org.springframework.web.bind.annotation.RestController;
 
 /**
  * The tenant's webhook endpoints ({@code POST}, {@code GET}, {@code DELETE /v1/webhook-endpoints}) and
- * events ({@code GET /v1/events}, keyset pages, and {@code GET /v1/events/{id}} with its deliveries).
+ * events ({@code GET /v1/events}, keyset pages, {@code GET /v1/events/{id}} with its deliveries, and
+ * {@code POST /v1/events/{id}/redeliver} for its dead-lettered deliveries).
  */
 @RestController
 public class WebhookController {
@@ -101,6 +102,19 @@ public class WebhookController {
     public ResponseEntity<byte[]> event(@PathVariable String id, HttpServletRequest request) {
         String tenant = Caller.of(request).requireTenant();
         ApiResponse answer = ifValid(EVENT_ID, id, () -> events.find(tenant, id))
+                .map(e -> ApiResponse.json(200, Json.write(WebhookJson.eventWithDeliveries(e))))
+                .orElseGet(() -> ApiProblems.notFound("event"));
+        return Http.entity(answer, request);
+    }
+
+    /**
+     * Sends the event again to every enabled endpoint whose delivery was dead-lettered (attempts start
+     * over); 200 with the event and its deliveries, again on a repeat.
+     */
+    @PostMapping("/v1/events/{id}/redeliver")
+    public ResponseEntity<byte[]> redeliver(@PathVariable String id, HttpServletRequest request) {
+        String tenant = Caller.of(request).requireTenant();
+        ApiResponse answer = ifValid(EVENT_ID, id, () -> events.redeliver(tenant, id))
                 .map(e -> ApiResponse.json(200, Json.write(WebhookJson.eventWithDeliveries(e))))
                 .orElseGet(() -> ApiProblems.notFound("event"));
         return Http.entity(answer, request);

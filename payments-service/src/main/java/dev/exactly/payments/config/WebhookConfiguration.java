@@ -36,8 +36,8 @@ public class WebhookConfiguration {
     }
 
     @Bean
-    Events events(Jdbc jdbc) {
-        return new Events(jdbc);
+    Events events(Jdbc jdbc, InstantSource clock) {
+        return new Events(jdbc, clock);
     }
 
     @Bean

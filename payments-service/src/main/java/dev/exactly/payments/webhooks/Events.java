@@ -1,6 +1,7 @@
 package dev.exactly.payments.webhooks;
 
 import dev.exactly.payments.db.Jdbc;
+import java.time.InstantSource;
 import java.util.List;
 import java.util.Optional;
 import org.jspecify.annotations.Nullable;
@@ -21,10 +22,21 @@ public final class Events {
               FROM payments_webhook_delivery WHERE event_id = ? ORDER BY id
             """;
 
-    private final Jdbc jdbc;
+    /** Dead-lettered deliveries of an event to endpoints still enabled start over, due now. */
+    private static final String REDELIVER = """
+            UPDATE payments_webhook_delivery d
+               SET status = 'pending', attempts = 0, next_attempt_at = ?, claim_token = NULL
+              FROM payments_webhook_endpoint e
+             WHERE d.event_id = ? AND d.tenant = ? AND d.status = 'dead_lettered'
+               AND e.id = d.endpoint_id AND e.status = 'enabled'
+            """;
 
-    public Events(Jdbc jdbc) {
+    private final Jdbc jdbc;
+    private final InstantSource clock;
+
+    public Events(Jdbc jdbc, InstantSource clock) {
         this.jdbc = jdbc;
+        this.clock = clock;
     }
 
     /**
@@ -67,6 +79,22 @@ public final class Events {
             s.setString(2, id);
         }, Event::map).map(event -> new EventDetail(event,
                 Jdbc.query(c, DELIVERIES, s -> s.setString(1, id), Delivery::map))));
+    }
+
+    /**
+     * Sends one of the tenant's events again to every enabled endpoint whose delivery was dead-lettered:
+     * those deliveries start over (attempts from 1, due now, the same event id and bytes). Delivered,
+     * pending and canceled deliveries are left as they are, so a repeat changes nothing more.
+     *
+     * @return the event with its deliveries as they are now, or empty when the tenant has no such event
+     */
+    public Optional<EventDetail> redeliver(String tenant, String id) {
+        jdbc.inTransaction(c -> Jdbc.update(c, REDELIVER, s -> {
+            s.setTimestamp(1, Jdbc.timestamp(clock.instant()));
+            s.setString(2, id);
+            s.setString(3, tenant);
+        }));
+        return find(tenant, id);
     }
 
     /**

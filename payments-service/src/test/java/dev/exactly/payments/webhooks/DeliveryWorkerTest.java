@@ -145,6 +145,20 @@ class DeliveryWorkerTest {
         assertThat(row.get("attempts")).isEqualTo(3);
         assertThat(row.get("last_status")).isEqualTo(503);
         assertThat(row.get("last_error")).isEqualTo("HTTP 503");
+
+        // the receiver is fixed: a redelivery starts the dead letter over, same event, attempts from 1
+        receiver.answering(n -> n <= 3 ? 503 : 200);
+        Events events = new Events(db.jdbc, InstantSource.system());
+        assertThat(events.redeliver(WebhookDatabase.TENANT, event)).get()
+                .satisfies(d -> assertThat(d.deliveries()).extracting(Delivery::status).containsExactly("pending"));
+        runUntil(worker, () -> "delivered".equals(db.delivery(event).get("status")));
+        assertThat(receiver.received()).hasSize(4).extracting(Receiver.Request::eventId).containsOnly(event);
+        assertThat(receiver.received().getLast().attempt()).isEqualTo("1");
+        assertThat(db.delivery(event).get("attempts")).isEqualTo(1);
+        // a repeat changes nothing: a delivered delivery stays delivered
+        assertThat(events.redeliver(WebhookDatabase.TENANT, event)).get()
+                .satisfies(d -> assertThat(d.deliveries()).extracting(Delivery::status).containsExactly("delivered"));
+        assertThat(events.redeliver("globex", event)).isEmpty();
     }
 
     @Test
