@@ -9,7 +9,9 @@ import dev.exactly.payments.webhooks.EventType;
 import dev.exactly.payments.webhooks.Events;
 import dev.exactly.payments.webhooks.WebhookEndpoints;
 import jakarta.servlet.http.HttpServletRequest;
+import java.util.Map;
 import java.util.Optional;
+import java.util.function.Function;
 import java.util.function.Supplier;
 import java.util.regex.Pattern;
 import org.jspecify.annotations.Nullable;
@@ -60,20 +62,16 @@ public class WebhookController {
     @GetMapping("/v1/webhook-endpoints/{id}")
     public ResponseEntity<byte[]> get(@PathVariable String id, HttpServletRequest request) {
         String tenant = Caller.of(request).requireTenant();
-        ApiResponse answer = ifValid(ENDPOINT_ID, id, () -> endpoints.find(tenant, id))
-                .map(e -> ApiResponse.json(200, Json.write(WebhookJson.endpoint(e))))
-                .orElseGet(() -> ApiProblems.notFound("webhook endpoint"));
-        return Http.entity(answer, request);
+        return found(ifValid(ENDPOINT_ID, id, () -> endpoints.find(tenant, id)),
+                WebhookJson::endpoint, "webhook endpoint", request);
     }
 
     /** Disables an endpoint (no new deliveries, pending ones canceled); 200 with the endpoint, again on a repeat. */
     @DeleteMapping("/v1/webhook-endpoints/{id}")
     public ResponseEntity<byte[]> disable(@PathVariable String id, HttpServletRequest request) {
         String tenant = Caller.of(request).requireTenant();
-        ApiResponse answer = ifValid(ENDPOINT_ID, id, () -> endpoints.disable(tenant, id))
-                .map(e -> ApiResponse.json(200, Json.write(WebhookJson.endpoint(e))))
-                .orElseGet(() -> ApiProblems.notFound("webhook endpoint"));
-        return Http.entity(answer, request);
+        return found(ifValid(ENDPOINT_ID, id, () -> endpoints.disable(tenant, id)),
+                WebhookJson::endpoint, "webhook endpoint", request);
     }
 
     @GetMapping("/v1/events")
@@ -101,10 +99,8 @@ public class WebhookController {
     @GetMapping("/v1/events/{id}")
     public ResponseEntity<byte[]> event(@PathVariable String id, HttpServletRequest request) {
         String tenant = Caller.of(request).requireTenant();
-        ApiResponse answer = ifValid(EVENT_ID, id, () -> events.find(tenant, id))
-                .map(e -> ApiResponse.json(200, Json.write(WebhookJson.eventWithDeliveries(e))))
-                .orElseGet(() -> ApiProblems.notFound("event"));
-        return Http.entity(answer, request);
+        return found(ifValid(EVENT_ID, id, () -> events.find(tenant, id)),
+                WebhookJson::eventWithDeliveries, "event", request);
     }
 
     /**
@@ -114,9 +110,15 @@ public class WebhookController {
     @PostMapping("/v1/events/{id}/redeliver")
     public ResponseEntity<byte[]> redeliver(@PathVariable String id, HttpServletRequest request) {
         String tenant = Caller.of(request).requireTenant();
-        ApiResponse answer = ifValid(EVENT_ID, id, () -> events.redeliver(tenant, id))
-                .map(e -> ApiResponse.json(200, Json.write(WebhookJson.eventWithDeliveries(e))))
-                .orElseGet(() -> ApiProblems.notFound("event"));
+        return found(ifValid(EVENT_ID, id, () -> events.redeliver(tenant, id)),
+                WebhookJson::eventWithDeliveries, "event", request);
+    }
+
+    /** 200 with the JSON of what was found, or 404 naming {@code what}. */
+    private static <T> ResponseEntity<byte[]> found(Optional<T> value, Function<T, Map<String, Object>> json, String what,
+            HttpServletRequest request) {
+        ApiResponse answer = value.map(v -> ApiResponse.json(200, Json.write(json.apply(v))))
+                .orElseGet(() -> ApiProblems.notFound(what));
         return Http.entity(answer, request);
     }
 
