@@ -41,7 +41,9 @@ public class WebhookConfiguration {
     }
 
     @Bean
-    DeliveryWorker deliveryWorker(Jdbc jdbc, WebhookProperties properties, InstantSource clock) {
-        return new DeliveryWorker(jdbc, properties.settings(), clock, () -> ThreadLocalRandom.current().nextLong());
+    DeliveryWorker deliveryWorker(Jdbc jdbc, WebhookProperties properties, PaymentsProperties payments,
+            InstantSource clock) {
+        return new DeliveryWorker(jdbc, properties.settings(payments.demoMode()), clock,
+                () -> ThreadLocalRandom.current().nextLong());
     }
 }

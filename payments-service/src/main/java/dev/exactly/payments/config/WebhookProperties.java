@@ -34,7 +34,8 @@ public record WebhookProperties(
         @DefaultValue("1h") Duration maxRetryDelay,
         @DefaultValue("2s") Duration connectTimeout,
         @DefaultValue("10s") Duration requestTimeout,
-        @DefaultValue("30s") Duration lease) {
+        @DefaultValue("30s") Duration lease,
+        @DefaultValue("false") boolean allowPrivateNetworks) {
 
     public WebhookProperties {
         if (batchSize < 1 || batchSize > 1000) {
@@ -62,9 +63,10 @@ public record WebhookProperties(
         }
     }
 
-    /** The worker's settings. */
-    public DeliveryWorker.Settings settings() {
+    /** The worker's settings; in demo mode private networks are allowed (a receiver on the same machine). */
+    public DeliveryWorker.Settings settings(boolean demoMode) {
         return new DeliveryWorker.Settings(enabled, interval, batchSize, parallelism, lease,
-                new RetrySchedule(maxAttempts, retryDelay, maxRetryDelay), connectTimeout, requestTimeout);
+                new RetrySchedule(maxAttempts, retryDelay, maxRetryDelay), connectTimeout, requestTimeout,
+                allowPrivateNetworks || demoMode);
     }
 }

@@ -119,9 +119,11 @@ public final class DeliveryWorker implements SmartLifecycle {
      * @param retries        backoff and dead letter
      * @param connectTimeout bound of connecting to an endpoint
      * @param requestTimeout bound of one attempt's answer
+     * @param allowPrivateNetworks whether deliveries may go to loopback, private and link-local addresses
+     *                       (otherwise such an attempt fails without being sent: {@link Destinations})
      */
     public record Settings(boolean enabled, Duration interval, int batchSize, int parallelism, Duration lease,
-            RetrySchedule retries, Duration connectTimeout, Duration requestTimeout) {
+            RetrySchedule retries, Duration connectTimeout, Duration requestTimeout, boolean allowPrivateNetworks) {
         public Settings {
             if (batchSize < 1 || parallelism < 1) {
                 throw new IllegalArgumentException("webhook batch size and parallelism must be positive");
@@ -202,21 +204,27 @@ public final class DeliveryWorker implements SmartLifecycle {
         int status = 0;
         String error;
         try {
-            HttpRequest request = HttpRequest.newBuilder(URI.create(delivery.url()))
-                    .timeout(settings.requestTimeout())
-                    .header("Content-Type", "application/json")
-                    .header("User-Agent", USER_AGENT)
-                    .header(EVENT_ID_HEADER, delivery.eventId())
-                    .header(EVENT_TYPE_HEADER, delivery.type())
-                    .header(ATTEMPT_HEADER, Integer.toString(delivery.attempt()))
-                    .header(WebhookSignature.HEADER, WebhookSignature.header(delivery.secret(), clock.instant(), body))
-                    .POST(HttpRequest.BodyPublishers.ofByteArray(body))
-                    .build();
-            // the status is all that counts: the body is never read (an endless one cannot hold the worker)
-            HttpResponse<InputStream> response = http.send(request, HttpResponse.BodyHandlers.ofInputStream());
-            response.body().close();
-            status = response.statusCode();
-            error = "HTTP " + status;
+            URI uri = URI.create(delivery.url());
+            String refused = settings.allowPrivateNetworks() ? null : Destinations.refusal(uri.getHost()).orElse(null);
+            if (refused != null) {
+                error = refused;
+            } else {
+                HttpRequest request = HttpRequest.newBuilder(uri)
+                        .timeout(settings.requestTimeout())
+                        .header("Content-Type", "application/json")
+                        .header("User-Agent", USER_AGENT)
+                        .header(EVENT_ID_HEADER, delivery.eventId())
+                        .header(EVENT_TYPE_HEADER, delivery.type())
+                        .header(ATTEMPT_HEADER, Integer.toString(delivery.attempt()))
+                        .header(WebhookSignature.HEADER, WebhookSignature.header(delivery.secret(), clock.instant(), body))
+                        .POST(HttpRequest.BodyPublishers.ofByteArray(body))
+                        .build();
+                // the status is all that counts: the body is never read (an endless one cannot hold the worker)
+                HttpResponse<InputStream> response = http.send(request, HttpResponse.BodyHandlers.ofInputStream());
+                response.body().close();
+                status = response.statusCode();
+                error = "HTTP " + status;
+            }
         } catch (InterruptedException e) {
             // stopping: the claim's lease ends and another worker sends it again
             Thread.currentThread().interrupt();

@@ -14,14 +14,16 @@ class WebhookPropertiesTest {
     private static WebhookProperties props(int maxAttempts, Duration retryDelay, Duration maxRetryDelay,
             Duration connect, Duration request, Duration lease) {
         return new WebhookProperties(true, Duration.ofSeconds(1), 20, 4, maxAttempts, retryDelay, maxRetryDelay, connect,
-                request, lease);
+                request, lease, false);
     }
 
     @Test
     void theDefaultsAreValidAndBadValuesStopTheStartupNamingTheProperty() {
         WebhookProperties defaults = props(12, Duration.ofSeconds(10), Duration.ofHours(1), Duration.ofSeconds(2),
                 Duration.ofSeconds(10), Duration.ofSeconds(30));
-        assertThat(defaults.settings().retries().maxAttempts()).isEqualTo(12);
+        assertThat(defaults.settings(false).retries().maxAttempts()).isEqualTo(12);
+        assertThat(defaults.settings(false).allowPrivateNetworks()).isFalse();
+        assertThat(defaults.settings(true).allowPrivateNetworks()).as("demo mode").isTrue();
         assertThatThrownBy(() -> props(12, Duration.ofSeconds(10), Duration.ofHours(1), Duration.ofSeconds(2),
                 Duration.ofSeconds(10), Duration.ofSeconds(12)))
                 .hasMessageContaining("exactly.payments.webhooks.lease");

@@ -316,4 +316,17 @@ class DeliveryWorkerTest {
         assertThat((String) row.get("last_error")).startsWith("the last attempt ended without an answer recorded");
         assertThat(receiver.received()).isEmpty();
     }
+
+    @Test
+    void withoutPrivateNetworksALoopbackEndpointIsNeverCalled() {
+        Receiver receiver = receiver();
+        db.endpoint(receiver.url());
+        String event = db.record(EventType.CHARGE_SUCCEEDED, "ch_private");
+        runUntil(db.worker(20, 1, fast(2), false), () -> "dead_lettered".equals(db.delivery(event).get("status")));
+        assertThat(receiver.received()).isEmpty();
+        Map<String, Object> row = db.delivery(event);
+        assertThat(row.get("attempts")).isEqualTo(2);
+        assertThat(row.get("last_status")).isNull();
+        assertThat((String) row.get("last_error")).contains("127.0.0.1", "loopback");
+    }
 }

@@ -56,11 +56,15 @@ final class WebhookDatabase implements AutoCloseable {
                 "{\"id\":\"" + subject + "\",\"object\":\"charge\",\"amount\":1999}"));
     }
 
-    /** A worker with the given schedule and short timeouts. */
+    /** A worker with the given schedule and short timeouts, allowed to reach the test's loopback receivers. */
     DeliveryWorker worker(int batchSize, int parallelism, RetrySchedule retries) {
+        return worker(batchSize, parallelism, retries, true);
+    }
+
+    DeliveryWorker worker(int batchSize, int parallelism, RetrySchedule retries, boolean allowPrivateNetworks) {
         return new DeliveryWorker(jdbc, new DeliveryWorker.Settings(false, Duration.ofMillis(50), batchSize, parallelism,
-                Duration.ofSeconds(6), retries, Duration.ofSeconds(1), Duration.ofSeconds(4)), InstantSource.system(),
-                java.util.random.RandomGenerator.getDefault());
+                Duration.ofSeconds(6), retries, Duration.ofSeconds(1), Duration.ofSeconds(4), allowPrivateNetworks),
+                InstantSource.system(), java.util.random.RandomGenerator.getDefault());
     }
 
     /** The delivery rows of an event. */

@@ -1,0 +1,38 @@
+package dev.exactly.payments.webhooks;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.net.InetAddress;
+import java.net.UnknownHostException;
+import org.junit.jupiter.api.Test;
+
+/** Which addresses deliveries may reach when private networks are not allowed (literal addresses: no DNS). */
+class DestinationsTest {
+
+    private static InetAddress at(String literal) throws UnknownHostException {
+        return InetAddress.getByName(literal);
+    }
+
+    @Test
+    void everyNonPublicRangeIsNamedAndPublicAddressesPass() throws UnknownHostException {
+        String[][] refused = {
+            {"127.0.0.1", "loopback"}, {"::1", "loopback"}, {"0.0.0.0", "unspecified"}, {"::", "unspecified"},
+            {"10.1.2.3", "private"}, {"172.16.0.1", "private"}, {"172.31.255.255", "private"}, {"192.168.1.1", "private"},
+            {"169.254.169.254", "link-local"}, {"fe80::1", "link-local"}, {"fd00::1", "private (unique local)"},
+            {"100.64.0.1", "shared (carrier-grade NAT)"}, {"100.127.255.255", "shared (carrier-grade NAT)"},
+            {"0.1.2.3", "'this network'"}, {"224.0.0.1", "multicast"}, {"ff02::1", "multicast"},
+            {"::ffff:127.0.0.1", "loopback"}, {"::ffff:10.0.0.1", "private"},
+        };
+        for (String[] r : refused) {
+            assertThat(Destinations.notPublic(at(r[0]))).as(r[0]).contains(r[1]);
+        }
+        for (String ok : new String[] {"8.8.8.8", "172.32.0.1", "100.128.0.1", "11.0.0.1", "2001:4860:4860::8888"}) {
+            assertThat(Destinations.notPublic(at(ok))).as(ok).isEmpty();
+        }
+        assertThat(Destinations.refusal("127.0.0.1")).get().asString()
+                .contains("127.0.0.1", "loopback", "exactly.payments.webhooks.allow-private-networks");
+        assertThat(Destinations.refusal("[::1]")).get().asString().contains("loopback");
+        assertThat(Destinations.refusal("localhost")).get().asString().contains("loopback");
+        assertThat(Destinations.refusal("8.8.8.8")).isEmpty();
+    }
+}
