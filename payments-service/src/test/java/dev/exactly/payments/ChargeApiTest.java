@@ -34,7 +34,8 @@ class ChargeApiTest extends DefaultServiceTest {
         var registration = context.getBean("idempotencyFilterRegistration", org.springframework.boot.web.servlet.FilterRegistrationBean.class);
         var filter = (dev.exactly.idempotency.servlet.IdempotencyFilter) registration.getFilter();
         assertThat(filter.routes()).extracting(dev.exactly.idempotency.servlet.IdempotentRoute::pathTemplate)
-                .containsExactlyInAnyOrder("/v1/charges", "/v1/refunds");
+                .containsExactlyInAnyOrder("/v1/charges", "/v1/refunds", "/v1/charges/{id}/capture",
+                        "/v1/charges/{id}/void");
         assertThat(context.getBean(dev.exactly.idempotency.spi.IdempotencyStore.class))
                 .isInstanceOf(dev.exactly.idempotency.memory.InMemoryIdempotencyStore.class);
     }

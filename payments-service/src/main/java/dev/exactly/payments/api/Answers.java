@@ -1,5 +1,6 @@
 package dev.exactly.payments.api;
 
+import dev.exactly.payments.charge.ChargeActionResult;
 import dev.exactly.payments.charge.ChargeResult;
 import dev.exactly.payments.refund.RefundResult;
 import dev.exactly.payments.web.ApiProblems;
@@ -30,6 +31,26 @@ final class Answers {
                         + "attempt; the charge will be completed by recovery";
             }, unknown.chargeId());
             case ChargeResult.LeaseLost lost -> ApiProblems.leaseLost();
+        };
+    }
+
+    static ApiResponse of(ChargeActionResult result) {
+        return switch (result) {
+            case ChargeActionResult.Finished finished -> ApiResponse.recorded(finished.answer(), false);
+            case ChargeActionResult.Replayed replayed -> ApiResponse.recorded(replayed.answer(), true);
+            case ChargeActionResult.Invalid invalid -> ApiProblems.validationFailed("the request is invalid",
+                    invalid.errors());
+            case ChargeActionResult.KeyReused reused -> ApiProblems.keyReused();
+            case ChargeActionResult.InFlight inFlight -> ApiProblems.keyInUse(inFlight.retryAfter());
+            case ChargeActionResult.ChargeMissing missing -> ApiProblems.notFound("charge").notRecordable();
+            case ChargeActionResult.ChargePending pending -> ApiProblems.chargePending(pending.chargeId());
+            case ChargeActionResult.ActionInProgress busy -> ApiProblems.chargeActionInProgress(busy.chargeId());
+            case ChargeActionResult.DeadLettered dead -> ApiProblems.deadLettered(dead.chargeId());
+            case ChargeActionResult.ProcessorUnavailable unavailable -> ApiProblems.processorUnavailable(
+                    unavailable.chargeId(), unavailable.outcomeUnknown(), unavailable.retryAfter());
+            case ChargeActionResult.OutcomeUnknown unknown -> ApiProblems.outcomeUnknown(
+                    "the database failed after the processor was called; recovery will complete it", unknown.chargeId());
+            case ChargeActionResult.LeaseLost lost -> ApiProblems.leaseLost();
         };
     }
 

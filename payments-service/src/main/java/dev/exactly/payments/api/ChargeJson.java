@@ -34,6 +34,8 @@ public final class ChargeJson implements ChargeAnswers {
         ApiResponse answer = switch (outcome) {
             case ChargeOutcome.Captured captured -> ApiResponse.created(location(charge.id()), Json.write(
                     charge(charge, ChargeStatus.SUCCEEDED, captured.processorChargeId(), null, 0)));
+            case ChargeOutcome.Authorized authorized -> ApiResponse.created(location(charge.id()), Json.write(
+                    charge(charge, ChargeStatus.AUTHORIZED, authorized.processorChargeId(), null, 0)));
             case ChargeOutcome.Declined declined -> ApiProblems.cardDeclined(charge.id(), declined.declineCode());
             case ChargeOutcome.FailedByOperator failed -> ApiProblems.chargeFailed(charge.id(), failed.reason());
         };
@@ -56,6 +58,8 @@ public final class ChargeJson implements ChargeAnswers {
         json.put("id", row.id());
         json.put("object", "charge");
         json.put("amount", row.amount());
+        json.put("amount_captured", status == ChargeStatus.SUCCEEDED && row.status() != ChargeStatus.SUCCEEDED
+                ? row.amount() : row.amountCaptured());
         json.put("amount_refunded", amountRefunded);
         json.put("currency", row.currency());
         json.put("customer", row.customer());

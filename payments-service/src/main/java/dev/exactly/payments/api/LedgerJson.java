@@ -18,19 +18,26 @@ final class LedgerJson {
     private LedgerJson() {}
 
     static Map<String, Object> balance(CustomerBalance balance) {
-        List<Map<String, Object>> lines = new ArrayList<>();
+        List<Map<String, Object>> available = new ArrayList<>();
+        List<Map<String, Object>> pending = new ArrayList<>();
         for (CustomerBalance.Balance b : balance.balances()) {
-            Map<String, Object> line = new LinkedHashMap<>();
-            line.put("currency", currency(b.amount()));
-            line.put("amount", b.amount().minorUnits());
-            line.put("account", b.account());
-            lines.add(line);
+            available.add(balanceLine(b.amount(), b.account()));
+            pending.add(balanceLine(b.pending(), b.account()));
         }
         Map<String, Object> json = new LinkedHashMap<>();
         json.put("object", "balance");
         json.put("customer", balance.customer());
-        json.put("available", lines);
+        json.put("available", available);
+        json.put("pending", pending);
         return json;
+    }
+
+    private static Map<String, Object> balanceLine(Money amount, String account) {
+        Map<String, Object> line = new LinkedHashMap<>();
+        line.put("currency", currency(amount));
+        line.put("amount", amount.minorUnits());
+        line.put("account", account);
+        return line;
     }
 
     static Map<String, Object> entries(TenantEntries page) {

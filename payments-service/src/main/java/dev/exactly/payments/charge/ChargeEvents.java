@@ -7,7 +7,8 @@ import java.sql.Connection;
 
 /**
  * The webhook events of a charge, recorded in the transaction that decides it: {@code charge.succeeded}
- * when it is captured, {@code charge.failed} when it is declined or an operator settles it as failed. The
+ * when it is captured or authorized, {@code charge.failed} when it is declined or an operator settles it as
+ * failed; {@code charge.captured} and {@code charge.voided} when an authorization is resolved. The
  * event carries the charge as {@code GET /v1/charges/{id}} shows it after that transaction, so it commits,
  * or rolls back, with the charge's final state and its journal entry.
  */
@@ -33,9 +34,29 @@ public final class ChargeEvents {
                 .orElseThrow(() -> new IllegalStateException("charge " + chargeId + " vanished in its own transaction"));
         EventType type = switch (outcome) {
             case ChargeOutcome.Captured captured -> EventType.CHARGE_SUCCEEDED;
+            // as Stripe does: an authorization succeeded too (its status says authorized); charge.captured follows
+            case ChargeOutcome.Authorized authorized -> EventType.CHARGE_SUCCEEDED;
             case ChargeOutcome.Declined declined -> EventType.CHARGE_FAILED;
             case ChargeOutcome.FailedByOperator failed -> EventType.CHARGE_FAILED;
         };
+        return record(connection, row, type);
+    }
+
+    /**
+     * Records {@code charge.captured} or {@code charge.voided} of an authorization that a capture or void just
+     * resolved, on its transaction's connection.
+     *
+     * @param row the charge as the resolving transaction left it
+     * @return the event's id
+     */
+    public String resolved(Connection connection, ChargeRow row, EventType type) {
+        if (type != EventType.CHARGE_CAPTURED && type != EventType.CHARGE_VOIDED) {
+            throw new IllegalArgumentException("an authorization is resolved by a capture or a void, not " + type);
+        }
+        return record(connection, row, type);
+    }
+
+    private String record(Connection connection, ChargeRow row, EventType type) {
         return outbox.record(connection, row.tenant(), type, row.id(),
                 new String(answers.resource(row), StandardCharsets.UTF_8));
     }

@@ -139,7 +139,7 @@ public final class ChargeExecutor {
         Currency currency = Currency.of(row.currency());
         Account clearing = null;
         Account customer = null;
-        if (outcome instanceof ChargeOutcome.Captured) {
+        if (outcome instanceof ChargeOutcome.Captured || outcome instanceof ChargeOutcome.Authorized) {
             // opened (idempotently) outside the transaction, so that it holds one pooled connection only
             clearing = accounts.clearing(row.tenant(), currency);
             customer = accounts.customer(row.tenant(), row.customer(), currency);
@@ -158,6 +158,9 @@ public final class ChargeExecutor {
                     return replay(current);
                 }
                 Long entryId = outcome instanceof ChargeOutcome.Captured ? journal(c, current, debit, credit, currency) : null;
+                if (outcome instanceof ChargeOutcome.Authorized) {
+                    charges.recordHold(c, current.id(), hold(c, current, debit, credit, currency));
+                }
                 StoredResponse answer = answers.finished(current, outcome);
                 if (!charges.finish(c, current.id(), outcome, entryId, answer, clock.instant())) {
                     throw new IllegalStateException("charge " + current.id() + " changed under its row lock");
@@ -186,6 +189,24 @@ public final class ChargeExecutor {
                 .credit(customer.id(), money)
                 .externalRef("charge:" + charge.id())
                 .description("charge " + charge.id())
+                .build()).id();
+    }
+
+    /**
+     * The ledger's side of an authorization: a pending entry holding the amount on both sides (clearing and
+     * the customer), outside their available balances; idempotent by its reference.
+     */
+    private long hold(Connection c, ChargeRow charge, @Nullable Account clearing, @Nullable Account customer,
+            Currency currency) {
+        if (clearing == null || customer == null) {
+            throw new IllegalStateException("accounts are opened before an authorization is held");
+        }
+        Money money = Money.of(charge.amount(), currency);
+        return ledger.hold(c, EntryRequest.builder()
+                .debit(clearing.id(), money)
+                .credit(customer.id(), money)
+                .externalRef("auth:" + charge.id())
+                .description("authorization " + charge.id())
                 .build()).id();
     }
 

@@ -108,7 +108,7 @@ public final class ChargePipeline {
                 return answer(c, new ChargeResult.KeyReused());
             }
             return switch (existing.status()) {
-                case SUCCEEDED, FAILED -> answer(c, executor.replay(existing));
+                case SUCCEEDED, FAILED, AUTHORIZED, VOIDED -> answer(c, executor.replay(existing));
                 case DEAD_LETTERED -> answer(c, new ChargeResult.DeadLettered(existing.id()));
                 case PENDING -> {
                     phases.checkpoint(c, phase, existing.recoveryPoint().checkpoint());

@@ -68,13 +68,37 @@ public final class ChargeRepository {
     private static final String ADD_REFUND = """
             UPDATE payments_charge
             SET amount_refunded = amount_refunded + ?, updated_at = ?
-            WHERE id = ? AND status = 'succeeded' AND amount_refunded + ? <= amount
+            WHERE id = ? AND status = 'succeeded' AND amount_refunded + ? <= coalesce(amount_captured, amount)
             """;
+
+    /** The ledger hold of an authorization, written just before its final state in phase 3. */
+    private static final String RECORD_HOLD = """
+            UPDATE payments_charge SET hold_entry_id = ? WHERE id = ? AND status IN ('pending', 'dead_lettered')
+            """;
+
+    /** An authorization resolved by its capture (succeeded) or void (voided), under the row lock. */
+    private static final String RESOLVE = """
+            UPDATE payments_charge
+            SET status = ?, amount_captured = ?, ledger_entry_id = ?, updated_at = ?
+            WHERE id = ? AND status = 'authorized'
+            """;
+
+    /**
+     * Authorized charges created before a time that no capture or void is working on and that were not
+     * expired before, oldest first, skipping those another worker locked.
+     */
+    private static final String EXPIRED_AUTHORIZATIONS = SELECT + """
+            WHERE c.status = 'authorized' AND c.created_at < ?
+              AND NOT EXISTS (SELECT 1 FROM payments_charge_action a
+                              WHERE a.charge_id = c.id AND (a.status IN ('pending', 'succeeded') OR a.origin = 'expiry'))
+            ORDER BY c.created_at
+            LIMIT ?
+            FOR UPDATE SKIP LOCKED""";
 
     /** Distinct currencies a customer was charged in, for the balance endpoint. */
     private static final String CUSTOMER_CURRENCIES = """
             SELECT DISTINCT currency FROM payments_charge
-            WHERE tenant = ? AND customer = ? AND status = 'succeeded'
+            WHERE tenant = ? AND customer = ? AND status IN ('succeeded', 'authorized', 'voided')
             ORDER BY currency
             """;
 
@@ -219,6 +243,48 @@ public final class ChargeRepository {
             s.setString(3, id);
             s.setLong(4, amount);
         }) == 1;
+    }
+
+    public void recordHold(Connection c, String id, long holdEntryId) {
+        if (Jdbc.update(c, RECORD_HOLD, s -> {
+            s.setLong(1, holdEntryId);
+            s.setString(2, id);
+        }) != 1) {
+            throw new IllegalStateException("charge " + id + " is already finished");
+        }
+    }
+
+    /**
+     * Resolves an authorization: {@link ChargeStatus#SUCCEEDED} with what was captured and the capture entry,
+     * or {@link ChargeStatus#VOIDED}.
+     *
+     * @return whether the charge was still authorized
+     */
+    public boolean resolve(Connection c, String id, ChargeStatus status, @Nullable Long amountCaptured,
+            @Nullable Long ledgerEntryId, Instant now) {
+        return Jdbc.update(c, RESOLVE, s -> {
+            s.setString(1, status.db());
+            if (amountCaptured == null) {
+                s.setNull(2, Types.BIGINT);
+            } else {
+                s.setLong(2, amountCaptured);
+            }
+            if (ledgerEntryId == null) {
+                s.setNull(3, Types.BIGINT);
+            } else {
+                s.setLong(3, ledgerEntryId);
+            }
+            s.setTimestamp(4, Jdbc.timestamp(now));
+            s.setString(5, id);
+        }) == 1;
+    }
+
+    /** Up to {@code limit} authorizations created before {@code createdBefore}, locked (SKIP LOCKED). */
+    public List<ChargeRow> lockExpiredAuthorizations(Connection c, Instant createdBefore, int limit) {
+        return Jdbc.query(c, EXPIRED_AUTHORIZATIONS, s -> {
+            s.setTimestamp(1, Jdbc.timestamp(createdBefore));
+            s.setInt(2, limit);
+        }, ChargeRow::map);
     }
 
     public List<String> customerCurrencies(Connection c, String tenant, String customer) {

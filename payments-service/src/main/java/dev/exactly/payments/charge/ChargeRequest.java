@@ -16,7 +16,7 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * A validated {@code POST /v1/charges} body:
- * {@code {"amount":1999,"currency":"usd","customer":"cus_123","source":"tok_visa","description":"…","metadata":{…}}}.
+ * {@code {"amount":1999,"currency":"usd","customer":"cus_123","source":"tok_visa","description":"…","metadata":{…},"capture":false}}.
  *
  * @param amount      minor units of the currency, positive
  * @param currency    an ISO 4217 currency
@@ -24,6 +24,8 @@ import org.jspecify.annotations.Nullable;
  * @param source      the card token given to the processor ({@value #DEFAULT_SOURCE} when absent)
  * @param description free text, or {@code null}
  * @param metadata    the caller's string pairs
+ * @param capture     true (the default): capture at once; false: authorize only (a hold at the processor and in
+ *                    the ledger, captured or voided later)
  */
 public record ChargeRequest(
         long amount,
@@ -31,7 +33,8 @@ public record ChargeRequest(
         String customer,
         String source,
         @Nullable String description,
-        Map<String, String> metadata) {
+        Map<String, String> metadata,
+        boolean capture) {
 
     /** The card token used when a request names none (the processor's test card). */
     public static final String DEFAULT_SOURCE = "tok_visa";
@@ -41,7 +44,8 @@ public record ChargeRequest(
     private static final Pattern CURRENCY = Pattern.compile("[A-Za-z]{3}");
     private static final Pattern SOURCE = Pattern.compile("[\\x21-\\x7e]{1,255}");
     private static final Pattern DESCRIPTION = Pattern.compile("(?s).{0,1000}");
-    private static final List<String> MEMBERS = List.of("amount", "currency", "customer", "source", "description", "metadata");
+    private static final List<String> MEMBERS = List.of("amount", "currency", "customer", "source", "description", "metadata",
+            "capture");
 
     public ChargeRequest {
         metadata = Map.copyOf(metadata);
@@ -65,12 +69,13 @@ public record ChargeRequest(
         String source = f.optionalString("source", SOURCE, "1-255 printable ASCII characters without spaces");
         String description = f.optionalString("description", DESCRIPTION, "at most 1000 characters");
         Map<String, String> metadata = f.optionalStringMap("metadata", 40, 40, 500);
+        boolean capture = f.optionalBoolean("capture", true);
         if (currency == null) {
             return new Parsed.Invalid<>(f.errors());
         }
         Currency known = currency;
         return f.result(() -> new ChargeRequest(amount, known, customer, source == null ? DEFAULT_SOURCE : source,
-                description, metadata));
+                description, metadata, capture));
     }
 
     /** The lower-case currency code, as the API and the processor spell it. */
@@ -86,7 +91,7 @@ public record ChargeRequest(
     /** The request for the processor, naming our charge in its metadata. */
     public PspChargeRequest toProcessorRequest(String tenant, String chargeId) {
         return new PspChargeRequest(amount, currencyCode(), source, description,
-                Map.of("exactly_charge", chargeId, "exactly_tenant", tenant));
+                Map.of("exactly_charge", chargeId, "exactly_tenant", tenant), capture);
     }
 
     /** The JSON persisted as the exact processor request, before it is sent. */
@@ -97,6 +102,9 @@ public record ChargeRequest(
         json.put("source", request.source());
         json.put("description", request.description());
         json.put("metadata", new TreeMap<>(request.metadata()));
+        if (!request.capture()) {
+            json.put("capture", false); // absent for a charge captured at once: earlier rows stay as they were
+        }
         return new String(Json.write(json), StandardCharsets.UTF_8);
     }
 
@@ -107,6 +115,7 @@ public record ChargeRequest(
         Map<String, String> metadata = (Map<String, String>) m.get("metadata");
         Object description = m.get("description");
         return new PspChargeRequest(((Number) m.get("amount")).longValue(), (String) m.get("currency"),
-                (String) m.get("source"), description == null ? null : description.toString(), metadata);
+                (String) m.get("source"), description == null ? null : description.toString(), metadata,
+                !Boolean.FALSE.equals(m.get("capture")));
     }
 }

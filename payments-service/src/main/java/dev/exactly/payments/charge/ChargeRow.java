@@ -62,11 +62,15 @@ public record ChargeRow(
      * @param ledgerEntryId     the journal entry of a succeeded charge
      * @param amountRefunded    minor units refunded so far
      * @param answer            the recorded answer of a finished charge
+     * @param holdEntryId       the ledger's pending entry of an authorization
+     * @param amountCaptured    what the capture of an authorization captured ({@code null}: everything, or
+     *                          not captured)
      */
     public record Settlement(@Nullable String processorChargeId, @Nullable String failureCode,
-            @Nullable Long ledgerEntryId, long amountRefunded, @Nullable StoredResponse answer) {
+            @Nullable Long ledgerEntryId, long amountRefunded, @Nullable StoredResponse answer,
+            @Nullable Long holdEntryId, @Nullable Long amountCaptured) {
         /** Nothing settled yet. */
-        public static final Settlement NONE = new Settlement(null, null, null, 0, null);
+        public static final Settlement NONE = new Settlement(null, null, null, 0, null, null, null);
     }
 
     /**
@@ -87,7 +91,7 @@ public record ChargeRow(
             c.metadata, c.status, c.recovery_point, c.downstream_key, c.processor_request,
             c.processor_charge_id, c.failure_code, c.ledger_entry_id, c.amount_refunded, c.response_status,
             c.response_type, c.response_location, c.response_body, c.attempts, c.last_error, c.dead_letter_reason,
-            c.created_at, c.updated_at\n""";
+            c.created_at, c.updated_at, c.hold_entry_id, c.amount_captured\n""";
 
     /**
      * A new charge as phase 1 inserts it: pending at {@link RecoveryPoint#CHARGE_CREATED}, with the
@@ -120,6 +124,28 @@ public record ChargeRow(
     /** The journal entry of a succeeded charge. */
     public @Nullable Long ledgerEntryId() {
         return settlement.ledgerEntryId();
+    }
+
+    /** The ledger's pending entry of an authorization. */
+    public @Nullable Long holdEntryId() {
+        return settlement.holdEntryId();
+    }
+
+    /**
+     * Minor units captured: the amount of a charge captured at once, what the capture of an authorization
+     * captured, 0 for anything else.
+     */
+    public long amountCaptured() {
+        if (status != ChargeStatus.SUCCEEDED) {
+            return 0;
+        }
+        Long captured = settlement.amountCaptured();
+        return captured == null ? amount : captured;
+    }
+
+    /** Whether the charge was created with {@code "capture": false}. */
+    public boolean authorizeOnly() {
+        return !ChargeRequest.processorRequest(processorRequest).capture();
     }
 
     /** Minor units refunded so far. */
@@ -160,7 +186,9 @@ public record ChargeRow(
                         rs.getString("failure_code"),
                         Jdbc.nullableLong(rs, "ledger_entry_id"),
                         rs.getLong("amount_refunded"),
-                        AnswerColumns.read(rs)),
+                        AnswerColumns.read(rs),
+                        Jdbc.nullableLong(rs, "hold_entry_id"),
+                        Jdbc.nullableLong(rs, "amount_captured")),
                 new Attempts(
                         rs.getInt("attempts"),
                         rs.getString("last_error"),

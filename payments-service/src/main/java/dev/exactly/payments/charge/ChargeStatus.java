@@ -11,7 +11,14 @@ public enum ChargeStatus {
     /** Declined by the processor (or resolved as failed by an operator); nothing journaled. */
     FAILED,
     /** Recovery gave up after its attempts; an operator must retry or resolve it. */
-    DEAD_LETTERED;
+    DEAD_LETTERED,
+    /**
+     * Authorized only ({@code "capture": false}): the processor holds the amount and the ledger holds it as
+     * pending; a capture makes it {@link #SUCCEEDED}, a void (or the expiry of the authorization) {@link #VOIDED}.
+     */
+    AUTHORIZED,
+    /** An authorization released by a void or by its expiry; nothing moved. */
+    VOIDED;
 
     public String db() {
         return name().toLowerCase(Locale.ROOT);
@@ -21,8 +28,8 @@ public enum ChargeStatus {
         return valueOf(value.toUpperCase(Locale.ROOT));
     }
 
-    /** Whether the charge has its final answer. */
+    /** Whether the charge's creation has its final answer (an authorization's too, captured or not). */
     public boolean isFinished() {
-        return this == SUCCEEDED || this == FAILED;
+        return this == SUCCEEDED || this == FAILED || this == AUTHORIZED || this == VOIDED;
     }
 }

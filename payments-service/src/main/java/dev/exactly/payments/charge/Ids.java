@@ -12,6 +12,11 @@ public final class Ids {
         return next("ch_");
     }
 
+    /** A new capture or void id. */
+    public String action() {
+        return next("ca_");
+    }
+
     /** A new refund id. */
     public String refund() {
         return next("re_");

@@ -27,9 +27,12 @@ import org.springframework.context.SmartLifecycle;
  * record ({@link AtomicPhases#retryLater}), which is handed back after a backoff (exponential, capped,
  * full jitter), and dead-lettered after the last attempt.
  *
+ * <p>A record that is not a charge's may be a capture's or a void's: {@link ChargeActions#resume} sends it to
+ * the processor again under the same key and finishes it.
+ *
  * <p>A charge's record never expires while the charge is open (its first checkpoint is committed with
  * the charge row), so every open charge is found through its record. The worker also purges expired
- * records now and then, in bounded batches.
+ * records now and then, in bounded batches, and voids expired authorizations ({@link AuthorizationExpiry}).
  */
 public final class RecoveryWorker implements SmartLifecycle {
     private static final Logger log = LoggerFactory.getLogger(RecoveryWorker.class);
@@ -39,22 +42,26 @@ public final class RecoveryWorker implements SmartLifecycle {
     private final ChargeRepository charges;
     private final AtomicPhases phases;
     private final ChargeExecutor executor;
+    private final AuthorizationExpiry expiry;
     private final Settings settings;
     private final List<PhaseKind> otherKinds;
     private final PhaseRecovery recovery;
     private @Nullable Periodic purger;
+    private @Nullable Periodic expirer;
 
     /**
      * @param policy     lease and keep-alive of the records the worker takes over
-     * @param otherKinds the other operations whose records it resumes (refunds), asked when no charge has
-     *                   the record's scope
+     * @param otherKinds the other operations whose records it resumes (refunds, captures and voids), asked
+     *                   when no charge has the record's scope
+     * @param expiry     voids expired authorizations on the worker's schedule
      */
     public RecoveryWorker(Jdbc jdbc, ChargeRepository charges, AtomicPhases phases, IdempotencyPolicy policy,
-            ChargeExecutor executor, Settings settings, List<PhaseKind> otherKinds) {
+            ChargeExecutor executor, Settings settings, List<PhaseKind> otherKinds, AuthorizationExpiry expiry) {
         this.jdbc = jdbc;
         this.charges = charges;
         this.phases = phases;
         this.executor = executor;
+        this.expiry = expiry;
         this.settings = Objects.requireNonNull(settings, "settings");
         this.otherKinds = List.copyOf(otherKinds);
         this.recovery = phases.recovery(this::resume, policy);
@@ -112,7 +119,7 @@ public final class RecoveryWorker implements SmartLifecycle {
                         phase.checkpoint() == null ? "the start" : phase.checkpoint().name(), phase.attempts());
                 executor.execute(row, phase, false);
             }
-            case SUCCEEDED, FAILED -> finishWithRowAnswer(row, phase);
+            case SUCCEEDED, FAILED, AUTHORIZED, VOIDED -> finishWithRowAnswer(row, phase);
             case DEAD_LETTERED -> throw new IllegalStateException("charge " + row.id()
                     + " is dead-lettered: an operator retries or resolves it");
         }
@@ -121,7 +128,7 @@ public final class RecoveryWorker implements SmartLifecycle {
     /** The row already has its answer: the record takes it, so retries replay it. */
     private void finishWithRowAnswer(ChargeRow row, Phase phase) {
         StoredResponse answer = Objects.requireNonNull(row.answer(), "a finished charge has its answer");
-        RecordStatus status = row.status() == ChargeStatus.SUCCEEDED ? RecordStatus.COMPLETED : RecordStatus.FAILED;
+        RecordStatus status = row.status() == ChargeStatus.FAILED ? RecordStatus.FAILED : RecordStatus.COMPLETED;
         jdbc.inTransaction(c -> phases.finish(c, phase, status, answer));
     }
 
@@ -139,15 +146,21 @@ public final class RecoveryWorker implements SmartLifecycle {
         }
         recovery.start();
         purger = Periodic.start("payments-purge", Duration.ZERO, settings.purgeInterval(), this::purge);
+        expirer = Periodic.start("payments-authorization-expiry", expiry.interval(), expiry.interval(), expiry::runOnce);
     }
 
     @Override
     public synchronized void stop() {
         Periodic p = purger;
+        Periodic e = expirer;
         purger = null;
+        expirer = null;
         recovery.close();
         if (p != null) {
             p.close();
+        }
+        if (e != null) {
+            e.close();
         }
     }
 

@@ -8,6 +8,10 @@ import dev.exactly.idempotency.postgres.AtomicPhases;
 import dev.exactly.idempotency.postgres.PostgresIdempotencyStore;
 import dev.exactly.idempotency.postgres.RecoveryPolicy;
 import dev.exactly.ledger.Ledger;
+import dev.exactly.payments.charge.AuthorizationExpiry;
+import dev.exactly.payments.charge.ChargeActionAnswers;
+import dev.exactly.payments.charge.ChargeActionRepository;
+import dev.exactly.payments.charge.ChargeActions;
 import dev.exactly.payments.charge.ChargeAnswers;
 import dev.exactly.payments.charge.ChargeEvents;
 import dev.exactly.payments.charge.ChargeExecutor;
@@ -31,6 +35,7 @@ import dev.exactly.payments.refund.RefundRepository;
 import dev.exactly.payments.refund.RefundService;
 import dev.exactly.payments.webhooks.Outbox;
 import dev.exactly.psp.PspClient;
+import java.time.Duration;
 import java.time.InstantSource;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.random.RandomGenerator;
@@ -175,11 +180,35 @@ public class ServiceConfiguration {
 
     @Bean
     RecoveryWorker recoveryWorker(Jdbc jdbc, ChargeRepository charges, AtomicPhases phases, ChargeExecutor executor,
-            PaymentsProperties properties, ObjectProvider<PhaseKind> otherKinds) {
+            AuthorizationExpiry expiry, PaymentsProperties properties, ObjectProvider<PhaseKind> otherKinds) {
         PaymentsProperties.Recovery recovery = properties.recovery();
         return new RecoveryWorker(jdbc, charges, phases, durablePolicy(properties), executor,
                 new RecoveryWorker.Settings(recovery.enabled(), recovery.purgeInterval()),
-                otherKinds.orderedStream().toList());
+                otherKinds.orderedStream().toList(), expiry);
+    }
+
+    @Bean
+    ChargeActionRepository chargeActionRepository() {
+        return new ChargeActionRepository();
+    }
+
+    @Bean
+    ChargeActions chargeActions(Jdbc jdbc, ChargeRepository charges, ChargeActionRepository actions,
+            AtomicPhases phases, IdempotentRoutes routes, ReplayCounter replays, PspClient psp, Ledger ledger,
+            ChargeActionAnswers answers, ChargeEvents events, Ids ids, InstantSource clock) {
+        return new ChargeActions(jdbc, charges, actions, phases, routes, replays, psp, ledger, answers, events, ids,
+                clock);
+    }
+
+    /**
+     * Voids authorizations older than {@code exactly.payments.authorization-ttl} (7 days), every
+     * {@code recovery.interval}, at most 100 a round, where recovery runs.
+     */
+    @Bean
+    AuthorizationExpiry authorizationExpiry(ChargeActions actions, InstantSource clock, PaymentsProperties properties,
+            @Value("${exactly.payments.authorization-ttl:7d}") Duration ttl) {
+        return new AuthorizationExpiry(actions, clock,
+                new AuthorizationExpiry.Settings(ttl, properties.recovery().interval(), 100));
     }
 
     /** The worker's resumes hold pooled connections: they must leave some to the requests. */

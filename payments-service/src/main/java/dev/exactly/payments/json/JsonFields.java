@@ -105,6 +105,29 @@ public final class JsonFields {
         return value;
     }
 
+    /** An optional integer in {@code [min, max]}; {@code null} when absent, null or wrong. */
+    public @Nullable Long optionalLong(String name, long min, long max) {
+        if (member(name) == null) {
+            return null;
+        }
+        int before = errors.size();
+        long value = requiredLong(name, min, max);
+        return errors.size() == before ? value : null;
+    }
+
+    /** An optional boolean; {@code fallback} when absent, null or wrong. */
+    public boolean optionalBoolean(String name, boolean fallback) {
+        JsonNode node = member(name);
+        if (node == null) {
+            return fallback;
+        }
+        if (!node.isBoolean()) {
+            error(name, "parameter_invalid", name + " must be true or false");
+            return fallback;
+        }
+        return node.booleanValue();
+    }
+
     /** A required string matching {@code pattern}; empty when missing or wrong. */
     public String requiredString(String name, Pattern pattern, String rule) {
         JsonNode node = member(name);

@@ -18,6 +18,8 @@ public record CustomerBalance(String customer, List<Balance> balances) {
      * The balance of one of the customer's accounts.
      *
      * @param account the account as the tenant names it ({@code customer:cus_1:usd})
+     * @param amount  the available balance (posted entries only)
+     * @param pending what open authorizations hold on it (net), outside the available balance
      */
-    public record Balance(String account, Money amount) {}
+    public record Balance(String account, Money amount, Money pending) {}
 }

@@ -1,6 +1,7 @@
 package dev.exactly.payments.ledger;
 
 import dev.exactly.ledger.Account;
+import dev.exactly.ledger.AccountBalance;
 import dev.exactly.ledger.Currency;
 import dev.exactly.ledger.EntryPage;
 import dev.exactly.ledger.EntryQuery;
@@ -34,8 +35,11 @@ public final class LedgerQueries {
         for (String code : currencies) {
             Currency currency = Currency.of(code);
             Optional<Account> account = accounts.find(TenantAccounts.customerCode(tenant, customer, currency));
-            account.ifPresent(a -> balances.add(new CustomerBalance.Balance(TenantAccounts.publicCode(a.code(), tenant),
-                    ledger.balance(a.id()))));
+            account.ifPresent(a -> {
+                AccountBalance b = ledger.balances(a.id());
+                balances.add(new CustomerBalance.Balance(TenantAccounts.publicCode(a.code(), tenant), b.available(),
+                        b.pending()));
+            });
         }
         return new CustomerBalance(customer, balances);
     }

@@ -138,7 +138,7 @@ public final class RefundService {
             case PENDING, DEAD_LETTERED -> {
                 return answer(c, new RefundResult.ChargePending(charge.id()));
             }
-            case FAILED -> {
+            case FAILED, AUTHORIZED, VOIDED -> {
                 return refuse(c, phase, RefundRow.refused(refundId, tenant, idempotency.key(),
                         idempotency.fingerprint(), charge.id(), request.amount(), charge.currency(),
                         "charge_not_refundable", answers.notRefundable(charge.id(), charge.status()), now));
@@ -154,7 +154,7 @@ public final class RefundService {
                     charge.id(), request.amount(), charge.currency(), "charge_not_refundable",
                     answers.notRefundable(charge.id(), charge.status()), now));
         }
-        long refundable = charge.amount() - charge.amountRefunded() - refunds.reserved(c, charge.id());
+        long refundable = charge.amountCaptured() - charge.amountRefunded() - refunds.reserved(c, charge.id());
         if (request.amount() > refundable) {
             return refuse(c, phase, RefundRow.refused(refundId, tenant, idempotency.key(), idempotency.fingerprint(),
                     charge.id(), request.amount(), charge.currency(), "refund_exceeds_charge",

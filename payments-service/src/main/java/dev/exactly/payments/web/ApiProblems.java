@@ -25,6 +25,12 @@ import org.jspecify.annotations.Nullable;
  *   <tr><td>refund-failed</td><td>402</td><td>refund_failed</td><td>yes</td></tr>
  *   <tr><td>resource-missing</td><td>404</td><td>resource_missing</td><td>yes</td></tr>
  *   <tr><td>charge-pending</td><td>409</td><td>charge_pending</td><td>no</td></tr>
+ *   <tr><td>charge-already-captured</td><td>409</td><td>charge_already_captured</td><td>yes</td></tr>
+ *   <tr><td>charge-voided</td><td>409</td><td>charge_voided</td><td>yes</td></tr>
+ *   <tr><td>charge-not-authorized</td><td>409</td><td>charge_not_authorized</td><td>yes</td></tr>
+ *   <tr><td>capture-exceeds-authorization</td><td>402</td><td>amount_too_large</td><td>yes</td></tr>
+ *   <tr><td>processor-refused</td><td>402</td><td>the processor's code</td><td>yes</td></tr>
+ *   <tr><td>charge-action-in-progress</td><td>409</td><td>charge_action_in_progress</td><td>no</td></tr>
  *   <tr><td>payment-dead-lettered</td><td>409</td><td>payment_dead_lettered</td><td>no</td></tr>
  *   <tr><td>processor-unavailable</td><td>503</td><td>processor_unavailable, processor_outcome_unknown</td><td>no</td></tr>
  *   <tr><td>unauthorized</td><td>401</td><td>api_key_invalid</td><td>-</td></tr>
@@ -48,6 +54,12 @@ public final class ApiProblems {
     public static final URI REFUND_FAILED = type("refund-failed");
     public static final URI RESOURCE_MISSING = type("resource-missing");
     public static final URI CHARGE_PENDING = type("charge-pending");
+    public static final URI CHARGE_ALREADY_CAPTURED = type("charge-already-captured");
+    public static final URI CHARGE_VOIDED = type("charge-voided");
+    public static final URI CHARGE_NOT_AUTHORIZED = type("charge-not-authorized");
+    public static final URI CAPTURE_EXCEEDS_AUTHORIZATION = type("capture-exceeds-authorization");
+    public static final URI PROCESSOR_REFUSED = type("processor-refused");
+    public static final URI CHARGE_ACTION_IN_PROGRESS = type("charge-action-in-progress");
     public static final URI PAYMENT_DEAD_LETTERED = type("payment-dead-lettered");
     public static final URI PROCESSOR_UNAVAILABLE = type("processor-unavailable");
     public static final URI UNAUTHORIZED = type("unauthorized");
@@ -163,6 +175,49 @@ public final class ApiProblems {
     public static ApiResponse chargePending(String chargeId) {
         return response(new Problem(CHARGE_PENDING, "Charge pending", 409,
                 "the charge is still being processed; retry later", "charge_pending", Map.of())
+                .with("charge", chargeId)).notRecordable().withRetryAfter(Duration.ofSeconds(1));
+    }
+
+    /** 409, recorded: a capture or void of a charge that a capture already resolved (or that captured at once). */
+    public static ApiResponse chargeAlreadyCaptured(String chargeId, String action) {
+        return response(new Problem(CHARGE_ALREADY_CAPTURED, "Charge already captured", 409,
+                "the charge is already captured; it cannot be " + action + "d", "charge_already_captured", Map.of())
+                .with("charge", chargeId));
+    }
+
+    /** 409, recorded: a capture or void of a voided authorization (voided by a request or by its expiry). */
+    public static ApiResponse chargeVoided(String chargeId, String action) {
+        return response(new Problem(CHARGE_VOIDED, "Charge voided", 409,
+                "the authorization is voided; it cannot be " + action + "d", "charge_voided", Map.of())
+                .with("charge", chargeId));
+    }
+
+    /** 409, recorded: a capture or void of a charge that was never authorized (it failed). */
+    public static ApiResponse chargeNotAuthorized(String chargeId, String action) {
+        return response(new Problem(CHARGE_NOT_AUTHORIZED, "Charge not authorized", 409,
+                "the charge holds no authorization; it cannot be " + action + "d", "charge_not_authorized", Map.of())
+                .with("charge", chargeId));
+    }
+
+    /** 402, recorded: a capture of more than the authorization holds. */
+    public static ApiResponse captureExceedsAuthorization(String chargeId, long requested, long authorized) {
+        return response(new Problem(CAPTURE_EXCEEDS_AUTHORIZATION, "Capture exceeds the authorization", 402,
+                "requested " + requested + ", authorized " + authorized, "amount_too_large", Map.of())
+                .with("charge", chargeId).with("authorized", authorized));
+    }
+
+    /** 402, recorded: the processor refused the capture or void, with its code; the charge is unchanged. */
+    public static ApiResponse processorRefused(String chargeId, String action, String code) {
+        return response(new Problem(PROCESSOR_REFUSED, "Processor refused", 402,
+                "the processor refused to " + action + " the charge (" + code + ")", code, Map.of())
+                .with("charge", chargeId));
+    }
+
+    /** 409, not recorded: another capture or void of this charge is under way; retry later with the same key. */
+    public static ApiResponse chargeActionInProgress(String chargeId) {
+        return response(new Problem(CHARGE_ACTION_IN_PROGRESS, "Capture or void in progress", 409,
+                "another capture or void of this charge is in progress; retry later with the same Idempotency-Key",
+                "charge_action_in_progress", Map.of())
                 .with("charge", chargeId)).notRecordable().withRetryAfter(Duration.ofSeconds(1));
     }
 
