@@ -1,6 +1,7 @@
 package dev.exactly.payments.webhooks;
 
 import dev.exactly.payments.db.Jdbc;
+import dev.exactly.payments.tasks.Periodic;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.URI;
@@ -17,9 +18,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
-import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ThreadFactory;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.random.RandomGenerator;
 import org.jspecify.annotations.Nullable;
@@ -92,7 +91,7 @@ public final class DeliveryWorker implements SmartLifecycle {
     private final RandomGenerator random;
     private final HttpClient http;
     private final AtomicLong attempts = new AtomicLong();
-    private @Nullable ScheduledExecutorService scheduler;
+    private @Nullable Periodic running;
 
     public DeliveryWorker(Jdbc jdbc, Settings settings, InstantSource clock, RandomGenerator random) {
         this.jdbc = jdbc;
@@ -264,46 +263,29 @@ public final class DeliveryWorker implements SmartLifecycle {
     }
 
     private void sweep() {
-        try {
-            while (runOnce() == settings.batchSize()) {
-                // a full batch: there may be more
-            }
-        } catch (RuntimeException e) {
-            log.warn("webhook sweep failed; next sweep in {}", settings.interval(), e);
+        while (runOnce() == settings.batchSize()) {
+            // a full batch: there may be more
         }
     }
 
     @Override
     public synchronized void start() {
-        if (scheduler != null || !settings.enabled()) {
-            return;
+        if (running == null && settings.enabled()) {
+            running = Periodic.start("payments-webhooks", settings.interval(), settings.interval(), this::sweep);
         }
-        ScheduledExecutorService s = Executors.newSingleThreadScheduledExecutor(r -> {
-            Thread t = new Thread(r, "payments-webhooks");
-            t.setDaemon(true);
-            return t;
-        });
-        long interval = settings.interval().toMillis();
-        s.scheduleWithFixedDelay(this::sweep, interval, interval, TimeUnit.MILLISECONDS);
-        scheduler = s;
     }
 
     @Override
     public synchronized void stop() {
-        ScheduledExecutorService s = scheduler;
-        scheduler = null;
-        if (s != null) {
-            s.shutdownNow();
-            try {
-                s.awaitTermination(15, TimeUnit.SECONDS);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
+        Periodic p = running;
+        running = null;
+        if (p != null) {
+            p.close();
         }
     }
 
     @Override
     public synchronized boolean isRunning() {
-        return scheduler != null;
+        return running != null;
     }
 }
