@@ -1,6 +1,5 @@
 package dev.exactly.idempotency;
 
-import java.security.NoSuchAlgorithmException;
 import java.security.SecureRandom;
 import java.util.HexFormat;
 
@@ -11,11 +10,7 @@ import java.util.HexFormat;
  * @param value 32 hex digits of randomness
  */
 public record OwnerToken(String value) {
-    /**
-     * A DRBG (NIST SP 800-90A, seeded from the system's entropy): unguessable like the platform default,
-     * without the default's read of {@code /dev/urandom} under a lock for every token.
-     */
-    private static final SecureRandom RANDOM = drbg();
+    private static final SecureRandom RANDOM = new SecureRandom();
 
     public OwnerToken {
         if (value.isEmpty() || value.length() > 64) {
@@ -33,13 +28,5 @@ public record OwnerToken(String value) {
     @Override
     public String toString() {
         return value;
-    }
-
-    private static SecureRandom drbg() {
-        try {
-            return SecureRandom.getInstance("DRBG");
-        } catch (NoSuchAlgorithmException unavailable) {
-            return new SecureRandom();
-        }
     }
 }
