@@ -3,6 +3,7 @@ package dev.exactly.payments;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import dev.exactly.payments.charge.RecoveryWorker;
 import dev.exactly.psp.ChargeStatus;
 import dev.exactly.psp.Fault;
 import dev.exactly.psp.FaultKind;
@@ -16,6 +17,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
+import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
 import tools.jackson.databind.JsonNode;
 
@@ -27,6 +29,9 @@ import tools.jackson.databind.JsonNode;
  */
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT)
 class AuthorizationTest extends DefaultServiceTest {
+
+    @Autowired
+    RecoveryWorker worker;
 
     private static String authorization(long amount, String customer) {
         return "{\"amount\":" + amount + ",\"currency\":\"usd\",\"customer\":\"" + customer + "\",\"capture\":false}";
@@ -93,6 +98,18 @@ class AuthorizationTest extends DefaultServiceTest {
         assertThat(again.body()).isEqualTo(first.body());
         assertThat(again.header("Idempotent-Replayed")).isEqualTo("true");
         assertThat(ledgerEntries("auth:" + id)).isEqualTo(1);
+
+        // the tenant's trial balance: the hold's pending amounts balance by themselves, on the pending columns
+        JsonNode usd = null;
+        for (JsonNode total : get("/v1/ledger/trial-balance", ACME).json().get("totals")) {
+            if (total.get("currency").stringValue().equals("usd")) {
+                usd = total;
+            }
+        }
+        assertThat(usd).isNotNull();
+        assertThat(usd.get("balanced").booleanValue()).isTrue();
+        assertThat(usd.get("pending_debits").longValue()).isEqualTo(usd.get("pending_credits").longValue())
+                .isGreaterThanOrEqualTo(1200);
         assertThat(get("/v1/charges/" + id, ACME).json().get("status").stringValue()).isEqualTo("authorized");
     }
 
@@ -276,6 +293,29 @@ class AuthorizationTest extends DefaultServiceTest {
         assertThat(processorCaptures(charge.get("processor_charge").stringValue())).isEqualTo(1);
         assertThat(ledgerEntries("capture:" + id)).isEqualTo(1);
         assertThat(available("cus_drop_cap")).isEqualTo(1500);
+        assertLedgerBalanced();
+    }
+
+    @Test
+    void theWorkerFinishesACaptureWhoseRequestGotNoAnswer() {
+        JsonNode charge = authorize("auth-worker", 1300, "cus_worker_cap");
+        String id = charge.get("id").stringValue();
+        long resumedBefore = worker.recoveredCount();
+        psp().failNext(PspOperation.CAPTURE, 3, Fault.dropResponse());
+        Answer dropped = post("/v1/charges/" + id + "/capture", ACME, "cap-worker-1", "{\"amount\":1000}");
+        assertThat(dropped.status()).as(dropped.text()).isEqualTo(503);
+        assertThat(chargeStatus(id)).isEqualTo("authorized");
+
+        // nobody retries: the recovery worker takes the capture's record over and finishes it
+        await().atMost(Duration.ofSeconds(30)).until(() -> chargeStatus(id).equals("succeeded"));
+        assertThat(worker.recoveredCount()).as("resumed by the worker").isGreaterThan(resumedBefore);
+        assertThat(processorCaptures(charge.get("processor_charge").stringValue())).isEqualTo(1);
+        assertThat(ledgerEntries("capture:" + id)).isEqualTo(1);
+        assertThat(available("cus_worker_cap")).isEqualTo(1000);
+        assertThat(pending("cus_worker_cap")).isZero();
+        Answer late = post("/v1/charges/" + id + "/capture", ACME, "cap-worker-1", "{\"amount\":1000}");
+        assertThat(late.status()).as(late.text()).isEqualTo(200);
+        assertThat(late.json().get("amount_captured").longValue()).isEqualTo(1000);
         assertLedgerBalanced();
     }
 

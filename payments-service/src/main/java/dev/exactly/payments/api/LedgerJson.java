@@ -85,6 +85,8 @@ final class LedgerJson {
             line.put("currency", l.account().currency().code().toLowerCase(Locale.ROOT));
             line.put("debit", l.debit().minorUnits());
             line.put("credit", l.credit().minorUnits());
+            line.put("pending_debit", l.pendingDebit().minorUnits());
+            line.put("pending_credit", l.pendingCredit().minorUnits());
             lines.add(line);
         }
         List<Map<String, Object>> totals = new ArrayList<>();
@@ -93,6 +95,8 @@ final class LedgerJson {
             line.put("currency", currency.toLowerCase(Locale.ROOT));
             line.put("debits", t.debits().minorUnits());
             line.put("credits", t.credits().minorUnits());
+            line.put("pending_debits", t.pendingDebits().minorUnits());
+            line.put("pending_credits", t.pendingCredits().minorUnits());
             line.put("balanced", t.isBalanced());
             totals.add(line);
         });
