@@ -47,6 +47,12 @@ public final class RefundJson implements RefundAnswers {
     }
 
     @Override
+    public StoredResponse notAtProcessor(String chargeId) {
+        return ApiProblems.chargeNotRefundableBecause(chargeId, "the charge was settled by an operator without the "
+                + "processor's charge, so the processor cannot refund it; refund it at the processor by hand").stored();
+    }
+
+    @Override
     public StoredResponse exceedsCharge(String chargeId, long requested, long refundable) {
         return ApiProblems.refundExceedsCharge(chargeId, requested, refundable).stored();
     }

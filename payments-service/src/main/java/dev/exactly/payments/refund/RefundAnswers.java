@@ -22,6 +22,12 @@ public interface RefundAnswers {
     /** The charge did not succeed (it is {@code status}): nothing to refund. */
     StoredResponse notRefundable(String chargeId, ChargeStatus status);
 
+    /**
+     * The charge succeeded but the processor's charge is not known (an operator settled it while the
+     * processor could not be asked): the processor cannot be asked to refund it.
+     */
+    StoredResponse notAtProcessor(String chargeId);
+
     /** The refunds would exceed the charge: {@code refundable} is left of it. */
     StoredResponse exceedsCharge(String chargeId, long requested, long refundable);
 }

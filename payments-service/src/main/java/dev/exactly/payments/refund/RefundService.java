@@ -152,7 +152,7 @@ public final class RefundService {
             // settled by an operator without the processor's charge: nothing the processor could refund
             return refuse(c, phase, RefundRow.refused(refundId, tenant, idempotency.key(), idempotency.fingerprint(),
                     charge.id(), request.amount(), charge.currency(), "charge_not_refundable",
-                    answers.notRefundable(charge.id(), charge.status()), now));
+                    answers.notAtProcessor(charge.id()), now));
         }
         long refundable = charge.amountCaptured() - charge.amountRefunded() - refunds.reserved(c, charge.id());
         if (request.amount() > refundable) {

@@ -129,8 +129,13 @@ public final class ApiProblems {
 
     /** 422, recorded: the charge did not succeed, so there is nothing to refund. */
     public static ApiResponse chargeNotRefundable(String chargeId, String status) {
-        return response(new Problem(CHARGE_NOT_REFUNDABLE, "Charge not refundable", 422,
-                "the charge is " + status + "; only succeeded charges can be refunded", "charge_not_refundable", Map.of())
+        return chargeNotRefundableBecause(chargeId, "the charge is " + status + "; only succeeded charges can be refunded");
+    }
+
+    /** 422, recorded: the charge cannot be refunded, for the reason {@code detail} gives. */
+    public static ApiResponse chargeNotRefundableBecause(String chargeId, String detail) {
+        return response(new Problem(CHARGE_NOT_REFUNDABLE, "Charge not refundable", 422, detail,
+                "charge_not_refundable", Map.of())
                 .with("charge", chargeId));
     }
 
