@@ -131,6 +131,11 @@ class AuthorizationTest extends DefaultServiceTest {
         assertThat(replay.status()).isEqualTo(200);
         assertThat(replay.body()).isEqualTo(captured.body());
         assertThat(replay.header("Idempotent-Replayed")).isEqualTo("true");
+        JsonNode key = get("/v1/idempotency-keys/cap-full-1", ACME).json();
+        assertThat(key.get("route").stringValue()).isEqualTo("POST /v1/charges/{id}/capture");
+        assertThat(key.get("status").stringValue()).isEqualTo("completed");
+        assertThat(key.get("resource").get("object").stringValue()).isEqualTo("capture");
+        assertThat(key.get("resource").get("status").stringValue()).isEqualTo("succeeded");
 
         Answer again = post("/v1/charges/" + id + "/capture", ACME, "cap-full-2", "{}");
         assertThat(again.status()).as(again.text()).isEqualTo(409);

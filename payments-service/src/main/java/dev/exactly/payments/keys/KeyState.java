@@ -36,7 +36,7 @@ public record KeyState(
     /**
      * The resource a request created.
      *
-     * @param type   {@code charge} or {@code refund}
+     * @param type   {@code charge}, {@code refund}, {@code capture} or {@code void}
      * @param status its status now
      */
     public record Resource(String type, String id, String status) {}

@@ -27,6 +27,10 @@ public final class KeyStatus {
     private static final String REFUND_BY_SCOPE = """
             SELECT id, status, recovery_point, created_at FROM payments_refund WHERE scope_key = ?
             """;
+    /** A capture's or void's row: the resource is the action ({@code capture} or {@code void}). */
+    private static final String ACTION_BY_SCOPE = """
+            SELECT id, status, kind, created_at FROM payments_charge_action WHERE scope_key = ?
+            """;
 
     /** Later than any real expiry: PostgreSQL's {@code 'infinity'}, the expiry of a phase in progress. */
     private static final Instant NEVER = Instant.parse("9999-12-31T23:59:59Z");
@@ -48,19 +52,26 @@ public final class KeyStatus {
         List<KeyState> found = new ArrayList<>();
         describe(tenant, key, IdempotentRoutes.CHARGES).ifPresent(found::add);
         describe(tenant, key, IdempotentRoutes.REFUNDS).ifPresent(found::add);
+        describe(tenant, key, IdempotentRoutes.CAPTURE).ifPresent(found::add);
+        describe(tenant, key, IdempotentRoutes.VOID).ifPresent(found::add);
         return found;
     }
 
     private Optional<KeyState> describe(String tenant, IdempotencyKey key, String route) {
         ScopeKey scope = IdempotentRoutes.scopeKey(tenant, route, key);
         Optional<PhaseRecord> record = jdbc.inTransaction(c -> phases.find(c, scope));
-        Optional<Row> row = route.equals(IdempotentRoutes.CHARGES)
-                ? jdbc.queryOne(CHARGE_BY_SCOPE, s -> s.setString(1, scope.hash()), rs -> new Row(
-                        new KeyState.Resource("charge", rs.getString(1), rs.getString(2)), rs.getString(3),
-                        Jdbc.instant(rs, "created_at")))
-                : jdbc.queryOne(REFUND_BY_SCOPE, s -> s.setString(1, scope.hash()), rs -> new Row(
-                        new KeyState.Resource("refund", rs.getString(1), rs.getString(2)), rs.getString(3),
-                        Jdbc.instant(rs, "created_at")));
+        Optional<Row> row = switch (route) {
+            case IdempotentRoutes.CHARGES -> jdbc.queryOne(CHARGE_BY_SCOPE, s -> s.setString(1, scope.hash()),
+                    rs -> new Row(new KeyState.Resource("charge", rs.getString(1), rs.getString(2)), rs.getString(3),
+                            Jdbc.instant(rs, "created_at")));
+            case IdempotentRoutes.REFUNDS -> jdbc.queryOne(REFUND_BY_SCOPE, s -> s.setString(1, scope.hash()),
+                    rs -> new Row(new KeyState.Resource("refund", rs.getString(1), rs.getString(2)), rs.getString(3),
+                            Jdbc.instant(rs, "created_at")));
+            // a capture's or void's checkpoint is the record's
+            default -> jdbc.queryOne(ACTION_BY_SCOPE, s -> s.setString(1, scope.hash()),
+                    rs -> new Row(new KeyState.Resource(rs.getString(3), rs.getString(1), rs.getString(2)), null,
+                            Jdbc.instant(rs, "created_at")));
+        };
         if (record.isEmpty() && row.isEmpty()) {
             return Optional.empty();
         }
