@@ -10,22 +10,17 @@ import dev.exactly.psp.PspOperation;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.EnumSource;
-import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
-import org.springframework.context.annotation.Import;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
 
 /**
- * Refunds when the processor misbehaves for real (dropped responses, timeouts, errors) or the service dies
- * between phases ({@link Crashes}): the refund stays pending with its amount reserved, the answer is 503
- * with Retry-After (never "not executed"), and the client's retry or the scheduled recovery worker finishes
- * it under the same downstream key: one refund at the processor, one journal entry, the same answer.
+ * Refunds when the processor misbehaves for real (dropped responses, timeouts, errors): the refund stays
+ * pending with its amount reserved, the answer is 503 with Retry-After (never "not executed"), and the
+ * client's retry or the scheduled recovery worker finishes it under the same downstream key: one refund at
+ * the processor, one journal entry, the same answer. Crashes between phases: {@link RefundCrashTest}.
  */
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT)
-@Import(Crashes.Installed.class)
 class RefundFaultTest extends ServiceTest {
 
     @DynamicPropertySource
@@ -37,9 +32,6 @@ class RefundFaultTest extends ServiceTest {
         registry.add("exactly.payments.recovery.retry-delay", () -> "100ms");
         registry.add("exactly.payments.recovery.max-attempts", () -> "3");
     }
-
-    @Autowired
-    Crashes crashes;
 
     /**
      * A charge to refund. With this short lease a loaded machine can make the charge's owner lose its lease
@@ -146,32 +138,6 @@ class RefundFaultTest extends ServiceTest {
         psp().clearFaults();
         assertThat(processorRefundsOfCharge(chargeId)).isZero();
         assertThat(refundEntriesOf(refundId)).isZero();
-        assertLedgerBalanced();
-    }
-
-    @ParameterizedTest(name = "crash {0}")
-    @EnumSource(Crashes.Point.class)
-    void aCrashBetweenPhasesIsRecoveredWithOneProcessorRefund(Crashes.Point point) {
-        String chargeId = charged("rf-crash-charge-" + point.wire(), 900, "cus_rf_crash_" + point.wire());
-        String key = "rf-crash-" + point.wire();
-        String body = refund(chargeId, 400);
-        crashes.armRefund(chargeId, point);
-        Answer crashed = post("/v1/refunds", ACME, key, body);
-        assertThat(crashed.status()).as("the request died").isGreaterThanOrEqualTo(500);
-        String refundId = (String) rows("SELECT id FROM payments_refund WHERE charge_id = ?", chargeId).getFirst().get("id");
-        assertThat(processorRefunds(refundId)).isEqualTo(point == Crashes.Point.AFTER_CHARGE_CREATED ? 0 : 1);
-
-        // the dead owner's lease runs out; then the worker (or a retry) asks the processor and finishes
-        await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(100))
-                .until(() -> refundStatus(refundId).equals("succeeded"));
-        Answer recovered = post("/v1/refunds", ACME, key, body);
-        assertThat(recovered.status()).as(recovered.text()).isEqualTo(201);
-        assertThat(recovered.json().get("id").stringValue()).isEqualTo(refundId);
-        assertThat(processorRefunds(refundId)).as("one refund at the processor").isEqualTo(1);
-        assertThat(processorRefundsOfCharge(chargeId)).as("under any key").isEqualTo(1);
-        assertThat(refundEntriesOf(refundId)).as("one journal entry").isEqualTo(1);
-        assertThat(count("SELECT count(*) FROM payments_refund WHERE charge_id = ?", chargeId)).isEqualTo(1);
-        assertThat(post("/v1/refunds", ACME, key, body).body()).isEqualTo(recovered.body());
         assertLedgerBalanced();
     }
 
