@@ -89,7 +89,10 @@ public final class ChargeExecutor {
         this.events = events;
     }
 
-    /** Thrown inside a transaction when a fenced write finds that the owner lost the record: roll back. */
+    /**
+     * Thrown inside a transaction when a fenced write finds that the owner lost the record, or the charge
+     * settled meanwhile: roll back.
+     */
     private static final class LostRecord extends RuntimeException {
         LostRecord() {
             super(null, null, false, false);
@@ -148,28 +151,28 @@ public final class ChargeExecutor {
         Account credit = customer;
         try {
             return jdbc.inTransaction(c -> {
-                // the record's row lock first (every path takes record, then charge, then balances)
+                // the record's row lock first, fenced by the owner token: while this owner holds it, nobody
+                // else settles the charge (whoever settles an open charge owns its record, and finishes the
+                // record with it), so the charge is still open and its row needs no read. Should it be
+                // settled all the same, the ledger's posting is idempotent by reference and the charge's
+                // final write applies to an open charge only: then everything rolls back, and the answer
+                // is the charge's.
                 if (!phases.checkpoint(c, phase, row.recoveryPoint().checkpoint())) {
                     throw new LostRecord();
                 }
-                ChargeRow current = charges.lock(c, row.id()).orElseThrow();
-                if (current.status().isFinished()) {
-                    Jdbc.rollback(c);
-                    return replay(current);
-                }
-                Long entryId = outcome instanceof ChargeOutcome.Captured ? journal(c, current, debit, credit, currency) : null;
+                Long entryId = outcome instanceof ChargeOutcome.Captured ? journal(c, row, debit, credit, currency) : null;
                 if (outcome instanceof ChargeOutcome.Authorized) {
-                    charges.recordHold(c, current.id(), hold(c, current, debit, credit, currency));
+                    charges.recordHold(c, row.id(), hold(c, row, debit, credit, currency));
                 }
-                StoredResponse answer = answers.finished(current, outcome);
-                if (!charges.finish(c, current.id(), outcome, entryId, answer, clock.instant())) {
-                    throw new IllegalStateException("charge " + current.id() + " changed under its row lock");
+                StoredResponse answer = answers.finished(row, outcome);
+                if (!charges.finish(c, row.id(), outcome, entryId, answer, clock.instant())) {
+                    throw new LostRecord();
                 }
                 if (!phases.finish(c, phase, outcome.recordStatus(), answer)) {
                     throw new LostRecord();
                 }
-                events.finished(c, current.id(), outcome);
-                observer.beforeCommit(current);
+                events.finished(c, row.id(), outcome);
+                observer.beforeCommit(row);
                 return new ChargeResult.Finished(answer);
             });
         } catch (LostRecord lost) {

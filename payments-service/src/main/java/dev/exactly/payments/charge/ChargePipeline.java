@@ -99,28 +99,47 @@ public final class ChargePipeline {
         };
     }
 
-    /** The request owns the key: resume the scope's charge, or create it. */
+    /**
+     * The request owns the key: create its charge, or resume the scope's charge. A first owner tries the
+     * insert at once (one round trip for a new charge) and reads the row only when the scope has one (its
+     * record expired and was purged while the row stayed); an owner that took over reads first.
+     */
     private Begin own(Connection c, Phase phase, IdempotencyRequest idempotency, String tenant, ChargeRequest request) {
-        Optional<ChargeRow> found = charges.findByScope(c, idempotency.key());
-        if (found.isPresent()) {
-            ChargeRow existing = found.get();
-            if (!existing.fingerprint().equals(idempotency.fingerprint())) {
-                return answer(c, new ChargeResult.KeyReused());
+        if (!phase.takeover()) {
+            Optional<Begin> created = create(c, phase, idempotency, tenant, request);
+            if (created.isPresent()) {
+                return created.get();
             }
-            return switch (existing.status()) {
-                case SUCCEEDED, FAILED, AUTHORIZED, VOIDED -> answer(c, executor.replay(existing));
-                case DEAD_LETTERED -> answer(c, new ChargeResult.DeadLettered(existing.id()));
-                case PENDING -> {
-                    phases.checkpoint(c, phase, existing.recoveryPoint().checkpoint());
-                    yield new Begin.Run(existing, phase, false);
-                }
-            };
         }
+        Optional<ChargeRow> found = charges.findByScope(c, idempotency.key());
+        if (found.isEmpty()) {
+            return create(c, phase, idempotency, tenant, request).orElseThrow(() -> new IllegalStateException(
+                    "a charge of scope " + idempotency.key() + " appeared under its record's lock"));
+        }
+        ChargeRow existing = found.get();
+        if (!existing.fingerprint().equals(idempotency.fingerprint())) {
+            return answer(c, new ChargeResult.KeyReused());
+        }
+        return switch (existing.status()) {
+            case SUCCEEDED, FAILED, AUTHORIZED, VOIDED -> answer(c, executor.replay(existing));
+            case DEAD_LETTERED -> answer(c, new ChargeResult.DeadLettered(existing.id()));
+            case PENDING -> {
+                phases.checkpoint(c, phase, existing.recoveryPoint().checkpoint());
+                yield new Begin.Run(existing, phase, false);
+            }
+        };
+    }
+
+    /** A new charge row, unless the scope has one: phase 1 then ends at the first recovery point. */
+    private Optional<Begin> create(Connection c, Phase phase, IdempotencyRequest idempotency, String tenant,
+            ChargeRequest request) {
         ChargeRow created = ChargeRow.pending(ids.charge(), tenant, idempotency.key(), idempotency.fingerprint(),
                 request, clock.instant());
-        charges.insert(c, created);
+        if (!charges.insertIfAbsent(c, created)) {
+            return Optional.empty();
+        }
         phases.checkpoint(c, phase, RecoveryPoint.CHARGE_CREATED.checkpoint());
-        return new Begin.Run(created, phase, true);
+        return Optional.of(new Begin.Run(created, phase, true));
     }
 
     /** Ends phase 1 without running anything: nothing it wrote is kept. */

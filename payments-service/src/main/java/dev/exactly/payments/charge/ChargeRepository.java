@@ -21,6 +21,7 @@ public final class ChargeRepository {
                 id, tenant, scope_key, fingerprint, customer, amount, currency, description, metadata,
                 status, recovery_point, downstream_key, processor_request, created_at, updated_at)
             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 'pending', 'charge_created', ?, ?, ?, ?)
+            ON CONFLICT (scope_key) DO NOTHING
             """;
 
     private static final String BY_SCOPE = SELECT + "WHERE c.scope_key = ?";
@@ -123,8 +124,14 @@ public final class ChargeRepository {
     /** A charge row with the lease of its durable record (for the operator listing). */
     public record WithLease(ChargeRow charge, @Nullable Instant leaseExpiresAt) {}
 
-    public void insert(Connection c, ChargeRow row) {
-        Jdbc.update(c, INSERT, s -> {
+    /**
+     * Inserts a new charge unless its scope already has one (one round trip for a new charge; the scope's
+     * charge row outlives every record of the key).
+     *
+     * @return false when a charge of the same scope exists: nothing was written
+     */
+    public boolean insertIfAbsent(Connection c, ChargeRow row) {
+        return Jdbc.update(c, INSERT, s -> {
             s.setString(1, row.id());
             s.setString(2, row.tenant());
             s.setString(3, row.scopeKey().hash());
@@ -138,7 +145,7 @@ public final class ChargeRepository {
             s.setString(11, row.processorRequest());
             s.setTimestamp(12, Jdbc.timestamp(row.createdAt()));
             s.setTimestamp(13, Jdbc.timestamp(row.updatedAt()));
-        });
+        }) == 1;
     }
 
     public Optional<ChargeRow> findByScope(Connection c, ScopeKey key) {
