@@ -11,6 +11,7 @@ import org.springframework.security.authentication.BadCredentialsException;
 import org.springframework.security.config.annotation.web.builders.HttpSecurity;
 import org.springframework.security.config.annotation.web.configuration.EnableWebSecurity;
 import org.springframework.security.config.http.SessionCreationPolicy;
+import org.springframework.security.config.observation.SecurityObservationSettings;
 import org.springframework.security.core.Authentication;
 import org.springframework.security.core.context.SecurityContextHolder;
 import org.springframework.security.web.AuthenticationEntryPoint;
@@ -84,6 +85,17 @@ public class SecurityConfiguration {
                         .requestMatchers("/actuator", "/actuator/**").hasRole(ApiKeyAuthentication.OPERATOR)
                         .anyRequest().authenticated());
         return http.build();
+    }
+
+    /**
+     * Requests are observed whole ({@code http.server.requests}) and per guarded execution
+     * ({@code exactly.idempotency}), not per security filter, authentication and authorization: with
+     * these settings the filter chain is not wrapped in an observation per filter (a name, a context and
+     * a scope each, on every request).
+     */
+    @Bean
+    SecurityObservationSettings securityObservations() {
+        return SecurityObservationSettings.noObservations();
     }
 
     /** Paths the firewall refuses get a problem document, not the container's error page. */
