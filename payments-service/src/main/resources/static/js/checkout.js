@@ -1,6 +1,8 @@
-// The checkout page: an "Upgrade subscription" form that pays through the browser helper, the demo
-// switches, the customer's balance and trial balance, and an operations view. Plain DOM, no framework;
-// every value from the server is written with textContent.
+// The checkout page: an "Upgrade subscription" form that pays (or only authorizes) through the browser
+// helper, capture / void / refund buttons that each send one intent of their own through the helper, the
+// demo switches, the customer's balance and trial balance, and an operations view (keys, stuck requests,
+// dead letters, reconciliation, events). Plain DOM, no framework; every value from the server is written
+// with textContent.
 import { ExactlyClient, IntentMismatchError, KeyReusedError, OutcomeUnknownError, StorageError } from './exactly-client.js';
 
 const PLANS = {
@@ -16,7 +18,15 @@ const OPERATOR_KEY_ITEM = 'exactly.checkout.operator-key';
 const CUSTOMER = /^[A-Za-z0-9_-]{1,64}$/;
 
 const $ = (id) => document.getElementById(id);
-const page = { settings: { demo: false }, apiKey: '', operatorKey: '', client: null, clicks: 0, shown: null };
+const page = { settings: { demo: false }, apiKey: '', operatorKey: '', client: null, clicks: 0, shown: null, reconRuns: 0 };
+
+// what each action button sends: one intent per action and charge, so a second click (or a reload)
+// sends the same key and body again and gets the recorded answer
+const ACTIONS = {
+  capture: { busy: 'Capturing…', request: (c) => ({ path: `/v1/charges/${encodeURIComponent(c.id)}/capture`, body: {} }) },
+  void: { busy: 'Voiding…', request: (c) => ({ path: `/v1/charges/${encodeURIComponent(c.id)}/void`, body: {} }) },
+  refund: { busy: 'Refunding…', request: (c) => ({ path: '/v1/refunds', body: { charge: c.id, amount: capturedOf(c) } }) },
+};
 
 // ------------------------------------------------------------------ formatting
 
@@ -92,7 +102,7 @@ async function api(path, { key = page.apiKey, method = 'GET', body } = {}) {
 // ------------------------------------------------------------------ the order being paid
 
 function readForm() {
-  return { customer: $('customer').value.trim(), plan: $('plan').value, card: $('card').value };
+  return { customer: $('customer').value.trim(), plan: $('plan').value, card: $('card').value, authorizeOnly: $('authorize-only').checked };
 }
 
 function currentOrder() {
@@ -125,6 +135,7 @@ function chargeBody(order) {
     source: order.card,
     description: `Upgrade to ${plan.name}`,
     metadata: { order: order.id, plan: order.plan },
+    ...(order.authorizeOnly ? { capture: false } : {}),
   };
 }
 
@@ -134,9 +145,10 @@ function showOrder(order) {
     $('customer').value = order.customer;
     $('plan').value = order.plan;
     $('card').value = order.card;
+    $('authorize-only').checked = order.authorizeOnly === true;
   }
   const plan = PLANS[$('plan').value];
-  $('pay').textContent = `Pay ${money(plan.amount, CURRENCY)}`;
+  $('pay').textContent = `${$('authorize-only').checked ? 'Authorize' : 'Pay'} ${money(plan.amount, CURRENCY)}`;
 }
 
 function lockForm() {
@@ -167,7 +179,8 @@ function payOnce() {
     return;
   }
   let order = currentOrder();
-  const sameOrder = order && order.customer === form.customer && order.plan === form.plan && order.card === form.card;
+  const sameOrder = order && order.customer === form.customer && order.plan === form.plan && order.card === form.card
+    && (order.authorizeOnly === true) === form.authorizeOnly;
   if (!sameOrder) {
     if (order && page.client.isInFlight(intentOf(order))) {
       log('the order in flight must finish before another one starts', 'warn');
@@ -177,22 +190,42 @@ function payOnce() {
     showOrder(order);
   }
   const intentId = intentOf(order);
-  follow(order, page.client.submit(intentId, { path: '/v1/charges', body: chargeBody(order) }), false);
+  follow(page.client.submit(intentId, { path: '/v1/charges', body: chargeBody(order) }), false, 'pay');
+}
+
+function actionOf(intentId) {
+  const kind = intentId.substring(0, intentId.indexOf(':'));
+  return ACTIONS[kind] ? kind : 'pay';
+}
+
+function capturedOf(charge) {
+  return charge.amount_captured ?? charge.amount;
+}
+
+function onActionClick(kind) {
+  const charge = page.shown;
+  if (!charge) return;
+  if (!page.apiKey) {
+    setStatus('error', 'Enter an API key first.');
+    return;
+  }
+  follow(page.client.submit(`${kind}:${charge.id}`, ACTIONS[kind].request(charge)), false, kind);
 }
 
 function resumeIntent(entry) {
   const order = currentOrder();
   if (order && intentOf(order) === entry.intentId) showOrder(order);
   log(`resuming ${entry.intentId} with its stored key ${entry.key} and body`, 'info');
-  follow(order, page.client.resume(entry.intentId), true);
+  follow(page.client.resume(entry.intentId), true, actionOf(entry.intentId));
 }
 
-function follow(order, promise, resumed) {
-  setStatus('paying', resumed ? 'Resuming the payment after a reload…' : 'Paying…');
+function follow(promise, resumed, kind) {
+  const busy = kind === 'pay' ? 'Paying…' : ACTIONS[kind].busy;
+  setStatus('paying', resumed ? `Resuming after a reload: ${busy}` : busy);
   $('resume').hidden = true;
   lockForm();
   promise.then(
-    (result) => showResult(result),
+    (result) => showResult(result, kind),
     (error) => showError(error),
   ).finally(() => {
     lockForm();
@@ -210,24 +243,57 @@ function showFacts(result) {
   $('replayed').dataset.replayed = String(result.replayed);
 }
 
-function showCharge(charge, status) {
+function showCharge(charge) {
+  page.shown = charge;
   $('charge-id').textContent = charge.id;
   $('charge-amount').textContent = money(charge.amount, charge.currency);
-  $('charge-status').textContent = status;
+  const captured = charge.amount_captured;
+  $('charge-status').textContent = charge.status === 'succeeded' && captured != null && captured !== charge.amount
+    ? `${charge.status} (captured ${money(captured, charge.currency)})`
+    : charge.status === 'authorized' ? `authorized (${money(charge.amount, charge.currency)} held, not captured)` : charge.status;
+  $('charge-refunded').textContent = charge.amount_refunded ? money(charge.amount_refunded, charge.currency) : '–';
+  showActions(charge);
 }
 
-async function showResult(result) {
+function showActions(charge) {
+  const authorized = charge != null && charge.status === 'authorized';
+  const refundable = charge != null && charge.status === 'succeeded' && capturedOf(charge) > 0;
+  $('capture').hidden = !authorized;
+  $('void').hidden = !authorized;
+  $('refund').hidden = !refundable;
+  if (refundable) $('refund').textContent = `Refund ${money(capturedOf(charge), charge.currency)}`;
+  if (authorized) $('capture').textContent = `Capture ${money(charge.amount, charge.currency)}`;
+  $('charge-actions').hidden = !(authorized || refundable);
+  $('actions-hint').hidden = $('charge-actions').hidden;
+}
+
+const CHARGE_STATES = {
+  authorized: ['authorized', 'Authorized: the amount is held, not captured.'],
+  voided: ['voided', 'Voided: the hold is released, nothing was captured.'],
+};
+
+async function showResult(result, kind = 'pay') {
   if (result.joined) {
-    log(`click joined the payment in flight: no second request (key ${result.key})`, 'ok');
+    log(`click joined the ${kind === 'pay' ? 'payment' : kind} in flight: no second request (key ${result.key})`, 'ok');
     return;
   }
   showFacts(result);
   const json = result.json;
-  if (result.status === 201 && json && json.object === 'charge') {
-    showCharge(json, json.status);
-    setStatus('paid', result.replayed ? 'Paid (answer replayed: the payment happened once).' : 'Paid.');
-    await showCaptures(json.id);
-  } else if (result.status === 402 && json) {
+  const replayNote = result.replayed ? ' (answer replayed: it happened once)' : '';
+  if (result.ok && json && json.object === 'charge') {
+    showCharge(json);
+    const [state, text] = CHARGE_STATES[json.status]
+      || (kind === 'capture' ? ['captured', `Captured ${money(capturedOf(json), json.currency)}.`] : ['paid', 'Paid.']);
+    setStatus(state, result.replayed ? text.replace(/\.$/, replayNote + '.') : text);
+    if (kind === 'pay' && json.status === 'succeeded') {
+      await showCaptures(json.id);
+    } else {
+      $('captures').textContent = json.status === 'authorized' ? '0 (held, not captured)' : '–';
+    }
+  } else if (result.ok && json && json.object === 'refund') {
+    $('charge-refunded').textContent = `${money(json.amount, json.currency)} (${json.id})`;
+    setStatus('refunded', `Refunded ${money(json.amount, json.currency)} through the processor${replayNote}.`);
+  } else if (kind === 'pay' && result.status === 402 && json) {
     $('charge-id').textContent = json.charge || '–';
     $('charge-amount').textContent = '–';
     $('charge-status').textContent = `failed (${json.decline_code || json.code || 'declined'})`;
@@ -306,11 +372,13 @@ async function refreshMoney() {
   const customer = readForm().customer;
   if (CUSTOMER.test(customer)) {
     const b = await api(`/v1/customers/${encodeURIComponent(customer)}/balance`).catch(() => null);
+    const amounts = (lines) => (!lines || lines.length === 0 ? money(0, CURRENCY) : lines.map((l) => money(l.amount, l.currency)).join(', '));
     if (b && b.ok) {
-      const lines = b.json.available || [];
-      $('balance').textContent = lines.length === 0 ? money(0, CURRENCY) : lines.map((l) => money(l.amount, l.currency)).join(', ');
+      $('balance').textContent = amounts(b.json.available);
+      $('balance-pending').textContent = amounts(b.json.pending);
     } else {
       $('balance').textContent = b ? `unavailable (${b.status})` : 'unavailable';
+      $('balance-pending').textContent = '–';
     }
   }
   const t = await api('/v1/ledger/trial-balance').catch(() => null);
@@ -348,12 +416,17 @@ async function refreshOps() {
     (tr, r) => cell(tr, r.s && r.s.ok && r.s.json.resource ? `${r.s.json.resource.id} ${r.s.json.resource.status}` : '–'),
   ], 'no payments from this browser yet');
 
+  await refreshEvents();
   if (!page.operatorKey) {
-    $('ops-note').textContent = 'Enter the operator key to list stuck requests and dead letters.';
+    $('ops-note').textContent = 'Enter the operator key to list stuck requests, dead letters and the reconciliation.';
     fillTable('ops-stuck', [], [], 'operator key needed');
     fillTable('ops-dead', [], [], 'operator key needed');
+    fillTable('ops-recon', [], [], 'operator key needed');
+    $('recon-summary').textContent = '–';
+    delete $('recon-summary').dataset.mismatches;
     return;
   }
+  await refreshReconciliation();
   const [stuck, dead] = await Promise.all(['stuck', 'dead_lettered'].map((state) =>
     api(`/v1/operator/requests?state=${state}&limit=20`, { key: page.operatorKey }).catch(() => null)));
   $('ops-note').textContent = stuck && stuck.ok ? '' : `operator endpoints answered ${stuck ? stuck.status : 'nothing'}`;
@@ -387,6 +460,63 @@ async function refreshOps() {
       td.appendChild(button);
     },
   ], 'none');
+}
+
+const EVENT_PAGES = 20;
+const EVENTS_SHOWN = 15;
+
+async function refreshEvents() {
+  if (!page.apiKey) {
+    fillTable('ops-events', [], [], 'API key needed');
+    return;
+  }
+  // the list is oldest first in keyset pages: walk to its end (bounded) and show the newest
+  let events = [];
+  let after = null;
+  for (let i = 0; i < EVENT_PAGES; i++) {
+    const r = await api(`/v1/events?limit=500${after ? '&after=' + encodeURIComponent(after) : ''}`).catch(() => null);
+    if (!r || !r.ok) {
+      fillTable('ops-events', [], [], `events unavailable (${r ? r.status : 'no answer'})`);
+      return;
+    }
+    events = events.concat(r.json.data).slice(-EVENTS_SHOWN);
+    if (!r.json.has_more || !r.json.next_after) break;
+    after = r.json.next_after;
+  }
+  fillTable('ops-events', events.reverse(), [
+    (tr, r) => cell(tr, r.type),
+    (tr, r) => cell(tr, r.subject, 'mono'),
+    (tr, r) => cell(tr, new Date(r.created * 1000).toISOString().replace('.000Z', 'Z')),
+    (tr, r) => cell(tr, r.id, 'mono'),
+  ], 'no events yet');
+}
+
+async function refreshReconciliation() {
+  const r = await api('/v1/operator/reconciliation', { key: page.operatorKey }).catch(() => null);
+  const summary = $('recon-summary');
+  if (!r || !r.ok) {
+    summary.textContent = `reconciliation unavailable (${r ? r.status : 'no answer'})`;
+    delete summary.dataset.mismatches;
+    fillTable('ops-recon', [], [], '–');
+    return;
+  }
+  const counts = r.json.mismatch_counts || {};
+  const total = Object.values(counts).reduce((a, b) => a + b, 0);
+  page.reconRuns += 1;
+  summary.dataset.mismatches = String(total);
+  summary.dataset.run = String(page.reconRuns);
+  summary.textContent = `${total === 0 ? 'no mismatches' : total + ' mismatch(es)'}: `
+    + Object.entries(counts).map(([kind, n]) => `${kind} ${n}`).join(', ')
+    + ` (${r.json.captures_compared} captures, ${r.json.refunds_compared} refunds compared since ${r.json.from})`;
+  fillTable('ops-recon', r.json.mismatches || [], [
+    (tr, m) => cell(tr, m.kind),
+    (tr, m) => cell(tr, m.subject),
+    (tr, m) => cell(tr, m.charge, 'mono'),
+    (tr, m) => cell(tr, m.processor_charge, 'mono'),
+    (tr, m) => cell(tr, money(m.processor_amount, m.currency), 'num'),
+    (tr, m) => cell(tr, money(m.ledger_amount, m.currency), 'num'),
+    (tr, m) => cell(tr, m.detail),
+  ], 'none: the processor and the ledger agree');
 }
 
 // ------------------------------------------------------------------ demo switches
@@ -452,6 +582,8 @@ async function start() {
   showOrder(currentOrder());
   $('checkout').addEventListener('submit', onPayClick);
   $('plan').addEventListener('change', () => showOrder(null));
+  $('authorize-only').addEventListener('change', () => showOrder(null));
+  for (const kind of Object.keys(ACTIONS)) $(kind).addEventListener('click', () => onActionClick(kind));
   $('new-order').addEventListener('click', () => {
     localStorage.removeItem(ORDER_ITEM);
     showOrder(null);
