@@ -339,7 +339,7 @@ function onClientEvent(e) {
       $('total-attempts').textContent = String(e.totalAttempts);
       $('idem-key').textContent = e.key;
       setStatus('paying', `Attempt ${e.attempt}${e.resumed ? ' (resumed after reload)' : ''} in flight…`);
-      log(`attempt ${e.attempt} (${e.totalAttempts} for this order) sent with Idempotency-Key ${e.key}${e.resumed ? ', resumed after reload' : ''}`);
+      log(`attempt ${e.attempt} (${e.totalAttempts} for this ${actionOf(e.intentId) === 'pay' ? 'order' : actionOf(e.intentId)}) sent with Idempotency-Key ${e.key}${e.resumed ? ', resumed after reload' : ''}`);
       break;
     case 'answer':
       log(`attempt ${e.attempt} answered ${e.status}${e.problem ? ' ' + e.problem.substring(e.problem.lastIndexOf('/') + 1) : ''}${e.replayed ? ' (replayed)' : ''}`,
@@ -358,7 +358,7 @@ function onClientEvent(e) {
       log(`no final answer after ${e.attempts} attempts: the intent stays pending`, 'warn');
       break;
     case 'join':
-      log(`click while the payment is in flight: joined it (key ${e.key})`);
+      log(`click while the ${actionOf(e.intentId) === 'pay' ? 'payment' : actionOf(e.intentId)} is in flight: joined it (key ${e.key})`);
       break;
     default:
       break;
