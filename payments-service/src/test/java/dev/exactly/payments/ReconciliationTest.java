@@ -120,6 +120,12 @@ class ReconciliationTest extends ServiceTest {
         Answer tooLong = get("/v1/operator/reconciliation?from=2026-01-01T00:00:00Z&to=2026-12-01T00:00:00Z", OPERATOR);
         assertThat(tooLong.status()).isEqualTo(422);
         assertThat(tooLong.text()).contains("31 days");
+        // instants the processor and the database cannot hold are the caller's mistake, not an outage
+        Answer farFuture = get("/v1/operator/reconciliation?to=%2B100000-01-01T00:00:00Z", OPERATOR);
+        assertThat(farFuture.status()).as(farFuture.text()).isEqualTo(422);
+        assertThat(farFuture.text()).contains("9999-12-31T23:59:59Z");
+        assertThat(get("/v1/operator/reconciliation?from=-0001-01-01T00:00:00Z&to=-0001-01-02T00:00:00Z", OPERATOR)
+                .status()).isEqualTo(422);
         assertThat(get("/v1/operator/reconciliation", ACME).status()).isEqualTo(403);
         assertThat(get("/v1/operator/reconciliation", "sk_nobody").status()).isEqualTo(401);
         Answer defaults = get("/v1/operator/reconciliation", OPERATOR);

@@ -31,6 +31,9 @@ import org.springframework.web.bind.annotation.RestController;
 @RestController
 public class ReconciliationController {
     private static final Duration MAX_WINDOW = Duration.ofDays(31);
+    /** The instants a window may name: the processor's books and the database hold nothing outside them. */
+    private static final Instant EARLIEST = Instant.parse("1970-01-01T00:00:00Z");
+    private static final Instant LATEST = Instant.parse("9999-12-31T23:59:59Z");
 
     private final Reconciliation reconciliation;
     private final InstantSource clock;
@@ -65,11 +68,16 @@ public class ReconciliationController {
     }
 
     private static Instant instant(String value, String name) {
+        Instant instant;
         try {
-            return Instant.parse(value);
+            instant = Instant.parse(value);
         } catch (DateTimeParseException e) {
             throw Http.invalidParam(name, "must be an ISO-8601 instant such as 2026-12-01T00:00:00Z");
         }
+        if (instant.isBefore(EARLIEST) || instant.isAfter(LATEST)) {
+            throw Http.invalidParam(name, "must be between " + EARLIEST + " and " + LATEST);
+        }
+        return instant;
     }
 
     private static Map<String, Object> json(ReconciliationReport report) {
