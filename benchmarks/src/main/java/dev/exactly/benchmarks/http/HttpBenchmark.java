@@ -12,6 +12,7 @@ import dev.exactly.idempotency.servlet.TenantResolver;
 import java.io.BufferedWriter;
 import java.io.IOException;
 import java.io.PrintStream;
+import java.lang.management.ManagementFactory;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -302,10 +303,12 @@ public final class HttpBenchmark {
             RedisCommandStats stats = variant.store().map(redisStats::get).orElse(null);
             Map<String, RedisCommandStats.Stat> redisBefore = stats == null ? null : stats.snapshot();
             String tag = run + "-p" + phase++;
+            long cpuBefore = processCpuNanos();
             Wrk.Report report = wrk.run(server.uri(variant, mix), mix, tag, variant.marksReplays(), keyFile(variant),
                     settings.threads(), settings.connections(), duration);
             await("requests of " + tag + " finished").atMost(IDLE_TIMEOUT).pollInterval(Duration.ofMillis(5))
                     .until(() -> server.inProgress() == 0);
+            long cpu = processCpuNanos() - cpuBefore;
             long ran = executions.count() - executionsBefore;
             RedisCommandStats.Delta redis = stats == null ? null : RedisCommandStats.between(redisBefore, stats.snapshot());
 
@@ -329,8 +332,17 @@ public final class HttpBenchmark {
                 samples.add(duplicates + " keys ran the handler twice, e.g. " + executions.duplicateSamples());
             }
             return new PhaseResult(variant, mix, round, report.responses(), errors, report.seconds(),
-                    report.p50Millis(), report.p99Millis(), ran, redis, samples);
+                    report.p50Millis(), report.p99Millis(), ran, redis, cpu, samples);
         }
+    }
+
+    /**
+     * CPU time of this JVM, which serves every endpoint: per answer, the server's own cost, which the load of
+     * other processes on the machine stretches far less than it does a rate.
+     */
+    static long processCpuNanos() {
+        return ((com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean())
+                .getProcessCpuTime();
     }
 
     private static void deleteTree(Path dir) throws IOException {

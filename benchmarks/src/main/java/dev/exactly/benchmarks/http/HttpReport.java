@@ -93,7 +93,7 @@ public record HttpReport(HttpBenchmark.Settings settings, Machine before, Machin
 
     public TextTable table() {
         TextTable table = new TextTable("mix", "endpoint", "req/s", "p50 ms", "p99 ms", "errors", "floor",
-                "vs floor", "spread", "target", "redis cmds/req", "redis µs/req");
+                "vs floor", "spread", "target", "server CPU µs/req", "redis cmds/req", "redis µs/req");
         for (Mix mix : Mix.values()) {
             for (Variant variant : settings.variants()) {
                 List<PhaseResult> results = results(mix, variant);
@@ -112,6 +112,8 @@ public record HttpReport(HttpBenchmark.Settings settings, Machine before, Machin
                         ratio.map(r -> TextTable.ratio(r.median())).orElse("-"),
                         ratio.map(r -> TextTable.ratio(r.min()) + "-" + TextTable.ratio(r.max())).orElse("-"),
                         target(mix, variant).filter(t -> ratio.isPresent()).map(t -> "≥ " + TextTable.ratio(t)).orElse("-"),
+                        String.format("%.1f", results.stream().mapToLong(PhaseResult::serverCpuNanos).sum()
+                                / 1000.0 / Math.max(1, responses)),
                         redis.isEmpty() ? "-" : String.format("%.2f", redis.stream()
                                 .mapToDouble(d -> d.callsPer(1)).sum() / responses),
                         redis.isEmpty() ? "-" : String.format("%.1f", redis.stream()

@@ -17,11 +17,12 @@ import org.jspecify.annotations.Nullable;
  * @param p99Millis    99th percentile latency
  * @param executions   handler executions during the phase
  * @param redis        what the Redis server did during the phase, for endpoints on Redis
+ * @param serverCpuNanos CPU time the server's JVM (Tomcat, the guard, the store's client) used during the phase
  * @param errorSamples the first few errors
  */
 public record PhaseResult(Variant variant, Mix mix, int round, long responses, long errors, double seconds,
         double p50Millis, double p99Millis, long executions, RedisCommandStats.@Nullable Delta redis,
-        List<String> errorSamples) {
+        long serverCpuNanos, List<String> errorSamples) {
 
     public PhaseResult {
         errorSamples = List.copyOf(errorSamples);
