@@ -4,7 +4,6 @@ import dev.exactly.idempotency.internal.Hashing;
 import java.io.IOException;
 import java.math.BigDecimal;
 import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
 import java.util.Locale;
 import org.erdtman.jcs.JsonCanonicalizer;
 import org.jspecify.annotations.Nullable;
@@ -103,11 +102,8 @@ public final class Fingerprinter {
         } else if (body.length > 0 && isJson(contentType)) {
             canonical = canonicalJson(body, true);
         }
-        MessageDigest digest = Hashing.sha256();
-        Hashing.field(digest, method.toUpperCase(Locale.ROOT));
-        Hashing.field(digest, route);
-        Hashing.field(digest, canonical != null ? canonical : body);
-        return new Fingerprint(canonical != null ? JCS_SHA256 : RAW_SHA256, Hashing.hex(digest.digest()));
+        String digest = Hashing.sha256Hex(method.toUpperCase(Locale.ROOT), route, canonical != null ? canonical : body);
+        return new Fingerprint(canonical != null ? JCS_SHA256 : RAW_SHA256, digest);
     }
 
     /** Whether a media type is JSON ({@code application/json} or {@code +json}), parameters ignored. */
@@ -135,6 +131,10 @@ public final class Fingerprinter {
         }
         if (scan == Scan.INEXACT_NUMBER) {
             return null;
+        }
+        String canonical = CanonicalJson.canonicalise(text);
+        if (canonical != null) {
+            return canonical.getBytes(StandardCharsets.UTF_8);
         }
         try {
             return new JsonCanonicalizer(text).getEncodedUTF8();

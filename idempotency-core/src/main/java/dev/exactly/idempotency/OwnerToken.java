@@ -1,5 +1,6 @@
 package dev.exactly.idempotency;
 
+import java.security.NoSuchAlgorithmException;
 import java.security.SecureRandom;
 import java.util.HexFormat;
 
@@ -10,7 +11,11 @@ import java.util.HexFormat;
  * @param value 32 hex digits of randomness
  */
 public record OwnerToken(String value) {
-    private static final SecureRandom RANDOM = new SecureRandom();
+    /**
+     * Generators of unguessable tokens, picked per thread: the platform default takes a process-wide lock
+     * and reads the kernel's pool on every call, which every claim would queue on.
+     */
+    private static final SecureRandom[] RANDOMS = randoms(8);
 
     public OwnerToken {
         if (value.isEmpty() || value.length() > 64) {
@@ -21,8 +26,25 @@ public record OwnerToken(String value) {
     /** A fresh unguessable token. */
     public static OwnerToken random() {
         byte[] bytes = new byte[16];
-        RANDOM.nextBytes(bytes);
+        RANDOMS[(int) (Thread.currentThread().threadId() & (RANDOMS.length - 1))].nextBytes(bytes);
         return new OwnerToken(HexFormat.of().formatHex(bytes));
+    }
+
+    /** SHA1PRNG instances, each seeded from the platform's entropy source. */
+    private static SecureRandom[] randoms(int count) {
+        SecureRandom seeds = new SecureRandom();
+        SecureRandom[] randoms = new SecureRandom[count];
+        for (int i = 0; i < count; i++) {
+            try {
+                randoms[i] = SecureRandom.getInstance("SHA1PRNG");
+                byte[] seed = new byte[32];
+                seeds.nextBytes(seed);
+                randoms[i].setSeed(seed);
+            } catch (NoSuchAlgorithmException absent) {
+                randoms[i] = seeds;
+            }
+        }
+        return randoms;
     }
 
     @Override

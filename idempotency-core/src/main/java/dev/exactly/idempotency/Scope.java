@@ -1,7 +1,6 @@
 package dev.exactly.idempotency;
 
 import dev.exactly.idempotency.internal.Hashing;
-import java.security.MessageDigest;
 import java.util.Locale;
 
 /**
@@ -28,13 +27,7 @@ public record Scope(String tenant, String method, String route, IdempotencyKey k
 
     /** The store key: SHA-256 over the length-prefixed fields. The raw key never reaches a store. */
     public ScopeKey toScopeKey() {
-        MessageDigest digest = Hashing.sha256();
-        Hashing.field(digest, "exactly-scope-v1");
-        Hashing.field(digest, tenant);
-        Hashing.field(digest, method);
-        Hashing.field(digest, route);
-        Hashing.field(digest, key.value());
-        return new ScopeKey(Hashing.hex(digest.digest()));
+        return new ScopeKey(Hashing.sha256Hex("exactly-scope-v1", tenant, method, route, key.value()));
     }
 
     @Override

@@ -3,7 +3,10 @@ package dev.exactly.idempotency;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.exactly.idempotency.internal.Hashing;
 import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.util.Arrays;
 import org.junit.jupiter.api.Test;
 
 class FingerprinterTest {
@@ -119,5 +122,20 @@ class FingerprinterTest {
         assertThat(Fingerprinter.isJson("Application/Merge-Patch+JSON")).isTrue();
         assertThat(Fingerprinter.isJson("text/plain")).isFalse();
         assertThat(Fingerprinter.isJson(null)).isFalse();
+    }
+
+    /** Stored records carry fingerprints: a change of the digest's layout would refuse every retry after an upgrade. */
+    @Test
+    void theFingerprintIsSha256OverLengthPrefixedMethodRouteAndCanonicalBody() {
+        assertThat(json("{ \"amount\" : 100 }").value())
+                .isEqualTo("fd1fb0e21d014db01f7714413683bbc4950dbb5bbfed127ea61afde29c52e938");
+        byte[] large = new byte[70_000];
+        Arrays.fill(large, (byte) 'x');
+        String streamed = fingerprinter.fingerprint("POST", "/r", large, "text/plain").value();
+        MessageDigest digest = Hashing.sha256();
+        Hashing.field(digest, "POST");
+        Hashing.field(digest, "/r");
+        Hashing.field(digest, large);
+        assertThat(streamed).isEqualTo(Hashing.hex(digest.digest()));
     }
 }

@@ -30,4 +30,11 @@ class ScopeTest {
         assertThat(key.hash()).matches("[0-9a-f]{64}").doesNotContain("order");
         assertThat(key.hashTag()).isEqualTo("{" + key.hash() + "}");
     }
+
+    /** The digest is the stores' key: a change of its layout would orphan every record written before. */
+    @Test
+    void theScopeKeyIsSha256OverLengthPrefixedFields() {
+        assertThat(new Scope("tenant-a", "post", "/v1/charges", new IdempotencyKey("key-1")).toScopeKey().hash())
+                .isEqualTo("be16e0f03d3b060fd17bea40181d56023f79cd5d347bf0fce6525f4b9a3c589b");
+    }
 }

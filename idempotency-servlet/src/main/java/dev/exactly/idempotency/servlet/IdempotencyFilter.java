@@ -30,7 +30,7 @@ import java.time.Instant;
 import java.time.InstantSource;
 import java.util.ArrayList;
 import java.util.Collection;
-import java.util.Collections;
+import java.util.Enumeration;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -230,9 +230,10 @@ public final class IdempotencyFilter implements Filter {
     private void guard(
             HttpServletRequest request, HttpServletResponse response, FilterChain chain, IdempotentRoute route, String path)
             throws IOException, ServletException {
-        List<String> keyHeaders = new ArrayList<>(Collections.list(request.getHeaders(keyHeader)));
+        List<String> keyHeaders = new ArrayList<>(2);
+        addAll(keyHeaders, request.getHeaders(keyHeader));
         for (String alias : keyHeaderAliases) {
-            keyHeaders.addAll(Collections.list(request.getHeaders(alias)));
+            addAll(keyHeaders, request.getHeaders(alias));
         }
         if (keyHeaders.isEmpty() && !route.keyRequired()) {
             chain.doFilter(request, response);
@@ -279,6 +280,14 @@ public final class IdempotencyFilter implements Filter {
             writeReplay(response, result.response(), result.expiresAt());
         } else {
             execution.writeFresh(result.expiresAt());
+        }
+    }
+
+    private static void addAll(List<String> into, @Nullable Enumeration<String> values) {
+        if (values != null) {
+            while (values.hasMoreElements()) {
+                into.add(values.nextElement());
+            }
         }
     }
 

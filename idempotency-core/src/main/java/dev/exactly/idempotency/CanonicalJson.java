@@ -1,0 +1,306 @@
+package dev.exactly.idempotency;
+
+import java.util.ArrayList;
+import java.util.List;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The RFC 8785 canonical form of the JSON documents requests usually carry, without building a tree:
+ * an object or array at the top, holding strings, integers, {@code true}, {@code false}, {@code null},
+ * objects and arrays. Anything else (a number with a fraction or an exponent, a scalar at the top, a
+ * duplicate member name, a lone surrogate, text that is not JSON) is answered {@code null}, and the caller
+ * runs the general canonicaliser, so this class only ever returns what that one would: a faster road to
+ * the same bytes, never a different fingerprint.
+ *
+ * <p>The rules applied: no whitespace; object members sorted by their names' UTF-16 code units; strings
+ * written as ECMAScript's {@code JSON.stringify} writes them ({@code \"}, {@code \\}, {@code \b}, {@code \f},
+ * {@code \n}, {@code \r}, {@code \t}, other control characters as {@code \}{@code u00xx}, everything else as
+ * itself); an integer literal of at most 15 digits as itself ({@code -0} as {@code 0}): a double holds it
+ * exactly and ECMAScript prints it in plain digits. The caller bounds the nesting depth before calling.
+ */
+final class CanonicalJson {
+    private final String text;
+    private int pos;
+
+    private CanonicalJson(String text) {
+        this.text = text;
+    }
+
+    /** The canonical text of {@code json}, or {@code null} when it is not of the handled kind. */
+    static @Nullable String canonicalise(String json) {
+        CanonicalJson parser = new CanonicalJson(json);
+        StringBuilder out = new StringBuilder(json.length());
+        parser.skipWhitespace();
+        char first = parser.peek();
+        if (first != '{' && first != '[') {
+            return null;
+        }
+        if (!parser.value(out)) {
+            return null;
+        }
+        parser.skipWhitespace();
+        return parser.pos == json.length() ? out.toString() : null;
+    }
+
+    private boolean value(StringBuilder out) {
+        skipWhitespace();
+        char c = peek();
+        return switch (c) {
+            case '{' -> object(out);
+            case '[' -> array(out);
+            case '"' -> string(out);
+            case 't' -> literal(out, "true");
+            case 'f' -> literal(out, "false");
+            case 'n' -> literal(out, "null");
+            default -> c == '-' || (c >= '0' && c <= '9') ? integer(out) : false;
+        };
+    }
+
+    private boolean object(StringBuilder out) {
+        pos++; // {
+        skipWhitespace();
+        if (peek() == '}') {
+            pos++;
+            out.append("{}");
+            return true;
+        }
+        List<Member> members = new ArrayList<>();
+        while (true) {
+            skipWhitespace();
+            if (peek() != '"') {
+                return false;
+            }
+            StringBuilder name = new StringBuilder();
+            if (!decodeString(name)) {
+                return false;
+            }
+            skipWhitespace();
+            if (peek() != ':') {
+                return false;
+            }
+            pos++;
+            StringBuilder member = new StringBuilder();
+            if (!value(member)) {
+                return false;
+            }
+            members.add(new Member(name.toString(), member));
+            skipWhitespace();
+            char next = peek();
+            pos++;
+            if (next == '}') {
+                break;
+            }
+            if (next != ',') {
+                return false;
+            }
+        }
+        members.sort(null);
+        out.append('{');
+        for (int i = 0; i < members.size(); i++) {
+            Member member = members.get(i);
+            if (i > 0) {
+                if (member.name.equals(members.get(i - 1).name)) {
+                    return false; // a duplicate name: the general canonicaliser decides
+                }
+                out.append(',');
+            }
+            writeString(out, member.name);
+            out.append(':').append(member.value);
+        }
+        out.append('}');
+        return true;
+    }
+
+    private boolean array(StringBuilder out) {
+        pos++; // [
+        out.append('[');
+        skipWhitespace();
+        if (peek() == ']') {
+            pos++;
+            out.append(']');
+            return true;
+        }
+        boolean first = true;
+        while (true) {
+            if (!first) {
+                out.append(',');
+            }
+            first = false;
+            if (!value(out)) {
+                return false;
+            }
+            skipWhitespace();
+            char next = peek();
+            pos++;
+            if (next == ']') {
+                out.append(']');
+                return true;
+            }
+            if (next != ',') {
+                return false;
+            }
+        }
+    }
+
+    private boolean string(StringBuilder out) {
+        StringBuilder decoded = new StringBuilder();
+        if (!decodeString(decoded)) {
+            return false;
+        }
+        writeString(out, decoded);
+        return true;
+    }
+
+    /** Reads a string literal at {@code pos} into its characters; false if malformed or holding a lone surrogate. */
+    private boolean decodeString(StringBuilder into) {
+        pos++; // opening quote
+        int n = text.length();
+        while (pos < n) {
+            char c = text.charAt(pos++);
+            if (c == '"') {
+                return wellFormed(into);
+            }
+            if (c < 0x20) {
+                return false; // raw control characters are not JSON
+            }
+            if (c != '\\') {
+                into.append(c);
+                continue;
+            }
+            if (pos >= n) {
+                return false;
+            }
+            char e = text.charAt(pos++);
+            switch (e) {
+                case '"', '\\', '/' -> into.append(e);
+                case 'b' -> into.append('\b');
+                case 'f' -> into.append('\f');
+                case 'n' -> into.append('\n');
+                case 'r' -> into.append('\r');
+                case 't' -> into.append('\t');
+                case 'u' -> {
+                    if (pos + 4 > n) {
+                        return false;
+                    }
+                    int code = 0;
+                    for (int k = 0; k < 4; k++) {
+                        int digit = Character.digit(text.charAt(pos++), 16);
+                        if (digit < 0) {
+                            return false;
+                        }
+                        code = code * 16 + digit;
+                    }
+                    into.append((char) code);
+                }
+                default -> {
+                    return false;
+                }
+            }
+        }
+        return false; // unterminated
+    }
+
+    /** No unpaired surrogate: those are left to the general canonicaliser. */
+    private static boolean wellFormed(CharSequence s) {
+        int n = s.length();
+        for (int i = 0; i < n; i++) {
+            char c = s.charAt(i);
+            if (Character.isHighSurrogate(c)) {
+                if (i + 1 >= n || !Character.isLowSurrogate(s.charAt(i + 1))) {
+                    return false;
+                }
+                i++;
+            } else if (Character.isLowSurrogate(c)) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    private static void writeString(StringBuilder out, CharSequence s) {
+        out.append('"');
+        int n = s.length();
+        for (int i = 0; i < n; i++) {
+            char c = s.charAt(i);
+            switch (c) {
+                case '"' -> out.append("\\\"");
+                case '\\' -> out.append("\\\\");
+                case '\b' -> out.append("\\b");
+                case '\f' -> out.append("\\f");
+                case '\n' -> out.append("\\n");
+                case '\r' -> out.append("\\r");
+                case '\t' -> out.append("\\t");
+                default -> {
+                    if (c < 0x20) {
+                        out.append("\\u00").append(Character.forDigit(c >> 4, 16)).append(Character.forDigit(c & 0xf, 16));
+                    } else {
+                        out.append(c);
+                    }
+                }
+            }
+        }
+        out.append('"');
+    }
+
+    /** An integer literal of 1-15 digits, JSON's grammar (no leading zero, no plus sign). */
+    private boolean integer(StringBuilder out) {
+        int start = pos;
+        int n = text.length();
+        boolean negative = text.charAt(pos) == '-';
+        if (negative) {
+            pos++;
+        }
+        int digitsStart = pos;
+        while (pos < n && text.charAt(pos) >= '0' && text.charAt(pos) <= '9') {
+            pos++;
+        }
+        int digits = pos - digitsStart;
+        if (digits < 1 || digits > 15 || (digits > 1 && text.charAt(digitsStart) == '0')) {
+            return false;
+        }
+        if (pos < n) {
+            char next = text.charAt(pos);
+            if (next == '.' || next == 'e' || next == 'E') {
+                return false; // not an integer literal: the general canonicaliser formats it
+            }
+        }
+        if (negative && digits == 1 && text.charAt(digitsStart) == '0') {
+            out.append('0'); // -0 prints as 0
+        } else {
+            out.append(text, start, pos);
+        }
+        return true;
+    }
+
+    private boolean literal(StringBuilder out, String word) {
+        if (!text.startsWith(word, pos)) {
+            return false;
+        }
+        pos += word.length();
+        out.append(word);
+        return true;
+    }
+
+    private void skipWhitespace() {
+        int n = text.length();
+        while (pos < n) {
+            char c = text.charAt(pos);
+            if (c != ' ' && c != '\t' && c != '\n' && c != '\r') {
+                return;
+            }
+            pos++;
+        }
+    }
+
+    private char peek() {
+        return pos < text.length() ? text.charAt(pos) : '\0';
+    }
+
+    /** One object member: its decoded name and its canonical value; ordered by name in UTF-16 code units. */
+    private record Member(String name, CharSequence value) implements Comparable<Member> {
+        @Override
+        public int compareTo(Member other) {
+            return name.compareTo(other.name);
+        }
+    }
+}
