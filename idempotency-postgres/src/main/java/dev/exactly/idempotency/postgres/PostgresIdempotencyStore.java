@@ -40,8 +40,8 @@ import org.jspecify.annotations.Nullable;
  *       {@code synchronous_commit=off}, a crash may lose acknowledged commits: leave it on).</li>
  *   <li><b>One owner per scope.</b> The scope key is the table's primary key, and a unique index holds at
  *       every isolation level: two transactions can never both insert, or both take over, one scope.
- *       {@link #claim} is a single statement: a plain read of a finished record (a replay takes no lock
- *       and writes nothing), else an {@code INSERT ... ON CONFLICT (scope_key) DO UPDATE ... WHERE ...
+ *       {@link #claim} is a single statement, a call of the claim function of migration V4: a plain read
+ *       of a finished record by primary key (a replay takes no lock and writes nothing), else an {@code INSERT ... ON CONFLICT (scope_key) DO UPDATE ... WHERE ...
  *       RETURNING} that also reads the row it did not change, never a read followed by a separate write. A
  *       serialization failure ({@code 40001}), unique violation ({@code 23505}) or deadlock means that
  *       another transaction owns the key; a claim on the store's own connection then runs once more
@@ -466,13 +466,10 @@ public final class PostgresIdempotencyStore implements IdempotencyStore {
     private static void bindClaim(PreparedStatement s, ScopeKey key, Fingerprint fingerprint, OwnerToken owner,
             long leaseMicros, long retentionMicros) throws SQLException {
         s.setString(1, key.hash());
-        s.setString(2, key.hash());
-        s.setString(3, fingerprint.encoded());
-        s.setString(4, owner.value());
-        s.setLong(5, leaseMicros);
-        s.setLong(6, retentionMicros);
-        s.setLong(7, retentionMicros);
-        s.setString(8, key.hash());
+        s.setString(2, fingerprint.encoded());
+        s.setString(3, owner.value());
+        s.setLong(4, leaseMicros);
+        s.setLong(5, retentionMicros);
     }
 
     private boolean completeOn(Connection c, ScopeKey key, OwnerToken owner, RecordStatus outcome,

@@ -15,12 +15,14 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.SequencedMap;
+import java.util.stream.Stream;
 import javax.sql.DataSource;
 
 /**
  * The table of {@link PostgresIdempotencyStore}, shipped as the Flyway-style migrations
- * {@value #MIGRATION_RESOURCE}, {@value #PHASES_MIGRATION_RESOURCE} and {@value #WAITERS_MIGRATION_RESOURCE} (the table name is unqualified, so it
- * lands in the first schema of the connection's {@code search_path}). Applications that run Flyway run the
+ * {@value #MIGRATION_RESOURCE}, {@value #PHASES_MIGRATION_RESOURCE}, {@value #WAITERS_MIGRATION_RESOURCE} and
+ * {@value #CLAIM_MIGRATION_RESOURCE} (the table and its claim function are unqualified, so they land in the
+ * first schema of the connection's {@code search_path}). Applications that run Flyway run the
  * same files (location {@code classpath:db/idempotency}); simple applications and tests call
  * {@link #migrate}. {@link #verify} checks, at startup, that the table the
  * store will use is there and has the columns it needs.
@@ -32,8 +34,12 @@ public final class PostgresSchema {
     public static final String PHASES_MIGRATION_RESOURCE = "db/idempotency/V2__atomic_phases.sql";
     /** The class-path resource of the third migration: the flag of records somebody waits for. */
     public static final String WAITERS_MIGRATION_RESOURCE = "db/idempotency/V3__waiters.sql";
-    private static final List<String> MIGRATIONS =
-            List.of(MIGRATION_RESOURCE, PHASES_MIGRATION_RESOURCE, WAITERS_MIGRATION_RESOURCE);
+    /** The class-path resource of the fourth migration: the claim function ({@code <table>_claim}). */
+    public static final String CLAIM_MIGRATION_RESOURCE = "db/idempotency/V4__claim_function.sql";
+    private static final List<String> MIGRATIONS = List.of(
+            MIGRATION_RESOURCE, PHASES_MIGRATION_RESOURCE, WAITERS_MIGRATION_RESOURCE, CLAIM_MIGRATION_RESOURCE);
+    /** The signature of the claim function, for the default table name. */
+    private static final String CLAIM_FUNCTION = "idempotency_records_claim(text, text, text, bigint, bigint)";
 
     /** Resolves the table through the search_path, like every statement of the store. */
     private static final String TABLE_EXISTS = """
@@ -75,15 +81,21 @@ public final class PostgresSchema {
     /** A migration after the first, and the columns it adds. */
     private record Upgrade(String resource, List<String> columns) {}
 
-    /** The migrations after the first, in order. */
+    /** The migrations after the first that add columns, in order. */
     private static final List<Upgrade> UPGRADES = List.of(
             new Upgrade(PHASES_MIGRATION_RESOURCE, PHASE_COLUMNS),
             new Upgrade(WAITERS_MIGRATION_RESOURCE, List.of("waiters")));
+    /** The migration that adds no column but the claim function; it comes after all of {@link #UPGRADES}. */
+    private static final Upgrade CLAIM_UPGRADE = new Upgrade(CLAIM_MIGRATION_RESOURCE, List.of());
+    /** Whether the claim function is there, resolved through the search_path like the store's call of it. */
+    private static final String FUNCTION_EXISTS = """
+            SELECT to_regprocedure(?) IS NOT NULL
+            """;
 
     /** How to make the table: the two ways, without naming a framework. */
     private static final String HOW_TO_CREATE = "create the table with PostgresSchema.migrate(dataSource, config), or run "
-            + MIGRATION_RESOURCE + ", " + PHASES_MIGRATION_RESOURCE + " and " + WAITERS_MIGRATION_RESOURCE
-            + " with Flyway (location classpath:db/idempotency)";
+            + MIGRATION_RESOURCE + ", " + PHASES_MIGRATION_RESOURCE + ", " + WAITERS_MIGRATION_RESOURCE + " and "
+            + CLAIM_MIGRATION_RESOURCE + " with Flyway (location classpath:db/idempotency)";
 
     /** Where the connection looks for unqualified names, and as whom. */
     private static final String SESSION = """
@@ -230,7 +242,8 @@ public final class PostgresSchema {
             });
             List<Upgrade> upgrades = upgrades(actual.keySet());
             if (!problems.isEmpty() && !upgrades.isEmpty()) {
-                String resources = String.join(" and ", upgrades.stream().map(Upgrade::resource).toList());
+                String resources = String.join(" and ", upgrades.stream().map(Upgrade::resource).toList()) + " (and "
+                        + CLAIM_MIGRATION_RESOURCE + ")";
                 throw new IllegalStateException("the idempotency table " + qualified + " was made by "
                         + (upgrades.size() == UPGRADES.size() ? MIGRATION_RESOURCE : "earlier migrations")
                         + " and lacks the columns of " + resources + " ("
@@ -242,6 +255,12 @@ public final class PostgresSchema {
                 throw new IllegalStateException("the idempotency table " + qualified + " is not the store's table: "
                         + String.join("; ", problems) + ". It was not created by " + MIGRATION_RESOURCE
                         + ": drop or rename it, or configure another table name for the store; then " + howToCreate);
+            }
+            if (!claimFunctionExists(jdbc, connection, table)) {
+                throw new IllegalStateException("the idempotency table " + qualified + " has no claim function "
+                        + Sql.onTable(CLAIM_FUNCTION, table) + " (it was made by earlier migrations): run "
+                        + "PostgresSchema.migrate(dataSource, config), which adds it, or let Flyway run "
+                        + CLAIM_MIGRATION_RESOURCE + " (location classpath:db/idempotency)");
             }
             boolean allowed = jdbc.query(connection, PRIVILEGES, s -> s.setString(1, table), row -> row.getBoolean(1)).getFirst();
             if (!allowed) {
@@ -277,11 +296,24 @@ public final class PostgresSchema {
 
     /**
      * The migrations a table made by an earlier one lacks, in order: the table has every column but
-     * theirs, and none of theirs. Any other table (up to date, or no table of the store's at all) gets
-     * none: {@link #verify} says what is wrong with a foreign one.
+     * theirs, and none of theirs, and then the claim function; or, for a table with every column, the
+     * claim function when it is missing. Any other table (up to date, or no table of the store's at all)
+     * gets none: {@link #verify} says what is wrong with a foreign one.
      */
     private static List<Upgrade> upgrades(Jdbc jdbc, Connection connection, String table) throws SQLException {
-        return upgrades(jdbc.query(connection, TABLE_COLUMNS, s -> s.setString(1, table), row -> row.getString(1)));
+        List<String> columns =
+                jdbc.query(connection, TABLE_COLUMNS, s -> s.setString(1, table), row -> row.getString(1));
+        List<Upgrade> upgrades = upgrades(columns);
+        if (!upgrades.isEmpty()) {
+            return Stream.concat(upgrades.stream(), Stream.of(CLAIM_UPGRADE)).toList();
+        }
+        boolean current = columns.containsAll(COLUMNS.keySet());
+        return current && !claimFunctionExists(jdbc, connection, table) ? List.of(CLAIM_UPGRADE) : List.of();
+    }
+
+    private static boolean claimFunctionExists(Jdbc jdbc, Connection connection, String table) throws SQLException {
+        return jdbc.query(connection, FUNCTION_EXISTS, s -> s.setString(1, Sql.onTable(CLAIM_FUNCTION, table)),
+                row -> row.getBoolean(1)).getFirst();
     }
 
     private static List<Upgrade> upgrades(Collection<String> columns) {

@@ -12,7 +12,7 @@ import java.util.regex.Pattern;
  * <p>Time is the database's: {@code statement_timestamp()}, the start of the current statement, which is
  * one value for the whole statement and, unlike {@code now()}, current even inside a long transaction.
  *
- * @param claim            params: key, key, fingerprint, owner, lease µs, retention µs, retention µs, key
+ * @param claim            params: key, fingerprint, owner, lease µs, retention µs
  * @param find             params: key
  * @param complete         params: status, response status, headers, body, key, owner, channel
  * @param release          params: key, owner, channel
@@ -44,79 +44,18 @@ record Sql(
     private static final Pattern DEFAULT_TABLE = Pattern.compile("\\b" + PostgresStoreConfig.DEFAULT_TABLE_NAME);
 
     /**
-     * One statement for every claim outcome. A finished, unexpired record is read by a plain
-     * {@code SELECT} ({@code finished}) and returned as it is: the insert then inserts nothing, so a replay
-     * takes no row lock, no transaction id and writes no WAL. Otherwise the upsert inserts, or replaces an
-     * expired record, or takes over a processing record whose lease expired if the fingerprint matches and
-     * recovery did not give up on it (a dead letter waits for an operator). A takeover keeps what the
-     * previous owner committed (its checkpoint, attempts, and the endless expiry of a phase in progress).
-     * Otherwise {@code ON CONFLICT DO UPDATE ... WHERE} leaves the row unchanged but locked, and
-     * {@code existing} returns it: {@code FOR SHARE} makes a READ COMMITTED scan follow the row to its
-     * latest committed version. A row inserted by a transaction that committed after this statement's
-     * snapshot is not visible to {@code existing} at all; the statement then returns no row and the store
-     * runs it again.
+     * One statement for every claim outcome: a call of the claim function of migration V4
+     * ({@code db/idempotency/V4__claim_function.sql}). A finished, unexpired record is read by a plain
+     * {@code SELECT} by primary key and returned at once, so a replay takes no row lock, no transaction id,
+     * writes no WAL, and costs the server about what a plain read does (the insert's executor, which opens
+     * and locks every index of the table, is not started). Otherwise one {@code INSERT ... ON CONFLICT
+     * (scope_key) DO UPDATE ... WHERE ... RETURNING} inserts, replaces an expired record, or takes over an
+     * expired lease, and a {@code FOR SHARE} read returns the row it left alone; when the conflicting row
+     * committed after that query's snapshot, the call returns no row and the store runs it again.
      */
     private static final String CLAIM = """
-            WITH finished AS (
-                SELECT f.*
-                FROM idempotency_records f
-                WHERE f.scope_key = ? AND f.status <> 'PROCESSING' AND f.expires_at > statement_timestamp()
-            ),
-            claimed AS (
-                INSERT INTO idempotency_records AS r (
-                    scope_key, status, fingerprint, owner_token, created_at, lease_expires_at,
-                    expires_at, retention, takeovers, updated_at)
-                SELECT
-                    ?, 'PROCESSING', ?, ?, statement_timestamp(),
-                    statement_timestamp() + ? * interval '1 microsecond',
-                    statement_timestamp() + ? * interval '1 microsecond',
-                    ? * interval '1 microsecond', 0, statement_timestamp()
-                WHERE NOT EXISTS (SELECT 1 FROM finished)
-                ON CONFLICT (scope_key) DO UPDATE SET
-                    status = 'PROCESSING',
-                    fingerprint = excluded.fingerprint,
-                    owner_token = excluded.owner_token,
-                    created_at = CASE WHEN r.expires_at <= statement_timestamp()
-                                      THEN excluded.created_at ELSE r.created_at END,
-                    lease_expires_at = excluded.lease_expires_at,
-                    expires_at = CASE WHEN r.expires_at = 'infinity'
-                                      THEN r.expires_at ELSE excluded.expires_at END,
-                    retention = excluded.retention,
-                    takeovers = CASE WHEN r.expires_at <= statement_timestamp()
-                                     THEN 0 ELSE r.takeovers + 1 END,
-                    response_status = NULL,
-                    response_headers = NULL,
-                    response_body = NULL,
-                    recovery_point = CASE WHEN r.expires_at <= statement_timestamp()
-                                          THEN NULL ELSE r.recovery_point END,
-                    checkpoint_state = CASE WHEN r.expires_at <= statement_timestamp()
-                                            THEN NULL ELSE r.checkpoint_state END,
-                    attempts = CASE WHEN r.expires_at <= statement_timestamp()
-                                    THEN 0 ELSE r.attempts END,
-                    last_error = CASE WHEN r.expires_at <= statement_timestamp()
-                                      THEN NULL ELSE r.last_error END,
-                    dead_lettered_at = NULL,
-                    waiters = CASE WHEN r.expires_at <= statement_timestamp()
-                                   THEN false ELSE r.waiters END,
-                    updated_at = excluded.updated_at
-                WHERE r.expires_at <= statement_timestamp()
-                   OR (r.status = 'PROCESSING'
-                       AND r.lease_expires_at <= statement_timestamp()
-                       AND r.dead_lettered_at IS NULL
-                       AND r.fingerprint = excluded.fingerprint)
-                RETURNING r.*
-            ),
-            existing AS (
-                SELECT e.*
-                FROM idempotency_records e
-                WHERE e.scope_key = ? AND NOT EXISTS (SELECT 1 FROM finished) AND NOT EXISTS (SELECT 1 FROM claimed)
-                FOR SHARE
-            )
-            SELECT false AS claimed, f.* FROM finished f
-            UNION ALL
-            SELECT true AS claimed, c.* FROM claimed c
-            UNION ALL
-            SELECT false AS claimed, e.* FROM existing e
+            SELECT c.is_claimed AS claimed, (c.rec).*
+            FROM idempotency_records_claim(?, ?, ?, ?, ?) AS c
             """;
 
     private static final String FIND = """

@@ -66,6 +66,39 @@ class InTransactionTest {
     }
 
     @Test
+    void aReplayOfAFinishedRecordTakesNoTransactionIdAndWaitsForNoRowLock() throws Exception {
+        ScopeKey key = randomKey();
+        Fingerprint fp = randomFingerprint();
+        OwnerToken owner = ownerOf(store.claim(key, fp, LONG, RETENTION));
+        assertThat(store.complete(key, owner, RecordStatus.COMPLETED, response(201, "{\"id\":\"ch\"}"))).isTrue();
+        try (Connection locker = database.pool().getConnection(); Connection tx = database.pool().getConnection()) {
+            locker.setAutoCommit(false);
+            try (PreparedStatement s = locker.prepareStatement(
+                    "SELECT 1 FROM idempotency_records WHERE scope_key = ? FOR UPDATE")) {
+                s.setString(1, key.hash());
+                s.executeQuery().close();
+            }
+            tx.setAutoCommit(false);
+            try (PreparedStatement s = tx.prepareStatement("SET LOCAL lock_timeout = '2s'")) {
+                s.execute();
+            }
+
+            // the row is locked by another transaction: a claim that locked it would wait, then fail
+            ClaimOutcome replay = store.claim(tx, key, fp, LONG, RETENTION);
+
+            assertThat(replay).isInstanceOfSatisfying(ClaimOutcome.Finished.class,
+                    f -> assertThat(f.record().response().status()).isEqualTo(201));
+            try (PreparedStatement s = tx.prepareStatement("SELECT txid_current_if_assigned() IS NULL");
+                    ResultSet row = s.executeQuery()) {
+                assertThat(row.next()).isTrue();
+                assertThat(row.getBoolean(1)).as("no transaction id: the replay wrote nothing").isTrue();
+            }
+            tx.rollback();
+            locker.rollback();
+        }
+    }
+
+    @Test
     void completionRolledBackWithTheBusinessWriteLeavesTheRecordProcessing() throws Exception {
         ScopeKey key = randomKey();
         Fingerprint fp = randomFingerprint();

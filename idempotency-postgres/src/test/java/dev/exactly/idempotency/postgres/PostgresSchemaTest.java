@@ -3,13 +3,23 @@ package dev.exactly.idempotency.postgres;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.exactly.idempotency.ClaimOutcome;
+import dev.exactly.idempotency.Fingerprint;
+import dev.exactly.idempotency.OwnerToken;
+import dev.exactly.idempotency.RecordStatus;
+import dev.exactly.idempotency.ScopeKey;
 import dev.exactly.idempotency.StoreUnavailableException;
 import dev.exactly.testing.TestPostgres;
 import dev.exactly.testing.TestRedis;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import javax.sql.DataSource;
@@ -55,8 +65,9 @@ class PostgresSchemaTest {
                 .hasMessageContaining("schema_missing")
                 .hasMessageContaining("of database test (user postgres)")
                 .hasMessageContaining("; create the table with PostgresSchema.migrate(dataSource, config)")
-                .hasMessageContaining("db/idempotency/V1__idempotency_records.sql, db/idempotency/V2__atomic_phases.sql "
-                        + "and db/idempotency/V3__waiters.sql with Flyway (location classpath:db/idempotency)")
+                .hasMessageContaining("db/idempotency/V1__idempotency_records.sql, db/idempotency/V2__atomic_phases.sql, "
+                        + "db/idempotency/V3__waiters.sql and db/idempotency/V4__claim_function.sql with Flyway "
+                        + "(location classpath:db/idempotency)")
                 .hasMessageNotContaining("A table of that name");
     }
 
@@ -96,6 +107,46 @@ class PostgresSchemaTest {
                 .hasMessageContaining("It was not created by db/idempotency/V1__idempotency_records.sql: drop or rename it, "
                         + "or configure another table name for the store; then create the table with PostgresSchema.migrate")
                 .hasMessageNotContaining("column note");
+    }
+
+    @Test
+    void aTableOfTheThirdMigrationGetsTheClaimFunctionAndServesClaimsAndReplays() {
+        DataSource schema = TestPostgres.freshSchema("schema_v3");
+        for (String resource : new String[] {PostgresSchema.MIGRATION_RESOURCE,
+                PostgresSchema.PHASES_MIGRATION_RESOURCE, PostgresSchema.WAITERS_MIGRATION_RESOURCE}) {
+            execute(schema, resource(resource));
+        }
+        ScopeKey key = TestDatabase.randomKey();
+        Fingerprint fingerprint = TestDatabase.randomFingerprint();
+        execute(schema, "INSERT INTO idempotency_records (scope_key, status, fingerprint, owner_token, created_at, "
+                + "lease_expires_at, expires_at, retention, updated_at) VALUES ('" + key.hash() + "', 'PROCESSING', '"
+                + fingerprint.encoded() + "', 'v3owner', now(), now() + interval '1 minute', now() + interval '1 hour', "
+                + "interval '1 hour', now())");
+
+        assertThatThrownBy(() -> PostgresSchema.verify(schema, DEFAULTS))
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("has no claim function idempotency_records_claim(text, text, text, bigint, bigint)")
+                .hasMessageContaining("PostgresSchema.migrate(dataSource, config)")
+                .hasMessageContaining(PostgresSchema.CLAIM_MIGRATION_RESOURCE);
+
+        assertThat(PostgresSchema.migrate(schema)).as("upgraded, not created").isFalse();
+        PostgresSchema.verify(schema, DEFAULTS);
+        assertThat(PostgresSchema.migrate(schema)).as("nothing left to do").isFalse();
+        execute(schema, resource(PostgresSchema.CLAIM_MIGRATION_RESOURCE)); // Flyway-style scripts may run again
+
+        try (PostgresIdempotencyStore store = PostgresIdempotencyStore.create(schema)) {
+            assertThat(store.claim(key, fingerprint, OwnerToken.random(), Duration.ofMinutes(1), Duration.ofHours(1)))
+                    .as("the record written before the upgrade is still in flight")
+                    .isInstanceOf(ClaimOutcome.InFlight.class);
+            assertThat(store.complete(key, new OwnerToken("v3owner"), RecordStatus.COMPLETED,
+                    TestDatabase.response(201, "{}"))).isTrue();
+            assertThat(store.claim(key, fingerprint, OwnerToken.random(), Duration.ofMinutes(1), Duration.ofHours(1)))
+                    .isInstanceOfSatisfying(ClaimOutcome.Finished.class,
+                            f -> assertThat(f.record().response().body()).isEqualTo("{}".getBytes(StandardCharsets.UTF_8)));
+            ScopeKey fresh = TestDatabase.randomKey();
+            assertThat(store.claim(fresh, fingerprint, OwnerToken.random(), Duration.ofMinutes(1), Duration.ofHours(1)))
+                    .isInstanceOf(ClaimOutcome.Claimed.class);
+        }
     }
 
     @Test
@@ -143,6 +194,14 @@ class PostgresSchemaTest {
         assertThatThrownBy(() -> PostgresSchema.verify(unreachable, DEFAULTS))
                 .isInstanceOf(StoreUnavailableException.class)
                 .hasMessageContaining("schema check of idempotency_records: could not reach PostgreSQL");
+    }
+
+    private static String resource(String resource) {
+        try (InputStream in = PostgresSchema.class.getClassLoader().getResourceAsStream(resource)) {
+            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
     }
 
     private static void execute(DataSource dataSource, String sql) {
