@@ -8,16 +8,19 @@ import dev.exactly.idempotency.RecordStatus;
 import dev.exactly.idempotency.ScopeKey;
 import dev.exactly.idempotency.StoreUnavailableException;
 import dev.exactly.idempotency.StoredResponse;
-import dev.exactly.idempotency.redis.internal.HeaderCodec;
 import dev.exactly.idempotency.redis.internal.LuaScript;
 import dev.exactly.idempotency.redis.internal.RecordValue;
 import dev.exactly.idempotency.redis.internal.RedisEndpoints;
+import dev.exactly.idempotency.redis.internal.ServerClock;
 import dev.exactly.idempotency.spi.ChangeSubscription;
 import dev.exactly.idempotency.spi.IdempotencyStore;
 import dev.exactly.idempotency.spi.LocalWaiters;
 import io.lettuce.core.ClientOptions;
+import io.lettuce.core.LettuceFutures;
 import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisCommandExecutionException;
 import io.lettuce.core.RedisException;
+import io.lettuce.core.RedisFuture;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.SetArgs;
 import io.lettuce.core.SocketOptions;
@@ -28,7 +31,7 @@ import io.lettuce.core.cluster.ClusterClientOptions;
 import io.lettuce.core.cluster.ClusterTopologyRefreshOptions;
 import io.lettuce.core.cluster.RedisClusterClient;
 import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
-import io.lettuce.core.cluster.api.sync.RedisClusterCommands;
+import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 import io.lettuce.core.codec.ByteArrayCodec;
 import io.lettuce.core.pubsub.RedisPubSubAdapter;
 import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
@@ -48,41 +51,49 @@ import org.jspecify.annotations.Nullable;
  *
  * <h2>Layout</h2>
  * One Redis string per scope at {@code keyPrefix + "{" + scopeHash + "}:r"} (see
- * {@link RedisStoreConfig#recordKey}): status, times, owner, fingerprint and, once finished, the
- * response, packed into one value ({@code RecordValue} describes the bytes), so that a replay is one
- * {@code GET} inside the claim script and a completion one {@code SET}. Next to it, while some process
- * waits for the scope, a waiter marker ({@link RedisStoreConfig#waiterKey}). The braces are a Cluster
- * hash tag, so a scope's keys share one slot. All values go through a byte-array codec.
+ * {@link RedisStoreConfig#recordKey}): status, times, lease mark, owner, fingerprint and, once finished,
+ * the response, packed into one value ({@code RecordValue} describes the bytes), so that a claim, and a
+ * replay, is one {@code SET} and a completion one {@code SET} inside a small script. Next to it, while
+ * some process waits for the scope, a waiter marker ({@link RedisStoreConfig#waiterKey}). The braces are a
+ * Cluster hash tag, so a scope's keys share one slot. All values go through a byte-array codec.
  *
  * <h2>Atomicity protocol</h2>
- * Every transition is <em>one</em> Lua script (resources {@code dev/exactly/idempotency/redis/*.lua}),
- * run with {@code EVALSHA} and re-sent with {@code EVAL} on {@code NOSCRIPT} (server restart,
- * {@code SCRIPT FLUSH}, a Cluster node that has not seen it yet). Redis runs a script without
- * interleaving any other command, so there is no read-then-write race. Each script reads the
- * server's clock with {@code TIME}: every process sees the same lease end, whatever its own clock says.
+ * Every transition is <em>one</em> Redis command: a plain {@code SET} or a Lua script (resources
+ * {@code dev/exactly/idempotency/redis/*.lua}), run with {@code EVALSHA} and re-sent with {@code EVAL} on
+ * {@code NOSCRIPT} (server restart, {@code SCRIPT FLUSH}, a Cluster node that has not seen it yet). Redis
+ * runs a command or a script without interleaving any other, so there is no read-then-write race.
  * <ul>
- *   <li><b>claim.lua</b> — absent key: create a {@code PROCESSING} record owned by the caller's token
- *       (passed in, so that a claim whose answer was lost can be released by it) with a lease end of
- *       {@code now + lease}, and set the key's TTL to the retention in the same script (to the lease,
- *       should that be longer: a record never expires under a live lease); the answer is only the
- *       server time of the claim. Finished: return the value as it is ({@code Finished}): a replay costs
- *       one {@code GET}. Processing with a live lease: return it ({@code InFlight}). Processing with an
- *       expired lease and the same fingerprint: hand it to the new token with a new lease and a TTL of
- *       the retention from now ({@code Claimed}, takeover). Processing with a different fingerprint:
- *       return it unmodified.</li>
- *   <li><b>complete.lua</b> — only if {@code PROCESSING} and owned by the token presented: store the
- *       outcome and response, drop the lease, reset the TTL to the retention from now, and, if the
- *       scope's waiter marker exists, {@code PUBLISH} the scope hash on the change channel.</li>
+ *   <li><b>claim</b> — {@code SET key value NX PX ttl GET} (Redis 7.0 and later), the value (a
+ *       {@code PROCESSING} record owned by the caller's token, passed in so that a claim whose answer was
+ *       lost can be released by it) built by the client, the TTL the retention (or the lease, should
+ *       that be longer: a record never expires under a live lease). Absent: written, {@code Claimed}.
+ *       Present: nothing is written and the record comes back: finished, {@code Finished} (a replay is
+ *       this one command); processing with another fingerprint, or with a lease that ends after the
+ *       client's estimate of the server's clock plus its uncertainty, {@code InFlight}. Otherwise (the
+ *       lease may be over) <b>claim.lua</b> decides atomically: the lease is over once the key's
+ *       {@code PTTL} is at or below the record's <em>lease mark</em> ({@code ttl - lease} at the claim),
+ *       which only the server's count of the TTL decides; then, with the same fingerprint, the record
+ *       goes to the new token with a new lease and the retention as TTL ({@code Claimed}, takeover).
+ *       On a Redis before 7.0 (its {@code INFO server} at connect, or a refused {@code SET ... NX GET})
+ *       every claim is claim.lua, which also writes the value of a new claim.</li>
+ *   <li><b>complete.lua</b> — only if {@code PROCESSING} and owned by the token presented (one substring
+ *       compared at a fixed offset): write the client's front (status, finish time) and response after
+ *       the record's retention, owner, fingerprint and creation time, with the retention as TTL, and,
+ *       if the scope's waiter marker exists, {@code PUBLISH} the scope hash on the change channel.</li>
  *   <li><b>release.lua</b> — only for the owner of a processing record: {@code DEL} it and, if the
  *       waiter marker exists, {@code PUBLISH}.</li>
- *   <li><b>renew.lua</b> — only for the owner of a processing record: lease end {@code = now + lease};
- *       if that is past the record's expiry, the expiry (in the value and the TTL) moves to the lease
- *       end.</li>
+ *   <li><b>renew.lua</b> — only for the owner of a processing record: lease end {@code = TIME + lease};
+ *       if the lease outlasts the key's TTL, the TTL (and the expiry) becomes the lease; the lease mark
+ *       follows.</li>
  * </ul>
- * The lease is in the value and the TTL is the retention (never "lock TTL = record TTL"): a finished
- * record outlives the lease, and an abandoned claim is still there, with its fingerprint, when a retry
- * comes to take it over. Writes by a stale owner return {@code false} and change nothing.
- * {@link #find} is one {@code GET}; expired records are gone by TTL.
+ * The times a record shows (created, lease end, expiry, finish) are the server's clock as this process
+ * estimates it ({@code ServerClock}: {@code TIME} at connect, refreshed every 30 s, off by half a round
+ * trip plus drift), written by the client so that the common path runs no script reading {@code TIME};
+ * no ownership decision depends on them. The lease is in the value and the TTL is the retention (never
+ * "lock TTL = record TTL"): a finished record outlives the lease, and an abandoned claim is still there,
+ * with its fingerprint, when a retry comes to take it over. Writes by a stale owner return {@code false}
+ * and change nothing. {@link #find} is one {@code GET}; expired records are gone by TTL. Commands go
+ * through Lettuce's asynchronous API, each answer awaited at most the command timeout.
  *
  * <h2>Change notification</h2>
  * complete and release publish the scope hash on one channel, {@link RedisStoreConfig#changesChannel()},
@@ -117,8 +128,8 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
     public static final long WAITER_MARK_MILLIS = 600_000;
 
     private static final Duration CLUSTER_TOPOLOGY_REFRESH = Duration.ofSeconds(30);
-    private static final byte[] COMPLETED = {'C'};
-    private static final byte[] FAILED = {'F'};
+    /** The longest lease or retention a record holds: its times are 13-digit epoch milliseconds. */
+    private static final Duration MAX_DURATION = Duration.ofDays(36_500);
     private static final byte[] WAITER_MARK = {'1'};
     private static final SetArgs WAITER_MARK_ARGS = SetArgs.Builder.px(WAITER_MARK_MILLIS);
 
@@ -130,6 +141,10 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
     private final LocalWaiters waiters = new LocalWaiters();
     private final ChangeListener listener = new ChangeListener();
     private final ReentrantLock connectLock = new ReentrantLock();
+    private final ServerClock clock = new ServerClock();
+    private final long timeoutNanos;
+    /** Claims start with {@code SET ... NX GET}; false on a Redis older than 7.0 (every claim a script). */
+    private volatile boolean plainClaims = true;
     private volatile @Nullable Connections connections;
     private volatile boolean closed;
     private @Nullable RedisException lastConnectFailure;
@@ -141,6 +156,7 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
         this.connector = connector;
         this.shutdownClient = shutdownClient;
         this.channel = RecordValue.ascii(config.changesChannel());
+        this.timeoutNanos = config.commandTimeout().toNanos();
     }
 
     /**
@@ -244,23 +260,59 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
         Objects.requireNonNull(owner, "owner");
         long leaseMillis = millis(lease, "lease");
         long retentionMillis = millis(retention, "retention");
+        long ttl = Math.max(leaseMillis, retentionMillis);
         return call("claim", commands -> {
-            List<?> reply = LuaScript.CLAIM.run(commands, recordKey(key),
-                    RecordValue.ascii(fingerprint.encoded()), RecordValue.ascii(owner.value()),
-                    RecordValue.decimal(leaseMillis), RecordValue.decimal(retentionMillis));
+            long now = clock.nowMillis();
+            byte[] value = RecordValue.processing(owner, fingerprint, now, leaseMillis, retentionMillis);
+            byte[] recordKey = recordKey(key);
+            if (plainClaims) {
+                byte[] previous;
+                try {
+                    previous = await(commands.setGet(recordKey, value, SetArgs.Builder.nx().px(ttl)));
+                } catch (RedisCommandExecutionException refused) {
+                    if (!setNxGetRefused(refused)) {
+                        throw refused;
+                    }
+                    plainClaims = false;
+                    previous = null;
+                }
+                if (plainClaims) {
+                    if (previous == null) {
+                        return new ClaimOutcome.Claimed(
+                                RecordValue.claimed(key, fingerprint, owner, now, leaseMillis, retentionMillis), false);
+                    }
+                    IdempotencyRecord current = RecordValue.decode(key, previous);
+                    if (current.status().isFinished()) {
+                        return new ClaimOutcome.Finished(current);
+                    }
+                    if (!current.fingerprint().equals(fingerprint) || current.leaseExpiresAt().toEpochMilli()
+                            > clock.nowMillis() + clock.uncertaintyMillis()) {
+                        return new ClaimOutcome.InFlight(current);
+                    }
+                    // the lease may be over: the script decides on the server's count, atomically
+                }
+            }
+            List<?> reply = LuaScript.CLAIM.run(commands, timeoutNanos, recordKey,
+                    RecordValue.ascii(fingerprint.encoded()), RecordValue.fence(owner),
+                    RecordValue.decimal(leaseMillis), RecordValue.decimal(retentionMillis), value);
             byte[] outcome = (byte[]) reply.get(0);
-            byte[] value = (byte[]) reply.get(1);
+            byte[] answer = (byte[]) reply.get(1);
             return switch (outcome[0]) {
-                case 'c' -> new ClaimOutcome.Claimed(RecordValue.claimed(key, fingerprint, owner,
-                        Long.parseLong(new String(value, StandardCharsets.US_ASCII)), leaseMillis, retentionMillis),
-                        false);
-                case 't' -> new ClaimOutcome.Claimed(RecordValue.decode(key, value), true);
-                case 'i' -> new ClaimOutcome.InFlight(RecordValue.decode(key, value));
-                case 'f' -> new ClaimOutcome.Finished(RecordValue.decode(key, value));
+                case 'c' -> new ClaimOutcome.Claimed(
+                        RecordValue.claimed(key, fingerprint, owner, now, leaseMillis, retentionMillis), false);
+                case 't' -> new ClaimOutcome.Claimed(RecordValue.decode(key, answer), true);
+                case 'i' -> new ClaimOutcome.InFlight(RecordValue.decode(key, answer));
+                case 'f' -> new ClaimOutcome.Finished(RecordValue.decode(key, answer));
                 default -> throw new IllegalArgumentException(
                         "unknown claim outcome " + new String(outcome, StandardCharsets.US_ASCII));
             };
         });
+    }
+
+    /** Redis before 7.0 refuses {@code SET ... NX GET} as a syntax error, and runs nothing. */
+    static boolean setNxGetRefused(RedisCommandExecutionException e) {
+        String message = e.getMessage();
+        return message != null && message.startsWith("ERR syntax error");
     }
 
     @Override
@@ -268,35 +320,34 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
         if (!outcome.isFinished()) {
             throw new IllegalArgumentException("complete takes COMPLETED or FAILED");
         }
-        byte[] headers = HeaderCodec.encode(response.headers());
-        byte[] status = outcome == RecordStatus.COMPLETED ? COMPLETED : FAILED;
-        long applied = call("complete", commands -> LuaScript.COMPLETE.<Long>run(commands,
+        byte[] part = RecordValue.finishedPart(response);
+        long applied = call("complete", commands -> LuaScript.COMPLETE.<Long>run(commands, timeoutNanos,
                 new byte[][] {recordKey(key), waiterKey(key)},
-                RecordValue.ascii(owner.value()), status, RecordValue.decimal(response.status()),
-                headers, response.body(), channel, RecordValue.ascii(key.hash())));
+                RecordValue.fence(owner), RecordValue.finishedFront(outcome, clock.nowMillis()), part,
+                channel, RecordValue.ascii(key.hash())));
         return signalledIf(applied == 1L, key);
     }
 
     @Override
     public boolean release(ScopeKey key, OwnerToken owner) {
-        long applied = call("release", commands -> LuaScript.RELEASE.<Long>run(commands,
+        long applied = call("release", commands -> LuaScript.RELEASE.<Long>run(commands, timeoutNanos,
                 new byte[][] {recordKey(key), waiterKey(key)},
-                RecordValue.ascii(owner.value()), channel, RecordValue.ascii(key.hash())));
+                RecordValue.fence(owner), channel, RecordValue.ascii(key.hash())));
         return signalledIf(applied == 1L, key);
     }
 
     @Override
     public boolean renew(ScopeKey key, OwnerToken owner, Duration lease) {
         byte[] leaseMillis = RecordValue.decimal(millis(lease, "lease"));
-        long applied = call("renew", commands -> LuaScript.RENEW.<Long>run(commands, recordKey(key),
-                RecordValue.ascii(owner.value()), leaseMillis));
+        long applied = call("renew", commands -> LuaScript.RENEW.<Long>run(commands, timeoutNanos,
+                recordKey(key), RecordValue.fence(owner), leaseMillis));
         return applied == 1L;
     }
 
     @Override
     public Optional<IdempotencyRecord> find(ScopeKey key) {
         return Optional.ofNullable(call("find", commands -> {
-            byte[] value = commands.get(recordKey(key));
+            byte[] value = await(commands.get(recordKey(key)));
             return value == null ? null : RecordValue.decode(key, value);
         }));
     }
@@ -342,6 +393,21 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
         waiters.signalAll();
     }
 
+    /** Every claim through the claim script, as on a Redis older than 7.0 (tests of that path). */
+    void useScriptClaims() {
+        plainClaims = false;
+    }
+
+    /** Whether claims start with {@code SET ... NX GET} (false once an older Redis was detected). */
+    boolean plainClaims() {
+        return plainClaims;
+    }
+
+    /** Shifts this store's estimate of the server clock (tests: a wrong estimate never gives two owners). */
+    void skewClock(long millis) {
+        clock.skew(millis);
+    }
+
     @Override
     public String toString() {
         return "RedisIdempotencyStore[" + topology + ", prefix=" + config.keyPrefix() + "]";
@@ -364,26 +430,53 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
     }
 
     private void markWaiting(ScopeKey key) {
-        call("subscribe", commands -> commands.set(waiterKey(key), WAITER_MARK, WAITER_MARK_ARGS));
+        call("subscribe", commands -> await(commands.set(waiterKey(key), WAITER_MARK, WAITER_MARK_ARGS)));
     }
 
     private static long millis(Duration duration, String name) {
         if (duration.isNegative() || duration.isZero()) {
             throw new IllegalArgumentException(name + " must be positive");
         }
+        if (duration.compareTo(MAX_DURATION) > 0) {
+            throw new IllegalArgumentException(name + " must be at most " + MAX_DURATION.toDays() + " days");
+        }
         long millis = duration.toMillis();
         return duration.equals(Duration.ofMillis(millis)) ? millis : millis + 1;
     }
 
-    private <T> T call(String operation, Function<RedisClusterCommands<byte[], byte[]>, T> command) {
-        RedisClusterCommands<byte[], byte[]> commands = connections().commands();
+    /** Waits for a command's answer at most the command timeout. */
+    private <T> T await(RedisFuture<T> future) {
+        return LettuceFutures.awaitOrCancel(future, timeoutNanos, TimeUnit.NANOSECONDS);
+    }
+
+    private <T> T call(String operation, Function<RedisClusterAsyncCommands<byte[], byte[]>, T> command) {
+        Connections open = connections();
+        if (clock.claimRefresh()) {
+            refreshClock(open.commands());
+        }
         try {
-            return command.apply(commands);
+            return command.apply(open.commands());
         } catch (RedisException e) {
             throw unavailable(operation, e);
         } catch (IllegalArgumentException | ClassCastException | IndexOutOfBoundsException e) {
             throw new StoreUnavailableException(
                     "unreadable idempotency record in Redis (" + operation + "): " + e.getMessage(), e);
+        }
+    }
+
+    /** Takes a new sample of the server's clock without waiting for it (see {@link ServerClock}). */
+    private void refreshClock(RedisClusterAsyncCommands<byte[], byte[]> commands) {
+        long sent = System.nanoTime();
+        try {
+            commands.time().whenComplete((time, failure) -> {
+                if (failure != null || time == null || time.size() < 2) {
+                    clock.refreshFailed();
+                } else {
+                    clock.record(sent, System.nanoTime(), time);
+                }
+            });
+        } catch (RuntimeException e) {
+            clock.refreshFailed();
         }
     }
 
@@ -434,6 +527,12 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
             opened.pubSub().setTimeout(config.commandTimeout());
             opened.pubSub().addListener(listener);
             opened.pubSub().sync().subscribe(channel);
+            if (plainClaims && !supportsSetNxGet(await(opened.commands().info("server")))) {
+                plainClaims = false;
+            }
+            long sent = System.nanoTime();
+            List<byte[]> time = await(opened.commands().time());
+            clock.record(sent, System.nanoTime(), time);
             return opened;
         } catch (RuntimeException e) {
             opened.close();
@@ -445,7 +544,7 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
         Objects.requireNonNull(client, "client");
         return () -> {
             StatefulRedisConnection<byte[], byte[]> connection = client.connect(CODEC);
-            return withPubSub(connection, connection.sync(), () -> client.connectPubSub(CODEC));
+            return withPubSub(connection, connection.async(), () -> client.connectPubSub(CODEC));
         };
     }
 
@@ -453,13 +552,32 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
         Objects.requireNonNull(client, "client");
         return () -> {
             StatefulRedisClusterConnection<byte[], byte[]> connection = client.connect(CODEC);
-            return withPubSub(connection, connection.sync(), () -> client.connectPubSub(CODEC));
+            return withPubSub(connection, connection.async(), () -> client.connectPubSub(CODEC));
         };
+    }
+
+    /**
+     * Whether the server that answered {@code INFO server} accepts {@code SET ... NX GET} (Redis 7.0 and
+     * later); unknown versions are tried (a refusal switches the store to the claim script).
+     */
+    static boolean supportsSetNxGet(String info) {
+        for (String line : info.split("\r?\n")) {
+            if (line.startsWith("redis_version:")) {
+                String version = line.substring("redis_version:".length()).strip();
+                int dot = version.indexOf('.');
+                try {
+                    return Integer.parseInt(dot < 0 ? version : version.substring(0, dot)) >= 7;
+                } catch (NumberFormatException e) {
+                    return true;
+                }
+            }
+        }
+        return true;
     }
 
     private static Connections withPubSub(
             StatefulConnection<byte[], byte[]> connection,
-            RedisClusterCommands<byte[], byte[]> commands,
+            RedisClusterAsyncCommands<byte[], byte[]> commands,
             Supplier<? extends StatefulRedisPubSubConnection<byte[], byte[]>> pubSub) {
         try {
             return new Connections(connection, commands, pubSub.get());
@@ -477,7 +595,7 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
 
     private record Connections(
             StatefulConnection<byte[], byte[]> connection,
-            RedisClusterCommands<byte[], byte[]> commands,
+            RedisClusterAsyncCommands<byte[], byte[]> commands,
             StatefulRedisPubSubConnection<byte[], byte[]> pubSub) {
 
         void close() {

@@ -24,6 +24,7 @@ import dev.exactly.idempotency.RecordStatus;
 import dev.exactly.idempotency.Scope;
 import dev.exactly.idempotency.ScopeKey;
 import dev.exactly.idempotency.StoredResponse;
+import dev.exactly.idempotency.redis.internal.HeaderCodec;
 import dev.exactly.idempotency.redis.internal.LuaScript;
 import dev.exactly.idempotency.spi.ChangeSubscription;
 import dev.exactly.idempotency.spi.ForwardingIdempotencyStore;
@@ -31,6 +32,7 @@ import dev.exactly.idempotency.spi.IdempotencyStore;
 import io.lettuce.core.KillArgs;
 import io.lettuce.core.api.sync.RedisCommands;
 import io.lettuce.core.cluster.api.sync.RedisClusterCommands;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -48,6 +50,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
+import java.util.function.IntFunction;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
@@ -60,6 +63,11 @@ import org.junit.jupiter.api.TestInstance;
 abstract class AbstractRedisStoreTest {
     protected static final Duration LEASE = Duration.ofSeconds(30);
     protected static final Duration RETENTION = Duration.ofSeconds(60);
+    /**
+     * How far the times a store writes may be from the server's clock: the store estimates it from
+     * {@code TIME} (off by half a round trip and a millisecond of rounding); generous for a loaded machine.
+     */
+    protected static final long CLOCK_TOLERANCE_MILLIS = 250;
 
     protected final RedisStoreConfig config = RedisStoreConfig.custom()
             .keyPrefix(RedisStoreTestSupport.uniquePrefix())
@@ -112,7 +120,12 @@ abstract class AbstractRedisStoreTest {
         return config.recordKey(key);
     }
 
-    private long serverMillis() {
+    /** A number as the record's fixed-width fields hold it. */
+    static String fixed(long value) {
+        return String.format("%013d", value);
+    }
+
+    protected long serverMillis() {
         List<String> time = admin().time();
         return Long.parseLong(time.get(0)) * 1000 + Long.parseLong(time.get(1)) / 1000;
     }
@@ -134,7 +147,9 @@ abstract class AbstractRedisStoreTest {
         assertThat(claimed.takeover()).isFalse();
         assertThat(record.status()).isEqualTo(RecordStatus.PROCESSING);
         assertThat(record.fingerprint()).isEqualTo(fingerprint("a"));
-        assertThat(record.createdAt().toEpochMilli()).isBetween(before, after);
+        assertThat(record.createdAt().toEpochMilli())
+                .as("the server's clock, as the store estimates it")
+                .isBetween(before - CLOCK_TOLERANCE_MILLIS, after + CLOCK_TOLERANCE_MILLIS);
         assertThat(record.leaseExpiresAt()).isEqualTo(record.createdAt().plus(LEASE));
         assertThat(record.expiresAt()).isEqualTo(record.createdAt().plus(RETENTION));
         assertThat(record.response()).isNull();
@@ -142,10 +157,11 @@ abstract class AbstractRedisStoreTest {
         String redisKey = redisKey(key);
         assertThat(redisKey).isEqualTo(config.keyPrefix() + "{" + key.hash() + "}:r");
         String owner = claimed.owner().value();
-        assertThat(admin().get(redisKey)).as("one packed value: status, times, owner, fingerprint")
-                .isEqualTo("1P:" + record.createdAt().toEpochMilli() + ":" + record.leaseExpiresAt().toEpochMilli()
-                        + ":" + record.expiresAt().toEpochMilli() + ":" + RETENTION.toMillis() + ":"
-                        + owner.length() + ":" + "test-sha256:a".length() + ":" + owner + "test-sha256:a");
+        assertThat(admin().get(redisKey)).as("one packed value: status, times, lease mark, owner, fingerprint")
+                .isEqualTo("2P" + fixed(record.leaseExpiresAt().toEpochMilli()) + fixed(record.expiresAt().toEpochMilli())
+                        + fixed(RETENTION.toMillis() - LEASE.toMillis()) + fixed(RETENTION.toMillis())
+                        + owner.length() + ":" + owner + "test-sha256:a".length() + ":" + "test-sha256:a"
+                        + record.createdAt().toEpochMilli() + ":");
         assertThat(admin().pttl(redisKey)).isBetween(RETENTION.toMillis() - 5_000, RETENTION.toMillis());
         assertThat(store().find(key)).contains(record);
     }
@@ -212,13 +228,14 @@ abstract class AbstractRedisStoreTest {
         assertThat(admin().pttl(redisKey(key))).as("TTL reset to the retention at completion")
                 .isBetween(RETENTION.toMillis() - 5_000, RETENTION.toMillis());
         IdempotencyRecord record = otherStore().find(key).orElseThrow();
-        assertThat(admin().get(redisKey(key))).as("completed, lease dropped")
-                .startsWith("1C:" + record.createdAt().toEpochMilli() + ":0:" + record.expiresAt().toEpochMilli() + ":");
+        assertThat(admin().get(redisKey(key))).as("completed at the record's expiry less the retention, lease dropped")
+                .startsWith("2C" + fixed(record.expiresAt().toEpochMilli() - RETENTION.toMillis()) + fixed(0) + fixed(0)
+                        + fixed(RETENTION.toMillis()) + owner.value().length() + ":" + owner.value());
         assertThat(record.status()).isEqualTo(RecordStatus.COMPLETED);
         assertThat(record.owner()).isEqualTo(owner);
         assertThat(record.leaseExpiresAt()).isNull();
-        assertThat(record.expiresAt().toEpochMilli())
-                .isBetween(before + RETENTION.toMillis(), after + RETENTION.toMillis());
+        assertThat(record.expiresAt().toEpochMilli()).isBetween(
+                before + RETENTION.toMillis() - CLOCK_TOLERANCE_MILLIS, after + RETENTION.toMillis() + CLOCK_TOLERANCE_MILLIS);
         assertThat(record.response()).isEqualTo(response);
         assertThat(record.response().body()).containsExactly(binaryBody());
         assertThat(record.response().headers()).containsExactlyEntriesOf(response.headers());
@@ -296,6 +313,8 @@ abstract class AbstractRedisStoreTest {
 
         long before = serverMillis();
         assertThat(store().renew(key, claimed.owner(), Duration.ofSeconds(20))).isTrue();
+        assertThat(admin().get(redisKey(key))).as("the lease outlasts the TTL: the TTL becomes the lease, mark 0")
+                .startsWith("2P").contains(fixed(0) + fixed(3_000));
         IdempotencyRecord renewed = store().find(key).orElseThrow();
         assertThat(renewed.leaseExpiresAt().toEpochMilli()).isGreaterThanOrEqualTo(before + 20_000);
         assertThat(renewed.expiresAt()).isEqualTo(renewed.leaseExpiresAt());
@@ -329,7 +348,11 @@ abstract class AbstractRedisStoreTest {
         String[] shas = Arrays.stream(LuaScript.values()).map(LuaScript::sha1).toArray(String[]::new);
         assertThat(scriptsCachedFor(redisKey(key), shas)).containsOnly(false);
 
+        ClaimOutcome.Claimed first = (ClaimOutcome.Claimed) store().claim(key, fingerprint("a"), Duration.ofMillis(1),
+                RETENTION);
+        await().atMost(Duration.ofSeconds(5)).until(() -> admin().pttl(redisKey(key)) < RETENTION.toMillis() - 1);
         OwnerToken owner = claim(key, fingerprint("a")).owner();
+        assertThat(owner).as("taken over: the claim script ran").isNotEqualTo(first.owner());
         assertThat(store().renew(key, owner, LEASE)).isTrue();
         assertThat(store().complete(key, owner, RecordStatus.COMPLETED, binaryResponse())).isTrue();
         assertThat(store().claim(key, fingerprint("a"), LEASE, RETENTION)).isInstanceOf(ClaimOutcome.Finished.class);
@@ -526,6 +549,173 @@ abstract class AbstractRedisStoreTest {
                 key, fingerprint("a"), Duration.ofNanos(1), RETENTION);
         Instant created = claimed.record().createdAt();
         assertThat(claimed.record().leaseExpiresAt()).isEqualTo(created.plusMillis(1));
+    }
+
+    @Test
+    void aTakeoverRaceBetweenThreadsOfTwoInstancesHasExactlyOneWinner() throws Exception {
+        ScopeKey key = randomKey();
+        ClaimOutcome.Claimed abandoned = (ClaimOutcome.Claimed) store().claim(
+                key, fingerprint("a"), Duration.ofMillis(100), RETENTION);
+        long mark = RETENTION.toMillis() - 100;
+        await().atMost(Duration.ofSeconds(5)).pollInterval(Duration.ofMillis(10))
+                .until(() -> admin().pttl(redisKey(key)) <= mark);
+
+        List<ClaimOutcome> results = race(16, i -> (i % 2 == 0 ? store() : otherStore())
+                .claim(key, fingerprint("a"), LEASE, RETENTION));
+
+        List<ClaimOutcome> winners = results.stream().filter(ClaimOutcome.Claimed.class::isInstance).toList();
+        assertThat(winners).hasSize(1);
+        ClaimOutcome.Claimed winner = (ClaimOutcome.Claimed) winners.getFirst();
+        assertThat(winner.takeover()).isTrue();
+        assertThat(winner.owner()).isNotEqualTo(abandoned.owner());
+        assertThat(results).filteredOn(ClaimOutcome.InFlight.class::isInstance)
+                .hasSize(15)
+                .allSatisfy(outcome -> assertThat(outcome.record().owner()).isEqualTo(winner.owner()));
+        assertThat(store().complete(key, abandoned.owner(), RecordStatus.COMPLETED, StoredResponse.of(200, new byte[] {1})))
+                .as("the abandoned owner is fenced off").isFalse();
+        assertThat(otherStore().complete(key, winner.owner(), RecordStatus.COMPLETED, StoredResponse.of(200, new byte[] {2})))
+                .isTrue();
+        assertThat(store().find(key).orElseThrow().response().body()).containsExactly(2);
+    }
+
+    @Test
+    void aWrongEstimateOfTheServerClockNeverGivesALiveLeaseToASecondOwner() throws Exception {
+        long hour = Duration.ofHours(1).toMillis();
+        RedisIdempotencyStore behind = register(newStore(config, "exactly-test-behind"));
+        RedisIdempotencyStore ahead = register(newStore(config, "exactly-test-ahead"));
+        behind.skewClock(-hour);
+        ahead.skewClock(hour);
+
+        ScopeKey key = randomKey();
+        Duration lease = Duration.ofSeconds(3);
+        ClaimOutcome.Claimed first = (ClaimOutcome.Claimed) behind.claim(key, fingerprint("a"), lease, RETENTION);
+        long now = serverMillis();
+        assertThat(first.record().leaseExpiresAt().toEpochMilli()).as("written an hour early")
+                .isLessThan(now - hour + lease.toMillis() + CLOCK_TOLERANCE_MILLIS);
+
+        List<ClaimOutcome> live = race(8, i -> switch (i % 4) {
+            case 0 -> ahead.claim(key, fingerprint("a"), LEASE, RETENTION);
+            case 1 -> behind.claim(key, fingerprint("a"), LEASE, RETENTION);
+            case 2 -> store().claim(key, fingerprint("a"), LEASE, RETENTION);
+            default -> otherStore().claim(key, fingerprint("a"), LEASE, RETENTION);
+        });
+        assertThat(live).as("the lease is decided on the server's count of the key's TTL, whatever the estimates")
+                .allSatisfy(outcome -> assertThat(outcome).isEqualTo(new ClaimOutcome.InFlight(first.record())));
+
+        await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(20))
+                .until(() -> admin().pttl(redisKey(key)) <= RETENTION.toMillis() - lease.toMillis());
+        List<ClaimOutcome> over = race(8, i -> (i % 2 == 0 ? ahead : store()).claim(key, fingerprint("a"), LEASE, RETENTION));
+        List<ClaimOutcome> winners = over.stream().filter(ClaimOutcome.Claimed.class::isInstance).toList();
+        assertThat(winners).hasSize(1);
+        OwnerToken second = ((ClaimOutcome.Claimed) winners.getFirst()).owner();
+        assertThat(behind.complete(key, first.owner(), RecordStatus.COMPLETED, StoredResponse.of(200, new byte[] {1})))
+                .as("the first owner, its lease over, is fenced off").isFalse();
+        assertThat(store().complete(key, second, RecordStatus.COMPLETED, StoredResponse.of(200, new byte[] {2})))
+                .isTrue();
+        assertThat(behind.claim(key, fingerprint("a"), LEASE, RETENTION)).isInstanceOf(ClaimOutcome.Finished.class);
+    }
+
+    @Test
+    void claimsThroughTheScriptAsOnRedisBefore7AndPlainClaimsShareOneProtocol() {
+        RedisIdempotencyStore scripted = register(newStore(config, "exactly-test-scripted"));
+        scripted.useScriptClaims();
+        assertThat(store().plainClaims()).as("Redis 7 here: claims are SET NX GET").isTrue();
+
+        ScopeKey key = randomKey();
+        ClaimOutcome.Claimed claimed = (ClaimOutcome.Claimed) scripted.claim(key, fingerprint("a"), LEASE, RETENTION);
+        assertThat(claimed.takeover()).isFalse();
+        assertThat(store().find(key)).contains(claimed.record());
+        assertThat(store().claim(key, fingerprint("a"), LEASE, RETENTION))
+                .isEqualTo(new ClaimOutcome.InFlight(claimed.record()));
+        assertThat(scripted.claim(key, fingerprint("b"), LEASE, RETENTION))
+                .isEqualTo(new ClaimOutcome.InFlight(claimed.record()));
+        assertThat(store().complete(key, claimed.owner(), RecordStatus.COMPLETED, binaryResponse())).isTrue();
+        IdempotencyRecord finished = store().find(key).orElseThrow();
+        assertThat(scripted.claim(key, fingerprint("a"), LEASE, RETENTION)).isEqualTo(new ClaimOutcome.Finished(finished));
+
+        ScopeKey plain = randomKey();
+        ClaimOutcome.Claimed short1 = (ClaimOutcome.Claimed) store().claim(plain, fingerprint("a"), Duration.ofMillis(50),
+                RETENTION);
+        await().atMost(Duration.ofSeconds(5)).until(() -> admin().pttl(redisKey(plain)) <= RETENTION.toMillis() - 50);
+        ClaimOutcome.Claimed taken = (ClaimOutcome.Claimed) scripted.claim(plain, fingerprint("a"), LEASE, RETENTION);
+        assertThat(taken.takeover()).isTrue();
+        assertThat(store().release(plain, short1.owner())).isFalse();
+        assertThat(scripted.release(plain, taken.owner())).isTrue();
+    }
+
+    @Test
+    void recordsOfTheEarlierLayoutStillReplayAndAnAbandonedOneIsTakenOver() {
+        ScopeKey finishedKey = randomKey();
+        long now = serverMillis();
+        String owner = OwnerToken.random().value();
+        String fp = "test-sha256:a";
+        byte[] headers = HeaderCodec.encode(Map.of("content-type", List.of("text/plain")));
+        String legacyFinished = "1C:" + (now - 1_000) + ":0:" + (now + 59_000) + ":60000:" + owner.length() + ":"
+                + fp.length() + ":" + owner + fp + "201:" + headers.length + ":"
+                + new String(headers, StandardCharsets.ISO_8859_1) + "hello";
+        assertThat(legacyFinished).as("ASCII only: the header block's counts are small").matches("\\p{ASCII}*");
+        admin().set(redisKey(finishedKey), legacyFinished);
+        admin().pexpire(redisKey(finishedKey), 60_000);
+
+        ClaimOutcome replay = store().claim(finishedKey, fingerprint("a"), LEASE, RETENTION);
+        assertThat(replay).isInstanceOf(ClaimOutcome.Finished.class);
+        IdempotencyRecord record = replay.record();
+        assertThat(record.status()).isEqualTo(RecordStatus.COMPLETED);
+        assertThat(record.owner()).isEqualTo(new OwnerToken(owner));
+        assertThat(record.createdAt()).isEqualTo(Instant.ofEpochMilli(now - 1_000));
+        assertThat(record.expiresAt()).isEqualTo(Instant.ofEpochMilli(now + 59_000));
+        assertThat(record.response()).isEqualTo(new StoredResponse(201, Map.of("content-type", List.of("text/plain")),
+                "hello".getBytes(StandardCharsets.UTF_8)));
+
+        ScopeKey live = randomKey();
+        ScopeKey abandoned = randomKey();
+        admin().set(redisKey(live), "1P:" + now + ":" + (now + 30_000) + ":" + (now + 60_000) + ":60000:"
+                + owner.length() + ":" + fp.length() + ":" + owner + fp);
+        admin().set(redisKey(abandoned), "1P:" + (now - 5_000) + ":" + (now - 1_000) + ":" + (now + 60_000) + ":60000:"
+                + owner.length() + ":" + fp.length() + ":" + owner + fp);
+        admin().pexpire(redisKey(live), 60_000);
+        admin().pexpire(redisKey(abandoned), 60_000);
+
+        ClaimOutcome waiting = store().claim(live, fingerprint("a"), LEASE, RETENTION);
+        assertThat(waiting).isInstanceOf(ClaimOutcome.InFlight.class);
+        assertThat(waiting.record().leaseExpiresAt()).isEqualTo(Instant.ofEpochMilli(now + 30_000));
+        assertThat(store().claim(abandoned, fingerprint("b"), LEASE, RETENTION))
+                .as("another fingerprint never takes over").isInstanceOf(ClaimOutcome.InFlight.class);
+        ClaimOutcome.Claimed taken = (ClaimOutcome.Claimed) store().claim(abandoned, fingerprint("a"), LEASE, RETENTION);
+        assertThat(taken.takeover()).isTrue();
+        assertThat(taken.record().createdAt()).isEqualTo(Instant.ofEpochMilli(now - 5_000));
+        assertThat(admin().get(redisKey(abandoned))).as("rewritten in the current layout").startsWith("2P");
+        assertThat(store().complete(abandoned, taken.owner(), RecordStatus.COMPLETED, binaryResponse())).isTrue();
+        assertThat(otherStore().claim(abandoned, fingerprint("a"), LEASE, RETENTION))
+                .isEqualTo(new ClaimOutcome.Finished(store().find(abandoned).orElseThrow()));
+    }
+
+    /** Runs {@code threads} calls at once (a barrier releases them together) and returns their outcomes. */
+    private static List<ClaimOutcome> race(int threads, IntFunction<ClaimOutcome> call)
+            throws Exception {
+        CyclicBarrier start = new CyclicBarrier(threads);
+        ExecutorService pool = Executors.newFixedThreadPool(threads);
+        try {
+            List<CompletableFuture<ClaimOutcome>> outcomes = new ArrayList<>();
+            for (int i = 0; i < threads; i++) {
+                int n = i;
+                outcomes.add(CompletableFuture.supplyAsync(() -> {
+                    try {
+                        start.await(10, TimeUnit.SECONDS);
+                    } catch (Exception e) {
+                        throw new IllegalStateException(e);
+                    }
+                    return call.apply(n);
+                }, pool));
+            }
+            List<ClaimOutcome> results = new ArrayList<>();
+            for (CompletableFuture<ClaimOutcome> outcome : outcomes) {
+                results.add(outcome.get(20, TimeUnit.SECONDS));
+            }
+            return results;
+        } finally {
+            pool.shutdownNow();
+        }
     }
 
     /**

@@ -1,14 +1,16 @@
 package dev.exactly.idempotency.redis.internal;
 
+import io.lettuce.core.LettuceFutures;
 import io.lettuce.core.RedisNoScriptException;
 import io.lettuce.core.ScriptOutputType;
-import io.lettuce.core.cluster.api.sync.RedisClusterCommands;
+import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.HexFormat;
+import java.util.concurrent.TimeUnit;
 
 /**
  * The store's Lua scripts, shipped as resources next to the store class and read once. A script runs
@@ -52,18 +54,23 @@ public enum LuaScript {
 
     /**
      * Runs the script on the node that owns {@code key}'s slot: {@code EVALSHA}, then {@code EVAL} on
-     * {@code NOSCRIPT}. Redis errors propagate as Lettuce exceptions.
+     * {@code NOSCRIPT}, each answer awaited at most {@code timeoutNanos}. Redis errors propagate as
+     * Lettuce exceptions.
      */
-    public <T> T run(RedisClusterCommands<byte[], byte[]> commands, byte[] key, byte[]... args) {
-        return run(commands, new byte[][] {key}, args);
+    public <T> T run(RedisClusterAsyncCommands<byte[], byte[]> commands, long timeoutNanos, byte[] key,
+            byte[]... args) {
+        return run(commands, timeoutNanos, new byte[][] {key}, args);
     }
 
-    /** As {@link #run(RedisClusterCommands, byte[], byte[]...)} with several keys, all in one slot. */
-    public <T> T run(RedisClusterCommands<byte[], byte[]> commands, byte[][] keys, byte[]... args) {
+    /** As {@link #run(RedisClusterAsyncCommands, long, byte[], byte[]...)} with several keys, all in one slot. */
+    public <T> T run(RedisClusterAsyncCommands<byte[], byte[]> commands, long timeoutNanos, byte[][] keys,
+            byte[]... args) {
         try {
-            return commands.evalsha(sha1, outputType, keys, args);
+            return LettuceFutures.awaitOrCancel(commands.<T>evalsha(sha1, outputType, keys, args),
+                    timeoutNanos, TimeUnit.NANOSECONDS);
         } catch (RedisNoScriptException notCached) {
-            return commands.eval(source, outputType, keys, args);
+            return LettuceFutures.awaitOrCancel(commands.<T>eval(source, outputType, keys, args),
+                    timeoutNanos, TimeUnit.NANOSECONDS);
         }
     }
 
