@@ -14,24 +14,21 @@ import java.sql.Connection;
  */
 public final class ChargeEvents {
     private final Outbox outbox;
-    private final ChargeRepository charges;
     private final ChargeAnswers answers;
 
-    public ChargeEvents(Outbox outbox, ChargeRepository charges, ChargeAnswers answers) {
+    public ChargeEvents(Outbox outbox, ChargeAnswers answers) {
         this.outbox = outbox;
-        this.charges = charges;
         this.answers = answers;
     }
 
     /**
      * Records the event of a charge that {@code outcome} just finished, on the finishing transaction's
-     * connection (after the charge row was written).
+     * connection.
      *
+     * @param row the charge as the finishing transaction wrote it ({@link ChargeRepository#finish} returns it)
      * @return the event's id
      */
-    public String finished(Connection connection, String chargeId, ChargeOutcome outcome) {
-        ChargeRow row = charges.find(connection, chargeId)
-                .orElseThrow(() -> new IllegalStateException("charge " + chargeId + " vanished in its own transaction"));
+    public String finished(Connection connection, ChargeRow row, ChargeOutcome outcome) {
         EventType type = switch (outcome) {
             case ChargeOutcome.Captured captured -> EventType.CHARGE_SUCCEEDED;
             // as Stripe does: an authorization succeeded too (its status says authorized); charge.captured follows

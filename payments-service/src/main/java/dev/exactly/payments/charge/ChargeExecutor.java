@@ -165,13 +165,12 @@ public final class ChargeExecutor {
                     charges.recordHold(c, row.id(), hold(c, row, debit, credit, currency));
                 }
                 StoredResponse answer = answers.finished(row, outcome);
-                if (!charges.finish(c, row.id(), outcome, entryId, answer, clock.instant())) {
-                    throw new LostRecord();
-                }
+                ChargeRow finished = charges.finish(c, row.id(), outcome, entryId, answer, clock.instant())
+                        .orElseThrow(LostRecord::new);
                 if (!phases.finish(c, phase, outcome.recordStatus(), answer)) {
                     throw new LostRecord();
                 }
-                events.finished(c, row.id(), outcome);
+                events.finished(c, finished, outcome);
                 observer.beforeCommit(row);
                 return new ChargeResult.Finished(answer);
             });

@@ -41,14 +41,18 @@ public final class ChargeRepository {
             ORDER BY c.created_at DESC, c.id DESC
             LIMIT ?""";
 
-    /** Phase 3: the final state and the recorded answer, only from an unfinished state. */
+    /**
+     * Phase 3: the final state and the recorded answer, only from an unfinished state; the row as written
+     * comes back in the same round trip (the charge's event carries it).
+     */
     private static final String FINISH = """
-            UPDATE payments_charge
+            UPDATE payments_charge AS c
             SET status = ?, recovery_point = 'finished', processor_charge_id = ?, failure_code = ?,
                 failure_message = ?, ledger_entry_id = ?, response_status = ?, response_type = ?,
                 response_location = ?, response_body = ?, resolution = ?, updated_at = ?, finished_at = ?
-            WHERE id = ? AND status IN ('pending', 'dead_lettered')
-            """;
+            WHERE c.id = ? AND c.status IN ('pending', 'dead_lettered')
+            RETURNING
+            """ + ChargeRow.COLUMNS;
 
     /** One more failed attempt; dead-lettered with a reason when the attempts are used up. */
     private static final String RECORD_FAILURE = """
@@ -194,14 +198,14 @@ public final class ChargeRepository {
     }
 
     /**
-     * Records the final state and its recorded answer.
+     * Records the final state and its recorded answer (one round trip).
      *
      * @param ledgerEntryId the journal entry of a succeeded charge
-     * @return whether the row was still unfinished
+     * @return the row as this statement left it, or empty when it was no longer unfinished (nothing written)
      */
-    public boolean finish(Connection c, String id, ChargeOutcome outcome, @Nullable Long ledgerEntryId,
+    public Optional<ChargeRow> finish(Connection c, String id, ChargeOutcome outcome, @Nullable Long ledgerEntryId,
             StoredResponse answer, Instant now) {
-        return Jdbc.update(c, FINISH, s -> {
+        return Jdbc.queryOne(c, FINISH, s -> {
             s.setString(1, outcome.status().db());
             s.setString(2, outcome.processorChargeId());
             s.setString(3, outcome.failureCode());
@@ -216,7 +220,7 @@ public final class ChargeRepository {
             s.setTimestamp(11, Jdbc.timestamp(now));
             s.setTimestamp(12, Jdbc.timestamp(now));
             s.setString(13, id);
-        }) == 1;
+        }, ChargeRow::map);
     }
 
     public boolean recordFailure(Connection c, String id, int attempts, String error, RecoveryPoint point,

@@ -2,7 +2,6 @@ package dev.exactly.payments.config;
 
 import dev.exactly.payments.charge.ChargeAnswers;
 import dev.exactly.payments.charge.ChargeEvents;
-import dev.exactly.payments.charge.ChargeRepository;
 import dev.exactly.payments.db.Jdbc;
 import dev.exactly.payments.webhooks.DeliveryWorker;
 import dev.exactly.payments.webhooks.Events;
@@ -26,8 +25,8 @@ public class WebhookConfiguration {
 
     /** The charge's events, recorded by phase 3 in its transaction. */
     @Bean
-    ChargeEvents chargeEvents(Outbox outbox, ChargeRepository charges, ChargeAnswers answers) {
-        return new ChargeEvents(outbox, charges, answers);
+    ChargeEvents chargeEvents(Outbox outbox, ChargeAnswers answers) {
+        return new ChargeEvents(outbox, answers);
     }
 
     @Bean

@@ -20,16 +20,20 @@ import tools.jackson.databind.JsonNode;
  * <pre>{"id":"evt_…","object":"event","type":"charge.succeeded","created":1764590000,"subject":"ch_…","data":{"object":{…}}}</pre>
  */
 public final class Outbox {
-    private static final String INSERT_EVENT = """
-            INSERT INTO payments_event (id, tenant, type, subject_id, body, created_at)
-            VALUES (?, ?, ?, ?, ?, ?)
-            """;
-    /** One pending delivery per enabled endpoint of the tenant that takes the type (or every type). */
-    private static final String PLAN_DELIVERIES = """
+    /**
+     * The event row and one pending delivery per enabled endpoint of the tenant that takes the type (or
+     * every type), in one statement (one round trip): the deliveries are selected from the inserted event.
+     */
+    private static final String RECORD = """
+            WITH recorded AS (
+                INSERT INTO payments_event (id, tenant, type, subject_id, body, created_at)
+                VALUES (?, ?, ?, ?, ?, ?)
+                RETURNING id, tenant, type, created_at)
             INSERT INTO payments_webhook_delivery (event_id, endpoint_id, tenant, status, next_attempt_at, created_at)
-            SELECT ?, e.id, e.tenant, 'pending', ?, ?
-              FROM payments_webhook_endpoint e
-             WHERE e.tenant = ? AND e.status = 'enabled' AND (? = ANY (e.enabled_events) OR '*' = ANY (e.enabled_events))
+            SELECT recorded.id, e.id, e.tenant, 'pending', recorded.created_at, recorded.created_at
+              FROM recorded
+              JOIN payments_webhook_endpoint e ON e.tenant = recorded.tenant
+             WHERE e.status = 'enabled' AND (recorded.type = ANY (e.enabled_events) OR '*' = ANY (e.enabled_events))
             """;
 
     private final InstantSource clock;
@@ -66,20 +70,13 @@ public final class Outbox {
         event.put("subject", subjectId);
         event.put("data", data);
         String body = new String(Json.write(event), StandardCharsets.UTF_8);
-        Jdbc.update(connection, INSERT_EVENT, s -> {
+        Jdbc.update(connection, RECORD, s -> {
             s.setString(1, id);
             s.setString(2, tenant);
             s.setString(3, type.wireName());
             s.setString(4, subjectId);
             s.setString(5, body);
             s.setTimestamp(6, Jdbc.timestamp(now));
-        });
-        Jdbc.update(connection, PLAN_DELIVERIES, s -> {
-            s.setString(1, id);
-            s.setTimestamp(2, Jdbc.timestamp(now));
-            s.setTimestamp(3, Jdbc.timestamp(now));
-            s.setString(4, tenant);
-            s.setString(5, type.wireName());
         });
         return id;
     }
