@@ -33,7 +33,9 @@ import org.postgresql.ds.PGSimpleDataSource;
  * afterwards: succeeded charges = processor captures = journal entries, every answered charge present,
  * nothing left pending, the trial balance balanced. As the physical reference, pgbench commits single-row
  * {@code INSERT ... ON CONFLICT} transactions on the same server (16 connections by default), right before and
- * right after the measured phase.
+ * right after the measured phase. The work per charge, which the machine's load does not change, is counted
+ * too: the service JVM's CPU time and its socket writes to PostgreSQL, Redis and the processor over the
+ * measured phase ({@link RoundTrips}, a flight recording of {@code jdk.SocketWrite} alone).
  *
  * <pre>
  * benchmarks/payments-benchmark.sh      # installs wrk and pgbench if missing, builds, runs
@@ -126,11 +128,14 @@ public final class PaymentsBenchmark {
      * @param pgbench    pgbench's commits per second before and after the measured phase (empty when skipped)
      * @param books      the books afterwards
      * @param cpuMillis  the CPU time the service's JVM used over the measured phase, or -1 when unknown
+     * @param roundTrips the service JVM's socket writes to PostgreSQL, Redis and the processor over the
+     *                   measured phase, or {@code null} when they could not be recorded
      * @param problems   every failed check: empty for a clean run
      * @param loads      the machine's load averages at the start, before and after the measured phase
      */
     public record Result(Settings settings, long warmedUp, ChargesWrk.Report measured,
-            List<Double> pgbench, Books books, long cpuMillis, List<String> problems, Map<String, String> loads) {
+            List<Double> pgbench, Books books, long cpuMillis, @Nullable RoundTrips roundTrips, List<String> problems,
+            Map<String, String> loads) {
 
         public Result {
             pgbench = List.copyOf(pgbench);
@@ -163,6 +168,10 @@ public final class PaymentsBenchmark {
             }
             out.printf("  latency ms        p50 %.1f   p90 %.1f   p99 %.1f   max %.1f%n", m.p50Millis(), m.p90Millis(),
                     m.p99Millis(), m.maxMillis());
+            if (roundTrips != null) {
+                out.printf("  socket writes per charge: %s (one per round trip to PostgreSQL and Redis)%n",
+                        roundTrips.perCharge(m.good()));
+            }
             if (!pgbench.isEmpty()) {
                 double mean = pgbench.stream().mapToDouble(Double::doubleValue).average().orElse(0);
                 out.printf("  pgbench commits/s %10.0f   (single-row INSERT ... ON CONFLICT, -c%d; before, after: %s)%n", mean,
@@ -267,10 +276,14 @@ public final class PaymentsBenchmark {
                 if (settings.jfr() != null) {
                     jcmd(service.pid(), "JFR.start", "name=bench", "settings=profile");
                 }
+                Path socketWrites = work.resolve("socket-writes.jfr");
+                jcmd(service.pid(), "JFR.start", "name=socket-writes", "settings=" + RoundTrips.settingsFile(work));
                 long cpuBefore = service.cpuMillis();
                 ChargesWrk.Report measured = wrk.run(charges, run + "-m", apiKey, settings.customers(), AMOUNT,
                         settings.threads(), settings.connections(), settings.measure());
                 long cpuAfter = service.cpuMillis();
+                jcmd(service.pid(), "JFR.stop", "name=socket-writes", "filename=" + socketWrites);
+                RoundTrips roundTrips = roundTrips(socketWrites, jdbcUrl, service.processor().getPort(), progress);
                 if (settings.jfr() != null) {
                     jcmd(service.pid(), "JFR.stop", "name=bench", "filename=" + settings.jfr());
                     progress.printf("flight recording of the measured phase: %s%n", settings.jfr());
@@ -293,7 +306,7 @@ public final class PaymentsBenchmark {
                     progress.println("service log (tail):\n" + service.tail(30));
                 }
                 return new Result(settings, warmedUp, measured, commits, books,
-                        cpuBefore < 0 || cpuAfter < 0 ? -1 : cpuAfter - cpuBefore, problems, loads);
+                        cpuBefore < 0 || cpuAfter < 0 ? -1 : cpuAfter - cpuBefore, roundTrips, problems, loads);
             }
         } finally {
             dropSchema(jdbcUrl, schema);
@@ -308,6 +321,17 @@ public final class PaymentsBenchmark {
         }
         if (report.good() == 0) {
             problems.add(phase + ": no good answer");
+        }
+    }
+
+    /** The counts of the socket writes' recording, or {@code null} (said on {@code progress}) if unreadable. */
+    private static @Nullable RoundTrips roundTrips(Path recording, String jdbcUrl, int processorPort, PrintStream progress) {
+        try {
+            int port = URI.create(jdbcUrl.substring("jdbc:".length())).getPort();
+            return RoundTrips.read(recording, port < 0 ? 5432 : port, TestRedis.port(), processorPort);
+        } catch (IOException | RuntimeException e) {
+            progress.printf("socket writes not counted: %s%n", e);
+            return null;
         }
     }
 

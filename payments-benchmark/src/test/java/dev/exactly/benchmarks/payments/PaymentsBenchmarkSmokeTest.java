@@ -51,9 +51,17 @@ class PaymentsBenchmarkSmokeTest {
         if (!pgbench.isZero()) {
             assertThat(result.pgbench()).hasSize(2).allMatch(tps -> tps > 0);
         }
+        // a charge commits twice at least (phase 1 before the processor call, phase 3 after it), each time a
+        // statement and its commit; it claims and completes its hot record; it calls the processor once
+        RoundTrips roundTrips = result.roundTrips();
+        assertThat(roundTrips).as("the socket writes were recorded").isNotNull();
+        assertThat(roundTrips.postgres()).isGreaterThanOrEqualTo(4 * result.measured().good());
+        assertThat(roundTrips.redis()).isGreaterThanOrEqualTo(2 * result.measured().good());
+        assertThat(roundTrips.processor()).isGreaterThanOrEqualTo(result.measured().good());
         ByteArrayOutputStream text = new ByteArrayOutputStream();
         result.print(new PrintStream(text, true, StandardCharsets.UTF_8));
-        assertThat(text.toString(StandardCharsets.UTF_8)).contains("charges/s", "p99", "every answer passed");
+        assertThat(text.toString(StandardCharsets.UTF_8)).contains("charges/s", "p99", "socket writes per charge",
+                "every answer passed");
     }
 
     @Test
