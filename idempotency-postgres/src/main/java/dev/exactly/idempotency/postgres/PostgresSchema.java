@@ -20,8 +20,8 @@ import javax.sql.DataSource;
 
 /**
  * The table of {@link PostgresIdempotencyStore}, shipped as the Flyway-style migrations
- * {@value #MIGRATION_RESOURCE}, {@value #PHASES_MIGRATION_RESOURCE}, {@value #WAITERS_MIGRATION_RESOURCE} and
- * {@value #CLAIM_MIGRATION_RESOURCE} (the table and its claim function are unqualified, so they land in the
+ * {@value #MIGRATION_RESOURCE}, {@value #PHASES_MIGRATION_RESOURCE}, {@value #WAITERS_MIGRATION_RESOURCE},
+ * {@value #CLAIM_MIGRATION_RESOURCE} and {@value #LEASE_INDEX_MIGRATION_RESOURCE} (the table and its claim function are unqualified, so they land in the
  * first schema of the connection's {@code search_path}). Applications that run Flyway run the
  * same files (location {@code classpath:db/idempotency}); simple applications and tests call
  * {@link #migrate}. {@link #verify} checks, at startup, that the table the
@@ -36,8 +36,12 @@ public final class PostgresSchema {
     public static final String WAITERS_MIGRATION_RESOURCE = "db/idempotency/V3__waiters.sql";
     /** The class-path resource of the fourth migration: the claim function ({@code <table>_claim}). */
     public static final String CLAIM_MIGRATION_RESOURCE = "db/idempotency/V4__claim_function.sql";
-    private static final List<String> MIGRATIONS = List.of(
-            MIGRATION_RESOURCE, PHASES_MIGRATION_RESOURCE, WAITERS_MIGRATION_RESOURCE, CLAIM_MIGRATION_RESOURCE);
+    /** The class-path resource of the fifth migration: drops the lease index of the first, which no statement uses. */
+    public static final String LEASE_INDEX_MIGRATION_RESOURCE = "db/idempotency/V5__drop_lease_index.sql";
+    private static final List<String> MIGRATIONS = List.of(MIGRATION_RESOURCE, PHASES_MIGRATION_RESOURCE,
+            WAITERS_MIGRATION_RESOURCE, CLAIM_MIGRATION_RESOURCE, LEASE_INDEX_MIGRATION_RESOURCE);
+    /** The name of the index that {@value #LEASE_INDEX_MIGRATION_RESOURCE} drops, for the default table name. */
+    private static final String LEASE_INDEX = "idempotency_records_lease_idx";
     /** The signature of the claim function, for the default table name. */
     private static final String CLAIM_FUNCTION = "idempotency_records_claim(text, text, text, bigint, bigint)";
 
@@ -85,8 +89,20 @@ public final class PostgresSchema {
     private static final List<Upgrade> UPGRADES = List.of(
             new Upgrade(PHASES_MIGRATION_RESOURCE, PHASE_COLUMNS),
             new Upgrade(WAITERS_MIGRATION_RESOURCE, List.of("waiters")));
-    /** The migration that adds no column but the claim function; it comes after all of {@link #UPGRADES}. */
-    private static final Upgrade CLAIM_UPGRADE = new Upgrade(CLAIM_MIGRATION_RESOURCE, List.of());
+    /**
+     * The migrations that add no column (the claim function, the dropped lease index), after all of
+     * {@link #UPGRADES}; each may run again.
+     */
+    private static final List<Upgrade> LATER = List.of(
+            new Upgrade(CLAIM_MIGRATION_RESOURCE, List.of()), new Upgrade(LEASE_INDEX_MIGRATION_RESOURCE, List.of()));
+    /** Whether an index of that name is in the schema of the table the search_path resolves. */
+    private static final String INDEX_EXISTS = """
+            SELECT EXISTS (
+                SELECT 1
+                FROM pg_class i
+                WHERE i.relnamespace = (SELECT relnamespace FROM pg_class WHERE oid = to_regclass(?))
+                  AND i.relname = ? AND i.relkind = 'i')
+            """;
     /** Whether the claim function is there, resolved through the search_path like the store's call of it. */
     private static final String FUNCTION_EXISTS = """
             SELECT to_regprocedure(?) IS NOT NULL
@@ -94,8 +110,8 @@ public final class PostgresSchema {
 
     /** How to make the table: the two ways, without naming a framework. */
     private static final String HOW_TO_CREATE = "create the table with PostgresSchema.migrate(dataSource, config), or run "
-            + MIGRATION_RESOURCE + ", " + PHASES_MIGRATION_RESOURCE + ", " + WAITERS_MIGRATION_RESOURCE + " and "
-            + CLAIM_MIGRATION_RESOURCE + " with Flyway (location classpath:db/idempotency)";
+            + MIGRATION_RESOURCE + ", " + PHASES_MIGRATION_RESOURCE + ", " + WAITERS_MIGRATION_RESOURCE + ", "
+            + CLAIM_MIGRATION_RESOURCE + " and " + LEASE_INDEX_MIGRATION_RESOURCE + " with Flyway (location classpath:db/idempotency)";
 
     /** Where the connection looks for unqualified names, and as whom. */
     private static final String SESSION = """
@@ -243,7 +259,7 @@ public final class PostgresSchema {
             List<Upgrade> upgrades = upgrades(actual.keySet());
             if (!problems.isEmpty() && !upgrades.isEmpty()) {
                 String resources = String.join(" and ", upgrades.stream().map(Upgrade::resource).toList()) + " (and "
-                        + CLAIM_MIGRATION_RESOURCE + ")";
+                        + String.join(", ", LATER.stream().map(Upgrade::resource).toList()) + ")";
                 throw new IllegalStateException("the idempotency table " + qualified + " was made by "
                         + (upgrades.size() == UPGRADES.size() ? MIGRATION_RESOURCE : "earlier migrations")
                         + " and lacks the columns of " + resources + " ("
@@ -296,19 +312,30 @@ public final class PostgresSchema {
 
     /**
      * The migrations a table made by an earlier one lacks, in order: the table has every column but
-     * theirs, and none of theirs, and then the claim function; or, for a table with every column, the
-     * claim function when it is missing. Any other table (up to date, or no table of the store's at all)
-     * gets none: {@link #verify} says what is wrong with a foreign one.
+     * theirs, and none of theirs, and then the migrations that add no column; or, for a table with every
+     * column, those when the claim function is missing or the lease index still there. Any other table (up
+     * to date, or no table of the store's at all) gets none: {@link #verify} says what is wrong with a
+     * foreign one.
      */
     private static List<Upgrade> upgrades(Jdbc jdbc, Connection connection, String table) throws SQLException {
         List<String> columns =
                 jdbc.query(connection, TABLE_COLUMNS, s -> s.setString(1, table), row -> row.getString(1));
         List<Upgrade> upgrades = upgrades(columns);
         if (!upgrades.isEmpty()) {
-            return Stream.concat(upgrades.stream(), Stream.of(CLAIM_UPGRADE)).toList();
+            return Stream.concat(upgrades.stream(), LATER.stream()).toList();
         }
         boolean current = columns.containsAll(COLUMNS.keySet());
-        return current && !claimFunctionExists(jdbc, connection, table) ? List.of(CLAIM_UPGRADE) : List.of();
+        return current && (!claimFunctionExists(jdbc, connection, table) || leaseIndexExists(jdbc, connection, table))
+                ? LATER
+                : List.of();
+    }
+
+    private static boolean leaseIndexExists(Jdbc jdbc, Connection connection, String table) throws SQLException {
+        // the index lives in the table's schema: qualify it by that, not by the search_path
+        return jdbc.query(connection, INDEX_EXISTS, s -> {
+            s.setString(1, table);
+            s.setString(2, Sql.onTable(LEASE_INDEX, table));
+        }, row -> row.getBoolean(1)).getFirst();
     }
 
     private static boolean claimFunctionExists(Jdbc jdbc, Connection connection, String table) throws SQLException {

@@ -66,8 +66,8 @@ class PostgresSchemaTest {
                 .hasMessageContaining("of database test (user postgres)")
                 .hasMessageContaining("; create the table with PostgresSchema.migrate(dataSource, config)")
                 .hasMessageContaining("db/idempotency/V1__idempotency_records.sql, db/idempotency/V2__atomic_phases.sql, "
-                        + "db/idempotency/V3__waiters.sql and db/idempotency/V4__claim_function.sql with Flyway "
-                        + "(location classpath:db/idempotency)")
+                        + "db/idempotency/V3__waiters.sql, db/idempotency/V4__claim_function.sql and "
+                        + "db/idempotency/V5__drop_lease_index.sql with Flyway (location classpath:db/idempotency)")
                 .hasMessageNotContaining("A table of that name");
     }
 
@@ -129,10 +129,15 @@ class PostgresSchemaTest {
                 .hasMessageContaining("PostgresSchema.migrate(dataSource, config)")
                 .hasMessageContaining(PostgresSchema.CLAIM_MIGRATION_RESOURCE);
 
+        assertThat(leaseIndexExists(schema)).isTrue();
+
         assertThat(PostgresSchema.migrate(schema)).as("upgraded, not created").isFalse();
         PostgresSchema.verify(schema, DEFAULTS);
+        assertThat(leaseIndexExists(schema)).as("the lease index no statement uses is dropped").isFalse();
         assertThat(PostgresSchema.migrate(schema)).as("nothing left to do").isFalse();
-        execute(schema, resource(PostgresSchema.CLAIM_MIGRATION_RESOURCE)); // Flyway-style scripts may run again
+        // Flyway-style scripts may run again
+        execute(schema, resource(PostgresSchema.CLAIM_MIGRATION_RESOURCE));
+        execute(schema, resource(PostgresSchema.LEASE_INDEX_MIGRATION_RESOURCE));
 
         try (PostgresIdempotencyStore store = PostgresIdempotencyStore.create(schema)) {
             assertThat(store.claim(key, fingerprint, OwnerToken.random(), Duration.ofMinutes(1), Duration.ofHours(1)))
@@ -147,6 +152,25 @@ class PostgresSchemaTest {
             assertThat(store.claim(fresh, fingerprint, OwnerToken.random(), Duration.ofMinutes(1), Duration.ofHours(1)))
                     .isInstanceOf(ClaimOutcome.Claimed.class);
         }
+    }
+
+    @Test
+    void aTableOfTheFourthMigrationLosesTheLeaseIndexAndATableCreatedNowNeverHasIt() {
+        DataSource schema = TestPostgres.freshSchema("schema_v4");
+        for (String resource : new String[] {PostgresSchema.MIGRATION_RESOURCE, PostgresSchema.PHASES_MIGRATION_RESOURCE,
+                PostgresSchema.WAITERS_MIGRATION_RESOURCE, PostgresSchema.CLAIM_MIGRATION_RESOURCE}) {
+            execute(schema, resource(resource));
+        }
+        PostgresSchema.verify(schema, DEFAULTS);
+        assertThat(leaseIndexExists(schema)).isTrue();
+
+        assertThat(PostgresSchema.migrate(schema)).as("upgraded, not created").isFalse();
+
+        assertThat(leaseIndexExists(schema)).isFalse();
+        DataSource created = TestPostgres.freshSchema("schema_v5");
+        assertThat(PostgresSchema.migrate(created)).isTrue();
+        assertThat(leaseIndexExists(created)).isFalse();
+        PostgresSchema.verify(created, DEFAULTS);
     }
 
     @Test
@@ -194,6 +218,16 @@ class PostgresSchemaTest {
         assertThatThrownBy(() -> PostgresSchema.verify(unreachable, DEFAULTS))
                 .isInstanceOf(StoreUnavailableException.class)
                 .hasMessageContaining("schema check of idempotency_records: could not reach PostgreSQL");
+    }
+
+    private static boolean leaseIndexExists(DataSource dataSource) {
+        try (Connection c = dataSource.getConnection(); Statement s = c.createStatement();
+                ResultSet row = s.executeQuery("SELECT to_regclass('idempotency_records_lease_idx') IS NOT NULL")) {
+            row.next();
+            return row.getBoolean(1);
+        } catch (SQLException e) {
+            throw new IllegalStateException(e);
+        }
     }
 
     private static String resource(String resource) {
