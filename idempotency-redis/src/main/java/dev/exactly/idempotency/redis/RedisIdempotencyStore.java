@@ -527,12 +527,23 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
             opened.pubSub().setTimeout(config.commandTimeout());
             opened.pubSub().addListener(listener);
             opened.pubSub().sync().subscribe(channel);
-            if (plainClaims && !supportsSetNxGet(await(opened.commands().info("server")))) {
-                plainClaims = false;
+            try {
+                if (plainClaims && !supportsSetNxGet(await(opened.commands().info("server")))) {
+                    plainClaims = false;
+                }
+            } catch (RedisCommandExecutionException refused) {
+                // INFO denied (an ACL): the first claim finds out, a refused SET ... NX GET switches to the script
             }
-            long sent = System.nanoTime();
-            List<byte[]> time = await(opened.commands().time());
-            clock.record(sent, System.nanoTime(), time);
+            if (clock.claimRefresh()) {
+                long sent = System.nanoTime();
+                try {
+                    List<byte[]> time = await(opened.commands().time());
+                    clock.record(sent, System.nanoTime(), time);
+                } catch (RedisCommandExecutionException refused) {
+                    // TIME denied: the local clock stands in; no ownership decision rests on the estimate
+                    clock.refreshFailed();
+                }
+            }
             return opened;
         } catch (RuntimeException e) {
             opened.close();

@@ -30,6 +30,8 @@ public final class ServerClock {
     private volatile Sample sample = new Sample(System.currentTimeMillis(), System.nanoTime(), Long.MAX_VALUE / 4);
     private volatile long skewMillis;
     private volatile boolean synced;
+    private volatile boolean attempted;
+    private volatile long lastAttemptNanos;
 
     /** The estimated server time, epoch milliseconds. */
     public long nowMillis() {
@@ -48,13 +50,21 @@ public final class ServerClock {
     }
 
     /**
-     * Whether a new sample is due (none yet, or the last one older than {@value #REFRESH_SECONDS} s) and
-     * no other caller is taking one; if so the caller must take it and call {@link #record} or
-     * {@link #refreshFailed()}.
+     * Whether a new sample is due (none tried yet, or the last try older than {@value #REFRESH_SECONDS} s:
+     * a server that refuses {@code TIME} is not asked on every call) and no other caller is taking one;
+     * if so the caller must take it and call {@link #record} or {@link #refreshFailed()}.
      */
     public boolean claimRefresh() {
-        Sample s = sample;
-        return (!synced || System.nanoTime() - s.nanos > REFRESH_NANOS) && refreshing.compareAndSet(false, true);
+        long now = System.nanoTime();
+        if (attempted && now - lastAttemptNanos <= REFRESH_NANOS) {
+            return false;
+        }
+        if (!refreshing.compareAndSet(false, true)) {
+            return false;
+        }
+        attempted = true;
+        lastAttemptNanos = now;
+        return true;
     }
 
     /** Ends a refresh that got no answer; the next call may try again. */
