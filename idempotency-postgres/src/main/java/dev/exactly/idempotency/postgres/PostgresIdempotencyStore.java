@@ -166,7 +166,7 @@ public final class PostgresIdempotencyStore implements IdempotencyStore {
     @Override
     public Optional<IdempotencyRecord> find(ScopeKey key) {
         Objects.requireNonNull(key, "key");
-        return onOwnConnection("find", c -> findOn(c, key, PostgresIdempotencyStore::record));
+        return onOwnConnection("find", c -> findOn(c, key, row -> record(row, key)));
     }
 
     /**
@@ -250,7 +250,7 @@ public final class PostgresIdempotencyStore implements IdempotencyStore {
     /** {@link #find(ScopeKey)} on the caller's connection (it sees the caller's uncommitted writes). */
     public Optional<IdempotencyRecord> find(Connection connection, ScopeKey key) {
         Objects.requireNonNull(key, "key");
-        return onCallerConnection("find", connection, c -> findOn(c, key, PostgresIdempotencyStore::record));
+        return onCallerConnection("find", connection, c -> findOn(c, key, row -> record(row, key)));
     }
 
     /**
@@ -293,7 +293,7 @@ public final class PostgresIdempotencyStore implements IdempotencyStore {
         return onCallerConnection("claim", connection, c -> {
             List<PhaseRow> rows = jdbc.query(c, sql.claim(),
                     s -> bindClaim(s, key, fingerprint, owner, micros(lease), micros(retention)),
-                    row -> PhaseRow.of(row, claimOutcome(row)));
+                    row -> PhaseRow.of(row, claimOutcome(row, key)));
             if (rows.isEmpty()) {
                 // inside a transaction the statement cannot simply run again: the caller's transaction retries
                 throw new StoreUnavailableException("idempotency claim: the record of " + key
@@ -333,7 +333,7 @@ public final class PostgresIdempotencyStore implements IdempotencyStore {
         return onCallerConnection("recovery takeover", connection, c -> jdbc.query(c, sql.takeOverExpired(), s -> {
             s.setInt(1, batch);
             s.setLong(2, micros(lease));
-        }, row -> PhaseRow.of(row, new ClaimOutcome.Claimed(record(row), true))));
+        }, row -> PhaseRow.of(row, new ClaimOutcome.Claimed(record(row, null), true))));
     }
 
     /** An operator's takeover of one dead-lettered (or abandoned) phase. */
@@ -344,19 +344,19 @@ public final class PostgresIdempotencyStore implements IdempotencyStore {
             s.setString(1, owner.value());
             s.setLong(2, micros(lease));
             s.setString(3, key.hash());
-        }, row -> PhaseRow.of(row, new ClaimOutcome.Claimed(record(row), true))).stream().findFirst());
+        }, row -> PhaseRow.of(row, new ClaimOutcome.Claimed(record(row, null), true))).stream().findFirst());
     }
 
     List<PhaseRow> phases(Connection connection, boolean deadLettered, int limit) {
         return onCallerConnection("list phases", connection, c -> jdbc.query(c, sql.phases(), s -> {
             s.setBoolean(1, deadLettered);
             s.setInt(2, limit);
-        }, row -> PhaseRow.of(row, outcomeAsFound(row))));
+        }, row -> PhaseRow.of(row, outcomeAsFound(row, null))));
     }
 
     Optional<PhaseRow> findPhase(Connection connection, ScopeKey key) {
         Objects.requireNonNull(key, "key");
-        return onCallerConnection("find", connection, c -> findOn(c, key, row -> PhaseRow.of(row, outcomeAsFound(row))));
+        return onCallerConnection("find", connection, c -> findOn(c, key, row -> PhaseRow.of(row, outcomeAsFound(row, key))));
     }
 
     /** Runs {@code work} on a connection of the store's own, in auto-commit mode. */
@@ -376,8 +376,8 @@ public final class PostgresIdempotencyStore implements IdempotencyStore {
     /** What {@link Sql#retryLater()} left: the attempts so far, and a dead letter or the next lease end. */
     record RetryRow(int attempts, @Nullable Instant deadLetteredAt, Instant leaseExpiresAt) {}
 
-    private static ClaimOutcome outcomeAsFound(ResultSet row) throws SQLException {
-        IdempotencyRecord record = record(row);
+    private static ClaimOutcome outcomeAsFound(ResultSet row, @Nullable ScopeKey key) throws SQLException {
+        IdempotencyRecord record = record(row, key);
         return record.status().isFinished() ? new ClaimOutcome.Finished(record) : new ClaimOutcome.InFlight(record);
     }
 
@@ -445,7 +445,7 @@ public final class PostgresIdempotencyStore implements IdempotencyStore {
             try {
                 List<ClaimOutcome> outcome = jdbc.query(c, sql.claim(),
                         s -> bindClaim(s, key, fingerprint, owner, leaseMicros, retentionMicros),
-                        PostgresIdempotencyStore::claimOutcome);
+                        row -> claimOutcome(row, key));
                 if (!outcome.isEmpty()) {
                     return outcome.getFirst();
                 }
@@ -516,8 +516,8 @@ public final class PostgresIdempotencyStore implements IdempotencyStore {
 
     // ------------------------------------------------------------------------------- row mapping
 
-    private static ClaimOutcome claimOutcome(ResultSet row) throws SQLException {
-        IdempotencyRecord record = record(row);
+    private static ClaimOutcome claimOutcome(ResultSet row, ScopeKey key) throws SQLException {
+        IdempotencyRecord record = record(row, key);
         if (row.getBoolean("claimed")) {
             // a fresh or replaced record starts at 0 takeovers; only a takeover counts up
             return new ClaimOutcome.Claimed(record, row.getInt("takeovers") > 0);
@@ -525,11 +525,15 @@ public final class PostgresIdempotencyStore implements IdempotencyStore {
         return record.status().isFinished() ? new ClaimOutcome.Finished(record) : new ClaimOutcome.InFlight(record);
     }
 
-    private static IdempotencyRecord record(ResultSet row) throws SQLException {
+    /**
+     * The record of the current row. {@code key}: the key the row was read by (its primary key), so that a
+     * claim or find does not parse and validate the hash it sent again; null to read it from the row.
+     */
+    private static IdempotencyRecord record(ResultSet row, @Nullable ScopeKey key) throws SQLException {
         RecordStatus status = RecordStatus.valueOf(row.getString("status"));
         String owner = row.getString("owner_token");
         return new IdempotencyRecord(
-                new ScopeKey(row.getString("scope_key")),
+                key != null ? key : new ScopeKey(row.getString("scope_key")),
                 status,
                 Fingerprint.decode(row.getString("fingerprint")),
                 owner == null ? null : new OwnerToken(owner),
