@@ -302,6 +302,7 @@ public final class HttpBenchmark {
             long duplicatesBefore = executions.duplicates();
             RedisCommandStats stats = variant.store().map(redisStats::get).orElse(null);
             Map<String, RedisCommandStats.Stat> redisBefore = stats == null ? null : stats.snapshot();
+            long redisCpuBefore = stats == null ? 0 : stats.cpuMicros();
             String tag = run + "-p" + phase++;
             long cpuBefore = processCpuNanos();
             Wrk.Report report = wrk.run(server.uri(variant, mix), mix, tag, variant.marksReplays(), keyFile(variant),
@@ -310,7 +311,8 @@ public final class HttpBenchmark {
                     .until(() -> server.inProgress() == 0);
             long cpu = processCpuNanos() - cpuBefore;
             long ran = executions.count() - executionsBefore;
-            RedisCommandStats.Delta redis = stats == null ? null : RedisCommandStats.between(redisBefore, stats.snapshot());
+            RedisCommandStats.Delta redis = stats == null ? null : RedisCommandStats.between(redisBefore, stats.snapshot(),
+                    stats.cpuMicros() - redisCpuBefore);
 
             List<String> samples = new ArrayList<>(report.errorSamples());
             long errors = report.failed() + report.socketErrors();

@@ -93,7 +93,7 @@ public record HttpReport(HttpBenchmark.Settings settings, Machine before, Machin
 
     public TextTable table() {
         TextTable table = new TextTable("mix", "endpoint", "req/s", "p50 ms", "p99 ms", "errors", "floor",
-                "vs floor", "spread", "target", "server CPU µs/req", "redis cmds/req", "redis µs/req");
+                "vs floor", "spread", "target", "server CPU µs/req", "redis cmds/req", "redis µs/req", "redis CPU µs/req");
         for (Mix mix : Mix.values()) {
             for (Variant variant : settings.variants()) {
                 List<PhaseResult> results = results(mix, variant);
@@ -117,7 +117,9 @@ public record HttpReport(HttpBenchmark.Settings settings, Machine before, Machin
                         redis.isEmpty() ? "-" : String.format("%.2f", redis.stream()
                                 .mapToDouble(d -> d.callsPer(1)).sum() / responses),
                         redis.isEmpty() ? "-" : String.format("%.1f", redis.stream()
-                                .mapToDouble(d -> d.microsPer(1)).sum() / responses));
+                                .mapToDouble(d -> d.microsPer(1)).sum() / responses),
+                        redis.isEmpty() ? "-" : String.format("%.1f", redis.stream()
+                                .mapToDouble(d -> d.cpuMicrosPer(1)).sum() / responses));
             }
         }
         return table;
@@ -173,7 +175,7 @@ public record HttpReport(HttpBenchmark.Settings settings, Machine before, Machin
         java.util.Map<String, RedisCommandStats.Stat> merged = new java.util.HashMap<>(a.commands());
         b.commands().forEach((command, stat) -> merged.merge(command, stat,
                 (x, y) -> new RedisCommandStats.Stat(x.calls() + y.calls(), x.micros() + y.micros())));
-        return new RedisCommandStats.Delta(java.util.Map.copyOf(merged));
+        return new RedisCommandStats.Delta(java.util.Map.copyOf(merged), a.cpuMicros() + b.cpuMicros());
     }
 
     private static double median(List<Double> values) {

@@ -12,9 +12,11 @@ import java.util.Map;
 import java.util.stream.Collectors;
 
 /**
- * Reads Redis's own account of its work ({@code INFO commandstats}: calls and microseconds spent per
- * command) from every node behind an endpoint, so that a phase can report how many commands each request
- * cost the server and how much of the server's time. {@code INFO} itself is left out.
+ * Reads Redis's own account of its work from every node behind an endpoint: {@code INFO commandstats}
+ * (calls and microseconds spent per command; a script's inner commands are counted too, and their time
+ * is also inside the script's) and {@code INFO cpu} (the server process's CPU time, user and system: what
+ * a request costs the machine on Redis's side, networking included, and which the load of other processes
+ * stretches far less than the time spent inside commands). {@code INFO} itself is left out of the commands.
  */
 final class RedisCommandStats implements AutoCloseable {
     private final List<RedisClient> clients = new ArrayList<>();
@@ -33,6 +35,20 @@ final class RedisCommandStats implements AutoCloseable {
         Stat minus(Stat earlier) {
             return new Stat(calls - earlier.calls, micros - earlier.micros);
         }
+    }
+
+    /** The server processes' CPU time (user and system), summed over the nodes now, in microseconds. */
+    long cpuMicros() {
+        long total = 0;
+        for (StatefulRedisConnection<String, String> connection : connections) {
+            for (String line : connection.sync().info("cpu").split("\r?\n")) {
+                // used_cpu_sys:1.234567 (the server's main process; the _children lines are forks)
+                if (line.startsWith("used_cpu_sys:") || line.startsWith("used_cpu_user:")) {
+                    total += Math.round(Double.parseDouble(line.substring(line.indexOf(':') + 1).strip()) * 1_000_000);
+                }
+            }
+        }
+        return total;
     }
 
     /** The counters summed over the nodes now. */
@@ -64,7 +80,7 @@ final class RedisCommandStats implements AutoCloseable {
     }
 
     /** What happened between two snapshots. */
-    static Delta between(Map<String, Stat> before, Map<String, Stat> after) {
+    static Delta between(Map<String, Stat> before, Map<String, Stat> after, long cpuMicros) {
         Map<String, Stat> delta = new HashMap<>();
         after.forEach((command, stat) -> {
             Stat d = stat.minus(before.getOrDefault(command, new Stat(0, 0)));
@@ -72,18 +88,23 @@ final class RedisCommandStats implements AutoCloseable {
                 delta.put(command, d);
             }
         });
-        return new Delta(Map.copyOf(delta));
+        return new Delta(Map.copyOf(delta), cpuMicros);
     }
 
-    /** The server's work during a phase, by command. */
-    record Delta(Map<String, Stat> commands) {
+    /** The server's work during a phase: by command, and its CPU time in microseconds. */
+    record Delta(Map<String, Stat> commands, long cpuMicros) {
 
         /** Commands per request. */
         double callsPer(long requests) {
             return requests == 0 ? 0 : commands.values().stream().mapToLong(Stat::calls).sum() / (double) requests;
         }
 
-        /** Server microseconds (inside commands) per request. */
+        /** Server CPU microseconds per request. */
+        double cpuMicrosPer(long requests) {
+            return requests == 0 ? 0 : cpuMicros / (double) requests;
+        }
+
+        /** Server microseconds (inside commands, a script's inner commands twice) per request. */
         double microsPer(long requests) {
             return requests == 0 ? 0 : commands.values().stream().mapToLong(Stat::micros).sum() / (double) requests;
         }

@@ -68,10 +68,17 @@ class HttpBenchmarkSmokeTest {
         }
         assertThat(report.clean()).isTrue();
         assertThat(report.ratio(Mix.FRESH, Variant.REDIS)).isPresent();
+        // the per-request costs are measured, not left blank: the serving JVM's CPU and the Redis process's
+        assertThat(report.results(Mix.FRESH, Variant.REDIS)).allSatisfy(result -> {
+            assertThat(result.serverCpuNanos()).isPositive();
+            assertThat(result.redis()).isNotNull();
+            assertThat(result.redis().cpuMicros()).isPositive();
+        });
         ByteArrayOutputStream text = new ByteArrayOutputStream();
         report.print(new PrintStream(text, true, StandardCharsets.UTF_8));
         assertThat(text.toString(StandardCharsets.UTF_8))
-                .contains("raw-redis-2", "raw-redis-1", "raw-pg-2", "raw-pg-1", "vs floor", "every answer passed");
+                .contains("raw-redis-2", "raw-redis-1", "raw-pg-2", "raw-pg-1", "vs floor", "every answer passed",
+                        "server CPU µs/req", "redis CPU µs/req");
     }
 
     @Test
