@@ -11,8 +11,9 @@ import jdk.jfr.consumer.RecordingFile;
  * stand-in. Read from a flight recording of {@code jdk.SocketWrite} alone (no threshold, no stack traces,
  * a throttle far above any rate reached: recordings running at once share one throttle per event, the
  * highest rate among them, and "off" would lose to the 100/s of a profile recording started alongside).
- * pgjdbc and Lettuce flush once per round trip, so the writes to PostgreSQL and Redis count round trips; the JDK HTTP client writes a request's head and body apart (two per processor call).
- * Unlike charges per second, these counts do not depend on the machine's load.
+ * pgjdbc and Lettuce flush once per round trip, so the writes to PostgreSQL and Redis count round trips;
+ * the JDK HTTP client writes a request's head and body apart (two per processor call). Unlike charges per
+ * second, these counts do not depend on the machine's load.
  *
  * @param postgres  writes to the database's port
  * @param redis     writes to the hot tier's port

@@ -146,10 +146,28 @@ final class ServiceProcess implements AutoCloseable {
                         if (!process.isAlive()) {
                             throw new IllegalStateException("the service exited during start:\n" + tail(40));
                         }
-                        return get(baseUri().resolve("/actuator/health"), "").contains("UP");
+                        return healthUp();
                     });
         } catch (ConditionTimeoutException e) {
             throw new IllegalStateException("the service did not become ready within " + timeout + ":\n" + tail(40), e);
+        }
+    }
+
+    /**
+     * Whether the health endpoint says UP. A 503 (DOWN) is "not yet": on a loaded machine a health check of
+     * the database or Redis can time out once while the service starts, and the next poll asks again.
+     */
+    private boolean healthUp() {
+        HttpRequest request = HttpRequest.newBuilder(baseUri().resolve("/actuator/health"))
+                .timeout(Duration.ofSeconds(30)).GET().build();
+        try {
+            HttpResponse<String> answer = http.send(request, HttpResponse.BodyHandlers.ofString());
+            return answer.statusCode() == 200 && answer.body().contains("UP");
+        } catch (IOException e) {
+            throw new UncheckedIOException("GET /actuator/health", e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
         }
     }
 
