@@ -16,30 +16,53 @@ import org.jspecify.annotations.Nullable;
  * written as ECMAScript's {@code JSON.stringify} writes them ({@code \"}, {@code \\}, {@code \b}, {@code \f},
  * {@code \n}, {@code \r}, {@code \t}, other control characters as {@code \}{@code u00xx}, everything else as
  * itself); an integer literal of at most 15 digits as itself ({@code -0} as {@code 0}): a double holds it
- * exactly and ECMAScript prints it in plain digits. The caller bounds the nesting depth before calling.
+ * exactly and ECMAScript prints it in plain digits. Arrays and objects nested deeper than the limit stop
+ * the parse at once ({@link #tooDeep()}), so no input can exhaust the stack.
  */
 final class CanonicalJson {
     private final String text;
+    private final int maxDepth;
     private int pos;
+    private int depth;
+    private boolean tooDeep;
 
-    private CanonicalJson(String text) {
+    /** A parser of one document, refusing arrays and objects nested deeper than {@code maxDepth}. */
+    CanonicalJson(String text, int maxDepth) {
         this.text = text;
+        this.maxDepth = maxDepth;
     }
 
     /** The canonical text of {@code json}, or {@code null} when it is not of the handled kind. */
     static @Nullable String canonicalise(String json) {
-        CanonicalJson parser = new CanonicalJson(json);
-        StringBuilder out = new StringBuilder(json.length());
-        parser.skipWhitespace();
-        char first = parser.peek();
+        return new CanonicalJson(json, Integer.MAX_VALUE).canonicalise();
+    }
+
+    /** The canonical text, or {@code null} when the document is not of the handled kind or nests too deep. */
+    @Nullable String canonicalise() {
+        StringBuilder out = new StringBuilder(text.length());
+        skipWhitespace();
+        char first = peek();
         if (first != '{' && first != '[') {
             return null;
         }
-        if (!parser.value(out)) {
+        if (!value(out)) {
             return null;
         }
-        parser.skipWhitespace();
-        return parser.pos == json.length() ? out.toString() : null;
+        skipWhitespace();
+        return pos == text.length() ? out.toString() : null;
+    }
+
+    /** Whether the parse stopped at nesting deeper than the limit (its arrays and objects, outside strings). */
+    boolean tooDeep() {
+        return tooDeep;
+    }
+
+    private boolean enter() {
+        if (++depth > maxDepth) {
+            tooDeep = true;
+            return false;
+        }
+        return true;
     }
 
     private boolean value(StringBuilder out) {
@@ -58,9 +81,13 @@ final class CanonicalJson {
 
     private boolean object(StringBuilder out) {
         pos++; // {
+        if (!enter()) {
+            return false;
+        }
         skipWhitespace();
         if (peek() == '}') {
             pos++;
+            depth--;
             out.append("{}");
             return true;
         }
@@ -70,9 +97,13 @@ final class CanonicalJson {
             if (peek() != '"') {
                 return false;
             }
-            StringBuilder name = new StringBuilder();
-            if (!decodeString(name)) {
-                return false;
+            String name = plainString();
+            if (name == null) {
+                StringBuilder decoded = new StringBuilder();
+                if (!decodeString(decoded)) {
+                    return false;
+                }
+                name = decoded.toString();
             }
             skipWhitespace();
             if (peek() != ':') {
@@ -83,7 +114,7 @@ final class CanonicalJson {
             if (!value(member)) {
                 return false;
             }
-            members.add(new Member(name.toString(), member));
+            members.add(new Member(name, member));
             skipWhitespace();
             char next = peek();
             pos++;
@@ -108,15 +139,20 @@ final class CanonicalJson {
             out.append(':').append(member.value);
         }
         out.append('}');
+        depth--;
         return true;
     }
 
     private boolean array(StringBuilder out) {
         pos++; // [
+        if (!enter()) {
+            return false;
+        }
         out.append('[');
         skipWhitespace();
         if (peek() == ']') {
             pos++;
+            depth--;
             out.append(']');
             return true;
         }
@@ -134,6 +170,7 @@ final class CanonicalJson {
             pos++;
             if (next == ']') {
                 out.append(']');
+                depth--;
                 return true;
             }
             if (next != ',') {
@@ -143,12 +180,40 @@ final class CanonicalJson {
     }
 
     private boolean string(StringBuilder out) {
+        int start = pos;
+        if (plainString() != null) {
+            out.append(text, start, pos); // written as it was sent: nothing in it is escaped either way
+            return true;
+        }
         StringBuilder decoded = new StringBuilder();
         if (!decodeString(decoded)) {
             return false;
         }
         writeString(out, decoded);
         return true;
+    }
+
+    /**
+     * The string literal at {@code pos} if it holds no escape and no control character (then its canonical
+     * form is the literal itself), moving past it; otherwise {@code null}, {@code pos} unchanged.
+     */
+    private @Nullable String plainString() {
+        int n = text.length();
+        for (int i = pos + 1; i < n; i++) {
+            char c = text.charAt(i);
+            if (c == '"') {
+                String plain = text.substring(pos + 1, i);
+                if (!wellFormed(plain)) {
+                    return null;
+                }
+                pos = i + 1;
+                return plain;
+            }
+            if (c == '\\' || c < 0x20) {
+                return null;
+            }
+        }
+        return null;
     }
 
     /** Reads a string literal at {@code pos} into its characters; false if malformed or holding a lone surrogate. */

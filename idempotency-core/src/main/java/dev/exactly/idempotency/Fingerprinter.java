@@ -122,6 +122,17 @@ public final class Fingerprinter {
 
     private byte @Nullable [] canonicalJson(byte[] body, boolean declaredJson) {
         String text = new String(body, StandardCharsets.UTF_8);
+        CanonicalJson ordinary = new CanonicalJson(text, maxJsonDepth);
+        String fast = ordinary.canonicalise();
+        if (fast != null) {
+            return fast.getBytes(StandardCharsets.UTF_8);
+        }
+        if (ordinary.tooDeep()) {
+            if (declaredJson) {
+                throw new JsonTooDeepException(maxJsonDepth);
+            }
+            return null;
+        }
         Scan scan = scan(text, maxJsonDepth);
         if (scan == Scan.TOO_DEEP) {
             if (declaredJson) {
@@ -131,10 +142,6 @@ public final class Fingerprinter {
         }
         if (scan == Scan.INEXACT_NUMBER) {
             return null;
-        }
-        String canonical = CanonicalJson.canonicalise(text);
-        if (canonical != null) {
-            return canonical.getBytes(StandardCharsets.UTF_8);
         }
         try {
             return new JsonCanonicalizer(text).getEncodedUTF8();

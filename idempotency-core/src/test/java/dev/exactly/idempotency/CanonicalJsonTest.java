@@ -57,6 +57,20 @@ class CanonicalJsonTest {
         }
     }
 
+    @Example
+    void nestingBeyondTheLimitStopsTheParse() {
+        CanonicalJson shallow = new CanonicalJson("[{\"a\":[1]}]", 2);
+        assertThat(shallow.canonicalise()).isNull();
+        assertThat(shallow.tooDeep()).isTrue();
+        CanonicalJson enough = new CanonicalJson("[{\"a\":[1]}]", 3);
+        assertThat(enough.canonicalise()).isEqualTo("[{\"a\":[1]}]");
+        assertThat(enough.tooDeep()).isFalse();
+        CanonicalJson foreign = new CanonicalJson("[1.5]", 3);
+        assertThat(foreign.canonicalise()).isNull();
+        assertThat(foreign.tooDeep()).isFalse();
+        assertThat(new CanonicalJson("[".repeat(100_000), 64).canonicalise()).isNull();
+    }
+
     @Provide
     Arbitrary<String> documents() {
         return Arbitraries.lazyOf(() -> object(3), () -> array(3));
