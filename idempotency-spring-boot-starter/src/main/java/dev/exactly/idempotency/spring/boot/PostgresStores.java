@@ -17,6 +17,10 @@ final class PostgresStores {
     static final String HOW_TO_CREATE = "set " + PropertiesReader.P + "postgres.migrate=true to create the table ("
             + PropertiesReader.P + "postgres.table-name) at startup, or add classpath:db/idempotency to "
             + "spring.flyway.locations (the migration " + MIGRATION + ")";
+    /** The two ways a Spring Boot application brings an older table up to date. */
+    static final String HOW_TO_UPGRADE = "set " + PropertiesReader.P + "postgres.migrate=true to upgrade the table ("
+            + PropertiesReader.P + "postgres.table-name) at startup, or add classpath:db/idempotency to "
+            + "spring.flyway.locations";
 
     private static final Log log = LogFactory.getLog(PostgresStores.class);
 

@@ -67,7 +67,8 @@ public final class StoreErrorLogger implements IdempotencyListener {
 
     /**
      * How to fix a failure that comes from the set-up rather than from an outage: a missing table
-     * (SQLState 42P01), a missing column (42703), missing privileges (42501).
+     * (SQLState 42P01), a missing claim function (42883: a table made before the claim function's migration,
+     * or dropped with it), a missing column (42703), missing privileges (42501).
      */
     public static Optional<String> hint(Throwable error) {
         for (Throwable cause = error; cause != null; cause = cause.getCause()) {
@@ -76,6 +77,10 @@ public final class StoreErrorLogger implements IdempotencyListener {
                     case "42P01" -> {
                         return Optional.of("The store's table is missing: " + PostgresStores.HOW_TO_CREATE);
                     }
+                    case "42883" -> {
+                        return Optional.of("The store's claim function is missing (the table predates the migration "
+                                + "that adds it, or lost it): " + PostgresStores.HOW_TO_UPGRADE);
+                    }
                     case "42703" -> {
                         return Optional.of("The store's table lacks a column it uses: it was not created by "
                                 + PostgresStores.MIGRATION + ": drop or rename it, or configure another table name "
@@ -83,7 +88,7 @@ public final class StoreErrorLogger implements IdempotencyListener {
                     }
                     case "42501" -> {
                         return Optional.of("The database user may not use the store's table: grant it SELECT, "
-                                + "INSERT, UPDATE and DELETE");
+                                + "INSERT, UPDATE and DELETE, and EXECUTE on its claim function");
                     }
                     default -> {
                         // an outage or another failure: the message says it all

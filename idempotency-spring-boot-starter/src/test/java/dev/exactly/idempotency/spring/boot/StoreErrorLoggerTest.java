@@ -58,7 +58,11 @@ class StoreErrorLoggerTest {
         assertThat(StoreErrorLogger.hint(failed("42P01", "relation does not exist"))).hasValueSatisfying(hint ->
                 assertThat(hint).startsWith("The store's table is missing: set exactly.idempotency.postgres.migrate=true"));
         assertThat(StoreErrorLogger.hint(failed("42501", "permission denied"))).hasValue(
-                "The database user may not use the store's table: grant it SELECT, INSERT, UPDATE and DELETE");
+                "The database user may not use the store's table: grant it SELECT, INSERT, UPDATE and DELETE, and "
+                        + "EXECUTE on its claim function");
+        assertThat(StoreErrorLogger.hint(failed("42883", "function idempotency_records_claim does not exist")))
+                .hasValueSatisfying(hint -> assertThat(hint).startsWith("The store's claim function is missing")
+                        .contains("exactly.idempotency.postgres.migrate=true to upgrade the table"));
         assertThat(StoreErrorLogger.hint(failed("08001", "connection refused"))).isEmpty();
         assertThat(StoreErrorLogger.hint(new IllegalStateException("no SQL here"))).isEmpty();
     }
