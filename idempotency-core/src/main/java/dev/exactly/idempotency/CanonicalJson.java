@@ -32,11 +32,6 @@ final class CanonicalJson {
         this.maxDepth = maxDepth;
     }
 
-    /** The canonical text of {@code json}, or {@code null} when it is not of the handled kind. */
-    static @Nullable String canonicalise(String json) {
-        return new CanonicalJson(json, Integer.MAX_VALUE).canonicalise();
-    }
-
     /** The canonical text, or {@code null} when the document is not of the handled kind or nests too deep. */
     @Nullable String canonicalise() {
         StringBuilder out = new StringBuilder(text.length());
@@ -97,7 +92,9 @@ final class CanonicalJson {
             if (peek() != '"') {
                 return false;
             }
-            String name = plainString();
+            int nameStart = pos + 1;
+            int nameEnd = plainEnd();
+            String name = nameEnd >= 0 ? text.substring(nameStart, nameEnd) : null;
             if (name == null) {
                 StringBuilder decoded = new StringBuilder();
                 if (!decodeString(decoded)) {
@@ -181,7 +178,7 @@ final class CanonicalJson {
 
     private boolean string(StringBuilder out) {
         int start = pos;
-        if (plainString() != null) {
+        if (plainEnd() >= 0) {
             out.append(text, start, pos); // written as it was sent: nothing in it is escaped either way
             return true;
         }
@@ -194,26 +191,26 @@ final class CanonicalJson {
     }
 
     /**
-     * The string literal at {@code pos} if it holds no escape and no control character (then its canonical
-     * form is the literal itself), moving past it; otherwise {@code null}, {@code pos} unchanged.
+     * Where the string literal at {@code pos} ends (its closing quote) if it holds no escape, no control
+     * character and no unpaired surrogate, moving past it: then its canonical form is the literal itself.
+     * Otherwise -1, {@code pos} unchanged.
      */
-    private @Nullable String plainString() {
+    private int plainEnd() {
         int n = text.length();
         for (int i = pos + 1; i < n; i++) {
             char c = text.charAt(i);
             if (c == '"') {
-                String plain = text.substring(pos + 1, i);
-                if (!wellFormed(plain)) {
-                    return null;
+                if (!wellFormed(text.subSequence(pos + 1, i))) {
+                    return -1;
                 }
                 pos = i + 1;
-                return plain;
+                return i;
             }
             if (c == '\\' || c < 0x20) {
-                return null;
+                return -1;
             }
         }
-        return null;
+        return -1;
     }
 
     /** Reads a string literal at {@code pos} into its characters; false if malformed or holding a lone surrogate. */
