@@ -8,15 +8,8 @@ cd "$(dirname "$0")/.."
 . scripts/select-jdk.sh
 select_jdk
 
-if ! command -v wrk >/dev/null 2>&1; then
-  echo "installing wrk (the load generator)" >&2
-  if [ "$(id -u)" = 0 ]; then
-    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq wrk >/dev/null
-  else
-    sudo apt-get update -qq && sudo DEBIAN_FRONTEND=noninteractive apt-get install -y -qq wrk >/dev/null
-  fi
-  command -v wrk >/dev/null 2>&1 || { echo "error: could not install wrk (apt-get install -y wrk)" >&2; exit 1; }
-fi
+. scripts/need-command.sh
+need_command wrk wrk "the load generator"
 
 # the shaded jar is rebuilt from scratch: shading over a previous benchmarks.jar keeps its old classes and scripts
 rm -rf benchmarks/target

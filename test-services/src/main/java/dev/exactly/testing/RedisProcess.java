@@ -28,9 +28,20 @@ public final class RedisProcess {
      * 10 s) until it answers PING.
      */
     public static RedisProcess start(Path binary, int port, List<String> extraArgs) {
+        return start(List.of(), binary, port, extraArgs, Duration.ofSeconds(10));
+    }
+
+    /**
+     * Starts {@code binary} as {@link #start(Path, int, List)} does, under {@code launcher} (a program and
+     * its arguments that run the server, e.g. {@code valgrind --tool=callgrind}), waiting at most
+     * {@code ready} for it to answer PING. The process is the launcher's; for one that replaces itself by
+     * the server, as valgrind does, {@link #pid()} is the server's.
+     */
+    public static RedisProcess start(List<String> launcher, Path binary, int port, List<String> extraArgs,
+            Duration ready) {
         try {
             Path dir = Files.createTempDirectory("exactly-redis-" + port);
-            List<String> command = new ArrayList<>();
+            List<String> command = new ArrayList<>(launcher);
             command.add(binary.toString());
             command.addAll(TestRedis.baseArgs(port, dir));
             command.addAll(extraArgs);
@@ -39,7 +50,7 @@ public final class RedisProcess {
                     .redirectOutput(dir.resolve("redis.log").toFile())
                     .start();
             RedisProcess started = new RedisProcess(process, port, dir);
-            started.awaitReady(Duration.ofSeconds(10));
+            started.awaitReady(ready);
             return started;
         } catch (IOException e) {
             throw new UncheckedIOException("could not start redis-server on port " + port, e);
