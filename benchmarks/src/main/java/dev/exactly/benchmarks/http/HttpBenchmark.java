@@ -28,6 +28,7 @@ import java.util.Comparator;
 import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
+import java.util.OptionalLong;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -304,12 +305,17 @@ public final class HttpBenchmark {
             Map<String, RedisCommandStats.Stat> redisBefore = stats == null ? null : stats.snapshot();
             long redisCpuBefore = stats == null ? 0 : stats.cpuMicros();
             String tag = run + "-p" + phase++;
+            boolean onPostgres = variant.store().filter(StoreKind.POSTGRES::equals).isPresent();
+            OptionalLong postgresBefore = onPostgres ? PostgresCpu.micros() : OptionalLong.empty();
             long cpuBefore = processCpuNanos();
             Wrk.Report report = wrk.run(server.uri(variant, mix), mix, tag, variant.marksReplays(), keyFile(variant),
                     settings.threads(), settings.connections(), duration);
             await("requests of " + tag + " finished").atMost(IDLE_TIMEOUT).pollInterval(Duration.ofMillis(5))
                     .until(() -> server.inProgress() == 0);
             long cpu = processCpuNanos() - cpuBefore;
+            OptionalLong postgresAfter = postgresBefore.isPresent() ? PostgresCpu.micros() : OptionalLong.empty();
+            OptionalLong postgresCpu = postgresAfter.isPresent()
+                    ? OptionalLong.of(postgresAfter.getAsLong() - postgresBefore.getAsLong()) : OptionalLong.empty();
             long ran = executions.count() - executionsBefore;
             RedisCommandStats.Delta redis = stats == null ? null : RedisCommandStats.between(redisBefore, stats.snapshot(),
                     stats.cpuMicros() - redisCpuBefore);
@@ -334,7 +340,7 @@ public final class HttpBenchmark {
                 samples.add(duplicates + " keys ran the handler twice, e.g. " + executions.duplicateSamples());
             }
             return new PhaseResult(variant, mix, round, report.responses(), errors, report.seconds(),
-                    report.p50Millis(), report.p99Millis(), ran, redis, cpu, samples);
+                    report.p50Millis(), report.p99Millis(), ran, redis, cpu, postgresCpu, samples);
         }
     }
 

@@ -93,7 +93,7 @@ public record HttpReport(HttpBenchmark.Settings settings, Machine before, Machin
 
     public TextTable table() {
         TextTable table = new TextTable("mix", "endpoint", "req/s", "p50 ms", "p99 ms", "errors", "floor",
-                "vs floor", "spread", "target", "server CPU µs/req", "redis cmds/req", "redis µs/req", "redis CPU µs/req");
+                "vs floor", "spread", "target", "server CPU µs/req", "redis cmds/req", "redis µs/req", "redis CPU µs/req", "postgres CPU µs/req");
         for (Mix mix : Mix.values()) {
             for (Variant variant : settings.variants()) {
                 List<PhaseResult> results = results(mix, variant);
@@ -119,10 +119,20 @@ public record HttpReport(HttpBenchmark.Settings settings, Machine before, Machin
                         redis.isEmpty() ? "-" : String.format("%.1f", redis.stream()
                                 .mapToDouble(d -> d.microsPer(1)).sum() / responses),
                         redis.isEmpty() ? "-" : String.format("%.1f", redis.stream()
-                                .mapToDouble(d -> d.cpuMicrosPer(1)).sum() / responses));
+                                .mapToDouble(d -> d.cpuMicrosPer(1)).sum() / responses),
+                        postgresCpu(results, responses));
             }
         }
         return table;
+    }
+
+    /** The PostgreSQL server's CPU time per answer over the phases, where every phase measured it. */
+    private static String postgresCpu(List<PhaseResult> results, long responses) {
+        if (results.stream().anyMatch(r -> r.postgresCpuMicros().isEmpty())) {
+            return "-";
+        }
+        return String.format("%.1f", results.stream().mapToLong(r -> r.postgresCpuMicros().getAsLong()).sum()
+                / (double) Math.max(1, responses));
     }
 
     public void print(PrintStream out) {

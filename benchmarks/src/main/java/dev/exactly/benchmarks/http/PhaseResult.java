@@ -1,6 +1,7 @@
 package dev.exactly.benchmarks.http;
 
 import java.util.List;
+import java.util.OptionalLong;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -18,11 +19,13 @@ import org.jspecify.annotations.Nullable;
  * @param executions   handler executions during the phase
  * @param redis        what the Redis server did during the phase, for endpoints on Redis
  * @param serverCpuNanos CPU time the server's JVM (Tomcat, the guard, the store's client) used during the phase
+ * @param postgresCpuMicros CPU time of the local PostgreSQL server's processes during the phase, for endpoints
+ *                     on PostgreSQL where {@code /proc} shows them
  * @param errorSamples the first few errors
  */
 public record PhaseResult(Variant variant, Mix mix, int round, long responses, long errors, double seconds,
         double p50Millis, double p99Millis, long executions, RedisCommandStats.@Nullable Delta redis,
-        long serverCpuNanos, List<String> errorSamples) {
+        long serverCpuNanos, OptionalLong postgresCpuMicros, List<String> errorSamples) {
 
     public PhaseResult {
         errorSamples = List.copyOf(errorSamples);

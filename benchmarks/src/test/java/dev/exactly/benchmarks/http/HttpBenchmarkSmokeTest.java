@@ -74,6 +74,11 @@ class HttpBenchmarkSmokeTest {
             assertThat(result.redis()).isNotNull();
             assertThat(result.redis().cpuMicros()).isPositive();
         });
+        // the database server's CPU is read for PostgreSQL endpoints, and only for them
+        assertThat(report.results(Mix.FRESH, Variant.POSTGRES))
+                .allSatisfy(result -> assertThat(result.postgresCpuMicros()).isPresent());
+        assertThat(report.results(Mix.FRESH, Variant.REDIS))
+                .allSatisfy(result -> assertThat(result.postgresCpuMicros()).isEmpty());
         ByteArrayOutputStream text = new ByteArrayOutputStream();
         report.print(new PrintStream(text, true, StandardCharsets.UTF_8));
         assertThat(text.toString(StandardCharsets.UTF_8))
