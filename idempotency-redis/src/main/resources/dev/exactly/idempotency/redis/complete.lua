@@ -18,8 +18,10 @@ if not current or string.byte(current, 1) ~= 50 or string.byte(current, 2) ~= 80
     or string.sub(current, 55, 54 + #ARGV[1]) ~= ARGV[1] then
   return 0
 end
+-- the retention (bytes 42-54, zero-padded, at least 1) goes to PX as text from its first significant
+-- digit: Redis takes no leading zeros, and a Lua number would be printed back to text with printf
 redis.call('SET', KEYS[1], ARGV[2] .. string.sub(current, 42) .. ARGV[3],
-  'PX', tonumber(string.sub(current, 42, 54)))
+  'PX', string.sub(current, string.find(current, '[1-9]', 42), 54))
 if redis.call('EXISTS', KEYS[2]) == 1 then
   redis.call('PUBLISH', ARGV[4], ARGV[5])
 end
