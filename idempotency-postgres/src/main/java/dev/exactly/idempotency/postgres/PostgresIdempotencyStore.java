@@ -291,7 +291,7 @@ public final class PostgresIdempotencyStore implements IdempotencyStore {
         requireClaimArguments(key, fingerprint, lease, retention);
         Objects.requireNonNull(owner, "owner");
         return onCallerConnection("claim", connection, c -> {
-            List<PhaseRow> rows = jdbc.query(c, sql.claim(),
+            List<PhaseRow> rows = jdbc.query(c, sql.claimPhase(),
                     s -> bindClaim(s, key, fingerprint, owner, micros(lease), micros(retention)),
                     row -> PhaseRow.of(row, claimOutcome(row, key)));
             if (rows.isEmpty()) {

@@ -10,6 +10,7 @@ import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Collections;
+import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -21,7 +22,8 @@ import javax.sql.DataSource;
 /**
  * The table of {@link PostgresIdempotencyStore}, shipped as the Flyway-style migrations
  * {@value #MIGRATION_RESOURCE}, {@value #PHASES_MIGRATION_RESOURCE}, {@value #WAITERS_MIGRATION_RESOURCE},
- * {@value #CLAIM_MIGRATION_RESOURCE} and {@value #LEASE_INDEX_MIGRATION_RESOURCE} (the table and its claim function are unqualified, so they land in the
+ * {@value #CLAIM_MIGRATION_RESOURCE}, {@value #LEASE_INDEX_MIGRATION_RESOURCE} and
+ * {@value #HOT_COMPLETION_MIGRATION_RESOURCE} (the table and its claim function are unqualified, so they land in the
  * first schema of the connection's {@code search_path}). Applications that run Flyway run the
  * same files (location {@code classpath:db/idempotency}); simple applications and tests call
  * {@link #migrate}. {@link #verify} checks, at startup, that the table the
@@ -38,8 +40,14 @@ public final class PostgresSchema {
     public static final String CLAIM_MIGRATION_RESOURCE = "db/idempotency/V4__claim_function.sql";
     /** The class-path resource of the fifth migration: drops the lease index of the first, which no statement uses. */
     public static final String LEASE_INDEX_MIGRATION_RESOURCE = "db/idempotency/V5__drop_lease_index.sql";
+    /**
+     * The class-path resource of the sixth migration: the generated columns that the purge and recovery
+     * find records by, so that a completion changes no indexed column (a HOT update).
+     */
+    public static final String HOT_COMPLETION_MIGRATION_RESOURCE = "db/idempotency/V6__hot_completion.sql";
     private static final List<String> MIGRATIONS = List.of(MIGRATION_RESOURCE, PHASES_MIGRATION_RESOURCE,
-            WAITERS_MIGRATION_RESOURCE, CLAIM_MIGRATION_RESOURCE, LEASE_INDEX_MIGRATION_RESOURCE);
+            WAITERS_MIGRATION_RESOURCE, CLAIM_MIGRATION_RESOURCE, LEASE_INDEX_MIGRATION_RESOURCE,
+            HOT_COMPLETION_MIGRATION_RESOURCE);
     /** The name of the index that {@value #LEASE_INDEX_MIGRATION_RESOURCE} drops, for the default table name. */
     private static final String LEASE_INDEX = "idempotency_records_lease_idx";
     /** The signature of the claim function, for the default table name. */
@@ -77,7 +85,9 @@ public final class PostgresSchema {
             "attempts", "integer",
             "last_error", "text",
             "dead_lettered_at", "timestamp with time zone",
-            "waiters", "boolean");
+            "waiters", "boolean",
+            "purge_after", "timestamp with time zone",
+            "recovery_due", "timestamp with time zone");
 
     /** The columns of the second migration. */
     private static final List<String> PHASE_COLUMNS = List.of("checkpoint_state", "attempts", "last_error", "dead_lettered_at");
@@ -88,7 +98,8 @@ public final class PostgresSchema {
     /** The migrations after the first that add columns, in order. */
     private static final List<Upgrade> UPGRADES = List.of(
             new Upgrade(PHASES_MIGRATION_RESOURCE, PHASE_COLUMNS),
-            new Upgrade(WAITERS_MIGRATION_RESOURCE, List.of("waiters")));
+            new Upgrade(WAITERS_MIGRATION_RESOURCE, List.of("waiters")),
+            new Upgrade(HOT_COMPLETION_MIGRATION_RESOURCE, List.of("purge_after", "recovery_due")));
     /**
      * The migrations that add no column (the claim function, the dropped lease index), after all of
      * {@link #UPGRADES}; each may run again.
@@ -111,7 +122,8 @@ public final class PostgresSchema {
     /** How to make the table: the two ways, without naming a framework. */
     private static final String HOW_TO_CREATE = "create the table with PostgresSchema.migrate(dataSource, config), or run "
             + MIGRATION_RESOURCE + ", " + PHASES_MIGRATION_RESOURCE + ", " + WAITERS_MIGRATION_RESOURCE + ", "
-            + CLAIM_MIGRATION_RESOURCE + " and " + LEASE_INDEX_MIGRATION_RESOURCE + " with Flyway (location classpath:db/idempotency)";
+            + CLAIM_MIGRATION_RESOURCE + ", " + LEASE_INDEX_MIGRATION_RESOURCE + " and " + HOT_COMPLETION_MIGRATION_RESOURCE
+            + " with Flyway (location classpath:db/idempotency)";
 
     /** Where the connection looks for unqualified names, and as whom. */
     private static final String SESSION = """
@@ -322,7 +334,10 @@ public final class PostgresSchema {
                 jdbc.query(connection, TABLE_COLUMNS, s -> s.setString(1, table), row -> row.getString(1));
         List<Upgrade> upgrades = upgrades(columns);
         if (!upgrades.isEmpty()) {
-            return Stream.concat(upgrades.stream(), LATER.stream()).toList();
+            // in the order of their versions: the table's columns, then the function, then the indexes
+            return Stream.concat(upgrades.stream(), LATER.stream())
+                    .sorted(Comparator.comparingInt(u -> MIGRATIONS.indexOf(u.resource())))
+                    .toList();
         }
         boolean current = columns.containsAll(COLUMNS.keySet());
         return current && (!claimFunctionExists(jdbc, connection, table) || leaseIndexExists(jdbc, connection, table))

@@ -13,6 +13,7 @@ import java.util.regex.Pattern;
  * one value for the whole statement and, unlike {@code now()}, current even inside a long transaction.
  *
  * @param claim            params: key, fingerprint, owner, lease µs, retention µs
+ * @param claimPhase       params: as {@code claim}; the row with what a phase keeps beside the record
  * @param find             params: key
  * @param complete         params: status, response status, headers, body, key, owner, channel
  * @param release          params: key, owner, channel
@@ -28,6 +29,7 @@ import java.util.regex.Pattern;
  */
 record Sql(
         String claim,
+        String claimPhase,
         String find,
         String complete,
         String release,
@@ -52,8 +54,18 @@ record Sql(
      * (scope_key) DO UPDATE ... WHERE ... RETURNING} inserts, replaces an expired record, or takes over an
      * expired lease, and a {@code FOR SHARE} read returns the row it left alone; when the conflicting row
      * committed after that query's snapshot, the call returns no row and the store runs it again.
+     *
+     * <p>Only the columns of the record are sent back, not the bookkeeping of phases and recovery.
      */
     private static final String CLAIM = """
+            SELECT c.is_claimed AS claimed, (c.rec).status, (c.rec).fingerprint, (c.rec).owner_token,
+                   (c.rec).created_at, (c.rec).lease_expires_at, (c.rec).expires_at, (c.rec).takeovers,
+                   (c.rec).response_status, (c.rec).response_headers, (c.rec).response_body
+            FROM idempotency_records_claim(?, ?, ?, ?, ?) AS c
+            """;
+
+    /** {@link #CLAIM} with every column of the row: a phase's claim also reads its checkpoint and attempts. */
+    private static final String CLAIM_PHASE = """
             SELECT c.is_claimed AS claimed, (c.rec).*
             FROM idempotency_records_claim(?, ?, ?, ?, ?) AS c
             """;
@@ -161,16 +173,16 @@ record Sql(
 
     /**
      * Recovery: up to a batch of phases in progress whose lease ran out, each handed to a fresh owner
-     * token with a new lease, in one statement. {@code SKIP LOCKED}: any number of workers, in this process
+     * token with a new lease, in one statement. {@code recovery_due} (migration V6, generated) is the lease
+     * end of a phase in progress that recovery has not given up on, null for any other record. {@code SKIP LOCKED}: any number of workers, in this process
      * or others, take disjoint batches, and never wait for a row a live transaction holds.
      */
     private static final String TAKE_OVER_EXPIRED = """
             WITH picked AS MATERIALIZED (
                     SELECT scope_key
                     FROM idempotency_records
-                    WHERE status = 'PROCESSING' AND expires_at = 'infinity' AND dead_lettered_at IS NULL
-                      AND lease_expires_at <= statement_timestamp()
-                    ORDER BY lease_expires_at
+                    WHERE recovery_due <= statement_timestamp()
+                    ORDER BY recovery_due
                     LIMIT ?
                     FOR UPDATE SKIP LOCKED)
             UPDATE idempotency_records AS r
@@ -215,14 +227,17 @@ record Sql(
 
     /**
      * At most {@code batch} expired rows, oldest first; rows locked by a running claim are skipped (the
-     * claim is replacing them anyway), so several purgers never wait for each other.
+     * claim is replacing them anyway), so several purgers never wait for each other. The rows are found
+     * through {@code purge_after} (migration V6, generated): the earliest a record expires, which the
+     * completion of an ordinary record leaves as it is (so that the completion is a HOT update);
+     * {@code expires_at} decides.
      */
     private static final String PURGE = """
             WITH picked AS MATERIALIZED (
                     SELECT scope_key
                     FROM idempotency_records
-                    WHERE expires_at <= statement_timestamp()
-                    ORDER BY expires_at
+                    WHERE purge_after <= statement_timestamp() AND expires_at <= statement_timestamp()
+                    ORDER BY purge_after
                     LIMIT ?
                     FOR UPDATE SKIP LOCKED)
             DELETE FROM idempotency_records AS r
@@ -235,6 +250,7 @@ record Sql(
     static Sql forTable(String tableName) {
         return new Sql(
                 onTable(CLAIM, tableName),
+                onTable(CLAIM_PHASE, tableName),
                 onTable(FIND, tableName),
                 onTable(COMPLETE, tableName),
                 onTable(RELEASE, tableName),

@@ -20,7 +20,9 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import javax.sql.DataSource;
 import org.junit.jupiter.api.Test;
@@ -66,8 +68,9 @@ class PostgresSchemaTest {
                 .hasMessageContaining("of database test (user postgres)")
                 .hasMessageContaining("; create the table with PostgresSchema.migrate(dataSource, config)")
                 .hasMessageContaining("db/idempotency/V1__idempotency_records.sql, db/idempotency/V2__atomic_phases.sql, "
-                        + "db/idempotency/V3__waiters.sql, db/idempotency/V4__claim_function.sql and "
-                        + "db/idempotency/V5__drop_lease_index.sql with Flyway (location classpath:db/idempotency)")
+                        + "db/idempotency/V3__waiters.sql, db/idempotency/V4__claim_function.sql, "
+                        + "db/idempotency/V5__drop_lease_index.sql and db/idempotency/V6__hot_completion.sql with Flyway "
+                        + "(location classpath:db/idempotency)")
                 .hasMessageNotContaining("A table of that name");
     }
 
@@ -103,7 +106,8 @@ class PostgresSchemaTest {
                         + "column lease_expires_at (timestamp with time zone) is missing; ")
                 .hasMessageContaining("column updated_at (timestamp with time zone) is missing;")
                 .hasMessageContaining("column dead_lettered_at (timestamp with time zone) is missing;")
-                .hasMessageContaining("column waiters (boolean) is missing.")
+                .hasMessageContaining("column waiters (boolean) is missing;")
+                .hasMessageContaining("column recovery_due (timestamp with time zone) is missing.")
                 .hasMessageContaining("It was not created by db/idempotency/V1__idempotency_records.sql: drop or rename it, "
                         + "or configure another table name for the store; then create the table with PostgresSchema.migrate")
                 .hasMessageNotContaining("column note");
@@ -125,7 +129,7 @@ class PostgresSchemaTest {
 
         assertThatThrownBy(() -> PostgresSchema.verify(schema, DEFAULTS))
                 .isInstanceOf(IllegalStateException.class)
-                .hasMessageContaining("has no claim function idempotency_records_claim(text, text, text, bigint, bigint)")
+                .hasMessageContaining("lacks the columns of " + PostgresSchema.HOT_COMPLETION_MIGRATION_RESOURCE)
                 .hasMessageContaining("PostgresSchema.migrate(dataSource, config)")
                 .hasMessageContaining(PostgresSchema.CLAIM_MIGRATION_RESOURCE);
 
@@ -161,16 +165,78 @@ class PostgresSchemaTest {
                 PostgresSchema.WAITERS_MIGRATION_RESOURCE, PostgresSchema.CLAIM_MIGRATION_RESOURCE}) {
             execute(schema, resource(resource));
         }
-        PostgresSchema.verify(schema, DEFAULTS);
         assertThat(leaseIndexExists(schema)).isTrue();
 
         assertThat(PostgresSchema.migrate(schema)).as("upgraded, not created").isFalse();
 
+        PostgresSchema.verify(schema, DEFAULTS);
         assertThat(leaseIndexExists(schema)).isFalse();
         DataSource created = TestPostgres.freshSchema("schema_v5");
         assertThat(PostgresSchema.migrate(created)).isTrue();
         assertThat(leaseIndexExists(created)).isFalse();
         PostgresSchema.verify(created, DEFAULTS);
+    }
+
+    @Test
+    void aTableOfTheFifthMigrationWithLiveRowsGetsTheGeneratedColumnsAndKeepsServing() throws SQLException {
+        DataSource schema = TestPostgres.freshSchema("schema_v5");
+        for (String resource : new String[] {PostgresSchema.MIGRATION_RESOURCE, PostgresSchema.PHASES_MIGRATION_RESOURCE,
+                PostgresSchema.WAITERS_MIGRATION_RESOURCE, PostgresSchema.CLAIM_MIGRATION_RESOURCE,
+                PostgresSchema.LEASE_INDEX_MIGRATION_RESOURCE}) {
+            execute(schema, resource(resource));
+        }
+        Fingerprint fingerprint = TestDatabase.randomFingerprint();
+        ScopeKey finished = TestDatabase.randomKey();
+        ScopeKey inFlight = TestDatabase.randomKey();
+        ScopeKey phase = TestDatabase.randomKey();
+        ScopeKey deadLetter = TestDatabase.randomKey();
+        ScopeKey expired = TestDatabase.randomKey();
+        // rows as the store of V5 wrote them: a finished record, one in flight, a phase whose lease ran out, a
+        // dead-lettered phase, and a record that expired an hour ago
+        execute(schema, "INSERT INTO idempotency_records (scope_key, status, fingerprint, owner_token, created_at, "
+                + "lease_expires_at, expires_at, retention, response_status, response_headers, response_body, "
+                + "updated_at, dead_lettered_at) VALUES "
+                + "('" + finished.hash() + "', 'COMPLETED', '" + fingerprint.encoded() + "', 'o1', now(), NULL, "
+                + "now() + interval '1 hour', interval '1 hour', 201, '{content-type,application/json}', '\\x7b7d', now(), NULL), "
+                + "('" + inFlight.hash() + "', 'PROCESSING', '" + fingerprint.encoded() + "', 'o2', now(), "
+                + "now() + interval '1 minute', now() + interval '1 hour', interval '1 hour', NULL, NULL, NULL, now(), NULL), "
+                + "('" + phase.hash() + "', 'PROCESSING', '" + fingerprint.encoded() + "', 'o3', now() - interval '2 hours', "
+                + "now() - interval '1 minute', 'infinity', interval '1 hour', NULL, NULL, NULL, now(), NULL), "
+                + "('" + deadLetter.hash() + "', 'PROCESSING', '" + fingerprint.encoded() + "', 'o4', now() - interval '2 hours', "
+                + "now() - interval '1 minute', 'infinity', interval '1 hour', NULL, NULL, NULL, now(), now()), "
+                + "('" + expired.hash() + "', 'COMPLETED', '" + fingerprint.encoded() + "', 'o5', now() - interval '3 hours', "
+                + "NULL, now() - interval '1 hour', interval '1 hour', 200, '{}', '\\x', now(), NULL)");
+
+        assertThatThrownBy(() -> PostgresSchema.verify(schema, DEFAULTS))
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("lacks the columns of " + PostgresSchema.HOT_COMPLETION_MIGRATION_RESOURCE)
+                .hasMessageContaining("purge_after, recovery_due");
+
+        assertThat(PostgresSchema.migrate(schema)).as("upgraded, not created").isFalse();
+        PostgresSchema.verify(schema, DEFAULTS);
+        assertThat(PostgresSchema.migrate(schema)).as("nothing left to do").isFalse();
+        execute(schema, resource(PostgresSchema.HOT_COMPLETION_MIGRATION_RESOURCE)); // may run again
+        assertThat(indexes(schema)).containsExactlyInAnyOrder("idempotency_records_pkey",
+                "idempotency_records_purge_idx", "idempotency_records_recovery_idx");
+
+        try (PostgresIdempotencyStore store = PostgresIdempotencyStore.create(schema);
+                Connection c = schema.getConnection()) {
+            assertThat(store.claim(finished, fingerprint, OwnerToken.random(), Duration.ofMinutes(1), Duration.ofHours(1)))
+                    .isInstanceOfSatisfying(ClaimOutcome.Finished.class,
+                            f -> assertThat(f.record().response().body()).isEqualTo("{}".getBytes(StandardCharsets.UTF_8)));
+            assertThat(store.complete(inFlight, new OwnerToken("o2"), RecordStatus.COMPLETED,
+                    TestDatabase.response(201, "{}"))).isTrue();
+            // recovery finds the phase whose lease ran out, and only it, through the new index
+            assertThat(store.takeOverExpired(c, Duration.ofMinutes(1), 10))
+                    .extracting(row -> ((ClaimOutcome.Claimed) row.outcome()).record().key())
+                    .containsExactly(phase);
+            // the purge deletes the expired record, and nothing else
+            assertThat(store.purgeAllExpired(100)).isEqualTo(1);
+            assertThat(store.find(expired)).isEmpty();
+            for (ScopeKey kept : List.of(finished, inFlight, phase, deadLetter)) {
+                assertThat(store.find(kept)).as("kept").isPresent();
+            }
+        }
     }
 
     @Test
@@ -228,6 +294,18 @@ class PostgresSchemaTest {
         } catch (SQLException e) {
             throw new IllegalStateException(e);
         }
+    }
+
+    private static List<String> indexes(DataSource dataSource) throws SQLException {
+        List<String> names = new ArrayList<>();
+        try (Connection c = dataSource.getConnection(); Statement s = c.createStatement();
+                ResultSet rows = s.executeQuery(
+                        "SELECT indexrelid::regclass::text FROM pg_index WHERE indrelid = 'idempotency_records'::regclass")) {
+            while (rows.next()) {
+                names.add(rows.getString(1));
+            }
+        }
+        return names;
     }
 
     private static String resource(String resource) {

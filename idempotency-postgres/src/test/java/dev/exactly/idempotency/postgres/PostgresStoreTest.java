@@ -20,6 +20,8 @@ import dev.exactly.idempotency.spi.ChangeSubscription;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -307,6 +309,35 @@ class PostgresStoreTest {
                 return null;
             }, java.util.Objects::nonNull);
             assertThat(first).as("no notification for the records nobody waited for").isEqualTo(watched.hash());
+        }
+    }
+
+    @Test
+    void aCompletionIsAHotUpdateThatWritesNoIndex() throws Exception {
+        int keys = 200;
+        try (TestDatabase own = TestDatabase.create("idem_hot", 2)) {
+            try (PostgresIdempotencyStore hot = PostgresIdempotencyStore.create(own.pool())) {
+                for (int i = 0; i < keys; i++) {
+                    ScopeKey key = randomKey();
+                    OwnerToken owner = ownerOf(hot.claim(key, randomFingerprint(), LONG, RETENTION));
+                    assertThat(hot.complete(key, owner, i % 2 == 0 ? RecordStatus.COMPLETED : RecordStatus.FAILED,
+                            response(201, "{\"id\":\"" + key.hash() + "\",\"amount\":1000,\"currency\":\"EUR\"}")))
+                            .isTrue();
+                }
+            }
+            own.close(); // a backend reports its table statistics at the latest when it exits
+            await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> assertThat(updates(own)[0]).isEqualTo(keys));
+            assertThat(updates(own)[1]).as("HOT updates among the %d completions", keys).isEqualTo(keys);
+        }
+    }
+
+    /** The table's updates and HOT updates, as the statistics have them. */
+    private static long[] updates(TestDatabase database) throws SQLException {
+        try (Connection c = database.direct().getConnection(); Statement s = c.createStatement();
+                ResultSet row = s.executeQuery("SELECT n_tup_upd, n_tup_hot_upd FROM pg_stat_user_tables "
+                        + "WHERE relid = 'idempotency_records'::regclass")) {
+            assertThat(row.next()).isTrue();
+            return new long[] {row.getLong(1), row.getLong(2)};
         }
     }
 
