@@ -469,8 +469,10 @@ abstract class AbstractRedisStoreTest {
         try (ChangeSubscription subscription = listening.subscribe(key)) {
             subscription.await(Duration.ZERO);
             assertThat(subscription.await(Duration.ofMillis(200))).as("no stray signal before the loss").isFalse();
+            // every subscribed connection of the store is cut: one as a rule (a cluster run on a heavily
+            // loaded machine once listed two, and cutting both tests the same recovery)
             int killed = killPubSubConnections(clientName);
-            assertThat(killed).as("pub/sub connections of " + clientName).isEqualTo(1);
+            assertThat(killed).as("pub/sub connections of " + clientName).isPositive();
 
             assertThat(subscription.await(Duration.ofSeconds(10)))
                     .as("woken to re-read once the subscription is back").isTrue();
