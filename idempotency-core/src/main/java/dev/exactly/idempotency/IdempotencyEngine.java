@@ -50,6 +50,8 @@ public final class IdempotencyEngine {
     private final IdempotencyStore store;
     private final InstantSource clock;
     private final IdempotencyListener listener;
+    /** Whether anybody listens: without a listener, hold times are not measured. */
+    private final boolean listening;
     private final @Nullable Duration pollInterval;
     private final StoreRepairs repairs;
     private final ExecutionInterceptor interceptor;
@@ -58,6 +60,7 @@ public final class IdempotencyEngine {
         this.store = builder.store;
         this.clock = builder.clock;
         this.listener = builder.listener;
+        this.listening = builder.listener != IdempotencyListener.NOOP;
         this.pollInterval = builder.pollInterval;
         this.repairs = new StoreRepairs(builder.listener);
         this.interceptor = builder.interceptor;
@@ -267,7 +270,7 @@ public final class IdempotencyEngine {
     }
 
     private Duration held(Instant claimedAt) {
-        return Duration.between(claimedAt, clock.instant());
+        return listening ? Duration.between(claimedAt, clock.instant()) : Duration.ZERO;
     }
 
     private <T> T guard(@Nullable IdempotencyRequest request, Supplier<T> call) {

@@ -2,7 +2,9 @@ package dev.exactly.idempotency;
 
 import java.io.IOException;
 import java.io.OutputStream;
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -24,12 +26,17 @@ public record StoredResponse(int status, Map<String, List<String>> headers, byte
             throw new IllegalArgumentException("status must be a three-digit code");
         }
         Map<String, List<String>> copy = new LinkedHashMap<>();
-        headers.forEach((name, values) -> copy.merge(name.toLowerCase(Locale.ROOT), List.copyOf(values), (a, b) -> {
-            var merged = new java.util.ArrayList<>(a);
-            merged.addAll(b);
-            return List.copyOf(merged);
-        }));
-        headers = java.util.Collections.unmodifiableMap(copy);
+        for (Map.Entry<String, List<String>> header : headers.entrySet()) {
+            String name = header.getKey().toLowerCase(Locale.ROOT);
+            List<String> values = List.copyOf(header.getValue());
+            List<String> earlier = copy.putIfAbsent(name, values);
+            if (earlier != null) { // names differing only in case: one header, values in order
+                List<String> merged = new ArrayList<>(earlier);
+                merged.addAll(values);
+                copy.put(name, List.copyOf(merged));
+            }
+        }
+        headers = Collections.unmodifiableMap(copy);
         body = body.clone();
     }
 

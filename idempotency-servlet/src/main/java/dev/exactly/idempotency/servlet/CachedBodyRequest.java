@@ -37,16 +37,62 @@ import org.jspecify.annotations.Nullable;
  * and is replayed from memory by {@link #getInputStream()} and {@link #getReader()}. Form parameters
  * ({@code application/x-www-form-urlencoded}) are parsed from the same bytes, so {@link #getParameter}
  * still works. Multipart bodies and asynchronous processing are not supported on guarded routes.
+ *
+ * <p>The running lease is this wrapper's attribute {@link IdempotencyFilter#LEASE}: the handler and every
+ * filter after the guard see it through this request, and nothing is written into (or removed from) the
+ * container's request for it.
  */
 final class CachedBodyRequest extends HttpServletRequestWrapper {
     private final byte[] body;
+    private @Nullable Object lease;
     private @Nullable Map<String, String[]> parameters;
     private @Nullable ServletInputStream stream;
     private @Nullable BufferedReader reader;
 
-    CachedBodyRequest(HttpServletRequest request, byte[] body) {
+    CachedBodyRequest(HttpServletRequest request, byte[] body, Object lease) {
         super(request);
         this.body = body;
+        this.lease = lease;
+    }
+
+    @Override
+    public @Nullable Object getAttribute(String name) {
+        return IdempotencyFilter.LEASE.equals(name) ? lease : super.getAttribute(name);
+    }
+
+    @Override
+    public Enumeration<String> getAttributeNames() {
+        Enumeration<String> names = super.getAttributeNames();
+        if (lease == null) {
+            return names;
+        }
+        List<String> all = new ArrayList<>();
+        all.add(IdempotencyFilter.LEASE);
+        while (names.hasMoreElements()) {
+            String name = names.nextElement();
+            if (!IdempotencyFilter.LEASE.equals(name)) {
+                all.add(name);
+            }
+        }
+        return Collections.enumeration(all);
+    }
+
+    @Override
+    public void setAttribute(String name, @Nullable Object value) {
+        if (IdempotencyFilter.LEASE.equals(name)) {
+            lease = value;
+        } else {
+            super.setAttribute(name, value);
+        }
+    }
+
+    @Override
+    public void removeAttribute(String name) {
+        if (IdempotencyFilter.LEASE.equals(name)) {
+            lease = null;
+        } else {
+            super.removeAttribute(name);
+        }
     }
 
     /**

@@ -47,7 +47,7 @@ final class CapturingResponse extends HttpServletResponseWrapper {
     private final Spill spill;
     private final Map<String, CapturedResponse.Header> headers = new LinkedHashMap<>();
     private final List<Cookie> cookies = new ArrayList<>();
-    private ByteArrayOutputStream buffer = new ByteArrayOutputStream();
+    private ByteArrayOutputStream buffer = new ByteArrayOutputStream(256);
     private final Body body = new Body();
     private int status = SC_OK;
     private @Nullable String contentType;
@@ -327,16 +327,31 @@ final class CapturingResponse extends HttpServletResponseWrapper {
         return contentType + ";charset=" + getCharacterEncoding();
     }
 
-    private static @Nullable String charsetParameter(String type) {
-        for (String param : type.split(";")) {
-            String p = param.strip();
-            if (p.regionMatches(true, 0, "charset=", 0, 8)) {
-                String value = p.substring(8).strip();
+    /**
+     * The {@code charset} parameter of a media type, unquoted, or {@code null}: the first
+     * {@code ;}-separated part (whitespace stripped) that starts with {@code charset=}, ignoring case.
+     * Scanned in place: every guarded response with a content type comes through here.
+     */
+    static @Nullable String charsetParameter(String type) {
+        int length = type.length();
+        int start = 0;
+        while (start <= length) {
+            int end = type.indexOf(';', start);
+            if (end < 0) {
+                end = length;
+            }
+            int from = start;
+            while (from < end && Character.isWhitespace(type.charAt(from))) {
+                from++;
+            }
+            if (end - from >= 8 && type.regionMatches(true, from, "charset=", 0, 8)) {
+                String value = type.substring(from + 8, end).strip();
                 if (value.length() >= 2 && value.startsWith("\"") && value.endsWith("\"")) {
                     value = value.substring(1, value.length() - 1);
                 }
                 return value.isEmpty() ? null : value;
             }
+            start = end + 1;
         }
         return null;
     }

@@ -51,8 +51,9 @@ final class HeaderPolicy {
     Map<String, List<String>> filter(List<CapturedResponse.Header> headers) {
         Map<String, List<String>> kept = new LinkedHashMap<>();
         for (CapturedResponse.Header header : headers) {
-            if (stored(header.name())) {
-                kept.put(header.name().toLowerCase(Locale.ROOT), header.values());
+            String lower = header.name().toLowerCase(Locale.ROOT);
+            if (allowed.contains(lower)) { // the deny-list was taken out of it
+                kept.put(lower, header.values());
             }
         }
         return kept;

@@ -129,7 +129,10 @@ public final class IdempotencyFilter implements Filter {
      * key is released, so that the client may retry with the same key.
      */
     public static final String DO_NOT_RECORD = IdempotencyFilter.class.getName() + ".DO_NOT_RECORD";
-    /** A request attribute holding the running {@link Lease} while the handler runs. */
+    /**
+     * A request attribute holding the running {@link Lease} while the handler runs: an attribute of the
+     * request the handler (and every filter after this one) is given, not of the container's request.
+     */
     public static final String LEASE = IdempotencyFilter.class.getName() + ".LEASE";
     /** Default limit of a stored (replayable) response body: 1 MiB. */
     public static final int DEFAULT_MAX_STORED_RESPONSE_BYTES = HttpProtocol.DEFAULT_MAX_STORED_RESPONSE_BYTES;
@@ -313,14 +316,9 @@ public final class IdempotencyFilter implements Filter {
         @Override
         public Outcome run(Lease lease) throws IOException, ServletException {
             started = true;
-            CachedBodyRequest wrapped = new CachedBodyRequest(request, body);
+            CachedBodyRequest wrapped = new CachedBodyRequest(request, body, lease);
             CapturingResponse capture = new CapturingResponse(response, maxStoredResponseBytes, this::commitStreamed);
-            request.setAttribute(LEASE, lease);
-            try {
-                chain.doFilter(wrapped, capture);
-            } finally {
-                request.removeAttribute(LEASE);
-            }
+            chain.doFilter(wrapped, capture);
             CapturedResponse result = capture.finish();
             captured = result;
             return RecordingRule.outcome(route, result.status(), result.contentType(), result.body(),
@@ -378,14 +376,26 @@ public final class IdempotencyFilter implements Filter {
 
     private static void writeReplay(HttpServletResponse response, StoredResponse stored, @Nullable Instant expiresAt)
             throws IOException {
-        response.setStatus(stored.status());
-        stored.headers().forEach((name, values) -> setHeader(response, name, values));
+        int status = stored.status();
+        response.setStatus(status);
+        for (Map.Entry<String, List<String>> header : stored.headers().entrySet()) {
+            setHeader(response, header.getKey(), header.getValue());
+        }
         response.setHeader(REPLAYED_HEADER, "true");
         response.setHeader(LEGACY_REPLAYED_HEADER, "true");
         if (expiresAt != null) {
             response.setHeader(EXPIRES_HEADER, HttpDates.format(expiresAt));
         }
-        writeBody(response, stored.status(), stored.body());
+        if (status == 204 || status == 304 || status < 200) {
+            return;
+        }
+        int length = stored.bodyLength();
+        response.setContentLength(length);
+        if (length > 0) {
+            ServletOutputStream out = response.getOutputStream();
+            stored.writeBodyTo(out); // the stored bytes themselves: no copy per replay
+            out.flush();
+        }
     }
 
     private void writeProblem(HttpServletResponse response, Problem problem, Map<String, String> headers)
@@ -429,7 +439,12 @@ public final class IdempotencyFilter implements Filter {
     private static String path(HttpServletRequest request) {
         String servletPath = request.getServletPath();
         String pathInfo = request.getPathInfo();
-        String path = (servletPath == null ? "" : servletPath) + (pathInfo == null ? "" : pathInfo);
+        String path;
+        if (pathInfo == null) {
+            path = servletPath == null ? "" : servletPath;
+        } else {
+            path = servletPath == null || servletPath.isEmpty() ? pathInfo : servletPath + pathInfo;
+        }
         return path.isEmpty() ? "/" : path;
     }
 

@@ -21,32 +21,49 @@ final class RouteTable {
         if (routes.isEmpty() || !path.startsWith("/")) {
             return null;
         }
-        String[] segments = IdempotentRoute.segments(path);
         for (int i = 0; i < routes.size(); i++) {
             IdempotentRoute route = routes.get(i);
-            if (route.method().equals(method) && matches(compiled.get(i), segments)) {
+            if (route.method().equals(method) && matches(compiled.get(i), path)) {
                 return route;
             }
         }
         return null;
     }
 
-    private static boolean matches(String[] template, String[] path) {
-        if (template.length != path.length) {
-            return false;
+    /**
+     * Whether {@code path} (starting with {@code /}) matches the template's segments: the segments of
+     * {@link IdempotentRoute#segments} (one trailing {@code /} ignored, empty segments kept), each without
+     * its path parameters ({@code charges;jsessionid=x} names the same resource as {@code charges}), equal
+     * to a literal or non-empty for a variable. The path is scanned in place, not split.
+     */
+    static boolean matches(String[] template, String path) {
+        int end = path.length();
+        if (end > 1 && path.charAt(end - 1) == '/') {
+            end--;
         }
-        for (int i = 0; i < template.length; i++) {
-            String segment = stripPathParameters(path[i]);
-            if (IdempotentRoute.isVariable(template[i]) ? segment.isEmpty() : !template[i].equals(segment)) {
+        if (end == 1) {
+            return template.length == 0;
+        }
+        int start = 1;
+        for (String literal : template) {
+            if (start > end) {
+                return false; // the path has fewer segments
+            }
+            int slash = path.indexOf('/', start);
+            if (slash < 0 || slash > end) {
+                slash = end;
+            }
+            int semicolon = path.indexOf(';', start);
+            int segmentEnd = semicolon >= 0 && semicolon < slash ? semicolon : slash;
+            if (IdempotentRoute.isVariable(literal)) {
+                if (segmentEnd == start) {
+                    return false;
+                }
+            } else if (literal.length() != segmentEnd - start || !path.startsWith(literal, start)) {
                 return false;
             }
+            start = slash + 1;
         }
-        return true;
-    }
-
-    /** {@code charges;jsessionid=x} names the same resource as {@code charges}. */
-    private static String stripPathParameters(String segment) {
-        int semicolon = segment.indexOf(';');
-        return semicolon < 0 ? segment : segment.substring(0, semicolon);
+        return start == end + 1; // and no segment is left over
     }
 }

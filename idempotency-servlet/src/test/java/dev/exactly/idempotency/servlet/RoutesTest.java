@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.exactly.idempotency.IdempotencyPolicy;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
@@ -28,6 +29,52 @@ class RoutesTest {
         assertThat(table.match("POST", "/v1")).isNull();
         assertThat(table.match("POST", "/V1/charges")).isNull();
         assertThat(new RouteTable(List.of(IdempotentRoute.post("/"))).match("POST", "/")).isNotNull();
+    }
+
+    @Test
+    void theInPlaceScanAgreesWithSplittingThePath() {
+        List<String> templates = List.of("/", "/v1", "/v1/charges", "/v1/charges/{id}", "/v1/charges/{id}/refunds",
+                "/{a}/{b}", "/{a}");
+        String[] parts = {"", "v1", "charges", "ch_1", "refunds", "x;p=1", ";p", "V1", "charges;a=b;c"};
+        List<String> paths = new ArrayList<>(List.of("/"));
+        List<String> previous = List.of("");
+        for (int depth = 1; depth <= 4; depth++) {
+            List<String> next = new ArrayList<>();
+            for (String prefix : previous) {
+                for (String part : parts) {
+                    next.add(prefix + "/" + part);
+                }
+            }
+            paths.addAll(next);
+            next.forEach(p -> paths.add(p + "/"));
+            previous = next;
+        }
+        int matched = 0;
+        for (String template : templates) {
+            String[] compiled = IdempotentRoute.segments(template);
+            for (String path : paths) {
+                boolean expected = bySplitting(compiled, path);
+                assertThat(RouteTable.matches(compiled, path)).as(template + " against " + path).isEqualTo(expected);
+                matched += expected ? 1 : 0;
+            }
+        }
+        assertThat(matched).as("the cases include matches").isGreaterThan(100);
+    }
+
+    /** The definition: split the path into segments, strip each one's path parameters, compare. */
+    private static boolean bySplitting(String[] template, String path) {
+        String[] segments = IdempotentRoute.segments(path);
+        if (template.length != segments.length) {
+            return false;
+        }
+        for (int i = 0; i < template.length; i++) {
+            int semicolon = segments[i].indexOf(';');
+            String segment = semicolon < 0 ? segments[i] : segments[i].substring(0, semicolon);
+            if (IdempotentRoute.isVariable(template[i]) ? segment.isEmpty() : !template[i].equals(segment)) {
+                return false;
+            }
+        }
+        return true;
     }
 
     @Test
