@@ -40,8 +40,8 @@ import org.jspecify.annotations.Nullable;
  * while a dead or frozen owner's lease runs out within one lease of its last renewal. A renewal the
  * store refuses is reported ({@link IdempotencyListener#onRenewal}) and shows in {@link Lease#isLost()};
  * the action's final write is fenced as always, so a lost owner gets {@link LeaseLostException}, never a
- * recorded success. Each keep-alive waits for its first renewal in one shared timer (a daemon thread that
- * ends when idle) and renews on a virtual thread of its own, started only if the action is still running
+ * recorded success. Each keep-alive waits for its first renewal as an entry in one shared list, swept by
+ * one daemon thread when an entry is due (it ends when idle), and renews on a virtual thread of its own, started only if the action is still running
  * then and ending with it, so the engine holds no threads of its own between requests and needs no
  * closing.
  * The engine is thread-safe and holds no per-request state between calls.

@@ -3,11 +3,11 @@ package dev.exactly.idempotency;
 import dev.exactly.idempotency.IdempotencyListener.RenewalResult;
 import dev.exactly.idempotency.spi.IdempotencyStore;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Objects;
-import java.util.concurrent.ScheduledFuture;
-import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.ThreadFactory;
-import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.Consumer;
@@ -34,17 +34,18 @@ import org.jspecify.annotations.Nullable;
  * fenced and change nothing once the owner has finished). A frozen process renews nothing, so its lease
  * runs out like a dead one's.
  *
- * <p>Until the first renewal is due, a keeper is only an entry in one shared timer (a daemon thread that
- * starts on first use and ends after a minute without entries): most work finishes long before a third of
- * its lease, and then {@code close} just removes the entry, so a short action costs no thread of its own.
- * When the first renewal is due, the keeper starts a virtual thread of its own, which renews from then
- * on. That thread ends with the work ({@code close}), at the max hold, or when the lease is lost, so
+ * <p>Until the first renewal is due, a keeper is only an entry in a shared list, linked in when it starts
+ * and unlinked by {@code close} (a few writes under one of several small locks, nothing allocated), which
+ * one daemon thread looks through when the earliest entry is due (it starts on first use and ends after a
+ * minute without entries): most work finishes long before a third of its lease, so a short action costs
+ * no thread and no timer task of its own. When the first renewal is due, the keeper starts a virtual
+ * thread of its own, which renews from then on. That thread ends with the work ({@code close}), at the max hold, or when the lease is lost, so
  * keepers never outnumber the work in progress and none outlives the max hold. A keeper is thread-safe.
  */
 public final class LeaseKeeper implements AutoCloseable {
     private static final ThreadFactory THREADS = Thread.ofVirtual().name("exactly-lease-keeper-", 0).factory();
     /** Holds every keeper until its first renewal is due; entries of finished work are removed at once. */
-    private static final ScheduledThreadPoolExecutor TIMER = timer();
+    private static final FirstRenewals FIRST_RENEWALS = new FirstRenewals();
     private static final long MIN_EXTENSION_NANOS = Duration.ofMillis(1).toNanos();
     /** How often an unanswered renewal is retried within one interval. */
     private static final int RETRIES_PER_INTERVAL = 3;
@@ -64,7 +65,13 @@ public final class LeaseKeeper implements AutoCloseable {
     private volatile boolean doubted;
     private volatile boolean closed;
     private volatile @Nullable Thread thread;
-    private final @Nullable ScheduledFuture<?> firstRenewal;
+    /** When the first renewal is due (System.nanoTime). */
+    private final long firstDueNanos;
+    /** The list this keeper waits in for its first renewal; null without keep-alive. Its lock guards the links. */
+    private final FirstRenewals.@Nullable Stripe stripe;
+    private @Nullable LeaseKeeper previous;
+    private @Nullable LeaseKeeper next;
+    private boolean linked;
 
     private LeaseKeeper(IdempotencyStore store, ScopeKey key, OwnerToken owner, Duration lease, KeepAlive keepAlive,
             Consumer<RenewalResult> listener, long startNanos) {
@@ -79,31 +86,24 @@ public final class LeaseKeeper implements AutoCloseable {
         this.intervalNanos = KeepAlive.interval(lease).toNanos();
         this.deadlineNanos = startNanos + keepAlive.maxHold().toNanos();
         this.leaseEnd = new AtomicLong(startNanos + leaseNanos);
+        this.firstDueNanos = startNanos + intervalNanos;
         if (keepAlive.enabled()) {
-            long delay = startNanos + intervalNanos - System.nanoTime();
-            this.firstRenewal = TIMER.schedule(() -> startRenewing(startNanos), delay, TimeUnit.NANOSECONDS);
+            this.stripe = FIRST_RENEWALS.stripe();
+            FIRST_RENEWALS.add(this); // last: every field is set
         } else {
-            this.firstRenewal = null;
+            this.stripe = null;
         }
     }
 
     /** The first renewal is due: from now on a virtual thread of this keeper's renews. */
-    private void startRenewing(long startNanos) {
+    private void startRenewing() {
         if (closed) {
             return;
         }
+        long startNanos = firstDueNanos - intervalNanos;
         Thread t = THREADS.newThread(() -> keepAlive(startNanos));
         thread = t;
         t.start();
-    }
-
-    private static ScheduledThreadPoolExecutor timer() {
-        ScheduledThreadPoolExecutor timer = new ScheduledThreadPoolExecutor(1,
-                Thread.ofPlatform().daemon(true).name("exactly-lease-timer").factory());
-        timer.setRemoveOnCancelPolicy(true);
-        timer.setKeepAliveTime(1, TimeUnit.MINUTES);
-        timer.allowCoreThreadTimeOut(true);
-        return timer;
     }
 
     /**
@@ -161,9 +161,8 @@ public final class LeaseKeeper implements AutoCloseable {
     @Override
     public void close() {
         closed = true;
-        ScheduledFuture<?> pending = firstRenewal;
-        if (pending != null) {
-            pending.cancel(false);
+        if (stripe != null) {
+            FIRST_RENEWALS.remove(this);
         }
         Thread t = thread;
         if (t != null) {
@@ -239,5 +238,153 @@ public final class LeaseKeeper implements AutoCloseable {
     @Override
     public String toString() {
         return "LeaseKeeper[key=" + key + ", lost=" + (refused || doubted) + ", closed=" + closed + "]";
+    }
+
+    /**
+     * The keepers waiting for their first renewal: striped doubly linked lists (a keeper links itself into
+     * its thread's stripe and unlinks itself on close, in constant time under that stripe's lock), and one
+     * daemon thread that sleeps until the earliest entry is due, unlinks the entries that are due and starts
+     * their renewals. A keeper due earlier than the thread's next wake-up wakes it. The thread starts on
+     * first use and ends after a minute without entries.
+     */
+    static final class FirstRenewals {
+        private static final int STRIPES = 16;
+        private static final long IDLE_NANOS = Duration.ofMinutes(1).toNanos();
+
+        /** One list; its monitor guards the links of every keeper in it. */
+        static final class Stripe {
+            private @Nullable LeaseKeeper head;
+        }
+
+        private final Stripe[] stripes = new Stripe[STRIPES];
+        private final AtomicBoolean running = new AtomicBoolean();
+        private volatile @Nullable Thread sweeper;
+        /** Set while the sweeper looks through the lists: a keeper added meanwhile wakes it. */
+        private volatile boolean sweeping;
+        /** When the sweeper wakes next (System.nanoTime), valid while it is not sweeping. */
+        private volatile long wakeAt;
+
+        FirstRenewals() {
+            for (int i = 0; i < STRIPES; i++) {
+                stripes[i] = new Stripe();
+            }
+        }
+
+        Stripe stripe() {
+            return stripes[(int) Thread.currentThread().threadId() & (STRIPES - 1)];
+        }
+
+        void add(LeaseKeeper keeper) {
+            Stripe stripe = Objects.requireNonNull(keeper.stripe);
+            synchronized (stripe) {
+                LeaseKeeper first = stripe.head;
+                keeper.next = first;
+                if (first != null) {
+                    first.previous = keeper;
+                }
+                stripe.head = keeper;
+                keeper.linked = true;
+            }
+            if (!running.get() && running.compareAndSet(false, true)) {
+                Thread t = Thread.ofPlatform().daemon(true).name("exactly-lease-timer").unstarted(this::sweep);
+                sweeper = t;
+                t.start();
+            } else if (sweeping || keeper.firstDueNanos - wakeAt < 0) {
+                Thread t = sweeper;
+                if (t != null) {
+                    LockSupport.unpark(t);
+                }
+            }
+        }
+
+        void remove(LeaseKeeper keeper) {
+            Stripe stripe = Objects.requireNonNull(keeper.stripe);
+            synchronized (stripe) {
+                if (keeper.linked) {
+                    unlink(stripe, keeper);
+                }
+            }
+        }
+
+        private static void unlink(Stripe stripe, LeaseKeeper keeper) {
+            LeaseKeeper before = keeper.previous;
+            LeaseKeeper after = keeper.next;
+            if (before == null) {
+                stripe.head = after;
+            } else {
+                before.next = after;
+            }
+            if (after != null) {
+                after.previous = before;
+            }
+            keeper.previous = null;
+            keeper.next = null;
+            keeper.linked = false;
+        }
+
+        /** The sweeper's loop: start the renewals that are due, sleep until the next one is. */
+        private void sweep() {
+            long idleSince = System.nanoTime();
+            List<LeaseKeeper> due = new ArrayList<>();
+            while (true) {
+                sweeping = true;
+                long now = System.nanoTime();
+                boolean waiting = false;
+                long earliest = 0;
+                for (Stripe stripe : stripes) {
+                    synchronized (stripe) {
+                        LeaseKeeper keeper = stripe.head;
+                        while (keeper != null) {
+                            LeaseKeeper after = keeper.next;
+                            if (keeper.firstDueNanos - now <= 0) {
+                                unlink(stripe, keeper);
+                                due.add(keeper);
+                            } else if (!waiting || keeper.firstDueNanos - earliest < 0) {
+                                waiting = true;
+                                earliest = keeper.firstDueNanos;
+                            }
+                            keeper = after;
+                        }
+                    }
+                }
+                for (LeaseKeeper keeper : due) {
+                    try {
+                        keeper.startRenewing();
+                    } catch (RuntimeException | Error noThread) {
+                        // its lease runs out unrenewed, as a frozen owner's would; the others still start
+                    }
+                }
+                due.clear();
+                if (waiting) {
+                    idleSince = now;
+                } else if (now - idleSince >= IDLE_NANOS) {
+                    running.set(false);
+                    sweeping = false;
+                    if (!anyWaiting() || !running.compareAndSet(false, true)) {
+                        return; // idle; a keeper added from now on starts a new sweeper
+                    }
+                    continue;
+                } else {
+                    earliest = idleSince + IDLE_NANOS;
+                }
+                wakeAt = earliest;
+                sweeping = false;
+                long sleep = earliest - System.nanoTime();
+                if (sleep > 0) {
+                    LockSupport.parkNanos(this, sleep);
+                }
+            }
+        }
+
+        private boolean anyWaiting() {
+            for (Stripe stripe : stripes) {
+                synchronized (stripe) {
+                    if (stripe.head != null) {
+                        return true;
+                    }
+                }
+            }
+            return false;
+        }
     }
 }

@@ -259,6 +259,36 @@ class KeepAliveTest {
                 && c.takeover());
     }
 
+    @Test
+    void aKeeperDueBeforeTheOthersIsRenewedOnTimeAndAClosedOneNever() throws Exception {
+        Fingerprint fp = new Fingerprint("sha256-jcs", "abc");
+        Duration longLease = Duration.ofMinutes(1);
+        ScopeKey waitingKey = new Scope("acme", "POST", "/v1/charges", new IdempotencyKey(UUID.randomUUID().toString())).toScopeKey();
+        ScopeKey closedKey = new Scope("acme", "POST", "/v1/charges", new IdempotencyKey(UUID.randomUUID().toString())).toScopeKey();
+        ScopeKey shortKey = new Scope("acme", "POST", "/v1/charges", new IdempotencyKey(UUID.randomUUID().toString())).toScopeKey();
+        OwnerToken waitingOwner = ((ClaimOutcome.Claimed) memory.claim(waitingKey, fp, longLease, RETENTION)).owner();
+        OwnerToken closedOwner = ((ClaimOutcome.Claimed) memory.claim(closedKey, fp, LEASE, RETENTION)).owner();
+        OwnerToken shortOwner = ((ClaimOutcome.Claimed) memory.claim(shortKey, fp, LEASE, RETENTION)).owner();
+        List<RenewalResult> waiting = new CopyOnWriteArrayList<>();
+        List<RenewalResult> closed = new CopyOnWriteArrayList<>();
+        List<RenewalResult> shorter = new CopyOnWriteArrayList<>();
+        // a keeper due in 20 s waits first: the sweeper sleeps until then, unless woken for an earlier one
+        try (LeaseKeeper first = LeaseKeeper.start(memory, waitingKey, waitingOwner, longLease, KeepAlive.ofDefaults(), waiting::add)) {
+            LeaseKeeper.start(memory, closedKey, closedOwner, LEASE, KeepAlive.ofDefaults(), closed::add).close();
+            try (LeaseKeeper later = LeaseKeeper.start(memory, shortKey, shortOwner, LEASE, KeepAlive.ofDefaults(), shorter::add)) {
+                await().during(LEASE.multipliedBy(3)).atMost(LEASE.multipliedBy(3).plusSeconds(10)).pollInterval(Duration.ofMillis(100))
+                        .until(() -> memory.claim(shortKey, fp, LEASE, RETENTION) instanceof ClaimOutcome.InFlight);
+                assertThat(later.isLost()).isFalse();
+            }
+            assertThat(first.isLost()).isFalse();
+        }
+        assertThat(shorter).contains(RenewalResult.RENEWED).containsOnly(RenewalResult.RENEWED);
+        assertThat(waiting).as("not due yet").isEmpty();
+        assertThat(closed).as("closed before its first renewal").isEmpty();
+        assertThat(memory.claim(closedKey, fp, LEASE, RETENTION)).as("its lease ran out unrenewed")
+                .isInstanceOfSatisfying(ClaimOutcome.Claimed.class, c -> assertThat(c.takeover()).isTrue());
+    }
+
     private IdempotentResult tryExecute(IdempotencyRequest request, AtomicInteger runs) throws Exception {
         return tryExecute(engine, request, runs);
     }
