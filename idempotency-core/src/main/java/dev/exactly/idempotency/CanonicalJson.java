@@ -1,6 +1,7 @@
 package dev.exactly.idempotency;
 
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import org.jspecify.annotations.Nullable;
 
@@ -356,6 +357,165 @@ final class CanonicalJson {
 
     private char peek() {
         return pos < text.length() ? text.charAt(pos) : '\0';
+    }
+
+    /**
+     * Whether {@code json} is already its own canonical form, checked on the bytes without building
+     * anything: ASCII only, an object or array at the top (nested at most {@code maxDepth} deep), no
+     * whitespace, member names without escapes in strictly increasing order, strings without escapes or
+     * control characters, integers of at most 15 digits as {@link #integer} writes them (no {@code -0}),
+     * and the literals. Such a document is exactly what {@link #canonicalise()} would write for it, so its
+     * bytes are the canonical bytes; for anything else (which may still be canonical) the answer is false
+     * and the document goes the usual way.
+     */
+    static boolean alreadyCanonical(byte[] json, int maxDepth) {
+        if (json.length < 2 || (json[0] != '{' && json[0] != '[')) {
+            return false;
+        }
+        Compact check = new Compact(json, maxDepth);
+        return check.value() && check.pos == json.length;
+    }
+
+    /** The byte-level check of {@link #alreadyCanonical}. */
+    private static final class Compact {
+        private final byte[] json;
+        private final int maxDepth;
+        private int pos;
+        private int depth;
+
+        Compact(byte[] json, int maxDepth) {
+            this.json = json;
+            this.maxDepth = maxDepth;
+        }
+
+        boolean value() {
+            if (pos >= json.length) {
+                return false;
+            }
+            byte c = json[pos];
+            return switch (c) {
+                case '{' -> object();
+                case '[' -> array();
+                case '"' -> string() >= 0;
+                case 't' -> literal("true");
+                case 'f' -> literal("false");
+                case 'n' -> literal("null");
+                default -> (c == '-' || (c >= '0' && c <= '9')) && integer();
+            };
+        }
+
+        private boolean object() {
+            if (++depth > maxDepth) {
+                return false;
+            }
+            pos++; // {
+            if (pos < json.length && json[pos] == '}') {
+                pos++;
+                depth--;
+                return true;
+            }
+            int previousStart = -1;
+            int previousEnd = -1;
+            while (true) {
+                if (pos >= json.length || json[pos] != '"') {
+                    return false;
+                }
+                int start = pos + 1;
+                int end = string();
+                if (end < 0 || (previousStart >= 0 && Arrays.compare(
+                        json, previousStart, previousEnd, json, start, end) >= 0)) {
+                    return false; // not in order, or a duplicate name
+                }
+                previousStart = start;
+                previousEnd = end;
+                if (pos >= json.length || json[pos] != ':') {
+                    return false;
+                }
+                pos++;
+                if (!value() || pos >= json.length) {
+                    return false;
+                }
+                byte next = json[pos++];
+                if (next == '}') {
+                    depth--;
+                    return true;
+                }
+                if (next != ',') {
+                    return false;
+                }
+            }
+        }
+
+        private boolean array() {
+            if (++depth > maxDepth) {
+                return false;
+            }
+            pos++; // [
+            if (pos < json.length && json[pos] == ']') {
+                pos++;
+                depth--;
+                return true;
+            }
+            while (true) {
+                if (!value() || pos >= json.length) {
+                    return false;
+                }
+                byte next = json[pos++];
+                if (next == ']') {
+                    depth--;
+                    return true;
+                }
+                if (next != ',') {
+                    return false;
+                }
+            }
+        }
+
+        /** The index of the closing quote of a string of printable ASCII without escapes, moving past it; else -1. */
+        private int string() {
+            for (int i = pos + 1; i < json.length; i++) {
+                byte c = json[i];
+                if (c == '"') {
+                    pos = i + 1;
+                    return i;
+                }
+                if (c == '\\' || c < 0x20) { // a negative byte is not ASCII
+                    return -1;
+                }
+            }
+            return -1;
+        }
+
+        private boolean integer() {
+            boolean negative = json[pos] == '-';
+            if (negative) {
+                pos++;
+            }
+            int digitsStart = pos;
+            while (pos < json.length && json[pos] >= '0' && json[pos] <= '9') {
+                pos++;
+            }
+            int digits = pos - digitsStart;
+            if (digits < 1 || digits > 15 || (digits > 1 && json[digitsStart] == '0')
+                    || (negative && digits == 1 && json[digitsStart] == '0')) {
+                return false;
+            }
+            return pos >= json.length || (json[pos] != '.' && json[pos] != 'e' && json[pos] != 'E');
+        }
+
+        private boolean literal(String word) {
+            int n = word.length();
+            if (pos + n > json.length) {
+                return false;
+            }
+            for (int i = 0; i < n; i++) {
+                if (json[pos + i] != word.charAt(i)) {
+                    return false;
+                }
+            }
+            pos += n;
+            return true;
+        }
     }
 
     /** One object member: its decoded name and its canonical value; ordered by name in UTF-16 code units. */

@@ -13,7 +13,9 @@ import org.jspecify.annotations.Nullable;
  *
  * <p>A JSON body is first canonicalised by RFC 8785 (JSON Canonicalization Scheme), so key order,
  * whitespace and number spelling ({@code 1.0} vs {@code 1}) do not matter while any change of a value
- * does. Algorithm id {@value #JCS_SHA256}.
+ * does. Algorithm id {@value #JCS_SHA256}. A body that already is its own canonical form (compact ASCII,
+ * members in order, integers, strings without escapes: what a client that sorts its members sends) is
+ * recognised by one scan over its bytes and hashed as it is.
  *
  * <p>Two cases fall back to hashing the exact body bytes (algorithm id {@value #RAW_SHA256}): a body
  * that is not JSON, and a JSON body holding a number that an IEEE double cannot represent exactly
@@ -121,6 +123,9 @@ public final class Fingerprinter {
     }
 
     private byte @Nullable [] canonicalJson(byte[] body, boolean declaredJson) {
+        if (CanonicalJson.alreadyCanonical(body, maxJsonDepth)) {
+            return body; // compact, sorted ASCII: the canonical bytes are the body's own
+        }
         String text = new String(body, StandardCharsets.UTF_8);
         CanonicalJson ordinary = new CanonicalJson(text, maxJsonDepth);
         String fast = ordinary.canonicalise();

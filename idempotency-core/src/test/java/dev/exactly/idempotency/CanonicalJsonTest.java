@@ -3,6 +3,7 @@ package dev.exactly.idempotency;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import net.jqwik.api.Arbitraries;
@@ -38,6 +39,34 @@ class CanonicalJsonTest {
         if (fast != null) {
             assertThat(fast).isEqualTo(new JsonCanonicalizer(mixed).getEncodedString());
         }
+    }
+
+    @Property(tries = 500)
+    void aDocumentRecognisedAsCanonicalIsTheLibrarysCanonicalFormAndItsOwn(@ForAll("documents") String json,
+            @ForAll("foreign") String foreign) throws IOException {
+        for (String document : List.of(json, "[" + json + "," + foreign + "]")) {
+            if (CanonicalJson.alreadyCanonical(document.getBytes(StandardCharsets.UTF_8), 64)) {
+                assertThat(new JsonCanonicalizer(document).getEncodedString()).isEqualTo(document);
+            }
+        }
+        String canonical = new JsonCanonicalizer(json).getEncodedString();
+        boolean plain = canonical.chars().allMatch(c -> c >= 0x20 && c < 0x80 && c != '\\');
+        assertThat(CanonicalJson.alreadyCanonical(canonical.getBytes(StandardCharsets.UTF_8), 64))
+                .as("the canonical form of %s, %s", json, canonical).isEqualTo(plain);
+    }
+
+    @Example
+    void onlyCompactSortedAsciiIsTakenAsItIs() {
+        for (String json : List.of("{}", "[]", "{\"a\":1,\"b\":[true,false,null,\"x\"],\"c\":{\"d\":-12}}",
+                "[999999999999999,0,-1]", "[\"\u007f\"]")) {
+            assertThat(CanonicalJson.alreadyCanonical(json.getBytes(StandardCharsets.UTF_8), 64)).as(json).isTrue();
+        }
+        for (String json : List.of("{\"b\":1,\"a\":2}", "{\"a\":1,\"a\":1}", "{\"a\": 1}", "[-0]", "[1.0]", "[1e3]",
+                "[01]", "[1234567890123456]", "[\"\\n\"]", "[\"\u00e9\"]", "1", "\"a\"", "[1,]", "[1]x", "[tru]",
+                "[[[1]]]")) {
+            assertThat(CanonicalJson.alreadyCanonical(json.getBytes(StandardCharsets.UTF_8), 2)).as(json).isFalse();
+        }
+        assertThat(CanonicalJson.alreadyCanonical("[[1]]".getBytes(StandardCharsets.UTF_8), 2)).isTrue();
     }
 
     @Example
