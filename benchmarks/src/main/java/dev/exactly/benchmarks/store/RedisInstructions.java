@@ -10,6 +10,9 @@ import dev.exactly.testing.RedisProcess;
 import dev.exactly.testing.TestRedis;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
+import io.lettuce.core.ScriptOutputType;
+import io.lettuce.core.SetArgs;
+import io.lettuce.core.api.sync.RedisCommands;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.codec.ByteArrayCodec;
 import java.io.IOException;
@@ -28,6 +31,7 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
+import org.jspecify.annotations.Nullable;
 
 /**
  * What a guarded request costs Redis in instructions, against the physical floor's commands, counted by
@@ -37,7 +41,10 @@ import java.util.stream.Stream;
  * networking, which is the same per round trip on both sides.
  *
  * <p>One client thread runs, in turn and one operation at a time: the floor of a fresh key ({@code SET k v
- * NX PX}, then {@code SET k v XX PX}, as {@code raw-redis-2}), the store's fresh key (the engine on
+ * NX PX}, then {@code SET k v XX PX}, as {@code raw-redis-2}), the fenced floor of a fresh key (the same
+ * claim, then the least script that writes the answer only while the key holds the claim's value: what
+ * any completion that a stale owner cannot overwrite costs on a Redis without a compare-and-set command,
+ * before 8.4), the store's fresh key (the engine on
  * {@link RedisIdempotencyStore}: claim, then completion), the floor of a replay ({@code GET}, as
  * {@code raw-redis-1}) and the store's replay of a completed key. Between phases the counters are dumped,
  * so each phase is counted alone, and {@code INFO commandstats} tells which commands each phase sent.
@@ -49,6 +56,18 @@ public final class RedisInstructions {
     private static final IdempotencyPolicy POLICY = IdempotencyPolicy.custom()
             .lease(Duration.ofSeconds(30)).retention(Duration.ofSeconds(600)).build();
     private static final Duration START_UNDER_VALGRIND = Duration.ofSeconds(60);
+
+    static final String FLOOR_FRESH = "floor, fresh key";
+    static final String FENCED_FLOOR_FRESH = "fenced floor, fresh key";
+    static final String STORE_FRESH = "store, fresh key";
+    static final String FLOOR_REPLAY = "floor, replay";
+    static final String STORE_REPLAY = "store, replay";
+    /** A compare-and-set: the answer is written only while the key holds the claim's value. */
+    static final String COMPARE_AND_SET = "if redis.call('GET', KEYS[1]) == ARGV[1] then "
+            + "redis.call('SET', KEYS[1], ARGV[2], 'PX', ARGV[3]) return 1 end return 0";
+    /** The fenced floor's claim value: as long as the store's owner token, with a prefix. */
+    private static final byte[] FENCE = "processing:aaaaaaaaaaaaaaaaaaaaaa".getBytes(StandardCharsets.US_ASCII);
+    private static final byte[] TTL = Long.toString(RedisRawBaseline.TTL_MILLIS).getBytes(StandardCharsets.US_ASCII);
 
     private RedisInstructions() {}
 
@@ -104,14 +123,17 @@ public final class RedisInstructions {
             }
 
             List<Phase> phases = new ArrayList<>();
-            phases.add(counter.phase("floor, fresh key", operations, i -> floorFresh(raw, "fresh-" + i, answer)));
-            phases.add(counter.phase("store, fresh key", operations, i -> workload.guarded("fresh-" + i)));
-            phases.add(counter.phase("floor, replay", operations, i -> {
+            String compareAndSet = connection.sync().scriptLoad(COMPARE_AND_SET);
+            phases.add(counter.phase(FLOOR_FRESH, operations, i -> floorFresh(raw, "fresh-" + i, answer)));
+            phases.add(counter.phase(FENCED_FLOOR_FRESH, operations,
+                    i -> fencedFloorFresh(connection.sync(), compareAndSet, "exactly:instructions:fenced:" + i, answer)));
+            phases.add(counter.phase(STORE_FRESH, operations, i -> workload.guarded("fresh-" + i)));
+            phases.add(counter.phase(FLOOR_REPLAY, operations, i -> {
                 if (raw.read("replay-" + i) == null) {
                     throw new IllegalStateException("the floor's replay key " + i + " is missing");
                 }
             }));
-            phases.add(counter.phase("store, replay", operations, workload::replay));
+            phases.add(counter.phase(STORE_REPLAY, operations, workload::replay));
             progress.printf("%d operations per phase, every answer checked, %d guarded executions%n",
                     operations, workload.executions());
             return phases;
@@ -120,6 +142,22 @@ public final class RedisInstructions {
             server.stop();
             deleteTree(out);
             deleteTree(server.dir());
+        }
+    }
+
+    /**
+     * The least a fenced completion can cost on Redis before 8.4 (no compare-and-set command): a script
+     * that writes the answer only if the key still holds the claim's own value.
+     */
+    private static void fencedFloorFresh(RedisCommands<byte[], byte[]> commands, String compareAndSet, String key,
+            byte[] answer) {
+        byte[] name = key.getBytes(StandardCharsets.UTF_8);
+        if (!"OK".equals(commands.set(name, FENCE, SetArgs.Builder.nx().px(RedisRawBaseline.TTL_MILLIS)))) {
+            throw new IllegalStateException("the fenced floor's key " + key + " was taken before");
+        }
+        Long written = commands.evalsha(compareAndSet, ScriptOutputType.INTEGER, new byte[][] {name}, FENCE, answer, TTL);
+        if (written == null || written != 1L) {
+            throw new IllegalStateException("the fenced floor's write of " + key + " was refused");
         }
     }
 
@@ -132,14 +170,23 @@ public final class RedisInstructions {
     static void report(List<Phase> phases, PrintStream out) {
         out.println("Redis instructions per operation (redis-server under callgrind), "
                 + Machine.sample(InstantSource.system()).describe());
-        TextTable table = new TextTable("operation", "instructions", "vs floor", "commands per operation");
-        for (int i = 0; i < phases.size(); i++) {
-            Phase phase = phases.get(i);
-            boolean store = i % 2 == 1;
-            String ratio = store ? String.format("%.2f", phase.perOperation() / phases.get(i - 1).perOperation()) : "-";
-            table.row(phase.name(), String.format("%,.0f", phase.perOperation()), ratio, phase.commandsPerOperation());
+        Map<String, Phase> byName = phases.stream().collect(Collectors.toMap(Phase::name, p -> p));
+        TextTable table = new TextTable("operation", "instructions", "vs floor", "vs fenced floor", "commands per operation");
+        for (Phase phase : phases) {
+            String floor = switch (phase.name()) {
+                case FENCED_FLOOR_FRESH, STORE_FRESH -> FLOOR_FRESH;
+                case STORE_REPLAY -> FLOOR_REPLAY;
+                default -> null;
+            };
+            table.row(phase.name(), String.format("%,.0f", phase.perOperation()), ratio(phase, byName.get(floor)),
+                    phase.name().equals(STORE_FRESH) ? ratio(phase, byName.get(FENCED_FLOOR_FRESH)) : "-",
+                    phase.commandsPerOperation());
         }
         table.print(out);
+    }
+
+    private static String ratio(Phase phase, @Nullable Phase floor) {
+        return floor == null ? "-" : String.format("%.2f", phase.perOperation() / floor.perOperation());
     }
 
     /** Dumps and zeroes callgrind's counters around a phase and reads the commands Redis counted. */
