@@ -10,15 +10,17 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * The one JDBC command template of this module: prepares a statement, applies the query timeout, binds,
- * runs and maps, and closes everything. It neither commits nor translates exceptions; callers decide.
+ * The one JDBC command template of this module: prepares a statement, binds, runs it under the statement
+ * timeout ({@link StatementWatchdog}: cancelled as {@link Statement#setQueryTimeout} would, without a timer
+ * task per statement), maps, and closes everything. It neither commits nor translates exceptions; callers
+ * decide.
  */
 final class Jdbc {
-    private final int timeoutSeconds;
+    private final long timeoutNanos;
 
     /** @param statementTimeout whole seconds (checked by {@link PostgresStoreConfig}), JDBC's unit */
     Jdbc(Duration statementTimeout) {
-        this.timeoutSeconds = Math.toIntExact(statementTimeout.toSeconds());
+        this.timeoutNanos = statementTimeout.toNanos();
     }
 
     /** Binds the parameters of one statement. */
@@ -36,9 +38,8 @@ final class Jdbc {
     /** Runs a statement that returns rows, and maps every row. */
     <T> List<T> query(Connection connection, String sql, Binder binder, RowMapper<T> mapper) throws SQLException {
         try (PreparedStatement statement = connection.prepareStatement(sql)) {
-            applyTimeout(statement);
             binder.bind(statement);
-            try (ResultSet rows = statement.executeQuery()) {
+            try (ResultSet rows = executeQuery(statement)) {
                 List<T> result = new ArrayList<>(1);
                 while (rows.next()) {
                     result.add(mapper.map(rows));
@@ -51,21 +52,24 @@ final class Jdbc {
     /** Runs a statement that returns an update count. */
     int update(Connection connection, String sql, Binder binder) throws SQLException {
         try (PreparedStatement statement = connection.prepareStatement(sql)) {
-            applyTimeout(statement);
             binder.bind(statement);
-            return statement.executeUpdate();
+            try (StatementWatchdog.Watch watch = StatementWatchdog.watch(statement, timeoutNanos)) {
+                return statement.executeUpdate();
+            }
         }
     }
 
     /** Runs parameterless SQL text, which may hold several statements (a migration script, LISTEN). */
     void execute(Connection connection, String sql) throws SQLException {
-        try (Statement statement = connection.createStatement()) {
-            applyTimeout(statement);
+        try (Statement statement = connection.createStatement();
+                StatementWatchdog.Watch watch = StatementWatchdog.watch(statement, timeoutNanos)) {
             statement.execute(sql);
         }
     }
 
-    private void applyTimeout(Statement statement) throws SQLException {
-        statement.setQueryTimeout(timeoutSeconds);
+    private ResultSet executeQuery(PreparedStatement statement) throws SQLException {
+        try (StatementWatchdog.Watch watch = StatementWatchdog.watch(statement, timeoutNanos)) {
+            return statement.executeQuery();
+        }
     }
 }

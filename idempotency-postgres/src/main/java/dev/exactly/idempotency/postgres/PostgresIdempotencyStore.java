@@ -40,8 +40,8 @@ import org.jspecify.annotations.Nullable;
  *       {@code synchronous_commit=off}, a crash may lose acknowledged commits: leave it on).</li>
  *   <li><b>One owner per scope.</b> The scope key is the table's primary key, and a unique index holds at
  *       every isolation level: two transactions can never both insert, or both take over, one scope.
- *       {@link #claim} is a single statement, a call of the claim function of migration V4: a plain read
- *       of a finished record by primary key (a replay takes no lock and writes nothing), else an {@code INSERT ... ON CONFLICT (scope_key) DO UPDATE ... WHERE ...
+ *       {@link #claim} is a single statement: a plain read of a finished record by primary key (a replay
+ *       takes no lock and writes nothing), else a call of the claim function of migration V4, an {@code INSERT ... ON CONFLICT (scope_key) DO UPDATE ... WHERE ...
  *       RETURNING} that also reads the row it did not change, never a read followed by a separate write. A
  *       serialization failure ({@code 40001}), unique violation ({@code 23505}) or deadlock means that
  *       another transaction owns the key; a claim on the store's own connection then runs once more
@@ -292,7 +292,7 @@ public final class PostgresIdempotencyStore implements IdempotencyStore {
         Objects.requireNonNull(owner, "owner");
         return onCallerConnection("claim", connection, c -> {
             List<PhaseRow> rows = jdbc.query(c, sql.claimPhase(),
-                    s -> bindClaim(s, key, fingerprint, owner, micros(lease), micros(retention)),
+                    s -> bindClaim(s, 0, key, fingerprint, owner, micros(lease), micros(retention)),
                     row -> PhaseRow.of(row, claimOutcome(row, key)));
             if (rows.isEmpty()) {
                 // inside a transaction the statement cannot simply run again: the caller's transaction retries
@@ -443,8 +443,10 @@ public final class PostgresIdempotencyStore implements IdempotencyStore {
                 claimRetries.increment();
             }
             try {
-                List<ClaimOutcome> outcome = jdbc.query(c, sql.claim(),
-                        s -> bindClaim(s, key, fingerprint, owner, leaseMicros, retentionMicros),
+                List<ClaimOutcome> outcome = jdbc.query(c, sql.claim(), s -> {
+                            s.setString(1, key.hash());
+                            bindClaim(s, 1, key, fingerprint, owner, leaseMicros, retentionMicros);
+                        },
                         row -> claimOutcome(row, key));
                 if (!outcome.isEmpty()) {
                     return outcome.getFirst();
@@ -462,14 +464,14 @@ public final class PostgresIdempotencyStore implements IdempotencyStore {
                 conflict);
     }
 
-    /** The parameters of {@link Sql#claim()}. */
-    private static void bindClaim(PreparedStatement s, ScopeKey key, Fingerprint fingerprint, OwnerToken owner,
-            long leaseMicros, long retentionMicros) throws SQLException {
-        s.setString(1, key.hash());
-        s.setString(2, fingerprint.encoded());
-        s.setString(3, owner.value());
-        s.setLong(4, leaseMicros);
-        s.setLong(5, retentionMicros);
+    /** The parameters of the claim function's call, after the first {@code before} of the statement. */
+    private static void bindClaim(PreparedStatement s, int before, ScopeKey key, Fingerprint fingerprint,
+            OwnerToken owner, long leaseMicros, long retentionMicros) throws SQLException {
+        s.setString(before + 1, key.hash());
+        s.setString(before + 2, fingerprint.encoded());
+        s.setString(before + 3, owner.value());
+        s.setLong(before + 4, leaseMicros);
+        s.setLong(before + 5, retentionMicros);
     }
 
     private boolean completeOn(Connection c, ScopeKey key, OwnerToken owner, RecordStatus outcome,

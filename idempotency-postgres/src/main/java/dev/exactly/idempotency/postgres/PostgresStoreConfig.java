@@ -14,7 +14,8 @@ import java.util.regex.Pattern;
  *                                    most {@value #MAX_TABLE_NAME_LENGTH} characters
  * @param notificationChannel         the LISTEN/NOTIFY channel; the same rule, at most 63 characters
  * @param statementTimeout            query timeout of every statement the store runs (a blocked row lock
- *                                    counts), so that a slow database fails closed quickly; whole seconds,
+ *                                    counts), so that a slow database fails closed quickly: the statement
+ *                                    is cancelled (SQLState 57014) at most 0.1 s after it; whole seconds,
  *                                    the unit of JDBC's {@link java.sql.Statement#setQueryTimeout}
  *                                    (at least one)
  * @param loginTimeout                applied to the {@link javax.sql.DataSource} if it has none set

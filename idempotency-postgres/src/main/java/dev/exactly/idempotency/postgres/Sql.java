@@ -12,8 +12,9 @@ import java.util.regex.Pattern;
  * <p>Time is the database's: {@code statement_timestamp()}, the start of the current statement, which is
  * one value for the whole statement and, unlike {@code now()}, current even inside a long transaction.
  *
- * @param claim            params: key, fingerprint, owner, lease µs, retention µs
- * @param claimPhase       params: as {@code claim}; the row with what a phase keeps beside the record
+ * @param claim            params: key, key, fingerprint, owner, lease µs, retention µs
+ * @param claimPhase       params: key, fingerprint, owner, lease µs, retention µs; the row with what a
+ *                         phase keeps beside the record
  * @param find             params: key
  * @param complete         params: status, response status, headers, body, key, owner, channel
  * @param release          params: key, owner, channel
@@ -46,8 +47,8 @@ record Sql(
     private static final Pattern DEFAULT_TABLE = Pattern.compile("\\b" + PostgresStoreConfig.DEFAULT_TABLE_NAME);
 
     /**
-     * One statement for every claim outcome: a call of the claim function of migration V4
-     * ({@code db/idempotency/V4__claim_function.sql}). A finished, unexpired record is read by a plain
+     * One statement for every claim outcome: a read of a finished record, else a call of the claim function
+     * of migration V4 ({@code db/idempotency/V4__claim_function.sql}). A finished, unexpired record is read by a plain
      * {@code SELECT} by primary key and returned at once, so a replay takes no row lock, no transaction id,
      * writes no WAL, and costs the server about what a plain read does (the insert's executor, which opens
      * and locks every index of the table, is not started). Otherwise one {@code INSERT ... ON CONFLICT
@@ -55,13 +56,25 @@ record Sql(
      * expired lease, and a {@code FOR SHARE} read returns the row it left alone; when the conflicting row
      * committed after that query's snapshot, the call returns no row and the store runs it again.
      *
-     * <p>Only the columns of the record are sent back, not the bookkeeping of phases and recovery.
+     * <p>Only the columns of the record are sent back, not the bookkeeping of phases and recovery. The
+     * replay's read runs in the statement itself, and the function is called only when it found no finished
+     * record (the one-time filter of the second branch): a replay costs the server a plain read by primary
+     * key, without a PL/pgSQL call and its materialised result (the function reads once more before it
+     * writes, so that a claim stays right whatever committed in between).
      */
     private static final String CLAIM = """
-            SELECT c.is_claimed AS claimed, (c.rec).status, (c.rec).fingerprint, (c.rec).owner_token,
+            WITH finished AS MATERIALIZED (
+                SELECT status, fingerprint, owner_token, created_at, lease_expires_at, expires_at, takeovers,
+                       response_status, response_headers, response_body
+                FROM idempotency_records
+                WHERE scope_key = ? AND status <> 'PROCESSING' AND expires_at > statement_timestamp())
+            SELECT false AS claimed, f.* FROM finished f
+            UNION ALL
+            SELECT c.is_claimed, (c.rec).status, (c.rec).fingerprint, (c.rec).owner_token,
                    (c.rec).created_at, (c.rec).lease_expires_at, (c.rec).expires_at, (c.rec).takeovers,
                    (c.rec).response_status, (c.rec).response_headers, (c.rec).response_body
             FROM idempotency_records_claim(?, ?, ?, ?, ?) AS c
+            WHERE NOT EXISTS (SELECT 1 FROM finished)
             """;
 
     /** {@link #CLAIM} with every column of the row: a phase's claim also reads its checkpoint and attempts. */
