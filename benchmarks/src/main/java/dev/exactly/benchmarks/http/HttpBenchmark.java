@@ -28,6 +28,7 @@ import java.util.Comparator;
 import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -306,16 +307,17 @@ public final class HttpBenchmark {
             long redisCpuBefore = stats == null ? 0 : stats.cpuMicros();
             String tag = run + "-p" + phase++;
             boolean onPostgres = variant.store().filter(StoreKind.POSTGRES::equals).isPresent();
-            OptionalLong postgresBefore = onPostgres ? PostgresCpu.micros() : OptionalLong.empty();
+            Optional<Map<Long, Long>> postgresBefore = onPostgres ? PostgresCpu.snapshot() : Optional.empty();
             long cpuBefore = processCpuNanos();
             Wrk.Report report = wrk.run(server.uri(variant, mix), mix, tag, variant.marksReplays(), keyFile(variant),
                     settings.threads(), settings.connections(), duration);
             await("requests of " + tag + " finished").atMost(IDLE_TIMEOUT).pollInterval(Duration.ofMillis(5))
                     .until(() -> server.inProgress() == 0);
             long cpu = processCpuNanos() - cpuBefore;
-            OptionalLong postgresAfter = postgresBefore.isPresent() ? PostgresCpu.micros() : OptionalLong.empty();
-            OptionalLong postgresCpu = postgresAfter.isPresent()
-                    ? OptionalLong.of(postgresAfter.getAsLong() - postgresBefore.getAsLong()) : OptionalLong.empty();
+            Optional<Map<Long, Long>> postgresAfter = postgresBefore.isPresent() ? PostgresCpu.snapshot() : Optional.empty();
+            OptionalLong postgresCpu = postgresBefore.isPresent() && postgresAfter.isPresent()
+                    ? OptionalLong.of(PostgresCpu.microsBetween(postgresBefore.get(), postgresAfter.get()))
+                    : OptionalLong.empty();
             long ran = executions.count() - executionsBefore;
             RedisCommandStats.Delta redis = stats == null ? null : RedisCommandStats.between(redisBefore, stats.snapshot(),
                     stats.cpuMicros() - redisCpuBefore);

@@ -4,7 +4,9 @@ import java.io.IOException;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.OptionalLong;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Optional;
 
 /**
  * The CPU time of the local PostgreSQL server's processes (the postmaster, the backends of every pool,
@@ -21,22 +23,36 @@ final class PostgresCpu {
 
     private PostgresCpu() {}
 
-    /** The summed CPU time of every process named {@code postgres} now, in microseconds. */
-    static OptionalLong micros() {
-        long ticks = 0;
-        int processes = 0;
+    /**
+     * The CPU ticks of every process named {@code postgres} now, by PID; empty where {@code /proc} shows
+     * none.
+     */
+    static Optional<Map<Long, Long>> snapshot() {
+        Map<Long, Long> ticks = new HashMap<>();
         try (DirectoryStream<Path> entries = Files.newDirectoryStream(PROC, p -> p.getFileName().toString().matches("\\d+"))) {
             for (Path process : entries) {
                 long used = ticksOf(process.resolve("stat"));
                 if (used >= 0) {
-                    ticks += used;
-                    processes++;
+                    ticks.put(Long.parseLong(process.getFileName().toString()), used);
                 }
             }
         } catch (IOException | RuntimeException e) {
-            return OptionalLong.empty();
+            return Optional.empty();
         }
-        return processes == 0 ? OptionalLong.empty() : OptionalLong.of(ticks * MICROS_PER_TICK);
+        return ticks.isEmpty() ? Optional.empty() : Optional.of(ticks);
+    }
+
+    /**
+     * The CPU time the server's processes used between two snapshots, in microseconds: what each process
+     * present in both added, plus all of what a process started meanwhile used. A process that exited
+     * meanwhile took its time along and counts nothing (it would otherwise subtract its whole life).
+     */
+    static long microsBetween(Map<Long, Long> before, Map<Long, Long> after) {
+        long ticks = 0;
+        for (Map.Entry<Long, Long> process : after.entrySet()) {
+            ticks += process.getValue() - before.getOrDefault(process.getKey(), 0L);
+        }
+        return ticks * MICROS_PER_TICK;
     }
 
     /** utime + stime of one process when it is a PostgreSQL server process, else -1. */

@@ -6,7 +6,7 @@ import dev.exactly.testing.TestPostgres;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.Statement;
-import java.util.OptionalLong;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 class PostgresCpuTest {
@@ -23,14 +23,31 @@ class PostgresCpuTest {
 
     @Test
     void seesTheWorkOfTheLocalServer() throws Exception {
-        OptionalLong before = PostgresCpu.micros();
-        assertThat(before).as("the test database runs on this machine").isPresent();
         try (Connection connection = TestPostgres.dataSource().getConnection();
-                Statement statement = connection.createStatement();
-                ResultSet sum = statement.executeQuery("SELECT sum(g) FROM generate_series(1, 5000000) g")) {
-            assertThat(sum.next()).isTrue();
+                Statement statement = connection.createStatement()) {
+            long backend;
+            try (ResultSet pid = statement.executeQuery("SELECT pg_backend_pid()")) {
+                assertThat(pid.next()).isTrue();
+                backend = pid.getLong(1);
+            }
+            // read while the backend lives: one that exits takes its time along
+            Map<Long, Long> before = PostgresCpu.snapshot().orElseThrow(
+                    () -> new AssertionError("the test database runs on this machine"));
+            assertThat(before).containsKey(backend);
+            try (ResultSet sum = statement.executeQuery("SELECT sum(g) FROM generate_series(1, 5000000) g")) {
+                assertThat(sum.next()).isTrue();
+            }
+            Map<Long, Long> after = PostgresCpu.snapshot().orElseThrow();
+            // summing five million integers costs a backend far more than the 10 ms a clock tick counts
+            assertThat(after.get(backend) - before.get(backend)).isGreaterThanOrEqualTo(10);
+            assertThat(PostgresCpu.microsBetween(before, after)).isGreaterThanOrEqualTo(100_000);
         }
-        // summing five million integers costs a backend far more than the 10 ms a clock tick counts
-        assertThat(PostgresCpu.micros().getAsLong() - before.getAsLong()).isGreaterThanOrEqualTo(100_000);
+    }
+
+    @Test
+    void aProcessThatExitsCountsNothingAndANewOneAllItUsed() {
+        Map<Long, Long> before = Map.of(1L, 500L, 2L, 70L);
+        Map<Long, Long> after = Map.of(1L, 530L, 3L, 4L); // 2 exited, 3 started
+        assertThat(PostgresCpu.microsBetween(before, after)).isEqualTo((30 + 4) * 10_000L);
     }
 }
