@@ -74,6 +74,10 @@ public final class PspClient implements AutoCloseable {
                 .version(HttpClient.Version.HTTP_1_1)
                 .connectTimeout(b.connectTimeout)
                 .followRedirects(HttpClient.Redirect.NEVER)
+                // what the client's selector thread hands off (reading and parsing an answer, completing the
+                // caller's wait) runs on that thread instead of hopping to a pool thread first: every call here
+                // takes its body as bytes and nothing the client runs blocks
+                .executor(Runnable::run)
                 .build();
         this.charges = IdempotentHttpClient.builder(http).policy(b.retryPolicy()).build();
     }

@@ -34,8 +34,9 @@ import org.postgresql.ds.PGSimpleDataSource;
  * nothing left pending, the trial balance balanced. As the physical reference, pgbench commits single-row
  * {@code INSERT ... ON CONFLICT} transactions on the same server (16 connections by default), right before and
  * right after the measured phase. The work per charge, which the machine's load does not change, is counted
- * too: the service JVM's CPU time and its socket writes to PostgreSQL, Redis and the processor over the
- * measured phase ({@link RoundTrips}, a flight recording of {@code jdk.SocketWrite} alone).
+ * too: the service JVM's CPU time (and the part its JIT compiler threads took) and its socket writes to
+ * PostgreSQL, Redis and the processor over the measured phase ({@link RoundTrips}, a flight recording of
+ * {@code jdk.SocketWrite} alone).
  *
  * <pre>
  * benchmarks/payments-benchmark.sh      # installs wrk and pgbench if missing, builds, runs
@@ -44,7 +45,7 @@ import org.postgresql.ds.PGSimpleDataSource;
  * Options (system properties): {@code -Dexactly.bench.threads=2 -Dexactly.bench.connections=32
  * -Dexactly.bench.warmup=15 -Dexactly.bench.warmupCharges=6000 -Dexactly.bench.seconds=20 -Dexactly.bench.customers=1000
  * -Dexactly.bench.pgbench=5} (seconds per pgbench run; 0 skips it), {@code -Dexactly.bench.pgbenchClients=16}, {@code -Dexactly.bench.jfr=charges.jfr}
- * (a JDK Flight Recorder recording of the service over the measured phase, profile settings),
+ * (a JDK Flight Recorder recording of the service over the measured phase, profile settings and CPU-time samples),
  * {@code -Dexactly.bench.jvm="-Xms1g -Xmx1g"} (the service's JVM options),
  * {@code -Dexactly.bench.jar=payments-service/target/payments-service.jar},
  * {@code -Dexactly.bench.args="--exactly.payments.pool-size=16"} (the service's Spring properties).
@@ -128,14 +129,15 @@ public final class PaymentsBenchmark {
      * @param pgbench    pgbench's commits per second before and after the measured phase (empty when skipped)
      * @param books      the books afterwards
      * @param cpuMillis  the CPU time the service's JVM used over the measured phase, or -1 when unknown
+     * @param compilerMillis the part of it its JIT compiler threads used, or -1 when unknown
      * @param roundTrips the service JVM's socket writes to PostgreSQL, Redis and the processor over the
      *                   measured phase, or {@code null} when they could not be recorded
      * @param problems   every failed check: empty for a clean run
      * @param loads      the machine's load averages at the start, before and after the measured phase
      */
     public record Result(Settings settings, long warmedUp, ChargesWrk.Report measured,
-            List<Double> pgbench, Books books, long cpuMillis, @Nullable RoundTrips roundTrips, List<String> problems,
-            Map<String, String> loads) {
+            List<Double> pgbench, Books books, long cpuMillis, long compilerMillis, @Nullable RoundTrips roundTrips,
+            List<String> problems, Map<String, String> loads) {
 
         public Result {
             pgbench = List.copyOf(pgbench);
@@ -165,6 +167,10 @@ public final class PaymentsBenchmark {
             if (cpuMillis >= 0 && m.good() > 0) {
                 out.printf("  service CPU       %10.2f ms per charge (%d ms over the measured phase)%n",
                         (double) cpuMillis / m.good(), cpuMillis);
+                if (compilerMillis >= 0) {
+                    out.printf("    without the JIT %10.2f ms per charge (its compiler threads: %d ms)%n",
+                            (double) (cpuMillis - compilerMillis) / m.good(), compilerMillis);
+                }
             }
             out.printf("  latency ms        p50 %.1f   p90 %.1f   p99 %.1f   max %.1f%n", m.p50Millis(), m.p90Millis(),
                     m.p99Millis(), m.maxMillis());
@@ -255,6 +261,15 @@ public final class PaymentsBenchmark {
                 long good = 1;
                 int phases = 0;
                 long warmedUp = 0;
+                // the measured phase's recordings, in force from the warm-up on: enabling their events (socket
+                // writes, the profile's) deoptimises the code that emits them, and the JIT would recompile the
+                // hot paths inside the measured phase (its compiler threads took about a quarter of the
+                // service's CPU there)
+                Path socketWritesSettings = RoundTrips.settingsFile(work);
+                jcmd(service.pid(), "JFR.start", "name=warm-socket-writes", "settings=" + socketWritesSettings);
+                if (settings.jfr() != null) {
+                    jcmd(service.pid(), concat("JFR.start", "name=warm-bench", PROFILE));
+                }
                 boolean warm = settings.warmup().isZero();
                 for (int round = 0; !warm && round < MAX_WARMUP_ROUNDS; round++) {
                     ChargesWrk.Report warmup = wrk.run(charges, run + "-w" + round, apiKey, settings.customers(), AMOUNT,
@@ -274,14 +289,18 @@ public final class PaymentsBenchmark {
                 }
                 loads.put("2 measured phase", loadAverage());
                 if (settings.jfr() != null) {
-                    jcmd(service.pid(), "JFR.start", "name=bench", "settings=profile");
+                    jcmd(service.pid(), concat("JFR.start", "name=bench", PROFILE));
+                    jcmd(service.pid(), "JFR.stop", "name=warm-bench");
                 }
                 Path socketWrites = work.resolve("socket-writes.jfr");
-                jcmd(service.pid(), "JFR.start", "name=socket-writes", "settings=" + RoundTrips.settingsFile(work));
+                jcmd(service.pid(), "JFR.start", "name=socket-writes", "settings=" + socketWritesSettings);
+                jcmd(service.pid(), "JFR.stop", "name=warm-socket-writes");
                 long cpuBefore = service.cpuMillis();
+                long compilerBefore = service.compilerCpuMillis();
                 ChargesWrk.Report measured = wrk.run(charges, run + "-m", apiKey, settings.customers(), AMOUNT,
                         settings.threads(), settings.connections(), settings.measure());
                 long cpuAfter = service.cpuMillis();
+                long compilerAfter = service.compilerCpuMillis();
                 jcmd(service.pid(), "JFR.stop", "name=socket-writes", "filename=" + socketWrites);
                 RoundTrips roundTrips = roundTrips(socketWrites, jdbcUrl, service.processor().getPort(), progress);
                 if (settings.jfr() != null) {
@@ -306,7 +325,9 @@ public final class PaymentsBenchmark {
                     progress.println("service log (tail):\n" + service.tail(30));
                 }
                 return new Result(settings, warmedUp, measured, commits, books,
-                        cpuBefore < 0 || cpuAfter < 0 ? -1 : cpuAfter - cpuBefore, roundTrips, problems, loads);
+                        cpuBefore < 0 || cpuAfter < 0 ? -1 : cpuAfter - cpuBefore,
+                        compilerBefore < 0 || compilerAfter < 0 ? -1 : compilerAfter - compilerBefore, roundTrips,
+                        problems, loads);
             }
         } finally {
             dropSchema(jdbcUrl, schema);
@@ -337,6 +358,19 @@ public final class PaymentsBenchmark {
 
     private static Path javaBinary() {
         return Path.of(System.getProperty("java.home"), "bin", "java");
+    }
+
+    /**
+     * The profile recording's settings: JDK Flight Recorder's {@code profile}, and CPU-time samples (Linux:
+     * one per millisecond of a thread's CPU) besides the execution samples, which a busy machine starves.
+     */
+    private static final String[] PROFILE = {"settings=profile", "jdk.CPUTimeSample#enabled=true",
+        "jdk.CPUTimeSample#throttle=1ms"};
+
+    private static String[] concat(String command, String name, String... options) {
+        List<String> all = new ArrayList<>(List.of(command, name));
+        all.addAll(List.of(options));
+        return all.toArray(String[]::new);
     }
 
     /** Runs {@code jcmd <pid> <command> <options>} from this JDK and waits for it. */

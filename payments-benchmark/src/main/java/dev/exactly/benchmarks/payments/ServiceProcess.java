@@ -92,6 +92,34 @@ final class ServiceProcess implements AutoCloseable {
         }
     }
 
+    /**
+     * The CPU time the JVM's JIT compiler threads have used so far (from {@code /proc/<pid>/task/<tid>/stat},
+     * the threads named {@code C1 CompilerThread…} or {@code C2 CompilerThread…}), or -1 where that is not
+     * available. The hot code of a charge is large: on a busy machine its compilation goes on long after the
+     * warm-up, and it is no part of what a charge costs once compiled.
+     */
+    long compilerCpuMillis() {
+        try (var tasks = Files.list(Path.of("/proc", Long.toString(process.pid()), "task"))) {
+            long millis = 0;
+            for (Path task : tasks.toList()) {
+                String stat;
+                try {
+                    stat = Files.readString(task.resolve("stat"));
+                } catch (IOException ended) {
+                    continue; // the thread ended meanwhile
+                }
+                String name = stat.substring(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
+                if (name.startsWith("C1 CompilerThre") || name.startsWith("C2 CompilerThre")) {
+                    String[] fields = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+                    millis += (Long.parseLong(fields[11]) + Long.parseLong(fields[12])) * 10;
+                }
+            }
+            return millis;
+        } catch (IOException | RuntimeException e) {
+            return -1;
+        }
+    }
+
     /** The in-process processor stand-in's address, from the service's log. */
     URI processor() {
         Matcher m = PROCESSOR.matcher(logText());

@@ -58,6 +58,10 @@ class PaymentsBenchmarkSmokeTest {
         assertThat(roundTrips.postgres()).isGreaterThanOrEqualTo(4 * result.measured().good());
         assertThat(roundTrips.redis()).isGreaterThanOrEqualTo(2 * result.measured().good());
         assertThat(roundTrips.processor()).isGreaterThanOrEqualTo(result.measured().good());
+        // the service's CPU and the part of it its JIT compiler threads used (on Linux, where /proc has them)
+        if (result.cpuMillis() >= 0) {
+            assertThat(result.compilerMillis()).isBetween(0L, result.cpuMillis());
+        }
         ByteArrayOutputStream text = new ByteArrayOutputStream();
         result.print(new PrintStream(text, true, StandardCharsets.UTF_8));
         assertThat(text.toString(StandardCharsets.UTF_8)).contains("charges/s", "p99", "socket writes per charge",
