@@ -45,10 +45,10 @@ import org.slf4j.LoggerFactory;
  *       {@link AtomicPhases#retryLater} counts the attempt and hands the record over to the worker after a
  *       backoff (capped, exponential, full jitter); after the last attempt the charge is dead-lettered with
  *       the reason.</li>
- *   <li value="3">One transaction, fenced by the owner token: the charge's final state, the journal entry
- *       (debit the tenant's clearing account, credit the customer), the answer {@link ChargeAnswers}
- *       renders, and the durable record finished with that answer. If the owner lost the record, all of it
- *       rolls back.</li>
+ *   <li value="3">One transaction, fenced by the owner token: the durable record finished with the answer
+ *       {@link ChargeAnswers} renders (first: its row lock serialises whoever settles the charge), the
+ *       journal entry (debit the tenant's clearing account, credit the customer), the charge's final state
+ *       and its webhook event. If the owner lost the record, all of it rolls back.</li>
  * </ol>
  * Every step returns a {@link ChargeResult}; none of them builds an HTTP answer.
  */
@@ -150,26 +150,25 @@ public final class ChargeExecutor {
         Account debit = clearing;
         Account credit = customer;
         try {
+            // the answer depends on the charge and the outcome only (not on the journal entry)
+            StoredResponse answer = answers.finished(row, outcome);
             return jdbc.inTransaction(c -> {
-                // the record's row lock first, fenced by the owner token: while this owner holds it, nobody
+                // the record finished first, fenced by the owner token: that takes its row lock, as a
+                // checkpoint would, in the write the phase needs anyway. While this owner holds it, nobody
                 // else settles the charge (whoever settles an open charge owns its record, and finishes the
                 // record with it), so the charge is still open and its row needs no read. Should it be
                 // settled all the same, the ledger's posting is idempotent by reference and the charge's
-                // final write applies to an open charge only: then everything rolls back, and the answer
-                // is the charge's.
-                if (!phases.checkpoint(c, phase, row.recoveryPoint().checkpoint())) {
+                // final write applies to an open charge only: then everything rolls back, the record's
+                // finish with it, and the answer is the charge's.
+                if (!phases.finish(c, phase, outcome.recordStatus(), answer)) {
                     throw new LostRecord();
                 }
                 Long entryId = outcome instanceof ChargeOutcome.Captured ? journal(c, row, debit, credit, currency) : null;
                 if (outcome instanceof ChargeOutcome.Authorized) {
                     charges.recordHold(c, row.id(), hold(c, row, debit, credit, currency));
                 }
-                StoredResponse answer = answers.finished(row, outcome);
                 ChargeRow finished = charges.finish(c, row.id(), outcome, entryId, answer, clock.instant())
                         .orElseThrow(LostRecord::new);
-                if (!phases.finish(c, phase, outcome.recordStatus(), answer)) {
-                    throw new LostRecord();
-                }
                 events.finished(c, finished, outcome);
                 observer.beforeCommit(row);
                 return new ChargeResult.Finished(answer);
