@@ -107,7 +107,7 @@ public final class RedisInstructions {
                 StatefulRedisConnection<String, String> admin = rawClient.connect();
                 RedisIdempotencyStore store = RedisIdempotencyStore.create(uri.toString(),
                         RedisStoreConfig.custom().keyPrefix("exactly:instructions:").build())) {
-            RedisRawBaseline raw = new RedisRawBaseline(connection.sync(), "exactly:instructions:raw:", () -> {});
+            RedisRawBaseline raw = new RedisRawBaseline(connection.async(), "exactly:instructions:raw:", () -> {});
             GuardedWorkload workload = new GuardedWorkload(IdempotencyEngine.builder(store).build(), POLICY);
             Counter counter = new Counter(server.pid(), out, admin);
             byte[] answer = GuardedWorkload.RESPONSE_JSON.getBytes(StandardCharsets.UTF_8);

@@ -122,7 +122,7 @@ public final class StoreFixture implements AutoCloseable {
             nodes = cluster.seeds();
             RedisClusterClient client = RedisClusterClient.create(nodes);
             StatefulRedisClusterConnection<byte[], byte[]> connection = client.connect(ByteArrayCodec.INSTANCE);
-            raw = new RedisRawBaseline(connection.sync(), rawPrefix, () -> {
+            raw = new RedisRawBaseline(connection.async(), rawPrefix, () -> {
                 connection.close();
                 client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
             });
@@ -131,7 +131,7 @@ public final class StoreFixture implements AutoCloseable {
             nodes = List.of(node);
             RedisClient client = RedisClient.create(node);
             StatefulRedisConnection<byte[], byte[]> connection = client.connect(ByteArrayCodec.INSTANCE);
-            raw = new RedisRawBaseline(connection.sync(), rawPrefix, () -> {
+            raw = new RedisRawBaseline(connection.async(), rawPrefix, () -> {
                 // a shared Redis keeps no benchmark keys: the store's and the baseline's share the prefix
                 try (StatefulRedisConnection<String, String> text = client.connect()) {
                     unlinkAll(text.sync(), prefix);
