@@ -70,9 +70,14 @@ public final class TestRedis {
 
     /** Whether {@code redis-server} is on the PATH. */
     public static @Nullable Path redisServerOnPath() {
+        return onPath("redis-server");
+    }
+
+    /** The executable {@code program} in the first directory of the PATH that has one, or null. */
+    public static @Nullable Path onPath(String program) {
         String path = System.getenv().getOrDefault("PATH", "");
         for (String dir : path.split(java.io.File.pathSeparator)) {
-            Path candidate = Path.of(dir, "redis-server");
+            Path candidate = Path.of(dir, program);
             if (Files.isExecutable(candidate)) {
                 return candidate;
             }

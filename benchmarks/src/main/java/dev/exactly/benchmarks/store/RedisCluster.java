@@ -172,7 +172,8 @@ public final class RedisCluster implements AutoCloseable {
         }
     }
 
-    private static void deleteTree(Path dir) {
+    /** Removes {@code dir} and everything in it. */
+    static void deleteTree(Path dir) {
         try (Stream<Path> paths = Files.walk(dir)) {
             for (Path path : paths.sorted(Comparator.reverseOrder()).toList()) {
                 Files.deleteIfExists(path);

@@ -17,7 +17,6 @@ import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.codec.ByteArrayCodec;
 import java.io.IOException;
 import java.io.PrintStream;
-import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -140,8 +139,8 @@ public final class RedisInstructions {
         } finally {
             rawClient.shutdown(Duration.ZERO, Duration.ofSeconds(2));
             server.stop();
-            deleteTree(out);
-            deleteTree(server.dir());
+            RedisCluster.deleteTree(out);
+            RedisCluster.deleteTree(server.dir());
         }
     }
 
@@ -258,22 +257,7 @@ public final class RedisInstructions {
 
     /** Whether it can run here: {@code redis-server}, {@code valgrind} and {@code callgrind_control} on the PATH. */
     static boolean available() {
-        return TestRedis.redisServerOnPath() != null && onPath("valgrind") && onPath("callgrind_control");
-    }
-
-    private static boolean onPath(String program) {
-        return Stream.of(System.getenv().getOrDefault("PATH", "").split(":"))
-                .anyMatch(dir -> !dir.isEmpty() && Files.isExecutable(Path.of(dir, program)));
-    }
-
-    private static void deleteTree(Path root) {
-        if (!Files.exists(root)) {
-            return;
-        }
-        try (Stream<Path> walk = Files.walk(root)) {
-            walk.sorted((a, b) -> b.getNameCount() - a.getNameCount()).forEach(p -> p.toFile().delete());
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
+        return TestRedis.redisServerOnPath() != null && TestRedis.onPath("valgrind") != null
+                && TestRedis.onPath("callgrind_control") != null;
     }
 }
