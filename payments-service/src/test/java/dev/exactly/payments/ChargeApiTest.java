@@ -209,6 +209,31 @@ class ChargeApiTest extends DefaultServiceTest {
     }
 
     @Test
+    void theApiKeepsNoSessionAndRefusesWithoutAKeyAsBefore() {
+        // no session, anonymous or URL-rewriting filter runs: nothing sets a cookie, and a request without
+        // a key is refused by authorization through the same entry point (401, "Bearer"), whatever the path
+        Answer created = post("/v1/charges", ACME, "stateless-1", charge(5, "cus_stateless"));
+        assertThat(created.status()).as(created.text()).isEqualTo(201);
+        for (Answer a : List.of(created, post("/v1/charges", null, "stateless-2", charge(5, "c")),
+                get("/v1/operator/requests", null), get("/actuator/prometheus", null), get("/elsewhere", null),
+                get("/v1/operator/requests", ACME))) {
+            assertThat(a.headers().allValues("Set-Cookie")).as(a.text()).isEmpty();
+            if (a.status() != 201) {
+                assertThat(a.header("Content-Type")).as(a.text()).startsWith("application/problem+json");
+            }
+        }
+        for (String path : List.of("/v1/charges/ch_x", "/v1/operator/requests", "/actuator/prometheus", "/elsewhere")) {
+            Answer refused = get(path, null);
+            assertThat(refused.status()).as(path).isEqualTo(401);
+            assertThat(refused.problemType()).isEqualTo("unauthorized");
+            assertThat(refused.header("WWW-Authenticate")).isEqualTo("Bearer");
+        }
+        Answer forbidden = get("/v1/operator/requests", ACME);
+        assertThat(forbidden.status()).isEqualTo(403);
+        assertThat(get("/openapi.yaml", null).status()).isEqualTo(200);
+    }
+
+    @Test
     void openApiDocumentIsServedAndDocumentsEveryEndpoint() {
         Answer doc = get("/openapi.yaml", null);
         assertThat(doc.status()).isEqualTo(200);

@@ -17,7 +17,7 @@ import org.springframework.web.filter.OncePerRequestFilter;
 
 /**
  * Turns {@code Authorization: Bearer <api key>} into an {@link ApiKeyAuthentication}. No header: the
- * request goes on anonymous, and authorisation decides (401 where a key is needed). A header that names
+ * request goes on without an authentication, and authorisation decides (401 where a key is needed). A header that names
  * no known key, or two headers: 401 at once.
  */
 final class BearerApiKeyFilter extends OncePerRequestFilter {

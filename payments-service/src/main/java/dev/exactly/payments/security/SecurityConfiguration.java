@@ -10,14 +10,14 @@ import org.springframework.security.authentication.AuthenticationManager;
 import org.springframework.security.authentication.BadCredentialsException;
 import org.springframework.security.config.annotation.web.builders.HttpSecurity;
 import org.springframework.security.config.annotation.web.configuration.EnableWebSecurity;
-import org.springframework.security.config.http.SessionCreationPolicy;
 import org.springframework.security.config.observation.SecurityObservationSettings;
 import org.springframework.security.core.Authentication;
 import org.springframework.security.core.context.SecurityContextHolder;
 import org.springframework.security.web.AuthenticationEntryPoint;
 import org.springframework.security.web.SecurityFilterChain;
 import org.springframework.security.web.access.AccessDeniedHandler;
-import org.springframework.security.web.authentication.AnonymousAuthenticationFilter;
+import org.springframework.security.web.access.ExceptionTranslationFilter;
+import org.springframework.security.web.context.RequestAttributeSecurityContextRepository;
 import org.springframework.security.web.firewall.RequestRejectedHandler;
 
 /**
@@ -72,8 +72,14 @@ public class SecurityConfiguration {
                 .formLogin(form -> form.disable())
                 .logout(logout -> logout.disable())
                 .requestCache(cache -> cache.disable())
-                .sessionManagement(session -> session.sessionCreationPolicy(SessionCreationPolicy.STATELESS))
-                .addFilterBefore(new BearerApiKeyFilter(keys, unauthorized), AnonymousAuthenticationFilter.class)
+                // a bearer API keeps no session: no session filter, no URL rewriting filter, and the
+                // authentication lives in the request alone
+                .sessionManagement(session -> session.disable())
+                .securityContext(context -> context.securityContextRepository(new RequestAttributeSecurityContextRepository()))
+                // a request without a key has no authentication at all (not an anonymous one): authorization
+                // answers 401 for it as before, through the same entry point
+                .anonymous(anonymous -> anonymous.disable())
+                .addFilterBefore(new BearerApiKeyFilter(keys, unauthorized), ExceptionTranslationFilter.class)
                 .exceptionHandling(exceptions -> exceptions
                         .authenticationEntryPoint(unauthorized)
                         .accessDeniedHandler(forbidden))
