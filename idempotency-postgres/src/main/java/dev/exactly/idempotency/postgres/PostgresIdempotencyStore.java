@@ -41,8 +41,10 @@ import org.jspecify.annotations.Nullable;
  *   <li><b>One owner per scope.</b> The scope key is the table's primary key, and a unique index holds at
  *       every isolation level: two transactions can never both insert, or both take over, one scope.
  *       {@link #claim} is a single statement: a plain read of a finished record by primary key (a replay
- *       takes no lock and writes nothing), else a call of the claim function of migration V4, an {@code INSERT ... ON CONFLICT (scope_key) DO UPDATE ... WHERE ...
- *       RETURNING} that also reads the row it did not change, never a read followed by a separate write. A
+ *       takes no lock and writes nothing), else a call of the claim function of migration V7: an {@code INSERT
+ *       ... ON CONFLICT DO NOTHING} (a fresh key), and where the key is taken, an {@code INSERT ... ON
+ *       CONFLICT (scope_key) DO UPDATE ... WHERE ... RETURNING} that also reads the row it did not change;
+ *       never a read followed by a separate write. A
  *       serialization failure ({@code 40001}), unique violation ({@code 23505}) or deadlock means that
  *       another transaction owns the key; a claim on the store's own connection then runs once more
  *       to read the outcome.</li>
@@ -447,7 +449,7 @@ public final class PostgresIdempotencyStore implements IdempotencyStore {
                             s.setString(1, key.hash());
                             bindClaim(s, 1, key, fingerprint, owner, leaseMicros, retentionMicros);
                         },
-                        row -> claimOutcome(row, key));
+                        row -> claimOutcome(row, key, fingerprint, owner));
                 if (!outcome.isEmpty()) {
                     return outcome.getFirst();
                 }
@@ -525,6 +527,22 @@ public final class PostgresIdempotencyStore implements IdempotencyStore {
             return new ClaimOutcome.Claimed(record, row.getInt("takeovers") > 0);
         }
         return record.status().isFinished() ? new ClaimOutcome.Finished(record) : new ClaimOutcome.InFlight(record);
+    }
+
+    /**
+     * The outcome of {@link Sql#claim()}: a record this claim took is the caller's fingerprint and owner
+     * token (the statement sends them back as null for a fresh key) and its times; any other is the row.
+     */
+    private static ClaimOutcome claimOutcome(ResultSet row, ScopeKey key, Fingerprint fingerprint, OwnerToken owner)
+            throws SQLException {
+        if (!row.getBoolean("claimed")) {
+            IdempotencyRecord record = record(row, key);
+            return record.status().isFinished() ? new ClaimOutcome.Finished(record) : new ClaimOutcome.InFlight(record);
+        }
+        IdempotencyRecord record = new IdempotencyRecord(key, RecordStatus.PROCESSING, fingerprint, owner,
+                instant(row, "created_at"), instant(row, "lease_expires_at"), instant(row, "expires_at"), null);
+        // a fresh or replaced record starts at 0 takeovers; only a takeover counts up
+        return new ClaimOutcome.Claimed(record, row.getInt("takeovers") > 0);
     }
 
     /**

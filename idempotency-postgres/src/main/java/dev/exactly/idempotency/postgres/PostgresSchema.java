@@ -22,8 +22,9 @@ import javax.sql.DataSource;
 /**
  * The table of {@link PostgresIdempotencyStore}, shipped as the Flyway-style migrations
  * {@value #MIGRATION_RESOURCE}, {@value #PHASES_MIGRATION_RESOURCE}, {@value #WAITERS_MIGRATION_RESOURCE},
- * {@value #CLAIM_MIGRATION_RESOURCE}, {@value #LEASE_INDEX_MIGRATION_RESOURCE} and
- * {@value #HOT_COMPLETION_MIGRATION_RESOURCE} (the table and its claim function are unqualified, so they land in the
+ * {@value #CLAIM_MIGRATION_RESOURCE}, {@value #LEASE_INDEX_MIGRATION_RESOURCE},
+ * {@value #HOT_COMPLETION_MIGRATION_RESOURCE} and {@value #CLAIM_RECORD_MIGRATION_RESOURCE} (the table and its claim
+ * functions are unqualified, so they land in the
  * first schema of the connection's {@code search_path}). Applications that run Flyway run the
  * same files (location {@code classpath:db/idempotency}); simple applications and tests call
  * {@link #migrate}. {@link #verify} checks, at startup, that the table the
@@ -45,13 +46,21 @@ public final class PostgresSchema {
      * find records by, so that a completion changes no indexed column (a HOT update).
      */
     public static final String HOT_COMPLETION_MIGRATION_RESOURCE = "db/idempotency/V6__hot_completion.sql";
+    /**
+     * The class-path resource of the seventh migration: the claim function the store calls
+     * ({@code <table>_claim_record}), which inserts a fresh key first and returns the record's columns.
+     */
+    public static final String CLAIM_RECORD_MIGRATION_RESOURCE = "db/idempotency/V7__claim_insert_first.sql";
     private static final List<String> MIGRATIONS = List.of(MIGRATION_RESOURCE, PHASES_MIGRATION_RESOURCE,
             WAITERS_MIGRATION_RESOURCE, CLAIM_MIGRATION_RESOURCE, LEASE_INDEX_MIGRATION_RESOURCE,
-            HOT_COMPLETION_MIGRATION_RESOURCE);
+            HOT_COMPLETION_MIGRATION_RESOURCE, CLAIM_RECORD_MIGRATION_RESOURCE);
     /** The name of the index that {@value #LEASE_INDEX_MIGRATION_RESOURCE} drops, for the default table name. */
     private static final String LEASE_INDEX = "idempotency_records_lease_idx";
     /** The signature of the claim function, for the default table name. */
     private static final String CLAIM_FUNCTION = "idempotency_records_claim(text, text, text, bigint, bigint)";
+    /** The signature of the claim function of {@value #CLAIM_RECORD_MIGRATION_RESOURCE}, for the default table name. */
+    private static final String CLAIM_RECORD_FUNCTION =
+            "idempotency_records_claim_record(text, text, text, bigint, bigint)";
 
     /** Resolves the table through the search_path, like every statement of the store. */
     private static final String TABLE_EXISTS = """
@@ -101,11 +110,12 @@ public final class PostgresSchema {
             new Upgrade(WAITERS_MIGRATION_RESOURCE, List.of("waiters")),
             new Upgrade(HOT_COMPLETION_MIGRATION_RESOURCE, List.of("purge_after", "recovery_due")));
     /**
-     * The migrations that add no column (the claim function, the dropped lease index), after all of
+     * The migrations that add no column (the claim functions, the dropped lease index), after all of
      * {@link #UPGRADES}; each may run again.
      */
     private static final List<Upgrade> LATER = List.of(
-            new Upgrade(CLAIM_MIGRATION_RESOURCE, List.of()), new Upgrade(LEASE_INDEX_MIGRATION_RESOURCE, List.of()));
+            new Upgrade(CLAIM_MIGRATION_RESOURCE, List.of()), new Upgrade(LEASE_INDEX_MIGRATION_RESOURCE, List.of()),
+            new Upgrade(CLAIM_RECORD_MIGRATION_RESOURCE, List.of()));
     /** Whether an index of that name is in the schema of the table the search_path resolves. */
     private static final String INDEX_EXISTS = """
             SELECT EXISTS (
@@ -122,8 +132,8 @@ public final class PostgresSchema {
     /** How to make the table: the two ways, without naming a framework. */
     private static final String HOW_TO_CREATE = "create the table with PostgresSchema.migrate(dataSource, config), or run "
             + MIGRATION_RESOURCE + ", " + PHASES_MIGRATION_RESOURCE + ", " + WAITERS_MIGRATION_RESOURCE + ", "
-            + CLAIM_MIGRATION_RESOURCE + ", " + LEASE_INDEX_MIGRATION_RESOURCE + " and " + HOT_COMPLETION_MIGRATION_RESOURCE
-            + " with Flyway (location classpath:db/idempotency)";
+            + CLAIM_MIGRATION_RESOURCE + ", " + LEASE_INDEX_MIGRATION_RESOURCE + ", " + HOT_COMPLETION_MIGRATION_RESOURCE
+            + " and " + CLAIM_RECORD_MIGRATION_RESOURCE + " with Flyway (location classpath:db/idempotency)";
 
     /** Where the connection looks for unqualified names, and as whom. */
     private static final String SESSION = """
@@ -288,7 +298,14 @@ public final class PostgresSchema {
                 throw new IllegalStateException("the idempotency table " + qualified + " has no claim function "
                         + Sql.onTable(CLAIM_FUNCTION, table) + " (it was made by earlier migrations): run "
                         + "PostgresSchema.migrate(dataSource, config), which adds it, or let Flyway run "
-                        + CLAIM_MIGRATION_RESOURCE + " (location classpath:db/idempotency)");
+                        + CLAIM_MIGRATION_RESOURCE + " and " + CLAIM_RECORD_MIGRATION_RESOURCE
+                        + " (location classpath:db/idempotency)");
+            }
+            if (!functionExists(jdbc, connection, CLAIM_RECORD_FUNCTION, table)) {
+                throw new IllegalStateException("the idempotency table " + qualified + " has no claim function "
+                        + Sql.onTable(CLAIM_RECORD_FUNCTION, table) + " (it was made by earlier migrations): run "
+                        + "PostgresSchema.migrate(dataSource, config), which adds it, or let Flyway run "
+                        + CLAIM_RECORD_MIGRATION_RESOURCE + " (location classpath:db/idempotency)");
             }
             boolean allowed = jdbc.query(connection, PRIVILEGES, s -> s.setString(1, table), row -> row.getBoolean(1)).getFirst();
             if (!allowed) {
@@ -325,7 +342,7 @@ public final class PostgresSchema {
     /**
      * The migrations a table made by an earlier one lacks, in order: the table has every column but
      * theirs, and none of theirs, and then the migrations that add no column; or, for a table with every
-     * column, those when the claim function is missing or the lease index still there. Any other table (up
+     * column, those when a claim function is missing or the lease index still there. Any other table (up
      * to date, or no table of the store's at all) gets none: {@link #verify} says what is wrong with a
      * foreign one.
      */
@@ -340,7 +357,9 @@ public final class PostgresSchema {
                     .toList();
         }
         boolean current = columns.containsAll(COLUMNS.keySet());
-        return current && (!claimFunctionExists(jdbc, connection, table) || leaseIndexExists(jdbc, connection, table))
+        return current && (!claimFunctionExists(jdbc, connection, table)
+                        || !functionExists(jdbc, connection, CLAIM_RECORD_FUNCTION, table)
+                        || leaseIndexExists(jdbc, connection, table))
                 ? LATER
                 : List.of();
     }
@@ -354,7 +373,12 @@ public final class PostgresSchema {
     }
 
     private static boolean claimFunctionExists(Jdbc jdbc, Connection connection, String table) throws SQLException {
-        return jdbc.query(connection, FUNCTION_EXISTS, s -> s.setString(1, Sql.onTable(CLAIM_FUNCTION, table)),
+        return functionExists(jdbc, connection, CLAIM_FUNCTION, table);
+    }
+
+    private static boolean functionExists(Jdbc jdbc, Connection connection, String signature, String table)
+            throws SQLException {
+        return jdbc.query(connection, FUNCTION_EXISTS, s -> s.setString(1, Sql.onTable(signature, table)),
                 row -> row.getBoolean(1)).getFirst();
     }
 

@@ -48,19 +48,19 @@ record Sql(
 
     /**
      * One statement for every claim outcome: a read of a finished record, else a call of the claim function
-     * of migration V4 ({@code db/idempotency/V4__claim_function.sql}). A finished, unexpired record is read by a plain
-     * {@code SELECT} by primary key and returned at once, so a replay takes no row lock, no transaction id,
-     * writes no WAL, and costs the server about what a plain read does (the insert's executor, which opens
-     * and locks every index of the table, is not started). Otherwise one {@code INSERT ... ON CONFLICT
-     * (scope_key) DO UPDATE ... WHERE ... RETURNING} inserts, replaces an expired record, or takes over an
-     * expired lease, and a {@code FOR SHARE} read returns the row it left alone; when the conflicting row
-     * committed after that query's snapshot, the call returns no row and the store runs it again.
+     * of migration V7 ({@code db/idempotency/V7__claim_insert_first.sql}). A finished, unexpired record is read
+     * by a plain {@code SELECT} by primary key and returned at once, so a replay takes no row lock, no
+     * transaction id, writes no WAL, and costs the server about what a plain read does (the insert's
+     * executor, which opens and locks every index of the table, is not started; the function is called only
+     * when the read found no finished record, the one-time filter of the second branch). The function first
+     * tries {@code INSERT ... ON CONFLICT DO NOTHING}: a fresh key is claimed by that insert alone, and comes
+     * back with null fingerprint and owner (they are the caller's). A key that is there already goes on as the
+     * claim function of V4 does: one {@code INSERT ... ON CONFLICT (scope_key) DO UPDATE ... WHERE ...
+     * RETURNING} replaces an expired record or takes over an expired lease, and a {@code FOR SHARE} read
+     * returns the row it left alone; when the conflicting row committed after that query's snapshot, the call
+     * returns no row and the store runs it again.
      *
-     * <p>Only the columns of the record are sent back, not the bookkeeping of phases and recovery. The
-     * replay's read runs in the statement itself, and the function is called only when it found no finished
-     * record (the one-time filter of the second branch): a replay costs the server a plain read by primary
-     * key, without a PL/pgSQL call and its materialised result (the function reads once more before it
-     * writes, so that a claim stays right whatever committed in between).
+     * <p>Only the columns of the record are sent back, not the bookkeeping of phases and recovery.
      */
     private static final String CLAIM = """
             WITH finished AS MATERIALIZED (
@@ -70,10 +70,7 @@ record Sql(
                 WHERE scope_key = ? AND status <> 'PROCESSING' AND expires_at > statement_timestamp())
             SELECT false AS claimed, f.* FROM finished f
             UNION ALL
-            SELECT c.is_claimed, (c.rec).status, (c.rec).fingerprint, (c.rec).owner_token,
-                   (c.rec).created_at, (c.rec).lease_expires_at, (c.rec).expires_at, (c.rec).takeovers,
-                   (c.rec).response_status, (c.rec).response_headers, (c.rec).response_body
-            FROM idempotency_records_claim(?, ?, ?, ?, ?) AS c
+            SELECT c.* FROM idempotency_records_claim_record(?, ?, ?, ?, ?) AS c
             WHERE NOT EXISTS (SELECT 1 FROM finished)
             """;
 

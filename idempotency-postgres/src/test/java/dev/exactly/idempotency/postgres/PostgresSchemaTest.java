@@ -69,7 +69,8 @@ class PostgresSchemaTest {
                 .hasMessageContaining("; create the table with PostgresSchema.migrate(dataSource, config)")
                 .hasMessageContaining("db/idempotency/V1__idempotency_records.sql, db/idempotency/V2__atomic_phases.sql, "
                         + "db/idempotency/V3__waiters.sql, db/idempotency/V4__claim_function.sql, "
-                        + "db/idempotency/V5__drop_lease_index.sql and db/idempotency/V6__hot_completion.sql with Flyway "
+                        + "db/idempotency/V5__drop_lease_index.sql, db/idempotency/V6__hot_completion.sql and "
+                        + "db/idempotency/V7__claim_insert_first.sql with Flyway "
                         + "(location classpath:db/idempotency)")
                 .hasMessageNotContaining("A table of that name");
     }
@@ -180,11 +181,7 @@ class PostgresSchemaTest {
     @Test
     void aTableOfTheFifthMigrationWithLiveRowsGetsTheGeneratedColumnsAndKeepsServing() throws SQLException {
         DataSource schema = TestPostgres.freshSchema("schema_v5");
-        for (String resource : new String[] {PostgresSchema.MIGRATION_RESOURCE, PostgresSchema.PHASES_MIGRATION_RESOURCE,
-                PostgresSchema.WAITERS_MIGRATION_RESOURCE, PostgresSchema.CLAIM_MIGRATION_RESOURCE,
-                PostgresSchema.LEASE_INDEX_MIGRATION_RESOURCE}) {
-            execute(schema, resource(resource));
-        }
+        migrateUpTo(schema, PostgresSchema.LEASE_INDEX_MIGRATION_RESOURCE);
         Fingerprint fingerprint = TestDatabase.randomFingerprint();
         ScopeKey finished = TestDatabase.randomKey();
         ScopeKey inFlight = TestDatabase.randomKey();
@@ -193,19 +190,16 @@ class PostgresSchemaTest {
         ScopeKey expired = TestDatabase.randomKey();
         // rows as the store of V5 wrote them: a finished record, one in flight, a phase whose lease ran out, a
         // dead-lettered phase, and a record that expired an hour ago
-        execute(schema, "INSERT INTO idempotency_records (scope_key, status, fingerprint, owner_token, created_at, "
-                + "lease_expires_at, expires_at, retention, response_status, response_headers, response_body, "
-                + "updated_at, dead_lettered_at) VALUES "
-                + "('" + finished.hash() + "', 'COMPLETED', '" + fingerprint.encoded() + "', 'o1', now(), NULL, "
-                + "now() + interval '1 hour', interval '1 hour', 201, '{content-type,application/json}', '\\x7b7d', now(), NULL), "
-                + "('" + inFlight.hash() + "', 'PROCESSING', '" + fingerprint.encoded() + "', 'o2', now(), "
-                + "now() + interval '1 minute', now() + interval '1 hour', interval '1 hour', NULL, NULL, NULL, now(), NULL), "
-                + "('" + phase.hash() + "', 'PROCESSING', '" + fingerprint.encoded() + "', 'o3', now() - interval '2 hours', "
-                + "now() - interval '1 minute', 'infinity', interval '1 hour', NULL, NULL, NULL, now(), NULL), "
-                + "('" + deadLetter.hash() + "', 'PROCESSING', '" + fingerprint.encoded() + "', 'o4', now() - interval '2 hours', "
-                + "now() - interval '1 minute', 'infinity', interval '1 hour', NULL, NULL, NULL, now(), now()), "
-                + "('" + expired.hash() + "', 'COMPLETED', '" + fingerprint.encoded() + "', 'o5', now() - interval '3 hours', "
-                + "NULL, now() - interval '1 hour', interval '1 hour', 200, '{}', '\\x', now(), NULL)");
+        execute(schema, INSERT_ROWS
+                + row(finished, "COMPLETED", fingerprint, "o1", "now()", "NULL", "now() + interval '1 hour'", FINISHED, "NULL") + ", "
+                + row(inFlight, "PROCESSING", fingerprint, "o2", "now()", "now() + interval '1 minute'",
+                        "now() + interval '1 hour'", UNFINISHED, "NULL") + ", "
+                + row(phase, "PROCESSING", fingerprint, "o3", "now() - interval '2 hours'", "now() - interval '1 minute'",
+                        "'infinity'", UNFINISHED, "NULL") + ", "
+                + row(deadLetter, "PROCESSING", fingerprint, "o4", "now() - interval '2 hours'", "now() - interval '1 minute'",
+                        "'infinity'", UNFINISHED, "now()") + ", "
+                + row(expired, "COMPLETED", fingerprint, "o5", "now() - interval '3 hours'", "NULL",
+                        "now() - interval '1 hour'", "200, '{}', '\\x'", "NULL"));
 
         assertThatThrownBy(() -> PostgresSchema.verify(schema, DEFAULTS))
                 .isInstanceOf(IllegalStateException.class)
@@ -236,6 +230,79 @@ class PostgresSchemaTest {
             for (ScopeKey kept : List.of(finished, inFlight, phase, deadLetter)) {
                 assertThat(store.find(kept)).as("kept").isPresent();
             }
+        }
+    }
+
+    @Test
+    void aTableOfTheSixthMigrationWithLiveRowsGetsTheInsertFirstClaimAndKeepsServing() throws SQLException {
+        DataSource schema = TestPostgres.freshSchema("schema_v6");
+        migrateUpTo(schema, PostgresSchema.HOT_COMPLETION_MIGRATION_RESOURCE);
+        Fingerprint fingerprint = TestDatabase.randomFingerprint();
+        ScopeKey finished = TestDatabase.randomKey();
+        ScopeKey inFlight = TestDatabase.randomKey();
+        ScopeKey leaseRanOut = TestDatabase.randomKey();
+        ScopeKey expired = TestDatabase.randomKey();
+        // rows as the store of V6 wrote them: a finished record, one in flight, one whose lease ran out, and a
+        // record that expired an hour ago
+        execute(schema, INSERT_ROWS
+                + row(finished, "COMPLETED", fingerprint, "o1", "now()", "NULL", "now() + interval '1 hour'", FINISHED, "NULL") + ", "
+                + row(inFlight, "PROCESSING", fingerprint, "o2", "now()", "now() + interval '1 minute'",
+                        "now() + interval '1 hour'", UNFINISHED, "NULL") + ", "
+                + row(leaseRanOut, "PROCESSING", fingerprint, "o3", "now()", "now() - interval '1 minute'",
+                        "now() + interval '1 hour'", UNFINISHED, "NULL") + ", "
+                + row(expired, "COMPLETED", fingerprint, "o4", "now() - interval '3 hours'", "NULL",
+                        "now() - interval '1 hour'", "200, '{}', '\\x'", "NULL"));
+
+        assertThatThrownBy(() -> PostgresSchema.verify(schema, DEFAULTS))
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("has no claim function idempotency_records_claim_record(")
+                .hasMessageContaining("PostgresSchema.migrate(dataSource, config)")
+                .hasMessageContaining(PostgresSchema.CLAIM_RECORD_MIGRATION_RESOURCE);
+
+        assertThat(PostgresSchema.migrate(schema)).as("upgraded, not created").isFalse();
+        PostgresSchema.verify(schema, DEFAULTS);
+        assertThat(PostgresSchema.migrate(schema)).as("nothing left to do").isFalse();
+        execute(schema, resource(PostgresSchema.CLAIM_RECORD_MIGRATION_RESOURCE)); // may run again
+
+        try (PostgresIdempotencyStore store = PostgresIdempotencyStore.create(schema)) {
+            Duration lease = Duration.ofMinutes(1);
+            Duration retention = Duration.ofHours(1);
+            assertThat(store.claim(finished, fingerprint, OwnerToken.random(), lease, retention))
+                    .isInstanceOfSatisfying(ClaimOutcome.Finished.class,
+                            f -> assertThat(f.record().response().body()).isEqualTo("{}".getBytes(StandardCharsets.UTF_8)));
+            assertThat(store.claim(inFlight, fingerprint, OwnerToken.random(), lease, retention))
+                    .isInstanceOfSatisfying(ClaimOutcome.InFlight.class,
+                            f -> assertThat(f.record().owner()).isEqualTo(new OwnerToken("o2")));
+            OwnerToken taker = OwnerToken.random();
+            assertThat(store.claim(leaseRanOut, fingerprint, taker, lease, retention))
+                    .as("an expired lease is taken over")
+                    .isInstanceOfSatisfying(ClaimOutcome.Claimed.class, c -> {
+                        assertThat(c.takeover()).isTrue();
+                        assertThat(c.record().owner()).isEqualTo(taker);
+                    });
+            assertThat(store.complete(leaseRanOut, new OwnerToken("o3"), RecordStatus.COMPLETED,
+                    TestDatabase.response(201, "{}"))).as("the old owner is fenced off").isFalse();
+            assertThat(store.complete(leaseRanOut, taker, RecordStatus.COMPLETED, TestDatabase.response(201, "{}")))
+                    .isTrue();
+            OwnerToken renewer = OwnerToken.random();
+            assertThat(store.claim(expired, fingerprint, renewer, lease, retention))
+                    .as("an expired record is replaced")
+                    .isInstanceOfSatisfying(ClaimOutcome.Claimed.class, c -> {
+                        assertThat(c.takeover()).isFalse();
+                        assertThat(c.record().owner()).isEqualTo(renewer);
+                        assertThat(c.record().fingerprint()).isEqualTo(fingerprint);
+                    });
+            ScopeKey fresh = TestDatabase.randomKey();
+            OwnerToken owner = OwnerToken.random();
+            assertThat(store.claim(fresh, fingerprint, owner, lease, retention))
+                    .isInstanceOfSatisfying(ClaimOutcome.Claimed.class, c -> {
+                        assertThat(c.takeover()).isFalse();
+                        assertThat(c.record().owner()).isEqualTo(owner);
+                        assertThat(c.record().leaseExpiresAt()).isEqualTo(c.record().createdAt().plus(lease));
+                        assertThat(c.record().expiresAt()).isEqualTo(c.record().createdAt().plus(retention));
+                    });
+            assertThat(store.complete(inFlight, new OwnerToken("o2"), RecordStatus.COMPLETED,
+                    TestDatabase.response(201, "{}"))).isTrue();
         }
     }
 
@@ -306,6 +373,34 @@ class PostgresSchemaTest {
             }
         }
         return names;
+    }
+
+    /** The start of an INSERT of rows as a store of V2 or later wrote them (see {@link #row}). */
+    private static final String INSERT_ROWS = "INSERT INTO idempotency_records (scope_key, status, fingerprint, "
+            + "owner_token, created_at, lease_expires_at, expires_at, retention, response_status, response_headers, "
+            + "response_body, updated_at, dead_lettered_at) VALUES ";
+    /** The response columns of a finished record in {@link #row}. */
+    private static final String FINISHED = "201, '{content-type,application/json}', '\\x7b7d'";
+    /** The response columns of a record in flight in {@link #row}. */
+    private static final String UNFINISHED = "NULL, NULL, NULL";
+
+    /** One row of {@link #INSERT_ROWS}, retention one hour; times and responses are SQL as given. */
+    private static String row(ScopeKey key, String status, Fingerprint fingerprint, String owner, String createdAt,
+            String leaseExpiresAt, String expiresAt, String response, String deadLetteredAt) {
+        return "('" + key.hash() + "', '" + status + "', '" + fingerprint.encoded() + "', '" + owner + "', " + createdAt
+                + ", " + leaseExpiresAt + ", " + expiresAt + ", interval '1 hour', " + response + ", now(), "
+                + deadLetteredAt + ")";
+    }
+
+    /** Runs the migration scripts in order, up to and including {@code last}, as Flyway would. */
+    private static void migrateUpTo(DataSource schema, String last) {
+        List<String> migrations = List.of(PostgresSchema.MIGRATION_RESOURCE, PostgresSchema.PHASES_MIGRATION_RESOURCE,
+                PostgresSchema.WAITERS_MIGRATION_RESOURCE, PostgresSchema.CLAIM_MIGRATION_RESOURCE,
+                PostgresSchema.LEASE_INDEX_MIGRATION_RESOURCE, PostgresSchema.HOT_COMPLETION_MIGRATION_RESOURCE,
+                PostgresSchema.CLAIM_RECORD_MIGRATION_RESOURCE);
+        for (String resource : migrations.subList(0, migrations.indexOf(last) + 1)) {
+            execute(schema, resource(resource));
+        }
     }
 
     private static String resource(String resource) {

@@ -77,7 +77,7 @@ class PostgresSetupTest {
                     assertThat(context).hasNotFailed();
                     assertThat(context.getBean(IdempotencyStore.class)).isInstanceOf(PostgresIdempotencyStore.class);
                     assertThat(count(schema, "SELECT count(*) FROM flyway_schema_history WHERE success"))
-                            .as("every migration").isEqualTo(6);
+                            .as("every migration").isEqualTo(7);
                 });
     }
 
