@@ -89,33 +89,29 @@ record Sql(
     /**
      * The owner's record becomes final and is kept for its retention from now; subscribers hear of it if
      * any process marked the record as waited for ({@code waiters}): a NOTIFY takes a database-wide lock
-     * through the commit, so completions nobody waits for do not send one.
+     * through the commit, so completions nobody waits for do not send one. The NOTIFY is sent by the
+     * {@code RETURNING} clause of the update itself (one row when the owner's record was finished, none
+     * otherwise), without a second query over a common table expression.
      */
     private static final String COMPLETE = """
-            WITH done AS (
-                UPDATE idempotency_records
-                SET status = ?,
-                    lease_expires_at = NULL,
-                    expires_at = statement_timestamp() + retention,
-                    response_status = ?,
-                    response_headers = ?,
-                    response_body = ?,
-                    updated_at = statement_timestamp()
-                WHERE scope_key = ? AND owner_token = ? AND status = 'PROCESSING'
-                  AND expires_at > statement_timestamp()
-                RETURNING scope_key, waiters
-            )
-            SELECT d.scope_key, CASE WHEN d.waiters THEN pg_notify(?, d.scope_key) END FROM done d
+            UPDATE idempotency_records
+            SET status = ?,
+                lease_expires_at = NULL,
+                expires_at = statement_timestamp() + retention,
+                response_status = ?,
+                response_headers = ?,
+                response_body = ?,
+                updated_at = statement_timestamp()
+            WHERE scope_key = ? AND owner_token = ? AND status = 'PROCESSING'
+              AND expires_at > statement_timestamp()
+            RETURNING CASE WHEN waiters THEN pg_notify(?, scope_key) END
             """;
 
     private static final String RELEASE = """
-            WITH done AS (
-                DELETE FROM idempotency_records
-                WHERE scope_key = ? AND owner_token = ? AND status = 'PROCESSING'
-                  AND expires_at > statement_timestamp()
-                RETURNING scope_key, waiters
-            )
-            SELECT d.scope_key, CASE WHEN d.waiters THEN pg_notify(?, d.scope_key) END FROM done d
+            DELETE FROM idempotency_records
+            WHERE scope_key = ? AND owner_token = ? AND status = 'PROCESSING'
+              AND expires_at > statement_timestamp()
+            RETURNING CASE WHEN waiters THEN pg_notify(?, scope_key) END
             """;
 
     /**
