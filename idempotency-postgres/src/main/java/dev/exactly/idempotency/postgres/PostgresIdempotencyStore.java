@@ -478,20 +478,17 @@ public final class PostgresIdempotencyStore implements IdempotencyStore {
 
     private boolean completeOn(Connection c, ScopeKey key, OwnerToken owner, RecordStatus outcome,
             StoredResponse response) throws SQLException {
-        Array headers = c.createArrayOf("text", flatten(response.headers()));
-        try {
-            return !jdbc.query(c, sql.complete(), s -> {
-                s.setString(1, outcome.name());
-                s.setInt(2, response.status());
-                s.setArray(3, headers);
-                s.setBytes(4, response.body());
-                s.setString(5, key.hash());
-                s.setString(6, owner.value());
-                s.setString(7, config.notificationChannel());
-            }, row -> Boolean.TRUE).isEmpty();
-        } finally {
-            headers.free();
-        }
+        // a Java array goes to the driver as it is: sent in binary, without a java.sql.Array and its text literal
+        String[] headers = flatten(response.headers());
+        return !jdbc.query(c, sql.complete(), s -> {
+            s.setString(1, outcome.name());
+            s.setInt(2, response.status());
+            s.setObject(3, headers);
+            s.setBytes(4, response.body());
+            s.setString(5, key.hash());
+            s.setString(6, owner.value());
+            s.setString(7, config.notificationChannel());
+        }, row -> Boolean.TRUE).isEmpty();
     }
 
     private boolean releaseOn(Connection c, ScopeKey key, OwnerToken owner) throws SQLException {
