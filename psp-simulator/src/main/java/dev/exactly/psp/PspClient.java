@@ -10,6 +10,7 @@ import dev.exactly.psp.internal.Checks;
 import dev.exactly.psp.internal.Json;
 import dev.exactly.psp.internal.JsonException;
 import dev.exactly.psp.internal.JsonValue;
+import dev.exactly.psp.internal.PlainHttpClient;
 import dev.exactly.psp.internal.Wire;
 import java.io.IOException;
 import java.net.ConnectException;
@@ -32,7 +33,9 @@ import java.util.function.Function;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Calls a processor that speaks the simulator's API (JDK {@link HttpClient}, HTTP/1.1). A charge (and
+ * Calls a processor that speaks the simulator's API over HTTP/1.1: on {@code http} through a blocking
+ * client on the calling thread that writes each request in one write and keeps its connections
+ * ({@link PlainHttpClient}), on {@code https} through the JDK's {@link HttpClient}. A charge (and
  * likewise a capture, a void and a refund) goes through the {@link IdempotentHttpClient}: its key is the caller's (the downstream key, never changed
  * here) and the same bytes go out on every attempt; a connection refused or lost, 409, 429 and 502-504
  * are retried with backoff and full jitter while the {@link Builder#retryPolicy retry policy} allows (by
@@ -70,7 +73,7 @@ public final class PspClient implements AutoCloseable {
     private PspClient(Builder b) {
         this.baseUri = b.baseUri;
         this.requestTimeout = b.requestTimeout;
-        this.http = HttpClient.newBuilder()
+        this.http = "http".equals(baseUri.getScheme()) ? new PlainHttpClient(b.connectTimeout) : HttpClient.newBuilder()
                 .version(HttpClient.Version.HTTP_1_1)
                 .connectTimeout(b.connectTimeout)
                 .followRedirects(HttpClient.Redirect.NEVER)
