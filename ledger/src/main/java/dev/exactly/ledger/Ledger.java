@@ -154,6 +154,19 @@ public final class Ledger {
         return Jdbc.inCallersTransaction(connection, c -> writer.post(c, request));
     }
 
+    /**
+     * {@link #post(Connection, EntryRequest)} as a statement the caller sends with its own in one round trip
+     * (see {@link EntryWrite}); the request is validated against its accounts now, on {@code connection}.
+     */
+    public EntryWrite preparePost(Connection connection, EntryRequest request) {
+        return Jdbc.onConnection(connection, c -> writer.preparePost(c, request));
+    }
+
+    /** {@link #hold(Connection, EntryRequest)} as a statement the caller sends with its own (see {@link EntryWrite}). */
+    public EntryWrite prepareHold(Connection connection, EntryRequest request) {
+        return Jdbc.onConnection(connection, c -> writer.prepareHold(c, request));
+    }
+
     /** {@link #post(Connection, EntryRequest)} in a transaction of its own. */
     public JournalEntry post(EntryRequest request) {
         return Jdbc.inTransaction(dataSource, c -> writer.post(c, request));

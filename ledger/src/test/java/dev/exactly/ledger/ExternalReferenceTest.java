@@ -5,6 +5,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -42,6 +44,44 @@ class ExternalReferenceTest extends LedgerTestSupport {
         assertThat(again).isEqualTo(first);
         assertThat(ledger.balance(cash.id())).isEqualTo(usd(100));
         assertThat(ledger.entries(EntryQuery.first(10)).entries()).containsExactly(first);
+    }
+
+    @Test
+    void aPreparedWriteSentWithOtherStatementsPostsOnceAndReturnsTheExistingEntryAfterwards() throws Exception {
+        JournalEntry written;
+        try (Connection c = connection()) {
+            EntryWrite write = ledger.preparePost(c, charge("charge:ch_2", 250));
+            try (PreparedStatement s = c.prepareStatement(write.sql() + ";\nSELECT ?::text AS echoed")) {
+                int next = write.bind(s, 1);
+                s.setString(next, "after the entry");
+                s.execute();
+                written = write.result(s);
+                s.getMoreResults();
+                try (ResultSet rs = s.getResultSet()) {
+                    assertThat(rs.next()).isTrue();
+                    assertThat(rs.getString(1)).isEqualTo("after the entry");
+                }
+            }
+            c.commit();
+        }
+        assertThat(ledger.entryByExternalRef("charge:ch_2")).contains(written);
+        assertThat(ledger.balance(cash.id())).isEqualTo(usd(250));
+        try (Connection c = connection()) {
+            EntryWrite again = ledger.preparePost(c, charge("charge:ch_2", 250));
+            try (PreparedStatement s = c.prepareStatement(again.sql())) {
+                again.bind(s, 1);
+                s.execute();
+                assertThat(again.result(s)).isEqualTo(written);
+            }
+            EntryWrite different = ledger.preparePost(c, charge("charge:ch_2", 999));
+            try (PreparedStatement s = c.prepareStatement(different.sql())) {
+                different.bind(s, 1);
+                s.execute();
+                assertThatThrownBy(() -> different.result(s)).isInstanceOf(LedgerConflictException.class);
+            }
+            c.commit();
+        }
+        assertThat(ledger.balance(cash.id())).isEqualTo(usd(250));
     }
 
     @Test

@@ -11,8 +11,14 @@ import dev.exactly.idempotency.ScopeKey;
 import dev.exactly.idempotency.StoredResponse;
 import dev.exactly.idempotency.postgres.PostgresIdempotencyStore.PhaseRow;
 import dev.exactly.idempotency.postgres.PostgresIdempotencyStore.RetryRow;
+import java.sql.Array;
 import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
 import java.time.InstantSource;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
@@ -70,9 +76,12 @@ public final class AtomicPhases {
     private final RandomGenerator random;
     private final RecoveryPolicy recoveryPolicy;
     private final PhaseListener listener;
+    /** The store's statements on its table, for the writes a caller sends with its own ({@link PhaseWrite}). */
+    private final Sql sql;
 
     private AtomicPhases(Builder builder) {
         this.store = builder.store;
+        this.sql = Sql.forTable(builder.store.config().tableName());
         this.clock = builder.clock;
         this.random = builder.random;
         this.recoveryPolicy = builder.recoveryPolicy;
@@ -137,6 +146,88 @@ public final class AtomicPhases {
      */
     public boolean finish(Connection connection, Phase phase, RecordStatus status, StoredResponse response) {
         return store.complete(connection, phase.key(), phase.owner(), status, response);
+    }
+
+    /**
+     * {@link #checkpoint} as a statement the caller sends with its own in one round trip (see
+     * {@link PhaseWrite}): its result is the update count, 1 when it applied.
+     */
+    public PhaseWrite checkpointing(Phase phase, Checkpoint next) {
+        Objects.requireNonNull(phase, "phase");
+        Objects.requireNonNull(next, "next");
+        return new PhaseWrite() {
+            @Override
+            public String sql() {
+                return sql.checkpoint();
+            }
+
+            @Override
+            public int bind(PreparedStatement s, int first) throws SQLException {
+                s.setString(first, next.name());
+                s.setBytes(first + 1, next.state());
+                s.setString(first + 2, phase.key().hash());
+                s.setString(first + 3, phase.owner().value());
+                return first + 4;
+            }
+
+            @Override
+            public boolean applied(Statement s) throws SQLException {
+                return s.getUpdateCount() == 1;
+            }
+        };
+    }
+
+    /**
+     * {@link #finish} as a statement the caller sends with its own in one round trip (see
+     * {@link PhaseWrite}): the record's final state and answer, fenced by the owner token; its result is the
+     * record it finished (none when the caller no longer owns the phase). Waiting processes are notified
+     * when the caller commits, as with {@link #finish}.
+     *
+     * @param status {@link RecordStatus#COMPLETED} or {@link RecordStatus#FAILED} (both replayed)
+     */
+    public PhaseWrite finishing(Phase phase, RecordStatus status, StoredResponse response) {
+        Objects.requireNonNull(phase, "phase");
+        Objects.requireNonNull(response, "response");
+        if (!status.isFinished()) {
+            throw new IllegalArgumentException("a phase finishes COMPLETED or FAILED");
+        }
+        String channel = store.config().notificationChannel();
+        return new PhaseWrite() {
+            @Override
+            public String sql() {
+                return sql.complete();
+            }
+
+            @Override
+            public int bind(PreparedStatement s, int first) throws SQLException {
+                Array headers = s.getConnection().createArrayOf("text", headerPairs(response));
+                s.setString(first, status.name());
+                s.setInt(first + 1, response.status());
+                s.setArray(first + 2, headers);
+                s.setBytes(first + 3, response.body());
+                s.setString(first + 4, phase.key().hash());
+                s.setString(first + 5, phase.owner().value());
+                s.setString(first + 6, channel);
+                return first + 7;
+            }
+
+            @Override
+            public boolean applied(Statement s) throws SQLException {
+                try (ResultSet rows = s.getResultSet()) {
+                    return rows != null && rows.next();
+                }
+            }
+        };
+    }
+
+    /** The answer's headers as the table keeps them: {@code name1, value1, name2, value2, ...}. */
+    private static String[] headerPairs(StoredResponse response) {
+        List<String> pairs = new ArrayList<>();
+        response.headers().forEach((name, values) -> values.forEach(value -> {
+            pairs.add(name);
+            pairs.add(value);
+        }));
+        return pairs.toArray(String[]::new);
     }
 
     /**

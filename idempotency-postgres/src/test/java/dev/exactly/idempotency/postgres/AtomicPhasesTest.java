@@ -156,13 +156,7 @@ class AtomicPhasesTest {
             c.commit();
         }
         // the first owner stalls past its lease; a retry takes over and sees what it committed
-        Phase second = await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(100)).until(() -> {
-            try (Connection c = tx()) {
-                PhaseStart begun = phases.begin(c, request(order, LONG));
-                c.commit();
-                return begun instanceof PhaseStart.Owned owned ? owned.phase() : null;
-            }
-        }, p -> p != null);
+        Phase second = ((PhaseStart.Owned) awaitOwned(order, LONG)).phase();
         assertThat(second.takeover()).isTrue();
         assertThat(second.checkpoint()).isEqualTo(new Checkpoint("shipment_created", "shp-1".getBytes(StandardCharsets.UTF_8)));
 
@@ -181,6 +175,60 @@ class AtomicPhasesTest {
         }
         assertThat(label("shp-" + order)).isEqualTo("LBL-2");
         assertThat(phases.find(second.key()).orElseThrow().status()).isEqualTo(RecordStatus.COMPLETED);
+    }
+
+    @Test
+    void writesSentWithTheCallersStatementsInOneRoundTripAreFencedLikeTheirMethods() throws Exception {
+        String order = unique();
+        Phase first;
+        try (Connection c = tx()) {
+            first = ((PhaseStart.Owned) phases.begin(c, request(order, SHORT))).phase();
+            // the business insert, the checkpoint and the commit in one prepared statement (one Sync)
+            PhaseWrite checkpoint = phases.checkpointing(first, new Checkpoint("shipment_created", new byte[] {7}));
+            try (PreparedStatement s = c.prepareStatement(
+                    "INSERT INTO shipments (id, order_id) VALUES (?, ?);\n" + checkpoint.sql() + ";\nCOMMIT")) {
+                s.setString(1, "shp-" + order);
+                s.setString(2, order);
+                assertThat(checkpoint.bind(s, 3)).isEqualTo(7);
+                s.execute();
+                assertThat(s.getUpdateCount()).isEqualTo(1);
+                s.getMoreResults();
+                assertThat(checkpoint.applied(s)).isTrue();
+            }
+            c.commit(); // nothing left to commit
+        }
+        assertThat(phases.find(first.key()).orElseThrow().checkpoint())
+                .isEqualTo(new Checkpoint("shipment_created", new byte[] {7}));
+        Phase second = ((PhaseStart.Owned) awaitOwned(order, LONG)).phase();
+
+        // the stale owner's finish, sent with its business write: it did not apply, so the caller rolls back
+        try (Connection c = tx()) {
+            assertThat(finishWithLabel(c, first, "STALE")).isFalse();
+            c.rollback();
+        }
+        try (Connection c = tx()) {
+            assertThat(finishWithLabel(c, second, "LBL-2")).isTrue();
+            c.commit();
+        }
+        assertThat(label("shp-" + order)).isEqualTo("LBL-2");
+        var finished = phases.find(second.key()).orElseThrow();
+        assertThat(finished.status()).isEqualTo(RecordStatus.COMPLETED);
+        assertThat(finished.record().response().body()).isEqualTo(response(201, "LBL-2").body());
+        assertThatThrownBy(() -> phases.finishing(second, RecordStatus.PROCESSING, response(201, "x")))
+                .isInstanceOf(IllegalArgumentException.class);
+    }
+
+    /** The phase's finish and the shipment's label in one round trip; whether the finish applied. */
+    private static boolean finishWithLabel(Connection c, Phase phase, String label) throws SQLException {
+        PhaseWrite finish = phases.finishing(phase, RecordStatus.COMPLETED, response(201, label));
+        try (PreparedStatement s = c.prepareStatement(
+                finish.sql() + ";\nUPDATE shipments SET label = ? WHERE order_id = ?")) {
+            int next = finish.bind(s, 1);
+            s.setString(next, label);
+            s.setString(next + 1, phase.fingerprint().value());
+            s.execute();
+            return finish.applied(s);
+        }
     }
 
     @Test
@@ -396,9 +444,14 @@ class AtomicPhasesTest {
     }
 
     private static PhaseStart awaitOwned(String order) {
+        return awaitOwned(order, SHORT);
+    }
+
+    /** Begins the order's phase until this request owns it (the earlier owner's lease ran out). */
+    private static PhaseStart awaitOwned(String order, IdempotencyPolicy policy) {
         return await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(100)).until(() -> {
             try (Connection c = tx()) {
-                PhaseStart begun = phases.begin(c, request(order, SHORT));
+                PhaseStart begun = phases.begin(c, request(order, policy));
                 c.commit();
                 return begun;
             }

@@ -6,6 +6,7 @@ import dev.exactly.ledger.Currency;
 import dev.exactly.ledger.DuplicateEntryException;
 import dev.exactly.ledger.EntryKind;
 import dev.exactly.ledger.EntryRequest;
+import dev.exactly.ledger.EntryWrite;
 import dev.exactly.ledger.JournalEntry;
 import dev.exactly.ledger.LedgerConflictException;
 import dev.exactly.ledger.LedgerStorageException;
@@ -20,6 +21,7 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.sql.Statement;
 import java.time.Instant;
 import java.time.InstantSource;
 import java.util.ArrayList;
@@ -103,6 +105,10 @@ public final class EntryWriter {
 
     /** Posts a standard, refund or adjustment entry; does not commit. */
     public JournalEntry post(Connection c, EntryRequest request) throws SQLException {
+        return write(c, postDraft(c, request));
+    }
+
+    private Draft postDraft(Connection c, EntryRequest request) throws SQLException {
         switch (request.kind()) {
             case REVERSAL -> throw invalid("reversals are made with Ledger.reverse");
             case PENDING, CAPTURE, VOID -> throw invalid("pending entries are made with Ledger.hold, captured with "
@@ -117,17 +123,21 @@ public final class EntryWriter {
                         + " entry: nothing of it is posted to refund (refund its capture)");
             }
         }
-        return write(c, new Draft(request.kind(), original, request.externalRef(), request.description(),
-                lines(request.postings(), false)));
+        return new Draft(request.kind(), original, request.externalRef(), request.description(),
+                lines(request.postings(), false));
     }
 
     /** Posts the postings of {@code request} as a pending entry (a hold); does not commit. */
     public JournalEntry hold(Connection c, EntryRequest request) throws SQLException {
+        return write(c, holdDraft(request));
+    }
+
+    private static Draft holdDraft(EntryRequest request) {
         if (request.kind() != EntryKind.STANDARD) {
             throw invalid("a hold is built with EntryRequest.builder(), not as a " + request.kind().dbValue());
         }
-        return write(c, new Draft(EntryKind.PENDING, null, request.externalRef(), request.description(),
-                lines(request.postings(), true)));
+        return new Draft(EntryKind.PENDING, null, request.externalRef(), request.description(),
+                lines(request.postings(), true));
     }
 
     /** Captures all of a pending entry: releases all it holds and posts the same; does not commit. */
@@ -245,6 +255,26 @@ public final class EntryWriter {
     }
 
     private JournalEntry write(Connection c, Draft draft) throws SQLException {
+        Prepared prepared = prepare(c, draft);
+        try (PreparedStatement ps = c.prepareStatement(LedgerSql.WRITE_ENTRY)) {
+            prepared.bind(ps, 1);
+            ps.executeQuery();
+            return prepared.result(ps);
+        }
+    }
+
+    /** {@link #post} as a statement to send with others in one round trip; validated now. */
+    public EntryWrite preparePost(Connection c, EntryRequest request) throws SQLException {
+        return prepare(c, postDraft(c, request));
+    }
+
+    /** {@link #hold} as a statement to send with others in one round trip; validated now. */
+    public EntryWrite prepareHold(Connection c, EntryRequest request) throws SQLException {
+        return prepare(c, holdDraft(request));
+    }
+
+    /** Validates a draft against its accounts and computes the balance changes: ready to be written. */
+    private Prepared prepare(Connection c, Draft draft) throws SQLException {
         Set<Long> ids = new LinkedHashSet<>();
         draft.lines().forEach(l -> ids.add(l.accountId()));
         Map<Long, Account> touched = accounts.require(c, ids);
@@ -258,18 +288,53 @@ public final class EntryWriter {
             changes.merge(account.id(), change(account, draft.kind(), l), Change::plus);
         }
         changes.values().removeIf(Change::isZero);
-        Instant postedAt = Jdbc.databasePrecision(clock.instant());
-        Long entryId = insert(c, draft, postedAt, changes, touched);
-        if (entryId == null) {
-            return existing(c, draft);
+        return new Prepared(draft, Jdbc.databasePrecision(clock.instant()), changes, touched);
+    }
+
+    /**
+     * An entry ready to be written by one statement, {@link LedgerSql#WRITE_ENTRY}: the entry, its postings,
+     * its balance changes.
+     */
+    private final class Prepared implements EntryWrite {
+        private final Draft draft;
+        private final Instant postedAt;
+        private final TreeMap<Long, Change> changes;
+        private final Map<Long, Account> touched;
+
+        Prepared(Draft draft, Instant postedAt, TreeMap<Long, Change> changes, Map<Long, Account> touched) {
+            this.draft = draft;
+            this.postedAt = postedAt;
+            this.changes = changes;
+            this.touched = touched;
         }
-        List<Posting> postings = new ArrayList<>(draft.lines().size());
-        for (int i = 0; i < draft.lines().size(); i++) {
-            Line l = draft.lines().get(i);
-            postings.add(new Posting(i + 1, l.accountId(), l.side(), l.amount(), l.pending()));
+
+        @Override
+        public String sql() {
+            return LedgerSql.WRITE_ENTRY;
         }
-        return new JournalEntry(entryId, draft.kind(), draft.originalEntryId(), draft.externalRef(),
-                draft.description(), postedAt, postings);
+
+        @Override
+        public int bind(PreparedStatement ps, int first) throws SQLException {
+            return EntryWriter.bind(ps, first, draft, postedAt, changes, touched);
+        }
+
+        @Override
+        public JournalEntry result(Statement statement) throws SQLException {
+            Long entryId;
+            try (ResultSet rs = statement.getResultSet()) {
+                entryId = EntryWriter.entryId(statement.getConnection(), rs, changes, touched);
+            }
+            if (entryId == null) {
+                return existing(statement.getConnection(), draft);
+            }
+            List<Posting> postings = new ArrayList<>(draft.lines().size());
+            for (int i = 0; i < draft.lines().size(); i++) {
+                Line l = draft.lines().get(i);
+                postings.add(new Posting(i + 1, l.accountId(), l.side(), l.amount(), l.pending()));
+            }
+            return new JournalEntry(entryId, draft.kind(), draft.originalEntryId(), draft.externalRef(),
+                    draft.description(), postedAt, postings);
+        }
     }
 
     /**
@@ -290,12 +355,14 @@ public final class EntryWriter {
     }
 
     /**
-     * One round trip: the entry, its postings, its balance changes (see {@link LedgerSql#WRITE_ENTRY}).
+     * Binds {@link LedgerSql#WRITE_ENTRY} from parameter {@code first} on: the entry, its postings, its
+     * balance changes.
      *
-     * @return the new entry's id, or {@code null} when a unique rule kept it out (nothing was written)
+     * @return the index after the last parameter
      */
-    private static @Nullable Long insert(Connection c, Draft draft, Instant postedAt, TreeMap<Long, Change> changes,
+    private static int bind(PreparedStatement ps, int first, Draft draft, Instant postedAt, TreeMap<Long, Change> changes,
             Map<Long, Account> touched) throws SQLException {
+        Connection c = ps.getConnection();
         List<Line> lines = draft.lines();
         int n = lines.size();
         long[] accountIds = new long[n];
@@ -316,39 +383,46 @@ public final class EntryWriter {
         Map<Long, Change> sharded = new TreeMap<>();
         changes.forEach((id, change) -> (touched.get(id).isSharded() ? sharded : single).put(id, change));
         int[] shardCounts = sharded.keySet().stream().mapToInt(id -> touched.get(id).shards()).toArray();
-        try (PreparedStatement ps = c.prepareStatement(LedgerSql.WRITE_ENTRY)) {
-            ps.setString(1, draft.kind().dbValue());
-            Jdbc.setNullableLong(ps, 2, draft.originalEntryId());
-            Jdbc.setNullableText(ps, 3, draft.externalRef());
-            ps.setString(4, draft.description());
-            Jdbc.setInstant(ps, 5, postedAt);
-            ps.setArray(6, Jdbc.bigints(c, accountIds));
-            ps.setArray(7, Jdbc.texts(c, currencies));
-            ps.setArray(8, Jdbc.texts(c, sides));
-            ps.setArray(9, Jdbc.bigints(c, amounts));
-            ps.setArray(10, c.createArrayOf("bool", pending));
-            int index = 11;
-            for (Map<Long, Change> group : List.of(single, sharded)) {
-                ps.setArray(index++, Jdbc.bigints(c, group.keySet().stream().mapToLong(Long::longValue).toArray()));
-                ps.setArray(index++, Jdbc.bigints(c, group.values().stream().map(Change::available).mapToLong(Money::minorUnits).toArray()));
-                ps.setArray(index++, Jdbc.bigints(c, group.values().stream().map(Change::increase).mapToLong(Money::minorUnits).toArray()));
-                ps.setArray(index++, Jdbc.bigints(c, group.values().stream().map(Change::decrease).mapToLong(Money::minorUnits).toArray()));
-            }
-            ps.setArray(index, Jdbc.integers(c, shardCounts));
-            try (ResultSet rs = ps.executeQuery()) {
-                rs.next();
-                long entryId = rs.getLong("entry_id");
-                if (rs.wasNull()) {
-                    return null;
-                }
-                Array refused = rs.getArray("refused");
-                if (refused != null) {
-                    long accountId = ((Number) ((Object[]) refused.getArray())[0]).longValue();
-                    throw floorCrossed(c, touched.get(accountId), changes.get(accountId));
-                }
-                return entryId;
-            }
+        int index = first;
+        ps.setString(index++, draft.kind().dbValue());
+        Jdbc.setNullableLong(ps, index++, draft.originalEntryId());
+        Jdbc.setNullableText(ps, index++, draft.externalRef());
+        ps.setString(index++, draft.description());
+        Jdbc.setInstant(ps, index++, postedAt);
+        ps.setArray(index++, Jdbc.bigints(c, accountIds));
+        ps.setArray(index++, Jdbc.texts(c, currencies));
+        ps.setArray(index++, Jdbc.texts(c, sides));
+        ps.setArray(index++, Jdbc.bigints(c, amounts));
+        ps.setArray(index++, c.createArrayOf("bool", pending));
+        for (Map<Long, Change> group : List.of(single, sharded)) {
+            ps.setArray(index++, Jdbc.bigints(c, group.keySet().stream().mapToLong(Long::longValue).toArray()));
+            ps.setArray(index++, Jdbc.bigints(c, group.values().stream().map(Change::available).mapToLong(Money::minorUnits).toArray()));
+            ps.setArray(index++, Jdbc.bigints(c, group.values().stream().map(Change::increase).mapToLong(Money::minorUnits).toArray()));
+            ps.setArray(index++, Jdbc.bigints(c, group.values().stream().map(Change::decrease).mapToLong(Money::minorUnits).toArray()));
         }
+        ps.setArray(index++, Jdbc.integers(c, shardCounts));
+        return index;
+    }
+
+    /**
+     * The new entry's id from the result of {@link LedgerSql#WRITE_ENTRY}, or {@code null} when a unique rule
+     * kept it out (nothing was written).
+     *
+     * @throws BalanceFloorException when an account's floor refused the entry
+     */
+    private static @Nullable Long entryId(Connection c, ResultSet rs, TreeMap<Long, Change> changes,
+            Map<Long, Account> touched) throws SQLException {
+        rs.next();
+        long entryId = rs.getLong("entry_id");
+        if (rs.wasNull()) {
+            return null;
+        }
+        Array refused = rs.getArray("refused");
+        if (refused != null) {
+            long accountId = ((Number) ((Object[]) refused.getArray())[0]).longValue();
+            throw floorCrossed(c, touched.get(accountId), changes.get(accountId));
+        }
+        return entryId;
     }
 
     private static RuntimeException floorCrossed(Connection c, Account account, Change change) throws SQLException {

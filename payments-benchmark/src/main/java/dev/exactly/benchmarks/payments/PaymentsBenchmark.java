@@ -52,11 +52,18 @@ import org.postgresql.ds.PGSimpleDataSource;
  */
 public final class PaymentsBenchmark {
     private static final long AMOUNT = 1999;
-    private static final int MAX_WARMUP_ROUNDS = 4;
+    private static final int MAX_WARMUP_ROUNDS = 8;
+    /** The warm-up ends once the JIT compiler threads took less than this share of the service's CPU in a round. */
+    private static final double SETTLED_JIT_SHARE = 0.05;
     private static final Duration START_TIMEOUT = Duration.ofMinutes(3);
     private static final Duration DRAIN_TIMEOUT = Duration.ofSeconds(60);
 
     private PaymentsBenchmark() {}
+
+    /** {@code part} of {@code whole}; 1 where either is unknown (negative) or the whole is zero. */
+    private static double share(long part, long whole) {
+        return part < 0 || whole <= 0 ? 1 : (double) part / whole;
+    }
 
     /**
      * How to run.
@@ -64,8 +71,10 @@ public final class PaymentsBenchmark {
      * @param threads     load generator threads ({@code wrk -t})
      * @param connections concurrent keep-alive connections, one request in flight on each ({@code wrk -c})
      * @param warmup      one warm-up round, whole seconds (the service's JIT compiles meanwhile); zero skips
-     * @param warmupCharges warm-up rounds follow each other until this many charges were made (at most
-     *                    {@value #MAX_WARMUP_ROUNDS} rounds): a loaded machine compiles the hot code later
+     * @param warmupCharges warm-up rounds follow each other until this many charges were made and the JIT
+     *                    compiler threads took less than {@value #SETTLED_JIT_SHARE} of the service's CPU in the
+     *                    last round (at most {@value #MAX_WARMUP_ROUNDS} rounds): a loaded machine compiles the
+     *                    hot code later
      * @param measure     the measured phase, whole seconds
      * @param customers   charges go round-robin to this many customers (each a ledger account)
      * @param pgbench     each pgbench run; zero skips the reference
@@ -270,14 +279,20 @@ public final class PaymentsBenchmark {
                 if (settings.jfr() != null) {
                     jcmd(service.pid(), concat("JFR.start", "name=warm-bench", PROFILE));
                 }
+                // warm until the JIT has settled too, not only after a number of charges: much of a charge's
+                // code is compiled by C2 only after some thousand calls, and on two busy cores its compilation
+                // went on into the measured phase (its compiler threads took 5.1 of the service's 18.2 s of CPU)
                 boolean warm = settings.warmup().isZero();
                 for (int round = 0; !warm && round < MAX_WARMUP_ROUNDS; round++) {
+                    long roundCpu = service.cpuMillis();
+                    long roundCompiler = service.compilerCpuMillis();
                     ChargesWrk.Report warmup = wrk.run(charges, run + "-w" + round, apiKey, settings.customers(), AMOUNT,
                             settings.threads(), settings.connections(), settings.warmup());
-                    progress.printf("warm-up   %8.0f charges/s, p99 %.1f ms, %d errors%n", warmup.rate(), warmup.p99Millis(),
-                            warmup.errors());
+                    double compiling = share(service.compilerCpuMillis() - roundCompiler, service.cpuMillis() - roundCpu);
+                    progress.printf("warm-up   %8.0f charges/s, p99 %.1f ms, %d errors, JIT %.0f %% of the service's CPU%n",
+                            warmup.rate(), warmup.p99Millis(), warmup.errors(), compiling * 100);
                     warmedUp += warmup.good();
-                    warm = warmedUp >= settings.warmupCharges();
+                    warm = warmedUp >= settings.warmupCharges() && compiling < SETTLED_JIT_SHARE;
                     good += warmup.good();
                     phases++;
                     check("warm-up", warmup, problems);

@@ -1,5 +1,6 @@
 package dev.exactly.payments.charge;
 
+import dev.exactly.payments.db.Pipeline;
 import dev.exactly.payments.webhooks.EventType;
 import dev.exactly.payments.webhooks.Outbox;
 import java.nio.charset.StandardCharsets;
@@ -29,14 +30,27 @@ public final class ChargeEvents {
      * @return the event's id
      */
     public String finished(Connection connection, ChargeRow row, ChargeOutcome outcome) {
-        EventType type = switch (outcome) {
+        return record(connection, row, finishedType(outcome));
+    }
+
+    private static EventType finishedType(ChargeOutcome outcome) {
+        return switch (outcome) {
             case ChargeOutcome.Captured captured -> EventType.CHARGE_SUCCEEDED;
             // as Stripe does: an authorization succeeded too (its status says authorized); charge.captured follows
             case ChargeOutcome.Authorized authorized -> EventType.CHARGE_SUCCEEDED;
             case ChargeOutcome.Declined declined -> EventType.CHARGE_FAILED;
             case ChargeOutcome.FailedByOperator failed -> EventType.CHARGE_FAILED;
         };
-        return record(connection, row, type);
+    }
+
+    /**
+     * Adds the event of a charge that {@code outcome} finishes to phase 3's {@code pipeline}.
+     *
+     * @param row the charge as the pipeline writes it ({@link ChargeRow#finished})
+     * @return the event's id
+     */
+    public String finished(Pipeline pipeline, ChargeRow row, ChargeOutcome outcome) {
+        return outbox.record(pipeline, row.tenant(), finishedType(outcome), row.id(), answers.resource(row));
     }
 
     /**

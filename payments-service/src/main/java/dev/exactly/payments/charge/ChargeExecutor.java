@@ -5,23 +5,25 @@ import dev.exactly.idempotency.StoreUnavailableException;
 import dev.exactly.idempotency.StoredResponse;
 import dev.exactly.idempotency.postgres.AtomicPhases;
 import dev.exactly.idempotency.postgres.Phase;
+import dev.exactly.idempotency.postgres.PhaseWrite;
 import dev.exactly.idempotency.postgres.Retry;
 import dev.exactly.ledger.Account;
 import dev.exactly.ledger.Currency;
 import dev.exactly.ledger.EntryRequest;
+import dev.exactly.ledger.EntryWrite;
 import dev.exactly.ledger.Ledger;
 import dev.exactly.ledger.LedgerRetryableException;
 import dev.exactly.ledger.LedgerStorageException;
 import dev.exactly.ledger.Money;
 import dev.exactly.payments.db.DatabaseException;
 import dev.exactly.payments.db.Jdbc;
+import dev.exactly.payments.db.Pipeline;
 import dev.exactly.payments.keys.ReplayCounter;
 import dev.exactly.payments.ledger.TenantAccounts;
 import dev.exactly.psp.PspCharge;
 import dev.exactly.psp.PspChargeRequest;
 import dev.exactly.psp.PspClient;
 import dev.exactly.psp.PspException;
-import java.sql.Connection;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.InstantSource;
@@ -138,6 +140,23 @@ public final class ChargeExecutor {
         }
     }
 
+    /**
+     * Phase 3's statements go to the database in one round trip (a {@link Pipeline}), then the commit:
+     * <ol>
+     *   <li>the durable record finished, fenced by the owner token ({@link AtomicPhases#finishing}). First:
+     *       its row lock serialises whoever settles the charge, as a checkpoint would, in the write the phase
+     *       needs anyway. While this owner holds it, nobody else settles the charge (whoever settles an open
+     *       charge owns its record, and finishes the record with it), so the charge is still open and its row
+     *       needs no read;</li>
+     *   <li>the journal entry of a captured charge, or the hold of an authorization (idempotent by their
+     *       references);</li>
+     *   <li>the charge's final state, with the entry found by its reference, from an open state only;</li>
+     *   <li>its webhook event, which carries the charge as the statement before leaves it (computed here:
+     *       {@link ChargeRow#finished}).</li>
+     * </ol>
+     * If the owner lost the record, or the charge was settled all the same, everything rolls back, the
+     * record's finish with it, and the answer is the charge's.
+     */
     private ChargeResult finishInTransaction(ChargeRow row, Phase phase, ChargeOutcome outcome) {
         Currency currency = Currency.of(row.currency());
         Account clearing = null;
@@ -152,24 +171,31 @@ public final class ChargeExecutor {
         try {
             // the answer depends on the charge and the outcome only (not on the journal entry)
             StoredResponse answer = answers.finished(row, outcome);
+            Instant now = clock.instant();
             return jdbc.inTransaction(c -> {
-                // the record finished first, fenced by the owner token: that takes its row lock, as a
-                // checkpoint would, in the write the phase needs anyway. While this owner holds it, nobody
-                // else settles the charge (whoever settles an open charge owns its record, and finishes the
-                // record with it), so the charge is still open and its row needs no read. Should it be
-                // settled all the same, the ledger's posting is idempotent by reference and the charge's
-                // final write applies to an open charge only: then everything rolls back, the record's
-                // finish with it, and the answer is the charge's.
-                if (!phases.finish(c, phase, outcome.recordStatus(), answer)) {
+                Pipeline pipeline = new Pipeline();
+                PhaseWrite finish = phases.finishing(phase, outcome.recordStatus(), answer);
+                Pipeline.Result<Boolean> owned = pipeline.add(finish.sql(), finish::bind, finish::applied);
+                String entryRef = null;
+                String holdRef = null;
+                EntryWrite entry = null;
+                if (outcome instanceof ChargeOutcome.Captured) {
+                    entryRef = "charge:" + row.id();
+                    entry = ledger.preparePost(c, entry(row, debit, credit, currency, entryRef, "charge "));
+                } else if (outcome instanceof ChargeOutcome.Authorized) {
+                    holdRef = "auth:" + row.id();
+                    entry = ledger.prepareHold(c, entry(row, debit, credit, currency, holdRef, "authorization "));
+                }
+                if (entry != null) {
+                    pipeline.add(entry.sql(), entry::bind, entry::result);
+                }
+                Pipeline.Result<Boolean> settled = charges.finishing(pipeline, row.id(), outcome, entryRef, holdRef,
+                        answer, now);
+                events.finished(pipeline, row.finished(outcome, answer, now), outcome);
+                pipeline.run(c);
+                if (!owned.get() || !settled.get()) {
                     throw new LostRecord();
                 }
-                Long entryId = outcome instanceof ChargeOutcome.Captured ? journal(c, row, debit, credit, currency) : null;
-                if (outcome instanceof ChargeOutcome.Authorized) {
-                    charges.recordHold(c, row.id(), hold(c, row, debit, credit, currency));
-                }
-                ChargeRow finished = charges.finish(c, row.id(), outcome, entryId, answer, clock.instant())
-                        .orElseThrow(LostRecord::new);
-                events.finished(c, finished, outcome);
                 observer.beforeCommit(row);
                 return new ChargeResult.Finished(answer);
             });
@@ -178,37 +204,22 @@ public final class ChargeExecutor {
         }
     }
 
-    private long journal(Connection c, ChargeRow charge, @Nullable Account clearing, @Nullable Account customer,
-            Currency currency) {
-        if (clearing == null || customer == null) {
-            throw new IllegalStateException("accounts are opened before a succeeded charge is journaled");
-        }
-        Money money = Money.of(charge.amount(), currency);
-        // idempotent by its reference: a charge journaled before gets that one entry back
-        return ledger.post(c, EntryRequest.builder()
-                .debit(clearing.id(), money)
-                .credit(customer.id(), money)
-                .externalRef("charge:" + charge.id())
-                .description("charge " + charge.id())
-                .build()).id();
-    }
-
     /**
-     * The ledger's side of an authorization: a pending entry holding the amount on both sides (clearing and
-     * the customer), outside their available balances; idempotent by its reference.
+     * The ledger's side of a charge: debit the clearing account, credit the customer. Posted for a captured
+     * charge; held (a pending entry, outside both available balances) for an authorization.
      */
-    private long hold(Connection c, ChargeRow charge, @Nullable Account clearing, @Nullable Account customer,
-            Currency currency) {
+    private static EntryRequest entry(ChargeRow charge, @Nullable Account clearing, @Nullable Account customer,
+            Currency currency, String externalRef, String describedAs) {
         if (clearing == null || customer == null) {
-            throw new IllegalStateException("accounts are opened before an authorization is held");
+            throw new IllegalStateException("accounts are opened before a charge is journaled or held");
         }
         Money money = Money.of(charge.amount(), currency);
-        return ledger.hold(c, EntryRequest.builder()
+        return EntryRequest.builder()
                 .debit(clearing.id(), money)
                 .credit(customer.id(), money)
-                .externalRef("auth:" + charge.id())
-                .description("authorization " + charge.id())
-                .build()).id();
+                .externalRef(externalRef)
+                .description(describedAs + charge.id())
+                .build();
     }
 
     /** What to answer after this owner lost the record: the charge's answer if finished, else lease lost. */

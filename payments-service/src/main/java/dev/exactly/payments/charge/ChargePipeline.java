@@ -5,7 +5,10 @@ import dev.exactly.idempotency.IdempotencyRequest;
 import dev.exactly.idempotency.postgres.AtomicPhases;
 import dev.exactly.idempotency.postgres.Phase;
 import dev.exactly.idempotency.postgres.PhaseStart;
+import dev.exactly.idempotency.postgres.PhaseWrite;
+import dev.exactly.payments.db.DatabaseException;
 import dev.exactly.payments.db.Jdbc;
+import dev.exactly.payments.db.Pipeline;
 import dev.exactly.payments.json.Parsed;
 import dev.exactly.payments.keys.IdempotentRoutes;
 import dev.exactly.payments.keys.ReplayCounter;
@@ -77,17 +80,14 @@ public final class ChargePipeline {
             case Parsed.Valid<ChargeRequest> valid -> request = valid.value();
         }
         IdempotencyRequest idempotency = routes.request(IdempotentRoutes.CHARGES, tenant, key, body, contentType);
-        Begin begin = jdbc.inTransaction(c -> switch (phases.begin(c, idempotency)) {
-            case PhaseStart.Owned owned -> own(c, owned.phase(), idempotency, tenant, request);
-            case PhaseStart.Replay replay -> {
-                replays.count(idempotency.key());
-                yield answer(c, new ChargeResult.Replayed(replay.response()));
-            }
-            case PhaseStart.InFlight inFlight -> answer(c, new ChargeResult.InFlight(inFlight.retryAfter()));
-            case PhaseStart.KeyReused reused -> answer(c, new ChargeResult.KeyReused());
-            case PhaseStart.DeadLettered dead -> answer(c, new ChargeResult.DeadLettered(
-                    charges.findByScope(c, idempotency.key()).orElseThrow().id()));
-        });
+        Begin begin;
+        try {
+            begin = phase1(idempotency, tenant, request, false);
+        } catch (ScopeTaken taken) {
+            // the scope has a charge row (its record expired and was purged while the row stayed): phase 1
+            // again, reading the row first
+            begin = phase1(idempotency, tenant, request, true);
+        }
         return switch (begin) {
             case Begin.Answer answer -> answer.result();
             case Begin.Run run -> {
@@ -99,17 +99,39 @@ public final class ChargePipeline {
         };
     }
 
-    /**
-     * The request owns the key: create its charge, or resume the scope's charge. A first owner tries the
-     * insert at once (one round trip for a new charge) and reads the row only when the scope has one (its
-     * record expired and was purged while the row stayed); an owner that took over reads first.
-     */
-    private Begin own(Connection c, Phase phase, IdempotencyRequest idempotency, String tenant, ChargeRequest request) {
-        if (!phase.takeover()) {
-            Optional<Begin> created = create(c, phase, idempotency, tenant, request);
-            if (created.isPresent()) {
-                return created.get();
+    /** Phase 1, in one transaction. */
+    private Begin phase1(IdempotencyRequest idempotency, String tenant, ChargeRequest request, boolean scopeTaken) {
+        return jdbc.inTransaction(c -> switch (phases.begin(c, idempotency)) {
+            case PhaseStart.Owned owned -> own(c, owned.phase(), idempotency, tenant, request, scopeTaken);
+            case PhaseStart.Replay replay -> {
+                replays.count(idempotency.key());
+                yield answer(c, new ChargeResult.Replayed(replay.response()));
             }
+            case PhaseStart.InFlight inFlight -> answer(c, new ChargeResult.InFlight(inFlight.retryAfter()));
+            case PhaseStart.KeyReused reused -> answer(c, new ChargeResult.KeyReused());
+            case PhaseStart.DeadLettered dead -> answer(c, new ChargeResult.DeadLettered(
+                    charges.findByScope(c, idempotency.key()).orElseThrow().id()));
+        });
+    }
+
+    /** Thrown out of phase 1's transaction when a new charge's insert met a charge of its scope: roll back. */
+    private static final class ScopeTaken extends RuntimeException {
+        ScopeTaken() {
+            super(null, null, false, false);
+        }
+    }
+
+    /**
+     * The request owns the key: create its charge, or resume the scope's charge. A first owner sends the
+     * insert, the first recovery point and the commit at once (one round trip after the claim); should the
+     * scope have a charge row already (its record expired and was purged while the row stayed), the insert
+     * fails, everything rolls back, and phase 1 runs again with {@code scopeTaken}, reading the row first, as
+     * an owner that took over does.
+     */
+    private Begin own(Connection c, Phase phase, IdempotencyRequest idempotency, String tenant, ChargeRequest request,
+            boolean scopeTaken) {
+        if (!phase.takeover() && !scopeTaken) {
+            return createAndCommit(c, phase, idempotency, tenant, request);
         }
         Optional<ChargeRow> found = charges.findByScope(c, idempotency.key());
         if (found.isEmpty()) {
@@ -128,6 +150,35 @@ public final class ChargePipeline {
                 yield new Begin.Run(existing, phase, false);
             }
         };
+    }
+
+    /**
+     * A new charge row and the first recovery point, committed in the same round trip: the insert fails
+     * when the scope has a charge ({@link ScopeTaken}), the checkpoint is fenced by the owner token that the
+     * claim just set in this transaction.
+     */
+    private Begin createAndCommit(Connection c, Phase phase, IdempotencyRequest idempotency, String tenant,
+            ChargeRequest request) {
+        ChargeRow created = ChargeRow.pending(ids.charge(), tenant, idempotency.key(), idempotency.fingerprint(),
+                request, clock.instant());
+        Pipeline pipeline = new Pipeline();
+        charges.inserting(pipeline, created);
+        PhaseWrite checkpoint = phases.checkpointing(phase, RecoveryPoint.CHARGE_CREATED.checkpoint());
+        Pipeline.Result<Boolean> checkpointed = pipeline.add(checkpoint.sql(), checkpoint::bind, checkpoint::applied);
+        pipeline.commit();
+        try {
+            pipeline.run(c);
+        } catch (DatabaseException e) {
+            if (e.isUniqueViolation()) {
+                throw new ScopeTaken();
+            }
+            throw e;
+        }
+        if (!checkpointed.get()) {
+            throw new IllegalStateException("the claim of " + idempotency.key()
+                    + " did not hold for its first checkpoint in the same transaction");
+        }
+        return new Begin.Run(created, phase, true);
     }
 
     /** A new charge row, unless the scope has one: phase 1 then ends at the first recovery point. */

@@ -2,9 +2,14 @@ package dev.exactly.payments.charge;
 
 import dev.exactly.idempotency.ScopeKey;
 import dev.exactly.idempotency.StoredResponse;
+import dev.exactly.payments.db.DatabaseException;
 import dev.exactly.payments.db.Jdbc;
+import dev.exactly.payments.db.Pipeline;
 import dev.exactly.payments.keys.AnswerColumns;
 import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.SQLException;
+import java.sql.Statement;
 import java.sql.Types;
 import java.time.Instant;
 import java.util.List;
@@ -16,11 +21,19 @@ public final class ChargeRepository {
 
     private static final String SELECT = "SELECT " + ChargeRow.COLUMNS + " FROM payments_charge c ";
 
-    private static final String INSERT = """
+    /**
+     * A new charge; a charge of the same scope (or id) makes it fail with a unique violation, which aborts
+     * the transaction ({@link #inserting}).
+     */
+    private static final String INSERT_NEW = """
             INSERT INTO payments_charge (
                 id, tenant, scope_key, fingerprint, customer, amount, currency, description, metadata,
                 status, recovery_point, downstream_key, processor_request, created_at, updated_at)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 'pending', 'charge_created', ?, ?, ?, ?)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 'pending', 'charge_created', ?, ?, ?, ?)""";
+
+    /** A new charge unless its scope has one ({@link #insertIfAbsent}). */
+    private static final String INSERT = INSERT_NEW + """
+
             ON CONFLICT (scope_key) DO NOTHING
             """;
 
@@ -53,6 +66,21 @@ public final class ChargeRepository {
             WHERE c.id = ? AND c.status IN ('pending', 'dead_lettered')
             RETURNING
             """ + ChargeRow.COLUMNS;
+
+    /**
+     * Phase 3 sent in one round trip ({@link #finishing}): the final state and the recorded answer, only from
+     * an unfinished state, with the journal entry and the hold that the same pipeline wrote just before,
+     * found by their references (null when none).
+     */
+    private static final String FINISH_WITH_ENTRIES = """
+            UPDATE payments_charge AS c
+            SET status = ?, recovery_point = 'finished', processor_charge_id = ?, failure_code = ?,
+                failure_message = ?,
+                ledger_entry_id = (SELECT e.id FROM ledger_entry e WHERE e.external_ref = ?),
+                hold_entry_id = coalesce((SELECT e.id FROM ledger_entry e WHERE e.external_ref = ?), c.hold_entry_id),
+                response_status = ?, response_type = ?, response_location = ?, response_body = ?, resolution = ?,
+                updated_at = ?, finished_at = ?
+            WHERE c.id = ? AND c.status IN ('pending', 'dead_lettered')""";
 
     /** One more failed attempt; dead-lettered with a reason when the attempts are used up. */
     private static final String RECORD_FAILURE = """
@@ -135,21 +163,33 @@ public final class ChargeRepository {
      * @return false when a charge of the same scope exists: nothing was written
      */
     public boolean insertIfAbsent(Connection c, ChargeRow row) {
-        return Jdbc.update(c, INSERT, s -> {
-            s.setString(1, row.id());
-            s.setString(2, row.tenant());
-            s.setString(3, row.scopeKey().hash());
-            s.setString(4, row.fingerprint().encoded());
-            s.setString(5, row.customer());
-            s.setLong(6, row.amount());
-            s.setString(7, row.currency());
-            s.setString(8, row.description());
-            s.setString(9, row.metadata());
-            s.setString(10, row.downstreamKey());
-            s.setString(11, row.processorRequest());
-            s.setTimestamp(12, Jdbc.timestamp(row.createdAt()));
-            s.setTimestamp(13, Jdbc.timestamp(row.updatedAt()));
-        }) == 1;
+        return Jdbc.update(c, INSERT, s -> bindNew(s, 1, row)) == 1;
+    }
+
+    /**
+     * Adds the insert of a new charge to {@code pipeline}. A charge of the same scope makes the pipeline fail
+     * with a unique violation ({@link DatabaseException#isUniqueViolation}): the transaction is aborted, roll
+     * back.
+     */
+    public void inserting(Pipeline pipeline, ChargeRow row) {
+        pipeline.add(INSERT_NEW, (s, first) -> bindNew(s, first, row), Statement::getUpdateCount);
+    }
+
+    private static int bindNew(PreparedStatement s, int first, ChargeRow row) throws SQLException {
+        s.setString(first, row.id());
+        s.setString(first + 1, row.tenant());
+        s.setString(first + 2, row.scopeKey().hash());
+        s.setString(first + 3, row.fingerprint().encoded());
+        s.setString(first + 4, row.customer());
+        s.setLong(first + 5, row.amount());
+        s.setString(first + 6, row.currency());
+        s.setString(first + 7, row.description());
+        s.setString(first + 8, row.metadata());
+        s.setString(first + 9, row.downstreamKey());
+        s.setString(first + 10, row.processorRequest());
+        s.setTimestamp(first + 11, Jdbc.timestamp(row.createdAt()));
+        s.setTimestamp(first + 12, Jdbc.timestamp(row.updatedAt()));
+        return first + 13;
     }
 
     public Optional<ChargeRow> findByScope(Connection c, ScopeKey key) {
@@ -221,6 +261,32 @@ public final class ChargeRepository {
             s.setTimestamp(12, Jdbc.timestamp(now));
             s.setString(13, id);
         }, ChargeRow::map);
+    }
+
+    /**
+     * Adds phase 3's write of the charge to {@code pipeline}: the final state and its recorded answer, with
+     * the journal entry and the hold written before it in the same pipeline, found by their references.
+     *
+     * @param entryRef the reference of the charge's journal entry, or {@code null}
+     * @param holdRef  the reference of the authorization's hold, or {@code null}
+     * @return whether the charge was still unfinished (false: nothing was written; roll back)
+     */
+    public Pipeline.Result<Boolean> finishing(Pipeline pipeline, String id, ChargeOutcome outcome,
+            @Nullable String entryRef, @Nullable String holdRef, StoredResponse answer, Instant now) {
+        return pipeline.add(FINISH_WITH_ENTRIES, (s, first) -> {
+            s.setString(first, outcome.status().db());
+            s.setString(first + 1, outcome.processorChargeId());
+            s.setString(first + 2, outcome.failureCode());
+            s.setString(first + 3, outcome.failureReason());
+            s.setString(first + 4, entryRef);
+            s.setString(first + 5, holdRef);
+            AnswerColumns.bind(s, first + 6, answer);
+            s.setString(first + 10, outcome.resolution());
+            s.setTimestamp(first + 11, Jdbc.timestamp(now));
+            s.setTimestamp(first + 12, Jdbc.timestamp(now));
+            s.setString(first + 13, id);
+            return first + 14;
+        }, s -> s.getUpdateCount() == 1);
     }
 
     public boolean recordFailure(Connection c, String id, int attempts, String error, RecoveryPoint point,

@@ -106,6 +106,18 @@ public record ChargeRow(
                 Settlement.NONE, Attempts.NONE, now, now);
     }
 
+    /**
+     * The charge as phase 3 leaves it when {@code outcome} finishes it ({@link ChargeRepository#finishing}
+     * writes the same), without the ids of its journal entry and hold, which the API does not show.
+     */
+    public ChargeRow finished(ChargeOutcome outcome, StoredResponse answer, Instant now) {
+        return new ChargeRow(id, tenant, scopeKey, fingerprint, customer, amount, currency, description, metadata,
+                outcome.status(), RecoveryPoint.FINISHED, downstreamKey, processorRequest,
+                new Settlement(outcome.processorChargeId(), outcome.failureCode(), null, settlement.amountRefunded(),
+                        answer, settlement.holdEntryId(), settlement.amountCaptured()),
+                attempts, createdAt, now);
+    }
+
     /** The processor's Idempotency-Key for a charge: derived from the charge id, so every attempt repeats it. */
     public static String downstreamKeyOf(String chargeId) {
         return "exactly_" + chargeId;

@@ -34,6 +34,11 @@ public final class DatabaseException extends RuntimeException {
         return state == null ? "" : state;
     }
 
+    /** Whether a unique constraint refused a write (SQLSTATE 23505). */
+    public boolean isUniqueViolation() {
+        return sqlState().equals("23505");
+    }
+
     /** Whether another transaction owns a row this one wanted (unique violation, serialization, deadlock). */
     public boolean isConflict() {
         return switch (sqlState()) {

@@ -1,9 +1,11 @@
 package dev.exactly.payments.webhooks;
 
 import dev.exactly.payments.db.Jdbc;
+import dev.exactly.payments.db.Pipeline;
 import dev.exactly.payments.json.Json;
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
+import java.sql.Statement;
 import java.time.Instant;
 import java.time.InstantSource;
 import java.util.LinkedHashMap;
@@ -54,7 +56,21 @@ public final class Outbox {
      * @throws IllegalArgumentException when the payload is not a JSON object
      */
     public String record(Connection connection, String tenant, EventType type, String subjectId, String payloadJson) {
-        JsonNode payload = Json.read(payloadJson.getBytes(StandardCharsets.UTF_8));
+        Pipeline pipeline = new Pipeline();
+        String id = record(pipeline, tenant, type, subjectId, payloadJson.getBytes(StandardCharsets.UTF_8));
+        pipeline.run(connection);
+        return id;
+    }
+
+    /**
+     * Adds the recording of an event to {@code pipeline}, sent with the caller's other statements in one
+     * round trip (see {@link #record(Connection, String, EventType, String, String)}).
+     *
+     * @param payloadJson the subject as the API shows it, the bytes of a JSON object
+     * @return the event's id
+     */
+    public String record(Pipeline pipeline, String tenant, EventType type, String subjectId, byte[] payloadJson) {
+        JsonNode payload = Json.read(payloadJson);
         if (payload == null || !payload.isObject()) {
             throw new IllegalArgumentException("an event's payload is a JSON object");
         }
@@ -70,14 +86,15 @@ public final class Outbox {
         event.put("subject", subjectId);
         event.put("data", data);
         String body = new String(Json.write(event), StandardCharsets.UTF_8);
-        Jdbc.update(connection, RECORD, s -> {
-            s.setString(1, id);
-            s.setString(2, tenant);
-            s.setString(3, type.wireName());
-            s.setString(4, subjectId);
-            s.setString(5, body);
-            s.setTimestamp(6, Jdbc.timestamp(now));
-        });
+        pipeline.add(RECORD, (s, first) -> {
+            s.setString(first, id);
+            s.setString(first + 1, tenant);
+            s.setString(first + 2, type.wireName());
+            s.setString(first + 3, subjectId);
+            s.setString(first + 4, body);
+            s.setTimestamp(first + 5, Jdbc.timestamp(now));
+            return first + 6;
+        }, Statement::getUpdateCount);
         return id;
     }
 }

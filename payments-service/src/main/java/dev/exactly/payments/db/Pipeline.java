@@ -1,0 +1,125 @@
+package dev.exactly.payments.db;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Statements sent to PostgreSQL together, in one round trip: their texts joined into one prepared
+ * statement, which pgjdbc sends as one message per statement followed by a single Sync. The server runs
+ * them one after the other in the caller's transaction (each sees what the ones before it wrote), and
+ * all their results come back at once. A statement that fails aborts the transaction and the server skips
+ * the rest: nothing of the pipeline commits. Each step reads its own result, in order, once the pipeline
+ * ran; a step may decide from it that the caller must roll back.
+ *
+ * <pre>{@code
+ * Pipeline p = new Pipeline();
+ * Pipeline.Result<Boolean> fenced = p.add(sql, (s, first) -> { s.setString(first, key); return first + 1; },
+ *         s -> s.getUpdateCount() == 1);
+ * p.run(connection);
+ * if (!fenced.get()) { roll back }
+ * }</pre>
+ *
+ * Not thread-safe; one use.
+ */
+public final class Pipeline {
+
+    /** Binds a step's parameters from index {@code first} on; returns the index after its last. */
+    @FunctionalInterface
+    public interface Binder {
+        int bind(PreparedStatement statement, int first) throws SQLException;
+    }
+
+    /** Reads a step's result, the statement positioned on it ({@link Statement#getResultSet()} or the update count). */
+    @FunctionalInterface
+    public interface Reader<T> {
+        T read(Statement statement) throws SQLException;
+    }
+
+    /** What a step read, available once the pipeline ran. */
+    public static final class Result<T> {
+        private final Reader<T> reader;
+        private @Nullable T value;
+        private boolean read;
+
+        private Result(Reader<T> reader) {
+            this.reader = reader;
+        }
+
+        public T get() {
+            if (!read) {
+                throw new IllegalStateException("the pipeline has not run");
+            }
+            return value;
+        }
+
+        private void read(Statement statement) throws SQLException {
+            value = reader.read(statement);
+            read = true;
+        }
+    }
+
+    private record Step(String sql, Binder binder, Result<?> result) {}
+
+    private final List<Step> steps = new ArrayList<>(4);
+
+    /**
+     * Adds a statement (one, without a trailing semicolon).
+     *
+     * @return where its result is found after {@link #run}
+     */
+    public <T> Result<T> add(String sql, Binder binder, Reader<T> reader) {
+        Result<T> result = new Result<>(Objects.requireNonNull(reader, "reader"));
+        steps.add(new Step(Objects.requireNonNull(sql, "sql"), Objects.requireNonNull(binder, "binder"), result));
+        return result;
+    }
+
+    /**
+     * Ends the pipeline with {@code COMMIT}: the transaction commits in the same round trip, if every
+     * statement before succeeded (after a failure the server skips it, and the transaction stays aborted:
+     * roll back). Use it only when nothing read from the results can still call for a rollback. The
+     * connection is then outside a transaction, and its {@link Connection#commit()} sends nothing.
+     */
+    public void commit() {
+        add("COMMIT", (s, first) -> first, s -> Boolean.TRUE);
+    }
+
+    /**
+     * Sends every statement in one round trip on {@code connection} and reads their results in order.
+     * Commits nothing: the caller's transaction decides.
+     *
+     * @throws DatabaseException a statement failed (the transaction is aborted: roll back)
+     */
+    public void run(Connection connection) {
+        if (steps.isEmpty()) {
+            throw new IllegalStateException("an empty pipeline");
+        }
+        StringBuilder sql = new StringBuilder(1024);
+        for (Step step : steps) {
+            if (!sql.isEmpty()) {
+                sql.append(";\n");
+            }
+            sql.append(step.sql().strip());
+        }
+        try (PreparedStatement statement = connection.prepareStatement(sql.toString())) {
+            int next = 1;
+            for (Step step : steps) {
+                next = step.binder().bind(statement, next);
+            }
+            statement.execute();
+            for (int i = 0; i < steps.size(); i++) {
+                if (i > 0) {
+                    statement.getMoreResults();
+                }
+                steps.get(i).result().read(statement);
+            }
+        } catch (SQLException e) {
+            throw new DatabaseException(e);
+        }
+    }
+}
