@@ -53,6 +53,12 @@ class ChargeApiTest extends DefaultServiceTest {
         assertThat(charge.get("metadata").get("order").stringValue()).isEqualTo("42");
         assertThat(first.header("Location")).isEqualTo("/v1/charges/" + id);
         assertThat(first.header("Idempotent-Replayed")).isEmpty();
+        // written by the controller itself, as Spring MVC's entity path wrote it: the media type as it is,
+        // the length, and the security headers of the filter chain
+        assertThat(first.headers().allValues("Content-Type")).containsExactly("application/json");
+        assertThat(first.header("Content-Length")).isEqualTo(Integer.toString(first.body().length));
+        assertThat(first.header("X-Content-Type-Options")).isEqualTo("nosniff");
+        assertThat(first.header("Cache-Control")).contains("no-store");
         assertThat(first.header("Idempotency-Expires")).isNotEmpty();
 
         // the same request again, members reordered and spaced: a replay, not a second charge

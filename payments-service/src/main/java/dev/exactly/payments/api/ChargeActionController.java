@@ -3,7 +3,8 @@ package dev.exactly.payments.api;
 import dev.exactly.payments.charge.ChargeActions;
 import dev.exactly.payments.security.Caller;
 import jakarta.servlet.http.HttpServletRequest;
-import org.springframework.http.ResponseEntity;
+import jakarta.servlet.http.HttpServletResponse;
+import java.io.IOException;
 import org.springframework.web.bind.annotation.PathVariable;
 import org.springframework.web.bind.annotation.PostMapping;
 import org.springframework.web.bind.annotation.RestController;
@@ -21,16 +22,18 @@ public class ChargeActionController {
     }
 
     @PostMapping("/v1/charges/{id}/capture")
-    public ResponseEntity<byte[]> capture(@PathVariable String id, HttpServletRequest request) {
+    public void capture(@PathVariable String id, HttpServletRequest request, HttpServletResponse response)
+            throws IOException {
         String tenant = Caller.of(request).requireTenant();
-        return Http.entity(Answers.of(actions.capture(tenant, id, Http.key(request), Http.jsonBody(request),
-                request.getContentType())), request);
+        Http.send(Answers.of(actions.capture(tenant, id, Http.key(request), Http.jsonBody(request),
+                request.getContentType())), request, response);
     }
 
     @PostMapping("/v1/charges/{id}/void")
-    public ResponseEntity<byte[]> voidCharge(@PathVariable String id, HttpServletRequest request) {
+    public void voidCharge(@PathVariable String id, HttpServletRequest request, HttpServletResponse response)
+            throws IOException {
         String tenant = Caller.of(request).requireTenant();
-        return Http.entity(Answers.of(actions.voidCharge(tenant, id, Http.key(request), Http.jsonBody(request),
-                request.getContentType())), request);
+        Http.send(Answers.of(actions.voidCharge(tenant, id, Http.key(request), Http.jsonBody(request),
+                request.getContentType())), request, response);
     }
 }

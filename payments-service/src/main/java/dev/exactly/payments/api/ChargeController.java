@@ -9,6 +9,8 @@ import dev.exactly.payments.security.Caller;
 import dev.exactly.payments.web.ApiProblems;
 import dev.exactly.payments.web.ApiResponse;
 import jakarta.servlet.http.HttpServletRequest;
+import jakarta.servlet.http.HttpServletResponse;
+import java.io.IOException;
 import java.util.List;
 import org.jspecify.annotations.Nullable;
 import org.springframework.http.ResponseEntity;
@@ -30,10 +32,10 @@ public class ChargeController {
     }
 
     @PostMapping("/v1/charges")
-    public ResponseEntity<byte[]> create(HttpServletRequest request) {
+    public void create(HttpServletRequest request, HttpServletResponse response) throws IOException {
         String tenant = Caller.of(request).requireTenant();
-        return Http.entity(Answers.of(pipeline.create(tenant, Http.key(request), Http.jsonBody(request),
-                request.getContentType())), request);
+        Http.send(Answers.of(pipeline.create(tenant, Http.key(request), Http.jsonBody(request),
+                request.getContentType())), request, response);
     }
 
     @GetMapping("/v1/charges/{id}")

@@ -8,11 +8,15 @@ import dev.exactly.payments.json.FieldError;
 import dev.exactly.payments.web.ApiException;
 import dev.exactly.payments.web.ApiProblems;
 import dev.exactly.payments.web.ApiResponse;
+import jakarta.servlet.ServletOutputStream;
 import jakarta.servlet.http.HttpServletRequest;
+import jakarta.servlet.http.HttpServletResponse;
+import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
+import java.util.function.BiConsumer;
 import org.jspecify.annotations.Nullable;
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.MediaType;
@@ -28,23 +32,50 @@ final class Http {
      * tier does not record it.
      */
     static ResponseEntity<byte[]> entity(ApiResponse answer, HttpServletRequest request) {
+        markUnrecordable(answer, request);
+        HttpHeaders headers = new HttpHeaders();
+        headers.setContentType(MediaType.parseMediaType(answer.contentType()));
+        headers(answer, headers::set);
+        return ResponseEntity.status(answer.status()).headers(headers).body(answer.body());
+    }
+
+    /**
+     * Writes an answer onto the response as {@link #entity} would have it written (status, media type,
+     * the same headers, {@code Content-Length}, the exact bytes, flushed), without Spring MVC's return
+     * value handling and message converters: for the idempotent POST endpoints, where that was a tenth of
+     * the request's work outside the action. Exceptions still go to {@link ApiExceptionHandler}.
+     */
+    static void send(ApiResponse answer, HttpServletRequest request, HttpServletResponse response) throws IOException {
+        markUnrecordable(answer, request);
+        response.setStatus(answer.status());
+        response.setContentType(answer.contentType());
+        headers(answer, response::setHeader);
+        byte[] body = answer.body();
+        response.setContentLength(body.length);
+        ServletOutputStream out = response.getOutputStream();
+        out.write(body);
+        out.flush();
+    }
+
+    private static void markUnrecordable(ApiResponse answer, HttpServletRequest request) {
         if (!answer.recordable()) {
             request.setAttribute(IdempotencyFilter.DO_NOT_RECORD, Boolean.TRUE);
         }
-        HttpHeaders headers = new HttpHeaders();
-        headers.setContentType(MediaType.parseMediaType(answer.contentType()));
+    }
+
+    /** The answer's headers other than its media type. */
+    private static void headers(ApiResponse answer, BiConsumer<String, String> header) {
         if (answer.location() != null) {
-            headers.set(HttpHeaders.LOCATION, answer.location());
+            header.accept(HttpHeaders.LOCATION, answer.location());
         }
         Duration retryAfter = answer.retryAfter();
         if (retryAfter != null) {
-            headers.set(HttpHeaders.RETRY_AFTER, Long.toString(Math.max(1, (retryAfter.toMillis() + 999) / 1000)));
+            header.accept(HttpHeaders.RETRY_AFTER, Long.toString(Math.max(1, (retryAfter.toMillis() + 999) / 1000)));
         }
         if (answer.replayed()) {
-            headers.set(IdempotencyFilter.REPLAYED_HEADER, "true");
-            headers.set(IdempotencyFilter.LEGACY_REPLAYED_HEADER, "true");
+            header.accept(IdempotencyFilter.REPLAYED_HEADER, "true");
+            header.accept(IdempotencyFilter.LEGACY_REPLAYED_HEADER, "true");
         }
-        return ResponseEntity.status(answer.status()).headers(headers).body(answer.body());
     }
 
     /** The longest request body read: the idempotency fingerprint's limit. */

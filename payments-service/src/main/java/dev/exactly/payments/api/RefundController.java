@@ -3,8 +3,9 @@ package dev.exactly.payments.api;
 import dev.exactly.payments.refund.RefundService;
 import dev.exactly.payments.security.Caller;
 import jakarta.servlet.http.HttpServletRequest;
+import jakarta.servlet.http.HttpServletResponse;
+import java.io.IOException;
 import org.jspecify.annotations.Nullable;
-import org.springframework.http.ResponseEntity;
 import org.springframework.web.bind.annotation.PostMapping;
 import org.springframework.web.bind.annotation.RestController;
 
@@ -18,9 +19,9 @@ public class RefundController {
     }
 
     @PostMapping("/v1/refunds")
-    public ResponseEntity<byte[]> create(HttpServletRequest request) {
+    public void create(HttpServletRequest request, HttpServletResponse response) throws IOException {
         String tenant = Caller.of(request).requireTenant();
-        return Http.entity(Answers.of(refunds.create(tenant, Http.key(request), Http.jsonBody(request),
-                request.getContentType())), request);
+        Http.send(Answers.of(refunds.create(tenant, Http.key(request), Http.jsonBody(request),
+                request.getContentType())), request, response);
     }
 }
