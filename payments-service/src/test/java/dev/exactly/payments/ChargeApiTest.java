@@ -240,6 +240,22 @@ class ChargeApiTest extends DefaultServiceTest {
     }
 
     @Test
+    void theBearerSchemeIsCaseInsensitiveAndTheKeyExact() {
+        for (String scheme : List.of("Bearer", "bearer", "BEARER", "bEaReR")) {
+            Answer ok = send(HttpRequest.newBuilder(uri("/v1/charges?customer=c")).header("Authorization", scheme + " " + ACME)
+                    .GET().build());
+            assertThat(ok.status()).as(scheme).isEqualTo(200);
+        }
+        for (String value : List.of("Bearer", "Basic " + ACME, "Bearer" + ACME, "Bearer " + ACME + "x",
+                "Bearer " + ACME.toUpperCase(java.util.Locale.ROOT), "Token " + ACME)) {
+            Answer refused = send(HttpRequest.newBuilder(uri("/v1/charges?customer=c")).header("Authorization", value)
+                    .GET().build());
+            assertThat(refused.status()).as(value).isEqualTo(401);
+            assertThat(refused.header("WWW-Authenticate")).as(value).isEqualTo("Bearer error=\"invalid_token\"");
+        }
+    }
+
+    @Test
     void openApiDocumentIsServedAndDocumentsEveryEndpoint() {
         Answer doc = get("/openapi.yaml", null);
         assertThat(doc.status()).isEqualTo(200);

@@ -16,10 +16,14 @@ public final class ApiKeyAuthentication extends AbstractAuthenticationToken {
     /** Role of the operator key. */
     public static final String OPERATOR = "OPERATOR";
 
+    private static final List<SimpleGrantedAuthority> TENANT_AUTHORITIES = List.of(new SimpleGrantedAuthority("ROLE_" + TENANT));
+    private static final List<SimpleGrantedAuthority> OPERATOR_AUTHORITIES =
+            List.of(new SimpleGrantedAuthority("ROLE_" + OPERATOR));
+
     private final Caller caller;
 
     ApiKeyAuthentication(Caller caller) {
-        super(List.of(new SimpleGrantedAuthority("ROLE_" + (caller.operator() ? OPERATOR : TENANT))));
+        super(caller.operator() ? OPERATOR_AUTHORITIES : TENANT_AUTHORITIES);
         this.caller = caller;
         setAuthenticated(true);
     }

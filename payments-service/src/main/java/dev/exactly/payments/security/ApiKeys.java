@@ -5,7 +5,6 @@ import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.regex.Pattern;
@@ -18,6 +17,7 @@ public final class ApiKeys {
     /** Tenant ids: they become part of ledger account codes and scopes. */
     public static final Pattern TENANT = Pattern.compile("[a-z0-9][a-z0-9_-]{0,39}");
     private static final String BEARER = "bearer ";
+    private static final MessageDigest SHA_256 = sha256Digest();
 
     private record Entry(byte[] digest, Caller caller) {}
 
@@ -48,8 +48,7 @@ public final class ApiKeys {
     /** The caller an {@code Authorization: Bearer <key>} header value names, if the key is known. */
     public Optional<Caller> fromAuthorization(String header) {
         String value = header.strip();
-        if (value.length() <= BEARER.length()
-                || !value.substring(0, BEARER.length()).toLowerCase(Locale.ROOT).equals(BEARER)) {
+        if (value.length() <= BEARER.length() || !value.regionMatches(true, 0, BEARER, 0, BEARER.length())) {
             return Optional.empty();
         }
         byte[] presented = sha256(value.substring(BEARER.length()).strip());
@@ -64,7 +63,16 @@ public final class ApiKeys {
 
     private static byte[] sha256(String key) {
         try {
-            return MessageDigest.getInstance("SHA-256").digest(key.getBytes(StandardCharsets.UTF_8));
+            // a copy of a digest made once: cheaper than looking the algorithm up in the providers per request
+            return ((MessageDigest) SHA_256.clone()).digest(key.getBytes(StandardCharsets.UTF_8));
+        } catch (CloneNotSupportedException e) {
+            throw new IllegalStateException("the SHA-256 digest cannot be copied", e);
+        }
+    }
+
+    private static MessageDigest sha256Digest() {
+        try {
+            return MessageDigest.getInstance("SHA-256");
         } catch (NoSuchAlgorithmException e) {
             throw new IllegalStateException("SHA-256 is required of every JVM", e);
         }
