@@ -24,6 +24,13 @@ public interface EntryWrite {
     int bind(PreparedStatement statement, int first) throws SQLException;
 
     /**
+     * Whether a balance floor could refuse the write: it lowers (available balance less held decreases) an
+     * unsharded account, which the statement refuses below the account's floor, leaving the caller to roll
+     * back. False: the statement writes the entry or, when its reference holds one already, nothing.
+     */
+    boolean mayBeRefused();
+
+    /**
      * The entry, read from the statement's result (the statement positioned on it): the new one, or the
      * existing one with the same reference (then read on the statement's connection, in the caller's
      * transaction, which must still be open).

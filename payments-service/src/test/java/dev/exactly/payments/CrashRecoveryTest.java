@@ -166,6 +166,39 @@ class CrashRecoveryTest extends ServiceTest {
         assertThat(entriesOf(chargeId)).isEqualTo(1);
     }
 
+    @Test
+    void anOwnerThatLostItsRecordBeforePhase3CommitsNothingAndRecoveryFinishesTheCharge() {
+        String customer = "cus_stolen";
+        String body = charge(997, customer);
+        // another owner takes the durable record while the processor call is under way
+        crashes.afterProcessorAnswer(customer, charge -> jdbc.inTransaction(c -> dev.exactly.payments.db.Jdbc.update(c,
+                "UPDATE idempotency_records SET owner_token = 'another-owner' WHERE scope_key = ?",
+                s -> s.setString(1, charge.scopeKey().hash()))));
+        Answer lost = post("/v1/charges", ACME, "stolen-1", body);
+        assertThat(lost.status()).as(lost.text()).isNotEqualTo(201);
+        String chargeId = chargeIdByDownstreamPrefix(customer);
+        // phase 3 sent its writes with its commit: its guard refused, and the commit apart saw the lost fence
+        assertThat(chargeStatus(chargeId)).isEqualTo("pending");
+        assertThat(entriesOf(chargeId)).isZero();
+        assertThat(count("SELECT count(*) FROM payments_event WHERE subject_id = ?", chargeId)).isZero();
+        assertThat(count("""
+                SELECT count(*) FROM idempotency_records r JOIN payments_charge c ON c.scope_key = r.scope_key
+                WHERE c.id = ? AND r.status = 'PROCESSING' AND r.owner_token = 'another-owner'""", chargeId))
+                .isEqualTo(1);
+        expireLease(chargeId);
+        await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(200)).until(() -> {
+            worker.runOnce();
+            return chargeStatus(chargeId).equals("succeeded");
+        });
+        assertThat(psp().captureCount("exactly_" + chargeId)).isEqualTo(1);
+        assertThat(entriesOf(chargeId)).isEqualTo(1);
+        assertThat(count("SELECT count(*) FROM payments_event WHERE subject_id = ?", chargeId)).isEqualTo(1);
+        Answer retry = post("/v1/charges", ACME, "stolen-1", body);
+        assertThat(retry.status()).isEqualTo(201);
+        assertThat(retry.json().get("id").stringValue()).isEqualTo(chargeId);
+        assertLedgerBalanced();
+    }
+
     /** Sends a charge that dies just before its phase 3 commits; returns the pending charge's id. */
     private String crashBeforeFinish(String customer, String key, String body) {
         crashes.arm(customer, Crashes.Point.BEFORE_FINISH);

@@ -6,6 +6,7 @@ import dev.exactly.payments.refund.RefundObserver;
 import dev.exactly.payments.refund.RefundRow;
 import java.util.Locale;
 import java.util.Map;
+import java.util.function.Consumer;
 import java.util.concurrent.ConcurrentHashMap;
 import org.springframework.boot.test.context.TestConfiguration;
 import org.springframework.context.annotation.Bean;
@@ -24,7 +25,7 @@ public final class Crashes implements ChargeObserver, RefundObserver {
         AFTER_CHARGE_CREATED,
         /** After the processor answered, before phase 3 starts. */
         AFTER_PROCESSOR_CALL,
-        /** Inside phase 3, after every write, before the commit (so all of it rolls back). */
+        /** Inside phase 3, before its writes and commit are sent (so none of it commits). */
         BEFORE_FINISH;
 
         /** The name in keys and customer ids, e.g. {@code after-charge-created}. */
@@ -35,6 +36,7 @@ public final class Crashes implements ChargeObserver, RefundObserver {
 
     private final Map<String, Point> armed = new ConcurrentHashMap<>();
     private final Map<String, Point> armedRefunds = new ConcurrentHashMap<>();
+    private final Map<String, Consumer<ChargeRow>> afterProcessor = new ConcurrentHashMap<>();
 
     /** The next charge of {@code customer} dies at {@code point} (once). */
     public void arm(String customer, Point point) {
@@ -75,8 +77,20 @@ public final class Crashes implements ChargeObserver, RefundObserver {
         reached(charge, Point.AFTER_CHARGE_CREATED);
     }
 
+    /**
+     * The next charge of {@code customer} runs {@code action} once the processor answered, before phase 3
+     * (once), and goes on: e.g. another owner takes its durable record meanwhile.
+     */
+    public void afterProcessorAnswer(String customer, Consumer<ChargeRow> action) {
+        afterProcessor.put(customer, action);
+    }
+
     @Override
     public void processorAnswered(ChargeRow charge) {
+        Consumer<ChargeRow> action = afterProcessor.remove(charge.customer());
+        if (action != null) {
+            action.accept(charge);
+        }
         reached(charge, Point.AFTER_PROCESSOR_CALL);
     }
 

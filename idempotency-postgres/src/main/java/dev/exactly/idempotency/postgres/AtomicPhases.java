@@ -11,7 +11,6 @@ import dev.exactly.idempotency.ScopeKey;
 import dev.exactly.idempotency.StoredResponse;
 import dev.exactly.idempotency.postgres.PostgresIdempotencyStore.PhaseRow;
 import dev.exactly.idempotency.postgres.PostgresIdempotencyStore.RetryRow;
-import java.sql.Array;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -22,6 +21,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.concurrent.TimeUnit;
 import java.util.random.RandomGenerator;
 import org.jspecify.annotations.Nullable;
 
@@ -78,10 +78,29 @@ public final class AtomicPhases {
     private final PhaseListener listener;
     /** The store's statements on its table, for the writes a caller sends with its own ({@link PhaseWrite}). */
     private final Sql sql;
+    /** {@link #NEW_PHASE} on the store's table. */
+    private final String newPhase;
+
+    /**
+     * A new phase of a key that has no record at all, with its first checkpoint: the record as a fresh claim
+     * inserts it (V7's claim function), plus the checkpoint, and the endless expiry of a phase in progress,
+     * as {@link #checkpoint} would set them. No {@code ON CONFLICT}: a key with any record (in flight,
+     * finished, expired) makes it fail with a unique violation. Params: key, fingerprint, owner, lease µs,
+     * retention µs, checkpoint name, checkpoint state.
+     */
+    private static final String NEW_PHASE = """
+            INSERT INTO idempotency_records (
+                scope_key, status, fingerprint, owner_token, created_at, lease_expires_at,
+                expires_at, retention, takeovers, updated_at, recovery_point, checkpoint_state)
+            VALUES (
+                ?, 'PROCESSING', ?, ?, statement_timestamp(),
+                statement_timestamp() + ? * interval '1 microsecond',
+                'infinity', ? * interval '1 microsecond', 0, statement_timestamp(), ?, ?)""";
 
     private AtomicPhases(Builder builder) {
         this.store = builder.store;
         this.sql = Sql.forTable(builder.store.config().tableName());
+        this.newPhase = Sql.onTable(NEW_PHASE, builder.store.config().tableName());
         this.clock = builder.clock;
         this.random = builder.random;
         this.recoveryPolicy = builder.recoveryPolicy;
@@ -149,6 +168,52 @@ public final class AtomicPhases {
     }
 
     /**
+     * The claim of a key that has no record yet, with its first checkpoint, as a statement the caller sends
+     * with its own writes and the commit in one round trip (see {@link PhaseWrite}): what {@link #begin}
+     * then {@link #checkpoint} commit for a fresh key, in one write. A key with any record (in flight,
+     * finished, expired and not yet purged) makes the statement fail with a unique violation (SQLState
+     * 23505), which aborts the caller's transaction: roll back and {@link #begin} as usual, which decides
+     * what that record means.
+     *
+     * @return the claim; its {@link PhaseClaim#phase()} is the caller's once the statement succeeded
+     */
+    public PhaseClaim beginningNew(IdempotencyRequest request, Checkpoint first) {
+        Objects.requireNonNull(request, "request");
+        Objects.requireNonNull(first, "first");
+        IdempotencyPolicy policy = request.policy();
+        OwnerToken owner = OwnerToken.random();
+        Phase phase = new Phase(request.key(), owner, request.fingerprint(), policy, false, null, 0);
+        return new PhaseClaim() {
+            @Override
+            public Phase phase() {
+                return phase;
+            }
+
+            @Override
+            public String sql() {
+                return newPhase;
+            }
+
+            @Override
+            public int bind(PreparedStatement s, int first0) throws SQLException {
+                s.setString(first0, request.key().hash());
+                s.setString(first0 + 1, request.fingerprint().encoded());
+                s.setString(first0 + 2, owner.value());
+                s.setLong(first0 + 3, TimeUnit.MICROSECONDS.convert(policy.lease()));
+                s.setLong(first0 + 4, TimeUnit.MICROSECONDS.convert(policy.retention()));
+                s.setString(first0 + 5, first.name());
+                s.setBytes(first0 + 6, first.state());
+                return first0 + 7;
+            }
+
+            @Override
+            public boolean applied(Statement s) throws SQLException {
+                return s.getUpdateCount() == 1;
+            }
+        };
+    }
+
+    /**
      * {@link #checkpoint} as a statement the caller sends with its own in one round trip (see
      * {@link PhaseWrite}): its result is the update count, 1 when it applied.
      */
@@ -200,10 +265,10 @@ public final class AtomicPhases {
 
             @Override
             public int bind(PreparedStatement s, int first) throws SQLException {
-                Array headers = s.getConnection().createArrayOf("text", headerPairs(response));
                 s.setString(first, status.name());
                 s.setInt(first + 1, response.status());
-                s.setArray(first + 2, headers);
+                // a String[] as the store binds it (sent in binary), not a java.sql.Array's escaped text
+                s.setObject(first + 2, headerPairs(response));
                 s.setBytes(first + 3, response.body());
                 s.setString(first + 4, phase.key().hash());
                 s.setString(first + 5, phase.owner().value());

@@ -20,6 +20,7 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
@@ -216,6 +217,53 @@ class AtomicPhasesTest {
         assertThat(finished.record().response().body()).isEqualTo(response(201, "LBL-2").body());
         assertThatThrownBy(() -> phases.finishing(second, RecordStatus.PROCESSING, response(201, "x")))
                 .isInstanceOf(IllegalArgumentException.class);
+    }
+
+    @Test
+    void aNewPhaseIsClaimedWithItsFirstCheckpointInTheCallersRoundTripAndAnyRecordOfTheKeyRefusesIt()
+            throws Exception {
+        String order = unique();
+        PhaseClaim claim = phases.beginningNew(request(order, LONG), Checkpoint.of("shipment_created"));
+        try (Connection c = tx()) {
+            try (PreparedStatement s = c.prepareStatement(
+                    claim.sql() + ";\nINSERT INTO shipments (id, order_id) VALUES (?, ?);\nCOMMIT")) {
+                int next = claim.bind(s, 1);
+                s.setString(next, "shp-" + order);
+                s.setString(next + 1, order);
+                s.execute();
+                assertThat(claim.applied(s)).isTrue();
+            }
+            c.commit(); // nothing left to commit
+        }
+        Phase phase = claim.phase();
+        assertThat(phase.takeover()).isFalse();
+        assertThat(phase.resumed()).isFalse();
+        PhaseRecord record = phases.find(phase.key()).orElseThrow();
+        assertThat(record.status()).isEqualTo(RecordStatus.PROCESSING);
+        assertThat(record.checkpoint()).isEqualTo(Checkpoint.of("shipment_created"));
+        assertThat(record.record().owner()).isEqualTo(phase.owner());
+        assertThat(record.record().expiresAt()).as("a phase in progress never expires").isAfter(Instant.now().plus(
+                Duration.ofDays(365)));
+        // the key has a record now: a second new claim fails, and its transaction writes nothing
+        PhaseClaim again = phases.beginningNew(request(order, LONG), Checkpoint.of("shipment_created"));
+        try (Connection c = tx()) {
+            try (PreparedStatement s = c.prepareStatement(
+                    "INSERT INTO shipments (id, order_id) VALUES (?, ?);\n" + again.sql())) {
+                s.setString(1, "shp-again-" + order);
+                s.setString(2, order);
+                again.bind(s, 3);
+                assertThatThrownBy(s::execute).isInstanceOfSatisfying(SQLException.class,
+                        e -> assertThat(e.getSQLState()).isEqualTo("23505"));
+            }
+            c.rollback();
+        }
+        assertThat(shipments(order)).isEqualTo(1);
+        // the owner finishes as after begin
+        try (Connection c = tx()) {
+            assertThat(phases.finish(c, phase, RecordStatus.COMPLETED, response(201, order))).isTrue();
+            c.commit();
+        }
+        assertThat(phases.find(phase.key()).orElseThrow().status()).isEqualTo(RecordStatus.COMPLETED);
     }
 
     /** The phase's finish and the shipment's label in one round trip; whether the finish applied. */

@@ -319,6 +319,12 @@ public final class EntryWriter {
         }
 
         @Override
+        public boolean mayBeRefused() {
+            return changes.entrySet().stream()
+                    .anyMatch(e -> !touched.get(e.getKey()).isSharded() && e.getValue().unreserved().isNegative());
+        }
+
+        @Override
         public JournalEntry result(Statement statement) throws SQLException {
             Long entryId;
             try (ResultSet rs = statement.getResultSet()) {

@@ -24,6 +24,7 @@ import dev.exactly.psp.PspCharge;
 import dev.exactly.psp.PspChargeRequest;
 import dev.exactly.psp.PspClient;
 import dev.exactly.psp.PspException;
+import java.sql.Connection;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.InstantSource;
@@ -141,7 +142,7 @@ public final class ChargeExecutor {
     }
 
     /**
-     * Phase 3's statements go to the database in one round trip (a {@link Pipeline}), then the commit:
+     * Phase 3's statements go to the database in one round trip (a {@link Pipeline}), with the commit:
      * <ol>
      *   <li>the durable record finished, fenced by the owner token ({@link AtomicPhases#finishing}). First:
      *       its row lock serialises whoever settles the charge, as a checkpoint would, in the write the phase
@@ -152,10 +153,16 @@ public final class ChargeExecutor {
      *       references);</li>
      *   <li>the charge's final state, with the entry found by its reference, from an open state only;</li>
      *   <li>its webhook event, which carries the charge as the statement before leaves it (computed here:
-     *       {@link ChargeRow#finished}).</li>
+     *       {@link ChargeRow#finished});</li>
+     *   <li>a guard ({@link ChargeRepository#guardFinished}) that raises unless this transaction finished the
+     *       record and the charge and wrote the entry, and {@code COMMIT}, which the server skips after the
+     *       guard raised.</li>
      * </ol>
-     * If the owner lost the record, or the charge was settled all the same, everything rolls back, the
-     * record's finish with it, and the answer is the charge's.
+     * When the guard refused, or a balance floor could refuse the entry ({@link EntryWrite#mayBeRefused}),
+     * phase 3 runs with the commit apart: the same statements in one round trip, then their results decide
+     * (the owner lost the record, or the charge was settled all the same: everything rolls back, the
+     * record's finish with it, and the answer is the charge's; the entry's reference held another entry,
+     * or a floor refused it: the ledger's exception), then the commit.
      */
     private ChargeResult finishInTransaction(ChargeRow row, Phase phase, ChargeOutcome outcome) {
         Currency currency = Currency.of(row.currency());
@@ -172,36 +179,74 @@ public final class ChargeExecutor {
             // the answer depends on the charge and the outcome only (not on the journal entry)
             StoredResponse answer = answers.finished(row, outcome);
             Instant now = clock.instant();
-            return jdbc.inTransaction(c -> {
-                Pipeline pipeline = new Pipeline();
-                PhaseWrite finish = phases.finishing(phase, outcome.recordStatus(), answer);
-                Pipeline.Result<Boolean> owned = pipeline.add(finish.sql(), finish::bind, finish::applied);
-                String entryRef = null;
-                String holdRef = null;
-                EntryWrite entry = null;
-                if (outcome instanceof ChargeOutcome.Captured) {
-                    entryRef = "charge:" + row.id();
-                    entry = ledger.preparePost(c, entry(row, debit, credit, currency, entryRef, "charge "));
-                } else if (outcome instanceof ChargeOutcome.Authorized) {
-                    holdRef = "auth:" + row.id();
-                    entry = ledger.prepareHold(c, entry(row, debit, credit, currency, holdRef, "authorization "));
-                }
-                if (entry != null) {
-                    pipeline.add(entry.sql(), entry::bind, entry::result);
-                }
-                Pipeline.Result<Boolean> settled = charges.finishing(pipeline, row.id(), outcome, entryRef, holdRef,
-                        answer, now);
-                events.finished(pipeline, row.finished(outcome, answer, now), outcome);
-                pipeline.run(c);
-                if (!owned.get() || !settled.get()) {
-                    throw new LostRecord();
-                }
-                observer.beforeCommit(row);
-                return new ChargeResult.Finished(answer);
-            });
+            try {
+                return jdbc.inTransaction(c -> finishing(c, row, phase, outcome, debit, credit, currency, answer, now,
+                        true));
+            } catch (GuardRefused refused) {
+                // rolled back: again with the commit apart, so that the statements' results decide
+                return jdbc.inTransaction(c -> finishing(c, row, phase, outcome, debit, credit, currency, answer, now,
+                        false));
+            }
         } catch (LostRecord lost) {
             return afterLoss(row);
         }
+    }
+
+    /** Thrown inside phase 3's transaction when its guard refused the commit: roll back, run it apart. */
+    private static final class GuardRefused extends RuntimeException {
+        GuardRefused() {
+            super(null, null, false, false);
+        }
+    }
+
+    /**
+     * Phase 3's statements in one round trip; with {@code commitTogether} (and an entry no floor can refuse)
+     * the guard and the commit too.
+     */
+    private ChargeResult finishing(Connection c, ChargeRow row, Phase phase, ChargeOutcome outcome,
+            @Nullable Account debit, @Nullable Account credit, Currency currency, StoredResponse answer, Instant now,
+            boolean commitTogether) {
+        Pipeline pipeline = new Pipeline();
+        PhaseWrite finish = phases.finishing(phase, outcome.recordStatus(), answer);
+        Pipeline.Result<Boolean> owned = pipeline.add(finish.sql(), finish::bind, finish::applied);
+        String entryRef = null;
+        String holdRef = null;
+        EntryWrite entry = null;
+        if (outcome instanceof ChargeOutcome.Captured) {
+            entryRef = "charge:" + row.id();
+            entry = ledger.preparePost(c, entry(row, debit, credit, currency, entryRef, "charge "));
+        } else if (outcome instanceof ChargeOutcome.Authorized) {
+            holdRef = "auth:" + row.id();
+            entry = ledger.prepareHold(c, entry(row, debit, credit, currency, holdRef, "authorization "));
+        }
+        if (entry != null) {
+            pipeline.add(entry.sql(), entry::bind, entry::result);
+        }
+        Pipeline.Result<Boolean> settled = charges.finishing(pipeline, row.id(), outcome, entryRef, holdRef, answer,
+                now);
+        events.finished(pipeline, row.finished(outcome, answer, now), outcome);
+        boolean committing = commitTogether && (entry == null || !entry.mayBeRefused());
+        if (committing) {
+            charges.guardFinished(pipeline, phase.key(), phase.owner().value(), row.id(),
+                    entryRef != null ? entryRef : holdRef);
+            pipeline.commit();
+        }
+        observer.beforeCommit(row);
+        try {
+            pipeline.run(c);
+        } catch (DatabaseException e) {
+            if (committing && e.isGuardRefusal()) {
+                throw new GuardRefused();
+            }
+            throw e;
+        }
+        if (!owned.get() || !settled.get()) {
+            if (committing) {
+                throw new IllegalStateException("phase 3 of charge " + row.id() + " committed past its guard");
+            }
+            throw new LostRecord();
+        }
+        return new ChargeResult.Finished(answer);
     }
 
     /**

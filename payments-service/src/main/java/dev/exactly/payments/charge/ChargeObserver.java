@@ -16,6 +16,9 @@ public interface ChargeObserver {
     /** The processor answered for this charge; phase 3 has not started. */
     default void processorAnswered(ChargeRow charge) {}
 
-    /** Phase 3 wrote everything (charge, journal entry, recorded answer, durable record) and has not committed. */
+    /**
+     * Phase 3 is about to send its writes (charge, journal entry, recorded answer, durable record) in one
+     * round trip, with or before its commit: nothing of it is written yet, and dying here leaves nothing.
+     */
     default void beforeCommit(ChargeRow charge) {}
 }

@@ -4,6 +4,7 @@ import dev.exactly.idempotency.IdempotencyKey;
 import dev.exactly.idempotency.IdempotencyRequest;
 import dev.exactly.idempotency.postgres.AtomicPhases;
 import dev.exactly.idempotency.postgres.Phase;
+import dev.exactly.idempotency.postgres.PhaseClaim;
 import dev.exactly.idempotency.postgres.PhaseStart;
 import dev.exactly.idempotency.postgres.PhaseWrite;
 import dev.exactly.payments.db.DatabaseException;
@@ -23,7 +24,9 @@ import org.jspecify.annotations.Nullable;
  *
  * <p>Phase 1 is one transaction: begin the durable record ({@link AtomicPhases#begin}, PostgreSQL, unique on
  * the scope) and, for a new key, insert the charge row ({@link ChargeRow#pending}) with the downstream key
- * and the exact processor request, and commit the checkpoint {@code charge_created}. What beginning finds
+ * and the exact processor request, and commit the checkpoint {@code charge_created}. A key without any
+ * record, the common case, takes one round trip: the record with its checkpoint
+ * ({@link AtomicPhases#beginningNew}), the row and the commit, sent together. Otherwise what beginning finds
  * decides the rest:
  * <ul>
  *   <li>a finished record: its answer, byte for byte (the key reused if the payload differs);</li>
@@ -82,11 +85,16 @@ public final class ChargePipeline {
         IdempotencyRequest idempotency = routes.request(IdempotentRoutes.CHARGES, tenant, key, body, contentType);
         Begin begin;
         try {
-            begin = phase1(idempotency, tenant, request, false);
-        } catch (ScopeTaken taken) {
-            // the scope has a charge row (its record expired and was purged while the row stayed): phase 1
-            // again, reading the row first
-            begin = phase1(idempotency, tenant, request, true);
+            begin = jdbc.inTransaction(c -> newCharge(c, idempotency, tenant, request));
+        } catch (KeyTaken taken) {
+            try {
+                // the key has a record (in flight, finished, expired) or its scope a charge: the claim decides
+                begin = phase1(idempotency, tenant, request, false);
+            } catch (KeyTaken scopeTaken) {
+                // the scope has a charge row (its record expired and was purged while the row stayed): phase 1
+                // again, reading the row first
+                begin = phase1(idempotency, tenant, request, true);
+            }
         }
         return switch (begin) {
             case Begin.Answer answer -> answer.result();
@@ -99,7 +107,40 @@ public final class ChargePipeline {
         };
     }
 
-    /** Phase 1, in one transaction. */
+    /**
+     * Phase 1 of a key that has no record and whose scope has no charge, the common case, in one round trip:
+     * the claim with its first checkpoint ({@link AtomicPhases#beginningNew}), the charge row, and the
+     * commit. A record of the key, or a charge of its scope, fails one of the inserts with a unique
+     * violation: nothing commits ({@link KeyTaken}), and phase 1 runs with the claim first.
+     */
+    private Begin newCharge(Connection c, IdempotencyRequest idempotency, String tenant, ChargeRequest request) {
+        PhaseClaim claim = phases.beginningNew(idempotency, RecoveryPoint.CHARGE_CREATED.checkpoint());
+        ChargeRow created = ChargeRow.pending(ids.charge(), tenant, idempotency.key(), idempotency.fingerprint(),
+                request, clock.instant());
+        Pipeline pipeline = new Pipeline();
+        Pipeline.Result<Boolean> claimed = pipeline.add(claim.sql(), claim::bind, claim::applied);
+        charges.inserting(pipeline, created);
+        pipeline.commit();
+        runTakingKey(pipeline, c);
+        if (!claimed.get()) {
+            throw new IllegalStateException("the new record of " + idempotency.key() + " was not inserted");
+        }
+        return new Begin.Run(created, claim.phase(), true);
+    }
+
+    /** Runs {@code pipeline}; a unique violation (a record of the key, a charge of the scope) is {@link KeyTaken}. */
+    private static void runTakingKey(Pipeline pipeline, Connection c) {
+        try {
+            pipeline.run(c);
+        } catch (DatabaseException e) {
+            if (e.isUniqueViolation()) {
+                throw new KeyTaken();
+            }
+            throw e;
+        }
+    }
+
+    /** Phase 1 with the claim first, in one transaction. */
     private Begin phase1(IdempotencyRequest idempotency, String tenant, ChargeRequest request, boolean scopeTaken) {
         return jdbc.inTransaction(c -> switch (phases.begin(c, idempotency)) {
             case PhaseStart.Owned owned -> own(c, owned.phase(), idempotency, tenant, request, scopeTaken);
@@ -114,9 +155,12 @@ public final class ChargePipeline {
         });
     }
 
-    /** Thrown out of phase 1's transaction when a new charge's insert met a charge of its scope: roll back. */
-    private static final class ScopeTaken extends RuntimeException {
-        ScopeTaken() {
+    /**
+     * Thrown out of phase 1's transaction when a new record's insert met a record of its key, or a new
+     * charge's insert a charge of its scope: roll back.
+     */
+    private static final class KeyTaken extends RuntimeException {
+        KeyTaken() {
             super(null, null, false, false);
         }
     }
@@ -154,7 +198,7 @@ public final class ChargePipeline {
 
     /**
      * A new charge row and the first recovery point, committed in the same round trip: the insert fails
-     * when the scope has a charge ({@link ScopeTaken}), the checkpoint is fenced by the owner token that the
+     * when the scope has a charge ({@link KeyTaken}), the checkpoint is fenced by the owner token that the
      * claim just set in this transaction.
      */
     private Begin createAndCommit(Connection c, Phase phase, IdempotencyRequest idempotency, String tenant,
@@ -166,14 +210,7 @@ public final class ChargePipeline {
         PhaseWrite checkpoint = phases.checkpointing(phase, RecoveryPoint.CHARGE_CREATED.checkpoint());
         Pipeline.Result<Boolean> checkpointed = pipeline.add(checkpoint.sql(), checkpoint::bind, checkpoint::applied);
         pipeline.commit();
-        try {
-            pipeline.run(c);
-        } catch (DatabaseException e) {
-            if (e.isUniqueViolation()) {
-                throw new ScopeTaken();
-            }
-            throw e;
-        }
+        runTakingKey(pipeline, c);
         if (!checkpointed.get()) {
             throw new IllegalStateException("the claim of " + idempotency.key()
                     + " did not hold for its first checkpoint in the same transaction");

@@ -82,6 +82,24 @@ public final class ChargeRepository {
                 updated_at = ?, finished_at = ?
             WHERE c.id = ? AND c.status IN ('pending', 'dead_lettered')""";
 
+    /**
+     * The guard of phase 3 sent with its commit in one round trip: raises (SQLSTATE {@code EXP01}, migration
+     * V7) unless this transaction finished the durable record under the owner's token, finished the
+     * charge, and wrote the journal entry or hold of the given reference (when one was written), so that
+     * the {@code COMMIT} after it is skipped otherwise. "This transaction" is the row version's
+     * {@code xmin}: a record finished, or an entry written, by an earlier transaction does not count.
+     */
+    private static final String FINISHED_HERE = """
+            SELECT payments_require(
+                EXISTS (SELECT 1 FROM idempotency_records r
+                        WHERE r.scope_key = ? AND r.owner_token = ? AND r.status <> 'PROCESSING'
+                          AND r.xmin = pg_current_xact_id()::xid)
+                AND EXISTS (SELECT 1 FROM payments_charge c
+                            WHERE c.id = ? AND c.recovery_point = 'finished' AND c.xmin = pg_current_xact_id()::xid)
+                AND (?::text IS NULL OR EXISTS (SELECT 1 FROM ledger_entry e
+                                                WHERE e.external_ref = ? AND e.xmin = pg_current_xact_id()::xid)),
+                'phase 3 of a charge found its durable record, the charge or its journal entry changed: roll back')""";
+
     /** One more failed attempt; dead-lettered with a reason when the attempts are used up. */
     private static final String RECORD_FAILURE = """
             UPDATE payments_charge
@@ -287,6 +305,24 @@ public final class ChargeRepository {
             s.setString(first + 13, id);
             return first + 14;
         }, s -> s.getUpdateCount() == 1);
+    }
+
+    /**
+     * Adds phase 3's guard to {@code pipeline}, before its {@code COMMIT}: the pipeline fails with
+     * {@link DatabaseException#isGuardRefusal} unless this transaction finished the durable record of
+     * {@code scopeKey} under {@code ownerToken}, finished charge {@code id}, and wrote the entry of
+     * {@code entryRef} (when not {@code null}).
+     */
+    public void guardFinished(Pipeline pipeline, ScopeKey scopeKey, String ownerToken, String id,
+            @Nullable String entryRef) {
+        pipeline.add(FINISHED_HERE, (s, first) -> {
+            s.setString(first, scopeKey.hash());
+            s.setString(first + 1, ownerToken);
+            s.setString(first + 2, id);
+            s.setString(first + 3, entryRef);
+            s.setString(first + 4, entryRef);
+            return first + 5;
+        }, s -> Boolean.TRUE);
     }
 
     public boolean recordFailure(Connection c, String id, int attempts, String error, RecoveryPoint point,

@@ -39,6 +39,14 @@ public final class DatabaseException extends RuntimeException {
         return sqlState().equals("23505");
     }
 
+    /**
+     * Whether a guard refused to let a transaction commit (SQLSTATE {@code EXP01}, {@code payments_require}
+     * of migration V7): something the commit depended on did not hold; the transaction is aborted.
+     */
+    public boolean isGuardRefusal() {
+        return sqlState().equals("EXP01");
+    }
+
     /** Whether another transaction owns a row this one wanted (unique violation, serialization, deadlock). */
     public boolean isConflict() {
         return switch (sqlState()) {
