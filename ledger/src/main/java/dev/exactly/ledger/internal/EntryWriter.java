@@ -368,14 +368,13 @@ public final class EntryWriter {
      */
     private static int bind(PreparedStatement ps, int first, Draft draft, Instant postedAt, TreeMap<Long, Change> changes,
             Map<Long, Account> touched) throws SQLException {
-        Connection c = ps.getConnection();
         List<Line> lines = draft.lines();
         int n = lines.size();
         long[] accountIds = new long[n];
         String[] currencies = new String[n];
         String[] sides = new String[n];
         long[] amounts = new long[n];
-        Boolean[] pending = new Boolean[n];
+        boolean[] pending = new boolean[n];
         for (int i = 0; i < n; i++) {
             Line l = lines.get(i);
             accountIds[i] = l.accountId();
@@ -389,24 +388,39 @@ public final class EntryWriter {
         Map<Long, Change> sharded = new TreeMap<>();
         changes.forEach((id, change) -> (touched.get(id).isSharded() ? sharded : single).put(id, change));
         int[] shardCounts = sharded.keySet().stream().mapToInt(id -> touched.get(id).shards()).toArray();
+        // Java arrays, which pgjdbc sends in binary, instead of java.sql.Arrays built by createArrayOf, whose
+        // text literals the JVM escapes and the server parses again
         int index = first;
         ps.setString(index++, draft.kind().dbValue());
         Jdbc.setNullableLong(ps, index++, draft.originalEntryId());
         Jdbc.setNullableText(ps, index++, draft.externalRef());
         ps.setString(index++, draft.description());
         Jdbc.setInstant(ps, index++, postedAt);
-        ps.setArray(index++, Jdbc.bigints(c, accountIds));
-        ps.setArray(index++, Jdbc.texts(c, currencies));
-        ps.setArray(index++, Jdbc.texts(c, sides));
-        ps.setArray(index++, Jdbc.bigints(c, amounts));
-        ps.setArray(index++, c.createArrayOf("bool", pending));
+        ps.setObject(index++, accountIds);
+        ps.setObject(index++, currencies);
+        ps.setObject(index++, sides);
+        ps.setObject(index++, amounts);
+        ps.setObject(index++, pending);
         for (Map<Long, Change> group : List.of(single, sharded)) {
-            ps.setArray(index++, Jdbc.bigints(c, group.keySet().stream().mapToLong(Long::longValue).toArray()));
-            ps.setArray(index++, Jdbc.bigints(c, group.values().stream().map(Change::available).mapToLong(Money::minorUnits).toArray()));
-            ps.setArray(index++, Jdbc.bigints(c, group.values().stream().map(Change::increase).mapToLong(Money::minorUnits).toArray()));
-            ps.setArray(index++, Jdbc.bigints(c, group.values().stream().map(Change::decrease).mapToLong(Money::minorUnits).toArray()));
+            int size = group.size();
+            long[] ids = new long[size];
+            long[] available = new long[size];
+            long[] increase = new long[size];
+            long[] decrease = new long[size];
+            int i = 0;
+            for (Map.Entry<Long, Change> e : group.entrySet()) {
+                ids[i] = e.getKey();
+                available[i] = e.getValue().available().minorUnits();
+                increase[i] = e.getValue().increase().minorUnits();
+                decrease[i] = e.getValue().decrease().minorUnits();
+                i++;
+            }
+            ps.setObject(index++, ids);
+            ps.setObject(index++, available);
+            ps.setObject(index++, increase);
+            ps.setObject(index++, decrease);
         }
-        ps.setArray(index++, Jdbc.integers(c, shardCounts));
+        ps.setObject(index++, shardCounts);
         return index;
     }
 
