@@ -50,7 +50,10 @@ import org.jspecify.annotations.Nullable;
  * not open in time, {@link java.net.ConnectException} when it is refused, {@link HttpTimeoutException} when
  * the answer does not come within the request's timeout, another {@link IOException} when the connection
  * is lost. A pooled connection the server closed is noticed before it is used (one non-blocking read) and
- * one idle longer than {@link #MAX_IDLE} is not used again; a request that fails is never sent again here.
+ * one idle longer than {@link #MAX_IDLE} is not used again. A request is sent again, once and on a new
+ * connection, only when a pooled connection ended before any byte of its answer and the request may be
+ * delivered twice (GET, HEAD, OPTIONS: no effects); no other failure is retried
+ * here. Answer bodies larger than {@link #MAX_BODY_BYTES} fail the call.
  * Answers are read by {@code Content-Length}, chunked, or up to the end of the connection. No redirects,
  * proxies, cookies, authentication or TLS. Thread-safe.
  */
@@ -59,6 +62,8 @@ public final class PlainHttpClient extends HttpClient {
     public static final Duration MAX_IDLE = Duration.ofSeconds(10);
     private static final int BUFFER = 8192;
     private static final int MAX_HEAD_BYTES = 64 * 1024;
+    /** The largest answer body read (a processor's answers are small JSON documents). */
+    static final int MAX_BODY_BYTES = 16 * 1024 * 1024;
     /** Header names this client writes itself. */
     private static final Set<String> OWN_HEADERS = Set.of("host", "content-length", "connection", "transfer-encoding");
     private static final String USER_AGENT = "exactly-psp-client";
@@ -87,19 +92,24 @@ public final class PlainHttpClient extends HttpClient {
         String authority = uri.getHost() + ":" + port;
         ByteBuffer message = message(request, uri, authority, body);
         Connection connection = pooled(authority);
-        if (connection == null) {
-            connection = open(uri.getHost(), port, deadline);
-        }
         Answer answer;
-        try {
-            connection.channel.write(message);
-            answer = connection.read(request.method(), deadline);
-        } catch (SocketTimeoutException e) {
-            connection.close();
-            throw timeout(request, e);
-        } catch (IOException | RuntimeException e) {
-            connection.close();
-            throw e;
+        if (connection != null) {
+            try {
+                answer = exchange(connection, message, request, deadline);
+            } catch (NoAnswer e) {
+                // The server closed the pooled connection as it was reused, before any byte of an answer:
+                // it dropped the request unread, or it read it and answered nothing. Sent once more, on a new
+                // connection, only when a second delivery cannot act twice.
+                if (!resendable(request)) {
+                    throw e;
+                }
+                connection = open(uri.getHost(), port, deadline);
+                message.rewind();
+                answer = exchange(connection, message, request, deadline);
+            }
+        } else {
+            connection = open(uri.getHost(), port, deadline);
+            answer = exchange(connection, message, request, deadline);
         }
         if (answer.reusable() && !closed) {
             connection.idleSince = System.nanoTime();
@@ -108,6 +118,45 @@ public final class PlainHttpClient extends HttpClient {
             connection.close();
         }
         return new Response<>(request, answer.status(), answer.headers(), deliver(handler, answer));
+    }
+
+    /** Writes the request and reads its answer; the connection is closed when that fails. */
+    private static Answer exchange(Connection connection, ByteBuffer message, HttpRequest request, long deadline)
+            throws IOException {
+        try {
+            try {
+                connection.channel.write(message);
+            } catch (IOException e) {
+                // reset or broken pipe: the server had closed the connection; no answer can come on it
+                NoAnswer lost = new NoAnswer("connection lost while sending the request: " + e.getMessage());
+                lost.initCause(e);
+                throw lost;
+            }
+            return connection.read(request.method(), deadline);
+        } catch (SocketTimeoutException e) {
+            connection.close();
+            throw timeout(request, e);
+        } catch (IOException | RuntimeException e) {
+            connection.close();
+            throw e;
+        }
+    }
+
+    /**
+     * Whether a request may be delivered twice here: a method without effects. A request with effects is
+     * not, even with an {@code Idempotency-Key}: its caller learns that the connection was lost and decides
+     * ({@code IdempotentHttpClient} sends it again with the same key, after its backoff, and counts it).
+     */
+    private static boolean resendable(HttpRequest request) {
+        String method = request.method();
+        return method.equals("GET") || method.equals("HEAD") || method.equals("OPTIONS");
+    }
+
+    /** The connection ended before the first byte of an answer. */
+    static final class NoAnswer extends EOFException {
+        NoAnswer(String message) {
+            super(message);
+        }
     }
 
     private static HttpTimeoutException timeout(HttpRequest request, SocketTimeoutException cause) {
@@ -302,8 +351,10 @@ public final class PlainHttpClient extends HttpClient {
             int status;
             Map<String, List<String>> headers;
             boolean http10;
+            boolean first = true;
             do {
-                String statusLine = line(deadline);
+                String statusLine = first ? firstLine(deadline) : line(deadline);
+                first = false;
                 if (!statusLine.startsWith("HTTP/1.") || statusLine.length() < 12) {
                     throw new IOException("not an HTTP/1.x status line: " + printable(statusLine));
                 }
@@ -341,8 +392,11 @@ public final class PlainHttpClient extends HttpClient {
                 } catch (NumberFormatException e) {
                     throw new IOException("bad Content-Length", e);
                 }
-                if (length < 0 || length > Integer.MAX_VALUE - 16) {
+                if (length < 0) {
                     throw new IOException("bad Content-Length: " + length);
+                }
+                if (length > MAX_BODY_BYTES) {
+                    throw tooLarge();
                 }
                 body = exactly((int) length, deadline);
             } else {
@@ -382,6 +436,14 @@ public final class PlainHttpClient extends HttpClient {
                 return -1;
             }
             return buffer[position++] & 0xff;
+        }
+
+        /** The answer's first line; {@link NoAnswer} when the connection ends before its first byte. */
+        private String firstLine(long deadline) throws IOException {
+            if (position == limit && !fill(deadline)) {
+                throw new NoAnswer("connection closed before an answer");
+            }
+            return line(deadline);
         }
 
         /** A line up to CRLF (or LF), without it, as ISO-8859-1. */
@@ -442,6 +504,9 @@ public final class PlainHttpClient extends HttpClient {
                     }
                     return out.toByteArray();
                 }
+                if (length > MAX_BODY_BYTES - out.size()) {
+                    throw tooLarge();
+                }
                 out.writeBytes(exactly(length, deadline));
                 if (!line(deadline).isEmpty()) {
                     throw new IOException("chunk not followed by CRLF");
@@ -454,10 +519,17 @@ public final class PlainHttpClient extends HttpClient {
             out.write(buffer, position, limit - position);
             position = limit;
             while (fill(deadline)) {
+                if (limit > MAX_BODY_BYTES - out.size()) {
+                    throw tooLarge();
+                }
                 out.write(buffer, 0, limit);
                 position = limit;
             }
             return out.toByteArray();
+        }
+
+        private static IOException tooLarge() {
+            return new IOException("answer body larger than " + MAX_BODY_BYTES + " bytes");
         }
 
         void close() {

@@ -9,6 +9,7 @@ import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.ConnectException;
 import java.net.InetAddress;
+import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
 import java.net.URI;
@@ -23,6 +24,7 @@ import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Function;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -126,10 +128,51 @@ class PlainHttpClientTest {
                 .isInstanceOf(IOException.class).isNotInstanceOf(HttpTimeoutException.class)
                 .hasMessageContaining("closed before an answer");
 
-        int port = silent.port();
-        silent.close();
-        assertThatThrownBy(() -> client.send(post(URI.create("http://127.0.0.1:" + port + "/x"), "{}"),
-                HttpResponse.BodyHandlers.ofString())).isInstanceOf(ConnectException.class);
+        // a port held by a socket that does not listen (a closed server's port could be taken by another
+        // test's server at once): the connection is refused
+        try (Socket holder = new Socket()) {
+            holder.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
+            URI refused = URI.create("http://127.0.0.1:" + holder.getLocalPort() + "/x");
+            assertThatThrownBy(() -> client.send(post(refused, "{}"), HttpResponse.BodyHandlers.ofString()))
+                    .isInstanceOf(ConnectException.class);
+        }
+    }
+
+    @Test
+    void aPooledConnectionClosedAsItIsReusedIsTriedOnceMoreOnlyForARequestWithoutEffects() throws Exception {
+        AtomicInteger calls = new AtomicInteger();
+        // the second request (on the kept connection) meets a close without an answer, as when the server's
+        // idle timeout fires while the client reuses the connection; every other request is answered
+        server = new ScriptedServer(request -> calls.incrementAndGet() == 2 ? null
+                : "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok");
+        HttpRequest get = HttpRequest.newBuilder(server.uri("/v1/charges/ch_1")).timeout(Duration.ofSeconds(5)).GET().build();
+        assertThat(client.send(get, HttpResponse.BodyHandlers.ofString()).body()).isEqualTo("ok");
+        assertThat(client.send(get, HttpResponse.BodyHandlers.ofString()).body())
+                .as("a GET is sent again on a new connection").isEqualTo("ok");
+        assertThat(server.requests()).hasSize(3);
+        assertThat(server.connections()).isEqualTo(2);
+
+        // a POST may have been acted on (even with a key): its caller learns the connection was lost and
+        // decides; nothing is resent here
+        calls.set(0);
+        assertThat(client.send(post(server.uri("/v1/charges"), "{}"), HttpResponse.BodyHandlers.ofString()).body())
+                .isEqualTo("ok");
+        assertThatThrownBy(() -> client.send(post(server.uri("/v1/charges"), "{}"), HttpResponse.BodyHandlers.ofString()))
+                .isInstanceOf(IOException.class).hasMessageContaining("closed before an answer");
+        assertThat(server.requests()).hasSize(5);
+    }
+
+    @Test
+    void anAnswerBodyLargerThanTheLimitFailsTheCallWithoutReadingIt() throws Exception {
+        int over = PlainHttpClient.MAX_BODY_BYTES + 1;
+        server = new ScriptedServer(request -> request.startsWith("GET /length")
+                ? "HTTP/1.1 200 OK\r\nContent-Length: " + over + "\r\n\r\n"
+                : "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n" + Integer.toHexString(over) + "\r\n");
+        for (String path : List.of("/length", "/chunked")) {
+            assertThatThrownBy(() -> client.send(HttpRequest.newBuilder(server.uri(path)).timeout(Duration.ofSeconds(5))
+                    .GET().build(), HttpResponse.BodyHandlers.ofString()))
+                    .as(path).isInstanceOf(IOException.class).hasMessageContaining("larger than");
+        }
     }
 
     /**
