@@ -17,7 +17,6 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.InstantSource;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
@@ -268,7 +267,7 @@ public final class AtomicPhases {
                 s.setString(first, status.name());
                 s.setInt(first + 1, response.status());
                 // a String[] as the store binds it (sent in binary), not a java.sql.Array's escaped text
-                s.setObject(first + 2, headerPairs(response));
+                s.setObject(first + 2, PostgresIdempotencyStore.flatten(response.headers()));
                 s.setBytes(first + 3, response.body());
                 s.setString(first + 4, phase.key().hash());
                 s.setString(first + 5, phase.owner().value());
@@ -283,16 +282,6 @@ public final class AtomicPhases {
                 }
             }
         };
-    }
-
-    /** The answer's headers as the table keeps them: {@code name1, value1, name2, value2, ...}. */
-    private static String[] headerPairs(StoredResponse response) {
-        List<String> pairs = new ArrayList<>();
-        response.headers().forEach((name, values) -> values.forEach(value -> {
-            pairs.add(name);
-            pairs.add(value);
-        }));
-        return pairs.toArray(String[]::new);
     }
 
     /**

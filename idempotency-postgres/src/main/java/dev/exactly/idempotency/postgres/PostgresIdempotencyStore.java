@@ -571,7 +571,7 @@ public final class PostgresIdempotencyStore implements IdempotencyStore {
     }
 
     /** Headers as {@code name1, value1, name1, value2, name2, value3, ...}: order and repeats kept. */
-    private static String[] flatten(Map<String, List<String>> headers) {
+    static String[] flatten(Map<String, List<String>> headers) {
         List<String> pairs = new ArrayList<>();
         headers.forEach((name, values) -> values.forEach(value -> {
             pairs.add(name);
