@@ -131,6 +131,7 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
     public static final long RECONNECT_BACKOFF_MILLIS = 500;
 
     private static final ByteArrayCodec CODEC = ByteArrayCodec.INSTANCE;
+    private static final byte[] RECORD_KEY_TAIL = {'}', ':', 'r'};
 
     private static final Duration CLUSTER_TOPOLOGY_REFRESH = Duration.ofSeconds(30);
     /** The longest lease or retention a record holds: its times are 13-digit epoch milliseconds. */
@@ -141,6 +142,8 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
     private final Connector connector;
     private final Runnable shutdownClient;
     private final byte[] channel;
+    /** The record key up to the scope hash: {@code keyPrefix + "{"}. */
+    private final byte[] recordKeyHead;
     private final LocalWaiters waiters = new LocalWaiters();
     private final ChangeListener listener = new ChangeListener();
     private final ReentrantLock connectLock = new ReentrantLock();
@@ -159,6 +162,7 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
         this.connector = connector;
         this.shutdownClient = shutdownClient;
         this.channel = RecordValue.ascii(config.changesChannel());
+        this.recordKeyHead = RecordValue.ascii(config.keyPrefix() + "{");
         this.timeoutNanos = config.commandTimeout().toNanos();
     }
 
@@ -444,8 +448,17 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
         return applied;
     }
 
+    /** {@link RedisStoreConfig#recordKey} as bytes, built in place (it is on every command's path). */
     private byte[] recordKey(ScopeKey key) {
-        return RecordValue.ascii(config.recordKey(key));
+        String hash = key.hash();
+        byte[] out = new byte[recordKeyHead.length + hash.length() + RECORD_KEY_TAIL.length];
+        System.arraycopy(recordKeyHead, 0, out, 0, recordKeyHead.length);
+        int at = recordKeyHead.length;
+        for (int i = 0; i < hash.length(); i++) {
+            out[at++] = (byte) hash.charAt(i); // a scope hash is 64 lowercase hex digits
+        }
+        System.arraycopy(RECORD_KEY_TAIL, 0, out, at, RECORD_KEY_TAIL.length);
+        return out;
     }
 
     private static long millis(Duration duration, String name) {

@@ -80,28 +80,48 @@ public final class RecordValue {
             long retentionMillis) {
         long ttl = Math.max(leaseMillis, retentionMillis);
         byte[] ownerBytes = ascii(owner.value());
-        byte[] fingerprintBytes = ascii(fingerprint.encoded());
-        byte[] ownerLength = decimal(ownerBytes.length);
-        byte[] fingerprintLength = decimal(fingerprintBytes.length);
-        byte[] created = decimal(nowMillis);
-        byte[] out = new byte[OWNER_OFFSET + ownerLength.length + 1 + ownerBytes.length + fingerprintLength.length + 1
-                + fingerprintBytes.length + created.length + 1];
+        byte[] algorithm = ascii(fingerprint.algorithm());
+        byte[] fingerprintValue = ascii(fingerprint.value());
+        int fingerprintLength = algorithm.length + 1 + fingerprintValue.length; // Fingerprint#encoded()
+        byte[] out = new byte[OWNER_OFFSET + digits(ownerBytes.length) + 1 + ownerBytes.length
+                + digits(fingerprintLength) + 1 + fingerprintLength + digits(nowMillis) + 1];
         out[0] = VERSION;
         out[1] = 'P';
         fixed(out, 2, nowMillis + leaseMillis);
         fixed(out, 2 + WIDTH, nowMillis + ttl);
         fixed(out, 2 + 2 * WIDTH, ttl - leaseMillis);
         fixed(out, 2 + 3 * WIDTH, retentionMillis);
-        int at = OWNER_OFFSET;
-        at = put(out, at, ownerLength);
+        int at = putDecimal(out, OWNER_OFFSET, ownerBytes.length);
         out[at++] = ':';
         at = put(out, at, ownerBytes);
-        at = put(out, at, fingerprintLength);
+        at = putDecimal(out, at, fingerprintLength);
         out[at++] = ':';
-        at = put(out, at, fingerprintBytes);
-        at = put(out, at, created);
+        at = put(out, at, algorithm);
+        out[at++] = ':';
+        at = put(out, at, fingerprintValue);
+        at = putDecimal(out, at, nowMillis);
         out[at] = ':';
         return out;
+    }
+
+    /** The number of decimal digits of {@code value} (not negative). */
+    private static int digits(long value) {
+        int n = 1;
+        for (long rest = value / 10; rest > 0; rest /= 10) {
+            n++;
+        }
+        return n;
+    }
+
+    /** Writes {@code value} (not negative) in decimal at {@code at}; returns the position after it. */
+    private static int putDecimal(byte[] out, int at, long value) {
+        int end = at + digits(value);
+        long rest = value;
+        for (int i = end - 1; i >= at; i--) {
+            out[i] = (byte) ('0' + rest % 10);
+            rest /= 10;
+        }
+        return end;
     }
 
     /**
