@@ -83,18 +83,20 @@ public final class AtomicPhases {
     /**
      * A new phase of a key that has no record at all, with its first checkpoint: the record as a fresh claim
      * inserts it (V7's claim function), plus the checkpoint, and the endless expiry of a phase in progress,
-     * as {@link #checkpoint} would set them. No {@code ON CONFLICT}: a key with any record (in flight,
-     * finished, expired) makes it fail with a unique violation. Params: key, fingerprint, owner, lease µs,
-     * retention µs, checkpoint name, checkpoint state.
+     * as {@link #checkpoint} would set them, and the claim's expiry as the purge's lower bound ({@code
+     * purge_after}, migration V8). No {@code ON CONFLICT}: a key with any record (in flight, finished,
+     * expired) makes it fail with a unique violation. Params: key, fingerprint, owner, lease µs, retention
+     * µs, checkpoint name, checkpoint state, retention µs.
      */
     private static final String NEW_PHASE = """
             INSERT INTO idempotency_records (
                 scope_key, status, fingerprint, owner_token, created_at, lease_expires_at,
-                expires_at, retention, takeovers, updated_at, recovery_point, checkpoint_state)
+                expires_at, retention, takeovers, updated_at, recovery_point, checkpoint_state, purge_after)
             VALUES (
                 ?, 'PROCESSING', ?, ?, statement_timestamp(),
                 statement_timestamp() + ? * interval '1 microsecond',
-                'infinity', ? * interval '1 microsecond', 0, statement_timestamp(), ?, ?)""";
+                'infinity', ? * interval '1 microsecond', 0, statement_timestamp(), ?, ?,
+                statement_timestamp() + ? * interval '1 microsecond')""";
 
     private AtomicPhases(Builder builder) {
         this.store = builder.store;
@@ -202,7 +204,8 @@ public final class AtomicPhases {
                 s.setLong(first0 + 4, TimeUnit.MICROSECONDS.convert(policy.retention()));
                 s.setString(first0 + 5, first.name());
                 s.setBytes(first0 + 6, first.state());
-                return first0 + 7;
+                s.setLong(first0 + 7, TimeUnit.MICROSECONDS.convert(policy.retention()));
+                return first0 + 8;
             }
 
             @Override

@@ -23,7 +23,8 @@ import javax.sql.DataSource;
  * The table of {@link PostgresIdempotencyStore}, shipped as the Flyway-style migrations
  * {@value #MIGRATION_RESOURCE}, {@value #PHASES_MIGRATION_RESOURCE}, {@value #WAITERS_MIGRATION_RESOURCE},
  * {@value #CLAIM_MIGRATION_RESOURCE}, {@value #LEASE_INDEX_MIGRATION_RESOURCE},
- * {@value #HOT_COMPLETION_MIGRATION_RESOURCE} and {@value #CLAIM_RECORD_MIGRATION_RESOURCE} (the table and its claim
+ * {@value #HOT_COMPLETION_MIGRATION_RESOURCE}, {@value #CLAIM_RECORD_MIGRATION_RESOURCE} and
+ * {@value #PURGE_AFTER_MIGRATION_RESOURCE} (the table and its claim
  * functions are unqualified, so they land in the
  * first schema of the connection's {@code search_path}). Applications that run Flyway run the
  * same files (location {@code classpath:db/idempotency}); simple applications and tests call
@@ -51,9 +52,14 @@ public final class PostgresSchema {
      * ({@code <table>_claim_record}), which inserts a fresh key first and returns the record's columns.
      */
     public static final String CLAIM_RECORD_MIGRATION_RESOURCE = "db/idempotency/V7__claim_insert_first.sql";
+    /**
+     * The class-path resource of the eighth migration: {@code purge_after} as a plain column that the claim
+     * functions write, no longer a generated one whose expression every insert and completion evaluates.
+     */
+    public static final String PURGE_AFTER_MIGRATION_RESOURCE = "db/idempotency/V8__purge_after_written.sql";
     private static final List<String> MIGRATIONS = List.of(MIGRATION_RESOURCE, PHASES_MIGRATION_RESOURCE,
             WAITERS_MIGRATION_RESOURCE, CLAIM_MIGRATION_RESOURCE, LEASE_INDEX_MIGRATION_RESOURCE,
-            HOT_COMPLETION_MIGRATION_RESOURCE, CLAIM_RECORD_MIGRATION_RESOURCE);
+            HOT_COMPLETION_MIGRATION_RESOURCE, CLAIM_RECORD_MIGRATION_RESOURCE, PURGE_AFTER_MIGRATION_RESOURCE);
     /** The name of the index that {@value #LEASE_INDEX_MIGRATION_RESOURCE} drops, for the default table name. */
     private static final String LEASE_INDEX = "idempotency_records_lease_idx";
     /** The signature of the claim function, for the default table name. */
@@ -115,7 +121,7 @@ public final class PostgresSchema {
      */
     private static final List<Upgrade> LATER = List.of(
             new Upgrade(CLAIM_MIGRATION_RESOURCE, List.of()), new Upgrade(LEASE_INDEX_MIGRATION_RESOURCE, List.of()),
-            new Upgrade(CLAIM_RECORD_MIGRATION_RESOURCE, List.of()));
+            new Upgrade(CLAIM_RECORD_MIGRATION_RESOURCE, List.of()), new Upgrade(PURGE_AFTER_MIGRATION_RESOURCE, List.of()));
     /** Whether an index of that name is in the schema of the table the search_path resolves. */
     private static final String INDEX_EXISTS = """
             SELECT EXISTS (
@@ -123,6 +129,13 @@ public final class PostgresSchema {
                 FROM pg_class i
                 WHERE i.relnamespace = (SELECT relnamespace FROM pg_class WHERE oid = to_regclass(?))
                   AND i.relname = ? AND i.relkind = 'i')
+            """;
+    /** Whether the table's purge_after is still the generated column of V6 (V8 makes it a plain one). */
+    private static final String PURGE_AFTER_GENERATED = """
+            SELECT EXISTS (
+                SELECT 1
+                FROM pg_attribute a
+                WHERE a.attrelid = to_regclass(?) AND a.attname = 'purge_after' AND a.attgenerated <> '')
             """;
     /** Whether the claim function is there, resolved through the search_path like the store's call of it. */
     private static final String FUNCTION_EXISTS = """
@@ -133,7 +146,7 @@ public final class PostgresSchema {
     private static final String HOW_TO_CREATE = "create the table with PostgresSchema.migrate(dataSource, config), or run "
             + MIGRATION_RESOURCE + ", " + PHASES_MIGRATION_RESOURCE + ", " + WAITERS_MIGRATION_RESOURCE + ", "
             + CLAIM_MIGRATION_RESOURCE + ", " + LEASE_INDEX_MIGRATION_RESOURCE + ", " + HOT_COMPLETION_MIGRATION_RESOURCE
-            + " and " + CLAIM_RECORD_MIGRATION_RESOURCE + " with Flyway (location classpath:db/idempotency)";
+            + ", " + CLAIM_RECORD_MIGRATION_RESOURCE + " and " + PURGE_AFTER_MIGRATION_RESOURCE + " with Flyway (location classpath:db/idempotency)";
 
     /** Where the connection looks for unqualified names, and as whom. */
     private static final String SESSION = """
@@ -307,6 +320,12 @@ public final class PostgresSchema {
                         + "PostgresSchema.migrate(dataSource, config), which adds it, or let Flyway run "
                         + CLAIM_RECORD_MIGRATION_RESOURCE + " (location classpath:db/idempotency)");
             }
+            if (purgeAfterGenerated(jdbc, connection, table)) {
+                throw new IllegalStateException("the idempotency table " + qualified + " still computes purge_after "
+                        + "as a generated column (it was made by earlier migrations), which the store now writes: run "
+                        + "PostgresSchema.migrate(dataSource, config), which changes it, or let Flyway run "
+                        + PURGE_AFTER_MIGRATION_RESOURCE + " (location classpath:db/idempotency)");
+            }
             boolean allowed = jdbc.query(connection, PRIVILEGES, s -> s.setString(1, table), row -> row.getBoolean(1)).getFirst();
             if (!allowed) {
                 throw new IllegalStateException("user " + session.user() + " may not SELECT, INSERT, UPDATE and "
@@ -359,7 +378,8 @@ public final class PostgresSchema {
         boolean current = columns.containsAll(COLUMNS.keySet());
         return current && (!claimFunctionExists(jdbc, connection, table)
                         || !functionExists(jdbc, connection, CLAIM_RECORD_FUNCTION, table)
-                        || leaseIndexExists(jdbc, connection, table))
+                        || leaseIndexExists(jdbc, connection, table)
+                        || purgeAfterGenerated(jdbc, connection, table))
                 ? LATER
                 : List.of();
     }
@@ -370,6 +390,11 @@ public final class PostgresSchema {
             s.setString(1, table);
             s.setString(2, Sql.onTable(LEASE_INDEX, table));
         }, row -> row.getBoolean(1)).getFirst();
+    }
+
+    private static boolean purgeAfterGenerated(Jdbc jdbc, Connection connection, String table) throws SQLException {
+        return jdbc.query(connection, PURGE_AFTER_GENERATED, s -> s.setString(1, table), row -> row.getBoolean(1))
+                .getFirst();
     }
 
     private static boolean claimFunctionExists(Jdbc jdbc, Connection connection, String table) throws SQLException {

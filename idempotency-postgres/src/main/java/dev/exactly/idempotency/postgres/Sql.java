@@ -234,9 +234,9 @@ record Sql(
     /**
      * At most {@code batch} expired rows, oldest first; rows locked by a running claim are skipped (the
      * claim is replacing them anyway), so several purgers never wait for each other. The rows are found
-     * through {@code purge_after} (migration V6, generated): the earliest a record expires, which the
-     * completion of an ordinary record leaves as it is (so that the completion is a HOT update);
-     * {@code expires_at} decides.
+     * through {@code purge_after} (migration V6; since V8 a plain column that the claim writes): the
+     * earliest a record can expire, its claim's expiry, which no completion changes (so that the completion
+     * is a HOT update); {@code expires_at} decides.
      */
     private static final String PURGE = """
             WITH picked AS MATERIALIZED (

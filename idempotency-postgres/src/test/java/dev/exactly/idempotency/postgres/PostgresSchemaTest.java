@@ -69,8 +69,9 @@ class PostgresSchemaTest {
                 .hasMessageContaining("; create the table with PostgresSchema.migrate(dataSource, config)")
                 .hasMessageContaining("db/idempotency/V1__idempotency_records.sql, db/idempotency/V2__atomic_phases.sql, "
                         + "db/idempotency/V3__waiters.sql, db/idempotency/V4__claim_function.sql, "
-                        + "db/idempotency/V5__drop_lease_index.sql, db/idempotency/V6__hot_completion.sql and "
-                        + "db/idempotency/V7__claim_insert_first.sql with Flyway "
+                        + "db/idempotency/V5__drop_lease_index.sql, db/idempotency/V6__hot_completion.sql, "
+                        + "db/idempotency/V7__claim_insert_first.sql and db/idempotency/V8__purge_after_written.sql "
+                        + "with Flyway "
                         + "(location classpath:db/idempotency)")
                 .hasMessageNotContaining("A table of that name");
     }
@@ -307,6 +308,92 @@ class PostgresSchemaTest {
     }
 
     @Test
+    void aTableOfTheSeventhMigrationWithLiveRowsGetsAWrittenPurgeAfterAndKeepsPurgingWhatExpired() throws SQLException {
+        DataSource schema = TestPostgres.freshSchema("schema_v7");
+        migrateUpTo(schema, PostgresSchema.CLAIM_RECORD_MIGRATION_RESOURCE);
+        Fingerprint fingerprint = TestDatabase.randomFingerprint();
+        ScopeKey finished = TestDatabase.randomKey();
+        ScopeKey phase = TestDatabase.randomKey();
+        ScopeKey expired = TestDatabase.randomKey();
+        // rows as V7 left them: a finished record, a phase in progress (generated purge_after 'infinity'), and a
+        // record that expired an hour ago
+        execute(schema, INSERT_ROWS
+                + row(finished, "COMPLETED", fingerprint, "o1", "now()", "NULL", "now() + interval '1 hour'", FINISHED, "NULL") + ", "
+                + row(phase, "PROCESSING", fingerprint, "o2", "now() - interval '2 hours'", "now() + interval '1 minute'",
+                        "'infinity'", UNFINISHED, "NULL") + ", "
+                + row(expired, "COMPLETED", fingerprint, "o3", "now() - interval '3 hours'", "NULL",
+                        "now() - interval '1 hour'", "200, '{}', '\\x'", "NULL"));
+        assertThat(purgeAfter(schema, phase)).isEqualTo("infinity");
+
+        assertThatThrownBy(() -> PostgresSchema.verify(schema, DEFAULTS))
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("still computes purge_after as a generated column")
+                .hasMessageContaining(PostgresSchema.PURGE_AFTER_MIGRATION_RESOURCE);
+
+        assertThat(PostgresSchema.migrate(schema)).as("upgraded, not created").isFalse();
+        PostgresSchema.verify(schema, DEFAULTS);
+        assertThat(PostgresSchema.migrate(schema)).as("nothing left to do").isFalse();
+        execute(schema, resource(PostgresSchema.PURGE_AFTER_MIGRATION_RESOURCE)); // may run again
+        assertThat(indexes(schema)).containsExactlyInAnyOrder("idempotency_records_pkey",
+                "idempotency_records_purge_idx", "idempotency_records_recovery_idx");
+        assertThat(purgeAfterIsLowerBound(schema, phase)).as("the phase gets its claim's expiry").isTrue();
+        assertThat(purgeAfter(schema, phase)).isNotEqualTo("infinity");
+
+        // a writer that does not know the column (a store of an earlier version, the application's own SQL)
+        ScopeKey unknowing = TestDatabase.randomKey();
+        execute(schema, INSERT_ROWS + row(unknowing, "COMPLETED", fingerprint, "o4", "now() - interval '3 hours'", "NULL",
+                "now() - interval '1 hour'", "200, '{}', '\\x'", "NULL"));
+        assertThat(purgeAfter(schema, unknowing)).isEqualTo("-infinity");
+
+        try (PostgresIdempotencyStore store = PostgresIdempotencyStore.create(schema)) {
+            Duration lease = Duration.ofMinutes(1);
+            Duration retention = Duration.ofHours(1);
+            ScopeKey fresh = TestDatabase.randomKey();
+            OwnerToken owner = OwnerToken.random();
+            assertThat(store.claim(fresh, fingerprint, owner, lease, retention)).isInstanceOf(ClaimOutcome.Claimed.class);
+            assertThat(purgeAfterIsExpiry(schema, fresh)).as("a claim writes its expiry").isTrue();
+            assertThat(store.complete(fresh, owner, RecordStatus.COMPLETED, TestDatabase.response(201, "{}"))).isTrue();
+            assertThat(purgeAfterIsLowerBound(schema, fresh)).as("the completion keeps the lower bound").isTrue();
+            assertThat(store.claim(finished, fingerprint, OwnerToken.random(), lease, retention))
+                    .isInstanceOf(ClaimOutcome.Finished.class);
+            // the purge deletes the two expired records, and nothing else
+            assertThat(store.purgeAllExpired(100)).isEqualTo(2);
+            assertThat(store.find(expired)).isEmpty();
+            assertThat(store.find(unknowing)).isEmpty();
+            for (ScopeKey kept : List.of(finished, phase, fresh)) {
+                assertThat(store.find(kept)).as("kept").isPresent();
+            }
+            OwnerToken renewer = OwnerToken.random();
+            execute(schema, "UPDATE idempotency_records SET expires_at = now() - interval '1 second' "
+                    + "WHERE scope_key = '" + fresh.hash() + "'");
+            assertThat(store.claim(fresh, fingerprint, renewer, lease, retention))
+                    .as("an expired record is replaced").isInstanceOf(ClaimOutcome.Claimed.class);
+            assertThat(purgeAfterIsExpiry(schema, fresh)).as("a replaced record gets its new expiry").isTrue();
+        }
+    }
+
+    private static String purgeAfter(DataSource schema, ScopeKey key) throws SQLException {
+        return queryOne(schema, "SELECT purge_after::text FROM idempotency_records WHERE scope_key = '" + key.hash() + "'");
+    }
+
+    private static boolean purgeAfterIsExpiry(DataSource schema, ScopeKey key) throws SQLException {
+        return Boolean.parseBoolean(queryOne(schema, "SELECT (purge_after = expires_at)::text FROM idempotency_records "
+                + "WHERE scope_key = '" + key.hash() + "'"));
+    }
+
+    private static boolean purgeAfterIsLowerBound(DataSource schema, ScopeKey key) throws SQLException {
+        return Boolean.parseBoolean(queryOne(schema, "SELECT (purge_after <= expires_at AND purge_after = created_at + "
+                + "retention)::text FROM idempotency_records WHERE scope_key = '" + key.hash() + "'"));
+    }
+
+    private static String queryOne(DataSource schema, String sql) throws SQLException {
+        try (Connection c = schema.getConnection(); Statement s = c.createStatement(); ResultSet rows = s.executeQuery(sql)) {
+            assertThat(rows.next()).as(sql).isTrue();
+            return rows.getString(1);
+        }
+    }
+
+    @Test
     void extraColumnsAreAllowed() {
         DataSource schema = TestPostgres.freshSchema("schema_extra");
         PostgresSchema.migrate(schema);
@@ -397,7 +484,7 @@ class PostgresSchemaTest {
         List<String> migrations = List.of(PostgresSchema.MIGRATION_RESOURCE, PostgresSchema.PHASES_MIGRATION_RESOURCE,
                 PostgresSchema.WAITERS_MIGRATION_RESOURCE, PostgresSchema.CLAIM_MIGRATION_RESOURCE,
                 PostgresSchema.LEASE_INDEX_MIGRATION_RESOURCE, PostgresSchema.HOT_COMPLETION_MIGRATION_RESOURCE,
-                PostgresSchema.CLAIM_RECORD_MIGRATION_RESOURCE);
+                PostgresSchema.CLAIM_RECORD_MIGRATION_RESOURCE, PostgresSchema.PURGE_AFTER_MIGRATION_RESOURCE);
         for (String resource : migrations.subList(0, migrations.indexOf(last) + 1)) {
             execute(schema, resource(resource));
         }
