@@ -46,13 +46,53 @@ public final class HeaderCodec {
         return out.array();
     }
 
+    /** The length of {@link #encode}'s result, without building it. */
+    public static int encodedLength(Map<String, List<String>> headers) {
+        int size = 1 + 4;
+        for (Map.Entry<String, List<String>> header : headers.entrySet()) {
+            size += 4 + utf8Length(header.getKey()) + 4;
+            for (String value : header.getValue()) {
+                size += 4 + utf8Length(value);
+            }
+        }
+        return size;
+    }
+
+    /**
+     * Writes what {@link #encode} returns into {@code out} at {@code at} ({@link #encodedLength} bytes),
+     * without intermediate arrays for ASCII text; returns the position after it.
+     */
+    public static int encodeInto(Map<String, List<String>> headers, byte[] out, int at) {
+        out[at++] = VERSION;
+        at = putInt(out, at, headers.size());
+        for (Map.Entry<String, List<String>> header : headers.entrySet()) {
+            at = putText(out, at, header.getKey());
+            List<String> values = header.getValue();
+            at = putInt(out, at, values.size());
+            for (int i = 0; i < values.size(); i++) {
+                at = putText(out, at, values.get(i));
+            }
+        }
+        return at;
+    }
+
     /**
      * Reads what {@link #encode} wrote.
      *
      * @throws IllegalArgumentException the bytes are not a header block of this version
      */
     public static Map<String, List<String>> decode(byte[] encoded) {
-        ByteBuffer in = ByteBuffer.wrap(encoded);
+        return decode(encoded, 0, encoded.length);
+    }
+
+    /**
+     * Reads what {@link #encode} wrote, found at {@code offset} in {@code bytes} for {@code length} bytes
+     * (a record's value: no copy of the block).
+     *
+     * @throws IllegalArgumentException the bytes are not a header block of this version
+     */
+    public static Map<String, List<String>> decode(byte[] bytes, int offset, int length) {
+        ByteBuffer in = ByteBuffer.wrap(bytes, offset, length);
         try {
             if (in.get() != VERSION) {
                 throw new IllegalArgumentException("unknown header encoding version");
@@ -114,6 +154,41 @@ public final class HeaderCodec {
             }
         }
         return true;
+    }
+
+    /** UTF-8 bytes of {@code text}: its length for ASCII, else what {@link String#getBytes} makes of it. */
+    private static int utf8Length(String text) {
+        for (int i = 0; i < text.length(); i++) {
+            if (text.charAt(i) >= 0x80) {
+                return utf8(text).length;
+            }
+        }
+        return text.length();
+    }
+
+    private static int putText(byte[] out, int at, String text) {
+        int length = text.length();
+        int start = at + 4;
+        for (int i = 0; i < length; i++) {
+            char c = text.charAt(i);
+            if (c >= 0x80) {
+                byte[] bytes = utf8(text);
+                int next = putInt(out, at, bytes.length);
+                System.arraycopy(bytes, 0, out, next, bytes.length);
+                return next + bytes.length;
+            }
+            out[start + i] = (byte) c;
+        }
+        putInt(out, at, length);
+        return start + length;
+    }
+
+    private static int putInt(byte[] out, int at, int value) {
+        out[at] = (byte) (value >>> 24);
+        out[at + 1] = (byte) (value >>> 16);
+        out[at + 2] = (byte) (value >>> 8);
+        out[at + 3] = (byte) value;
+        return at + 4;
     }
 
     private static byte[] utf8(String value) {

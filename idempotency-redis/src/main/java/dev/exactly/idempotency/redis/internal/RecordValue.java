@@ -9,6 +9,8 @@ import dev.exactly.idempotency.StoredResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
 
 /**
  * The layout of one record as a single Redis string, and its conversion to an {@link IdempotencyRecord}.
@@ -163,16 +165,15 @@ public final class RecordValue {
 
     /** The finished part: {@code response_status:headers_len:headers body}. */
     public static byte[] finishedPart(StoredResponse response) {
-        byte[] headers = HeaderCodec.encode(response.headers());
-        byte[] status = decimal(response.status());
-        byte[] headersLength = decimal(headers.length);
+        int status = response.status(); // three digits
+        int headersLength = HeaderCodec.encodedLength(response.headers());
         byte[] body = response.body();
-        byte[] out = new byte[status.length + 1 + headersLength.length + 1 + headers.length + body.length];
-        int at = put(out, 0, status);
+        byte[] out = new byte[digits(status) + 1 + digits(headersLength) + 1 + headersLength + body.length];
+        int at = putDecimal(out, 0, status);
         out[at++] = ':';
-        at = put(out, at, headersLength);
+        at = putDecimal(out, at, headersLength);
         out[at++] = ':';
-        at = put(out, at, headers);
+        at = HeaderCodec.encodeInto(response.headers(), out, at);
         put(out, at, body);
         return out;
     }
@@ -244,9 +245,9 @@ public final class RecordValue {
     private static StoredResponse response(Reader in, byte[] value) {
         int responseStatus = Math.toIntExact(in.number());
         int headersLength = in.length();
-        byte[] headers = in.bytes(headersLength);
-        return new StoredResponse(responseStatus, HeaderCodec.decode(headers),
-                Arrays.copyOfRange(value, in.position, value.length));
+        Map<String, List<String>> headers = HeaderCodec.decode(value, in.position, headersLength);
+        in.position += headersLength;
+        return new StoredResponse(responseStatus, headers, Arrays.copyOfRange(value, in.position, value.length));
     }
 
     private static void fixed(byte[] out, int at, long value) {
@@ -341,15 +342,6 @@ public final class RecordValue {
             String text = new String(value, position, length, StandardCharsets.UTF_8);
             position += length;
             return text;
-        }
-
-        byte[] bytes(int length) {
-            if (length > value.length - position) {
-                throw new IllegalArgumentException("truncated record");
-            }
-            byte[] out = Arrays.copyOfRange(value, position, position + length);
-            position += length;
-            return out;
         }
     }
 }

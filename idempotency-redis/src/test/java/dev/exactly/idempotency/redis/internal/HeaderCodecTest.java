@@ -27,6 +27,22 @@ class HeaderCodecTest {
     }
 
     @Test
+    void writingInPlaceGivesTheSameBytesAsEncode() {
+        Map<String, List<String>> headers = new LinkedHashMap<>();
+        headers.put("content-type", List.of("application/json"));
+        headers.put("x-multi", List.of("a", "", "b, c"));
+        headers.put("x-none", List.of());
+        headers.put("x-unicode-\u00e9", List.of("caf\u00e9 \ud83d\udcb3", "lone \ud83d surrogate"));
+        for (Map<String, List<String>> h : List.of(headers, Map.<String, List<String>>of())) {
+            byte[] expected = HeaderCodec.encode(h);
+            assertThat(HeaderCodec.encodedLength(h)).isEqualTo(expected.length);
+            byte[] out = new byte[expected.length + 3];
+            assertThat(HeaderCodec.encodeInto(h, out, 2)).isEqualTo(2 + expected.length);
+            assertThat(Arrays.copyOfRange(out, 2, 2 + expected.length)).isEqualTo(expected);
+        }
+    }
+
+    @Test
     void rejectsCorruptBlocks() {
         byte[] valid = HeaderCodec.encode(Map.of("a", List.of("b")));
         assertThatThrownBy(() -> HeaderCodec.decode(new byte[0])).isInstanceOf(IllegalArgumentException.class);
