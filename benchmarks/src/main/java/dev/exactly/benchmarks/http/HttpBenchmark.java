@@ -9,6 +9,7 @@ import dev.exactly.idempotency.IdempotencyPolicy;
 import dev.exactly.idempotency.servlet.IdempotencyFilter;
 import dev.exactly.idempotency.servlet.IdempotentRoute;
 import dev.exactly.idempotency.servlet.TenantResolver;
+import dev.exactly.testing.ProcessCpu;
 import java.io.BufferedWriter;
 import java.io.IOException;
 import java.io.PrintStream;
@@ -307,16 +308,16 @@ public final class HttpBenchmark {
             long redisCpuBefore = stats == null ? 0 : stats.cpuMicros();
             String tag = run + "-p" + phase++;
             boolean onPostgres = variant.store().filter(StoreKind.POSTGRES::equals).isPresent();
-            Optional<Map<Long, Long>> postgresBefore = onPostgres ? PostgresCpu.snapshot() : Optional.empty();
+            Optional<ProcessCpu.Snapshot> postgresBefore = onPostgres ? ProcessCpu.snapshot() : Optional.empty();
             long cpuBefore = processCpuNanos();
             Wrk.Report report = wrk.run(server.uri(variant, mix), mix, tag, variant.marksReplays(), keyFile(variant),
                     settings.threads(), settings.connections(), duration);
             await("requests of " + tag + " finished").atMost(IDLE_TIMEOUT).pollInterval(Duration.ofMillis(5))
                     .until(() -> server.inProgress() == 0);
             long cpu = processCpuNanos() - cpuBefore;
-            Optional<Map<Long, Long>> postgresAfter = postgresBefore.isPresent() ? PostgresCpu.snapshot() : Optional.empty();
+            Optional<ProcessCpu.Snapshot> postgresAfter = postgresBefore.isPresent() ? ProcessCpu.snapshot() : Optional.empty();
             OptionalLong postgresCpu = postgresBefore.isPresent() && postgresAfter.isPresent()
-                    ? OptionalLong.of(PostgresCpu.microsBetween(postgresBefore.get(), postgresAfter.get()))
+                    ? OptionalLong.of(ProcessCpu.micros(postgresBefore.get(), postgresAfter.get(), "postgres"))
                     : OptionalLong.empty();
             long ran = executions.count() - executionsBefore;
             RedisCommandStats.Delta redis = stats == null ? null : RedisCommandStats.between(redisBefore, stats.snapshot(),

@@ -2,6 +2,7 @@ package dev.exactly.benchmarks.payments;
 
 import static org.awaitility.Awaitility.await;
 
+import dev.exactly.testing.ProcessCpu;
 import dev.exactly.testing.TestPostgres;
 import dev.exactly.testing.TestRedis;
 import java.io.IOException;
@@ -20,6 +21,7 @@ import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.stream.Stream;
 import org.jspecify.annotations.Nullable;
 import org.postgresql.ds.PGSimpleDataSource;
@@ -146,7 +148,7 @@ public final class PaymentsBenchmark {
      */
     public record Result(Settings settings, long warmedUp, ChargesWrk.Report measured,
             List<Double> pgbench, Books books, long cpuMillis, long compilerMillis, @Nullable RoundTrips roundTrips,
-            List<String> problems, Map<String, String> loads) {
+            @Nullable MachineTime machine, List<String> problems, Map<String, String> loads) {
 
         public Result {
             pgbench = List.copyOf(pgbench);
@@ -181,6 +183,9 @@ public final class PaymentsBenchmark {
                             (double) (cpuMillis - compilerMillis) / m.good(), compilerMillis);
                 }
             }
+            if (machine != null && cpuMillis >= 0 && m.good() > 0) {
+                machine.print(out, cpuMillis, m.good());
+            }
             out.printf("  latency ms        p50 %.1f   p90 %.1f   p99 %.1f   max %.1f%n", m.p50Millis(), m.p90Millis(),
                     m.p99Millis(), m.maxMillis());
             if (roundTrips != null) {
@@ -209,6 +214,36 @@ public final class PaymentsBenchmark {
             books.trialBalance().forEach((currency, sides) -> parts.add(currency + " debits " + sides[0] + " = credits "
                     + sides[1] + (sides[0] == sides[1] ? "" : " (OFF)")));
             return parts.isEmpty() ? "empty" : String.join(", ", parts);
+        }
+    }
+
+    /**
+     * Where the machine's CPU time went over the measured phase, from {@code /proc}: the whole machine's busy
+     * time, and the parts of it that the PostgreSQL server's processes, Redis and wrk used (the service's own
+     * part is measured in its JVM). Everything runs on this one machine, so a charge costs it the sum; the
+     * rest is the kernel's work outside those processes (interrupts, writeback) and everything else running.
+     *
+     * @param busyMicros     the machine's busy CPU time, summed over its cores
+     * @param busyShare      the share of the machine's CPU time that was busy
+     * @param postgresMicros every {@code postgres} process (backends, WAL writer, checkpointer)
+     * @param redisMicros    every {@code redis-server}
+     * @param wrkMicros      the load generator
+     */
+    public record MachineTime(long busyMicros, double busyShare, long postgresMicros, long redisMicros,
+            long wrkMicros) {
+        static MachineTime between(ProcessCpu.Snapshot before, ProcessCpu.Snapshot after) {
+            return new MachineTime(ProcessCpu.machineBusyMicros(before, after), ProcessCpu.machineBusyShare(before, after),
+                    ProcessCpu.micros(before, after, "postgres"), ProcessCpu.micros(before, after, "redis-server"),
+                    ProcessCpu.micros(before, after, "wrk"));
+        }
+
+        void print(PrintStream out, long serviceMillis, long charges) {
+            double service = serviceMillis * 1000.0;
+            double rest = Math.max(0, busyMicros - postgresMicros - redisMicros - wrkMicros - service);
+            out.printf("  machine CPU       %10.2f ms per charge (busy %.0f %% of the measured phase): PostgreSQL %.2f,"
+                    + " the service %.2f, Redis %.2f, wrk %.2f, the rest %.2f%n", busyMicros / 1000.0 / charges,
+                    100 * busyShare, postgresMicros / 1000.0 / charges, service / 1000.0 / charges,
+                    redisMicros / 1000.0 / charges, wrkMicros / 1000.0 / charges, rest / 1000.0 / charges);
         }
     }
 
@@ -312,10 +347,12 @@ public final class PaymentsBenchmark {
                 jcmd(service.pid(), "JFR.stop", "name=warm-socket-writes");
                 long cpuBefore = service.cpuMillis();
                 long compilerBefore = service.compilerCpuMillis();
+                Optional<ProcessCpu.Snapshot> machineBefore = ProcessCpu.snapshot();
                 ChargesWrk.Report measured = wrk.run(charges, run + "-m", apiKey, settings.customers(), AMOUNT,
                         settings.threads(), settings.connections(), settings.measure());
                 long cpuAfter = service.cpuMillis();
                 long compilerAfter = service.compilerCpuMillis();
+                Optional<ProcessCpu.Snapshot> machineAfter = ProcessCpu.snapshot();
                 jcmd(service.pid(), "JFR.stop", "name=socket-writes", "filename=" + socketWrites);
                 RoundTrips roundTrips = roundTrips(socketWrites, jdbcUrl, service.processor().getPort(), progress);
                 if (settings.jfr() != null) {
@@ -342,6 +379,8 @@ public final class PaymentsBenchmark {
                 return new Result(settings, warmedUp, measured, commits, books,
                         cpuBefore < 0 || cpuAfter < 0 ? -1 : cpuAfter - cpuBefore,
                         compilerBefore < 0 || compilerAfter < 0 ? -1 : compilerAfter - compilerBefore, roundTrips,
+                        machineBefore.isPresent() && machineAfter.isPresent()
+                                ? MachineTime.between(machineBefore.get(), machineAfter.get()) : null,
                         problems, loads);
             }
         } finally {

@@ -62,10 +62,18 @@ class PaymentsBenchmarkSmokeTest {
         // the service's CPU and the part of it its JIT compiler threads used (on Linux, where /proc has them)
         if (result.cpuMillis() >= 0) {
             assertThat(result.compilerMillis()).isBetween(0L, result.cpuMillis());
+            // and where the machine's time went: the charges kept the database server busy, the machine was
+            // busy at least as long as the database server (the service's part is counted in its JVM)
+            PaymentsBenchmark.MachineTime machine = result.machine();
+            assertThat(machine).as("/proc shows the machine").isNotNull();
+            assertThat(machine.postgresMicros()).isPositive();
+            assertThat(machine.busyMicros()).isGreaterThanOrEqualTo(machine.postgresMicros() + machine.redisMicros());
+            assertThat(machine.busyShare()).isBetween(0.0, 1.0);
         }
         ByteArrayOutputStream text = new ByteArrayOutputStream();
         result.print(new PrintStream(text, true, StandardCharsets.UTF_8));
         assertThat(text.toString(StandardCharsets.UTF_8)).contains("charges/s", "p99", "socket writes per charge",
+                result.cpuMillis() >= 0 ? "machine CPU" : "charges/s",
                 "every answer passed");
     }
 
