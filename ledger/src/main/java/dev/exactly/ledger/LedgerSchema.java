@@ -6,7 +6,6 @@ import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
-import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
@@ -15,9 +14,9 @@ import java.util.Map;
 import javax.sql.DataSource;
 
 /**
- * The ledger's schema, shipped as the Flyway-style migrations {@value #MIGRATION_RESOURCE} and
- * {@value #PENDING_MIGRATION_RESOURCE} (plain SQL, unqualified {@code ledger_*} names, created in the
- * connection's current schema). An application that runs Flyway adds the location
+ * The ledger's schema, shipped as the Flyway-style migrations {@value #MIGRATION_RESOURCE},
+ * {@value #PENDING_MIGRATION_RESOURCE} and {@value #LIGHTER_WRITES_MIGRATION_RESOURCE} (plain SQL, unqualified
+ * {@code ledger_*} names, created in the connection's current schema). An application that runs Flyway adds the location
  * {@value #FLYWAY_LOCATION}; tests and simple applications call {@link #migrate(DataSource)}.
  */
 public final class LedgerSchema {
@@ -28,25 +27,41 @@ public final class LedgerSchema {
     /** The classpath resource of the version 2 migration: two-phase (pending) entries. */
     public static final String PENDING_MIGRATION_RESOURCE = "db/ledger/V2__pending_entries.sql";
 
+    /**
+     * The classpath resource of the version 3 migration: the same rules with less work per entry (the write
+     * function without a plan per call, the row rules checked by the triggers).
+     */
+    public static final String LIGHTER_WRITES_MIGRATION_RESOURCE = "db/ledger/V3__lighter_writes.sql";
+
     /** The Flyway location holding the ledger's migrations. */
     public static final String FLYWAY_LOCATION = "classpath:db/ledger";
 
-    /** Every migration in order, each with the table whose presence in the current schema says it ran. */
+    /** Every migration in order, each with a query that says whether it ran in the current schema. */
     private static final List<Map.Entry<String, String>> MIGRATIONS = List.of(
-            Map.entry(MIGRATION_RESOURCE, "ledger_entry"),
-            Map.entry(PENDING_MIGRATION_RESOURCE, "ledger_open_hold"));
+            Map.entry(MIGRATION_RESOURCE, tablePresent("ledger_entry")),
+            Map.entry(PENDING_MIGRATION_RESOURCE, tablePresent("ledger_open_hold")),
+            // version 3 dropped the CHECK constraints that its triggers check
+            Map.entry(LIGHTER_WRITES_MIGRATION_RESOURCE, """
+                    SELECT NOT EXISTS (
+                        SELECT 1 FROM pg_catalog.pg_constraint
+                        WHERE conname = 'ledger_posting_side_check'
+                          AND connamespace = (SELECT oid FROM pg_catalog.pg_namespace WHERE nspname = current_schema())
+                    )
+                    """));
 
     /** One migration at a time per schema. */
     private static final String MIGRATION_LOCK = """
             SELECT pg_advisory_xact_lock(hashtext('dev.exactly.ledger:' || current_schema()))
             """;
 
-    private static final String TABLE_PRESENT = """
-            SELECT EXISTS (
-                SELECT 1 FROM pg_catalog.pg_tables
-                WHERE schemaname = current_schema() AND tablename = ?
-            )
-            """;
+    private static String tablePresent(String table) {
+        return """
+                SELECT EXISTS (
+                    SELECT 1 FROM pg_catalog.pg_tables
+                    WHERE schemaname = current_schema() AND tablename = '%s'
+                )
+                """.formatted(table);
+    }
 
     private LedgerSchema() {}
 
@@ -73,7 +88,7 @@ public final class LedgerSchema {
 
     /**
      * Runs the ledger's migrations that have not run in the current schema of {@code dataSource}'s
-     * connections (a schema of version 1 gets version 2), in one transaction under an advisory lock (so
+     * connections (a schema of version 1 gets versions 2 and 3), in one transaction under an advisory lock (so
      * concurrent callers run them once).
      *
      * @return whether this call ran any migration
@@ -86,7 +101,7 @@ public final class LedgerSchema {
             }
             boolean ran = false;
             for (Map.Entry<String, String> migration : MIGRATIONS) {
-                if (!tablePresent(c, migration.getValue())) {
+                if (!ran(c, migration.getValue())) {
                     try (Statement s = c.createStatement()) {
                         s.execute(migrationSql(migration.getKey()));
                     }
@@ -97,13 +112,10 @@ public final class LedgerSchema {
         });
     }
 
-    private static boolean tablePresent(Connection c, String table) throws SQLException {
-        try (PreparedStatement ps = c.prepareStatement(TABLE_PRESENT)) {
-            ps.setString(1, table);
-            try (ResultSet rs = ps.executeQuery()) {
-                rs.next();
-                return rs.getBoolean(1);
-            }
+    private static boolean ran(Connection c, String query) throws SQLException {
+        try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery(query)) {
+            rs.next();
+            return rs.getBoolean(1);
         }
     }
 }

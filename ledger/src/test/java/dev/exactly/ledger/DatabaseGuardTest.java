@@ -170,6 +170,68 @@ class DatabaseGuardTest extends LedgerTestSupport {
         }
     }
 
+    @ParameterizedTest
+    @ValueSource(strings = {"ledger_posting_side_check", "ledger_posting_amount_check"})
+    void aRawPostingWithAnotherSideOrNoAmountIsRefusedByItsStatement(String rule) throws Exception {
+        boolean side = rule.equals("ledger_posting_side_check");
+        try (Connection c = connection()) {
+            long entry = rawEntry(c);
+            assertThatThrownBy(() -> rawPosting(c, entry, 1, cash.id(), "USD", side ? "both" : "debit", side ? 100 : 0))
+                    .isInstanceOf(SQLException.class)
+                    .hasMessageContaining("violates check constraint \"" + rule + "\"")
+                    .extracting(e -> ((SQLException) e).getSQLState()).isEqualTo("23514");
+            c.rollback();
+        }
+        assertThat(entryCount()).isZero();
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"ledger_entry_kind_check", "ledger_entry_link_check", "ledger_entry_external_ref_check",
+        "ledger_entry_description_check"})
+    void aRawEntryBreakingARowRuleFailsAtCommit(String rule) throws Exception {
+        String sql = switch (rule) {
+            case "ledger_entry_kind_check" -> "INSERT INTO ledger_entry (kind, posted_at) VALUES ('gift', ?) RETURNING id";
+            case "ledger_entry_link_check" -> "INSERT INTO ledger_entry (kind, original_id, posted_at) VALUES ('standard', 1, ?) RETURNING id";
+            case "ledger_entry_external_ref_check" ->
+                    "INSERT INTO ledger_entry (kind, external_ref, posted_at) VALUES ('standard', '', ?) RETURNING id";
+            default -> "INSERT INTO ledger_entry (kind, description, posted_at) VALUES ('standard', repeat('x', 1001), ?) RETURNING id";
+        };
+        try (Connection c = connection()) {
+            long entry;
+            try (PreparedStatement ps = c.prepareStatement(sql)) {
+                ps.setObject(1, AT);
+                try (ResultSet rs = ps.executeQuery()) {
+                    rs.next();
+                    entry = rs.getLong(1);
+                }
+            }
+            // balanced: only the row rule is broken
+            rawPosting(c, entry, 1, cash.id(), "USD", "debit", 100);
+            rawPosting(c, entry, 2, revenue.id(), "USD", "credit", 100);
+            assertThatThrownBy(c::commit)
+                    .isInstanceOf(SQLException.class)
+                    .hasMessageContaining("violates check constraint \"" + rule + "\"")
+                    .extracting(e -> ((SQLException) e).getSQLState()).isEqualTo("23514");
+        }
+        assertThat(entryCount()).isZero();
+    }
+
+    @Test
+    void theWriteFunctionRefusesUnsortedUnshardedAccounts() throws Exception {
+        try (Connection c = connection(); Statement s = c.createStatement()) {
+            // two unsharded accounts in descending id order: the locks must be taken in ascending order
+            assertThatThrownBy(() -> s.execute("SELECT * FROM ledger_write_entry('standard', NULL, NULL, '', now(), ARRAY["
+                    + cash.id() + ", " + revenue.id() + "], ARRAY['USD', 'USD'], ARRAY['debit', 'credit'], "
+                    + "ARRAY[100, 100]::bigint[], ARRAY[false, false], ARRAY[" + Math.max(cash.id(), revenue.id()) + ", "
+                    + Math.min(cash.id(), revenue.id()) + "]::bigint[], ARRAY[100, -100]::bigint[], ARRAY[0, 0]::bigint[], "
+                    + "ARRAY[0, 0]::bigint[], ARRAY[]::bigint[], ARRAY[]::bigint[], ARRAY[]::bigint[], ARRAY[]::bigint[], "
+                    + "ARRAY[]::integer[])"))
+                    .extracting(e -> ((SQLException) e).getSQLState()).isEqualTo("LG008");
+            c.rollback();
+        }
+        assertThat(entryCount()).isZero();
+    }
+
     /** A raw pending entry of 100 from cash to revenue, committed. */
     private long rawHold() throws SQLException {
         try (Connection c = connection()) {

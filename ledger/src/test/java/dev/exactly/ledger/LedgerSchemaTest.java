@@ -30,6 +30,8 @@ class LedgerSchemaTest {
                 .doesNotContain("ledger.ledger_", "public.");
         assertThat(LedgerSchema.class.getClassLoader().getResource("db/ledger/V1__ledger.sql")).isNotNull();
         assertThat(LedgerSchema.class.getClassLoader().getResource("db/ledger/V2__pending_entries.sql")).isNotNull();
+        assertThat(LedgerSchema.class.getClassLoader().getResource(LedgerSchema.LIGHTER_WRITES_MIGRATION_RESOURCE))
+                .isNotNull();
     }
 
     @Test
