@@ -450,14 +450,11 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
 
     /** {@link RedisStoreConfig#recordKey} as bytes, built in place (it is on every command's path). */
     private byte[] recordKey(ScopeKey key) {
-        String hash = key.hash();
-        byte[] out = new byte[recordKeyHead.length + hash.length() + RECORD_KEY_TAIL.length];
+        byte[] hash = key.hash().getBytes(StandardCharsets.US_ASCII); // 64 lowercase hex digits
+        byte[] out = new byte[recordKeyHead.length + hash.length + RECORD_KEY_TAIL.length];
         System.arraycopy(recordKeyHead, 0, out, 0, recordKeyHead.length);
-        int at = recordKeyHead.length;
-        for (int i = 0; i < hash.length(); i++) {
-            out[at++] = (byte) hash.charAt(i); // a scope hash is 64 lowercase hex digits
-        }
-        System.arraycopy(RECORD_KEY_TAIL, 0, out, at, RECORD_KEY_TAIL.length);
+        System.arraycopy(hash, 0, out, recordKeyHead.length, hash.length);
+        System.arraycopy(RECORD_KEY_TAIL, 0, out, recordKeyHead.length + hash.length, RECORD_KEY_TAIL.length);
         return out;
     }
 

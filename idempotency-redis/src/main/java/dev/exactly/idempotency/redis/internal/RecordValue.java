@@ -109,7 +109,7 @@ public final class RecordValue {
     /** The number of decimal digits of {@code value} (not negative). */
     private static int digits(long value) {
         int n = 1;
-        for (long rest = value / 10; rest > 0; rest /= 10) {
+        for (long bound = 10; n < 19 && value >= bound; bound *= 10) {
             n++;
         }
         return n;

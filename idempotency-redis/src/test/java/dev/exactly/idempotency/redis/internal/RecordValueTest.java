@@ -32,6 +32,15 @@ class RecordValueTest {
     }
 
     @Test
+    void numbersOfEveryWidthAreWrittenInDecimal() {
+        for (long now : new long[] {0, 9, 10, 99, 100, 999_999_999_999L, 1_000_000_000_000L}) {
+            byte[] value = RecordValue.processing(OWNER, FINGERPRINT, now, 1, 1);
+            assertThat(new String(value, StandardCharsets.UTF_8)).endsWith("13:sha-256:caf\u00e9" + now + ":");
+            assertThat(RecordValue.decode(KEY, value)).isEqualTo(RecordValue.claimed(KEY, FINGERPRINT, OWNER, now, 1, 1));
+        }
+    }
+
+    @Test
     void aLeaseLongerThanTheRetentionKeepsTheRecordForTheLeaseAndMarksTheEndOfTheTtl() {
         byte[] value = RecordValue.processing(OWNER, FINGERPRINT, 1_000, 5_000, 2_000);
         IdempotencyRecord record = RecordValue.decode(KEY, value);
