@@ -28,15 +28,19 @@ public final class ProcessCpu {
     record Sample(String name, long ticks) {}
 
     /**
-     * Every process's CPU ticks at one moment, by PID, and the machine's busy and total ticks over all its
-     * CPUs ({@code /proc/stat}: total less idle and I/O wait is busy).
+     * Every process's CPU ticks at one moment, by PID, the machine's busy and total ticks over all its CPUs
+     * ({@code /proc/stat}: total less idle and I/O wait is busy), and the ticks of this process's children
+     * that ended and were waited for (a load generator run as a child and gone by the second snapshot counts
+     * there, not among the processes).
      */
-    public record Snapshot(Map<Long, Sample> processes, long machineBusyTicks, long machineTotalTicks) {}
+    public record Snapshot(Map<Long, Sample> processes, long machineBusyTicks, long machineTotalTicks,
+            long endedChildrenTicks) {}
 
     /** Reads every process and the machine now; empty where {@code /proc} shows neither. */
     public static Optional<Snapshot> snapshot() {
         Map<Long, Sample> processes = new HashMap<>();
         long[] machine;
+        long children;
         try (DirectoryStream<Path> entries = Files.newDirectoryStream(PROC, p -> p.getFileName().toString().matches("\\d+"))) {
             for (Path process : entries) {
                 Sample sample = sampleOf(process.resolve("stat"));
@@ -45,10 +49,20 @@ public final class ProcessCpu {
                 }
             }
             machine = machineTicks(Files.readString(PROC.resolve("stat")));
+            children = endedChildrenTicks(Files.readString(PROC.resolve("self/stat")));
         } catch (IOException | RuntimeException e) {
             return Optional.empty();
         }
-        return processes.isEmpty() ? Optional.empty() : Optional.of(new Snapshot(processes, machine[0], machine[1]));
+        return processes.isEmpty() ? Optional.empty()
+                : Optional.of(new Snapshot(processes, machine[0], machine[1], children));
+    }
+
+    /**
+     * The CPU time of this process's children that ended and were waited for between two snapshots, in
+     * microseconds (a child that ran through the interval, as a load generator run for it does).
+     */
+    public static long endedChildrenMicros(Snapshot before, Snapshot after) {
+        return (after.endedChildrenTicks() - before.endedChildrenTicks()) * MICROS_PER_TICK;
     }
 
     /**
@@ -95,14 +109,25 @@ public final class ProcessCpu {
      * are fields 14 and 15.
      */
     static Sample parse(String statLine) {
+        String[] fields = fields(statLine);
+        return new Sample(statLine.substring(statLine.indexOf('(') + 1, statLine.lastIndexOf(')')),
+                Long.parseLong(fields[11]) + Long.parseLong(fields[12]));
+    }
+
+    /** cutime and cstime (fields 16 and 17) of a {@code /proc/<pid>/stat} line: its waited-for children's ticks. */
+    static long endedChildrenTicks(String statLine) {
+        String[] fields = fields(statLine);
+        return Long.parseLong(fields[13]) + Long.parseLong(fields[14]);
+    }
+
+    /** The fields after the name: fields[0] is the state (field 3), so field n is fields[n - 3]. */
+    private static String[] fields(String statLine) {
         int open = statLine.indexOf('(');
         int close = statLine.lastIndexOf(')');
         if (open < 0 || close < open) {
             throw new IllegalArgumentException("not a /proc/<pid>/stat line: " + statLine);
         }
-        String[] fields = statLine.substring(close + 2).split(" ");
-        // fields[0] is the state (field 3), so field n is fields[n - 3]
-        return new Sample(statLine.substring(open + 1, close), Long.parseLong(fields[11]) + Long.parseLong(fields[12]));
+        return statLine.substring(close + 2).split(" ");
     }
 
     /**

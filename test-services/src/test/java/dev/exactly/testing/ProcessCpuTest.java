@@ -18,6 +18,22 @@ class ProcessCpuTest {
         String spaced = "7 (post gres) ) R 1 7 7 0 -1 0 0 0 0 0 1 1 0 0 20 0 1 0 9 2 3";
         assertThat(ProcessCpu.parse(spaced)).isEqualTo(new ProcessCpu.Sample("post gres) ", 2));
         assertThatThrownBy(() -> ProcessCpu.parse("no parentheses")).isInstanceOf(IllegalArgumentException.class);
+        // cutime and cstime: the ticks of the children it waited for
+        assertThat(ProcessCpu.endedChildrenTicks(backend)).isEqualTo(0);
+        assertThat(ProcessCpu.endedChildrenTicks("9 (java) S 1 9 9 0 -1 0 0 0 0 0 37 5 60 7 20 0 1 0 99"))
+                .isEqualTo(67);
+    }
+
+    @Test
+    void countsAChildThatRanAndEndedBetweenTwoSnapshots() throws Exception {
+        ProcessCpu.Snapshot before = ProcessCpu.snapshot().orElseThrow();
+        // a child that burns some CPU (more than a 10 ms tick) and exits before the second snapshot
+        Process child = new ProcessBuilder("sh", "-c", "i=0; while [ $i -lt 300000 ]; do i=$((i+1)); done")
+                .redirectErrorStream(true).start();
+        assertThat(child.waitFor()).isZero();
+        ProcessCpu.Snapshot after = ProcessCpu.snapshot().orElseThrow();
+        assertThat(ProcessCpu.endedChildrenMicros(before, after)).isGreaterThanOrEqualTo(10_000);
+        assertThat(ProcessCpu.micros(before, after, "sh")).as("an ended process is gone from the processes").isZero();
     }
 
     @Test
@@ -59,12 +75,12 @@ class ProcessCpuTest {
         var before = new ProcessCpu.Snapshot(Map.of(
                 1L, new ProcessCpu.Sample("postgres", 500),
                 2L, new ProcessCpu.Sample("postgres", 70),
-                5L, new ProcessCpu.Sample("bash", 900)), 0, 0);
+                5L, new ProcessCpu.Sample("bash", 900)), 0, 0, 0);
         var after = new ProcessCpu.Snapshot(Map.of(
                 1L, new ProcessCpu.Sample("postgres", 530), // 2 exited
                 3L, new ProcessCpu.Sample("postgres", 4), // started
                 4L, new ProcessCpu.Sample("redis-server", 8),
-                5L, new ProcessCpu.Sample("postgres", 6)), 0, 0); // pid 5 reused by a new backend
+                5L, new ProcessCpu.Sample("postgres", 6)), 0, 0, 0); // pid 5 reused by a new backend
         assertThat(ProcessCpu.micros(before, after, "postgres")).isEqualTo((30 + 4 + 6) * 10_000L);
         assertThat(ProcessCpu.micros(before, after, "redis-server")).isEqualTo(8 * 10_000L);
         assertThat(ProcessCpu.micros(before, after, "wrk")).isZero();

@@ -227,14 +227,14 @@ public final class PaymentsBenchmark {
      * @param busyShare      the share of the machine's CPU time that was busy
      * @param postgresMicros every {@code postgres} process (backends, WAL writer, checkpointer)
      * @param redisMicros    every {@code redis-server}
-     * @param wrkMicros      the load generator
+     * @param wrkMicros      the load generator (a child of the benchmark's JVM that runs through the phase)
      */
     public record MachineTime(long busyMicros, double busyShare, long postgresMicros, long redisMicros,
             long wrkMicros) {
         static MachineTime between(ProcessCpu.Snapshot before, ProcessCpu.Snapshot after) {
             return new MachineTime(ProcessCpu.machineBusyMicros(before, after), ProcessCpu.machineBusyShare(before, after),
                     ProcessCpu.micros(before, after, "postgres"), ProcessCpu.micros(before, after, "redis-server"),
-                    ProcessCpu.micros(before, after, "wrk"));
+                    ProcessCpu.micros(before, after, "wrk") + ProcessCpu.endedChildrenMicros(before, after));
         }
 
         void print(PrintStream out, long serviceMillis, long charges) {

@@ -67,6 +67,7 @@ class PaymentsBenchmarkSmokeTest {
             PaymentsBenchmark.MachineTime machine = result.machine();
             assertThat(machine).as("/proc shows the machine").isNotNull();
             assertThat(machine.postgresMicros()).isPositive();
+            assertThat(machine.wrkMicros()).as("wrk, a child that ended within the phase").isPositive();
             assertThat(machine.busyMicros()).isGreaterThanOrEqualTo(machine.postgresMicros() + machine.redisMicros());
             assertThat(machine.busyShare()).isBetween(0.0, 1.0);
         }
