@@ -53,9 +53,9 @@ import org.jspecify.annotations.Nullable;
  * One Redis string per scope at {@code keyPrefix + "{" + scopeHash + "}:r"} (see
  * {@link RedisStoreConfig#recordKey}): status, times, lease mark, owner, fingerprint and, once finished,
  * the response, packed into one value ({@code RecordValue} describes the bytes), so that a claim, and a
- * replay, is one {@code SET} and a completion one {@code SET} inside a small script. The braces are a
- * Cluster hash tag (a scope's record and its hash tag name the same slot). All values go through a
- * byte-array codec.
+ * replay, is one {@code SET} and a completion one {@code SET} inside a small script. Next to it, while
+ * some process waits for the scope, a waiter marker ({@link RedisStoreConfig#waiterKey}). The braces are a
+ * Cluster hash tag, so a scope's keys share one slot. All values go through a byte-array codec.
  *
  * <h2>Atomicity protocol</h2>
  * Every transition is <em>one</em> Redis command: a plain {@code SET} or a Lua script (resources
@@ -79,16 +79,12 @@ import org.jspecify.annotations.Nullable;
  *   <li><b>complete.lua</b> — only if {@code PROCESSING} and owned by the token presented (one substring
  *       compared at a fixed offset): write the client's front (status, finish time) and response after
  *       the record's retention, owner, fingerprint and creation time, with the retention as TTL, and,
- *       if the record was marked as waited for (status {@code W}), {@code PUBLISH} the scope hash on the
- *       change channel.</li>
- *   <li><b>release.lua</b> — only for the owner of a processing record: {@code DEL} it and, if it was
- *       marked as waited for, {@code PUBLISH}.</li>
+ *       if the scope's waiter marker exists, {@code PUBLISH} the scope hash on the change channel.</li>
+ *   <li><b>release.lua</b> — only for the owner of a processing record: {@code DEL} it and, if the
+ *       waiter marker exists, {@code PUBLISH}.</li>
  *   <li><b>renew.lua</b> — only for the owner of a processing record: lease end {@code = TIME + lease};
  *       if the lease outlasts the key's TTL, the TTL (and the expiry) becomes the lease; the lease mark
- *       follows; the waiter mark is kept.</li>
- *   <li><b>mark.lua</b> — a waiter's claim that found the record in flight: status {@code P} becomes
- *       {@code W} (one byte, {@code SETRANGE}, the TTL kept), only while the owner it saw still holds
- *       it.</li>
+ *       follows.</li>
  * </ul>
  * The times a record shows (created, lease end, expiry, finish) are the server's clock as this process
  * estimates it ({@code ServerClock}: {@code TIME} at connect, refreshed every 30 s, off by half a round
@@ -96,20 +92,17 @@ import org.jspecify.annotations.Nullable;
  * no ownership decision depends on them. The lease is in the value and the TTL is the retention (never
  * "lock TTL = record TTL"): a finished record outlives the lease, and an abandoned claim is still there,
  * with its fingerprint, when a retry comes to take it over. Writes by a stale owner return {@code false}
- * and change nothing. {@link #find} is one {@code GET} (and a mark, as a claim's, for a waiter in this
- * process); expired records are gone by TTL. Commands go
+ * and change nothing. {@link #find} is one {@code GET}; expired records are gone by TTL. Commands go
  * through Lettuce's asynchronous API, each answer awaited at most the command timeout.
  *
  * <h2>Change notification</h2>
  * complete and release publish the scope hash on one channel, {@link RedisStoreConfig#changesChannel()},
- * when somebody waits for the scope: the waiter subscribes locally, claims again, and, finding the record
- * still in flight, marks it ({@code mark.lua}: status {@code W}, only while the owner it saw holds it;
- * a takeover and a renewal keep the mark); the scripts that end a record publish only for a marked one,
- * reading the mark in the value they fence on, so the common case (nobody waits) sends no message,
- * touches no other key and no instance receives anything. A record that changed between the waiter's
- * read and its mark (gone, finished, another owner) wakes the waiter at once, to re-read. Each store
- * holds one pub/sub connection subscribed to the channel (for Cluster, the Cluster pub/sub connection; a
- * classic {@code PUBLISH} reaches every node) and wakes the matching {@link LocalWaiters}. Whenever the subscription is (re-)established, for instance after a
+ * when somebody waits for the scope: {@link #subscribe} sets the scope's waiter marker (one {@code SET}
+ * with a TTL, renewed while the wait lasts) before the waiter re-reads the record, and the scripts
+ * publish only while the marker exists, so the common case (nobody waits) sends no message and no
+ * instance receives one. Each store holds one pub/sub connection subscribed to the channel (for
+ * Cluster, the Cluster pub/sub connection; a classic {@code PUBLISH} reaches every node) and wakes the
+ * matching {@link LocalWaiters}. Whenever the subscription is (re-)established, for instance after a
  * reconnect during which messages may have been lost, every local waiter is woken to re-read.
  *
  * <h2>Failures and guarantees</h2>
@@ -132,10 +125,14 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
 
     private static final ByteArrayCodec CODEC = ByteArrayCodec.INSTANCE;
     private static final byte[] RECORD_KEY_TAIL = {'}', ':', 'r'};
+    /** How long a waiter marker lives unless the waiting subscription renews it. */
+    public static final long WAITER_MARK_MILLIS = 600_000;
 
     private static final Duration CLUSTER_TOPOLOGY_REFRESH = Duration.ofSeconds(30);
     /** The longest lease or retention a record holds: its times are 13-digit epoch milliseconds. */
     private static final Duration MAX_DURATION = Duration.ofDays(36_500);
+    private static final byte[] WAITER_MARK = {'1'};
+    private static final SetArgs WAITER_MARK_ARGS = SetArgs.Builder.px(WAITER_MARK_MILLIS);
 
     private final RedisStoreConfig config;
     private final String topology;
@@ -294,7 +291,7 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
                     }
                     if (!current.fingerprint().equals(fingerprint) || current.leaseExpiresAt().toEpochMilli()
                             > clock.nowMillis() + clock.uncertaintyMillis()) {
-                        return inFlight(commands, key, previous, current);
+                        return new ClaimOutcome.InFlight(current);
                     }
                     // the lease may be over: the script decides on the server's count, atomically
                 }
@@ -308,37 +305,12 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
                 case 'c' -> new ClaimOutcome.Claimed(
                         RecordValue.claimed(key, fingerprint, owner, now, leaseMillis, retentionMillis), false);
                 case 't' -> new ClaimOutcome.Claimed(RecordValue.decode(key, answer), true);
-                case 'i' -> inFlight(commands, key, answer, RecordValue.decode(key, answer));
+                case 'i' -> new ClaimOutcome.InFlight(RecordValue.decode(key, answer));
                 case 'f' -> new ClaimOutcome.Finished(RecordValue.decode(key, answer));
                 default -> throw new IllegalArgumentException(
                         "unknown claim outcome " + new String(outcome, StandardCharsets.US_ASCII));
             };
         });
-    }
-
-    /**
-     * A claim that found the scope in flight. If somebody in this process waits for the scope (the engine
-     * subscribes, then claims again) and the record is not marked yet, marks it ({@code mark.lua}), so
-     * that the step that ends it publishes the change; a record that is gone, finished or owned by
-     * someone else by then (it may have changed without publishing) wakes the local waiters at once, to
-     * re-read. Claims nobody waits for pay nothing for this.
-     */
-    private ClaimOutcome inFlight(RedisClusterAsyncCommands<byte[], byte[]> commands, ScopeKey key, byte[] value,
-            IdempotencyRecord record) {
-        markIfWaited(commands, key, value, record);
-        return new ClaimOutcome.InFlight(record);
-    }
-
-    /** See {@link #inFlight}; also for {@link #find}, which a waiter may re-read with. */
-    private void markIfWaited(RedisClusterAsyncCommands<byte[], byte[]> commands, ScopeKey key, byte[] value,
-            IdempotencyRecord record) {
-        if (RecordValue.unmarkedProcessing(value) && waiters.hasWaiters(key)) {
-            long processing = LuaScript.MARK.<Long>run(commands, timeoutNanos, recordKey(key),
-                    RecordValue.fence(record.owner()));
-            if (processing != 1L) {
-                waiters.signal(key);
-            }
-        }
     }
 
     /** Redis before 7.0 refuses {@code SET ... NX GET} as a syntax error, and runs nothing. */
@@ -354,14 +326,17 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
         }
         byte[] part = RecordValue.finishedPart(response);
         long applied = call("complete", commands -> LuaScript.COMPLETE.<Long>run(commands, timeoutNanos,
-                recordKey(key), RecordValue.fence(owner), RecordValue.finishedFront(outcome, clock.nowMillis()), part));
+                new byte[][] {recordKey(key), waiterKey(key)},
+                RecordValue.fence(owner), RecordValue.finishedFront(outcome, clock.nowMillis()), part,
+                channel, RecordValue.ascii(key.hash())));
         return signalledIf(applied == 1L, key);
     }
 
     @Override
     public boolean release(ScopeKey key, OwnerToken owner) {
         long applied = call("release", commands -> LuaScript.RELEASE.<Long>run(commands, timeoutNanos,
-                recordKey(key), RecordValue.fence(owner)));
+                new byte[][] {recordKey(key), waiterKey(key)},
+                RecordValue.fence(owner), channel, RecordValue.ascii(key.hash())));
         return signalledIf(applied == 1L, key);
     }
 
@@ -377,26 +352,28 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
     public Optional<IdempotencyRecord> find(ScopeKey key) {
         return Optional.ofNullable(call("find", commands -> {
             byte[] value = await(commands.get(recordKey(key)));
-            if (value == null) {
-                return null;
-            }
-            IdempotencyRecord record = RecordValue.decode(key, value);
-            markIfWaited(commands, key, value, record);
-            return record;
+            return value == null ? null : RecordValue.decode(key, value);
         }));
     }
 
     /**
-     * Registers a local waiter, which the store's single pub/sub subscription (opened with the first
-     * connection) wakes. Sends nothing: the claim that follows the subscription marks the record it finds
-     * in flight as waited for (status {@code W}, see {@link #claim}), so that the step that ends it
-     * publishes; a change before the mark is seen by that claim itself, or by the mark (a record gone or
-     * finished wakes the waiter at once).
+     * Registers a local waiter (the store's single pub/sub subscription, opened with the first connection,
+     * wakes it) and sets the scope's waiter marker ({@link RedisStoreConfig#waiterKey}, one {@code SET}
+     * with a TTL of {@value #WAITER_MARK_MILLIS} ms, renewed while the subscription waits), so that
+     * completions and releases of the scope publish. The marker is set before this returns: a change after
+     * it is published, and a change before it is seen by the claim that follows the subscription.
      */
     @Override
     public ChangeSubscription subscribe(ScopeKey key) {
         connections();
-        return waiters.subscribe(key);
+        ChangeSubscription local = waiters.subscribe(key);
+        try {
+            markWaiting(key);
+        } catch (RuntimeException e) {
+            local.close();
+            throw e;
+        }
+        return new MarkedSubscription(key, local);
     }
 
     /** Closes the connections (and the client, if this store created it); idempotent. */
@@ -456,6 +433,14 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
         System.arraycopy(hash, 0, out, recordKeyHead.length, hash.length);
         System.arraycopy(RECORD_KEY_TAIL, 0, out, recordKeyHead.length + hash.length, RECORD_KEY_TAIL.length);
         return out;
+    }
+
+    private byte[] waiterKey(ScopeKey key) {
+        return RecordValue.ascii(config.waiterKey(key));
+    }
+
+    private void markWaiting(ScopeKey key) {
+        call("subscribe", commands -> await(commands.set(waiterKey(key), WAITER_MARK, WAITER_MARK_ARGS)));
     }
 
     private static long millis(Duration duration, String name) {
@@ -637,6 +622,48 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
         void close() {
             pubSub.close();
             connection.close();
+        }
+    }
+
+    /** A local subscription whose waiter marker is renewed while it waits longer than half the marker's TTL. */
+    private final class MarkedSubscription implements ChangeSubscription {
+        private final ScopeKey key;
+        private final ChangeSubscription local;
+        private long markedAt = System.nanoTime();
+
+        MarkedSubscription(ScopeKey key, ChangeSubscription local) {
+            this.key = key;
+            this.local = local;
+        }
+
+        @Override
+        public boolean await(Duration timeout) throws InterruptedException {
+            long deadline = System.nanoTime() + Math.max(0, timeout.toNanos());
+            while (true) {
+                long now = System.nanoTime();
+                long renewAt = markedAt + TimeUnit.MILLISECONDS.toNanos(WAITER_MARK_MILLIS / 2);
+                if (renewAt - now <= 0) {
+                    try {
+                        markWaiting(key);
+                        markedAt = now;
+                    } catch (StoreUnavailableException e) {
+                        // the wait goes on; the caller's next claim meets the failure if it lasts
+                    }
+                    renewAt = now + TimeUnit.MILLISECONDS.toNanos(WAITER_MARK_MILLIS / 2);
+                }
+                long slice = Math.min(deadline, renewAt) - now;
+                if (local.await(Duration.ofNanos(Math.max(0, slice)))) {
+                    return true;
+                }
+                if (deadline - System.nanoTime() <= 0) {
+                    return false;
+                }
+            }
+        }
+
+        @Override
+        public void close() {
+            local.close();
         }
     }
 

@@ -78,9 +78,14 @@ public record RedisStoreConfig(String keyPrefix, Duration commandTimeout, Durati
     }
 
     /**
-     * The pub/sub channel on which finished and released scopes are announced: {@code keyPrefix + "changes"}
-     * (the scripts derive it from a record's key, the prefix being what precedes its hash tag).
+     * The key of a scope's waiter marker: {@code keyPrefix + "{" + hash + "}:w"}, set (with a TTL) by a
+     * process before it waits for the scope; completions and releases publish only while it exists.
      */
+    public String waiterKey(ScopeKey key) {
+        return keyPrefix + key.hashTag() + ":w";
+    }
+
+    /** The pub/sub channel on which finished and released scopes are announced: {@code keyPrefix + "changes"}. */
     public String changesChannel() {
         return keyPrefix + "changes";
     }

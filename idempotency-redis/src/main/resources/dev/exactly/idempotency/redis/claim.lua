@@ -15,8 +15,8 @@
 --
 -- Returns {outcome, value}, outcome one of
 --   claimed    the key was absent: ARGV[5] written with a TTL of max(lease, retention); value is empty
---   takeover   PROCESSING, lease over, same fingerprint: now owned by ARGV[2] with a fresh lease (and
---              the waiter mark, status W, kept); value is the record after the step
+--   takeover   PROCESSING, lease over, same fingerprint: now owned by ARGV[2] with a fresh lease; value
+--              is the record after the step
 --   in_flight  PROCESSING with a live lease, or with a different fingerprint: left untouched; value is it
 --   finished   COMPLETED or FAILED: left untouched; value is the record
 -- Whether a lease is over is decided on the server's count alone: a record's lease mark says at which
@@ -34,7 +34,7 @@ if not current then
 end
 
 local version, status = string.byte(current, 1, 2)
-if status ~= 80 and status ~= 87 then -- 80 = 'P', 87 = 'W' (processing, waited for): else finished
+if status ~= 80 then -- 80 = 'P': finished
   return {'finished', current}
 end
 
@@ -47,9 +47,8 @@ local function f13(n)
   return string.format('%013.0f', n)
 end
 
--- a takeover keeps the waiter mark (W): whoever waited still waits for the scope to finish
 local function front(now)
-  return '2' .. string.char(status) .. f13(now + lease) .. f13(now + ttl) .. f13(ttl - lease) .. f13(retention) .. ARGV[2]
+  return '2P' .. f13(now + lease) .. f13(now + ttl) .. f13(ttl - lease) .. f13(retention) .. ARGV[2]
 end
 
 if version == 49 then -- '1': layout 1

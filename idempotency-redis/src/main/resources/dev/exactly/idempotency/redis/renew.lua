@@ -10,15 +10,10 @@
 -- the lease mark is the remaining TTL minus the lease. The lease end shown is the server's TIME + lease.
 local key = KEYS[1]
 local current = redis.call('GET', key)
-if not current then
-  return 0
-end
-local version, status = string.byte(current, 1, 2)
-if version ~= 50 or (status ~= 80 and status ~= 87)
+if not current or string.byte(current, 1) ~= 50 or string.byte(current, 2) ~= 80
     or string.sub(current, 55, 54 + #ARGV[1]) ~= ARGV[1] then
   return 0
 end
-local front = string.sub(current, 1, 2) -- 2P, or 2W when somebody waits: the mark is kept
 local lease = tonumber(ARGV[2])
 local pttl = redis.call('PTTL', key)
 local time = redis.call('TIME')
@@ -26,9 +21,9 @@ local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
 local lease_end = string.format('%013.0f', now + lease)
 
 if lease >= pttl then
-  redis.call('SET', key, front .. lease_end .. lease_end .. '0000000000000' .. string.sub(current, 42), 'PX', lease)
+  redis.call('SET', key, '2P' .. lease_end .. lease_end .. '0000000000000' .. string.sub(current, 42), 'PX', lease)
 else
-  redis.call('SET', key, front .. lease_end .. string.sub(current, 16, 28) .. string.format('%013.0f', pttl - lease)
+  redis.call('SET', key, '2P' .. lease_end .. string.sub(current, 16, 28) .. string.format('%013.0f', pttl - lease)
       .. string.sub(current, 42), 'KEEPTTL')
 end
 return 1

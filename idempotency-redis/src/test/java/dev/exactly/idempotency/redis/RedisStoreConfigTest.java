@@ -25,6 +25,7 @@ class RedisStoreConfigTest {
     void recordKeysWrapTheScopeHashInAHashTag() {
         ScopeKey key = new ScopeKey("ab".repeat(32));
         assertThat(RedisStoreConfig.ofDefaults().recordKey(key)).isEqualTo("exactly:idem:{" + "ab".repeat(32) + "}:r");
+        assertThat(RedisStoreConfig.ofDefaults().waiterKey(key)).isEqualTo("exactly:idem:{" + "ab".repeat(32) + "}:w");
     }
 
     @Test

@@ -26,9 +26,7 @@ public enum LuaScript {
     /** See {@code release.lua}. */
     RELEASE("release.lua", ScriptOutputType.INTEGER),
     /** See {@code renew.lua}. */
-    RENEW("renew.lua", ScriptOutputType.INTEGER),
-    /** See {@code mark.lua}. */
-    MARK("mark.lua", ScriptOutputType.INTEGER);
+    RENEW("renew.lua", ScriptOutputType.INTEGER);
 
     private static final String RESOURCE_DIR = "/dev/exactly/idempotency/redis/";
 

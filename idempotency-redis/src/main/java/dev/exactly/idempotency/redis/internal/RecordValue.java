@@ -24,8 +24,7 @@ import java.util.Map;
  * finished part = response_status : headers_len : headers body
  * </pre>
  * <ul>
- *   <li>{@code 2}: the layout version; {@code S}: {@code P} (processing), {@code W} (processing, and
- *       somebody waits for it: the step that ends it publishes the change), {@code C} (completed) or
+ *   <li>{@code 2}: the layout version; {@code S}: {@code P} (processing), {@code C} (completed) or
  *       {@code F} (failed);</li>
  *   <li>{@code a}, {@code b}, {@code c} and {@code retention}: exactly {@value #WIDTH} decimal digits each
  *       (zero-padded), so that the owner starts at a fixed offset ({@value #OWNER_OFFSET}) and a script
@@ -126,14 +125,6 @@ public final class RecordValue {
         return end;
     }
 
-    /**
-     * Whether a value is a processing record of layout 2 that no waiter marked yet (status {@code P}; a
-     * marked one, {@code W}, publishes when it ends).
-     */
-    public static boolean unmarkedProcessing(byte[] value) {
-        return value.length >= 2 && value[0] == VERSION && value[1] == 'P';
-    }
-
     /** The owner as a layout-2 value holds it at {@link #OWNER_OFFSET}: {@code owner_len:owner}. */
     public static byte[] fence(OwnerToken owner) {
         byte[] ownerBytes = ascii(owner.value());
@@ -188,7 +179,7 @@ public final class RecordValue {
             throw new IllegalArgumentException("unknown record layout");
         }
         RecordStatus status = switch (value[1]) {
-            case 'P', 'W' -> RecordStatus.PROCESSING;
+            case 'P' -> RecordStatus.PROCESSING;
             case 'C' -> RecordStatus.COMPLETED;
             case 'F' -> RecordStatus.FAILED;
             default -> throw new IllegalArgumentException("unknown record status");
