@@ -76,10 +76,11 @@ import org.jspecify.annotations.Nullable;
  *       goes to the new token with a new lease and the retention as TTL ({@code Claimed}, takeover).
  *       On a Redis before 7.0 (its {@code INFO server} at connect, or a refused {@code SET ... NX GET})
  *       every claim is claim.lua, which also writes the value of a new claim.</li>
- *   <li><b>complete.lua</b> — only if {@code PROCESSING} and owned by the token presented (one substring
- *       compared at a fixed offset): write the client's front (status, finish time) and response after
- *       the record's retention, owner, fingerprint and creation time, with the retention as TTL, and,
- *       if the scope's waiter marker exists, {@code PUBLISH} the scope hash on the change channel.</li>
+ *   <li><b>complete.lua</b> — only if {@code PROCESSING} and owned by the token presented (one comparison
+ *       at a fixed offset): write the client's front (status, finish time) and response after the
+ *       record's retention, owner, fingerprint and creation time, with the retention as TTL, and, if the
+ *       scope's waiter marker exists, {@code PUBLISH} the scope hash on the change channel (both taken
+ *       from the record's key, so that the common case, nobody waiting, sends neither).</li>
  *   <li><b>release.lua</b> — only for the owner of a processing record: {@code DEL} it and, if the
  *       waiter marker exists, {@code PUBLISH}.</li>
  *   <li><b>renew.lua</b> — only for the owner of a processing record: lease end {@code = TIME + lease};
@@ -125,6 +126,7 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
 
     private static final ByteArrayCodec CODEC = ByteArrayCodec.INSTANCE;
     private static final byte[] RECORD_KEY_TAIL = {'}', ':', 'r'};
+    private static final byte[] WAITER_KEY_TAIL = {'}', ':', 'w'};
     /** How long a waiter marker lives unless the waiting subscription renews it. */
     public static final long WAITER_MARK_MILLIS = 600_000;
 
@@ -139,7 +141,7 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
     private final Connector connector;
     private final Runnable shutdownClient;
     private final byte[] channel;
-    /** The record key up to the scope hash: {@code keyPrefix + "{"}. */
+    /** Every scope key up to the scope hash: {@code keyPrefix + "{"}. */
     private final byte[] recordKeyHead;
     private final LocalWaiters waiters = new LocalWaiters();
     private final ChangeListener listener = new ChangeListener();
@@ -326,17 +328,14 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
         }
         byte[] part = RecordValue.finishedPart(response);
         long applied = call("complete", commands -> LuaScript.COMPLETE.<Long>run(commands, timeoutNanos,
-                new byte[][] {recordKey(key), waiterKey(key)},
-                RecordValue.fence(owner), RecordValue.finishedFront(outcome, clock.nowMillis()), part,
-                channel, RecordValue.ascii(key.hash())));
+                scopeKeys(key), RecordValue.fence(owner), RecordValue.finishedFront(outcome, clock.nowMillis()), part));
         return signalledIf(applied == 1L, key);
     }
 
     @Override
     public boolean release(ScopeKey key, OwnerToken owner) {
         long applied = call("release", commands -> LuaScript.RELEASE.<Long>run(commands, timeoutNanos,
-                new byte[][] {recordKey(key), waiterKey(key)},
-                RecordValue.fence(owner), channel, RecordValue.ascii(key.hash())));
+                scopeKeys(key), RecordValue.fence(owner)));
         return signalledIf(applied == 1L, key);
     }
 
@@ -427,16 +426,26 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
 
     /** {@link RedisStoreConfig#recordKey} as bytes, built in place (it is on every command's path). */
     private byte[] recordKey(ScopeKey key) {
-        byte[] hash = key.hash().getBytes(StandardCharsets.US_ASCII); // 64 lowercase hex digits
-        byte[] out = new byte[recordKeyHead.length + hash.length + RECORD_KEY_TAIL.length];
-        System.arraycopy(recordKeyHead, 0, out, 0, recordKeyHead.length);
-        System.arraycopy(hash, 0, out, recordKeyHead.length, hash.length);
-        System.arraycopy(RECORD_KEY_TAIL, 0, out, recordKeyHead.length + hash.length, RECORD_KEY_TAIL.length);
-        return out;
+        return scopeKey(key.hash().getBytes(StandardCharsets.US_ASCII), RECORD_KEY_TAIL);
     }
 
     private byte[] waiterKey(ScopeKey key) {
-        return RecordValue.ascii(config.waiterKey(key));
+        return scopeKey(key.hash().getBytes(StandardCharsets.US_ASCII), WAITER_KEY_TAIL);
+    }
+
+    /** The record key and the waiter marker's key, as the completion and release scripts take them. */
+    private byte[][] scopeKeys(ScopeKey key) {
+        byte[] hash = key.hash().getBytes(StandardCharsets.US_ASCII);
+        return new byte[][] {scopeKey(hash, RECORD_KEY_TAIL), scopeKey(hash, WAITER_KEY_TAIL)};
+    }
+
+    /** {@code keyPrefix + "{" + hash + tail}, {@code hash} being the scope hash's 64 lowercase hex digits. */
+    private byte[] scopeKey(byte[] hash, byte[] tail) {
+        byte[] out = new byte[recordKeyHead.length + hash.length + tail.length];
+        System.arraycopy(recordKeyHead, 0, out, 0, recordKeyHead.length);
+        System.arraycopy(hash, 0, out, recordKeyHead.length, hash.length);
+        System.arraycopy(tail, 0, out, recordKeyHead.length + hash.length, tail.length);
+        return out;
     }
 
     private void markWaiting(ScopeKey key) {
