@@ -216,6 +216,40 @@ class DatabaseGuardTest extends LedgerTestSupport {
         assertThat(entryCount()).isZero();
     }
 
+    /** Each kind's link to an original entry, broken in an entry that is otherwise sound (one balance group). */
+    @ParameterizedTest
+    @ValueSource(strings = {"standard", "pending", "reversal", "refund"})
+    void aRawEntryWithTheWrongLinkForItsKindFailsAtCommit(String kind) throws Exception {
+        boolean linked = kind.equals("standard") || kind.equals("pending");
+        boolean pending = kind.equals("pending");
+        JournalEntry original = ledger.post(transfer(cash, revenue, 100));
+        try (Connection c = connection()) {
+            long entry = rawEntry(c, kind, linked ? original.id() : null);
+            rawPosting(c, entry, 1, cash.id(), "USD", "debit", 100, pending);
+            rawPosting(c, entry, 2, revenue.id(), "USD", "credit", 100, pending);
+            assertThatThrownBy(c::commit)
+                    .isInstanceOf(SQLException.class)
+                    .hasMessageContaining("violates check constraint \"ledger_entry_link_check\"")
+                    .extracting(e -> ((SQLException) e).getSQLState()).isEqualTo("23514");
+        }
+        assertThat(entryCount()).isEqualTo(1);
+    }
+
+    @Test
+    void soundRawEntriesOfEveryKindWithOneBalanceGroupCommit() throws Exception {
+        JournalEntry original = ledger.post(transfer(cash, revenue, 100));
+        commitRaw("reversal", original.id(), cash, "credit", 100L, false, revenue, "debit", 100L, false);
+        commitRaw("refund", original.id(), cash, "credit", 40L, false, revenue, "debit", 40L, false);
+        commitRaw("adjustment", null, cash, "debit", 7L, false, revenue, "credit", 3L, false, revenue, "credit", 4L, false);
+        commitRaw("pending", null, cash, "debit", 100L, true, revenue, "credit", 100L, true);
+        assertThat(entryCount()).isEqualTo(5);
+        // one currency, posted, but off by one
+        assertThatThrownBy(() -> commitRaw("adjustment", null, cash, "debit", 7L, false, revenue, "credit", 6L, false))
+                .hasMessageContaining("does not balance in USD")
+                .extracting(e -> ((SQLException) e).getSQLState()).isEqualTo("LG005");
+        assertThat(entryCount()).isEqualTo(5);
+    }
+
     @Test
     void theWriteFunctionRefusesUnsortedUnshardedAccounts() throws Exception {
         try (Connection c = connection(); Statement s = c.createStatement()) {

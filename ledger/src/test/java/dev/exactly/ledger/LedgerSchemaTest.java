@@ -32,6 +32,8 @@ class LedgerSchemaTest {
         assertThat(LedgerSchema.class.getClassLoader().getResource("db/ledger/V2__pending_entries.sql")).isNotNull();
         assertThat(LedgerSchema.class.getClassLoader().getResource(LedgerSchema.LIGHTER_WRITES_MIGRATION_RESOURCE))
                 .isNotNull();
+        assertThat(LedgerSchema.class.getClassLoader().getResource(LedgerSchema.CHEAPER_CHECKS_MIGRATION_RESOURCE))
+                .isNotNull();
     }
 
     @Test
@@ -64,6 +66,42 @@ class LedgerSchemaTest {
                     .isInstanceOf(BalanceFloorException.class);
             ledger.capture(hold.id(), null, "");
             assertThat(ledger.balance(wallet.id())).isEqualTo(Money.of(200, "USD"));
+            assertThat(ledger.trialBalance().isBalanced()).isTrue();
+        }
+    }
+
+    @Test
+    void aVersionThreeSchemaWithEntriesIsUpgradedToVersionFourInPlace() throws Exception {
+        try (HikariDataSource ds = LedgerTestSupport.pooled(TestPostgres.freshSchema("ledger_upgrade4"), 2)) {
+            try (Connection c = ds.getConnection(); Statement s = c.createStatement()) {
+                s.execute(LedgerSchema.migrationSql(LedgerSchema.MIGRATION_RESOURCE));
+                s.execute(LedgerSchema.migrationSql(LedgerSchema.PENDING_MIGRATION_RESOURCE));
+                s.execute(LedgerSchema.migrationSql(LedgerSchema.LIGHTER_WRITES_MIGRATION_RESOURCE));
+            }
+            Ledger ledger = Ledger.of(ds);
+            Account cash = ledger.openAccount(AccountSpec.of("cash", AccountType.ASSET, Currency.of("USD")));
+            Account wallet = ledger.openAccount(AccountSpec.of("wallet", AccountType.LIABILITY, Currency.of("USD")).withFloor(0));
+            JournalEntry before = ledger.post(EntryRequest.builder()
+                    .debit(cash.id(), Money.of(500, "USD")).credit(wallet.id(), Money.of(500, "USD")).externalRef("v3").build());
+
+            assertThat(LedgerSchema.migrate(ds)).isTrue();
+            assertThat(LedgerSchema.migrate(ds)).isFalse();
+            assertThat(ledger.entryByExternalRef("v3").orElseThrow().id()).isEqualTo(before.id());
+            JournalEntry hold = ledger.hold(EntryRequest.builder()
+                    .debit(wallet.id(), Money.of(300, "USD")).credit(cash.id(), Money.of(300, "USD")).build());
+            ledger.capture(hold.id(), null, "");
+            assertThat(ledger.balance(wallet.id())).isEqualTo(Money.of(200, "USD"));
+            // the rules still hold after the upgrade: an unbalanced raw entry does not commit
+            try (Connection c = ds.getConnection(); Statement s = c.createStatement()) {
+                c.setAutoCommit(false);
+                s.execute("INSERT INTO ledger_entry (id, kind, posted_at) OVERRIDING SYSTEM VALUE VALUES (9999, 'standard', now())");
+                s.execute("INSERT INTO ledger_posting (entry_id, line, account_id, currency, side, amount, posted_at) "
+                        + "SELECT 9999, 1, " + cash.id() + ", 'USD', 'debit', 5, posted_at FROM ledger_entry WHERE id = 9999");
+                s.execute("INSERT INTO ledger_posting (entry_id, line, account_id, currency, side, amount, posted_at) "
+                        + "SELECT 9999, 2, " + wallet.id() + ", 'USD', 'credit', 4, posted_at FROM ledger_entry WHERE id = 9999");
+                assertThatThrownBy(c::commit)
+                        .extracting(e -> ((java.sql.SQLException) e).getSQLState()).isEqualTo("LG005");
+            }
             assertThat(ledger.trialBalance().isBalanced()).isTrue();
         }
     }
