@@ -151,12 +151,12 @@ public final class ChargeExecutor {
      *       needs no read;</li>
      *   <li>the journal entry of a captured charge, or the hold of an authorization (idempotent by their
      *       references);</li>
-     *   <li>the charge's final state, with the entry found by its reference, from an open state only;</li>
+     *   <li>the charge's final state, with the entry found by its reference, from an open state only; sent with
+     *       the commit, the same statement is a guard ({@link ChargeRepository#finishingGuarded}) that raises
+     *       unless it finished the charge and this transaction finished the record and wrote the entry;</li>
      *   <li>its webhook event, which carries the charge as the statement before leaves it (computed here:
      *       {@link ChargeRow#finished});</li>
-     *   <li>a guard ({@link ChargeRepository#guardFinished}) that raises unless this transaction finished the
-     *       record and the charge and wrote the entry, and {@code COMMIT}, which the server skips after the
-     *       guard raised.</li>
+     *   <li>{@code COMMIT}, which the server skips after the guard raised.</li>
      * </ol>
      * When the guard refused, or a balance floor could refuse the entry ({@link EntryWrite#mayBeRefused}),
      * phase 3 runs with the commit apart: the same statements in one round trip, then their results decide
@@ -222,13 +222,16 @@ public final class ChargeExecutor {
         if (entry != null) {
             pipeline.add(entry.sql(), entry::bind, entry::result);
         }
-        Pipeline.Result<Boolean> settled = charges.finishing(pipeline, row.id(), outcome, entryRef, holdRef, answer,
-                now);
-        events.finished(pipeline, row.finished(outcome, answer, now), outcome);
         boolean committing = commitTogether && (entry == null || !entry.mayBeRefused());
+        Pipeline.@Nullable Result<Boolean> settled = null;
         if (committing) {
-            charges.guardFinished(pipeline, phase.key(), phase.owner().value(), row.id(),
-                    entryRef != null ? entryRef : holdRef);
+            charges.finishingGuarded(pipeline, row.id(), outcome, entryRef, holdRef, answer, now, phase.key(),
+                    phase.owner().value(), entryRef != null ? entryRef : holdRef);
+        } else {
+            settled = charges.finishing(pipeline, row.id(), outcome, entryRef, holdRef, answer, now);
+        }
+        events.finished(pipeline, row.finished(outcome, answer, now), outcome);
+        if (committing) {
             pipeline.commit();
         }
         observer.beforeCommit(row);
@@ -240,7 +243,7 @@ public final class ChargeExecutor {
             }
             throw e;
         }
-        if (!owned.get() || !settled.get()) {
+        if (!owned.get() || (settled != null && !settled.get())) {
             if (committing) {
                 throw new IllegalStateException("phase 3 of charge " + row.id() + " committed past its guard");
             }

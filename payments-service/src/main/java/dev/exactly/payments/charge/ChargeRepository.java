@@ -83,19 +83,23 @@ public final class ChargeRepository {
             WHERE c.id = ? AND c.status IN ('pending', 'dead_lettered')""";
 
     /**
-     * The guard of phase 3 sent with its commit in one round trip: raises (SQLSTATE {@code EXP01}, migration
-     * V7) unless this transaction finished the durable record under the owner's token, finished the
-     * charge, and wrote the journal entry or hold of the given reference (when one was written), so that
-     * the {@code COMMIT} after it is skipped otherwise. "This transaction" is the row version's
-     * {@code xmin}: a record finished, or an entry written, by an earlier transaction does not count.
+     * Phase 3's write of the charge sent with its commit in one round trip ({@link #finishingGuarded}): the
+     * statement of {@link #FINISH_WITH_ENTRIES}, and a guard that raises (SQLSTATE {@code EXP01}, migration V7)
+     * unless it finished the charge, this transaction finished the durable record under the owner's token,
+     * and wrote the journal entry or hold of the given reference (when one was written), so that the
+     * {@code COMMIT} after it is skipped otherwise. "This transaction" is the row version's {@code xmin}: a
+     * record finished, or an entry written, by an earlier transaction does not count. The guard is part of the
+     * charge's statement rather than one of its own (one statement fewer per charge), and reads the charge's
+     * update from the statement's own {@code RETURNING}.
      */
-    private static final String FINISHED_HERE = """
+    private static final String FINISH_GUARDED = "WITH settled AS (\n" + FINISH_WITH_ENTRIES + """
+
+            RETURNING 1)
             SELECT payments_require(
-                EXISTS (SELECT 1 FROM idempotency_records r
-                        WHERE r.scope_key = ? AND r.owner_token = ? AND r.status <> 'PROCESSING'
-                          AND r.xmin = pg_current_xact_id()::xid)
-                AND EXISTS (SELECT 1 FROM payments_charge c
-                            WHERE c.id = ? AND c.recovery_point = 'finished' AND c.xmin = pg_current_xact_id()::xid)
+                EXISTS (SELECT 1 FROM settled)
+                AND EXISTS (SELECT 1 FROM idempotency_records r
+                            WHERE r.scope_key = ? AND r.owner_token = ? AND r.status <> 'PROCESSING'
+                              AND r.xmin = pg_current_xact_id()::xid)
                 AND (?::text IS NULL OR EXISTS (SELECT 1 FROM ledger_entry e
                                                 WHERE e.external_ref = ? AND e.xmin = pg_current_xact_id()::xid)),
                 'phase 3 of a charge found its durable record, the charge or its journal entry changed: roll back')""";
@@ -291,38 +295,45 @@ public final class ChargeRepository {
      */
     public Pipeline.Result<Boolean> finishing(Pipeline pipeline, String id, ChargeOutcome outcome,
             @Nullable String entryRef, @Nullable String holdRef, StoredResponse answer, Instant now) {
-        return pipeline.add(FINISH_WITH_ENTRIES, (s, first) -> {
-            s.setString(first, outcome.status().db());
-            s.setString(first + 1, outcome.processorChargeId());
-            s.setString(first + 2, outcome.failureCode());
-            s.setString(first + 3, outcome.failureReason());
-            s.setString(first + 4, entryRef);
-            s.setString(first + 5, holdRef);
-            AnswerColumns.bind(s, first + 6, answer);
-            s.setString(first + 10, outcome.resolution());
-            s.setTimestamp(first + 11, Jdbc.timestamp(now));
-            s.setTimestamp(first + 12, Jdbc.timestamp(now));
-            s.setString(first + 13, id);
-            return first + 14;
-        }, s -> s.getUpdateCount() == 1);
+        return pipeline.add(FINISH_WITH_ENTRIES, (s, first) -> bindFinish(s, first, id, outcome, entryRef, holdRef,
+                answer, now), s -> s.getUpdateCount() == 1);
     }
 
     /**
-     * Adds phase 3's guard to {@code pipeline}, before its {@code COMMIT}: the pipeline fails with
-     * {@link DatabaseException#isGuardRefusal} unless this transaction finished the durable record of
-     * {@code scopeKey} under {@code ownerToken}, finished charge {@code id}, and wrote the entry of
-     * {@code entryRef} (when not {@code null}).
+     * Adds phase 3's write of the charge to {@code pipeline} as {@link #finishing} does, guarded, for a pipeline
+     * that ends with {@code COMMIT}: the pipeline fails with {@link DatabaseException#isGuardRefusal} unless the
+     * charge was still unfinished, and this transaction finished the durable record of {@code scopeKey} under
+     * {@code ownerToken} and wrote the entry of {@code guardedRef} (when not {@code null}); the statements before
+     * it must be the record's finish and the entry.
      */
-    public void guardFinished(Pipeline pipeline, ScopeKey scopeKey, String ownerToken, String id,
-            @Nullable String entryRef) {
-        pipeline.add(FINISHED_HERE, (s, first) -> {
-            s.setString(first, scopeKey.hash());
-            s.setString(first + 1, ownerToken);
-            s.setString(first + 2, id);
-            s.setString(first + 3, entryRef);
-            s.setString(first + 4, entryRef);
-            return first + 5;
+    public void finishingGuarded(Pipeline pipeline, String id, ChargeOutcome outcome, @Nullable String entryRef,
+            @Nullable String holdRef, StoredResponse answer, Instant now, ScopeKey scopeKey, String ownerToken,
+            @Nullable String guardedRef) {
+        pipeline.add(FINISH_GUARDED, (s, first) -> {
+            int next = bindFinish(s, first, id, outcome, entryRef, holdRef, answer, now);
+            s.setString(next, scopeKey.hash());
+            s.setString(next + 1, ownerToken);
+            s.setString(next + 2, guardedRef);
+            s.setString(next + 3, guardedRef);
+            return next + 4;
         }, s -> Boolean.TRUE);
+    }
+
+    private static int bindFinish(PreparedStatement s, int first, String id, ChargeOutcome outcome,
+            @Nullable String entryRef, @Nullable String holdRef, StoredResponse answer, Instant now)
+            throws SQLException {
+        s.setString(first, outcome.status().db());
+        s.setString(first + 1, outcome.processorChargeId());
+        s.setString(first + 2, outcome.failureCode());
+        s.setString(first + 3, outcome.failureReason());
+        s.setString(first + 4, entryRef);
+        s.setString(first + 5, holdRef);
+        AnswerColumns.bind(s, first + 6, answer);
+        s.setString(first + 10, outcome.resolution());
+        s.setTimestamp(first + 11, Jdbc.timestamp(now));
+        s.setTimestamp(first + 12, Jdbc.timestamp(now));
+        s.setString(first + 13, id);
+        return first + 14;
     }
 
     public boolean recordFailure(Connection c, String id, int attempts, String error, RecoveryPoint point,
