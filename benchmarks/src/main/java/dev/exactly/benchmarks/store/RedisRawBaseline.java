@@ -3,6 +3,7 @@ package dev.exactly.benchmarks.store;
 import io.lettuce.core.LettuceFutures;
 import io.lettuce.core.RedisFuture;
 import io.lettuce.core.SetArgs;
+import io.lettuce.core.TimeoutOptions;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -14,7 +15,8 @@ import org.jspecify.annotations.Nullable;
  * Redis: each command through the asynchronous API, awaited with a timeout (the synchronous API's proxy
  * would cost the floor work the store does not do), and concurrent callers share, and so pipeline on,
  * that connection. A fresh key is {@code SET k v NX PX 600000} then {@code SET k v XX PX 600000}; a
- * replay is {@code GET k}.
+ * replay is {@code GET k}. Its client keeps no timer per command ({@link #TIMEOUTS}), as the store's
+ * clients do not: the await's timeout is the only one.
  */
 final class RedisRawBaseline implements RawBaseline {
     /** As long as the HTTP benchmark's route keeps its records: replay keys are read long after they were written. */
@@ -24,6 +26,8 @@ final class RedisRawBaseline implements RawBaseline {
     private static final byte[] PLACEHOLDER = "processing".getBytes(StandardCharsets.US_ASCII);
 
     private static final long TIMEOUT_NANOS = Duration.ofSeconds(10).toNanos();
+    /** The client's command timeouts: none of Lettuce's own, as in the store's clients. */
+    static final TimeoutOptions TIMEOUTS = TimeoutOptions.builder().timeoutCommands(false).build();
 
     private final RedisClusterAsyncCommands<byte[], byte[]> commands;
     private final String keyPrefix;

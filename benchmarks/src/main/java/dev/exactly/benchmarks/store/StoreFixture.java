@@ -13,6 +13,7 @@ import dev.exactly.idempotency.spi.IdempotencyStore;
 import dev.exactly.testing.RedisProcess;
 import dev.exactly.testing.TestPostgres;
 import dev.exactly.testing.TestRedis;
+import io.lettuce.core.ClientOptions;
 import io.lettuce.core.KeyScanCursor;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
@@ -21,6 +22,7 @@ import io.lettuce.core.ScanArgs;
 import io.lettuce.core.ScanCursor;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.sync.RedisCommands;
+import io.lettuce.core.cluster.ClusterClientOptions;
 import io.lettuce.core.cluster.RedisClusterClient;
 import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
 import java.io.IOException;
@@ -121,6 +123,7 @@ public final class StoreFixture implements AutoCloseable {
         if (cluster != null) {
             nodes = cluster.seeds();
             RedisClusterClient client = RedisClusterClient.create(nodes);
+            client.setOptions(ClusterClientOptions.builder().timeoutOptions(RedisRawBaseline.TIMEOUTS).build());
             StatefulRedisClusterConnection<byte[], byte[]> connection = client.connect(ByteArrayCodec.INSTANCE);
             raw = new RedisRawBaseline(connection.async(), rawPrefix, () -> {
                 connection.close();
@@ -130,6 +133,7 @@ public final class StoreFixture implements AutoCloseable {
             RedisURI node = RedisURI.create(uri);
             nodes = List.of(node);
             RedisClient client = RedisClient.create(node);
+            client.setOptions(ClientOptions.builder().timeoutOptions(RedisRawBaseline.TIMEOUTS).build());
             StatefulRedisConnection<byte[], byte[]> connection = client.connect(ByteArrayCodec.INSTANCE);
             raw = new RedisRawBaseline(connection.async(), rawPrefix, () -> {
                 // a shared Redis keeps no benchmark keys: the store's and the baseline's share the prefix

@@ -195,9 +195,10 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
      *   <li>{@code redis://host:7000,host:7001}, or a comma list of complete URIs
      *       ({@code redis://a:7000,redis://b:7001}): Cluster as well.</li>
      * </ul>
-     * The client gets the config's connect and command timeouts; a Cluster client refreshes its
-     * topology on redirects and reconnects (Lettuce's adaptive triggers) and every
-     * 30 seconds. Nothing is connected until the first call.
+     * The client gets the config's connect and command timeouts: the store awaits each command's answer
+     * at most the command timeout itself, so the client schedules no timer of its own per command; a
+     * Cluster client refreshes its topology on redirects and reconnects
+     * (Lettuce's adaptive triggers) and every 30 seconds. Nothing is connected until the first call.
      *
      * @throws IllegalArgumentException the connection string is not one of these forms
      */
@@ -221,7 +222,7 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
         RedisClient client = RedisClient.create(uri);
         client.setOptions(ClientOptions.builder()
                 .socketOptions(socketOptions(config))
-                .timeoutOptions(TimeoutOptions.enabled(config.commandTimeout()))
+                .timeoutOptions(commandTimers())
                 .build());
         return new RedisIdempotencyStore(config, "standalone", standaloneConnector(client), client::shutdown);
     }
@@ -239,16 +240,27 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
         List<RedisURI> uris = List.copyOf(seeds);
         uris.forEach(seed -> seed.setTimeout(config.commandTimeout()));
         SocketOptions socket = socketOptions(config);
-        TimeoutOptions timeouts = TimeoutOptions.enabled(config.commandTimeout());
         RedisClusterClient client = RedisClusterClient.create(uris);
         client.setOptions(ClusterClientOptions.builder()
                 .socketOptions(socket)
-                .timeoutOptions(timeouts)
+                .timeoutOptions(commandTimers())
                 .topologyRefreshOptions(ClusterTopologyRefreshOptions.builder()
                         .enablePeriodicRefresh(CLUSTER_TOPOLOGY_REFRESH)
                         .build())
                 .build());
         return new RedisIdempotencyStore(config, "cluster", clusterConnector(client), client::shutdown);
+    }
+
+    /**
+     * The command timeouts of a client the store creates: none of Lettuce's own. Every command the store
+     * sends is awaited at most the command timeout ({@code LettuceFutures.awaitOrCancel}, which cancels
+     * it then), the one it does not await (a refresh of the clock estimate) has a timeout of its own, and
+     * the pub/sub connection's synchronous calls wait the connection's timeout; a timer per command in
+     * the client as well (a task scheduled in its timer wheel and cancelled again on every answer) would
+     * be a second timer for the same wait.
+     */
+    private static TimeoutOptions commandTimers() {
+        return TimeoutOptions.builder().timeoutCommands(false).build();
     }
 
     private static SocketOptions socketOptions(RedisStoreConfig config) {
@@ -487,13 +499,15 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
     private void refreshClock(RedisClusterAsyncCommands<byte[], byte[]> commands) {
         long sent = System.nanoTime();
         try {
-            commands.time().whenComplete((time, failure) -> {
-                if (failure != null || time == null || time.size() < 2) {
-                    clock.refreshFailed();
-                } else {
-                    clock.record(sent, System.nanoTime(), time);
-                }
-            });
+            // not awaited, so bounded here: a refresh that never ends would keep every later one from starting
+            commands.time().toCompletableFuture().orTimeout(timeoutNanos, TimeUnit.NANOSECONDS)
+                    .whenComplete((time, failure) -> {
+                        if (failure != null || time == null || time.size() < 2) {
+                            clock.refreshFailed();
+                        } else {
+                            clock.record(sent, System.nanoTime(), time);
+                        }
+                    });
         } catch (RuntimeException e) {
             clock.refreshFailed();
         }
