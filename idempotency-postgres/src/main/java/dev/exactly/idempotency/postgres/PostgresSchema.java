@@ -57,9 +57,16 @@ public final class PostgresSchema {
      * functions write, no longer a generated one whose expression every insert and completion evaluates.
      */
     public static final String PURGE_AFTER_MIGRATION_RESOURCE = "db/idempotency/V8__purge_after_written.sql";
+    /**
+     * The class-path resource of the ninth migration: the record's row rule and {@code recovery_due} kept by a
+     * row trigger ({@code <table>_row_rules}) instead of a CHECK constraint and a generated column, whose
+     * expressions PostgreSQL parses and plans again in every statement that writes the table.
+     */
+    public static final String ROW_RULES_MIGRATION_RESOURCE = "db/idempotency/V9__row_rules_in_trigger.sql";
     private static final List<String> MIGRATIONS = List.of(MIGRATION_RESOURCE, PHASES_MIGRATION_RESOURCE,
             WAITERS_MIGRATION_RESOURCE, CLAIM_MIGRATION_RESOURCE, LEASE_INDEX_MIGRATION_RESOURCE,
-            HOT_COMPLETION_MIGRATION_RESOURCE, CLAIM_RECORD_MIGRATION_RESOURCE, PURGE_AFTER_MIGRATION_RESOURCE);
+            HOT_COMPLETION_MIGRATION_RESOURCE, CLAIM_RECORD_MIGRATION_RESOURCE, PURGE_AFTER_MIGRATION_RESOURCE,
+            ROW_RULES_MIGRATION_RESOURCE);
     /** The name of the index that {@value #LEASE_INDEX_MIGRATION_RESOURCE} drops, for the default table name. */
     private static final String LEASE_INDEX = "idempotency_records_lease_idx";
     /** The signature of the claim function, for the default table name. */
@@ -67,6 +74,8 @@ public final class PostgresSchema {
     /** The signature of the claim function of {@value #CLAIM_RECORD_MIGRATION_RESOURCE}, for the default table name. */
     private static final String CLAIM_RECORD_FUNCTION =
             "idempotency_records_claim_record(text, text, text, bigint, bigint)";
+    /** The signature of the row trigger's function of {@value #ROW_RULES_MIGRATION_RESOURCE}, for the default table name. */
+    private static final String ROW_RULES_FUNCTION = "idempotency_records_row_rules()";
 
     /** Resolves the table through the search_path, like every statement of the store. */
     private static final String TABLE_EXISTS = """
@@ -116,12 +125,14 @@ public final class PostgresSchema {
             new Upgrade(WAITERS_MIGRATION_RESOURCE, List.of("waiters")),
             new Upgrade(HOT_COMPLETION_MIGRATION_RESOURCE, List.of("purge_after", "recovery_due")));
     /**
-     * The migrations that add no column (the claim functions, the dropped lease index), after all of
+     * The migrations that add no column (the claim functions, the dropped lease index, the written purge_after,
+     * the row trigger), after all of
      * {@link #UPGRADES}; each may run again.
      */
     private static final List<Upgrade> LATER = List.of(
             new Upgrade(CLAIM_MIGRATION_RESOURCE, List.of()), new Upgrade(LEASE_INDEX_MIGRATION_RESOURCE, List.of()),
-            new Upgrade(CLAIM_RECORD_MIGRATION_RESOURCE, List.of()), new Upgrade(PURGE_AFTER_MIGRATION_RESOURCE, List.of()));
+            new Upgrade(CLAIM_RECORD_MIGRATION_RESOURCE, List.of()), new Upgrade(PURGE_AFTER_MIGRATION_RESOURCE, List.of()),
+            new Upgrade(ROW_RULES_MIGRATION_RESOURCE, List.of()));
     /** Whether an index of that name is in the schema of the table the search_path resolves. */
     private static final String INDEX_EXISTS = """
             SELECT EXISTS (
@@ -146,7 +157,8 @@ public final class PostgresSchema {
     private static final String HOW_TO_CREATE = "create the table with PostgresSchema.migrate(dataSource, config), or run "
             + MIGRATION_RESOURCE + ", " + PHASES_MIGRATION_RESOURCE + ", " + WAITERS_MIGRATION_RESOURCE + ", "
             + CLAIM_MIGRATION_RESOURCE + ", " + LEASE_INDEX_MIGRATION_RESOURCE + ", " + HOT_COMPLETION_MIGRATION_RESOURCE
-            + ", " + CLAIM_RECORD_MIGRATION_RESOURCE + " and " + PURGE_AFTER_MIGRATION_RESOURCE + " with Flyway (location classpath:db/idempotency)";
+            + ", " + CLAIM_RECORD_MIGRATION_RESOURCE + ", " + PURGE_AFTER_MIGRATION_RESOURCE + " and "
+            + ROW_RULES_MIGRATION_RESOURCE + " with Flyway (location classpath:db/idempotency)";
 
     /** Where the connection looks for unqualified names, and as whom. */
     private static final String SESSION = """
@@ -361,7 +373,8 @@ public final class PostgresSchema {
     /**
      * The migrations a table made by an earlier one lacks, in order: the table has every column but
      * theirs, and none of theirs, and then the migrations that add no column; or, for a table with every
-     * column, those when a claim function is missing or the lease index still there. Any other table (up
+     * column, those when a claim function or the row trigger's function is missing, the lease index still there or
+     * purge_after still generated. Any other table (up
      * to date, or no table of the store's at all) gets none: {@link #verify} says what is wrong with a
      * foreign one.
      */
@@ -379,7 +392,8 @@ public final class PostgresSchema {
         return current && (!claimFunctionExists(jdbc, connection, table)
                         || !functionExists(jdbc, connection, CLAIM_RECORD_FUNCTION, table)
                         || leaseIndexExists(jdbc, connection, table)
-                        || purgeAfterGenerated(jdbc, connection, table))
+                        || purgeAfterGenerated(jdbc, connection, table)
+                        || !functionExists(jdbc, connection, ROW_RULES_FUNCTION, table))
                 ? LATER
                 : List.of();
     }

@@ -70,7 +70,8 @@ class PostgresSchemaTest {
                 .hasMessageContaining("db/idempotency/V1__idempotency_records.sql, db/idempotency/V2__atomic_phases.sql, "
                         + "db/idempotency/V3__waiters.sql, db/idempotency/V4__claim_function.sql, "
                         + "db/idempotency/V5__drop_lease_index.sql, db/idempotency/V6__hot_completion.sql, "
-                        + "db/idempotency/V7__claim_insert_first.sql and db/idempotency/V8__purge_after_written.sql "
+                        + "db/idempotency/V7__claim_insert_first.sql, db/idempotency/V8__purge_after_written.sql and "
+                        + "db/idempotency/V9__row_rules_in_trigger.sql "
                         + "with Flyway "
                         + "(location classpath:db/idempotency)")
                 .hasMessageNotContaining("A table of that name");
@@ -372,6 +373,58 @@ class PostgresSchemaTest {
         }
     }
 
+    @Test
+    void aTableOfTheEighthMigrationWithLiveRowsGetsTheRowTriggerAndKeepsItsRecoveryDue() throws SQLException {
+        DataSource schema = TestPostgres.freshSchema("schema_v8");
+        migrateUpTo(schema, PostgresSchema.PURGE_AFTER_MIGRATION_RESOURCE);
+        Fingerprint fingerprint = TestDatabase.randomFingerprint();
+        ScopeKey finished = TestDatabase.randomKey();
+        ScopeKey phase = TestDatabase.randomKey();
+        ScopeKey deadLetter = TestDatabase.randomKey();
+        // rows as V8 left them: recovery_due computed by the generated column
+        execute(schema, INSERT_ROWS
+                + row(finished, "COMPLETED", fingerprint, "o1", "now()", "NULL", "now() + interval '1 hour'", FINISHED, "NULL") + ", "
+                + row(phase, "PROCESSING", fingerprint, "o2", "now() - interval '2 hours'", "now() - interval '1 minute'",
+                        "'infinity'", UNFINISHED, "NULL") + ", "
+                + row(deadLetter, "PROCESSING", fingerprint, "o3", "now() - interval '2 hours'", "now() - interval '1 minute'",
+                        "'infinity'", UNFINISHED, "now()"));
+        assertThat(recoveryDueIsLease(schema, phase)).isTrue();
+        PostgresSchema.verify(schema, DEFAULTS); // the store works on V8's table: the migration only makes writes cheaper
+
+        assertThat(PostgresSchema.migrate(schema)).as("upgraded, not created").isFalse();
+        assertThat(PostgresSchema.migrate(schema)).as("nothing left to do").isFalse();
+        execute(schema, resource(PostgresSchema.ROW_RULES_MIGRATION_RESOURCE)); // may run again
+        PostgresSchema.verify(schema, DEFAULTS);
+        assertThat(queryOne(schema, """
+                SELECT count(*) FILTER (WHERE contype = 'c')::text || ' checks, '
+                    || (SELECT count(*) FROM pg_attribute WHERE attrelid = 'idempotency_records'::regclass
+                        AND attgenerated <> '')::text || ' generated, '
+                    || (SELECT count(*) FROM pg_trigger WHERE tgrelid = 'idempotency_records'::regclass
+                        AND NOT tgisinternal)::text || ' trigger'
+                FROM pg_constraint WHERE conrelid = 'idempotency_records'::regclass
+                """)).isEqualTo("0 checks, 0 generated, 1 trigger");
+        // the values the generated column computed are kept
+        assertThat(recoveryDueIsLease(schema, phase)).isTrue();
+        assertThat(queryOne(schema, "SELECT count(*)::text FROM idempotency_records WHERE recovery_due IS NULL "
+                + "AND scope_key IN ('" + finished.hash() + "', '" + deadLetter.hash() + "')")).isEqualTo("2");
+
+        try (PostgresIdempotencyStore store = PostgresIdempotencyStore.create(schema);
+                Connection c = schema.getConnection()) {
+            // recovery still finds the phase whose lease ran out, and only it
+            assertThat(store.takeOverExpired(c, Duration.ofMinutes(1), 10))
+                    .extracting(row -> ((ClaimOutcome.Claimed) row.outcome()).record().key())
+                    .containsExactly(phase);
+            assertThat(recoveryDueIsLease(schema, phase)).as("the takeover's new lease").isTrue();
+            assertThat(store.claim(finished, fingerprint, OwnerToken.random(), Duration.ofMinutes(1), Duration.ofHours(1)))
+                    .isInstanceOf(ClaimOutcome.Finished.class);
+        }
+    }
+
+    private static boolean recoveryDueIsLease(DataSource schema, ScopeKey key) throws SQLException {
+        return Boolean.parseBoolean(queryOne(schema, "SELECT (recovery_due IS NOT NULL AND recovery_due = lease_expires_at)::text "
+                + "FROM idempotency_records WHERE scope_key = '" + key.hash() + "'"));
+    }
+
     private static String purgeAfter(DataSource schema, ScopeKey key) throws SQLException {
         return queryOne(schema, "SELECT purge_after::text FROM idempotency_records WHERE scope_key = '" + key.hash() + "'");
     }
@@ -484,7 +537,8 @@ class PostgresSchemaTest {
         List<String> migrations = List.of(PostgresSchema.MIGRATION_RESOURCE, PostgresSchema.PHASES_MIGRATION_RESOURCE,
                 PostgresSchema.WAITERS_MIGRATION_RESOURCE, PostgresSchema.CLAIM_MIGRATION_RESOURCE,
                 PostgresSchema.LEASE_INDEX_MIGRATION_RESOURCE, PostgresSchema.HOT_COMPLETION_MIGRATION_RESOURCE,
-                PostgresSchema.CLAIM_RECORD_MIGRATION_RESOURCE, PostgresSchema.PURGE_AFTER_MIGRATION_RESOURCE);
+                PostgresSchema.CLAIM_RECORD_MIGRATION_RESOURCE, PostgresSchema.PURGE_AFTER_MIGRATION_RESOURCE,
+                PostgresSchema.ROW_RULES_MIGRATION_RESOURCE);
         for (String resource : migrations.subList(0, migrations.indexOf(last) + 1)) {
             execute(schema, resource(resource));
         }
