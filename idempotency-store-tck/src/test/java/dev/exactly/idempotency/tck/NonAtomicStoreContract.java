@@ -29,12 +29,15 @@ class NonAtomicStoreContract extends IdempotencyStoreContract {
 
     /**
      * Delegates everything but claim, which it splits into a find and a separate claim. On each key, the
-     * first two claims that find nothing meet in the window between their read and their write (each
-     * waits up to a second for the other), so the race happens on every run, however the machine
-     * schedules threads.
+     * first two claims that find nothing meet in the window between their read and their write, and again
+     * after their writes (each waits up to a second for the other), so both return a claim before either
+     * can run and finish the action: the race happens on every run, however the machine schedules threads
+     * (without the second meeting, a first claimer that finished before the second one's write left that
+     * one a finished record to replay).
      */
     static final class NonAtomicStore extends ForwardingIdempotencyStore {
         private final Map<ScopeKey, CountDownLatch> windows = new ConcurrentHashMap<>();
+        private final Map<ScopeKey, CountDownLatch> written = new ConcurrentHashMap<>();
 
         NonAtomicStore(InMemoryIdempotencyStore delegate) {
             super(delegate);
@@ -48,16 +51,21 @@ class NonAtomicStoreContract extends IdempotencyStoreContract {
                 IdempotencyRecord record = existing.get();
                 return record.status().isFinished() ? new ClaimOutcome.Finished(record) : new ClaimOutcome.InFlight(record);
             }
-            CountDownLatch window = windows.computeIfAbsent(key, k -> new CountDownLatch(2));
-            window.countDown(); // the window between the read and the write
+            meet(windows.computeIfAbsent(key, k -> new CountDownLatch(2))); // between the read and the write
+            // "create": overwrite whatever is there now, as a find-then-create middleware does
+            delegate().release(key, delegate().find(key).map(IdempotencyRecord::owner).orElse(OwnerToken.random()));
+            ClaimOutcome outcome = delegate().claim(key, fingerprint, owner, lease, retention);
+            meet(written.computeIfAbsent(key, k -> new CountDownLatch(2))); // both wrote before either acts
+            return outcome;
+        }
+
+        private static void meet(CountDownLatch meeting) {
+            meeting.countDown();
             try {
-                window.await(1, TimeUnit.SECONDS);
+                meeting.await(1, TimeUnit.SECONDS);
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             }
-            // "create": overwrite whatever is there now, as a find-then-create middleware does
-            delegate().release(key, delegate().find(key).map(IdempotencyRecord::owner).orElse(OwnerToken.random()));
-            return delegate().claim(key, fingerprint, owner, lease, retention);
         }
     }
 }
