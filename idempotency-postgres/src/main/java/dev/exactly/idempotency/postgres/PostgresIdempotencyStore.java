@@ -19,6 +19,7 @@ import java.sql.SQLException;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.OffsetDateTime;
+import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -40,11 +41,13 @@ import org.jspecify.annotations.Nullable;
  *       {@code synchronous_commit=off}, a crash may lose acknowledged commits: leave it on).</li>
  *   <li><b>One owner per scope.</b> The scope key is the table's primary key, and a unique index holds at
  *       every isolation level: two transactions can never both insert, or both take over, one scope.
- *       {@link #claim} is a single statement: a plain read of a finished record by primary key (a replay
- *       takes no lock and writes nothing), else a call of the claim function of migration V7: an {@code INSERT
- *       ... ON CONFLICT DO NOTHING} (a fresh key), and where the key is taken, an {@code INSERT ... ON
- *       CONFLICT (scope_key) DO UPDATE ... WHERE ... RETURNING} that also reads the row it did not change;
- *       never a read followed by a separate write. A
+ *       A replay and a fresh key are a single statement: a plain read of a finished record by primary key (a
+ *       replay takes no lock and writes nothing), else, in the same row, a call of the claim function of
+ *       migration V10: an {@code INSERT ... ON CONFLICT DO NOTHING}. Where the key is taken (in flight,
+ *       expired, a lease to take over), that insert changes nothing and a second statement, V4's function,
+ *       decides: an {@code INSERT ... ON CONFLICT (scope_key) DO UPDATE ... WHERE ... RETURNING} that also
+ *       reads the row it did not change. Every write is one statement; never a read followed by a separate
+ *       write. A
  *       serialization failure ({@code 40001}), unique violation ({@code 23505}) or deadlock means that
  *       another transaction owns the key; a claim on the store's own connection then runs once more
  *       to read the outcome.</li>
@@ -445,13 +448,21 @@ public final class PostgresIdempotencyStore implements IdempotencyStore {
                 claimRetries.increment();
             }
             try {
-                List<ClaimOutcome> outcome = jdbc.query(c, sql.claim(), s -> {
-                            s.setString(1, key.hash());
-                            bindClaim(s, 1, key, fingerprint, owner, leaseMicros, retentionMicros);
+                // one row: a finished record, a fresh key's claim, or neither (the key is taken)
+                List<@Nullable ClaimOutcome> read = jdbc.query(c, sql.claim(), s -> {
+                            bindClaim(s, 0, key, fingerprint, owner, leaseMicros, retentionMicros);
+                            s.setString(6, key.hash());
                         },
-                        row -> claimOutcome(row, key, fingerprint, owner));
-                if (!outcome.isEmpty()) {
-                    return outcome.getFirst();
+                        row -> claimOutcome(row, key, fingerprint, owner, leaseMicros, retentionMicros));
+                ClaimOutcome first = read.getFirst();
+                if (first != null) {
+                    return first;
+                }
+                List<ClaimOutcome> taken = jdbc.query(c, sql.claimPhase(),
+                        s -> bindClaim(s, 0, key, fingerprint, owner, leaseMicros, retentionMicros),
+                        row -> claimOutcome(row, key));
+                if (!taken.isEmpty()) {
+                    return taken.getFirst();
                 }
                 // the conflicting row committed after this statement's snapshot: run again to see it
             } catch (SQLException e) {
@@ -527,19 +538,22 @@ public final class PostgresIdempotencyStore implements IdempotencyStore {
     }
 
     /**
-     * The outcome of {@link Sql#claim()}: a record this claim took is the caller's fingerprint and owner
-     * token (the statement sends them back as null for a fresh key) and its times; any other is the row.
+     * The outcome of {@link Sql#claim()}'s row: a finished record; or a fresh key this claim inserted, the
+     * caller's fingerprint and owner token, created at {@code claimed_at} with the lease and retention from
+     * then (the times the insert wrote: a timestamp plus whole microseconds); or null when the key is taken.
      */
-    private static ClaimOutcome claimOutcome(ResultSet row, ScopeKey key, Fingerprint fingerprint, OwnerToken owner)
-            throws SQLException {
-        if (!row.getBoolean("claimed")) {
-            IdempotencyRecord record = record(row, key);
-            return record.status().isFinished() ? new ClaimOutcome.Finished(record) : new ClaimOutcome.InFlight(record);
+    private static @Nullable ClaimOutcome claimOutcome(ResultSet row, ScopeKey key, Fingerprint fingerprint,
+            OwnerToken owner, long leaseMicros, long retentionMicros) throws SQLException {
+        if (row.getString("status") != null) {
+            return new ClaimOutcome.Finished(record(row, key));
         }
-        IdempotencyRecord record = new IdempotencyRecord(key, RecordStatus.PROCESSING, fingerprint, owner,
-                instant(row, "created_at"), instant(row, "lease_expires_at"), instant(row, "expires_at"), null);
-        // a fresh or replaced record starts at 0 takeovers; only a takeover counts up
-        return new ClaimOutcome.Claimed(record, row.getInt("takeovers") > 0);
+        Instant created = nullableInstant(row, "claimed_at");
+        if (created == null) {
+            return null;
+        }
+        return new ClaimOutcome.Claimed(new IdempotencyRecord(key, RecordStatus.PROCESSING, fingerprint, owner, created,
+                created.plus(leaseMicros, ChronoUnit.MICROS), created.plus(retentionMicros, ChronoUnit.MICROS), null),
+                false);
     }
 
     /**

@@ -63,10 +63,16 @@ public final class PostgresSchema {
      * expressions PostgreSQL parses and plans again in every statement that writes the table.
      */
     public static final String ROW_RULES_MIGRATION_RESOURCE = "db/idempotency/V9__row_rules_in_trigger.sql";
+    /**
+     * The class-path resource of the tenth migration: the claim function the store calls
+     * ({@code <table>_claim_fresh}), which inserts a fresh key and returns its creation time, so that the
+     * claim's statement is a plain read for a replay.
+     */
+    public static final String CLAIM_FRESH_MIGRATION_RESOURCE = "db/idempotency/V10__claim_fresh_scalar.sql";
     private static final List<String> MIGRATIONS = List.of(MIGRATION_RESOURCE, PHASES_MIGRATION_RESOURCE,
             WAITERS_MIGRATION_RESOURCE, CLAIM_MIGRATION_RESOURCE, LEASE_INDEX_MIGRATION_RESOURCE,
             HOT_COMPLETION_MIGRATION_RESOURCE, CLAIM_RECORD_MIGRATION_RESOURCE, PURGE_AFTER_MIGRATION_RESOURCE,
-            ROW_RULES_MIGRATION_RESOURCE);
+            ROW_RULES_MIGRATION_RESOURCE, CLAIM_FRESH_MIGRATION_RESOURCE);
     /** The name of the index that {@value #LEASE_INDEX_MIGRATION_RESOURCE} drops, for the default table name. */
     private static final String LEASE_INDEX = "idempotency_records_lease_idx";
     /** The signature of the claim function, for the default table name. */
@@ -76,6 +82,9 @@ public final class PostgresSchema {
             "idempotency_records_claim_record(text, text, text, bigint, bigint)";
     /** The signature of the row trigger's function of {@value #ROW_RULES_MIGRATION_RESOURCE}, for the default table name. */
     private static final String ROW_RULES_FUNCTION = "idempotency_records_row_rules()";
+    /** The signature of the claim function of {@value #CLAIM_FRESH_MIGRATION_RESOURCE}, for the default table name. */
+    private static final String CLAIM_FRESH_FUNCTION =
+            "idempotency_records_claim_fresh(text, text, text, bigint, bigint)";
 
     /** Resolves the table through the search_path, like every statement of the store. */
     private static final String TABLE_EXISTS = """
@@ -126,13 +135,13 @@ public final class PostgresSchema {
             new Upgrade(HOT_COMPLETION_MIGRATION_RESOURCE, List.of("purge_after", "recovery_due")));
     /**
      * The migrations that add no column (the claim functions, the dropped lease index, the written purge_after,
-     * the row trigger), after all of
+     * the row trigger, the fresh key's claim function), after all of
      * {@link #UPGRADES}; each may run again.
      */
     private static final List<Upgrade> LATER = List.of(
             new Upgrade(CLAIM_MIGRATION_RESOURCE, List.of()), new Upgrade(LEASE_INDEX_MIGRATION_RESOURCE, List.of()),
             new Upgrade(CLAIM_RECORD_MIGRATION_RESOURCE, List.of()), new Upgrade(PURGE_AFTER_MIGRATION_RESOURCE, List.of()),
-            new Upgrade(ROW_RULES_MIGRATION_RESOURCE, List.of()));
+            new Upgrade(ROW_RULES_MIGRATION_RESOURCE, List.of()), new Upgrade(CLAIM_FRESH_MIGRATION_RESOURCE, List.of()));
     /** Whether an index of that name is in the schema of the table the search_path resolves. */
     private static final String INDEX_EXISTS = """
             SELECT EXISTS (
@@ -157,8 +166,8 @@ public final class PostgresSchema {
     private static final String HOW_TO_CREATE = "create the table with PostgresSchema.migrate(dataSource, config), or run "
             + MIGRATION_RESOURCE + ", " + PHASES_MIGRATION_RESOURCE + ", " + WAITERS_MIGRATION_RESOURCE + ", "
             + CLAIM_MIGRATION_RESOURCE + ", " + LEASE_INDEX_MIGRATION_RESOURCE + ", " + HOT_COMPLETION_MIGRATION_RESOURCE
-            + ", " + CLAIM_RECORD_MIGRATION_RESOURCE + ", " + PURGE_AFTER_MIGRATION_RESOURCE + " and "
-            + ROW_RULES_MIGRATION_RESOURCE + " with Flyway (location classpath:db/idempotency)";
+            + ", " + CLAIM_RECORD_MIGRATION_RESOURCE + ", " + PURGE_AFTER_MIGRATION_RESOURCE + ", "
+            + ROW_RULES_MIGRATION_RESOURCE + " and " + CLAIM_FRESH_MIGRATION_RESOURCE + " with Flyway (location classpath:db/idempotency)";
 
     /** Where the connection looks for unqualified names, and as whom. */
     private static final String SESSION = """
@@ -323,20 +332,20 @@ public final class PostgresSchema {
                 throw new IllegalStateException("the idempotency table " + qualified + " has no claim function "
                         + Sql.onTable(CLAIM_FUNCTION, table) + " (it was made by earlier migrations): run "
                         + "PostgresSchema.migrate(dataSource, config), which adds it, or let Flyway run "
-                        + CLAIM_MIGRATION_RESOURCE + " and " + CLAIM_RECORD_MIGRATION_RESOURCE
+                        + CLAIM_MIGRATION_RESOURCE + " and " + CLAIM_FRESH_MIGRATION_RESOURCE
                         + " (location classpath:db/idempotency)");
-            }
-            if (!functionExists(jdbc, connection, CLAIM_RECORD_FUNCTION, table)) {
-                throw new IllegalStateException("the idempotency table " + qualified + " has no claim function "
-                        + Sql.onTable(CLAIM_RECORD_FUNCTION, table) + " (it was made by earlier migrations): run "
-                        + "PostgresSchema.migrate(dataSource, config), which adds it, or let Flyway run "
-                        + CLAIM_RECORD_MIGRATION_RESOURCE + " (location classpath:db/idempotency)");
             }
             if (purgeAfterGenerated(jdbc, connection, table)) {
                 throw new IllegalStateException("the idempotency table " + qualified + " still computes purge_after "
                         + "as a generated column (it was made by earlier migrations), which the store now writes: run "
                         + "PostgresSchema.migrate(dataSource, config), which changes it, or let Flyway run "
                         + PURGE_AFTER_MIGRATION_RESOURCE + " (location classpath:db/idempotency)");
+            }
+            if (!functionExists(jdbc, connection, CLAIM_FRESH_FUNCTION, table)) {
+                throw new IllegalStateException("the idempotency table " + qualified + " has no claim function "
+                        + Sql.onTable(CLAIM_FRESH_FUNCTION, table) + " (it was made by earlier migrations): run "
+                        + "PostgresSchema.migrate(dataSource, config), which adds it, or let Flyway run "
+                        + CLAIM_FRESH_MIGRATION_RESOURCE + " (location classpath:db/idempotency)");
             }
             boolean allowed = jdbc.query(connection, PRIVILEGES, s -> s.setString(1, table), row -> row.getBoolean(1)).getFirst();
             if (!allowed) {
@@ -393,7 +402,8 @@ public final class PostgresSchema {
                         || !functionExists(jdbc, connection, CLAIM_RECORD_FUNCTION, table)
                         || leaseIndexExists(jdbc, connection, table)
                         || purgeAfterGenerated(jdbc, connection, table)
-                        || !functionExists(jdbc, connection, ROW_RULES_FUNCTION, table))
+                        || !functionExists(jdbc, connection, ROW_RULES_FUNCTION, table)
+                        || !functionExists(jdbc, connection, CLAIM_FRESH_FUNCTION, table))
                 ? LATER
                 : List.of();
     }

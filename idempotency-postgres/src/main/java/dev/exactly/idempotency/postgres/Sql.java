@@ -12,9 +12,9 @@ import java.util.regex.Pattern;
  * <p>Time is the database's: {@code statement_timestamp()}, the start of the current statement, which is
  * one value for the whole statement and, unlike {@code now()}, current even inside a long transaction.
  *
- * @param claim            params: key, key, fingerprint, owner, lease µs, retention µs
+ * @param claim            params: key, fingerprint, owner, lease µs, retention µs, key; one row
  * @param claimPhase       params: key, fingerprint, owner, lease µs, retention µs; the row with what a
- *                         phase keeps beside the record
+ *                         phase keeps beside the record (also the claim of a key that is taken)
  * @param find             params: key
  * @param complete         params: status, response status, headers, body, key, owner, channel
  * @param release          params: key, owner, channel
@@ -47,34 +47,32 @@ record Sql(
     private static final Pattern DEFAULT_TABLE = Pattern.compile("\\b" + PostgresStoreConfig.DEFAULT_TABLE_NAME);
 
     /**
-     * One statement for every claim outcome: a read of a finished record, else a call of the claim function
-     * of migration V7 ({@code db/idempotency/V7__claim_insert_first.sql}). A finished, unexpired record is read
-     * by a plain {@code SELECT} by primary key and returned at once, so a replay takes no row lock, no
-     * transaction id, writes no WAL, and costs the server about what a plain read does (the insert's
-     * executor, which opens and locks every index of the table, is not started; the function is called only
-     * when the read found no finished record, the one-time filter of the second branch). The function first
-     * tries {@code INSERT ... ON CONFLICT DO NOTHING}: a fresh key is claimed by that insert alone, and comes
-     * back with null fingerprint and owner (they are the caller's). A key that is there already goes on as the
-     * claim function of V4 does: one {@code INSERT ... ON CONFLICT (scope_key) DO UPDATE ... WHERE ...
-     * RETURNING} replaces an expired record or takes over an expired lease, and a {@code FOR SHARE} read
-     * returns the row it left alone; when the conflicting row committed after that query's snapshot, the call
-     * returns no row and the store runs it again.
+     * The claim's first statement: a read of a finished record by primary key, and only when there is none, a
+     * call of the function of migration V10 ({@code db/idempotency/V10__claim_fresh_scalar.sql}) in a
+     * {@code CASE} of the same row. A finished, unexpired record is returned at once, so a replay takes no row
+     * lock, no transaction id, writes no WAL, and costs the server what a read by primary key does (the
+     * function's call is not evaluated, and nothing in the plan but the read and a one-row join is started).
+     * The function inserts a fresh key ({@code INSERT ... ON CONFLICT DO NOTHING}) and returns its creation
+     * time (its lease end and expiry are that time plus the lease and the retention); {@code claimed_at} is
+     * null when the key is taken (in flight, expired, a lease to take over, or a row committed after the
+     * statement's snapshot), and the store goes on with {@link #CLAIM_PHASE}, V4's function.
      *
      * <p>Only the columns of the record are sent back, not the bookkeeping of phases and recovery.
      */
     private static final String CLAIM = """
-            WITH finished AS MATERIALIZED (
-                SELECT status, fingerprint, owner_token, created_at, lease_expires_at, expires_at, takeovers,
-                       response_status, response_headers, response_body
-                FROM idempotency_records
-                WHERE scope_key = ? AND status <> 'PROCESSING' AND expires_at > statement_timestamp())
-            SELECT false AS claimed, f.* FROM finished f
-            UNION ALL
-            SELECT c.* FROM idempotency_records_claim_record(?, ?, ?, ?, ?) AS c
-            WHERE NOT EXISTS (SELECT 1 FROM finished)
+            SELECT f.status, f.fingerprint, f.owner_token, f.created_at, f.lease_expires_at, f.expires_at,
+                   f.takeovers, f.response_status, f.response_headers, f.response_body,
+                   CASE WHEN f.status IS NULL THEN idempotency_records_claim_fresh(?, ?, ?, ?, ?) END AS claimed_at
+            FROM (VALUES (true)) AS one (x)
+            LEFT JOIN idempotency_records f
+              ON f.scope_key = ? AND f.status <> 'PROCESSING' AND f.expires_at > statement_timestamp()
             """;
 
-    /** {@link #CLAIM} with every column of the row: a phase's claim also reads its checkpoint and attempts. */
+    /**
+     * A claim by V4's function, with every column of the row: a phase's claim (which also reads its checkpoint
+     * and attempts), and the claim of a key that {@link #CLAIM} found taken. Returns no row when the key's row
+     * committed after the statement's snapshot: run it again.
+     */
     private static final String CLAIM_PHASE = """
             SELECT c.is_claimed AS claimed, (c.rec).*
             FROM idempotency_records_claim(?, ?, ?, ?, ?) AS c

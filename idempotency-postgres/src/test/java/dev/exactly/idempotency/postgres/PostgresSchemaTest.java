@@ -70,8 +70,8 @@ class PostgresSchemaTest {
                 .hasMessageContaining("db/idempotency/V1__idempotency_records.sql, db/idempotency/V2__atomic_phases.sql, "
                         + "db/idempotency/V3__waiters.sql, db/idempotency/V4__claim_function.sql, "
                         + "db/idempotency/V5__drop_lease_index.sql, db/idempotency/V6__hot_completion.sql, "
-                        + "db/idempotency/V7__claim_insert_first.sql, db/idempotency/V8__purge_after_written.sql and "
-                        + "db/idempotency/V9__row_rules_in_trigger.sql "
+                        + "db/idempotency/V7__claim_insert_first.sql, db/idempotency/V8__purge_after_written.sql, "
+                        + "db/idempotency/V9__row_rules_in_trigger.sql and db/idempotency/V10__claim_fresh_scalar.sql "
                         + "with Flyway "
                         + "(location classpath:db/idempotency)")
                 .hasMessageNotContaining("A table of that name");
@@ -257,9 +257,9 @@ class PostgresSchemaTest {
 
         assertThatThrownBy(() -> PostgresSchema.verify(schema, DEFAULTS))
                 .isInstanceOf(IllegalStateException.class)
-                .hasMessageContaining("has no claim function idempotency_records_claim_record(")
+                .hasMessageContaining("still computes purge_after as a generated column")
                 .hasMessageContaining("PostgresSchema.migrate(dataSource, config)")
-                .hasMessageContaining(PostgresSchema.CLAIM_RECORD_MIGRATION_RESOURCE);
+                .hasMessageContaining(PostgresSchema.PURGE_AFTER_MIGRATION_RESOURCE);
 
         assertThat(PostgresSchema.migrate(schema)).as("upgraded, not created").isFalse();
         PostgresSchema.verify(schema, DEFAULTS);
@@ -374,7 +374,8 @@ class PostgresSchemaTest {
     }
 
     @Test
-    void aTableOfTheEighthMigrationWithLiveRowsGetsTheRowTriggerAndKeepsItsRecoveryDue() throws SQLException {
+    void aTableOfTheEighthMigrationWithLiveRowsGetsTheRowTriggerAndTheFreshClaimAndKeepsItsRecoveryDue()
+            throws SQLException {
         DataSource schema = TestPostgres.freshSchema("schema_v8");
         migrateUpTo(schema, PostgresSchema.PURGE_AFTER_MIGRATION_RESOURCE);
         Fingerprint fingerprint = TestDatabase.randomFingerprint();
@@ -389,11 +390,15 @@ class PostgresSchemaTest {
                 + row(deadLetter, "PROCESSING", fingerprint, "o3", "now() - interval '2 hours'", "now() - interval '1 minute'",
                         "'infinity'", UNFINISHED, "now()"));
         assertThat(recoveryDueIsLease(schema, phase)).isTrue();
-        PostgresSchema.verify(schema, DEFAULTS); // the store works on V8's table: the migration only makes writes cheaper
+        assertThatThrownBy(() -> PostgresSchema.verify(schema, DEFAULTS))
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("has no claim function idempotency_records_claim_fresh(")
+                .hasMessageContaining(PostgresSchema.CLAIM_FRESH_MIGRATION_RESOURCE);
 
         assertThat(PostgresSchema.migrate(schema)).as("upgraded, not created").isFalse();
         assertThat(PostgresSchema.migrate(schema)).as("nothing left to do").isFalse();
         execute(schema, resource(PostgresSchema.ROW_RULES_MIGRATION_RESOURCE)); // may run again
+        execute(schema, resource(PostgresSchema.CLAIM_FRESH_MIGRATION_RESOURCE)); // may run again
         PostgresSchema.verify(schema, DEFAULTS);
         assertThat(queryOne(schema, """
                 SELECT count(*) FILTER (WHERE contype = 'c')::text || ' checks, '
@@ -538,7 +543,7 @@ class PostgresSchemaTest {
                 PostgresSchema.WAITERS_MIGRATION_RESOURCE, PostgresSchema.CLAIM_MIGRATION_RESOURCE,
                 PostgresSchema.LEASE_INDEX_MIGRATION_RESOURCE, PostgresSchema.HOT_COMPLETION_MIGRATION_RESOURCE,
                 PostgresSchema.CLAIM_RECORD_MIGRATION_RESOURCE, PostgresSchema.PURGE_AFTER_MIGRATION_RESOURCE,
-                PostgresSchema.ROW_RULES_MIGRATION_RESOURCE);
+                PostgresSchema.ROW_RULES_MIGRATION_RESOURCE, PostgresSchema.CLAIM_FRESH_MIGRATION_RESOURCE);
         for (String resource : migrations.subList(0, migrations.indexOf(last) + 1)) {
             execute(schema, resource(resource));
         }
