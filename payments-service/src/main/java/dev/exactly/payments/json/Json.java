@@ -2,6 +2,9 @@ package dev.exactly.payments.json;
 
 import java.util.LinkedHashMap;
 import java.util.Map;
+import tools.jackson.core.JacksonException;
+import tools.jackson.core.JsonParser;
+import tools.jackson.core.JsonToken;
 import tools.jackson.core.StreamReadFeature;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
@@ -33,6 +36,22 @@ public final class Json {
     /** Parses a JSON document. */
     public static JsonNode read(byte[] body) {
         return MAPPER.readTree(body);
+    }
+
+    /**
+     * Whether {@code json} is one well-formed JSON object and nothing else, read as a stream of tokens (no
+     * tree is built).
+     */
+    public static boolean isObject(byte[] json) {
+        try (JsonParser parser = MAPPER.createParser(json)) {
+            if (parser.nextToken() != JsonToken.START_OBJECT) {
+                return false;
+            }
+            parser.skipChildren();
+            return parser.nextToken() == null;
+        } catch (JacksonException e) {
+            return false;
+        }
     }
 
     /** Parses a JSON document that was written by this service (a stored request or response). */

@@ -10,7 +10,7 @@ import java.time.Instant;
 import java.time.InstantSource;
 import java.util.LinkedHashMap;
 import java.util.Map;
-import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.util.RawValue;
 
 /**
  * The transactional outbox: business code records an event on the connection of its own transaction,
@@ -70,10 +70,11 @@ public final class Outbox {
      * @return the event's id
      */
     public String record(Pipeline pipeline, String tenant, EventType type, String subjectId, byte[] payloadJson) {
-        JsonNode payload = Json.read(payloadJson);
-        if (payload == null || !payload.isObject()) {
+        if (!Json.isObject(payloadJson)) {
             throw new IllegalArgumentException("an event's payload is a JSON object");
         }
+        // the payload's bytes as they are: checked, not parsed into a tree and written again
+        RawValue payload = new RawValue(new String(payloadJson, StandardCharsets.UTF_8));
         String id = WebhookIds.event();
         Instant now = clock.instant();
         Map<String, Object> data = new LinkedHashMap<>();
