@@ -3,6 +3,7 @@ package dev.exactly.benchmarks.http;
 import static org.awaitility.Awaitility.await;
 
 import dev.exactly.benchmarks.Machine;
+import dev.exactly.benchmarks.store.RawBaseline;
 import dev.exactly.benchmarks.store.StoreFixture;
 import dev.exactly.benchmarks.store.StoreKind;
 import dev.exactly.idempotency.IdempotencyPolicy;
@@ -175,9 +176,11 @@ public final class HttpBenchmark {
                             .tenantResolver(TenantResolver.single("bench"))
                             .build(),
                     new ChargeServlet(executions), null, executions);
-            case RAW -> new BenchServer.Endpoint(null,
-                    new RawServlet(required(fixture, variant).raw(), executions, false),
-                    new RawServlet(required(fixture, variant).raw(), executions, true), executions);
+            case RAW -> {
+                RawBaseline raw = variant.fenced() ? required(fixture, variant).fencedRaw() : required(fixture, variant).raw();
+                yield new BenchServer.Endpoint(null, new RawServlet(raw, executions, false),
+                        new RawServlet(raw, executions, true), executions);
+            }
         };
     }
 

@@ -52,7 +52,19 @@ public record HttpReport(HttpBenchmark.Settings settings, Machine before, Machin
 
     /** Rate over the floor's rate, round by round; empty if the endpoint has no floor in this run. */
     public Optional<Ratio> ratio(Mix mix, Variant variant) {
-        Optional<Variant> floor = variant.floor().filter(settings.variants()::contains);
+        return ratio(mix, variant, variant.floor());
+    }
+
+    /**
+     * Rate over the fenced floor's rate (fresh keys), round by round; empty if the endpoint has none in this
+     * run. A replay reads the record whether its completion was fenced or not: there, the floor is the floor.
+     */
+    public Optional<Ratio> fencedRatio(Mix mix, Variant variant) {
+        return mix == Mix.FRESH ? ratio(mix, variant, variant.fencedFloor()) : Optional.empty();
+    }
+
+    private Optional<Ratio> ratio(Mix mix, Variant variant, Optional<Variant> of) {
+        Optional<Variant> floor = of.filter(settings.variants()::contains);
         if (floor.isEmpty()) {
             return Optional.empty();
         }
@@ -165,6 +177,11 @@ public record HttpReport(HttpBenchmark.Settings settings, Machine before, Machin
                             "spread " + TextTable.ratio(ratio.get().min()) + "-" + TextTable.ratio(ratio.get().max()),
                             TextTable.ratio(target.get()), ratio.get().median() >= target.get() ? "met" : "NOT met");
                 }
+                fencedRatio(mix, variant).ifPresent(fenced -> out.printf(
+                        "%-12s %-14s %s vs %-22s %s (the least a fenced completion costs on Redis before 8.4)%n",
+                        mix.title(), variant.name(mix), TextTable.ratio(fenced.median()),
+                        variant.fencedFloor().orElseThrow().name(mix),
+                        "spread " + TextTable.ratio(fenced.min()) + "-" + TextTable.ratio(fenced.max())));
             }
         }
         out.println();

@@ -11,12 +11,16 @@ import org.jspecify.annotations.Nullable;
  * filter on one store, or a raw baseline that does by hand the least any guard on that server must do
  * (the physical floor): two raw round trips for a fresh key (claim a placeholder, then store the answer),
  * one raw read for a replay. Each guarded endpoint is compared with its floor: the in-memory store with
- * the unguarded endpoint, a server store with the raw baseline on the same server, client and pool.
+ * the unguarded endpoint, a server store with the raw baseline on the same server, client and pool. The
+ * Redis store is also compared with the fenced floor ({@code raw-redis-fenced}), whose answer is written by
+ * the least compare-and-set script: on a Redis before 8.4 no plain command can fence a completion, and the
+ * plain floor's {@code SET XX} would let a stale owner overwrite its successor's record.
  */
 public enum Variant {
     UNGUARDED("unguarded", Role.UNGUARDED, null, null),
     MEMORY("memory", Role.GUARDED, StoreKind.MEMORY, UNGUARDED),
     RAW_REDIS("raw-redis", Role.RAW, StoreKind.REDIS, null),
+    RAW_REDIS_FENCED("raw-redis-fenced", Role.RAW, StoreKind.REDIS, null),
     REDIS("redis", Role.GUARDED, StoreKind.REDIS, RAW_REDIS),
     RAW_REDIS_CLUSTER("raw-redis-cluster", Role.RAW, StoreKind.REDIS_CLUSTER, null),
     REDIS_CLUSTER("redis-cluster", Role.GUARDED, StoreKind.REDIS_CLUSTER, RAW_REDIS_CLUSTER),
@@ -66,6 +70,19 @@ public enum Variant {
     /** What a guarded endpoint is compared with; empty for the floors themselves. */
     public Optional<Variant> floor() {
         return Optional.ofNullable(floor);
+    }
+
+    /**
+     * The fenced floor a guarded endpoint is also compared with (the Redis store: its completion must be a
+     * script on Redis before 8.4); empty for the others.
+     */
+    public Optional<Variant> fencedFloor() {
+        return this == REDIS ? Optional.of(RAW_REDIS_FENCED) : Optional.empty();
+    }
+
+    /** Whether the raw baseline of this endpoint is the fenced one. */
+    boolean fenced() {
+        return this == RAW_REDIS_FENCED;
     }
 
     /** Whether a key runs the handler at most once here (guarded and raw), so that a second run is a failure. */

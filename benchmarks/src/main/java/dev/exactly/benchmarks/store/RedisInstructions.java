@@ -61,12 +61,6 @@ public final class RedisInstructions {
     static final String STORE_FRESH = "store, fresh key";
     static final String FLOOR_REPLAY = "floor, replay";
     static final String STORE_REPLAY = "store, replay";
-    /** A compare-and-set: the answer is written only while the key holds the claim's value. */
-    static final String COMPARE_AND_SET = "if redis.call('GET', KEYS[1]) == ARGV[1] then "
-            + "redis.call('SET', KEYS[1], ARGV[2], 'PX', ARGV[3]) return 1 end return 0";
-    /** The fenced floor's claim value: as long as the store's owner token, with a prefix. */
-    private static final byte[] FENCE = "processing:aaaaaaaaaaaaaaaaaaaaaa".getBytes(StandardCharsets.US_ASCII);
-    private static final byte[] TTL = Long.toString(RedisRawBaseline.TTL_MILLIS).getBytes(StandardCharsets.US_ASCII);
 
     private RedisInstructions() {}
 
@@ -122,7 +116,7 @@ public final class RedisInstructions {
             }
 
             List<Phase> phases = new ArrayList<>();
-            String compareAndSet = connection.sync().scriptLoad(COMPARE_AND_SET);
+            String compareAndSet = connection.sync().scriptLoad(RedisRawBaseline.COMPARE_AND_SET);
             phases.add(counter.phase(FLOOR_FRESH, operations, i -> floorFresh(raw, "fresh-" + i, answer)));
             phases.add(counter.phase(FENCED_FLOOR_FRESH, operations,
                     i -> fencedFloorFresh(connection.sync(), compareAndSet, "exactly:instructions:fenced:" + i, answer)));
@@ -151,10 +145,12 @@ public final class RedisInstructions {
     private static void fencedFloorFresh(RedisCommands<byte[], byte[]> commands, String compareAndSet, String key,
             byte[] answer) {
         byte[] name = key.getBytes(StandardCharsets.UTF_8);
-        if (!"OK".equals(commands.set(name, FENCE, SetArgs.Builder.nx().px(RedisRawBaseline.TTL_MILLIS)))) {
+        byte[] fence = RedisRawBaseline.FENCE;
+        if (!"OK".equals(commands.set(name, fence, SetArgs.Builder.nx().px(RedisRawBaseline.TTL_MILLIS)))) {
             throw new IllegalStateException("the fenced floor's key " + key + " was taken before");
         }
-        Long written = commands.evalsha(compareAndSet, ScriptOutputType.INTEGER, new byte[][] {name}, FENCE, answer, TTL);
+        Long written = commands.evalsha(compareAndSet, ScriptOutputType.INTEGER, new byte[][] {name}, fence, answer,
+                RedisRawBaseline.TTL);
         if (written == null || written != 1L) {
             throw new IllegalStateException("the fenced floor's write of " + key + " was refused");
         }

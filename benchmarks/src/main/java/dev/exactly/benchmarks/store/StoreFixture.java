@@ -70,15 +70,17 @@ public final class StoreFixture implements AutoCloseable {
     private final IdempotencyStore store;
     private final IdempotencyEngine engine;
     private final @Nullable RawBaseline raw;
+    private final @Nullable RawBaseline fencedRaw;
     private final List<RedisURI> redisNodes;
     private final Deque<AutoCloseable> resources;
 
-    private StoreFixture(StoreKind kind, IdempotencyStore store, @Nullable RawBaseline raw, List<RedisURI> redisNodes,
-            Deque<AutoCloseable> resources) {
+    private StoreFixture(StoreKind kind, IdempotencyStore store, @Nullable RawBaseline raw,
+            @Nullable RawBaseline fencedRaw, List<RedisURI> redisNodes, Deque<AutoCloseable> resources) {
         this.kind = kind;
         this.store = store;
         this.engine = IdempotencyEngine.builder(store).build();
         this.raw = raw;
+        this.fencedRaw = fencedRaw;
         this.redisNodes = List.copyOf(redisNodes);
         this.resources = resources;
         // connect now (Redis also subscribes), so that no measured operation pays for it
@@ -95,8 +97,8 @@ public final class StoreFixture implements AutoCloseable {
         try {
             return switch (kind) {
                 case MEMORY -> new StoreFixture(kind,
-                        InMemoryIdempotencyStore.create(InstantSource.system(), MEMORY_MAX_ENTRIES), null, List.of(),
-                        resources);
+                        InMemoryIdempotencyStore.create(InstantSource.system(), MEMORY_MAX_ENTRIES), null, null,
+                        List.of(), resources);
                 case REDIS -> openRedis(kind, standaloneRedis(resources), null, resources);
                 case REDIS_CLUSTER -> {
                     RedisCluster cluster = RedisCluster.start(3);
@@ -119,6 +121,7 @@ public final class StoreFixture implements AutoCloseable {
         resources.push(store);
         String rawPrefix = prefix + "raw:";
         RawBaseline raw;
+        RawBaseline fenced = null;
         List<RedisURI> nodes;
         if (cluster != null) {
             nodes = cluster.seeds();
@@ -143,9 +146,11 @@ public final class StoreFixture implements AutoCloseable {
                 connection.close();
                 client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
             });
+            // the same connection, keys of its own; the plain floor's close ends both
+            fenced = RedisRawBaseline.fenced(connection.async(), prefix + "fenced:", () -> {});
         }
         resources.push(raw);
-        return new StoreFixture(kind, store, raw, nodes, resources);
+        return new StoreFixture(kind, store, raw, fenced, nodes, resources);
     }
 
     /**
@@ -189,7 +194,7 @@ public final class StoreFixture implements AutoCloseable {
         resources.push(store);
         RawBaseline raw = PostgresRawBaseline.create(pool);
         resources.push(raw);
-        return new StoreFixture(StoreKind.POSTGRES, store, raw, List.of(), resources);
+        return new StoreFixture(StoreKind.POSTGRES, store, raw, null, List.of(), resources);
     }
 
     public StoreKind kind() {
@@ -221,6 +226,17 @@ public final class StoreFixture implements AutoCloseable {
             throw new IllegalStateException("the " + kind.id() + " store has no server, so no raw baseline");
         }
         return raw;
+    }
+
+    /**
+     * The fenced floor on the same server (standalone Redis only): the claim, then a compare-and-set script
+     * for the answer, see {@link RedisRawBaseline}.
+     */
+    public RawBaseline fencedRaw() {
+        if (fencedRaw == null) {
+            throw new IllegalStateException("the " + kind.id() + " store has no fenced raw baseline");
+        }
+        return fencedRaw;
     }
 
     @Override

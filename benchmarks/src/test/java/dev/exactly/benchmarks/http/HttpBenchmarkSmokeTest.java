@@ -68,6 +68,8 @@ class HttpBenchmarkSmokeTest {
         }
         assertThat(report.clean()).isTrue();
         assertThat(report.ratio(Mix.FRESH, Variant.REDIS)).isPresent();
+        assertThat(report.fencedRatio(Mix.FRESH, Variant.REDIS)).isPresent();
+        assertThat(report.fencedRatio(Mix.REPLAYS, Variant.REDIS)).as("a replay's floor is a read either way").isEmpty();
         // the per-request costs are measured, not left blank: the serving JVM's CPU and the Redis process's
         assertThat(report.results(Mix.FRESH, Variant.REDIS)).allSatisfy(result -> {
             assertThat(result.serverCpuNanos()).isPositive();
@@ -82,7 +84,8 @@ class HttpBenchmarkSmokeTest {
         ByteArrayOutputStream text = new ByteArrayOutputStream();
         report.print(new PrintStream(text, true, StandardCharsets.UTF_8));
         assertThat(text.toString(StandardCharsets.UTF_8))
-                .contains("raw-redis-2", "raw-redis-1", "raw-pg-2", "raw-pg-1", "vs floor", "every answer passed",
+                .contains("raw-redis-2", "raw-redis-1", "raw-redis-fenced-2", "raw-pg-2", "raw-pg-1", "vs floor",
+                        "vs raw-redis-fenced-2", "every answer passed",
                         "server CPU µs/req", "redis CPU µs/req");
     }
 
