@@ -1,14 +1,9 @@
 package dev.exactly.payments.webhooks;
 
-import java.security.SecureRandom;
+import dev.exactly.payments.ids.RandomIds;
 
 /** Unguessable ids and secrets of the webhooks: a prefix and base-62 characters. */
 final class WebhookIds {
-    private static final char[] ALPHABET = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz".toCharArray();
-    /** Random bytes drawn at a time: 24 characters take about 24.8 bytes. */
-    private static final int DRAW = 32;
-    private static final SecureRandom RANDOM = new SecureRandom();
-
     private WebhookIds() {}
 
     /** A new event id ({@code evt_…}). */
@@ -32,28 +27,6 @@ final class WebhookIds {
     }
 
     private static String next(String prefix, int length) {
-        return next(RANDOM, prefix, length);
-    }
-
-    /**
-     * {@code prefix} and {@code length} base-62 characters, from random bytes drawn {@value #DRAW} at a time
-     * (one call to the generator for an id, almost always): each byte's low six bits give a character when
-     * they are below 62 (uniform over the alphabet), else the byte is skipped.
-     */
-    private static String next(SecureRandom random, String prefix, int length) {
-        char[] out = new char[prefix.length() + length];
-        prefix.getChars(0, prefix.length(), out, 0);
-        int n = prefix.length();
-        byte[] bytes = new byte[DRAW];
-        while (n < out.length) {
-            random.nextBytes(bytes);
-            for (int i = 0; i < bytes.length && n < out.length; i++) {
-                int six = bytes[i] & 0x3F;
-                if (six < ALPHABET.length) {
-                    out[n++] = ALPHABET[six];
-                }
-            }
-        }
-        return new String(out);
+        return RandomIds.next(prefix, length);
     }
 }
