@@ -33,6 +33,10 @@ import io.lettuce.core.cluster.RedisClusterClient;
 import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 import io.lettuce.core.codec.ByteArrayCodec;
+import io.lettuce.core.output.ValueOutput;
+import io.lettuce.core.protocol.CommandArgs;
+import io.lettuce.core.protocol.CommandKeyword;
+import io.lettuce.core.protocol.CommandType;
 import io.lettuce.core.pubsub.RedisPubSubAdapter;
 import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
 import java.nio.charset.StandardCharsets;
@@ -94,7 +98,10 @@ import org.jspecify.annotations.Nullable;
  * "lock TTL = record TTL"): a finished record outlives the lease, and an abandoned claim is still there,
  * with its fingerprint, when a retry comes to take it over. Writes by a stale owner return {@code false}
  * and change nothing. {@link #find} is one {@code GET}; expired records are gone by TTL. Commands go
- * through Lettuce's asynchronous API, each answer awaited at most the command timeout.
+ * through Lettuce's asynchronous API, each answer awaited at most the command timeout; the claim's
+ * {@code SET} and the scripts' {@code EVALSHA} are built here from the byte arrays the store already holds
+ * (a script's digest encoded once), not through Lettuce's command builders (which take a {@code SetArgs}
+ * and the digest as text per call).
  *
  * <h2>Change notification</h2>
  * complete and release publish the scope hash on one channel, {@link RedisStoreConfig#changesChannel()},
@@ -286,7 +293,9 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
             if (plainClaims) {
                 byte[] previous;
                 try {
-                    previous = await(commands.setGet(recordKey, value, SetArgs.Builder.nx().px(ttl)));
+                    previous = await(commands.dispatch(CommandType.SET, new ValueOutput<>(CODEC),
+                            new CommandArgs<>(CODEC).addKey(recordKey).add(value).add(CommandKeyword.NX)
+                                    .add(CommandKeyword.PX).add(ttl).add(CommandType.GET)));
                 } catch (RedisCommandExecutionException refused) {
                     if (!setNxGetRefused(refused)) {
                         throw refused;

@@ -4,9 +4,16 @@ import io.lettuce.core.LettuceFutures;
 import io.lettuce.core.RedisNoScriptException;
 import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
+import io.lettuce.core.codec.ByteArrayCodec;
+import io.lettuce.core.output.CommandOutput;
+import io.lettuce.core.output.IntegerOutput;
+import io.lettuce.core.output.NestedMultiOutput;
+import io.lettuce.core.protocol.CommandArgs;
+import io.lettuce.core.protocol.CommandType;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.HexFormat;
@@ -17,6 +24,10 @@ import java.util.concurrent.TimeUnit;
  * with {@code EVALSHA}; a server that does not know it (a restart, {@code SCRIPT FLUSH}, a Cluster node
  * that never ran it) answers {@code NOSCRIPT}, and the script is sent once with {@code EVAL}, which
  * also caches it there.
+ *
+ * <p>The command is built here rather than by Lettuce's {@code evalsha}: the digest goes out as the bytes it
+ * was encoded to once, and every argument as the byte array it already is ({@code CommandArgs.add(byte[])}),
+ * with only the first key through the codec, where a Cluster connection finds the slot to route to.
  */
 public enum LuaScript {
     /** See {@code claim.lua}. */
@@ -33,12 +44,14 @@ public enum LuaScript {
     private final String fileName;
     private final byte[] source;
     private final String sha1;
+    private final byte[] sha1Bytes;
     private final ScriptOutputType outputType;
 
     LuaScript(String fileName, ScriptOutputType outputType) {
         this.fileName = fileName;
         this.source = read(RESOURCE_DIR + fileName);
         this.sha1 = sha1Hex(source);
+        this.sha1Bytes = sha1.getBytes(StandardCharsets.US_ASCII);
         this.outputType = outputType;
     }
 
@@ -66,12 +79,35 @@ public enum LuaScript {
     public <T> T run(RedisClusterAsyncCommands<byte[], byte[]> commands, long timeoutNanos, byte[][] keys,
             byte[]... args) {
         try {
-            return LettuceFutures.awaitOrCancel(commands.<T>evalsha(sha1, outputType, keys, args),
-                    timeoutNanos, TimeUnit.NANOSECONDS);
+            return LettuceFutures.awaitOrCancel(commands.<T>dispatch(CommandType.EVALSHA, this.<T>output(),
+                    arguments(sha1Bytes, keys, args)), timeoutNanos, TimeUnit.NANOSECONDS);
         } catch (RedisNoScriptException notCached) {
-            return LettuceFutures.awaitOrCancel(commands.<T>eval(source, outputType, keys, args),
-                    timeoutNanos, TimeUnit.NANOSECONDS);
+            return LettuceFutures.awaitOrCancel(commands.<T>dispatch(CommandType.EVAL, this.<T>output(),
+                    arguments(source, keys, args)), timeoutNanos, TimeUnit.NANOSECONDS);
         }
+    }
+
+    /** {@code script numkeys key... arg...}: the first key through the codec (Cluster routes on it), the rest as bytes. */
+    private static CommandArgs<byte[], byte[]> arguments(byte[] script, byte[][] keys, byte[][] args) {
+        CommandArgs<byte[], byte[]> out = new CommandArgs<>(ByteArrayCodec.INSTANCE).add(script).add(keys.length);
+        out.addKey(keys[0]);
+        for (int i = 1; i < keys.length; i++) {
+            out.add(keys[i]);
+        }
+        for (byte[] arg : args) {
+            out.add(arg);
+        }
+        return out;
+    }
+
+    /** What Lettuce's {@code evalsha} would decode the answer with for this script's output type. */
+    @SuppressWarnings("unchecked")
+    private <T> CommandOutput<byte[], byte[], T> output() {
+        return (CommandOutput<byte[], byte[], T>) switch (outputType) {
+            case INTEGER -> new IntegerOutput<>(ByteArrayCodec.INSTANCE);
+            case MULTI -> new NestedMultiOutput<>(ByteArrayCodec.INSTANCE);
+            default -> throw new IllegalStateException("no output for " + outputType);
+        };
     }
 
     private static byte[] read(String resource) {
