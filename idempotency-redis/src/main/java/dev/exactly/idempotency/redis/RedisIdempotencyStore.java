@@ -8,6 +8,7 @@ import dev.exactly.idempotency.RecordStatus;
 import dev.exactly.idempotency.ScopeKey;
 import dev.exactly.idempotency.StoreUnavailableException;
 import dev.exactly.idempotency.StoredResponse;
+import dev.exactly.idempotency.redis.internal.CommandDeadlines;
 import dev.exactly.idempotency.redis.internal.LuaScript;
 import dev.exactly.idempotency.redis.internal.RecordValue;
 import dev.exactly.idempotency.redis.internal.RedisEndpoints;
@@ -16,7 +17,6 @@ import dev.exactly.idempotency.spi.ChangeSubscription;
 import dev.exactly.idempotency.spi.IdempotencyStore;
 import dev.exactly.idempotency.spi.LocalWaiters;
 import io.lettuce.core.ClientOptions;
-import io.lettuce.core.LettuceFutures;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisCommandExecutionException;
 import io.lettuce.core.RedisException;
@@ -98,7 +98,8 @@ import org.jspecify.annotations.Nullable;
  * "lock TTL = record TTL"): a finished record outlives the lease, and an abandoned claim is still there,
  * with its fingerprint, when a retry comes to take it over. Writes by a stale owner return {@code false}
  * and change nothing. {@link #find} is one {@code GET}; expired records are gone by TTL. Commands go
- * through Lettuce's asynchronous API, each answer awaited at most the command timeout; the claim's
+ * through Lettuce's asynchronous API, each answer awaited without a timed wait per command, its deadline
+ * kept by the store's one sweeping thread ({@code CommandDeadlines}); the claim's
  * {@code SET} and the scripts' {@code EVALSHA} are built here from the byte arrays the store already holds
  * (a script's digest encoded once), not through Lettuce's command builders (which take a {@code SetArgs}
  * and the digest as text per call).
@@ -117,7 +118,8 @@ import org.jspecify.annotations.Nullable;
  * Connections are opened on first use (a store can be built while Redis is down) and then re-established
  * by Lettuce. Any Lettuce connection, timeout or command error becomes a
  * {@link StoreUnavailableException} and the engine fails closed. Each command waits at most
- * {@link RedisStoreConfig#commandTimeout()}; after a failed connection attempt, further calls fail at
+ * {@link RedisStoreConfig#commandTimeout()} and one sweep of the deadline thread (an eighth of the timeout,
+ * at most {@value CommandDeadlines#MAX_SWEEP_MILLIS} ms); after a failed connection attempt, further calls fail at
  * once for {@value #RECONNECT_BACKOFF_MILLIS} ms instead of queueing behind it. Redis is a <em>hot
  * tier</em>: replication is asynchronous, so a failover (or a primary restarting empty) can lose a claim
  * or a completion that was already acknowledged. Exactly-once for payments comes from the durable tier
@@ -155,6 +157,7 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
     private final ReentrantLock connectLock = new ReentrantLock();
     private final ServerClock clock = new ServerClock();
     private final long timeoutNanos;
+    private final CommandDeadlines deadlines;
     /** Claims start with {@code SET ... NX GET}; false on a Redis older than 7.0 (every claim a script). */
     private volatile boolean plainClaims = true;
     private volatile @Nullable Connections connections;
@@ -170,6 +173,7 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
         this.channel = RecordValue.ascii(config.changesChannel());
         this.recordKeyHead = RecordValue.ascii(config.keyPrefix() + "{");
         this.timeoutNanos = config.commandTimeout().toNanos();
+        this.deadlines = new CommandDeadlines(config.commandTimeout(), "exactly-redis-command-deadlines");
     }
 
     /**
@@ -202,8 +206,8 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
      *   <li>{@code redis://host:7000,host:7001}, or a comma list of complete URIs
      *       ({@code redis://a:7000,redis://b:7001}): Cluster as well.</li>
      * </ul>
-     * The client gets the config's connect and command timeouts: the store awaits each command's answer
-     * at most the command timeout itself, so the client schedules no timer of its own per command; a
+     * The client gets the config's connect and command timeouts: the store bounds the wait for each
+     * command's answer itself, so the client schedules no timer of its own per command; a
      * Cluster client refreshes its topology on redirects and reconnects
      * (Lettuce's adaptive triggers) and every 30 seconds. Nothing is connected until the first call.
      *
@@ -260,7 +264,7 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
 
     /**
      * The command timeouts of a client the store creates: none of Lettuce's own. Every command the store
-     * sends is awaited at most the command timeout ({@code LettuceFutures.awaitOrCancel}, which cancels
+     * sends is awaited at most the command timeout and one sweep ({@code CommandDeadlines}, which cancels
      * it then), the one it does not await (a refresh of the clock estimate) has a timeout of its own, and
      * the pub/sub connection's synchronous calls wait the connection's timeout; a timer per command in
      * the client as well (a task scheduled in its timer wheel and cancelled again on every answer) would
@@ -319,7 +323,7 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
                     // the lease may be over: the script decides on the server's count, atomically
                 }
             }
-            List<?> reply = LuaScript.CLAIM.run(commands, timeoutNanos, recordKey,
+            List<?> reply = LuaScript.CLAIM.run(commands, deadlines, recordKey,
                     RecordValue.ascii(fingerprint.encoded()), RecordValue.fence(owner),
                     RecordValue.decimal(leaseMillis), RecordValue.decimal(retentionMillis), value);
             byte[] outcome = (byte[]) reply.get(0);
@@ -348,14 +352,14 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
             throw new IllegalArgumentException("complete takes COMPLETED or FAILED");
         }
         byte[] part = RecordValue.finishedPart(response);
-        long applied = call("complete", commands -> LuaScript.COMPLETE.<Long>run(commands, timeoutNanos,
+        long applied = call("complete", commands -> LuaScript.COMPLETE.<Long>run(commands, deadlines,
                 scopeKeys(key), RecordValue.fence(owner), RecordValue.finishedFront(outcome, clock.nowMillis()), part));
         return signalledIf(applied == 1L, key);
     }
 
     @Override
     public boolean release(ScopeKey key, OwnerToken owner) {
-        long applied = call("release", commands -> LuaScript.RELEASE.<Long>run(commands, timeoutNanos,
+        long applied = call("release", commands -> LuaScript.RELEASE.<Long>run(commands, deadlines,
                 scopeKeys(key), RecordValue.fence(owner)));
         return signalledIf(applied == 1L, key);
     }
@@ -363,7 +367,7 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
     @Override
     public boolean renew(ScopeKey key, OwnerToken owner, Duration lease) {
         byte[] leaseMillis = RecordValue.decimal(millis(lease, "lease"));
-        long applied = call("renew", commands -> LuaScript.RENEW.<Long>run(commands, timeoutNanos,
+        long applied = call("renew", commands -> LuaScript.RENEW.<Long>run(commands, deadlines,
                 recordKey(key), RecordValue.fence(owner), leaseMillis));
         return applied == 1L;
     }
@@ -414,6 +418,7 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
             connectLock.unlock();
         }
         shutdownClient.run();
+        deadlines.close();
         waiters.signalAll();
     }
 
@@ -484,9 +489,9 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
         return duration.equals(Duration.ofMillis(millis)) ? millis : millis + 1;
     }
 
-    /** Waits for a command's answer at most the command timeout. */
+    /** Waits for a command's answer at most the command timeout and one sweep of {@link CommandDeadlines}. */
     private <T> T await(RedisFuture<T> future) {
-        return LettuceFutures.awaitOrCancel(future, timeoutNanos, TimeUnit.NANOSECONDS);
+        return deadlines.await(future);
     }
 
     private <T> T call(String operation, Function<RedisClusterAsyncCommands<byte[], byte[]>, T> command) {

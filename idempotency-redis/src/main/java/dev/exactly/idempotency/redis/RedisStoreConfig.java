@@ -12,7 +12,8 @@ import java.util.Objects;
  *                       1-128 printable ASCII characters without <code>{</code> or <code>}</code>, so that
  *                       the scope's hash tag decides the Cluster slot
  * @param commandTimeout how long one command (one script, one read) may take before the store reports
- *                       itself unavailable (default 2 s)
+ *                       itself unavailable (default 2 s; the store sees it within an eighth of it more, at
+ *                       most 50 ms)
  * @param connectTimeout how long opening a connection may take (default 2 s); applies to clients the
  *                       store creates itself ({@link RedisIdempotencyStore#create(String, RedisStoreConfig)}),
  *                       a client passed in keeps its own socket options

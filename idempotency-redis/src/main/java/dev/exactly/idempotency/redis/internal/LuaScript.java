@@ -1,6 +1,5 @@
 package dev.exactly.idempotency.redis.internal;
 
-import io.lettuce.core.LettuceFutures;
 import io.lettuce.core.RedisNoScriptException;
 import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
@@ -17,7 +16,6 @@ import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.HexFormat;
-import java.util.concurrent.TimeUnit;
 
 /**
  * The store's Lua scripts, shipped as resources next to the store class and read once. A script runs
@@ -67,23 +65,23 @@ public enum LuaScript {
 
     /**
      * Runs the script on the node that owns {@code key}'s slot: {@code EVALSHA}, then {@code EVAL} on
-     * {@code NOSCRIPT}, each answer awaited at most {@code timeoutNanos}. Redis errors propagate as
-     * Lettuce exceptions.
+     * {@code NOSCRIPT}, each answer awaited within {@code deadlines}. Redis errors propagate as Lettuce
+     * exceptions.
      */
-    public <T> T run(RedisClusterAsyncCommands<byte[], byte[]> commands, long timeoutNanos, byte[] key,
+    public <T> T run(RedisClusterAsyncCommands<byte[], byte[]> commands, CommandDeadlines deadlines, byte[] key,
             byte[]... args) {
-        return run(commands, timeoutNanos, new byte[][] {key}, args);
+        return run(commands, deadlines, new byte[][] {key}, args);
     }
 
-    /** As {@link #run(RedisClusterAsyncCommands, long, byte[], byte[]...)} with several keys, all in one slot. */
-    public <T> T run(RedisClusterAsyncCommands<byte[], byte[]> commands, long timeoutNanos, byte[][] keys,
+    /** As {@link #run(RedisClusterAsyncCommands, CommandDeadlines, byte[], byte[]...)} with several keys, all in one slot. */
+    public <T> T run(RedisClusterAsyncCommands<byte[], byte[]> commands, CommandDeadlines deadlines, byte[][] keys,
             byte[]... args) {
         try {
-            return LettuceFutures.awaitOrCancel(commands.<T>dispatch(CommandType.EVALSHA, this.<T>output(),
-                    arguments(sha1Bytes, keys, args)), timeoutNanos, TimeUnit.NANOSECONDS);
+            return deadlines.await(commands.<T>dispatch(CommandType.EVALSHA, this.<T>output(),
+                    arguments(sha1Bytes, keys, args)));
         } catch (RedisNoScriptException notCached) {
-            return LettuceFutures.awaitOrCancel(commands.<T>dispatch(CommandType.EVAL, this.<T>output(),
-                    arguments(source, keys, args)), timeoutNanos, TimeUnit.NANOSECONDS);
+            return deadlines.await(commands.<T>dispatch(CommandType.EVAL, this.<T>output(),
+                    arguments(source, keys, args)));
         }
     }
 
