@@ -491,7 +491,7 @@ public final class PostgresIdempotencyStore implements IdempotencyStore {
             StoredResponse response) throws SQLException {
         // a Java array goes to the driver as it is: sent in binary, without a java.sql.Array and its text literal
         String[] headers = flatten(response.headers());
-        return !jdbc.query(c, sql.complete(), s -> {
+        return jdbc.update(c, sql.completeCounted(), s -> {
             s.setString(1, outcome.name());
             s.setInt(2, response.status());
             s.setObject(3, headers);
@@ -499,7 +499,7 @@ public final class PostgresIdempotencyStore implements IdempotencyStore {
             s.setString(5, key.hash());
             s.setString(6, owner.value());
             s.setString(7, config.notificationChannel());
-        }, row -> Boolean.TRUE).isEmpty();
+        }) == 1;
     }
 
     private boolean releaseOn(Connection c, ScopeKey key, OwnerToken owner) throws SQLException {
@@ -544,16 +544,45 @@ public final class PostgresIdempotencyStore implements IdempotencyStore {
      */
     private static @Nullable ClaimOutcome claimOutcome(ResultSet row, ScopeKey key, Fingerprint fingerprint,
             OwnerToken owner, long leaseMicros, long retentionMicros) throws SQLException {
-        if (row.getString("status") != null) {
-            return new ClaimOutcome.Finished(record(row, key));
+        String status = row.getString(1);
+        if (status != null) {
+            return new ClaimOutcome.Finished(finishedRecord(row, key, status));
         }
-        Instant created = nullableInstant(row, "claimed_at");
+        Instant created = Timestamps.instant(row, Sql.CLAIM_COLUMNS);
         if (created == null) {
             return null;
         }
         return new ClaimOutcome.Claimed(new IdempotencyRecord(key, RecordStatus.PROCESSING, fingerprint, owner, created,
                 created.plus(leaseMicros, ChronoUnit.MICROS), created.plus(retentionMicros, ChronoUnit.MICROS), null),
                 false);
+    }
+
+    /**
+     * The finished record of a row of {@link Sql#claim()}, read by position (status, fingerprint, owner, created,
+     * lease end, expiry, response status, headers, body), its times without {@code OffsetDateTime}.
+     */
+    private static IdempotencyRecord finishedRecord(ResultSet row, ScopeKey key, String statusName)
+            throws SQLException {
+        RecordStatus status = RecordStatus.valueOf(statusName);
+        String owner = row.getString(3);
+        StoredResponse response = null;
+        if (status.isFinished()) {
+            Array array = row.getArray(8);
+            try {
+                response = new StoredResponse(row.getInt(7), unflatten((String[]) array.getArray()), row.getBytes(9));
+            } finally {
+                array.free();
+            }
+        }
+        return new IdempotencyRecord(
+                key,
+                status,
+                Fingerprint.decode(row.getString(2)),
+                owner == null ? null : new OwnerToken(owner),
+                Objects.requireNonNull(Timestamps.instant(row, 4), "created_at"),
+                Timestamps.instant(row, 5),
+                Objects.requireNonNull(Timestamps.instant(row, 6), "expires_at"),
+                response);
     }
 
     /**

@@ -69,10 +69,15 @@ public final class PostgresSchema {
      * claim's statement is a plain read for a replay.
      */
     public static final String CLAIM_FRESH_MIGRATION_RESOURCE = "db/idempotency/V10__claim_fresh_scalar.sql";
+    /**
+     * The class-path resource of the eleventh migration: the row trigger's function of the ninth in fewer steps
+     * (the same rule, column and error), marked by the function's comment.
+     */
+    public static final String ROW_RULES_STEPS_MIGRATION_RESOURCE = "db/idempotency/V11__row_rules_fewer_steps.sql";
     private static final List<String> MIGRATIONS = List.of(MIGRATION_RESOURCE, PHASES_MIGRATION_RESOURCE,
             WAITERS_MIGRATION_RESOURCE, CLAIM_MIGRATION_RESOURCE, LEASE_INDEX_MIGRATION_RESOURCE,
             HOT_COMPLETION_MIGRATION_RESOURCE, CLAIM_RECORD_MIGRATION_RESOURCE, PURGE_AFTER_MIGRATION_RESOURCE,
-            ROW_RULES_MIGRATION_RESOURCE, CLAIM_FRESH_MIGRATION_RESOURCE);
+            ROW_RULES_MIGRATION_RESOURCE, CLAIM_FRESH_MIGRATION_RESOURCE, ROW_RULES_STEPS_MIGRATION_RESOURCE);
     /** The name of the index that {@value #LEASE_INDEX_MIGRATION_RESOURCE} drops, for the default table name. */
     private static final String LEASE_INDEX = "idempotency_records_lease_idx";
     /** The signature of the claim function, for the default table name. */
@@ -141,7 +146,8 @@ public final class PostgresSchema {
     private static final List<Upgrade> LATER = List.of(
             new Upgrade(CLAIM_MIGRATION_RESOURCE, List.of()), new Upgrade(LEASE_INDEX_MIGRATION_RESOURCE, List.of()),
             new Upgrade(CLAIM_RECORD_MIGRATION_RESOURCE, List.of()), new Upgrade(PURGE_AFTER_MIGRATION_RESOURCE, List.of()),
-            new Upgrade(ROW_RULES_MIGRATION_RESOURCE, List.of()), new Upgrade(CLAIM_FRESH_MIGRATION_RESOURCE, List.of()));
+            new Upgrade(ROW_RULES_MIGRATION_RESOURCE, List.of()), new Upgrade(CLAIM_FRESH_MIGRATION_RESOURCE, List.of()),
+            new Upgrade(ROW_RULES_STEPS_MIGRATION_RESOURCE, List.of()));
     /** Whether an index of that name is in the schema of the table the search_path resolves. */
     private static final String INDEX_EXISTS = """
             SELECT EXISTS (
@@ -157,6 +163,13 @@ public final class PostgresSchema {
                 FROM pg_attribute a
                 WHERE a.attrelid = to_regclass(?) AND a.attname = 'purge_after' AND a.attgenerated <> '')
             """;
+    /**
+     * Whether the row trigger's function is the one of {@value #ROW_RULES_STEPS_MIGRATION_RESOURCE}, which marks
+     * it in its comment (V9's has none).
+     */
+    private static final String ROW_RULES_STEPS = """
+            SELECT coalesce(position('migration V11' in obj_description(to_regprocedure(?), 'pg_proc')) > 0, false)
+            """;
     /** Whether the claim function is there, resolved through the search_path like the store's call of it. */
     private static final String FUNCTION_EXISTS = """
             SELECT to_regprocedure(?) IS NOT NULL
@@ -167,7 +180,8 @@ public final class PostgresSchema {
             + MIGRATION_RESOURCE + ", " + PHASES_MIGRATION_RESOURCE + ", " + WAITERS_MIGRATION_RESOURCE + ", "
             + CLAIM_MIGRATION_RESOURCE + ", " + LEASE_INDEX_MIGRATION_RESOURCE + ", " + HOT_COMPLETION_MIGRATION_RESOURCE
             + ", " + CLAIM_RECORD_MIGRATION_RESOURCE + ", " + PURGE_AFTER_MIGRATION_RESOURCE + ", "
-            + ROW_RULES_MIGRATION_RESOURCE + " and " + CLAIM_FRESH_MIGRATION_RESOURCE + " with Flyway (location classpath:db/idempotency)";
+            + ROW_RULES_MIGRATION_RESOURCE + ", " + CLAIM_FRESH_MIGRATION_RESOURCE + " and "
+            + ROW_RULES_STEPS_MIGRATION_RESOURCE + " with Flyway (location classpath:db/idempotency)";
 
     /** Where the connection looks for unqualified names, and as whom. */
     private static final String SESSION = """
@@ -403,7 +417,8 @@ public final class PostgresSchema {
                         || leaseIndexExists(jdbc, connection, table)
                         || purgeAfterGenerated(jdbc, connection, table)
                         || !functionExists(jdbc, connection, ROW_RULES_FUNCTION, table)
-                        || !functionExists(jdbc, connection, CLAIM_FRESH_FUNCTION, table))
+                        || !functionExists(jdbc, connection, CLAIM_FRESH_FUNCTION, table)
+                        || !rowRulesInFewerSteps(jdbc, connection, table))
                 ? LATER
                 : List.of();
     }
@@ -419,6 +434,11 @@ public final class PostgresSchema {
     private static boolean purgeAfterGenerated(Jdbc jdbc, Connection connection, String table) throws SQLException {
         return jdbc.query(connection, PURGE_AFTER_GENERATED, s -> s.setString(1, table), row -> row.getBoolean(1))
                 .getFirst();
+    }
+
+    private static boolean rowRulesInFewerSteps(Jdbc jdbc, Connection connection, String table) throws SQLException {
+        return jdbc.query(connection, ROW_RULES_STEPS, s -> s.setString(1, Sql.onTable(ROW_RULES_FUNCTION, table)),
+                row -> row.getBoolean(1)).getFirst();
     }
 
     private static boolean claimFunctionExists(Jdbc jdbc, Connection connection, String table) throws SQLException {

@@ -71,7 +71,8 @@ class PostgresSchemaTest {
                         + "db/idempotency/V3__waiters.sql, db/idempotency/V4__claim_function.sql, "
                         + "db/idempotency/V5__drop_lease_index.sql, db/idempotency/V6__hot_completion.sql, "
                         + "db/idempotency/V7__claim_insert_first.sql, db/idempotency/V8__purge_after_written.sql, "
-                        + "db/idempotency/V9__row_rules_in_trigger.sql and db/idempotency/V10__claim_fresh_scalar.sql "
+                        + "db/idempotency/V9__row_rules_in_trigger.sql, db/idempotency/V10__claim_fresh_scalar.sql and "
+                        + "db/idempotency/V11__row_rules_fewer_steps.sql "
                         + "with Flyway "
                         + "(location classpath:db/idempotency)")
                 .hasMessageNotContaining("A table of that name");
@@ -425,6 +426,72 @@ class PostgresSchemaTest {
         }
     }
 
+    @Test
+    void aTableOfTheTenthMigrationWithLiveRowsGetsTheRowRulesInFewerStepsWithTheSameRuleAndRecoveryDue()
+            throws SQLException {
+        DataSource schema = TestPostgres.freshSchema("schema_v10");
+        migrateUpTo(schema, PostgresSchema.CLAIM_FRESH_MIGRATION_RESOURCE);
+        Fingerprint fingerprint = TestDatabase.randomFingerprint();
+        ScopeKey finished = TestDatabase.randomKey();
+        ScopeKey inFlight = TestDatabase.randomKey();
+        ScopeKey phase = TestDatabase.randomKey();
+        ScopeKey deadLetter = TestDatabase.randomKey();
+        // rows as V10 left them, recovery_due written by V9's trigger
+        execute(schema, INSERT_ROWS
+                + row(finished, "COMPLETED", fingerprint, "o1", "now()", "NULL", "now() + interval '1 hour'", FINISHED, "NULL") + ", "
+                + row(inFlight, "PROCESSING", fingerprint, "o2", "now()", "now() + interval '1 minute'",
+                        "now() + interval '1 hour'", UNFINISHED, "NULL") + ", "
+                + row(phase, "PROCESSING", fingerprint, "o3", "now() - interval '2 hours'", "now() - interval '1 minute'",
+                        "'infinity'", UNFINISHED, "NULL") + ", "
+                + row(deadLetter, "PROCESSING", fingerprint, "o4", "now() - interval '2 hours'", "now() - interval '1 minute'",
+                        "'infinity'", UNFINISHED, "now()"));
+        assertThat(recoveryDueIsLease(schema, phase)).isTrue();
+        String v9Function = "SELECT md5(prosrc) FROM pg_proc WHERE oid = to_regprocedure('idempotency_records_row_rules()')";
+        String before = queryOne(schema, v9Function);
+
+        assertThat(PostgresSchema.migrate(schema)).as("upgraded, not created").isFalse();
+        assertThat(queryOne(schema, v9Function)).as("the trigger's function is replaced").isNotEqualTo(before);
+        assertThat(queryOne(schema, "SELECT obj_description(to_regprocedure('idempotency_records_row_rules()'), "
+                + "'pg_proc')")).contains("migration V11");
+        assertThat(PostgresSchema.migrate(schema)).as("nothing left to do").isFalse();
+        execute(schema, resource(PostgresSchema.ROW_RULES_STEPS_MIGRATION_RESOURCE)); // may run again
+        PostgresSchema.verify(schema, DEFAULTS);
+        // the rows are as they were
+        assertThat(recoveryDueIsLease(schema, phase)).isTrue();
+        assertThat(queryOne(schema, "SELECT count(*)::text FROM idempotency_records WHERE recovery_due IS NULL AND "
+                + "scope_key IN ('" + finished.hash() + "', '" + inFlight.hash() + "', '" + deadLetter.hash() + "')"))
+                .isEqualTo("3");
+        // the same rule, the same error
+        assertThatThrownBy(() -> execute(schema, "UPDATE idempotency_records SET status = 'COMPLETED' WHERE scope_key = '"
+                + inFlight.hash() + "'"))
+                .hasRootCauseInstanceOf(org.postgresql.util.PSQLException.class)
+                .rootCause()
+                .satisfies(e -> {
+                    org.postgresql.util.PSQLException p = (org.postgresql.util.PSQLException) e;
+                    assertThat(p.getSQLState()).isEqualTo("23514");
+                    assertThat(p.getServerErrorMessage().getConstraint()).isEqualTo("idempotency_records_status_check");
+                });
+        // a row that had a recovery_due it must not keep loses it
+        execute(schema, "UPDATE idempotency_records SET recovery_due = lease_expires_at WHERE scope_key = '"
+                + inFlight.hash() + "'");
+        assertThat(queryOne(schema, "SELECT (recovery_due IS NULL)::text FROM idempotency_records WHERE scope_key = '"
+                + inFlight.hash() + "'")).isEqualTo("true");
+
+        try (PostgresIdempotencyStore store = PostgresIdempotencyStore.create(schema);
+                Connection c = schema.getConnection()) {
+            assertThat(store.complete(inFlight, new OwnerToken("o2"), RecordStatus.COMPLETED,
+                    TestDatabase.response(201, "{}"))).isTrue();
+            assertThat(store.claim(inFlight, fingerprint, OwnerToken.random(), Duration.ofMinutes(1), Duration.ofHours(1)))
+                    .isInstanceOf(ClaimOutcome.Finished.class);
+            assertThat(store.claim(finished, fingerprint, OwnerToken.random(), Duration.ofMinutes(1), Duration.ofHours(1)))
+                    .isInstanceOf(ClaimOutcome.Finished.class);
+            assertThat(store.takeOverExpired(c, Duration.ofMinutes(1), 10))
+                    .extracting(row -> ((ClaimOutcome.Claimed) row.outcome()).record().key())
+                    .containsExactly(phase);
+            assertThat(recoveryDueIsLease(schema, phase)).as("the takeover's new lease").isTrue();
+        }
+    }
+
     private static boolean recoveryDueIsLease(DataSource schema, ScopeKey key) throws SQLException {
         return Boolean.parseBoolean(queryOne(schema, "SELECT (recovery_due IS NOT NULL AND recovery_due = lease_expires_at)::text "
                 + "FROM idempotency_records WHERE scope_key = '" + key.hash() + "'"));
@@ -543,7 +610,8 @@ class PostgresSchemaTest {
                 PostgresSchema.WAITERS_MIGRATION_RESOURCE, PostgresSchema.CLAIM_MIGRATION_RESOURCE,
                 PostgresSchema.LEASE_INDEX_MIGRATION_RESOURCE, PostgresSchema.HOT_COMPLETION_MIGRATION_RESOURCE,
                 PostgresSchema.CLAIM_RECORD_MIGRATION_RESOURCE, PostgresSchema.PURGE_AFTER_MIGRATION_RESOURCE,
-                PostgresSchema.ROW_RULES_MIGRATION_RESOURCE, PostgresSchema.CLAIM_FRESH_MIGRATION_RESOURCE);
+                PostgresSchema.ROW_RULES_MIGRATION_RESOURCE, PostgresSchema.CLAIM_FRESH_MIGRATION_RESOURCE,
+                PostgresSchema.ROW_RULES_STEPS_MIGRATION_RESOURCE);
         for (String resource : migrations.subList(0, migrations.indexOf(last) + 1)) {
             execute(schema, resource(resource));
         }
