@@ -126,7 +126,8 @@ import org.jspecify.annotations.Nullable;
  * (PostgreSQL) committing the outcome with a unique constraint on the scope; this store only makes
  * duplicates cheap to reject or coalesce.
  *
- * <p>Thread-safe. {@link #close()} closes the store's connections, and shuts the client down only if
+ * <p>Thread-safe. {@link #close()} closes the store's connections and ends the thread that keeps its
+ * commands' deadlines (a daemon thread, started by the first command), and shuts the client down only if
  * the store created it ({@link #create(String)}).
  */
 public final class RedisIdempotencyStore implements IdempotencyStore {
@@ -400,7 +401,7 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
         return new MarkedSubscription(key, local);
     }
 
-    /** Closes the connections (and the client, if this store created it); idempotent. */
+    /** Closes the connections (and the client, if this store created it) and ends the deadline thread; idempotent. */
     @Override
     public void close() {
         connectLock.lock();

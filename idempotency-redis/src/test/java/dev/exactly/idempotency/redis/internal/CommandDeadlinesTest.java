@@ -168,6 +168,23 @@ class CommandDeadlinesTest {
     }
 
     @Test
+    void theSweepingThreadStartsWithTheFirstWaitAndEndsAtClose() {
+        String name = "test-deadlines-" + UUID.randomUUID();
+        CommandDeadlines deadlines = new CommandDeadlines(TIMEOUT, name);
+        assertThat(thread(name)).as("nothing waited for yet").isNull();
+        deadlines.await(commands.get(freshKey()));
+        Thread sweeper = thread(name);
+        assertThat(sweeper).isNotNull();
+        assertThat(sweeper.isDaemon()).isTrue();
+        deadlines.close();
+        await().atMost(Duration.ofSeconds(5)).until(() -> !sweeper.isAlive());
+    }
+
+    private static Thread thread(String name) {
+        return Thread.getAllStackTraces().keySet().stream().filter(t -> t.getName().equals(name)).findFirst().orElse(null);
+    }
+
+    @Test
     void aTimeoutMustBePositive() {
         assertThatThrownBy(() -> new CommandDeadlines(Duration.ZERO, "test-deadlines"))
                 .isInstanceOf(IllegalArgumentException.class);
