@@ -43,7 +43,9 @@ import org.jspecify.annotations.Nullable;
  *       every isolation level: two transactions can never both insert, or both take over, one scope.
  *       A replay and a fresh key are a single statement: a plain read of a finished record by primary key (a
  *       replay takes no lock and writes nothing), else, in the same row, a call of the claim function of
- *       migration V10: an {@code INSERT ... ON CONFLICT DO NOTHING}. Where the key is taken (in flight,
+ *       migration V10: an {@code INSERT ... ON CONFLICT DO NOTHING}. While more than three in four keys the
+ *       store claimed lately were fresh, it sends that insert alone first (a fresh key is then that one
+ *       statement, and a key with a record the insert, which changes nothing, and the read). Where the key is taken (in flight,
  *       expired, a lease to take over), that insert changes nothing and a second statement, V4's function,
  *       decides: an {@code INSERT ... ON CONFLICT (scope_key) DO UPDATE ... WHERE ... RETURNING} that also
  *       reads the row it did not change. Every write is one statement; never a read followed by a separate
@@ -88,6 +90,10 @@ import org.jspecify.annotations.Nullable;
 public final class PostgresIdempotencyStore implements IdempotencyStore {
     /** A claim that met a row inserted after its snapshot runs again; this often at most. */
     private static final int CLAIM_ATTEMPTS = 3;
+    /** What a key that had a record takes from {@link #freshLean}; a fresh key adds one. */
+    private static final int TAKEN_WEIGHT = 3;
+    /** The bound of {@link #freshLean} either way, so that a change of the mix is followed within a few dozen claims. */
+    private static final int LEAN_LIMIT = 64;
 
     private final DataSource dataSource;
     private final PostgresStoreConfig config;
@@ -97,6 +103,16 @@ public final class PostgresIdempotencyStore implements IdempotencyStore {
     private final NotificationListener listener;
     /** Claims that ran again because the conflicting row was newer than their snapshot, or conflicted. */
     private final LongAdder claimRetries = new LongAdder();
+    /**
+     * How fresh the keys claimed lately were: one up for a key this store inserted, {@value #TAKEN_WEIGHT} down
+     * for one that had a record (finished, in flight or expired), within ±{@value #LEAN_LIMIT}. While it is
+     * positive (more than three keys in four were fresh), a claim sends {@link Sql#claimFreshFirst()} first. A
+     * fresh key then costs PostgreSQL about 64,000 instructions less than through {@link Sql#claim()}, and a key
+     * with a record about 132,000 more (the insert that met it, then the claim) and a second round trip: at
+     * three fresh keys in four the two ways cost about the same. Updated without synchronisation: a lost update
+     * only delays the switch by a claim.
+     */
+    private volatile int freshLean;
 
     private PostgresIdempotencyStore(DataSource dataSource, PostgresStoreConfig config) {
         this.dataSource = Objects.requireNonNull(dataSource, "dataSource");
@@ -443,6 +459,26 @@ public final class PostgresIdempotencyStore implements IdempotencyStore {
         long leaseMicros = micros(lease);
         long retentionMicros = micros(retention);
         SQLException conflict = null;
+        boolean insertedFirst = freshLean > 0;
+        if (insertedFirst) {
+            // most keys lately were fresh: the insert alone, and the claim below only for a key that is taken
+            try {
+                List<Instant> created = jdbc.query(c, sql.claimFreshFirst(), s -> {
+                    bindClaim(s, 0, key, fingerprint, owner, leaseMicros, retentionMicros);
+                    s.setLong(6, retentionMicros);
+                    s.setLong(7, retentionMicros);
+                }, row -> Objects.requireNonNull(Timestamps.instant(row, 1), "created_at"));
+                lean(!created.isEmpty());
+                if (!created.isEmpty()) {
+                    return claimed(key, fingerprint, owner, created.getFirst(), leaseMicros, retentionMicros);
+                }
+            } catch (SQLException e) {
+                if (!retryConflicts || !SqlFailures.isConflict(e)) {
+                    throw e;
+                }
+                conflict = e;
+            }
+        }
         for (int attempt = 1; attempt <= CLAIM_ATTEMPTS; attempt++) {
             if (attempt > 1) {
                 claimRetries.increment();
@@ -455,6 +491,9 @@ public final class PostgresIdempotencyStore implements IdempotencyStore {
                         },
                         row -> claimOutcome(row, key, fingerprint, owner, leaseMicros, retentionMicros));
                 ClaimOutcome first = read.getFirst();
+                if (!insertedFirst && attempt == 1) {
+                    lean(first instanceof ClaimOutcome.Claimed);
+                }
                 if (first != null) {
                     return first;
                 }
@@ -475,6 +514,20 @@ public final class PostgresIdempotencyStore implements IdempotencyStore {
         throw new StoreUnavailableException(
                 "idempotency claim: the record of " + key + " kept changing during " + CLAIM_ATTEMPTS + " attempts",
                 conflict);
+    }
+
+    /** Counts a claim's key in {@link #freshLean}. */
+    private void lean(boolean fresh) {
+        int now = freshLean;
+        int next = fresh ? Math.min(LEAN_LIMIT, now + 1) : Math.max(-LEAN_LIMIT, now - TAKEN_WEIGHT);
+        if (next != now) {
+            freshLean = next;
+        }
+    }
+
+    /** For tests: whether a claim now sends the insert first. */
+    boolean claimsFreshFirst() {
+        return freshLean > 0;
     }
 
     /** The parameters of the claim function's call, after the first {@code before} of the statement. */
@@ -552,6 +605,15 @@ public final class PostgresIdempotencyStore implements IdempotencyStore {
         if (created == null) {
             return null;
         }
+        return claimed(key, fingerprint, owner, created, leaseMicros, retentionMicros);
+    }
+
+    /**
+     * A fresh key this claim inserted: the caller's fingerprint and owner token, created at {@code created} with
+     * the lease and retention from then (the times the insert wrote: a timestamp plus whole microseconds).
+     */
+    private static ClaimOutcome claimed(ScopeKey key, Fingerprint fingerprint, OwnerToken owner, Instant created,
+            long leaseMicros, long retentionMicros) {
         return new ClaimOutcome.Claimed(new IdempotencyRecord(key, RecordStatus.PROCESSING, fingerprint, owner, created,
                 created.plus(leaseMicros, ChronoUnit.MICROS), created.plus(retentionMicros, ChronoUnit.MICROS), null),
                 false);

@@ -14,6 +14,8 @@ import java.util.regex.Pattern;
  *
  * @param claim            params: key, fingerprint, owner, lease µs, retention µs, key; one row of
  *                         {@value #CLAIM_COLUMNS} columns
+ * @param claimFreshFirst  params: key, fingerprint, owner, lease µs, retention µs, retention µs, retention µs;
+ *                         the creation time, or no row
  * @param claimPhase       params: key, fingerprint, owner, lease µs, retention µs; the row with what a
  *                         phase keeps beside the record (also the claim of a key that is taken)
  * @param find             params: key
@@ -32,6 +34,7 @@ import java.util.regex.Pattern;
  */
 record Sql(
         String claim,
+        String claimFreshFirst,
         String claimPhase,
         String find,
         String complete,
@@ -86,6 +89,28 @@ record Sql(
      * and attempts), and the claim of a key that {@link #CLAIM} found taken. Returns no row when the key's row
      * committed after the statement's snapshot: run it again.
      */
+    /**
+     * A fresh key's claim as the statement itself, without the read of a finished record before it: the insert
+     * of V10's function ({@code INSERT ... ON CONFLICT DO NOTHING}), its creation time returned, no row when the
+     * key is taken (then the store goes on with {@link #CLAIM}). The store sends it first while nearly every key
+     * it claimed lately was fresh: a fresh key then costs the server one insert instead of a one-row join, a
+     * PL/pgSQL call and the same insert through SPI (about 75,000 of its instructions less), and a key that has a
+     * record costs a second statement.
+     */
+    private static final String CLAIM_FRESH_FIRST = """
+            INSERT INTO idempotency_records (
+                scope_key, status, fingerprint, owner_token, created_at, lease_expires_at,
+                expires_at, retention, takeovers, updated_at, purge_after)
+            VALUES (
+                ?, 'PROCESSING', ?, ?, statement_timestamp(),
+                statement_timestamp() + ? * interval '1 microsecond',
+                statement_timestamp() + ? * interval '1 microsecond',
+                ? * interval '1 microsecond', 0, statement_timestamp(),
+                statement_timestamp() + ? * interval '1 microsecond')
+            ON CONFLICT (scope_key) DO NOTHING
+            RETURNING created_at
+            """;
+
     /** The columns of {@link #CLAIM}, by position: status .. response_body, then claimed_at. */
     static final int CLAIM_COLUMNS = 10;
 
@@ -296,6 +321,7 @@ record Sql(
     static Sql forTable(String tableName) {
         return new Sql(
                 onTable(CLAIM, tableName),
+                onTable(CLAIM_FRESH_FIRST, tableName),
                 onTable(CLAIM_PHASE, tableName),
                 onTable(FIND, tableName),
                 onTable(COMPLETE, tableName),

@@ -17,6 +17,7 @@ import dev.exactly.idempotency.ScopeKey;
 import dev.exactly.idempotency.StoreUnavailableException;
 import dev.exactly.idempotency.StoredResponse;
 import dev.exactly.idempotency.spi.ChangeSubscription;
+import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -235,6 +236,55 @@ class PostgresStoreTest {
             tx.commit();
             assertThat(impatient.claim(key, fp, LONG, RETENTION))
                     .isInstanceOfSatisfying(ClaimOutcome.InFlight.class, o -> assertThat(o.record().owner()).isEqualTo(owner));
+        }
+    }
+
+    @Test
+    void whileNearlyEveryKeyIsFreshTheInsertGoesFirstAndKeysWithARecordAreReadAsBefore() throws Exception {
+        try (PostgresIdempotencyStore fresh = PostgresIdempotencyStore.create(database.pool())) {
+            Fingerprint fp = randomFingerprint();
+            ScopeKey finished = randomKey();
+            assertThat(fresh.claimsFreshFirst()).as("a new store reads first").isFalse();
+            OwnerToken owner = ownerOf(fresh.claim(finished, fp, LONG, RETENTION));
+            assertThat(fresh.complete(finished, owner, RecordStatus.COMPLETED, response(201, "{\"id\":1}"))).isTrue();
+            ScopeKey inFlight = randomKey();
+            ownerOf(fresh.claim(inFlight, fp, LONG, RETENTION));
+            ScopeKey expiring = randomKey();
+            OwnerToken shortLived = ownerOf(fresh.claim(expiring, fp, LONG, Duration.ofMillis(300)));
+            assertThat(fresh.complete(expiring, shortLived, RecordStatus.COMPLETED, response(201, "{}"))).isTrue();
+            for (int i = 0; i < 10; i++) {
+                assertThat(fresh.claim(randomKey(), fp, LONG, RETENTION)).isInstanceOf(ClaimOutcome.Claimed.class);
+            }
+            assertThat(fresh.claimsFreshFirst()).as("after fresh keys").isTrue();
+
+            ScopeKey key = randomKey();
+            ClaimOutcome.Claimed claimed = (ClaimOutcome.Claimed) fresh.claim(key, fp, LONG, RETENTION);
+            assertThat(claimed.takeover()).isFalse();
+            assertThat(claimed.owner()).isNotNull();
+            assertThat(fresh.find(key)).get().satisfies(stored -> {
+                assertThat(stored.owner()).isEqualTo(claimed.owner());
+                assertThat(stored.fingerprint()).isEqualTo(fp);
+                assertThat(stored.createdAt()).as("the database's times").isEqualTo(claimed.record().createdAt());
+                assertThat(stored.leaseExpiresAt()).isEqualTo(claimed.record().leaseExpiresAt());
+                assertThat(stored.expiresAt()).isEqualTo(claimed.record().expiresAt());
+            });
+            assertThat(column(key, "purge_after")).isEqualTo(column(key, "expires_at"));
+            assertThat(fresh.claim(key, fp, LONG, RETENTION)).as("its own claim, in flight")
+                    .isInstanceOf(ClaimOutcome.InFlight.class);
+            assertThat(fresh.claim(finished, fp, LONG, RETENTION)).isInstanceOfSatisfying(ClaimOutcome.Finished.class,
+                    f -> assertThat(new String(f.record().response().body(), StandardCharsets.UTF_8))
+                            .isEqualTo("{\"id\":1}"));
+            assertThat(fresh.claim(inFlight, fp, LONG, RETENTION)).isInstanceOf(ClaimOutcome.InFlight.class);
+            await().atMost(Duration.ofSeconds(10)).until(() -> fresh.find(expiring).isEmpty());
+            assertThat(fresh.claimsFreshFirst()).as("still more fresh keys than not").isTrue();
+            assertThat(fresh.claim(expiring, fp, LONG, RETENTION)).as("an expired record is replaced")
+                    .isInstanceOfSatisfying(ClaimOutcome.Claimed.class, c -> assertThat(c.takeover()).isFalse());
+
+            for (int i = 0; i < 4; i++) {
+                assertThat(fresh.claim(finished, fp, LONG, RETENTION)).isInstanceOf(ClaimOutcome.Finished.class);
+            }
+            assertThat(fresh.claimsFreshFirst()).as("after replays, the read goes first again").isFalse();
+            assertThat(fresh.claim(finished, fp, LONG, RETENTION)).isInstanceOf(ClaimOutcome.Finished.class);
         }
     }
 
