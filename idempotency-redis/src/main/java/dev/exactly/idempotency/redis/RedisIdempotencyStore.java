@@ -35,7 +35,6 @@ import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 import io.lettuce.core.codec.ByteArrayCodec;
 import io.lettuce.core.output.ValueOutput;
 import io.lettuce.core.protocol.CommandArgs;
-import io.lettuce.core.protocol.CommandKeyword;
 import io.lettuce.core.protocol.CommandType;
 import io.lettuce.core.pubsub.RedisPubSubAdapter;
 import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
@@ -145,6 +144,13 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
     private static final Duration MAX_DURATION = Duration.ofDays(36_500);
     private static final byte[] WAITER_MARK = {'1'};
     private static final SetArgs WAITER_MARK_ARGS = SetArgs.Builder.px(WAITER_MARK_MILLIS);
+    /**
+     * The claim's {@code SET} options as bytes: Lettuce's keyword constants differ between its versions
+     * (6.x, which Spring Boot manages, has no {@code CommandKeyword.PX}), bytes are the same in all.
+     */
+    private static final byte[] NX = {'N', 'X'};
+    private static final byte[] PX = {'P', 'X'};
+    private static final byte[] GET = {'G', 'E', 'T'};
 
     private final RedisStoreConfig config;
     private final String topology;
@@ -299,8 +305,7 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
                 byte[] previous;
                 try {
                     previous = await(commands.dispatch(CommandType.SET, new ValueOutput<>(CODEC),
-                            new CommandArgs<>(CODEC).addKey(recordKey).add(value).add(CommandKeyword.NX)
-                                    .add(CommandKeyword.PX).add(ttl).add(CommandType.GET)));
+                            new CommandArgs<>(CODEC).addKey(recordKey).add(value).add(NX).add(PX).add(ttl).add(GET)));
                 } catch (RedisCommandExecutionException refused) {
                     if (!setNxGetRefused(refused)) {
                         throw refused;
