@@ -1,23 +1,22 @@
 package dev.exactly.benchmarks.store;
 
-import io.lettuce.core.LettuceFutures;
 import io.lettuce.core.RedisFuture;
 import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.SetArgs;
 import io.lettuce.core.TimeoutOptions;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 import java.nio.charset.StandardCharsets;
-import java.time.Duration;
-import java.util.concurrent.TimeUnit;
+import java.util.concurrent.ExecutionException;
 import org.jspecify.annotations.Nullable;
 
 /**
  * Raw Redis through Lettuce on one shared connection with a byte-array codec, as the Redis store talks to
- * Redis: each command through the asynchronous API, awaited with a timeout (the synchronous API's proxy
- * would cost the floor work the store does not do), and concurrent callers share, and so pipeline on,
- * that connection. A fresh key is {@code SET k v NX PX 600000} then {@code SET k v XX PX 600000}; a
+ * Redis: each command through the asynchronous API (the synchronous API's proxy would cost the floor work
+ * the store does not do), its answer awaited without any timeout, the least a wait can cost (the store
+ * bounds every wait, at a cost of its own), and concurrent callers share, and so pipeline on, that
+ * connection. A fresh key is {@code SET k v NX PX 600000} then {@code SET k v XX PX 600000}; a
  * replay is {@code GET k}. Its client keeps no timer per command ({@link #TIMEOUTS}), as the store's
- * clients do not: the await's timeout is the only one.
+ * clients do not.
  *
  * <p>The {@linkplain #fenced fenced} floor claims the same way and then writes the answer with the least
  * script that writes it only while the key still holds the claim's value ({@link #COMPARE_AND_SET}): what
@@ -38,7 +37,6 @@ final class RedisRawBaseline implements RawBaseline {
     static final byte[] FENCE = "processing:aaaaaaaaaaaaaaaaaaaaaa".getBytes(StandardCharsets.US_ASCII);
     static final byte[] TTL = Long.toString(TTL_MILLIS).getBytes(StandardCharsets.US_ASCII);
 
-    private static final long TIMEOUT_NANOS = Duration.ofSeconds(10).toNanos();
     /** The client's command timeouts: none of Lettuce's own, as in the store's clients. */
     static final TimeoutOptions TIMEOUTS = TimeoutOptions.builder().timeoutCommands(false).build();
 
@@ -98,7 +96,15 @@ final class RedisRawBaseline implements RawBaseline {
     }
 
     private static <T> T await(RedisFuture<T> future) {
-        return LettuceFutures.awaitOrCancel(future, TIMEOUT_NANOS, TimeUnit.NANOSECONDS);
+        try {
+            return future.get();
+        } catch (InterruptedException e) {
+            future.cancel(true);
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while waiting for Redis", e);
+        } catch (ExecutionException e) {
+            throw new IllegalStateException("Redis answered with an error", e.getCause());
+        }
     }
 
     private byte[] key(String key) {
