@@ -45,7 +45,9 @@ import org.jspecify.annotations.Nullable;
  *       replay takes no lock and writes nothing), else, in the same row, a call of the claim function of
  *       migration V10: an {@code INSERT ... ON CONFLICT DO NOTHING}. While more than three in four keys the
  *       store claimed lately were fresh, it sends that insert alone first (a fresh key is then that one
- *       statement, and a key with a record the insert, which changes nothing, and the read). Where the key is taken (in flight,
+ *       statement, and a key with a record the insert, which changes nothing, and the read); while fewer than
+ *       one in four were, the read alone first (a replay is then that one read, and any other key the read and
+ *       the claim). Where the key is taken (in flight,
  *       expired, a lease to take over), that insert changes nothing and a second statement, V4's function,
  *       decides: an {@code INSERT ... ON CONFLICT (scope_key) DO UPDATE ... WHERE ... RETURNING} that also
  *       reads the row it did not change. Every write is one statement; never a read followed by a separate
@@ -90,10 +92,12 @@ import org.jspecify.annotations.Nullable;
 public final class PostgresIdempotencyStore implements IdempotencyStore {
     /** A claim that met a row inserted after its snapshot runs again; this often at most. */
     private static final int CLAIM_ATTEMPTS = 3;
-    /** What a key that had a record takes from {@link #freshLean}; a fresh key adds one. */
-    private static final int TAKEN_WEIGHT = 3;
-    /** The bound of {@link #freshLean} either way, so that a change of the mix is followed within a few dozen claims. */
-    private static final int LEAN_LIMIT = 64;
+    /** {@link #freshShare} of all keys fresh. */
+    private static final int ONE = 1024;
+    /** Above this {@link #freshShare} a claim sends the insert first. */
+    private static final int FRESH_FIRST = ONE * 3 / 4;
+    /** Below this {@link #freshShare} a claim sends the read of a finished record first. */
+    private static final int READ_FIRST = ONE / 4;
 
     private final DataSource dataSource;
     private final PostgresStoreConfig config;
@@ -104,15 +108,17 @@ public final class PostgresIdempotencyStore implements IdempotencyStore {
     /** Claims that ran again because the conflicting row was newer than their snapshot, or conflicted. */
     private final LongAdder claimRetries = new LongAdder();
     /**
-     * How fresh the keys claimed lately were: one up for a key this store inserted, {@value #TAKEN_WEIGHT} down
-     * for one that had a record (finished, in flight or expired), within ±{@value #LEAN_LIMIT}. While it is
-     * positive (more than three keys in four were fresh), a claim sends {@link Sql#claimFreshFirst()} first. A
-     * fresh key then costs PostgreSQL about 64,000 instructions less than through {@link Sql#claim()}, and a key
-     * with a record about 132,000 more (the insert that met it, then the claim) and a second round trip: at
-     * three fresh keys in four the two ways cost about the same. Updated without synchronisation: a lost update
-     * only delays the switch by a claim.
+     * The share of fresh keys among the keys claimed lately, in 1/{@value #ONE}: each claim moves it a sixteenth
+     * of the way to {@value #ONE} (a key this store inserted) or to 0 (a key that had a record: finished, in
+     * flight or expired). It decides the claim's first statement: above {@value #FRESH_FIRST} (three in four
+     * fresh) the insert alone ({@link Sql#claimFreshFirst()}: a fresh key costs PostgreSQL about 63,000
+     * instructions less than through {@link Sql#claim()}, a key with a record about 132,000 more and a second
+     * statement); below {@value #READ_FIRST} (one in four) the read of a finished record alone ({@link
+     * Sql#findFinished()}: a replay costs about 20,000 less, a key without a finished record about 77,000 more
+     * and a second statement); else {@link Sql#claim()}, one statement for both. Updated without
+     * synchronisation: a lost update only delays a switch by a claim.
      */
-    private volatile int freshLean;
+    private volatile int freshShare = ONE / 2;
 
     private PostgresIdempotencyStore(DataSource dataSource, PostgresStoreConfig config) {
         this.dataSource = Objects.requireNonNull(dataSource, "dataSource");
@@ -459,8 +465,18 @@ public final class PostgresIdempotencyStore implements IdempotencyStore {
         long leaseMicros = micros(lease);
         long retentionMicros = micros(retention);
         SQLException conflict = null;
-        boolean insertedFirst = freshLean > 0;
-        if (insertedFirst) {
+        int share = freshShare;
+        boolean counted = false;
+        if (share < READ_FIRST) {
+            // most keys lately had a record: the read alone, and the claim below only for a key it does not find
+            List<ClaimOutcome> finished = jdbc.query(c, sql.findFinished(), s -> s.setString(1, key.hash()),
+                    row -> new ClaimOutcome.Finished(finishedRecord(row, key, row.getString(1))));
+            if (!finished.isEmpty()) {
+                count(false);
+                return finished.getFirst();
+            }
+        } else if (share > FRESH_FIRST) {
+            counted = true;
             // most keys lately were fresh: the insert alone, and the claim below only for a key that is taken
             try {
                 List<Instant> created = jdbc.query(c, sql.claimFreshFirst(), s -> {
@@ -468,7 +484,7 @@ public final class PostgresIdempotencyStore implements IdempotencyStore {
                     s.setLong(6, retentionMicros);
                     s.setLong(7, retentionMicros);
                 }, row -> Objects.requireNonNull(Timestamps.instant(row, 1), "created_at"));
-                lean(!created.isEmpty());
+                count(!created.isEmpty());
                 if (!created.isEmpty()) {
                     return claimed(key, fingerprint, owner, created.getFirst(), leaseMicros, retentionMicros);
                 }
@@ -491,8 +507,8 @@ public final class PostgresIdempotencyStore implements IdempotencyStore {
                         },
                         row -> claimOutcome(row, key, fingerprint, owner, leaseMicros, retentionMicros));
                 ClaimOutcome first = read.getFirst();
-                if (!insertedFirst && attempt == 1) {
-                    lean(first instanceof ClaimOutcome.Claimed);
+                if (!counted && attempt == 1) {
+                    count(first instanceof ClaimOutcome.Claimed);
                 }
                 if (first != null) {
                     return first;
@@ -516,18 +532,28 @@ public final class PostgresIdempotencyStore implements IdempotencyStore {
                 conflict);
     }
 
-    /** Counts a claim's key in {@link #freshLean}. */
-    private void lean(boolean fresh) {
-        int now = freshLean;
-        int next = fresh ? Math.min(LEAN_LIMIT, now + 1) : Math.max(-LEAN_LIMIT, now - TAKEN_WEIGHT);
+    /** Counts a claim's key in {@link #freshShare}. */
+    private void count(boolean fresh) {
+        int now = freshShare;
+        int next = fresh ? now + ((ONE - now) >> 4) : now - (now >> 4);
         if (next != now) {
-            freshLean = next;
+            freshShare = next;
         }
     }
 
-    /** For tests: whether a claim now sends the insert first. */
-    boolean claimsFreshFirst() {
-        return freshLean > 0;
+    /** For tests: makes the claim's first statement {@code first} ({@link #claimsFirst()}) until claims move it. */
+    void claimFirst(String first) {
+        freshShare = switch (first) {
+            case "insert" -> FRESH_FIRST + (ONE - FRESH_FIRST) / 2;
+            case "read" -> READ_FIRST / 2;
+            default -> ONE / 2;
+        };
+    }
+
+    /** For tests: the claim's first statement now: {@code "insert"}, {@code "read"} or {@code "claim"}. */
+    String claimsFirst() {
+        int share = freshShare;
+        return share > FRESH_FIRST ? "insert" : share < READ_FIRST ? "read" : "claim";
     }
 
     /** The parameters of the claim function's call, after the first {@code before} of the statement. */

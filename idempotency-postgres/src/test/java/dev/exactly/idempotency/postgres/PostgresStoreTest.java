@@ -240,52 +240,73 @@ class PostgresStoreTest {
     }
 
     @Test
-    void whileNearlyEveryKeyIsFreshTheInsertGoesFirstAndKeysWithARecordAreReadAsBefore() throws Exception {
-        try (PostgresIdempotencyStore fresh = PostgresIdempotencyStore.create(database.pool())) {
+    void theFirstStatementFollowsTheMixOfKeysAndEveryKindOfKeyIsClaimedRightWhicheverGoesFirst() throws Exception {
+        try (PostgresIdempotencyStore adaptive = PostgresIdempotencyStore.create(database.pool())) {
             Fingerprint fp = randomFingerprint();
+            assertThat(adaptive.claimsFirst()).as("a new store sends the one-row claim").isEqualTo("claim");
             ScopeKey finished = randomKey();
-            assertThat(fresh.claimsFreshFirst()).as("a new store reads first").isFalse();
-            OwnerToken owner = ownerOf(fresh.claim(finished, fp, LONG, RETENTION));
-            assertThat(fresh.complete(finished, owner, RecordStatus.COMPLETED, response(201, "{\"id\":1}"))).isTrue();
+            OwnerToken owner = ownerOf(adaptive.claim(finished, fp, LONG, RETENTION));
+            assertThat(adaptive.complete(finished, owner, RecordStatus.COMPLETED, response(201, "{\"id\":1}"))).isTrue();
             ScopeKey inFlight = randomKey();
-            ownerOf(fresh.claim(inFlight, fp, LONG, RETENTION));
-            ScopeKey expiring = randomKey();
-            OwnerToken shortLived = ownerOf(fresh.claim(expiring, fp, LONG, Duration.ofMillis(300)));
-            assertThat(fresh.complete(expiring, shortLived, RecordStatus.COMPLETED, response(201, "{}"))).isTrue();
-            for (int i = 0; i < 10; i++) {
-                assertThat(fresh.claim(randomKey(), fp, LONG, RETENTION)).isInstanceOf(ClaimOutcome.Claimed.class);
-            }
-            assertThat(fresh.claimsFreshFirst()).as("after fresh keys").isTrue();
+            ownerOf(adaptive.claim(inFlight, fp, LONG, RETENTION));
+            ScopeKey expired = randomKey();
+            OwnerToken shortLived = ownerOf(adaptive.claim(expired, fp, LONG, Duration.ofMillis(300)));
+            assertThat(adaptive.complete(expired, shortLived, RecordStatus.COMPLETED, response(201, "{}"))).isTrue();
+            await().atMost(Duration.ofSeconds(10)).until(() -> adaptive.find(expired).isEmpty());
 
-            ScopeKey key = randomKey();
-            ClaimOutcome.Claimed claimed = (ClaimOutcome.Claimed) fresh.claim(key, fp, LONG, RETENTION);
-            assertThat(claimed.takeover()).isFalse();
-            assertThat(claimed.owner()).isNotNull();
-            assertThat(fresh.find(key)).get().satisfies(stored -> {
-                assertThat(stored.owner()).isEqualTo(claimed.owner());
-                assertThat(stored.fingerprint()).isEqualTo(fp);
-                assertThat(stored.createdAt()).as("the database's times").isEqualTo(claimed.record().createdAt());
-                assertThat(stored.leaseExpiresAt()).isEqualTo(claimed.record().leaseExpiresAt());
-                assertThat(stored.expiresAt()).isEqualTo(claimed.record().expiresAt());
-            });
-            assertThat(column(key, "purge_after")).isEqualTo(column(key, "expires_at"));
-            assertThat(fresh.claim(key, fp, LONG, RETENTION)).as("its own claim, in flight")
-                    .isInstanceOf(ClaimOutcome.InFlight.class);
-            assertThat(fresh.claim(finished, fp, LONG, RETENTION)).isInstanceOfSatisfying(ClaimOutcome.Finished.class,
-                    f -> assertThat(new String(f.record().response().body(), StandardCharsets.UTF_8))
-                            .isEqualTo("{\"id\":1}"));
-            assertThat(fresh.claim(inFlight, fp, LONG, RETENTION)).isInstanceOf(ClaimOutcome.InFlight.class);
-            await().atMost(Duration.ofSeconds(10)).until(() -> fresh.find(expiring).isEmpty());
-            assertThat(fresh.claimsFreshFirst()).as("still more fresh keys than not").isTrue();
-            assertThat(fresh.claim(expiring, fp, LONG, RETENTION)).as("an expired record is replaced")
-                    .isInstanceOfSatisfying(ClaimOutcome.Claimed.class, c -> assertThat(c.takeover()).isFalse());
+            // the mix moves the first statement
+            claimUntil(adaptive, "insert", () -> adaptive.claim(randomKey(), fp, LONG, RETENTION));
+            claimUntil(adaptive, "claim", () -> adaptive.claim(finished, fp, LONG, RETENTION));
+            claimUntil(adaptive, "read", () -> adaptive.claim(finished, fp, LONG, RETENTION));
+            claimUntil(adaptive, "claim", () -> adaptive.claim(randomKey(), fp, LONG, RETENTION));
 
-            for (int i = 0; i < 4; i++) {
-                assertThat(fresh.claim(finished, fp, LONG, RETENTION)).isInstanceOf(ClaimOutcome.Finished.class);
+            for (String first : List.of("insert", "read", "claim")) {
+                // a fresh key: claimed with the database's own times
+                ScopeKey key = randomKey();
+                adaptive.claimFirst(first);
+                ClaimOutcome.Claimed claimed = (ClaimOutcome.Claimed) adaptive.claim(key, fp, LONG, RETENTION);
+                assertThat(claimed.takeover()).isFalse();
+                assertThat(adaptive.find(key)).get().satisfies(stored -> {
+                    assertThat(stored.owner()).isEqualTo(claimed.owner());
+                    assertThat(stored.fingerprint()).isEqualTo(fp);
+                    assertThat(stored.createdAt()).as(first).isEqualTo(claimed.record().createdAt());
+                    assertThat(stored.leaseExpiresAt()).isEqualTo(claimed.record().leaseExpiresAt());
+                    assertThat(stored.expiresAt()).isEqualTo(claimed.record().expiresAt());
+                });
+                assertThat(column(key, "purge_after")).isEqualTo(column(key, "expires_at"));
+                adaptive.claimFirst(first);
+                assertThat(adaptive.claim(key, fp, LONG, RETENTION)).as(first).isInstanceOf(ClaimOutcome.InFlight.class);
+                // a finished key: its answer; a key in flight: in flight
+                adaptive.claimFirst(first);
+                assertThat(adaptive.claim(finished, fp, LONG, RETENTION)).as(first)
+                        .isInstanceOfSatisfying(ClaimOutcome.Finished.class, f -> {
+                            assertThat(new String(f.record().response().body(), StandardCharsets.UTF_8))
+                                    .isEqualTo("{\"id\":1}");
+                            assertThat(f.record().owner()).isEqualTo(owner);
+                            assertThat(f.record().fingerprint()).isEqualTo(fp);
+                            assertThat(f.record().leaseExpiresAt()).isNull();
+                        });
+                adaptive.claimFirst(first);
+                assertThat(adaptive.claim(inFlight, fp, LONG, RETENTION)).as(first)
+                        .isInstanceOf(ClaimOutcome.InFlight.class);
+                // an expired record is replaced
+                adaptive.claimFirst(first);
+                ClaimOutcome replaced = adaptive.claim(expired, fp, LONG, Duration.ofMillis(300));
+                assertThat(replaced).as(first)
+                        .isInstanceOfSatisfying(ClaimOutcome.Claimed.class, c -> assertThat(c.takeover()).isFalse());
+                assertThat(adaptive.complete(expired, ownerOf(replaced), RecordStatus.COMPLETED, response(201, "{}")))
+                        .isTrue();
+                await().atMost(Duration.ofSeconds(10)).until(() -> adaptive.find(expired).isEmpty());
             }
-            assertThat(fresh.claimsFreshFirst()).as("after replays, the read goes first again").isFalse();
-            assertThat(fresh.claim(finished, fp, LONG, RETENTION)).isInstanceOf(ClaimOutcome.Finished.class);
         }
+    }
+
+    /** Claims until the store sends {@code first} first (at most a hundred claims). */
+    private static void claimUntil(PostgresIdempotencyStore store, String first, Runnable claim) {
+        for (int i = 0; i < 100 && !store.claimsFirst().equals(first); i++) {
+            claim.run();
+        }
+        assertThat(store.claimsFirst()).isEqualTo(first);
     }
 
     @Test
