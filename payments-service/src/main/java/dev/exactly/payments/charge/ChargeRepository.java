@@ -140,15 +140,19 @@ public final class ChargeRepository {
 
     /**
      * Authorized charges created before a time that no capture or void is working on and that were not
-     * expired before, oldest first, skipping those another worker locked.
+     * expired before, oldest first, skipping those another worker locked. They are found through the
+     * ledger's open holds (an authorized charge's hold is open until its capture or void resolves it, in the
+     * transaction that resolves the charge) and the charge's hold entry (migration V10), not an index of
+     * the charge's status, so that a charge's finish changes no indexed column.
      */
     private static final String EXPIRED_AUTHORIZATIONS = SELECT + """
-            WHERE c.status = 'authorized' AND c.created_at < ?
+            WHERE c.hold_entry_id IN (SELECT h.entry_id FROM ledger_open_hold h)
+              AND c.status = 'authorized' AND c.created_at < ?
               AND NOT EXISTS (SELECT 1 FROM payments_charge_action a
                               WHERE a.charge_id = c.id AND (a.status IN ('pending', 'succeeded') OR a.origin = 'expiry'))
             ORDER BY c.created_at
             LIMIT ?
-            FOR UPDATE SKIP LOCKED""";
+            FOR UPDATE OF c SKIP LOCKED""";
 
     /** Distinct currencies a customer was charged in, for the balance endpoint. */
     private static final String CUSTOMER_CURRENCIES = """
@@ -157,21 +161,28 @@ public final class ChargeRepository {
             ORDER BY currency
             """;
 
-    /** Pending charges that recovery is working on or should pick up, with their lease. */
+    /**
+     * Pending charges that recovery is working on or should pick up, with their lease. Every open charge has
+     * a durable record that never expires while it is open (migration V3), so they are found through the
+     * records recovery has not given up on ({@code recovery_due}, indexed by the store), as the recovery worker
+     * finds them, not through an index of the charge's status (migration V10).
+     */
     private static final String STUCK = "SELECT " + ChargeRow.COLUMNS + """
             , r.lease_expires_at AS lease
-            FROM payments_charge c
-            LEFT JOIN idempotency_records r ON r.scope_key = c.scope_key AND r.expires_at > statement_timestamp()
-            WHERE c.status = 'pending'
-              AND (c.attempts > 0 OR r.scope_key IS NULL OR r.lease_expires_at <= statement_timestamp())
+            FROM idempotency_records r
+            JOIN payments_charge c ON c.scope_key = r.scope_key
+            WHERE r.recovery_due IS NOT NULL AND r.expires_at > statement_timestamp()
+              AND c.status = 'pending'
+              AND (c.attempts > 0 OR r.lease_expires_at <= statement_timestamp())
             ORDER BY c.updated_at
             LIMIT ?""";
 
+    /** Dead-lettered charges: only a dead letter sets {@code dead_lettered_at}, which is indexed (migration V10). */
     private static final String DEAD_LETTERED = "SELECT " + ChargeRow.COLUMNS + """
             , r.lease_expires_at AS lease
             FROM payments_charge c
             LEFT JOIN idempotency_records r ON r.scope_key = c.scope_key AND r.expires_at > statement_timestamp()
-            WHERE c.status = 'dead_lettered'
+            WHERE c.dead_lettered_at IS NOT NULL AND c.status = 'dead_lettered'
             ORDER BY c.updated_at
             LIMIT ?""";
 
