@@ -40,6 +40,12 @@ public final class LedgerSchema {
      */
     public static final String CHEAPER_CHECKS_MIGRATION_RESOURCE = "db/ledger/V4__cheaper_checks.sql";
 
+    /**
+     * The classpath resource of the version 5 migration: the write and rule functions name the ledger's tables
+     * with their schema instead of carrying a search_path of their own.
+     */
+    public static final String NO_FUNCTION_SEARCH_PATH_MIGRATION_RESOURCE = "db/ledger/V5__no_function_search_path.sql";
+
     /** The Flyway location holding the ledger's migrations. */
     public static final String FLYWAY_LOCATION = "classpath:db/ledger";
 
@@ -60,6 +66,14 @@ public final class LedgerSchema {
                     SELECT coalesce(pg_catalog.obj_description(
                                pg_catalog.to_regprocedure(pg_catalog.quote_ident(current_schema()) || '.ledger_check_entry_balanced()'),
                                'pg_proc'), '') = 'ledger schema version 4'
+                    """),
+            // version 5 comments the write function it replaces
+            Map.entry(NO_FUNCTION_SEARCH_PATH_MIGRATION_RESOURCE, """
+                    SELECT coalesce(pg_catalog.obj_description(
+                               (SELECT p.oid FROM pg_catalog.pg_proc p
+                                WHERE p.proname = 'ledger_write_entry'
+                                  AND p.pronamespace = (SELECT oid FROM pg_catalog.pg_namespace WHERE nspname = current_schema())),
+                               'pg_proc'), '') = 'ledger schema version 5'
                     """));
 
     /** One migration at a time per schema. */
@@ -101,7 +115,7 @@ public final class LedgerSchema {
 
     /**
      * Runs the ledger's migrations that have not run in the current schema of {@code dataSource}'s
-     * connections (a schema of version 1 gets versions 2, 3 and 4), in one transaction under an advisory lock (so
+     * connections (a schema of version 1 gets versions 2 to 5), in one transaction under an advisory lock (so
      * concurrent callers run them once).
      *
      * @return whether this call ran any migration

@@ -107,6 +107,76 @@ class LedgerSchemaTest {
     }
 
     @Test
+    void aVersionFourSchemaWithEntriesIsUpgradedToFunctionsWithoutASearchPathOfTheirOwn() throws Exception {
+        try (HikariDataSource ds = LedgerTestSupport.pooled(TestPostgres.freshSchema("ledger_upgrade5"), 2)) {
+            try (Connection c = ds.getConnection(); Statement s = c.createStatement()) {
+                s.execute(LedgerSchema.migrationSql(LedgerSchema.MIGRATION_RESOURCE));
+                s.execute(LedgerSchema.migrationSql(LedgerSchema.PENDING_MIGRATION_RESOURCE));
+                s.execute(LedgerSchema.migrationSql(LedgerSchema.LIGHTER_WRITES_MIGRATION_RESOURCE));
+                s.execute(LedgerSchema.migrationSql(LedgerSchema.CHEAPER_CHECKS_MIGRATION_RESOURCE));
+            }
+            Ledger ledger = Ledger.of(ds);
+            Account cash = ledger.openAccount(AccountSpec.of("cash", AccountType.ASSET, Currency.of("USD")));
+            Account wallet = ledger.openAccount(AccountSpec.of("wallet", AccountType.LIABILITY, Currency.of("USD")).withFloor(0));
+            Account euros = ledger.openAccount(AccountSpec.of("euros", AccountType.ASSET, Currency.of("EUR")));
+            JournalEntry before = ledger.post(EntryRequest.builder()
+                    .debit(cash.id(), Money.of(500, "USD")).credit(wallet.id(), Money.of(500, "USD")).externalRef("v4").build());
+            assertThat(configuredFunctions(ds)).as("version 4's functions set their search_path")
+                    .containsExactlyInAnyOrder("ledger_check_entry_balanced", "ledger_check_new_postings", "ledger_write_entry");
+
+            assertThat(LedgerSchema.migrate(ds)).isTrue();
+            assertThat(LedgerSchema.migrate(ds)).isFalse();
+            assertThat(configuredFunctions(ds)).isEmpty();
+            assertThat(ledger.entryByExternalRef("v4").orElseThrow().id()).isEqualTo(before.id());
+
+            String schema;
+            try (Connection c = ds.getConnection()) {
+                schema = c.getSchema();
+            }
+            // a connection whose search_path has none of the ledger's tables: the write, the postings' trigger
+            // and the deferred check find them, and refuse what they refused before with the same SQLSTATEs
+            try (Connection c = ds.getConnection(); Statement s = c.createStatement()) {
+                c.setAutoCommit(false);
+                s.execute("SET LOCAL search_path = pg_catalog");
+                s.execute("SELECT * FROM \"" + schema + "\".ledger_write_entry('standard', NULL, 'v5', '', now(), "
+                        + "ARRAY[" + cash.id() + ", " + wallet.id() + "], '{USD,USD}', '{debit,credit}', '{70,70}', '{f,f}', "
+                        + "ARRAY[" + cash.id() + ", " + wallet.id() + "], '{70,70}', '{0,0}', '{0,0}', "
+                        + "'{}', '{}', '{}', '{}', '{}')");
+                c.commit();
+                s.execute("SET LOCAL search_path = pg_catalog");
+                s.execute("INSERT INTO \"" + schema + "\".ledger_entry (id, kind, posted_at) OVERRIDING SYSTEM VALUE VALUES (9998, 'standard', now())");
+                assertThatThrownBy(() -> s.execute("INSERT INTO \"" + schema + "\".ledger_posting "
+                        + "(entry_id, line, account_id, currency, side, amount, posted_at) "
+                        + "SELECT 9998, 1, " + euros.id() + ", 'USD', 'debit', 5, posted_at FROM \"" + schema
+                        + "\".ledger_entry WHERE id = 9998"))
+                        .extracting(e -> ((java.sql.SQLException) e).getSQLState()).isEqualTo("LG003");
+                c.rollback();
+                s.execute("SET LOCAL search_path = pg_catalog");
+                s.execute("INSERT INTO \"" + schema + "\".ledger_entry (id, kind, posted_at) OVERRIDING SYSTEM VALUE VALUES (9999, 'standard', now())");
+                s.execute("INSERT INTO \"" + schema + "\".ledger_posting (entry_id, line, account_id, currency, side, amount, posted_at) "
+                        + "SELECT 9999, 1, " + cash.id() + ", 'USD', 'debit', 5, posted_at FROM \"" + schema + "\".ledger_entry WHERE id = 9999");
+                assertThatThrownBy(c::commit)
+                        .extracting(e -> ((java.sql.SQLException) e).getSQLState()).isEqualTo("LG004");
+            }
+            assertThat(ledger.entryByExternalRef("v5")).isPresent();
+            assertThat(ledger.balance(wallet.id())).isEqualTo(Money.of(570, "USD"));
+            assertThat(ledger.trialBalance().isBalanced()).isTrue();
+        }
+    }
+
+    private static List<String> configuredFunctions(DataSource ds) throws Exception {
+        List<String> names = new java.util.ArrayList<>();
+        try (Connection c = ds.getConnection(); Statement s = c.createStatement();
+                java.sql.ResultSet rs = s.executeQuery("SELECT proname FROM pg_proc WHERE proconfig IS NOT NULL "
+                        + "AND pronamespace = (SELECT oid FROM pg_namespace WHERE nspname = current_schema())")) {
+            while (rs.next()) {
+                names.add(rs.getString(1));
+            }
+        }
+        return names;
+    }
+
+    @Test
     void theTriggersKeepWorkingForConnectionsWithAnotherSearchPath() throws Exception {
         DataSource ds = TestPostgres.freshSchema("ledger_path");
         LedgerSchema.migrate(ds);
