@@ -15,8 +15,9 @@ import javax.sql.DataSource;
 
 /**
  * The ledger's schema, shipped as the Flyway-style migrations {@value #MIGRATION_RESOURCE},
- * {@value #PENDING_MIGRATION_RESOURCE}, {@value #LIGHTER_WRITES_MIGRATION_RESOURCE} and
- * {@value #CHEAPER_CHECKS_MIGRATION_RESOURCE} (plain SQL, unqualified
+ * {@value #PENDING_MIGRATION_RESOURCE}, {@value #LIGHTER_WRITES_MIGRATION_RESOURCE},
+ * {@value #CHEAPER_CHECKS_MIGRATION_RESOURCE}, {@value #NO_FUNCTION_SEARCH_PATH_MIGRATION_RESOURCE} and
+ * {@value #POSTINGS_CHECK_BY_KEY_MIGRATION_RESOURCE} (plain SQL, unqualified
  * {@code ledger_*} names, created in the connection's current schema). An application that runs Flyway adds the location
  * {@value #FLYWAY_LOCATION}; tests and simple applications call {@link #migrate(DataSource)}.
  */
@@ -46,6 +47,12 @@ public final class LedgerSchema {
      */
     public static final String NO_FUNCTION_SEARCH_PATH_MIGRATION_RESOURCE = "db/ledger/V5__no_function_search_path.sql";
 
+    /**
+     * The classpath resource of the version 6 migration: the postings' statement trigger probes each posting's
+     * entry and account by key, whatever the planner knew of the tables when it planned the check.
+     */
+    public static final String POSTINGS_CHECK_BY_KEY_MIGRATION_RESOURCE = "db/ledger/V6__postings_check_by_key.sql";
+
     /** The Flyway location holding the ledger's migrations. */
     public static final String FLYWAY_LOCATION = "classpath:db/ledger";
 
@@ -74,6 +81,12 @@ public final class LedgerSchema {
                                 WHERE p.proname = 'ledger_write_entry'
                                   AND p.pronamespace = (SELECT oid FROM pg_catalog.pg_namespace WHERE nspname = current_schema())),
                                'pg_proc'), '') = 'ledger schema version 5'
+                    """),
+            // version 6 comments the postings' trigger function it replaces
+            Map.entry(POSTINGS_CHECK_BY_KEY_MIGRATION_RESOURCE, """
+                    SELECT coalesce(pg_catalog.obj_description(
+                               pg_catalog.to_regprocedure(pg_catalog.quote_ident(current_schema()) || '.ledger_check_new_postings()'),
+                               'pg_proc'), '') = 'ledger schema version 6'
                     """));
 
     /** One migration at a time per schema. */
@@ -115,7 +128,7 @@ public final class LedgerSchema {
 
     /**
      * Runs the ledger's migrations that have not run in the current schema of {@code dataSource}'s
-     * connections (a schema of version 1 gets versions 2 to 5), in one transaction under an advisory lock (so
+     * connections (a schema of version 1 gets versions 2 to 6), in one transaction under an advisory lock (so
      * concurrent callers run them once).
      *
      * @return whether this call ran any migration

@@ -164,6 +164,115 @@ class LedgerSchemaTest {
         }
     }
 
+    @Test
+    void thePostingsCheckProbesAccountsByKeyAfterTheLedgerGrewUnderAPlanMadeWhenItWasSmall() throws Exception {
+        // one connection each: the postings' trigger plans its check at the first entry, when the ledger has
+        // three accounts and no statistics (autovacuum off for its tables), and keeps that plan while it grows
+        try (HikariDataSource v5 = LedgerTestSupport.pooled(TestPostgres.freshSchema("ledger_probe5"), 1);
+                HikariDataSource v6 = LedgerTestSupport.pooled(TestPostgres.freshSchema("ledger_probe6"), 1)) {
+            try (Connection c = v5.getConnection(); Statement s = c.createStatement()) {
+                for (String resource : List.of(LedgerSchema.MIGRATION_RESOURCE, LedgerSchema.PENDING_MIGRATION_RESOURCE,
+                        LedgerSchema.LIGHTER_WRITES_MIGRATION_RESOURCE, LedgerSchema.CHEAPER_CHECKS_MIGRATION_RESOURCE,
+                        LedgerSchema.NO_FUNCTION_SEARCH_PATH_MIGRATION_RESOURCE)) {
+                    s.execute(LedgerSchema.migrationSql(resource));
+                }
+            }
+            LedgerSchema.migrate(v6);
+            Ledger before = smallLedgerThatGrows(v5);
+            assertThat(accountScansOfOneEntry(v5, before, "grown"))
+                    .as("version 5 kept the join planned for three accounts: a scan of every account per entry")
+                    .isPositive();
+            // the upgrade replaces the function: the same connection plans the check again at its next entry
+            assertThat(LedgerSchema.migrate(v5)).isTrue();
+            assertThat(LedgerSchema.migrate(v5)).isFalse();
+            assertThat(accountScansOfOneEntry(v5, before, "upgraded")).isZero();
+
+            Ledger ledger = smallLedgerThatGrows(v6);
+            assertThat(accountScansOfOneEntry(v6, ledger, "grown")).isZero();
+            assertThat(ledger.trialBalance().isBalanced()).isTrue();
+
+            // the same rules: an account of another currency, an unknown account, and a posting to an entry of
+            // another transaction are refused with their SQLSTATEs
+            long usd = ledger.entryByExternalRef("grown").orElseThrow().postings().getFirst().accountId();
+            long eur = ledger.openAccount(AccountSpec.of("euros", AccountType.ASSET, Currency.of("EUR"))).id();
+            long old = ledger.entryByExternalRef("grown").orElseThrow().id();
+            try (Connection c = v6.getConnection(); Statement s = c.createStatement()) {
+                c.setAutoCommit(false);
+                String entry = "INSERT INTO ledger_entry (id, kind, posted_at) OVERRIDING SYSTEM VALUE "
+                        + "VALUES (9998, 'standard', now())";
+                String posting = "INSERT INTO ledger_posting (entry_id, line, account_id, currency, side, amount, "
+                        + "posted_at) SELECT id, 9, %d, 'USD', 'debit', 5, posted_at FROM ledger_entry WHERE id = %d";
+                s.execute(entry);
+                assertThatThrownBy(() -> s.execute(posting.formatted(eur, 9998)))
+                        .extracting(e -> ((java.sql.SQLException) e).getSQLState()).isEqualTo("LG003");
+                c.rollback();
+                s.execute(entry);
+                assertThatThrownBy(() -> s.execute(posting.formatted(-1, 9998)))
+                        .extracting(e -> ((java.sql.SQLException) e).getSQLState()).isEqualTo("LG002");
+                c.rollback();
+                assertThatThrownBy(() -> s.execute(posting.formatted(usd, old)))
+                        .extracting(e -> ((java.sql.SQLException) e).getSQLState()).isEqualTo("LG001");
+                c.rollback();
+            }
+        }
+    }
+
+    /**
+     * Three accounts and one entry on the pool's one connection (its trigger's plans made now), then 2,000
+     * accounts opened at once, as a new deployment's customers arrive, with no statistics refreshed.
+     */
+    private static Ledger smallLedgerThatGrows(DataSource ds) throws Exception {
+        try (Connection c = ds.getConnection(); Statement s = c.createStatement()) {
+            for (String table : List.of("ledger_account", "ledger_balance", "ledger_entry", "ledger_posting")) {
+                s.execute("ALTER TABLE " + table + " SET (autovacuum_enabled = false)");
+            }
+        }
+        Ledger ledger = Ledger.of(ds);
+        Account cash = ledger.openAccount(AccountSpec.of("cash", AccountType.ASSET, Currency.of("USD")));
+        Account wallet = ledger.openAccount(AccountSpec.of("wallet", AccountType.LIABILITY, Currency.of("USD")));
+        ledger.openAccount(AccountSpec.of("till", AccountType.ASSET, Currency.of("USD")));
+        ledger.post(EntryRequest.builder().debit(cash.id(), Money.of(5, "USD")).credit(wallet.id(), Money.of(5, "USD"))
+                .externalRef("small").build());
+        try (Connection c = ds.getConnection(); Statement s = c.createStatement()) {
+            s.execute("WITH opened AS (INSERT INTO ledger_account (code, type, normal_balance, currency, created_at) "
+                    + "SELECT 'customer-' || n, 'liability', 'credit', 'USD', now() FROM generate_series(1, 2000) n "
+                    + "RETURNING id) INSERT INTO ledger_balance (account_id, shard, balance) SELECT id, 0, 0 FROM opened");
+        }
+        return ledger;
+    }
+
+    /**
+     * Writes one entry between the ledger's first two accounts through the write function (whose statements
+     * touch the accounts only in the postings' trigger) and counts, in its own transaction, the sequential
+     * scans of the accounts it made.
+     */
+    private static long accountScansOfOneEntry(DataSource ds, Ledger ledger, String reference) throws Exception {
+        long cash = ledger.account("cash").orElseThrow().id();
+        long wallet = ledger.account("wallet").orElseThrow().id();
+        try (Connection c = ds.getConnection(); Statement s = c.createStatement()) {
+            c.setAutoCommit(false);
+            long before = accountScans(s);
+            s.execute("SELECT * FROM ledger_write_entry('standard', NULL, '" + reference + "', '', now(), "
+                    + "ARRAY[" + cash + ", " + wallet + "], '{USD,USD}', '{debit,credit}', '{5,5}', '{f,f}', "
+                    + "ARRAY[" + cash + ", " + wallet + "], '{5,5}', '{0,0}', '{0,0}', '{}', '{}', '{}', '{}', '{}')");
+            long scans = accountScans(s) - before;
+            c.commit();
+            return scans;
+        }
+    }
+
+    /**
+     * The connection's sequential scans of the accounts not yet reported to the statistics (the current
+     * transaction's, and maybe earlier ones'): counted when a scan starts.
+     */
+    private static long accountScans(Statement s) throws Exception {
+        try (java.sql.ResultSet rs = s.executeQuery(
+                "SELECT seq_scan FROM pg_stat_xact_user_tables WHERE relid = 'ledger_account'::regclass")) {
+            rs.next();
+            return rs.getLong(1);
+        }
+    }
+
     private static List<String> configuredFunctions(DataSource ds) throws Exception {
         List<String> names = new java.util.ArrayList<>();
         try (Connection c = ds.getConnection(); Statement s = c.createStatement();
