@@ -5,9 +5,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.exactly.payments.charge.ChargeRepository;
 import dev.exactly.payments.charge.ChargeRow;
 import dev.exactly.testing.TestPostgres;
-import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -16,10 +13,8 @@ import java.sql.Statement;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.HexFormat;
 import java.util.List;
 import javax.sql.DataSource;
-import org.flywaydb.core.Flyway;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -35,9 +30,9 @@ class ChargeFinishHeapOnlyMigrationTest {
     @Test
     void existingChargesAreFoundAfterTheUpgradeAndAFinishWritesNoIndexEntry() throws Exception {
         DataSource dataSource = TestPostgres.freshSchema("pay_hot");
-        flyway(dataSource, "classpath:db/ledger", "flyway_history_ledger", null);
-        flyway(dataSource, "classpath:db/idempotency", "flyway_history_idempotency", null);
-        flyway(dataSource, "classpath:db/payments", "flyway_history_payments", "9");
+        MigrationSupport.flyway(dataSource, "classpath:db/ledger", "flyway_history_ledger", null);
+        MigrationSupport.flyway(dataSource, "classpath:db/idempotency", "flyway_history_idempotency", null);
+        MigrationSupport.flyway(dataSource, "classpath:db/payments", "flyway_history_payments", "9");
 
         long openHold;
         try (Connection c = dataSource.getConnection(); Statement s = c.createStatement()) {
@@ -144,24 +139,6 @@ class ChargeFinishHeapOnlyMigrationTest {
         }
     }
 
-    private static String hash(String chargeId) {
-        try {
-            return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256")
-                    .digest(chargeId.getBytes(StandardCharsets.UTF_8)));
-        } catch (NoSuchAlgorithmException e) {
-            throw new IllegalStateException(e);
-        }
-    }
-
-    private static void flyway(DataSource dataSource, String location, String table, String target) {
-        var config = Flyway.configure().dataSource(dataSource).locations(location).table(table)
-                .baselineOnMigrate(true).baselineVersion("0");
-        if (target != null) {
-            config.target(target);
-        }
-        config.load().migrate();
-    }
-
     private static void charge(Connection c, String id, String status, int attempts, Instant deadLetteredAt,
             Long holdEntryId, Duration age) throws SQLException {
         boolean finished = !status.equals("pending") && !status.equals("dead_lettered");
@@ -173,7 +150,7 @@ class ChargeFinishHeapOnlyMigrationTest {
                     CASE WHEN ? THEN 201 END, CASE WHEN ? THEN 'application/json' END,
                     CASE WHEN ? THEN '\\x7b7d'::bytea END, statement_timestamp() - ?::interval, statement_timestamp())""")) {
             s.setString(1, id);
-            s.setString(2, hash(id));
+            s.setString(2, MigrationSupport.sha256Hex(id));
             s.setString(3, "sha256-jcs:" + id);
             s.setString(4, status);
             s.setString(5, finished ? "finished" : "charge_created");
@@ -195,7 +172,7 @@ class ChargeFinishHeapOnlyMigrationTest {
         try (Statement s = c.createStatement()) {
             s.execute("INSERT INTO idempotency_records (scope_key, status, fingerprint, owner_token, created_at, "
                     + "lease_expires_at, expires_at, retention, recovery_point, updated_at, dead_lettered_at) VALUES ('"
-                    + hash(chargeId) + "', 'PROCESSING', 'sha256-jcs:" + chargeId + "', 'tok_" + chargeId
+                    + MigrationSupport.sha256Hex(chargeId) + "', 'PROCESSING', 'sha256-jcs:" + chargeId + "', 'tok_" + chargeId
                     + "', statement_timestamp(), statement_timestamp() + " + leaseFromNow + ", 'infinity', "
                     + "interval '24 hours', 'charge_created', statement_timestamp(), " + (deadLetteredAt == null ? "NULL" : deadLetteredAt) + ")");
         }

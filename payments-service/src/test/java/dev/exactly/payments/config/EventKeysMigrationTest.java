@@ -28,8 +28,8 @@ class EventKeysMigrationTest {
     @Test
     void existingEventsKeepTheirOrderAndIdsUnderTheNewKey() throws Exception {
         DataSource dataSource = TestPostgres.freshSchema("pay_events_upgrade");
-        flyway(dataSource, "classpath:db/ledger", "flyway_history_ledger");
-        flyway(dataSource, "classpath:db/idempotency", "flyway_history_idempotency");
+        MigrationSupport.flyway(dataSource, "classpath:db/ledger", "flyway_history_ledger", null);
+        MigrationSupport.flyway(dataSource, "classpath:db/idempotency", "flyway_history_idempotency", null);
         Flyway.configure().dataSource(dataSource).locations("classpath:db/payments").table("flyway_history_payments")
                 .baselineOnMigrate(true).baselineVersion("0").target("8").load().migrate();
 
@@ -83,8 +83,4 @@ class EventKeysMigrationTest {
                 WHERE schemaname = current_schema() AND tablename = 'payments_event'""", s -> { }, rs -> rs.getString(1));
     }
 
-    private static void flyway(DataSource dataSource, String location, String table) {
-        Flyway.configure().dataSource(dataSource).locations(location).table(table)
-                .baselineOnMigrate(true).baselineVersion("0").load().migrate();
-    }
 }

@@ -14,20 +14,15 @@ import dev.exactly.idempotency.postgres.PhaseRecord;
 import dev.exactly.idempotency.postgres.PostgresIdempotencyStore;
 import dev.exactly.idempotency.postgres.RecoveryPolicy;
 import dev.exactly.testing.TestPostgres;
-import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.HexFormat;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import javax.sql.DataSource;
-import org.flywaydb.core.Flyway;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -43,9 +38,9 @@ class OpenChargesMigrationTest {
     @Test
     void openChargesBecomeOpenPhasesAndRecoveryTakesOverTheAbandonedOnes() throws Exception {
         DataSource dataSource = TestPostgres.freshSchema("pay_upgrade");
-        flyway(dataSource, "classpath:db/ledger", "flyway_history_ledger", null);
-        flyway(dataSource, "classpath:db/idempotency", "flyway_history_idempotency", null);
-        flyway(dataSource, "classpath:db/payments", "flyway_history_payments", "2");
+        MigrationSupport.flyway(dataSource, "classpath:db/ledger", "flyway_history_ledger", null);
+        MigrationSupport.flyway(dataSource, "classpath:db/idempotency", "flyway_history_idempotency", null);
+        MigrationSupport.flyway(dataSource, "classpath:db/payments", "flyway_history_payments", "2");
 
         try (Connection c = dataSource.getConnection(); Statement s = c.createStatement()) {
             // the state the version before left behind
@@ -62,7 +57,7 @@ class OpenChargesMigrationTest {
                         expires_at, retention, response_status, response_headers, response_body, updated_at)
                     VALUES ('%s', 'COMPLETED', 'sha256-jcs:ch_done', 'tok_ch_done', statement_timestamp(),
                         statement_timestamp() + interval '1 day', interval '24 hours', 201, '{}', '\\x7b7d',
-                        statement_timestamp())""".formatted(hash("ch_done")));
+                        statement_timestamp())""".formatted(MigrationSupport.sha256Hex("ch_done")));
         }
 
         DatabaseConfiguration.migrate(dataSource);
@@ -111,25 +106,7 @@ class OpenChargesMigrationTest {
     }
 
     private static ScopeKey scope(String chargeId) {
-        return new ScopeKey(hash(chargeId));
-    }
-
-    private static String hash(String chargeId) {
-        try {
-            return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256")
-                    .digest(chargeId.getBytes(StandardCharsets.UTF_8)));
-        } catch (NoSuchAlgorithmException e) {
-            throw new IllegalStateException(e);
-        }
-    }
-
-    private static void flyway(DataSource dataSource, String location, String table, String target) {
-        var config = Flyway.configure().dataSource(dataSource).locations(location).table(table)
-                .baselineOnMigrate(true).baselineVersion("0");
-        if (target != null) {
-            config.target(target);
-        }
-        config.load().migrate();
+        return new ScopeKey(MigrationSupport.sha256Hex(chargeId));
     }
 
     private static void charge(Connection c, String id, String status, String recoveryPoint, int attempts,
@@ -142,7 +119,7 @@ class OpenChargesMigrationTest {
                     CASE WHEN ? THEN 402 END, CASE WHEN ? THEN 'application/problem+json' END,
                     CASE WHEN ? THEN '\\x7b7d'::bytea END, statement_timestamp(), statement_timestamp())""")) {
             s.setString(1, id);
-            s.setString(2, hash(id));
+            s.setString(2, MigrationSupport.sha256Hex(id));
             s.setString(3, "sha256-jcs:" + id);
             s.setString(4, status);
             s.setString(5, recoveryPoint);
@@ -162,7 +139,7 @@ class OpenChargesMigrationTest {
             throws SQLException {
         try (Statement s = c.createStatement()) {
             s.execute("INSERT INTO idempotency_records (scope_key, status, fingerprint, owner_token, created_at, "
-                    + "lease_expires_at, expires_at, retention, recovery_point, updated_at) VALUES ('" + hash(chargeId)
+                    + "lease_expires_at, expires_at, retention, recovery_point, updated_at) VALUES ('" + MigrationSupport.sha256Hex(chargeId)
                     + "', '" + status + "', 'sha256-jcs:" + chargeId + "', 'tok_" + chargeId + "', statement_timestamp(), "
                     + "statement_timestamp() + " + leaseFromNow + ", " + expires + ", interval '24 hours', NULL, "
                     + "statement_timestamp())");
