@@ -48,9 +48,17 @@ final class BenchServer implements AutoCloseable {
      * @param guard      the idempotency filter, for a guarded variant
      * @param charges    the servlet at {@code /v1/charges}
      * @param replays    the servlet at {@code /v1/replays}, for a raw baseline
+     * @param told       the servlet at {@code /v1/told}, for a raw baseline in the mixed mix
      * @param executions the handler's executions
      */
-    record Endpoint(@Nullable Filter guard, HttpServlet charges, @Nullable HttpServlet replays, Executions executions) {}
+    record Endpoint(@Nullable Filter guard, HttpServlet charges, @Nullable HttpServlet replays,
+            @Nullable HttpServlet told, Executions executions) {
+
+        /** An endpoint with one servlet for every request. */
+        Endpoint(@Nullable Filter guard, HttpServlet charges, Executions executions) {
+            this(guard, charges, null, null, executions);
+        }
+    }
 
     private final Tomcat tomcat;
     private final Path baseDir;
@@ -93,6 +101,10 @@ final class BenchServer implements AutoCloseable {
             context.setClearReferencesRmiTargets(false);
             Tomcat.addServlet(context, "charges", endpoint.charges());
             context.addServletMappingDecoded("/v1/charges", "charges", false);
+            if (endpoint.told() != null) {
+                Tomcat.addServlet(context, "told", endpoint.told());
+                context.addServletMappingDecoded("/v1/told", "told", false);
+            }
             if (endpoint.replays() != null) {
                 Tomcat.addServlet(context, "replays", endpoint.replays());
                 context.addServletMappingDecoded("/v1/replays", "replays", false);

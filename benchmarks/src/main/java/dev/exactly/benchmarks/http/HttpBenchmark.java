@@ -44,7 +44,8 @@ import org.jspecify.annotations.Nullable;
  * threads): unguarded; behind {@link IdempotencyFilter} on the in-memory, Redis (standalone and Cluster)
  * and PostgreSQL stores; and, per server, a raw baseline that does by hand the least any guard must do
  * there, through the same client library and pool: two raw round trips for a fresh key, one for a replay
- * (see {@link Variant}). Each mix (fresh keys; replays of keys completed beforehand) runs every endpoint
+ * (see {@link Variant}). Each mix (fresh keys; replays of keys completed beforehand; nine fresh keys in ten
+ * with a replay, {@link Mix#MIXED}) runs every endpoint
  * once per round, a guarded endpoint right after its floor, so that a change in the machine's load falls
  * on both sides of a ratio; the ratios are per round, reported as the median and the spread.
  *
@@ -59,7 +60,8 @@ import org.jspecify.annotations.Nullable;
  *
  * Options (system properties): {@code -Dexactly.bench.threads=2 -Dexactly.bench.connections=32
  * -Dexactly.bench.warmup=2 -Dexactly.bench.seconds=5 -Dexactly.bench.rounds=3
- * -Dexactly.bench.replayKeys=1000 -Dexactly.bench.endpoints=unguarded,memory,raw-redis,redis,...}.
+ * -Dexactly.bench.replayKeys=1000 -Dexactly.bench.endpoints=unguarded,memory,raw-redis,redis,...
+ * -Dexactly.bench.mixes=fresh,replays,mixed}.
  */
 public final class HttpBenchmark {
     /** The guarded route's policy: records are kept 10 minutes, long enough for every replay of the run. */
@@ -81,15 +83,18 @@ public final class HttpBenchmark {
      * @param rounds      measured rounds
      * @param replayKeys  keys completed per endpoint before the phases, for replays
      * @param variants    endpoints to measure, in this order within a round
+     * @param mixes       the mixes to run, in this order within a round
      */
     public record Settings(int threads, int connections, Duration warmup, Duration measure, int rounds,
-            int replayKeys, List<Variant> variants) {
+            int replayKeys, List<Variant> variants, List<Mix> mixes) {
 
         public Settings {
             variants = List.copyOf(variants);
-            if (threads < 1 || connections < threads || rounds < 1 || replayKeys < 1 || variants.isEmpty()) {
-                throw new IllegalArgumentException(
-                        "threads, rounds, replayKeys and endpoints must be positive, connections at least threads");
+            mixes = List.copyOf(mixes);
+            if (threads < 1 || connections < threads || rounds < 1 || replayKeys < 1 || variants.isEmpty()
+                    || mixes.isEmpty()) {
+                throw new IllegalArgumentException("threads, rounds, replayKeys, endpoints and mixes must be "
+                        + "positive, connections at least threads");
             }
             if (measure.toSeconds() < 1 || warmup.isNegative() || measure.toMillis() % 1000 != 0
                     || warmup.toMillis() % 1000 != 0) {
@@ -97,14 +102,16 @@ public final class HttpBenchmark {
             }
         }
 
-        /** wrk -t2 -c32, 2 s warm-up, 3 rounds of 5 s, 1000 replay keys, every endpoint. */
+        /** wrk -t2 -c32, 2 s warm-up, 3 rounds of 5 s, 1000 replay keys, every endpoint and mix. */
         public static Settings defaults() {
-            return new Settings(2, 32, Duration.ofSeconds(2), Duration.ofSeconds(5), 3, 1000, List.of(Variant.values()));
+            return new Settings(2, 32, Duration.ofSeconds(2), Duration.ofSeconds(5), 3, 1000, List.of(Variant.values()),
+                    List.of(Mix.values()));
         }
 
         static Settings fromSystemProperties() {
             Settings d = defaults();
             String endpoints = System.getProperty("exactly.bench.endpoints");
+            String mixes = System.getProperty("exactly.bench.mixes");
             return new Settings(
                     Integer.getInteger("exactly.bench.threads", d.threads()),
                     Integer.getInteger("exactly.bench.connections", d.connections()),
@@ -114,7 +121,10 @@ public final class HttpBenchmark {
                     Integer.getInteger("exactly.bench.replayKeys", d.replayKeys()),
                     endpoints == null
                             ? d.variants()
-                            : Arrays.stream(endpoints.split(",")).map(String::strip).map(Variant::of).toList());
+                            : Arrays.stream(endpoints.split(",")).map(String::strip).map(Variant::of).toList(),
+                    mixes == null
+                            ? d.mixes()
+                            : Arrays.stream(mixes.split(",")).map(String::strip).map(Mix::of).toList());
         }
     }
 
@@ -169,17 +179,18 @@ public final class HttpBenchmark {
     private static BenchServer.Endpoint endpoint(Variant variant, @Nullable StoreFixture fixture) {
         Executions executions = new Executions(variant.runsOncePerKey());
         return switch (variant.role()) {
-            case UNGUARDED -> new BenchServer.Endpoint(null, new ChargeServlet(executions), null, executions);
+            case UNGUARDED -> new BenchServer.Endpoint(null, new ChargeServlet(executions), executions);
             case GUARDED -> new BenchServer.Endpoint(
                     IdempotencyFilter.builder(required(fixture, variant).engine())
                             .route(IdempotentRoute.builder("POST", "/v1/charges").policy(ROUTE_POLICY).build())
                             .tenantResolver(TenantResolver.single("bench"))
                             .build(),
-                    new ChargeServlet(executions), null, executions);
+                    new ChargeServlet(executions), executions);
             case RAW -> {
                 RawBaseline raw = variant.fenced() ? required(fixture, variant).fencedRaw() : required(fixture, variant).raw();
-                yield new BenchServer.Endpoint(null, new RawServlet(raw, executions, false),
-                        new RawServlet(raw, executions, true), executions);
+                yield new BenchServer.Endpoint(null, new RawServlet(raw, executions, RawServlet.Kind.FRESH),
+                        new RawServlet(raw, executions, RawServlet.Kind.REPLAYS),
+                        new RawServlet(raw, executions, RawServlet.Kind.TOLD), executions);
             }
         };
     }
@@ -222,7 +233,7 @@ public final class HttpBenchmark {
                 prepare(variant);
             }
             if (!settings.warmup().isZero()) {
-                for (Mix mix : Mix.values()) {
+                for (Mix mix : settings.mixes()) {
                     for (Variant variant : settings.variants()) {
                         PhaseResult result = phase(variant, mix, 0, settings.warmup());
                         progress.printf("warm-up  %-12s %-20s %9.0f req/s, %d errors%n", mix.title(),
@@ -233,7 +244,7 @@ public final class HttpBenchmark {
             }
             for (int round = 1; round <= settings.rounds(); round++) {
                 loads.add("round " + round + ": " + Machine.sample(InstantSource.system()).loadAverage());
-                for (Mix mix : Mix.values()) {
+                for (Mix mix : settings.mixes()) {
                     for (Variant variant : settings.variants()) {
                         PhaseResult result = phase(variant, mix, round, settings.measure());
                         progress.printf("round %d  %-12s %-20s %9.0f req/s, %d errors%n", round, mix.title(),
@@ -333,6 +344,14 @@ public final class HttpBenchmark {
                 if (ran != 0) {
                     errors += ran;
                     samples.add("the handler ran " + ran + " times for keys that were completed before");
+                }
+            } else if (mix == Mix.MIXED && variant.runsOncePerKey()) {
+                // every good fresh answer is an execution, a replay none (a replay key that ran again is a
+                // duplicate, below); at most one request per connection was cut off unanswered
+                if (ran < report.freshAnswers() || ran > report.freshAnswers() + settings.connections()) {
+                    errors++;
+                    samples.add("the handler ran " + ran + " times for " + report.freshAnswers()
+                            + " good answers to fresh keys");
                 }
             } else if (ran < answered || ran > report.responses() + settings.connections()) {
                 // every good answer is an execution; at most one request per connection was cut off unanswered

@@ -85,6 +85,9 @@ public record HttpReport(HttpBenchmark.Settings settings, Machine before, Machin
 
     /** The ratio this project aims at for {@code variant} in {@code mix}, if any. */
     static Optional<Double> target(Mix mix, Variant variant) {
+        if (mix == Mix.MIXED) {
+            return Optional.empty();
+        }
         return switch (variant) {
             case MEMORY -> mix == Mix.FRESH ? Optional.of(0.8) : Optional.empty();
             case REDIS, REDIS_CLUSTER -> Optional.of(0.9);

@@ -13,22 +13,36 @@ import java.nio.charset.StandardCharsets;
  * placeholder ({@link RawBaseline#claim}, one round trip; a key that exists is answered 409 and the
  * handler does not run), runs the same handler as {@link ChargeServlet} and stores its answer
  * ({@link RawBaseline#finish}, the second round trip); for a replay it reads the stored answer
- * ({@link RawBaseline#read}, one round trip) and sends it marked as a replay, as the filter does.
+ * ({@link RawBaseline#read}, one round trip) and sends it marked as a replay, as the filter does. In the
+ * mixed mix it is told which a request is ({@value #REPLAY_HEADER}, sent by the load script), which no guard
+ * is: the floor of a mix is what each kind's least round trips cost together.
  */
 final class RawServlet extends HttpServlet {
     private static final long serialVersionUID = 1L;
     private static final byte[] CONFLICT = "{\"error\":\"key already claimed\"}".getBytes(StandardCharsets.UTF_8);
     private static final byte[] NOT_FOUND = "{\"error\":\"no stored answer\"}".getBytes(StandardCharsets.UTF_8);
 
+    /** Sent by the load script on a replay of the mixed mix, for the raw floor only. */
+    static final String REPLAY_HEADER = "X-Bench-Replay";
+
+    /** Which requests an endpoint takes for replays. */
+    enum Kind {
+        /** None: every request a fresh key. */
+        FRESH,
+        /** All of them. */
+        REPLAYS,
+        /** Those the load script says are ({@value #REPLAY_HEADER}). */
+        TOLD
+    }
+
     private final transient RawBaseline raw;
     private final transient Executions executions;
-    private final boolean replays;
+    private final Kind kind;
 
-    /** @param replays whether this endpoint answers replays (one read) rather than fresh keys */
-    RawServlet(RawBaseline raw, Executions executions, boolean replays) {
+    RawServlet(RawBaseline raw, Executions executions, Kind kind) {
         this.raw = raw;
         this.executions = executions;
-        this.replays = replays;
+        this.kind = kind;
     }
 
     @Override
@@ -37,7 +51,12 @@ final class RawServlet extends HttpServlet {
         if (key == null) {
             return;
         }
-        if (replays) {
+        boolean replay = switch (kind) {
+            case FRESH -> false;
+            case REPLAYS -> true;
+            case TOLD -> "1".equals(request.getHeader(REPLAY_HEADER));
+        };
+        if (replay) {
             byte[] stored = raw.read(key);
             if (stored == null) {
                 ChargeServlet.write(response, 404, NOT_FOUND);

@@ -59,7 +59,14 @@ public enum Variant {
 
     /** The name of this endpoint's row in {@code mix}: a raw baseline names its round trips. */
     public String name(Mix mix) {
-        return role != Role.RAW ? id : id + (mix == Mix.FRESH ? "-2" : "-1");
+        if (role != Role.RAW) {
+            return id;
+        }
+        return id + switch (mix) {
+            case FRESH -> "-2";
+            case REPLAYS -> "-1";
+            case MIXED -> "-told";
+        };
     }
 
     /** The store (or, for a raw baseline, the server) behind this endpoint; empty when unguarded. */
@@ -102,7 +109,14 @@ public enum Variant {
 
     /** The path (within the context) requests of {@code mix} go to. */
     String path(Mix mix) {
-        return role == Role.RAW && mix == Mix.REPLAYS ? "/v1/replays" : "/v1/charges";
+        if (role != Role.RAW) {
+            return "/v1/charges";
+        }
+        return switch (mix) {
+            case FRESH -> "/v1/charges";
+            case REPLAYS -> "/v1/replays";
+            case MIXED -> "/v1/told";
+        };
     }
 
     /** The variant named {@code id}. */

@@ -71,16 +71,17 @@ final class Wrk {
      * @param p50Millis    median latency
      * @param p99Millis    99th percentile latency
      * @param errorSamples the first few rejected answers and wrk's own complaints
+     * @param freshAnswers answers to fresh keys that passed their checks
      */
     record Report(long responses, long failed, long socketErrors, double seconds, double p50Millis, double p99Millis,
-            List<String> errorSamples) {}
+            List<String> errorSamples, long freshAnswers) {}
 
     /**
      * Runs one phase against {@code uri} and waits for it.
      *
      * @param tag    unique to the phase: fresh keys are {@code tag-<thread>-<n>}
      * @param marked whether replays must come back marked as replays (see {@code phase.lua})
-     * @param keys   the replay keys and their first answers (replay mode)
+     * @param keys   the replay keys and their first answers (replay and mixed modes)
      */
     Report run(URI uri, Mix mix, String tag, boolean marked, Path keys, int threads, int connections, Duration duration)
             throws IOException, InterruptedException {
@@ -138,6 +139,6 @@ final class Wrk {
                     + ", write " + figures.get("write") + ", timeout " + figures.get("timeout"));
         }
         return new Report(responses, failed + Math.abs(unchecked), socketErrors, figures.get("duration_us") / 1e6,
-                figures.get("p50_us") / 1000.0, figures.get("p99_us") / 1000.0, samples);
+                figures.get("p50_us") / 1000.0, figures.get("p99_us") / 1000.0, samples, figures.get("fresh"));
     }
 }

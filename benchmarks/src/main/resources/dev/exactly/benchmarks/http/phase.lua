@@ -2,16 +2,19 @@
 -- POST with an Idempotency-Key and a small JSON body naming the key, and every answer is checked.
 --
 -- Arguments (after --):
---   1  mode: "fresh" (each request a key never sent before) or "replay" (keys completed beforehand)
+--   1  mode: "fresh" (each request a key never sent before), "replay" (keys completed beforehand) or
+--      "mixed" (every tenth request of a thread a replay, the others fresh keys; a replay carries
+--      X-Bench-Replay: 1, which only the raw floor reads: it is told what a guard must find out)
 --   2  tag: unique to this phase; a fresh key is tag-<thread>-<n>
 --   3  marked: "1" if replays must carry Idempotent-Replayed: true (a guard, or a raw replay read);
 --      "0" if no answer may carry it (the unguarded endpoint runs every request)
---   4  keys file (replay mode): one "key<TAB>first answer's body" per line
+--   4  keys file (replay and mixed modes): one "key<TAB>first answer's body" per line
 --
 -- An answer passes if its status is 201, its body names the request's key space ("reference"), a fresh
 -- key's answer is not marked as a replay, and a replay's answer is marked (or not) as required and, when
 -- marked, is byte for byte the body the key's first execution answered. done() prints one line
--- "EXACTLY k=v ..." and up to a few "EXACTLY-ERROR <text>" lines for the harness to parse.
+-- "EXACTLY k=v ..." (fresh: the answers to fresh keys that passed) and up to a few "EXACTLY-ERROR <text>"
+-- lines for the harness to parse.
 
 local threads = {}
 
@@ -27,11 +30,12 @@ function init(args)
   counter = 0
   checked = 0
   failed = 0
+  fresh = 0
   samples = ""
   sampled = 0
   keys = {}
   bodies = {}
-  if mode == "replay" then
+  if mode == "replay" or mode == "mixed" then
     for line in io.lines(args[4]) do
       local key, body = line:match("^([^\t]+)\t(.*)$")
       keys[#keys + 1] = key
@@ -41,7 +45,7 @@ function init(args)
       error("no replay keys in " .. args[4])
     end
   elseif mode ~= "fresh" then
-    error("mode must be fresh or replay, not " .. tostring(mode))
+    error("mode must be fresh, replay or mixed, not " .. tostring(mode))
   end
   math.randomseed(id * 7919)
   headers = { ["Content-Type"] = "application/json" }
@@ -49,11 +53,15 @@ end
 
 function request()
   local key
-  if mode == "fresh" then
-    counter = counter + 1
+  counter = counter + 1
+  if mode == "fresh" or (mode == "mixed" and counter % 10 ~= 0) then
     key = prefix .. counter
+    headers["X-Bench-Replay"] = nil
   else
     key = keys[math.random(#keys)]
+    if mode == "mixed" then
+      headers["X-Bench-Replay"] = "1"
+    end
   end
   headers["Idempotency-Key"] = key
   return wrk.format("POST", nil, headers, '{"amount":1999,"currency":"EUR","reference":"' .. key .. '"}')
@@ -77,13 +85,14 @@ function response(status, headers, body)
     return fail("no reference in " .. body)
   end
   local replayed = headers["Idempotent-Replayed"]
-  if mode == "fresh" then
+  if mode == "fresh" or (mode == "mixed" and ref:sub(1, #prefix) == prefix) then
     if ref:sub(1, #prefix) ~= prefix then
       return fail("answer for " .. ref .. " on a connection that sent keys " .. prefix .. "*")
     end
     if replayed then
       return fail("fresh key " .. ref .. " answered as a replay")
     end
+    fresh = fresh + 1
   else
     local first = bodies[ref]
     if not first then
@@ -103,16 +112,17 @@ function response(status, headers, body)
 end
 
 function done(summary, latency, requests)
-  local all_checked, all_failed, all_samples = 0, 0, ""
+  local all_checked, all_failed, all_fresh, all_samples = 0, 0, 0, ""
   for _, thread in ipairs(threads) do
     all_checked = all_checked + thread:get("checked")
     all_failed = all_failed + thread:get("failed")
+    all_fresh = all_fresh + thread:get("fresh")
     all_samples = all_samples .. thread:get("samples")
   end
   local e = summary.errors
   io.write(string.format(
-    "EXACTLY responses=%d checked=%d failed=%d connect=%d read=%d write=%d timeout=%d status=%d duration_us=%d p50_us=%d p99_us=%d max_us=%d\n",
-    summary.requests, all_checked, all_failed, e.connect, e.read, e.write, e.timeout, e.status,
+    "EXACTLY responses=%d checked=%d failed=%d fresh=%d connect=%d read=%d write=%d timeout=%d status=%d duration_us=%d p50_us=%d p99_us=%d max_us=%d\n",
+    summary.requests, all_checked, all_failed, all_fresh, e.connect, e.read, e.write, e.timeout, e.status,
     summary.duration, latency:percentile(50), latency:percentile(99), latency.max))
   for line in all_samples:gmatch("[^\n]+") do
     io.write("EXACTLY-ERROR ", line, "\n")

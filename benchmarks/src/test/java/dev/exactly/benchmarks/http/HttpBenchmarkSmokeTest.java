@@ -44,7 +44,7 @@ class HttpBenchmarkSmokeTest {
             variants.removeAll(List.of(Variant.RAW_REDIS_CLUSTER, Variant.REDIS_CLUSTER));
         }
         HttpBenchmark.Settings settings = new HttpBenchmark.Settings(
-                2, 4, Duration.ZERO, Duration.ofSeconds(1), 1, 20, variants);
+                2, 4, Duration.ZERO, Duration.ofSeconds(1), 1, 20, variants, List.of(Mix.values()));
 
         HttpReport report = HttpBenchmark.run(settings, new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8));
 
@@ -57,6 +57,10 @@ class HttpBenchmarkSmokeTest {
                 assertThat(result.responses()).as("%s %s answers", mix, variant.name(mix)).isPositive();
                 if (mix == Mix.REPLAYS && variant != Variant.UNGUARDED) {
                     assertThat(result.executions()).as("%s handler runs on replays", variant.id()).isZero();
+                } else if (mix == Mix.MIXED && variant != Variant.UNGUARDED) {
+                    // nine in ten are fresh keys, each run once; the tenth a replay, run never
+                    assertThat(result.executions()).as("%s handler runs in the mixed mix", variant.name(mix))
+                            .isLessThan(result.responses()).isGreaterThanOrEqualTo(result.responses() * 8 / 10);
                 } else {
                     assertThat(result.executions()).as("%s handler runs", variant.name(mix))
                             .isBetween(result.responses(), result.responses() + settings.connections());
@@ -70,6 +74,13 @@ class HttpBenchmarkSmokeTest {
         assertThat(report.ratio(Mix.FRESH, Variant.REDIS)).isPresent();
         assertThat(report.fencedRatio(Mix.FRESH, Variant.REDIS)).isPresent();
         assertThat(report.fencedRatio(Mix.REPLAYS, Variant.REDIS)).as("a replay's floor is a read either way").isEmpty();
+        // the mixed mix's floor is told which requests are replays: one command for those, two for the others
+        assertThat(report.ratio(Mix.MIXED, Variant.POSTGRES)).isPresent();
+        assertThat(report.results(Mix.MIXED, Variant.RAW_REDIS)).allSatisfy(result -> assertThat(
+                result.redis().callsPer(result.responses())).isStrictlyBetween(1.5, 2.0));
+        assertThat(report.results(Mix.MIXED, Variant.REDIS)).allSatisfy(result -> assertThat(
+                result.redis().callsPer(result.responses())).as("a replay is one command, a fresh key five")
+                .isStrictlyBetween(4.0, 5.0));
         // the per-request costs are measured, not left blank: the serving JVM's CPU and the Redis process's
         assertThat(report.results(Mix.FRESH, Variant.REDIS)).allSatisfy(result -> {
             assertThat(result.serverCpuNanos()).isPositive();
@@ -84,7 +95,8 @@ class HttpBenchmarkSmokeTest {
         ByteArrayOutputStream text = new ByteArrayOutputStream();
         report.print(new PrintStream(text, true, StandardCharsets.UTF_8));
         assertThat(text.toString(StandardCharsets.UTF_8))
-                .contains("raw-redis-2", "raw-redis-1", "raw-redis-fenced-2", "raw-pg-2", "raw-pg-1", "vs floor",
+                .contains("raw-redis-2", "raw-redis-1", "raw-redis-fenced-2", "raw-pg-2", "raw-pg-1", "raw-pg-told",
+                        "mixed 9:1", "vs floor",
                         "vs raw-redis-fenced-2", "every answer passed",
                         "server CPU µs/req", "redis CPU µs/req");
     }
@@ -92,7 +104,7 @@ class HttpBenchmarkSmokeTest {
     @Test
     void theChecksCatchAnEndpointThatRunsReplaysOrAnswersThemUnmarked(@TempDir Path work) throws Exception {
         Executions executions = new Executions(true);
-        BenchServer.Endpoint unguarded = new BenchServer.Endpoint(null, new ChargeServlet(executions), null, executions);
+        BenchServer.Endpoint unguarded = new BenchServer.Endpoint(null, new ChargeServlet(executions), executions);
         try (BenchServer server = BenchServer.start(java.util.Map.of(Variant.UNGUARDED, unguarded))) {
             Path keys = work.resolve("keys");
             Files.writeString(keys, "smoke-replay-0\t{\"reference\":\"smoke-replay-0\"}\n");
