@@ -314,6 +314,10 @@ public final class HttpBenchmark {
 
         /** One wrk run against one endpoint, with the execution and Redis accounts around it. */
         private PhaseResult phase(Variant variant, Mix mix, int round, Duration duration) throws Exception {
+            // the garbage of the phase before is collected now, not by the collector's threads during this one,
+            // whose CPU time and pauses would be charged to this endpoint (the one after the in-memory endpoint's
+            // fast phase paid for its garbage, and looked slower than what it does)
+            System.gc();
             Executions executions = server.executions(variant);
             long executionsBefore = executions.count();
             long duplicatesBefore = executions.duplicates();
