@@ -64,9 +64,14 @@ import org.jspecify.annotations.Nullable;
  * -Dexactly.bench.mixes=fresh,replays,mixed}.
  */
 public final class HttpBenchmark {
-    /** The guarded route's policy: records are kept 10 minutes, long enough for every replay of the run. */
+    /**
+     * How long the replay keys must last: the guarded route keeps its records, and the raw Redis floor its
+     * keys ({@code RedisRawBaseline.TTL_MILLIS}), this long; a run planned to last longer is refused.
+     */
+    static final Duration KEPT = Duration.ofHours(1);
+    /** The guarded route's policy: records are kept an hour, longer than any run that is allowed to start. */
     static final IdempotencyPolicy ROUTE_POLICY = IdempotencyPolicy.custom()
-            .lease(Duration.ofSeconds(30)).retention(Duration.ofMinutes(10)).build();
+            .lease(Duration.ofSeconds(30)).retention(KEPT).build();
     private static final int STORE_CONNECTIONS = 16;
     private static final int PREPARE_CLIENTS = 8;
     private static final Duration IDLE_TIMEOUT = Duration.ofSeconds(30);
@@ -99,6 +104,14 @@ public final class HttpBenchmark {
             if (measure.toSeconds() < 1 || warmup.isNegative() || measure.toMillis() % 1000 != 0
                     || warmup.toMillis() % 1000 != 0) {
                 throw new IllegalArgumentException("the load generator times whole seconds: measure at least 1 s");
+            }
+            // the replay keys are completed before the first phase and read in the last one: they must outlive
+            // the run (with room for preparation, collections and waits between phases)
+            Duration planned = warmup.plus(measure.multipliedBy(rounds)).multipliedBy((long) variants.size() * mixes.size());
+            if (planned.multipliedBy(3).dividedBy(2).compareTo(KEPT) > 0) {
+                throw new IllegalArgumentException("a run of " + planned.toMinutes() + " minutes of load (" + variants.size()
+                        + " endpoints, " + mixes.size() + " mixes, " + rounds + " rounds) would outlive the replay keys, "
+                        + "kept " + KEPT.toMinutes() + " minutes: measure fewer endpoints, mixes or rounds per run");
             }
         }
 

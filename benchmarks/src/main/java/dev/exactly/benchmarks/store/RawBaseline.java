@@ -11,7 +11,7 @@ import org.jspecify.annotations.Nullable;
  */
 public interface RawBaseline extends AutoCloseable {
 
-    /** What a fresh key sends, e.g. {@code SET k v NX PX 600000, then SET k v XX PX 600000}. */
+    /** What a fresh key sends, e.g. {@code SET k v NX PX 3600000, then SET k v XX PX 3600000}. */
     String freshOperations();
 
     /** What a replay sends, e.g. {@code GET k}. */

@@ -53,7 +53,7 @@ import org.jspecify.annotations.Nullable;
  */
 public final class RedisInstructions {
     private static final IdempotencyPolicy POLICY = IdempotencyPolicy.custom()
-            .lease(Duration.ofSeconds(30)).retention(Duration.ofSeconds(600)).build();
+            .lease(Duration.ofSeconds(30)).retention(Duration.ofMillis(RedisRawBaseline.TTL_MILLIS)).build();
     private static final Duration START_UNDER_VALGRIND = Duration.ofSeconds(60);
 
     static final String FLOOR_FRESH = "floor, fresh key";

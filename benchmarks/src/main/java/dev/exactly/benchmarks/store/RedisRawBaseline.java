@@ -14,7 +14,7 @@ import org.jspecify.annotations.Nullable;
  * Redis: each command through the asynchronous API (the synchronous API's proxy would cost the floor work
  * the store does not do), its answer awaited without any timeout, the least a wait can cost (the store
  * bounds every wait, at a cost of its own), and concurrent callers share, and so pipeline on, that
- * connection. A fresh key is {@code SET k v NX PX 600000} then {@code SET k v XX PX 600000}; a
+ * connection. A fresh key is {@code SET k v NX PX 3600000} then {@code SET k v XX PX 3600000}; a
  * replay is {@code GET k}. Its client keeps no timer per command ({@link #TIMEOUTS}), as the store's
  * clients do not.
  *
@@ -26,7 +26,7 @@ import org.jspecify.annotations.Nullable;
  */
 final class RedisRawBaseline implements RawBaseline {
     /** As long as the HTTP benchmark's route keeps its records: replay keys are read long after they were written. */
-    static final long TTL_MILLIS = 600_000;
+    static final long TTL_MILLIS = 3_600_000;
     private static final SetArgs NX_PX = SetArgs.Builder.nx().px(TTL_MILLIS);
     private static final SetArgs XX_PX = SetArgs.Builder.xx().px(TTL_MILLIS);
     private static final byte[] PLACEHOLDER = "processing".getBytes(StandardCharsets.US_ASCII);

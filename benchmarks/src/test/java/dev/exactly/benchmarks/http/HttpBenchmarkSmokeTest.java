@@ -1,6 +1,7 @@
 package dev.exactly.benchmarks.http;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.exactly.benchmarks.store.RedisCluster;
 import dev.exactly.testing.Ci;
@@ -99,6 +100,17 @@ class HttpBenchmarkSmokeTest {
                         "mixed 9:1", "vs floor",
                         "vs raw-redis-fenced-2", "every answer passed",
                         "server CPU µs/req", "redis CPU µs/req");
+    }
+
+    @Test
+    void aRunThatWouldOutliveItsReplayKeysIsRefusedBeforeItStarts() {
+        // every endpoint and mix, 40 rounds of 5 s: 92 minutes of load, past the hour the replay keys are kept
+        assertThatThrownBy(() -> new HttpBenchmark.Settings(2, 32, Duration.ofSeconds(2), Duration.ofSeconds(5), 40,
+                1000, List.of(Variant.values()), List.of(Mix.values())))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("outlive the replay keys");
+        // the documented run (5 rounds) fits
+        assertThat(new HttpBenchmark.Settings(2, 32, Duration.ofSeconds(2), Duration.ofSeconds(5), 5, 1000,
+                List.of(Variant.values()), List.of(Mix.values())).rounds()).isEqualTo(5);
     }
 
     @Test
