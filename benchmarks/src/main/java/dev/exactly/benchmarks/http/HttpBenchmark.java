@@ -65,10 +65,10 @@ import org.jspecify.annotations.Nullable;
  */
 public final class HttpBenchmark {
     /**
-     * How long the replay keys must last: the guarded route keeps its records, and the raw Redis floor its
-     * keys ({@code RedisRawBaseline.TTL_MILLIS}), this long; a run planned to last longer is refused.
+     * How long the replay keys last: the raw floors keep their keys, and the guarded route its records, this
+     * long; a run planned to last longer is refused.
      */
-    static final Duration KEPT = Duration.ofHours(1);
+    static final Duration KEPT = RawBaseline.KEPT;
     /** The guarded route's policy: records are kept an hour, longer than any run that is allowed to start. */
     static final IdempotencyPolicy ROUTE_POLICY = IdempotencyPolicy.custom()
             .lease(Duration.ofSeconds(30)).retention(KEPT).build();

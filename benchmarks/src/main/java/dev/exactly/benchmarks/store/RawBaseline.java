@@ -1,5 +1,6 @@
 package dev.exactly.benchmarks.store;
 
+import java.time.Duration;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -10,6 +11,12 @@ import org.jspecify.annotations.Nullable;
  * the outcome after it, and a replay must read the recorded outcome.
  */
 public interface RawBaseline extends AutoCloseable {
+
+    /**
+     * How long a baseline keeps what it writes where its server expires keys (Redis): as long as the HTTP
+     * benchmark's guarded route keeps its records, since replay keys are read long after they were written.
+     */
+    Duration KEPT = Duration.ofHours(1);
 
     /** What a fresh key sends, e.g. {@code SET k v NX PX 3600000, then SET k v XX PX 3600000}. */
     String freshOperations();

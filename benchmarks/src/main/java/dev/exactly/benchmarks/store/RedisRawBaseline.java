@@ -25,8 +25,8 @@ import org.jspecify.annotations.Nullable;
  * owner's late answer would overwrite the record of the owner that took over.
  */
 final class RedisRawBaseline implements RawBaseline {
-    /** As long as the HTTP benchmark's route keeps its records: replay keys are read long after they were written. */
-    static final long TTL_MILLIS = 3_600_000;
+    /** {@link RawBaseline#KEPT}, as the {@code PX} of its keys. */
+    static final long TTL_MILLIS = KEPT.toMillis();
     private static final SetArgs NX_PX = SetArgs.Builder.nx().px(TTL_MILLIS);
     private static final SetArgs XX_PX = SetArgs.Builder.xx().px(TTL_MILLIS);
     private static final byte[] PLACEHOLDER = "processing".getBytes(StandardCharsets.US_ASCII);
