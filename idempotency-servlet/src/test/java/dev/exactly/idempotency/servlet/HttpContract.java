@@ -517,6 +517,46 @@ public abstract class HttpContract {
     }
 
     @Test
+    void everyRequestOnAKeepAliveConnectionIsAnsweredAfterAnswersGivenBeforeTheBodyWasRead() throws Exception {
+        handler = request -> Reply.json(201, "{\"echo\":" + request.text() + "}");
+        String json = "{\"amount\":100,\"currency\":\"EUR\"}";
+        // one request at a time, so the JDK client sends them all on one pooled connection: each refusal below is
+        // decided before the request's body is read, and the request after it must still be read and answered
+        // (Reactor Netty 1.3 could leave the next request of the connection unanswered: 29 of 400 such pairs)
+        for (int round = 0; round < 100; round++) {
+            assertThat(charge(newKey()).send().statusCode()).as("round %d, a charge", round).isEqualTo(201);
+            assertProblem(Call.post(server, "/v1/charges").apiKey("sk_a").json(json).send(),
+                    400, "idempotency-key-missing", "idempotency_key_missing");
+            assertProblem(Call.post(server, "/v1/charges").key(newKey()).apiKey("sk_unknown").json(json).send(),
+                    401, "tenant-unresolved", "tenant_unresolved");
+            assertProblem(Call.post(server, "/v1/charges").key(newKey()).apiKey("sk_a")
+                    .header("Content-Type", "multipart/form-data; boundary=xyz")
+                    .bytes("--xyz\r\nContent-Disposition: form-data; name=\"a\"\r\n\r\n1\r\n--xyz--\r\n".getBytes())
+                    .send(), 415, "unsupported-media-type", "unsupported_media_type");
+        }
+        HttpResponse<byte[]> echo = Call.post(server, "/v1/charges").key(newKey()).apiKey("sk_a").json("{\"amount\":42}").send();
+        assertThat(Call.text(echo)).isEqualTo("{\"echo\":{\"amount\":42}}");
+        assertThat(executions).hasValue(101);
+    }
+
+    @Test
+    void aBodyOverTheLimitIs413AndTheConnectionIsClosedOrServesTheNextRequest() throws Exception {
+        byte[] tooLarge = new byte[MAX_REQUEST_BODY * 4];
+        List<String> headers = List.of("Authorization: Bearer sk_a", "Idempotency-Key: " + newKey(),
+                "Content-Type: application/octet-stream");
+        try (KeepAliveConnection connection = KeepAliveConnection.open(server)) {
+            KeepAliveConnection.Answer refused = connection.post("/v1/charges", headers, tooLarge);
+            assertThat(refused.status()).isEqualTo(413);
+            if (refused.closes()) {
+                assertThat(connection.closedByServer()).as("the server said it closes the connection").isTrue();
+            } else {
+                assertThat(connection.post("/v1/charges", List.of("Authorization: Bearer sk_a",
+                        "Idempotency-Key: " + newKey()), new byte[0]).status()).isEqualTo(204);
+            }
+        }
+    }
+
+    @Test
     void multipartAndDeepJsonAreRefusedBeforeTheKeyIsClaimed() throws Exception {
         String key = newKey();
         HttpResponse<byte[]> multipart = Call.post(server, "/v1/charges").key(key).apiKey("sk_a")
