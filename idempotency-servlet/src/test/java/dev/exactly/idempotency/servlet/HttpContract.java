@@ -517,6 +517,27 @@ public abstract class HttpContract {
     }
 
     @Test
+    void aPercentEncodedOrParameterisedPathIsTheRouteItNamesAndTheSameRequest() throws Exception {
+        handler = request -> Reply.json(201, "{\"n\":" + executions.get() + "}");
+        String key = newKey();
+        String json = "{\"amount\":100,\"currency\":\"EUR\"}";
+        HttpResponse<byte[]> encoded = Call.post(server, "/v1/%63harges").key(key).apiKey("sk_a").json(json).send();
+        HttpResponse<byte[]> plain = Call.post(server, "/v1/charges").key(key).apiKey("sk_a").json(json).send();
+        HttpResponse<byte[]> parameterised = Call.post(server, "/v1/charges;v=1").key(key).apiKey("sk_a").json(json).send();
+        assertThat(encoded.statusCode()).isEqualTo(201);
+        assertThat(replayed(encoded)).isFalse();
+        assertThat(List.of(plain, parameterised)).allSatisfy(retry -> {
+            assertThat(retry.statusCode()).isEqualTo(201);
+            assertThat(replayed(retry)).as("a retry of /v1/%%63harges").isTrue();
+            assertThat(retry.body()).isEqualTo(encoded.body());
+        });
+        // without a key, an encoded path of a guarded route is refused like the plain one, never let through
+        assertProblem(Call.post(server, "/v1/charges/ch%5F1/refunds").apiKey("sk_a").json(json).send(),
+                400, "idempotency-key-missing", "idempotency_key_missing");
+        assertThat(executions).hasValue(1);
+    }
+
+    @Test
     void everyRequestOnAKeepAliveConnectionIsAnsweredAfterAnswersGivenBeforeTheBodyWasRead() throws Exception {
         handler = request -> Reply.json(201, "{\"echo\":" + request.text() + "}");
         String json = "{\"amount\":100,\"currency\":\"EUR\"}";

@@ -36,6 +36,7 @@ import org.springframework.core.io.buffer.DataBufferUtils;
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpStatusCode;
 import org.springframework.http.MediaType;
+import org.springframework.http.server.PathContainer;
 import org.springframework.http.server.reactive.ServerHttpRequest;
 import org.springframework.http.server.reactive.ServerHttpResponse;
 import org.springframework.web.server.ServerWebExchange;
@@ -141,8 +142,8 @@ public final class IdempotencyWebFilter implements WebFilter, Ordered {
         }
         ServerHttpRequest request = exchange.getRequest();
         String method = request.getMethod().name();
-        String path = request.getPath().pathWithinApplication().value();
-        IdempotentRoute route = routes.match(method, path.isEmpty() ? "/" : path);
+        String path = decodedPath(request);
+        IdempotentRoute route = routes.match(method, path);
         if (route == null) {
             return chain.filter(exchange);
         }
@@ -156,7 +157,7 @@ public final class IdempotencyWebFilter implements WebFilter, Ordered {
         }
         return tenantResolver.resolve(exchange)
                 .filter(tenant -> !tenant.isBlank())
-                .map(tenant -> guard(exchange, chain, route, tenant, keys))
+                .map(tenant -> guard(exchange, chain, route, path, tenant, keys))
                 .defaultIfEmpty(Mono.defer(() -> skipBody(exchange).then(writeProblem(exchange.getResponse(),
                         Problems.tenantUnresolved(), Map.of(HttpHeaders.WWW_AUTHENTICATE, challenge)))))
                 .flatMap(Function.identity())
@@ -194,8 +195,32 @@ public final class IdempotencyWebFilter implements WebFilter, Ordered {
                 .onErrorResume(e -> Mono.empty());
     }
 
-    private Mono<Void> guard(ServerWebExchange exchange, WebFilterChain chain, IdempotentRoute route, String tenant,
-            List<String> keys) {
+    /**
+     * The context-relative path the handler mappings match: each segment percent-decoded and without its path
+     * parameters ({@code /v1/%63harges;v=1} is {@code /v1/charges}), as the servlet filter reads it from the
+     * container. A {@code /} or {@code ;} that a segment decodes to stays encoded, so that it splits nothing.
+     */
+    static String decodedPath(ServerHttpRequest request) {
+        PathContainer within = request.getPath().pathWithinApplication();
+        String raw = within.value();
+        if (raw.indexOf('%') < 0 && raw.indexOf(';') < 0) {
+            return raw.isEmpty() ? "/" : raw;
+        }
+        StringBuilder path = new StringBuilder(raw.length());
+        for (PathContainer.Element element : within.elements()) {
+            if (element instanceof PathContainer.PathSegment segment) {
+                String value = segment.valueToMatch();
+                path.append(value.indexOf('/') < 0 && value.indexOf(';') < 0
+                        ? value : value.replace("/", "%2F").replace(";", "%3B"));
+            } else {
+                path.append('/');
+            }
+        }
+        return path.isEmpty() ? "/" : path.toString();
+    }
+
+    private Mono<Void> guard(ServerWebExchange exchange, WebFilterChain chain, IdempotentRoute route, String path,
+            String tenant, List<String> keys) {
         ServerHttpRequest request = exchange.getRequest();
         IdempotencyKey key = IdempotencyKey.parse(keys);
         MediaType contentType = request.getHeaders().getContentType();
@@ -216,15 +241,14 @@ public final class IdempotencyWebFilter implements WebFilter, Ordered {
                 })
                 .defaultIfEmpty(new byte[0])
                 .onErrorMap(DataBufferLimitException.class, e -> new PayloadTooLargeException(limit))
-                .flatMap(body -> execute(exchange, chain, route, new Scope(tenant, request.getMethod().name(),
+                .flatMap(body -> execute(exchange, chain, route, path, new Scope(tenant, request.getMethod().name(),
                         route.pathTemplate(), key), body, type));
     }
 
     /** Fingerprints and runs the engine on the worker; the handler is awaited there, never on an event loop. */
-    private Mono<Void> execute(ServerWebExchange exchange, WebFilterChain chain, IdempotentRoute route, Scope scope,
-            byte[] body, @Nullable String contentType) {
+    private Mono<Void> execute(ServerWebExchange exchange, WebFilterChain chain, IdempotentRoute route, String path,
+            Scope scope, byte[] body, @Nullable String contentType) {
         ServerHttpRequest request = exchange.getRequest();
-        String path = request.getPath().pathWithinApplication().value();
         String query = request.getURI().getRawQuery();
         Execution execution = new Execution(exchange, chain, route, body);
         return Mono.fromCallable(() -> {

@@ -66,6 +66,17 @@ class ReactiveStarterTest {
         assertThat(retry.body()).isEqualTo(first.body());
         assertThat(retry.headers().firstValue("Idempotent-Replayed")).hasValue("true");
 
+        // Spring's mappings decode the path: so does the filter, and an encoded retry is the same request
+        HttpResponse<String> encodedRetry = post("/v1/%63harges", "k-reactive-1", "sk_test_acme", "{\"amount\":100}");
+        assertThat(encodedRetry.headers().firstValue("Idempotent-Replayed")).hasValue("true");
+        assertThat(encodedRetry.body()).isEqualTo(first.body());
+        HttpResponse<String> encoded = post("/v1/%63harges", "k-reactive-2", "sk_test_acme", "{\"amount\":100}");
+        HttpResponse<String> plainRetry = post("/v1/charges", "k-reactive-2", "sk_test_acme", "{\"amount\":100}");
+        assertThat(encoded.statusCode()).as("the encoded path reaches the handler").isEqualTo(201);
+        assertThat(encoded.body()).isNotEqualTo(first.body());
+        assertThat(plainRetry.headers().firstValue("Idempotent-Replayed")).hasValue("true");
+        assertThat(plainRetry.body()).isEqualTo(encoded.body());
+
         HttpResponse<String> reused = post("/v1/charges", "k-reactive-1", "sk_test_acme", "{\"amount\":999}");
         assertThat(reused.statusCode()).isEqualTo(422);
         assertThat(reused.body()).contains("idempotency_key_reused");
@@ -73,7 +84,7 @@ class ReactiveStarterTest {
         HttpResponse<String> stranger = post("/v1/charges", "k-reactive-1", "sk_unknown", "{\"amount\":100}");
         assertThat(stranger.statusCode()).isEqualTo(401);
         assertThat(stranger.headers().firstValue("WWW-Authenticate")).hasValue("Bearer");
-        assertThat(charges.runs).hasValue(1);
+        assertThat(charges.runs).hasValue(2);
     }
 
     @Test
