@@ -578,6 +578,20 @@ public abstract class HttpContract {
     }
 
     @Test
+    void aContentTypeThatDoesNotParseIsTheHandlersToJudgeAndIsGuarded() throws Exception {
+        handler = request -> Reply.json(201, "{\"type\":\"" + request.headers().get("content-type").getFirst() + "\"}");
+        String key = newKey();
+        HttpResponse<byte[]> first = Call.post(server, "/v1/charges").key(key).apiKey("sk_a")
+                .header("Content-Type", "text").bytes("hello".getBytes(StandardCharsets.US_ASCII)).send();
+        HttpResponse<byte[]> retry = Call.post(server, "/v1/charges").key(key).apiKey("sk_a")
+                .header("Content-Type", "text").bytes("hello".getBytes(StandardCharsets.US_ASCII)).send();
+        assertThat(first.statusCode()).as(Call.text(first)).isEqualTo(201);
+        assertThat(Call.text(first)).isEqualTo("{\"type\":\"text\"}");
+        assertThat(replayed(retry)).isTrue();
+        assertThat(executions).hasValue(1);
+    }
+
+    @Test
     void multipartAndDeepJsonAreRefusedBeforeTheKeyIsClaimed() throws Exception {
         String key = newKey();
         HttpResponse<byte[]> multipart = Call.post(server, "/v1/charges").key(key).apiKey("sk_a")

@@ -1,6 +1,8 @@
 package dev.exactly.idempotency.webflux;
 
+import dev.exactly.idempotency.servlet.Problem;
 import java.io.ByteArrayOutputStream;
+import java.net.URI;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -14,11 +16,13 @@ import org.springframework.core.io.buffer.DataBufferUtils;
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.HttpStatusCode;
+import org.springframework.http.ProblemDetail;
 import org.springframework.http.ResponseCookie;
 import org.springframework.http.server.reactive.ServerHttpResponse;
 import org.springframework.http.server.reactive.ServerHttpResponseDecorator;
 import org.springframework.util.LinkedMultiValueMap;
 import org.springframework.util.MultiValueMap;
+import org.springframework.web.ErrorResponse;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
@@ -77,6 +81,33 @@ final class CapturingResponse extends ServerHttpResponseDecorator {
         }
         this.status = status;
         return true;
+    }
+
+    /** Kept here too: the decorator would pass it to the real response, past the capture. */
+    @Override
+    public boolean setRawStatusCode(@Nullable Integer value) {
+        return setStatusCode(value == null ? null : HttpStatusCode.valueOf(value));
+    }
+
+    /**
+     * The handler ended with {@code error} (a {@code ResponseStatusException}, say) before anything was sent:
+     * its status and headers, and its problem detail as the body ({@value Problem#MEDIA_TYPE}), replace the
+     * content written so far.
+     */
+    void answer(ErrorResponse error) {
+        ProblemDetail detail = error.getBody();
+        int code = error.getStatusCode().value();
+        HttpStatus known = HttpStatus.resolve(code);
+        String title = detail.getTitle() != null ? detail.getTitle() : known != null ? known.getReasonPhrase() : "Error";
+        URI type = detail.getType() != null ? detail.getType() : URI.create("about:blank");
+        byte[] json = new Problem(type, title, code, detail.getDetail(), null, Map.of()).toJson();
+        status = error.getStatusCode();
+        headers.remove(HttpHeaders.CONTENT_LENGTH);
+        error.getHeaders().forEach(headers::put);
+        headers.set(HttpHeaders.CONTENT_TYPE, Problem.MEDIA_TYPE);
+        buffer.reset();
+        buffer.writeBytes(json);
+        bodyBytes = json.length;
     }
 
     @Override

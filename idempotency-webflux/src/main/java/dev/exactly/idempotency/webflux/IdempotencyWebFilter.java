@@ -27,6 +27,7 @@ import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executors;
 import java.util.function.Function;
 import org.jspecify.annotations.Nullable;
@@ -35,10 +36,10 @@ import org.springframework.core.io.buffer.DataBufferLimitException;
 import org.springframework.core.io.buffer.DataBufferUtils;
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpStatusCode;
-import org.springframework.http.MediaType;
 import org.springframework.http.server.PathContainer;
 import org.springframework.http.server.reactive.ServerHttpRequest;
 import org.springframework.http.server.reactive.ServerHttpResponse;
+import org.springframework.web.ErrorResponse;
 import org.springframework.web.server.ServerWebExchange;
 import org.springframework.web.server.WebFilter;
 import org.springframework.web.server.WebFilterChain;
@@ -161,10 +162,16 @@ public final class IdempotencyWebFilter implements WebFilter, Ordered {
                 .defaultIfEmpty(Mono.defer(() -> skipBody(exchange).then(writeProblem(exchange.getResponse(),
                         Problems.tenantUnresolved(), Map.of(HttpHeaders.WWW_AUTHENTICATE, challenge)))))
                 .flatMap(Function.identity())
-                .onErrorResume(IdempotencyException.class, e -> exchange.getResponse().isCommitted()
-                        ? Mono.error(e)
-                        : skipBody(exchange).then(Mono.defer(() -> writeProblem(exchange.getResponse(),
-                                HttpProtocol.problem(e, keyHeader), retryAfter(e)))));
+                .onErrorResume(e -> {
+                    if (exchange.getResponse().isCommitted()) {
+                        return Mono.error(e);
+                    }
+                    if (!(e instanceof IdempotencyException refusal)) {
+                        return skipBody(exchange).then(Mono.error(e)); // e.g. a tenant resolver that failed
+                    }
+                    return skipBody(exchange).then(Mono.defer(() -> writeProblem(exchange.getResponse(),
+                            HttpProtocol.problem(refusal, keyHeader), retryAfter(refusal))));
+                });
     }
 
     /**
@@ -223,8 +230,8 @@ public final class IdempotencyWebFilter implements WebFilter, Ordered {
             String tenant, List<String> keys) {
         ServerHttpRequest request = exchange.getRequest();
         IdempotencyKey key = IdempotencyKey.parse(keys);
-        MediaType contentType = request.getHeaders().getContentType();
-        String type = contentType == null ? null : contentType.toString();
+        // as sent, as the servlet filter reads it: a value MediaType cannot parse is the handler's to refuse
+        String type = request.getHeaders().getFirst(HttpHeaders.CONTENT_TYPE);
         if (HttpProtocol.isMultipart(type)) {
             return skipBody(exchange).then(Mono.defer(() ->
                     writeProblem(exchange.getResponse(), HttpProtocol.multipartRefused(), Map.of())));
@@ -251,12 +258,23 @@ public final class IdempotencyWebFilter implements WebFilter, Ordered {
         ServerHttpRequest request = exchange.getRequest();
         String query = request.getURI().getRawQuery();
         Execution execution = new Execution(exchange, chain, route, body);
-        return Mono.fromCallable(() -> {
-                    Fingerprint fingerprint = fingerprinter.fingerprint(
-                            scope.method(), query == null ? path : path + "?" + query, body, contentType);
-                    return engine.execute(IdempotencyRequest.of(scope, fingerprint, route.policy()), execution);
+        return Mono.defer(() -> {
+                    // Not Mono.fromCallable(..).subscribeOn(..): a client that goes away cancels the answer, and
+                    // a cancelled subscribeOn interrupts its worker, which failed the handler's block() and
+                    // released the key of a handler that may have taken effect (its retry ran it again). The
+                    // run goes on to its recorded outcome; only the answer to the departed client is dropped.
+                    CompletableFuture<IdempotentResult> result = new CompletableFuture<>();
+                    scheduler.schedule(() -> {
+                        try {
+                            Fingerprint fingerprint = fingerprinter.fingerprint(
+                                    scope.method(), query == null ? path : path + "?" + query, body, contentType);
+                            result.complete(engine.execute(IdempotencyRequest.of(scope, fingerprint, route.policy()), execution));
+                        } catch (Throwable e) {
+                            result.completeExceptionally(e);
+                        }
+                    });
+                    return Mono.fromFuture(result, true);
                 })
-                .subscribeOn(scheduler)
                 .onErrorMap(Exceptions::unwrap)
                 .flatMap(result -> result.replayed()
                         ? writeReplay(exchange.getResponse(), result.response(), result.expiresAt())
@@ -291,13 +309,20 @@ public final class IdempotencyWebFilter implements WebFilter, Ordered {
         public Outcome run(Lease lease) {
             started = true;
             CapturingResponse capture = new CapturingResponse(exchange.getResponse(), maxStoredResponseBytes, this::commitStreamed);
-            ServerWebExchange decorated = exchange.mutate()
-                    .request(new CachedBodyRequest(exchange.getRequest(), body))
-                    .response(capture)
-                    .build();
+            CachedBodyRequest request = new CachedBodyRequest(exchange.getRequest(), body);
+            ServerWebExchange decorated = new CachedFormExchange(
+                    exchange.mutate().request(request).response(capture).build(), request);
             exchange.getAttributes().put(LEASE, lease);
             try {
                 chain.filter(decorated).block();
+            } catch (RuntimeException e) {
+                // WebFlux answers a handler's ResponseStatusException (any ErrorResponse) outside the filter
+                // chain, where Spring MVC answers it inside: it is the handler's answer, recorded as one (a 402
+                // replayed, not a second attempt on retry), written as its RFC 9457 problem document
+                if (!(Exceptions.unwrap(e) instanceof ErrorResponse error) || capture.isCommitted()) {
+                    throw e;
+                }
+                capture.answer(error);
             } finally {
                 exchange.getAttributes().remove(LEASE);
             }
