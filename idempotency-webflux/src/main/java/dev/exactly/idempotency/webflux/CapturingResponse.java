@@ -140,39 +140,56 @@ final class CapturingResponse extends ServerHttpResponseDecorator {
         return streamed;
     }
 
+    /**
+     * Keeps the body as it is written, one buffer at a time (each copied and released at once), until it passes
+     * the capture limit; from the buffer that passes it, the head and the body so far are sent, and the rest of
+     * the same body goes to the client as the handler writes it, with the client's back-pressure. Nothing is
+     * gathered before the limit is checked, so a large or endless body never sits whole in memory.
+     */
     @Override
     public Mono<Void> writeWith(Publisher<? extends DataBuffer> body) {
-        return Flux.from(body).collectList().flatMap(buffers -> {
-            long size = 0;
-            for (DataBuffer b : buffers) {
-                size += b.readableByteCount();
-            }
-            if (streamed || bodyBytes + size > captureLimit) {
-                return spillOver(buffers, size);
-            }
-            for (DataBuffer b : buffers) {
-                byte[] bytes = new byte[b.readableByteCount()];
-                b.read(bytes);
-                buffer.writeBytes(bytes);
-                DataBufferUtils.release(b);
-            }
-            bodyBytes += size;
-            return Mono.empty();
-        });
+        if (streamed) {
+            return getDelegate().writeWith(counted(Flux.from(body)));
+        }
+        long[] seen = {bodyBytes};
+        DataBuffer[] crossing = {null};
+        return Flux.from(body)
+                // the buffer that passes the limit opens a second window: the rest of the body, sent on
+                .windowUntil(b -> {
+                    seen[0] += b.readableByteCount();
+                    if (crossing[0] == null && seen[0] > captureLimit) {
+                        crossing[0] = b;
+                        return true;
+                    }
+                    return false;
+                }, true, 1)
+                .concatMap(window -> window.switchOnFirst((first, all) -> first.hasValue() && first.get() == crossing[0]
+                        ? spillOver(all)
+                        : all.doOnNext(this::keep).then()))
+                .then();
     }
 
-    /** The body is larger than what is kept: send the head and everything so far, then this, to the client. */
-    private Mono<Void> spillOver(List<? extends DataBuffer> buffers, long size) {
-        Flux<DataBuffer> out = Flux.fromIterable(buffers);
-        if (!streamed) {
-            streamed = true;
-            spill.commit(snapshot(null));
-            byte[] sofar = buffer.toByteArray();
-            if (sofar.length > 0) {
-                out = Flux.concat(Flux.just(getDelegate().bufferFactory().wrap(sofar)), out);
-            }
-        }
+    private void keep(DataBuffer b) {
+        int size = b.readableByteCount();
+        byte[] bytes = new byte[size];
+        b.read(bytes);
+        DataBufferUtils.release(b);
+        buffer.writeBytes(bytes);
         bodyBytes += size;
+    }
+
+    private Flux<? extends DataBuffer> counted(Flux<? extends DataBuffer> body) {
+        return body.doOnNext(b -> bodyBytes += b.readableByteCount());
+    }
+
+    /** The body is larger than what is kept: the head and everything so far, then {@code rest}, to the client. */
+    private Mono<Void> spillOver(Flux<? extends DataBuffer> rest) {
+        streamed = true;
+        spill.commit(snapshot(null));
+        byte[] sofar = buffer.toByteArray();
+        buffer.reset();
+        Flux<DataBuffer> out = Flux.concat(
+                sofar.length > 0 ? Flux.just(getDelegate().bufferFactory().wrap(sofar)) : Flux.empty(), counted(rest));
         return getDelegate().writeWith(out);
     }
 

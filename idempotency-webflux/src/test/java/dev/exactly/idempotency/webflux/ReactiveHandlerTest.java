@@ -24,6 +24,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
+import org.springframework.core.io.buffer.DataBuffer;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.HttpStatusCode;
 import org.springframework.http.server.reactive.HttpHandler;
@@ -34,6 +35,7 @@ import org.springframework.web.server.WebFilter;
 import org.springframework.web.server.WebHandler;
 import org.springframework.web.server.adapter.WebHttpHandlerBuilder;
 import org.springframework.web.server.handler.ResponseStatusExceptionHandler;
+import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Schedulers;
 import reactor.netty.DisposableServer;
@@ -47,6 +49,8 @@ import reactor.netty.http.server.HttpServer;
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class ReactiveHandlerTest {
     private static final HttpClient CLIENT = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
+    private static final int STORED = 16 * 1024;
+    private static final int CHUNK = 8 * 1024;
 
     private final AtomicInteger runs = new AtomicInteger();
     private final CountDownLatch cancelled = new CountDownLatch(1);
@@ -60,6 +64,7 @@ class ReactiveHandlerTest {
                         IdempotencyEngine.builder(InMemoryIdempotencyStore.create()).build())
                 .routes(java.util.List.of(IdempotentRoute.post("/v1/{action}")))
                 .tenantResolver(ReactiveTenantResolver.single("acme"))
+                .maxStoredResponseBytes(STORED)
                 .build();
         // in front of the filter: tells the test when the server gave up on a departed client
         WebFilter departures = (exchange, chain) -> chain.filter(exchange).doOnCancel(cancelled::countDown);
@@ -87,6 +92,10 @@ class ReactiveHandlerTest {
                 case "/v1/slow" -> Mono.fromRunnable(this::holdUntilReleased)
                         .subscribeOn(Schedulers.boundedElastic())
                         .then(Mono.defer(() -> write(exchange, 201, "{\"run\":" + run + "}")));
+                case "/v1/stream" -> exchange.getResponse().writeWith(Flux.concat(
+                        Flux.range(0, 3).map(i -> chunk(exchange)), // past the limit
+                        Mono.fromRunnable(this::holdUntilReleased).subscribeOn(Schedulers.boundedElastic())
+                                .thenMany(Flux.range(0, 5).map(i -> chunk(exchange)))));
                 case "/v1/form" -> exchange.getFormData()
                         .flatMap(form -> write(exchange, 201, "a=" + form.getFirst("a") + "&b=" + form.getFirst("b")));
                 case "/v1/declined" -> Mono.error(new ResponseStatusException(HttpStatus.PAYMENT_REQUIRED, "card declined"));
@@ -97,6 +106,12 @@ class ReactiveHandlerTest {
                 default -> write(exchange, 201, "{\"run\":" + run + "}");
             };
         };
+    }
+
+    private static DataBuffer chunk(ServerWebExchange exchange) {
+        byte[] bytes = new byte[CHUNK];
+        java.util.Arrays.fill(bytes, (byte) 'x');
+        return exchange.getResponse().bufferFactory().wrap(bytes);
     }
 
     private void holdUntilReleased() {
@@ -152,6 +167,33 @@ class ReactiveHandlerTest {
         assertThat(retry.statusCode()).isEqualTo(201);
         assertThat(replayed(retry)).as("the retry is the first run's answer").isTrue();
         assertThat(retry.body()).isEqualTo("{\"run\":1}");
+        assertThat(runs).hasValue(1);
+    }
+
+    @Test
+    void aBodyPastTheStorageLimitStreamsToTheClientWhileTheHandlerStillWrites() throws Exception {
+        started = new CountDownLatch(1);
+        release = new CountDownLatch(1);
+        String key = "k-" + UUID.randomUUID();
+        java.util.concurrent.CompletableFuture<HttpResponse<java.io.InputStream>> call = CLIENT.sendAsync(
+                HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + server.port() + "/v1/stream"))
+                        .header("Idempotency-Key", key).POST(HttpRequest.BodyPublishers.ofString("{}")).build(),
+                HttpResponse.BodyHandlers.ofInputStream());
+        try {
+            assertThat(started.await(10, TimeUnit.SECONDS)).as("the handler wrote past the limit and waits").isTrue();
+            // the head and the first chunks reach the client before the handler has finished its body
+            HttpResponse<java.io.InputStream> response = call.get(10, TimeUnit.SECONDS);
+            assertThat(response.statusCode()).isEqualTo(200);
+            byte[] early = response.body().readNBytes(3 * CHUNK);
+            assertThat(early).hasSize(3 * CHUNK);
+            release.countDown();
+            assertThat(early.length + response.body().readAllBytes().length).isEqualTo(8 * CHUNK);
+        } finally {
+            release.countDown();
+        }
+        HttpResponse<String> retry = post("/v1/stream", key, "application/json", "{}");
+        assertThat(replayed(retry)).isTrue();
+        assertThat(retry.body()).contains("response_not_stored");
         assertThat(runs).hasValue(1);
     }
 
