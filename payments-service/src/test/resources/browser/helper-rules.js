@@ -71,6 +71,15 @@ const done = arguments[arguments.length - 1];
     out.finals[status] = { result: r, calls: t.calls.length, state: t.c.intent('final-' + status).state };
   }
 
+  // 2b. a replayed answer is final whatever its status: a recorded 409 conflict, a recorded 502
+  out.replayedFinals = {};
+  for (const status of [409, 502]) {
+    const t = client([{ status, body: '{"type":"https://exactly.dev/problems/charge-voided"}',
+                        headers: { 'Idempotent-Replayed': 'true' } }]);
+    const r = await outcome(t.c.submit('replayed-' + status, charge));
+    out.replayedFinals[status] = { result: r, calls: t.calls.length, state: t.c.intent('replayed-' + status).state };
+  }
+
   // 3. a reused key is its own error, never retried
   {
     const t = client([{ status: 422, body: JSON.stringify({ type: m.KEY_REUSED_TYPE, code: 'idempotency_key_reused' }) }]);

@@ -22,7 +22,8 @@
 //   answered by the server as a replay rather than paid twice.
 // - 422 with type https://exactly.dev/problems/idempotency-key-reused is KeyReusedError, never retried.
 // - A second submit of an intent whose request is in flight joins it (same promise, no new request).
-// - `Idempotent-Replayed: true` (or `X-Idempotent-Replay: true`) sets result.replayed.
+// - `Idempotent-Replayed: true` (or `X-Idempotent-Replay: true`) sets result.replayed; a replayed answer is
+//   final whatever its status (the recorded outcome: a retry would get it again).
 
 export const KEY_REUSED_TYPE = 'https://exactly.dev/problems/idempotency-key-reused';
 
@@ -315,7 +316,9 @@ export class ExactlyClient {
           this.finish(running.entry, status);
           throw new KeyReusedError(`key ${key} of intent ${intentId} was already used for a different request`, { intentId, key, result });
         }
-        if (!isRetryable(status)) {
+        // a replay is the server's recorded outcome (a 409 business conflict, a recorded 502): every
+        // retry would get it again, so it is final whatever its status
+        if (result.replayed || !isRetryable(status)) {
           this.finish(running.entry, status);
           return result;
         }

@@ -5,9 +5,14 @@ import java.io.IOException;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.net.http.HttpTimeoutException;
 import java.time.Duration;
 import java.time.InstantSource;
 import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.random.RandomGenerator;
 import org.jspecify.annotations.Nullable;
 
@@ -83,8 +88,7 @@ public final class IdempotentHttpClient {
             IOException failure = null;
             RetryDecision decision;
             try {
-                HttpResponse<byte[]> response = http.send(httpRequest(request, key, attempt, timeout),
-                        HttpResponse.BodyHandlers.ofByteArray());
+                HttpResponse<byte[]> response = exchange(httpRequest(request, key, attempt, timeout), timeout);
                 byte[] body = response.body() == null ? new byte[0] : response.body();
                 notify(() -> listener.attemptAnswered(attempt, response.statusCode(), response.headers(), body));
                 answer = new IdempotentResponse(response.statusCode(), response.headers(), body, key, attempt.number(),
@@ -92,7 +96,8 @@ public final class IdempotentHttpClient {
                 if (IdempotencyKeyReusedException.isKeyReused(answer.status(), body)) {
                     throw new IdempotencyKeyReusedException(answer);
                 }
-                decision = retries.afterAnswer(answer.status(), response.headers().firstValue("Retry-After").orElse(null));
+                decision = retries.afterAnswer(answer.status(), response.headers().firstValue("Retry-After").orElse(null),
+                        answer.replayed());
             } catch (IOException e) {
                 IOException error = e;
                 failure = e;
@@ -110,6 +115,36 @@ public final class IdempotentHttpClient {
                 case RetryDecision.GiveUp giveUp -> throw new RetriesExhaustedException(key, giveUp, retries.attempts(),
                         retries.mayHaveExecuted(), answer, failure);
             }
+        }
+    }
+
+    /**
+     * One attempt, its whole answer within {@code timeout}: the request's own timeout ends at the answer's
+     * head, and a server that sends the head and then stalls the body would hold the caller past every
+     * deadline. The exchange is cancelled when the time is up.
+     */
+    private HttpResponse<byte[]> exchange(HttpRequest request, Duration timeout) throws IOException, InterruptedException {
+        CompletableFuture<HttpResponse<byte[]>> answer = http.sendAsync(request, HttpResponse.BodyHandlers.ofByteArray());
+        try {
+            return answer.get(timeout.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (TimeoutException e) {
+            answer.cancel(true);
+            throw new HttpTimeoutException("no complete answer within " + timeout.toMillis() + " ms");
+        } catch (InterruptedException e) {
+            answer.cancel(true);
+            throw e;
+        } catch (ExecutionException e) {
+            Throwable cause = e.getCause();
+            if (cause instanceof IOException io) {
+                throw io;
+            }
+            if (cause instanceof RuntimeException runtime) {
+                throw runtime;
+            }
+            if (cause instanceof Error error) {
+                throw error;
+            }
+            throw new IOException(cause);
         }
     }
 

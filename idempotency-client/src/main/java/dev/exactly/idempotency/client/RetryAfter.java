@@ -47,6 +47,11 @@ public final class RetryAfter {
             return Optional.empty();
         }
         if (isDigits(v)) {
+            int first = 0;
+            while (first < v.length() - 1 && v.charAt(first) == '0') {
+                first++; // "0000005" is 5 seconds
+            }
+            v = v.substring(first);
             if (v.length() > 6) {
                 return Optional.of(LONGEST);
             }

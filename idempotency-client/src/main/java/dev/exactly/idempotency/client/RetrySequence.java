@@ -19,7 +19,9 @@ import org.jspecify.annotations.Nullable;
  * <ul>
  *   <li>A connection error or timeout, or a {@linkplain RetryPolicy#retryableStatuses() retryable status}
  *       (409, 429, 502, 503, 504 by default), is retried; every other answer is final (2xx, 3xx, other
- *       4xx, 500 and other 5xx). The caller checks for a reused key (422) before asking.</li>
+ *       4xx, 500 and other 5xx), and so is an answer the server marked as a replay, whatever its status
+ *       (the recorded outcome: a retry gets it again). The caller checks for a reused key (422) before
+ *       asking.</li>
  *   <li>The pause is {@code Retry-After} when the answer carries a valid one and it ends before the
  *       deadline; a {@code Retry-After} that ends past the deadline ends the sequence (the server said
  *       "not before then"). Otherwise the {@link Backoff} draws a pause with full jitter.</li>
@@ -95,9 +97,22 @@ public final class RetrySequence {
      * @param retryAfter its {@code Retry-After} header, or {@code null}
      */
     public RetryDecision afterAnswer(int status, @Nullable String retryAfter) {
+        return afterAnswer(status, retryAfter, false);
+    }
+
+    /**
+     * The attempt got an answer.
+     *
+     * @param status     its status
+     * @param retryAfter its {@code Retry-After} header, or {@code null}
+     * @param replayed   whether the server marked it as the replay of a recorded outcome ({@code
+     *                   Idempotent-Replayed: true}): then it is final whatever its status, since every retry
+     *                   would get it again (a 409 business conflict, a recorded 502)
+     */
+    public RetryDecision afterAnswer(int status, @Nullable String retryAfter, boolean replayed) {
         requireAttempt();
         mayHaveExecuted = true;
-        if (!policy.retries(status)) {
+        if (replayed || !policy.retries(status)) {
             return new RetryDecision.Final();
         }
         Optional<Duration> asked = RetryAfter.parse(retryAfter, clock.instant());

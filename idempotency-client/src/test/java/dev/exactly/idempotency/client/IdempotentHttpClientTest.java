@@ -339,4 +339,58 @@ class IdempotentHttpClientTest {
             return s.getLocalPort();
         }
     }
+    @Test
+    void aReplayedAnswerIsFinalWhateverItsStatus() throws Exception {
+        String voided = "{\"type\":\"https://exactly.dev/problems/charge-voided\",\"status\":409}";
+        server.reply(Reply.json(409, voided).header("Idempotent-Replayed", "true"),
+                Reply.json(502, "{}").header("Idempotent-Replayed", "true"));
+        IdempotentResponse conflict = client().send(request(), KEY);
+        IdempotentResponse recordedServerError = client().send(request(), KEY);
+        assertThat(conflict.status()).isEqualTo(409);
+        assertThat(conflict.replayed()).isTrue();
+        assertThat(recordedServerError.status()).isEqualTo(502);
+        assertThat(server.requestCount()).as("a recorded outcome is not asked for again").isEqualTo(2);
+    }
+
+    @Test
+    void anAnswerWhoseBodyStallsEndsWithTheAttemptNotPastTheDeadline() throws Exception {
+        java.util.concurrent.CountDownLatch done = new java.util.concurrent.CountDownLatch(1);
+        try (ServerSocket listening = new ServerSocket(0, 50, java.net.InetAddress.getLoopbackAddress())) {
+            Thread.ofVirtual().start(() -> {
+                while (!listening.isClosed()) {
+                    try {
+                        java.net.Socket socket = listening.accept();
+                        Thread.ofVirtual().start(() -> {
+                            try (socket) {
+                                socket.getInputStream().read(new byte[8192]);
+                                socket.getOutputStream().write(("HTTP/1.1 201 Created\r\nContent-Type: application/json\r\n"
+                                        + "Content-Length: 100\r\n\r\n{\"id\":").getBytes(StandardCharsets.US_ASCII));
+                                socket.getOutputStream().flush();
+                                done.await(); // the head and six bytes, then nothing
+                            } catch (IOException | InterruptedException e) {
+                                // the client gave up
+                            }
+                        });
+                    } catch (IOException closed) {
+                        return;
+                    }
+                }
+            });
+            RetryPolicy policy = RetryPolicy.custom().attemptTimeout(Duration.ofMillis(300)).deadline(Duration.ofSeconds(1))
+                    .maxAttempts(2).build();
+            IdempotentHttpClient client = IdempotentHttpClient.builder(http).policy(policy).sleeper(d -> {}).build();
+            URI target = URI.create("http://127.0.0.1:" + listening.getLocalPort() + "/v1/charges");
+            long started = System.nanoTime();
+            try {
+                assertThatThrownBy(() -> client.send(IdempotentRequest.postJson(target, BODY), KEY))
+                        .isInstanceOfSatisfying(RetriesExhaustedException.class, e -> {
+                            assertThat(e.mayHaveExecuted()).isTrue();
+                            assertThat(e.lastFailure()).containsInstanceOf(HttpTimeoutException.class);
+                        });
+            } finally {
+                done.countDown();
+            }
+            assertThat(Duration.ofNanos(System.nanoTime() - started)).isLessThan(Duration.ofSeconds(5));
+        }
+    }
 }

@@ -37,4 +37,10 @@ class RetryAfterTest {
     void absentIsEmpty() {
         assertThat(RetryAfter.parse(null, NOW)).isEmpty();
     }
+
+    @Test
+    void leadingZerosAreNotMoreSeconds() {
+        assertThat(RetryAfter.parse("0000005", Instant.EPOCH)).contains(Duration.ofSeconds(5));
+        assertThat(RetryAfter.parse("0", Instant.EPOCH)).contains(Duration.ZERO);
+    }
 }

@@ -52,6 +52,13 @@ class ExactlyClientRulesTest extends DemoPageTest {
             assertThat(f.get("state").stringValue()).isEqualTo("finished");
         }
 
+        for (String status : new String[] {"409", "502"}) {
+            JsonNode f = out.get("replayedFinals").get(status);
+            assertThat(f.get("calls").intValue()).as("a replayed " + status + " is final").isEqualTo(1);
+            assertThat(f.get("result").get("replayed").booleanValue()).isTrue();
+            assertThat(f.get("state").stringValue()).isEqualTo("finished");
+        }
+
         JsonNode reused = out.get("reused");
         assertThat(reused.get("calls").intValue()).isEqualTo(1);
         assertThat(reused.get("result").get("error").stringValue()).isEqualTo("KeyReusedError");

@@ -1,5 +1,6 @@
 package dev.exactly.idempotency.client.spring;
 
+import dev.exactly.idempotency.client.IdempotencyClientException;
 import dev.exactly.idempotency.client.IdempotencyKeyReusedException;
 import dev.exactly.idempotency.client.IdempotencyKeys;
 import dev.exactly.idempotency.client.IdempotentClientListener;
@@ -83,7 +84,9 @@ public final class IdempotencyRetryFilter implements ExchangeFilterFunction {
         return next.exchange(request)
                 .timeout(timeout, Schedulers.parallel())
                 .flatMap(response -> answered(request, next, key, retries, attempt, response))
-                .onErrorResume(e -> ioFailure(e) != null, e -> {
+                // only this attempt's own failures: a later attempt runs inside this one's flatMap, and its
+                // outcome (a RetriesExhaustedException over an I/O failure, say) is already decided
+                .onErrorResume(e -> !(e instanceof IdempotencyClientException) && ioFailure(e) != null, e -> {
                     IOException failure = Objects.requireNonNull(ioFailure(e));
                     notify(() -> listener.attemptFailed(attempt, failure));
                     return decide(request, next, key, retries, attempt, retries.afterFailure(failure), null, failure);
@@ -96,7 +99,8 @@ public final class IdempotencyRetryFilter implements ExchangeFilterFunction {
         HttpHeaders headers = response.headers().asHttpHeaders();
         notify(() -> listener.attemptAnswered(attempt, status, SpringAnswers.headers(headers), new byte[0]));
         if (status == 422) {
-            return response.bodyToMono(byte[].class).defaultIfEmpty(new byte[0]).flatMap(body -> {
+            return response.bodyToMono(byte[].class).timeout(retries.attemptTimeout(), Schedulers.parallel())
+                    .defaultIfEmpty(new byte[0]).flatMap(body -> {
                 if (IdempotencyKeyReusedException.isKeyReused(status, body)) {
                     return Mono.error(new IdempotencyKeyReusedException(
                             SpringAnswers.answer(status, headers, body, key, attempt.number(), request.url())));
@@ -104,11 +108,13 @@ public final class IdempotencyRetryFilter implements ExchangeFilterFunction {
                 return Mono.just(response.mutate().body(Flux.just(DefaultDataBufferFactory.sharedInstance.wrap(body))).build());
             });
         }
-        RetryDecision decision = retries.afterAnswer(status, headers.getFirst(HttpHeaders.RETRY_AFTER));
+        RetryDecision decision = retries.afterAnswer(status, headers.getFirst(HttpHeaders.RETRY_AFTER),
+                IdempotentResponse.isReplay(SpringAnswers.headers(headers)));
         if (decision instanceof RetryDecision.Final) {
             return Mono.just(response);
         }
-        return response.bodyToMono(byte[].class).defaultIfEmpty(new byte[0]).flatMap(body -> decide(request, next, key,
+        return response.bodyToMono(byte[].class).timeout(retries.attemptTimeout(), Schedulers.parallel())
+                .defaultIfEmpty(new byte[0]).flatMap(body -> decide(request, next, key,
                 retries, attempt, decision, SpringAnswers.answer(status, headers, body, key, attempt.number(), request.url()), null));
     }
 

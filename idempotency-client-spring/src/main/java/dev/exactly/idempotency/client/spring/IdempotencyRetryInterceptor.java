@@ -1,6 +1,7 @@
 package dev.exactly.idempotency.client.spring;
 
 import dev.exactly.idempotency.client.IdempotencyKeyReusedException;
+import dev.exactly.idempotency.client.IdempotentResponse;
 import dev.exactly.idempotency.client.IdempotencyKeys;
 import dev.exactly.idempotency.client.IdempotentClientListener;
 import dev.exactly.idempotency.client.RetriesExhaustedException;
@@ -102,7 +103,8 @@ public final class IdempotencyRetryInterceptor implements ClientHttpRequestInter
                     }
                 }
                 notify(() -> listener.attemptAnswered(attempt, status, SpringAnswers.headers(headers), new byte[0]));
-                decision = retries.afterAnswer(status, headers.getFirst(HttpHeaders.RETRY_AFTER));
+                decision = retries.afterAnswer(status, headers.getFirst(HttpHeaders.RETRY_AFTER),
+                        IdempotentResponse.isReplay(SpringAnswers.headers(headers)));
             } catch (IOException e) {
                 failure = e;
                 IOException error = e;

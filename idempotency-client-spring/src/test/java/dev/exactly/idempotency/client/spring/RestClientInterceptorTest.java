@@ -171,4 +171,15 @@ class RestClientInterceptorTest {
             assertThat(r.bodyText()).isEqualTo(BODY);
         });
     }
+
+    @Test
+    void aReplayedConflictIsFinal() {
+        server.reply(Reply.json(409, "{\"type\":\"https://exactly.dev/problems/charge-voided\"}")
+                .header("Idempotent-Replayed", "true"));
+        assertThatThrownBy(() -> charge(client(RetryPolicy.ofDefaults())))
+                .isInstanceOfSatisfying(org.springframework.web.client.HttpClientErrorException.Conflict.class,
+                        e -> assertThat(e.getResponseBodyAsString()).contains("charge-voided"));
+        assertThat(server.requestCount()).isEqualTo(1);
+        assertThat(pauses).isEmpty();
+    }
 }

@@ -198,4 +198,38 @@ class WebClientFilterTest {
             assertThat(r.bodyText()).isEqualTo(body);
         });
     }
+
+    @Test
+    void aReplayedConflictIsFinal() {
+        server.reply(Reply.json(409, "{\"type\":\"https://exactly.dev/problems/charge-voided\"}")
+                .header("Idempotent-Replayed", "true"));
+        assertThatThrownBy(() -> charge(client(RetryPolicy.ofDefaults())))
+                .isInstanceOfSatisfying(WebClientResponseException.class,
+                        e -> assertThat(e.getStatusCode().value()).isEqualTo(409));
+        assertThat(server.requestCount()).isEqualTo(1);
+        assertThat(pauses).isEmpty();
+    }
+
+    @Test
+    void aLaterAttemptsFailureIsDecidedOnceByThatAttempt() {
+        List<String> events = new CopyOnWriteArrayList<>();
+        server.reply(Reply.status(503).header("Retry-After", "0"), Reply.drop(), Reply.json(201, "{}"));
+        WebClient client = WebClient.builder().baseUrl(server.uri("").toString()).clientConnector(new JdkClientHttpConnector(http))
+                .filter(IdempotencyRetryFilter.builder().policy(RetryPolicy.custom().maxAttempts(2).build())
+                        .scheduler(noWaiting).listener(new dev.exactly.idempotency.client.IdempotentClientListener() {
+                            @Override
+                            public void attemptStarted(Attempt attempt) {
+                                events.add("start " + attempt.number());
+                            }
+
+                            @Override
+                            public void attemptFailed(Attempt attempt, java.io.IOException error) {
+                                events.add("failed " + attempt.number());
+                            }
+                        }).build())
+                .build();
+        assertThatThrownBy(() -> charge(client)).isInstanceOf(RetriesExhaustedException.class);
+        assertThat(events).containsExactly("start 1", "start 2", "failed 2");
+        assertThat(server.requestCount()).as("no third request after the give-up").isEqualTo(2);
+    }
 }

@@ -118,12 +118,16 @@ public final class FileKeyJournal implements KeyJournal {
         });
     }
 
+    /**
+     * The pending entries that can be read, oldest first. An entry file that cannot be decoded (damaged on
+     * disk) is kept and left out here, so that it hides no other intent; {@link #unreadable()} names it.
+     */
     @Override
     public List<JournalEntry> pending() {
         List<JournalEntry> out = new ArrayList<>();
         for (Path file : entryFiles()) {
             try {
-                read(file).filter(e -> !e.finished()).ifPresent(out::add);
+                readable(file).filter(e -> !e.finished()).ifPresent(out::add);
             } catch (IOException e) {
                 throw new KeyJournalException("cannot read " + file, e);
             }
@@ -132,12 +136,39 @@ public final class FileKeyJournal implements KeyJournal {
         return out;
     }
 
+    /**
+     * The entry files that cannot be decoded: kept as they are (an intent's key may be in them, and no new key
+     * is minted for it), skipped by {@link #pending()} and purges, for an operator to look at.
+     */
+    public List<Path> unreadable() {
+        List<Path> out = new ArrayList<>();
+        for (Path file : entryFiles()) {
+            try {
+                read(file);
+            } catch (KeyJournalException e) {
+                out.add(file);
+            } catch (IOException e) {
+                throw new KeyJournalException("cannot read " + file, e);
+            }
+        }
+        return out;
+    }
+
+    /** The entry in {@code file}, or empty when it is absent or cannot be decoded. */
+    private static Optional<JournalEntry> readable(Path file) throws IOException {
+        try {
+            return read(file);
+        } catch (KeyJournalException damaged) {
+            return Optional.empty();
+        }
+    }
+
     @Override
     public int removeFinishedBefore(Instant cutoff) {
         return locked(() -> {
             int removed = 0;
             for (Path file : entryFiles()) {
-                Optional<JournalEntry> entry = read(file);
+                Optional<JournalEntry> entry = readable(file);
                 Instant finished = entry.map(JournalEntry::finishedAt).orElse(null);
                 if (finished != null && finished.isBefore(cutoff)) {
                     Files.deleteIfExists(file);
@@ -229,7 +260,7 @@ public final class FileKeyJournal implements KeyJournal {
                 StandardOpenOption.WRITE); FileLock ignored = lockChannel.lock()) {
             return action.run();
         } catch (IOException e) {
-            throw new KeyJournalException("key journal " + directory + ": " + e.getMessage(), e);
+            throw new KeyJournalException("key journal " + directory + ": " + e, e);
         } finally {
             localLock.unlock();
         }

@@ -145,12 +145,31 @@ public final class IntentClient {
         try {
             answer = client.send(outgoing.build(), entry.key());
         } catch (IdempotencyKeyReusedException reused) {
-            journal.finish(entry.intent(), entry.key(), reused.answer().status(), now());
+            finish(entry, reused.answer().status());
             throw reused;
         }
-        journal.finish(entry.intent(), entry.key(), answer.status(), now());
+        finish(entry, answer.status());
         purgeNowAndThen();
         return answer;
+    }
+
+    /**
+     * Marks the entry finished, never at the cost of the answer in hand: a journal that cannot write now (a
+     * database away, a file lock refused) leaves the entry pending, and its next send or resume gets the same
+     * answer from the server as a replay. The journal's I/O runs with the thread's interrupt status cleared
+     * (an interrupted thread cannot take a file lock), which is restored after it.
+     */
+    private void finish(JournalEntry entry, int status) {
+        boolean interrupted = Thread.interrupted();
+        try {
+            journal.finish(entry.intent(), entry.key(), status, now());
+        } catch (KeyJournalException e) {
+            // the entry stays pending: the answer stands
+        } finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+        }
     }
 
     private boolean expired(JournalEntry entry, Instant now) {

@@ -173,4 +173,20 @@ class FileKeyJournalTest extends KeyJournalContract {
 
     /** Bounded: {@link JournalWriterMain} stops by itself after a while if nobody kills it. */
     static final Duration WRITER_LIFETIME = Duration.ofSeconds(60);
+
+    @Test
+    void aDamagedEntryHidesNoOtherIntentAndIsKeptAndNamed() throws IOException {
+        Path dir = base.resolve("keys");
+        FileKeyJournal journal = FileKeyJournal.open(dir);
+        JournalEntry pending = journal.putIfAbsent(entry("order-1", "key-1", T0));
+        journal.putIfAbsent(entry("order-2", "key-2", T0));
+        journal.finish(IntentId.of("checkout", "order-2"), "key-2", 201, T0.plusSeconds(1));
+        Path damaged = dir.resolve("0".repeat(64) + ".entry");
+        Files.write(damaged, new byte[] {1, 2, 3});
+
+        assertThat(journal.pending()).containsExactly(pending);
+        assertThat(journal.removeFinishedBefore(T0.plusSeconds(60))).as("the purge goes past it").isEqualTo(1);
+        assertThat(journal.unreadable()).containsExactly(damaged);
+        assertThat(damaged).exists();
+    }
 }

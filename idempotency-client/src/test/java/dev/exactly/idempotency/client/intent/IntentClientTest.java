@@ -186,4 +186,78 @@ class IntentClientTest {
         assertThat(journal.find(ORDER).orElseThrow().finalStatus()).isEqualTo(422);
         assertThat(server.requestCount()).isEqualTo(1);
     }
+
+    @Test
+    void aRecordedConflictFinishesTheIntentInsteadOfLeavingItPending() throws Exception {
+        String voided = "{\"type\":\"https://exactly.dev/problems/charge-voided\",\"status\":409}";
+        server.reply(Reply.json(409, voided).header("Idempotent-Replayed", "true"));
+        FileKeyJournal journal = FileKeyJournal.open(dir);
+        IdempotentResponse answer = intents(journal, RetryPolicy.ofDefaults()).send(ORDER, request());
+        assertThat(answer.status()).isEqualTo(409);
+        assertThat(journal.pending()).isEmpty();
+        assertThat(server.requestCount()).isEqualTo(1);
+    }
+
+    @Test
+    void anAnswerInHandIsReturnedWhenTheJournalCannotMarkItFinished() throws Exception {
+        server.reply(Reply.json(201, "{\"id\":\"ch_1\"}"));
+        FileKeyJournal journal = FileKeyJournal.open(dir);
+        // the caller's thread is interrupted right after the answer came (a Future.cancel, an executor shut down):
+        // an interrupted thread cannot take the journal's file lock
+        IdempotentHttpClient client = IdempotentHttpClient.builder(http).clock(clock).sleeper(d -> {})
+                .listener(new IdempotentClientListener() {
+                    @Override
+                    public void attemptAnswered(Attempt attempt, int status, java.net.http.HttpHeaders headers, byte[] body) {
+                        Thread.currentThread().interrupt();
+                    }
+                }).build();
+        IntentClient intents = IntentClient.builder(client, journal).clock(clock).build();
+        try {
+            IdempotentResponse answer = intents.send(ORDER, request());
+            assertThat(answer.status()).isEqualTo(201);
+            assertThat(Thread.currentThread().isInterrupted()).as("the interrupt is kept for the caller").isTrue();
+        } finally {
+            Thread.interrupted();
+        }
+        assertThat(journal.pending()).as("finished: the lock was taken with the interrupt set aside").isEmpty();
+    }
+
+    @Test
+    void aJournalThatFailsToFinishLeavesTheEntryPendingAndTheAnswerStands() throws Exception {
+        server.reply(Reply.json(201, "{\"id\":\"ch_1\"}"), Reply.json(201, "{\"id\":\"ch_1\"}").header("Idempotent-Replayed", "true"));
+        InMemoryKeyJournal memory = new InMemoryKeyJournal();
+        KeyJournal failingFinish = new KeyJournal() {
+            @Override
+            public JournalEntry putIfAbsent(JournalEntry entry) {
+                return memory.putIfAbsent(entry);
+            }
+
+            @Override
+            public java.util.Optional<JournalEntry> find(IntentId intent) {
+                return memory.find(intent);
+            }
+
+            @Override
+            public boolean finish(IntentId intent, String key, int status, Instant at) {
+                throw new KeyJournalException("the journal's database is away", new java.sql.SQLException("gone"));
+            }
+
+            @Override
+            public List<JournalEntry> pending() {
+                return memory.pending();
+            }
+
+            @Override
+            public int removeFinishedBefore(Instant cutoff) {
+                return memory.removeFinishedBefore(cutoff);
+            }
+        };
+        IntentClient intents = intents(failingFinish, RetryPolicy.ofDefaults());
+        assertThat(intents.send(ORDER, request()).status()).isEqualTo(201);
+        assertThat(intents.pending()).extracting(JournalEntry::intent).containsExactly(ORDER);
+        IdempotentResponse resumed = intents.resume(ORDER, java.util.Map.of()).orElseThrow();
+        assertThat(resumed.replayed()).isTrue();
+        assertThat(server.received()).extracting(r -> r.header("Idempotency-Key"))
+                .containsOnly(journaledAtFirstByte.getFirst());
+    }
 }
