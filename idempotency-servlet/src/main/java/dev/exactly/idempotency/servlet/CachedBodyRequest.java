@@ -49,10 +49,46 @@ final class CachedBodyRequest extends HttpServletRequestWrapper {
     private @Nullable ServletInputStream stream;
     private @Nullable BufferedReader reader;
 
-    CachedBodyRequest(HttpServletRequest request, byte[] body, Object lease) {
+    /**
+     * @param upstreamParameters the container's parameters when a filter before the guard parsed the form body
+     *                           (so that it was no longer there to read), else {@code null}: the parameters
+     *                           are then parsed from {@code body} and the query string
+     */
+    CachedBodyRequest(HttpServletRequest request, byte[] body, Object lease,
+            @Nullable Map<String, String[]> upstreamParameters) {
         super(request);
         this.body = body;
         this.lease = lease;
+        this.parameters = upstreamParameters;
+    }
+
+    /**
+     * Whether a form body was parsed into parameters before the guard read it: a filter ahead of it called
+     * {@code getParameter} (Spring's {@code FormContentFilter} for PUT, PATCH and DELETE, a CSRF check, a
+     * logging filter), and the container delivered fewer bytes than the request declared, or none of a body
+     * of unknown length.
+     */
+    static boolean formReadUpstream(HttpServletRequest request, byte[] read) {
+        long declared = request.getContentLengthLong();
+        return isForm(request.getContentType()) && (declared > read.length || declared < 0 && read.length == 0);
+    }
+
+    /**
+     * The form the container parsed, as canonical form bytes (every parameter, query's and body's, in the
+     * container's order, UTF-8 percent-encoded): what is fingerprinted when the body itself was read before.
+     */
+    static byte[] formBytes(Map<String, String[]> parameters) {
+        StringBuilder out = new StringBuilder();
+        parameters.forEach((name, values) -> {
+            for (String value : values) {
+                if (!out.isEmpty()) {
+                    out.append('&');
+                }
+                out.append(java.net.URLEncoder.encode(name, StandardCharsets.UTF_8)).append('=')
+                        .append(java.net.URLEncoder.encode(value, StandardCharsets.UTF_8));
+            }
+        });
+        return out.toString().getBytes(StandardCharsets.UTF_8);
     }
 
     @Override
@@ -266,7 +302,7 @@ final class CachedBodyRequest extends HttpServletRequestWrapper {
         return params;
     }
 
-    private static boolean isForm(@Nullable String contentType) {
+    static boolean isForm(@Nullable String contentType) {
         return contentType != null
                 && contentType.toLowerCase(Locale.ROOT).strip().startsWith("application/x-www-form-urlencoded");
     }

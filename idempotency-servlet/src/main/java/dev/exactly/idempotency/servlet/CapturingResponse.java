@@ -54,6 +54,8 @@ final class CapturingResponse extends HttpServletResponseWrapper {
     private @Nullable String charset;
     private @Nullable Locale locale;
     private @Nullable OutputStream streamedTo;
+    /** A streamed write or flush failed: the client went away; the rest of the body is counted, not sent. */
+    private boolean clientGone;
     private long bodyBytes;
     private boolean committed;
     private boolean closed;
@@ -72,9 +74,7 @@ final class CapturingResponse extends HttpServletResponseWrapper {
         if (encoder != null) {
             encoder.drain();
         }
-        if (streamedTo != null) {
-            streamedTo.flush();
-        }
+        flushClient();
         return snapshot(streamedTo == null ? buffer.toByteArray() : null);
     }
 
@@ -419,11 +419,9 @@ final class CapturingResponse extends HttpServletResponseWrapper {
     }
 
     @Override
-    public void flushBuffer() throws IOException {
+    public void flushBuffer() {
         committed = true;
-        if (streamedTo != null) {
-            streamedTo.flush();
-        }
+        flushClient();
     }
 
     @Override
@@ -474,16 +472,47 @@ final class CapturingResponse extends HttpServletResponseWrapper {
         if (streamedTo == null && buffer.size() + (long) len > captureLimit) {
             committed = true;
             OutputStream out = spill.commit(snapshot(null));
-            buffer.writeTo(out);
-            buffer = new ByteArrayOutputStream(0);
             streamedTo = out;
+            byte[] sofar = buffer.toByteArray();
+            buffer = new ByteArrayOutputStream(0);
+            toClient(sofar, 0, sofar.length);
         }
         if (streamedTo != null) {
-            streamedTo.write(bytes, off, len);
+            toClient(bytes, off, len);
         } else {
             buffer.write(bytes, off, len);
         }
         bodyBytes += len;
+    }
+
+    /**
+     * Writes streamed bytes to the client, unless the client has gone: then they are counted and dropped, and
+     * the handler is not told. A write that fails (the connection reset, the client closed it) would otherwise
+     * fail the handler, which counts as "it threw": its key released and its retry run again, although it ran
+     * and is still running to its end. Its outcome is recorded as any streamed one.
+     */
+    private void toClient(byte[] bytes, int off, int len) {
+        OutputStream out = streamedTo;
+        if (out == null || clientGone || len == 0) {
+            return;
+        }
+        try {
+            out.write(bytes, off, len);
+        } catch (IOException gone) {
+            clientGone = true;
+        }
+    }
+
+    private void flushClient() {
+        OutputStream out = streamedTo;
+        if (out == null || clientGone) {
+            return;
+        }
+        try {
+            out.flush();
+        } catch (IOException gone) {
+            clientGone = true;
+        }
     }
 
     /** The handler's body stream: captures, or streams once past the limit. */
@@ -499,10 +528,8 @@ final class CapturingResponse extends HttpServletResponseWrapper {
         }
 
         @Override
-        public void flush() throws IOException {
-            if (streamedTo != null) {
-                streamedTo.flush();
-            }
+        public void flush() {
+            flushClient();
         }
 
         @Override

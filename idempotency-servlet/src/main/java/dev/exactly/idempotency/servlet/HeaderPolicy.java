@@ -15,7 +15,8 @@ import java.util.TreeSet;
 final class HeaderPolicy {
     /** Replayed by default. */
     static final Set<String> DEFAULT_ALLOWED =
-            Set.of("content-type", "content-language", "location", "etag", "cache-control", "link");
+            Set.of("content-type", "content-encoding", "content-language", "content-disposition", "location", "etag",
+                    "cache-control", "link");
     /** Never stored or replayed, whatever the configuration says. */
     static final Set<String> ALWAYS_DENIED = Set.of(
             "set-cookie", "set-cookie2", "cookie", "authorization", "proxy-authorization", "www-authenticate",

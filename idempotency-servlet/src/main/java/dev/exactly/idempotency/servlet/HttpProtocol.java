@@ -72,7 +72,8 @@ public final class HttpProtocol {
     public static StoredResponse notStored(int status, Map<String, List<String>> storedHeaders, long bodyBytes,
             int limitBytes) {
         Map<String, List<String>> kept = new LinkedHashMap<>(storedHeaders);
-        kept.keySet().removeAll(Set.of("content-type", "content-language", "etag", "content-location"));
+        kept.keySet().removeAll(Set.of("content-type", "content-encoding", "content-language", "content-disposition",
+                "etag", "content-location"));
         kept.put("content-type", List.of(Problem.MEDIA_TYPE));
         return new StoredResponse(status, kept, Problems.responseNotStored(status, bodyBytes, limitBytes).toJson());
     }
@@ -199,5 +200,17 @@ public final class HttpProtocol {
     public interface RouteMatcher {
         /** The first route matching, or {@code null}. */
         @Nullable IdempotentRoute match(String method, String path);
+    }
+
+    /**
+     * What the fingerprint takes of the request's target: the decoded path with its {@code %} and {@code ?}
+     * encoded again, then {@code ?} and the raw query if there is one. Without that, the path {@code
+     * /v1/orders/o1%3Fcapture=true} (one segment, {@code o1?capture=true}) and the path {@code /v1/orders/o1}
+     * with the query {@code capture=true} were the same request.
+     */
+    public static String fingerprintTarget(String decodedPath, @Nullable String rawQuery) {
+        String path = decodedPath.indexOf('%') < 0 && decodedPath.indexOf('?') < 0
+                ? decodedPath : decodedPath.replace("%", "%25").replace("?", "%3F");
+        return rawQuery == null ? path : path + "?" + rawQuery;
     }
 }

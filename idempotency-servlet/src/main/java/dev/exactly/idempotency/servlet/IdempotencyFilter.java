@@ -253,13 +253,16 @@ public final class IdempotencyFilter implements Filter {
             return;
         }
         byte[] body = CachedBodyRequest.readBounded(request, fingerprinter.maxBodyBytes());
-        String query = request.getQueryString();
-        Fingerprint fingerprint = fingerprinter.fingerprint(
-                request.getMethod(), query == null ? path : path + "?" + query, body, request.getContentType());
+        // a form parsed by a filter before this one is gone from the stream: its parameters are the request
+        Map<String, String[]> upstream = CachedBodyRequest.formReadUpstream(request, body)
+                ? java.util.Collections.unmodifiableMap(new java.util.LinkedHashMap<>(request.getParameterMap())) : null;
+        byte[] fingerprinted = upstream == null ? body : CachedBodyRequest.formBytes(upstream);
+        Fingerprint fingerprint = fingerprinter.fingerprint(request.getMethod(),
+                HttpProtocol.fingerprintTarget(path, request.getQueryString()), fingerprinted, request.getContentType());
         Scope scope = new Scope(tenant.get(), request.getMethod(), route.pathTemplate(), key);
         IdempotencyRequest idempotencyRequest = IdempotencyRequest.of(scope, fingerprint, route.policy());
 
-        Execution execution = new Execution(request, response, chain, route, body);
+        Execution execution = new Execution(request, response, chain, route, body, upstream);
         IdempotentResult result;
         try {
             result = engine.execute(idempotencyRequest, execution);
@@ -301,22 +304,24 @@ public final class IdempotencyFilter implements Filter {
         private final FilterChain chain;
         private final IdempotentRoute route;
         private final byte[] body;
+        private final @Nullable Map<String, String[]> upstreamParameters;
         private @Nullable CapturedResponse captured;
         private volatile boolean started;
 
         Execution(HttpServletRequest request, HttpServletResponse response, FilterChain chain, IdempotentRoute route,
-                byte[] body) {
+                byte[] body, @Nullable Map<String, String[]> upstreamParameters) {
             this.request = request;
             this.response = response;
             this.chain = chain;
             this.route = route;
             this.body = body;
+            this.upstreamParameters = upstreamParameters;
         }
 
         @Override
         public Outcome run(Lease lease) throws IOException, ServletException {
             started = true;
-            CachedBodyRequest wrapped = new CachedBodyRequest(request, body, lease);
+            CachedBodyRequest wrapped = new CachedBodyRequest(request, body, lease, upstreamParameters);
             CapturingResponse capture = new CapturingResponse(response, maxStoredResponseBytes, this::commitStreamed);
             chain.doFilter(wrapped, capture);
             CapturedResponse result = capture.finish();

@@ -267,7 +267,7 @@ public final class IdempotencyWebFilter implements WebFilter, Ordered {
                     scheduler.schedule(() -> {
                         try {
                             Fingerprint fingerprint = fingerprinter.fingerprint(
-                                    scope.method(), query == null ? path : path + "?" + query, body, contentType);
+                                    scope.method(), HttpProtocol.fingerprintTarget(path, query), body, contentType);
                             result.complete(engine.execute(IdempotencyRequest.of(scope, fingerprint, route.policy()), execution));
                         } catch (Throwable e) {
                             result.completeExceptionally(e);
