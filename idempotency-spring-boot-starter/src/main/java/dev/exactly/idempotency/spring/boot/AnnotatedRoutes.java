@@ -41,8 +41,9 @@ final class AnnotatedRoutes {
      * @param beanType the controller class
      * @param methods  the HTTP methods it is mapped to
      * @param patterns its path patterns
+     * @param servlet  whether it is Spring MVC's (a handler there must answer before it returns)
      */
-    record Mapping(Method method, Class<?> beanType, Set<String> methods, Set<String> patterns) {
+    record Mapping(Method method, Class<?> beanType, Set<String> methods, Set<String> patterns, boolean servlet) {
         /** The method's own annotation, or {@code null}. */
         @Nullable Idempotent own() {
             return AnnotatedElementUtils.findMergedAnnotation(method, Idempotent.class);
@@ -91,7 +92,8 @@ final class AnnotatedRoutes {
                 Set<String> unsafe = new TreeSet<>(mapping.methods());
                 unsafe.removeAll(SAFE_METHODS);
                 if (!unsafe.isEmpty()) {
-                    Mapping writes = new Mapping(mapping.method(), mapping.beanType(), unsafe, mapping.patterns());
+                    Mapping writes = new Mapping(mapping.method(), mapping.beanType(), unsafe, mapping.patterns(),
+                            mapping.servlet());
                     annotated.addAll(routes(writes, inherited, properties, pathPrefix, placeholders, problems));
                 }
             }
@@ -124,6 +126,13 @@ final class AnnotatedRoutes {
                     + "map it with @PostMapping, @PutMapping, ... or @RequestMapping(method = ...)");
             return List.of();
         }
+        String asynchronous = mapping.servlet() ? asynchronousResult(mapping.method()) : null;
+        if (asynchronous != null) {
+            problems.add(where + ": it returns " + asynchronous + ", an asynchronous result; on Spring MVC a guarded "
+                    + "route's response is captured when its handler returns, so the work would run and its answer be "
+                    + "lost (the key released, a retry running it again): return the result itself");
+            return List.of();
+        }
         Route settings;
         try {
             settings = settings(annotation, placeholders);
@@ -151,6 +160,42 @@ final class AnnotatedRoutes {
             }
         }
         return routes;
+    }
+
+    /** Return types with which Spring MVC answers after the handler method returned (an async dispatch). */
+    private static final Set<String> ASYNCHRONOUS = Set.of(
+            "java.util.concurrent.Callable", "java.util.concurrent.CompletionStage", "java.util.concurrent.Future",
+            "org.springframework.web.context.request.async.DeferredResult",
+            "org.springframework.web.context.request.async.WebAsyncTask",
+            "org.springframework.web.servlet.mvc.method.annotation.ResponseBodyEmitter",
+            "org.springframework.web.servlet.mvc.method.annotation.StreamingResponseBody",
+            "org.reactivestreams.Publisher");
+
+    /** The simple name of {@code method}'s asynchronous return type (also inside a {@code ResponseEntity}), or null. */
+    static @Nullable String asynchronousResult(Method method) {
+        java.lang.reflect.Type type = method.getGenericReturnType();
+        Class<?> raw = method.getReturnType();
+        if (isA(raw, Set.of("org.springframework.http.HttpEntity"))
+                && type instanceof java.lang.reflect.ParameterizedType entity
+                && entity.getActualTypeArguments().length == 1) {
+            java.lang.reflect.Type body = entity.getActualTypeArguments()[0];
+            raw = body instanceof Class<?> c ? c
+                    : body instanceof java.lang.reflect.ParameterizedType p && p.getRawType() instanceof Class<?> c ? c
+                    : Object.class;
+        }
+        return isA(raw, ASYNCHRONOUS) ? raw.getSimpleName() : null;
+    }
+
+    private static boolean isA(Class<?> type, Set<String> names) {
+        if (names.contains(type.getName())) {
+            return true;
+        }
+        for (Class<?> parent : type.getInterfaces()) {
+            if (isA(parent, names)) {
+                return true;
+            }
+        }
+        return type.getSuperclass() != null && isA(type.getSuperclass(), names);
     }
 
     /** The annotation as a route of the properties: what it leaves empty comes from the top level. */

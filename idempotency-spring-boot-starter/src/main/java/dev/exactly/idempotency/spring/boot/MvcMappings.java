@@ -25,7 +25,7 @@ final class MvcMappings {
             handlerMapping.getHandlerMethods().forEach((RequestMappingInfo info, HandlerMethod handler) -> mappings.add(
                     new AnnotatedRoutes.Mapping(handler.getMethod(), handler.getBeanType(),
                             info.getMethodsCondition().getMethods().stream().map(Enum::name).collect(Collectors.toSet()),
-                            Set.copyOf(info.getPatternValues()))));
+                            Set.copyOf(info.getPatternValues()), true)));
         }
         return mappings;
     }

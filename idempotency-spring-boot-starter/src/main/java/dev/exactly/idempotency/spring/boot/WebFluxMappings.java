@@ -21,7 +21,7 @@ final class WebFluxMappings {
                     new AnnotatedRoutes.Mapping(handler.getMethod(), handler.getBeanType(),
                             info.getMethodsCondition().getMethods().stream().map(Enum::name).collect(Collectors.toSet()),
                             info.getPatternsCondition().getPatterns().stream().map(PathPattern::getPatternString)
-                                    .collect(Collectors.toSet()))));
+                                    .collect(Collectors.toSet()), false)));
         }
         return mappings;
     }

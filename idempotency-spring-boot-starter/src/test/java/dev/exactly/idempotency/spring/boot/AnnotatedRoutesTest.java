@@ -98,6 +98,24 @@ class AnnotatedRoutesTest {
         String shortRetention() {
             return "";
         }
+
+        @PostMapping("/later")
+        @Idempotent
+        java.util.concurrent.CompletableFuture<String> later() {
+            return java.util.concurrent.CompletableFuture.completedFuture("");
+        }
+
+        @PostMapping("/deferred")
+        @Idempotent
+        org.springframework.http.ResponseEntity<org.springframework.web.context.request.async.DeferredResult<String>> deferred() {
+            return org.springframework.http.ResponseEntity.ok(new org.springframework.web.context.request.async.DeferredResult<>());
+        }
+
+        @PostMapping("/events")
+        @Idempotent
+        org.springframework.web.servlet.mvc.method.annotation.SseEmitter events() {
+            return new org.springframework.web.servlet.mvc.method.annotation.SseEmitter();
+        }
     }
 
     @Test
@@ -148,7 +166,16 @@ class AnnotatedRoutesTest {
                         + "(GET included); map it with @PostMapping, @PutMapping, ... or @RequestMapping(method = ...)",
                 "@Idempotent on Mistakes.slow(): lease = \"ten seconds\" is not a duration (write it as 500ms, 10s, 5m, 24h or 7d)",
                 "@Idempotent on Mistakes.shortRetention(): retention (30s) must be longer than the lease (1m): a finished "
-                        + "request is replayed for the retention, and only the lease may be short"));
+                        + "request is replayed for the retention, and only the lease may be short",
+                asynchronous("later()", "CompletableFuture"),
+                asynchronous("deferred()", "DeferredResult"),
+                asynchronous("events()", "SseEmitter")));
+    }
+
+    private static String asynchronous(String method, String type) {
+        return "@Idempotent on Mistakes." + method + ": it returns " + type + ", an asynchronous result; on Spring MVC "
+                + "a guarded route's response is captured when its handler returns, so the work would run and its "
+                + "answer be lost (the key released, a retry running it again): return the result itself";
     }
 
     @Test
