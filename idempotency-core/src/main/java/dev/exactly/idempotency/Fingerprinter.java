@@ -100,9 +100,9 @@ public final class Fingerprinter {
         checkLength(body.length);
         byte[] canonical = null;
         if (body.length > 0 && contentType == null) {
-            canonical = canonicalJson(body, false);
+            canonical = canonicalJson(body, null, false);
         } else if (body.length > 0 && isJson(contentType)) {
-            canonical = canonicalJson(body, true);
+            canonical = canonicalJson(body, contentType, true);
         }
         String digest = Hashing.sha256Hex(method.toUpperCase(Locale.ROOT), route, canonical != null ? canonical : body);
         return new Fingerprint(canonical != null ? JCS_SHA256 : RAW_SHA256, digest);
@@ -122,11 +122,14 @@ public final class Fingerprinter {
         return type.equals("application/json") || type.endsWith("+json");
     }
 
-    private byte @Nullable [] canonicalJson(byte[] body, boolean declaredJson) {
+    private byte @Nullable [] canonicalJson(byte[] body, @Nullable String contentType, boolean declaredJson) {
         if (CanonicalJson.alreadyCanonical(body, maxJsonDepth)) {
             return body; // compact, sorted ASCII: the canonical bytes are the body's own
         }
-        String text = new String(body, StandardCharsets.UTF_8);
+        String text = text(body, contentType);
+        if (text == null) {
+            return null; // bytes that are not text in their charset: hashed as they are
+        }
         CanonicalJson ordinary = new CanonicalJson(text, maxJsonDepth);
         String fast = ordinary.canonicalise();
         if (fast != null) {
@@ -153,6 +156,50 @@ public final class Fingerprinter {
         } catch (IOException | RuntimeException notJson) {
             return null;
         }
+    }
+
+    /**
+     * The body as text in its declared charset (UTF-8 when none is declared), decoded strictly: {@code null} for
+     * bytes that are not text in it, or an unknown charset. A lenient decoding turned every invalid sequence
+     * into U+FFFD, so that two different bodies ({@code "José"} and {@code "Josè"} sent as ISO-8859-1 under a
+     * UTF-8 reading) had one fingerprint.
+     */
+    static @Nullable String text(byte[] body, @Nullable String contentType) {
+        java.nio.charset.Charset charset = StandardCharsets.UTF_8;
+        String declared = charsetParameter(contentType);
+        if (declared != null) {
+            try {
+                charset = java.nio.charset.Charset.forName(declared);
+            } catch (IllegalArgumentException unknown) {
+                return null;
+            }
+        }
+        try {
+            return charset.newDecoder()
+                    .onMalformedInput(java.nio.charset.CodingErrorAction.REPORT)
+                    .onUnmappableCharacter(java.nio.charset.CodingErrorAction.REPORT)
+                    .decode(java.nio.ByteBuffer.wrap(body))
+                    .toString();
+        } catch (java.nio.charset.CharacterCodingException notText) {
+            return null;
+        }
+    }
+
+    private static @Nullable String charsetParameter(@Nullable String contentType) {
+        if (contentType == null) {
+            return null;
+        }
+        for (String parameter : contentType.split(";")) {
+            int equals = parameter.indexOf('=');
+            if (equals > 0 && parameter.substring(0, equals).strip().equalsIgnoreCase("charset")) {
+                String value = parameter.substring(equals + 1).strip();
+                if (value.length() >= 2 && value.startsWith("\"") && value.endsWith("\"")) {
+                    value = value.substring(1, value.length() - 1);
+                }
+                return value.isEmpty() ? null : value;
+            }
+        }
+        return null;
     }
 
     /** What the linear pre-scan found. */
