@@ -85,6 +85,8 @@ public final class IntentClient {
      * @throws RetriesExhaustedException     no final answer yet: the entry stays pending; send or resume
      *                                       later, the same key will go out
      * @throws IdempotencyKeyReusedException the server knows the key from a different request
+     * @throws IntentExpiredException        the intent has been pending for longer than the retention: it
+     *                                       is not sent again (a server may have run it and forgotten the key)
      * @throws InterruptedException          interrupted while waiting; the entry stays pending
      */
     public IdempotentResponse send(IntentId intent, IdempotentRequest request) throws InterruptedException {
@@ -135,6 +137,9 @@ public final class IntentClient {
     }
 
     private IdempotentResponse send(JournalEntry entry, Map<String, List<String>> callerHeaders) throws InterruptedException {
+        if (!entry.finished() && entry.createdAt().isBefore(now().minus(retention))) {
+            throw new IntentExpiredException(entry, retention);
+        }
         IdempotentRequest.Builder outgoing = entry.request().toBuilder();
         callerHeaders.forEach((name, values) -> {
             if (IdempotentRequest.CREDENTIAL_HEADERS.contains(name)) {

@@ -260,4 +260,20 @@ class IntentClientTest {
         assertThat(server.received()).extracting(r -> r.header("Idempotency-Key"))
                 .containsOnly(journaledAtFirstByte.getFirst());
     }
+
+    @Test
+    void aPendingIntentOlderThanTheRetentionIsNotSentAgain() throws Exception {
+        FileKeyJournal journal = FileKeyJournal.open(dir);
+        Instant longAgo = now.get().minus(Duration.ofHours(25));
+        JournalEntry stale = journal.putIfAbsent(JournalEntry.pending(ORDER, "key-of-yesterday", request(), longAgo));
+        IntentClient intents = intents(journal, RetryPolicy.ofDefaults());
+        assertThatThrownBy(() -> intents.send(ORDER, request()))
+                .isInstanceOfSatisfying(IntentExpiredException.class, e -> {
+                    assertThat(e.key()).isEqualTo("key-of-yesterday");
+                    assertThat(e.createdAt()).isEqualTo(longAgo);
+                });
+        assertThatThrownBy(() -> intents.resume(ORDER, java.util.Map.of())).isInstanceOf(IntentExpiredException.class);
+        assertThat(server.requestCount()).as("nothing was sent under a key the server may have forgotten").isZero();
+        assertThat(journal.pending()).containsExactly(stale);
+    }
 }
