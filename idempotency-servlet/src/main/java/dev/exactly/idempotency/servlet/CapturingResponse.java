@@ -69,6 +69,11 @@ final class CapturingResponse extends HttpServletResponseWrapper {
         this.spill = spill;
     }
 
+    /** Whether the body outgrew the capture and its head was sent. */
+    boolean streamed() {
+        return streamedTo != null;
+    }
+
     /** Ends capture: writes a held-back character, and returns what was produced. */
     CapturedResponse finish() throws IOException {
         if (encoder != null) {

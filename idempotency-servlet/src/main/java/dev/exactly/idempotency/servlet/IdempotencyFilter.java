@@ -306,6 +306,7 @@ public final class IdempotencyFilter implements Filter {
         private final byte[] body;
         private final @Nullable Map<String, String[]> upstreamParameters;
         private @Nullable CapturedResponse captured;
+        private @Nullable Exception failedAfterHead;
         private volatile boolean started;
 
         Execution(HttpServletRequest request, HttpServletResponse response, FilterChain chain, IdempotentRoute route,
@@ -323,7 +324,17 @@ public final class IdempotencyFilter implements Filter {
             started = true;
             CachedBodyRequest wrapped = new CachedBodyRequest(request, body, lease, upstreamParameters);
             CapturingResponse capture = new CapturingResponse(response, maxStoredResponseBytes, this::commitStreamed);
-            chain.doFilter(wrapped, capture);
+            try {
+                chain.doFilter(wrapped, capture);
+            } catch (IOException | ServletException | RuntimeException e) {
+                if (!capture.streamed()) {
+                    throw e;
+                }
+                // the head left before the handler failed in the middle of its body: its status was decided
+                // and a record promised (Idempotency-Expires); it ran. The streamed outcome is recorded, and the
+                // failure rethrown once it is, so that the container breaks off the response.
+                failedAfterHead = e;
+            }
             CapturedResponse result = capture.finish();
             captured = result;
             return RecordingRule.outcome(route, result.status(), result.contentType(), result.body(),
@@ -346,10 +357,17 @@ public final class IdempotencyFilter implements Filter {
             return started;
         }
 
-        void writeFresh(@Nullable Instant expiresAt) throws IOException {
+        void writeFresh(@Nullable Instant expiresAt) throws IOException, ServletException {
             CapturedResponse result = Objects.requireNonNull(captured, "the handler ran");
             byte[] bytes = result.body();
             if (bytes == null) {
+                switch (failedAfterHead) {
+                    case null -> { }
+                    case IOException e -> throw e;
+                    case ServletException e -> throw e;
+                    case RuntimeException e -> throw e;
+                    default -> throw new ServletException(failedAfterHead);
+                }
                 return; // already streamed
             }
             writeHead(response, result, expiresAt);

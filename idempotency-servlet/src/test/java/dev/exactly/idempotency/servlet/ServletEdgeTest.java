@@ -175,4 +175,27 @@ class ServletEdgeTest {
         assertThat(replay.headers().firstValue("Content-Encoding")).hasValue("gzip");
         assertThat(replay.body()).isEqualTo(first.body()).isEqualTo(gzipped);
     }
+
+    @Test
+    void aHandlerThatFailsAfterItsHeadWasStreamedRanAndIsNotRunAgain() throws Exception {
+        app.handler((request, response) -> {
+            response.setStatus(201);
+            OutputStream out = response.getOutputStream();
+            out.write(new byte[STORED + 100]); // the head and a first part go out
+            out.flush();
+            throw new IllegalStateException("failed in the middle of its body");
+        });
+        String key = "k-" + UUID.randomUUID();
+        try {
+            HttpResponse<byte[]> broken = Call.post(server, "/v1/charges").key(key).apiKey("sk_a").json("{}").send();
+            assertThat(broken.body().length).as("the response was broken off").isLessThan(STORED + 100);
+        } catch (java.io.IOException brokenOff) {
+            // the client saw the response broken off: what a failure after the head must look like
+        }
+        HttpResponse<byte[]> retry = Call.post(server, "/v1/charges").key(key).apiKey("sk_a").json("{}").send();
+        assertThat(retry.statusCode()).isEqualTo(201);
+        assertThat(retry.headers().firstValue("Idempotent-Replayed")).hasValue("true");
+        assertThat(Call.text(retry)).contains("response_not_stored");
+        assertThat(app.executions).hasValue(1);
+    }
 }

@@ -297,6 +297,7 @@ public final class IdempotencyWebFilter implements WebFilter, Ordered {
         private final byte[] body;
         private volatile CapturingResponse.@Nullable Captured captured;
         private volatile boolean started;
+        private volatile @Nullable RuntimeException failedAfterHead;
 
         Execution(ServerWebExchange exchange, WebFilterChain chain, IdempotentRoute route, byte[] body) {
             this.exchange = exchange;
@@ -319,10 +320,15 @@ public final class IdempotencyWebFilter implements WebFilter, Ordered {
                 // WebFlux answers a handler's ResponseStatusException (any ErrorResponse) outside the filter
                 // chain, where Spring MVC answers it inside: it is the handler's answer, recorded as one (a 402
                 // replayed, not a second attempt on retry), written as its RFC 9457 problem document
-                if (!(Exceptions.unwrap(e) instanceof ErrorResponse error) || capture.isCommitted()) {
+                if (capture.isCommitted()) {
+                    // the head left before the handler failed in the middle of its body: it ran, and a record was
+                    // promised; the streamed outcome is recorded, and the failure passed on once it is
+                    failedAfterHead = e;
+                } else if (Exceptions.unwrap(e) instanceof ErrorResponse error) {
+                    capture.answer(error);
+                } else {
                     throw e;
                 }
-                capture.answer(error);
             } finally {
                 exchange.getAttributes().remove(LEASE);
             }
@@ -347,7 +353,8 @@ public final class IdempotencyWebFilter implements WebFilter, Ordered {
             CapturingResponse.Captured result = Objects.requireNonNull(captured, "the handler ran");
             byte[] bytes = result.body();
             if (bytes == null) {
-                return Mono.empty(); // already streamed
+                RuntimeException failure = failedAfterHead;
+                return failure == null ? Mono.empty() : Mono.error(failure); // already streamed
             }
             ServerHttpResponse response = exchange.getResponse();
             writeHead(response, result, expiresAt);

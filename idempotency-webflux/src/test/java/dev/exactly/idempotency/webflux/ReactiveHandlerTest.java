@@ -96,6 +96,9 @@ class ReactiveHandlerTest {
                         Flux.range(0, 3).map(i -> chunk(exchange)), // past the limit
                         Mono.fromRunnable(this::holdUntilReleased).subscribeOn(Schedulers.boundedElastic())
                                 .thenMany(Flux.range(0, 5).map(i -> chunk(exchange)))));
+                case "/v1/broken" -> exchange.getResponse().writeWith(Flux.concat(
+                        Flux.range(0, 3).map(i -> chunk(exchange)), // past the limit: the head goes out
+                        Flux.error(new IllegalStateException("failed in the middle of its body"))));
                 case "/v1/form" -> exchange.getFormData()
                         .flatMap(form -> write(exchange, 201, "a=" + form.getFirst("a") + "&b=" + form.getFirst("b")));
                 case "/v1/declined" -> Mono.error(new ResponseStatusException(HttpStatus.PAYMENT_REQUIRED, "card declined"));
@@ -192,6 +195,21 @@ class ReactiveHandlerTest {
             release.countDown();
         }
         HttpResponse<String> retry = post("/v1/stream", key, "application/json", "{}");
+        assertThat(replayed(retry)).isTrue();
+        assertThat(retry.body()).contains("response_not_stored");
+        assertThat(runs).hasValue(1);
+    }
+
+    @Test
+    void aHandlerThatFailsAfterItsHeadWasStreamedRanAndIsNotRunAgain() throws Exception {
+        String key = "k-" + UUID.randomUUID();
+        try {
+            HttpResponse<String> broken = post("/v1/broken", key, "application/json", "{}");
+            assertThat(broken.body().length()).as("the response was broken off").isLessThan(3 * CHUNK);
+        } catch (java.io.IOException brokenOff) {
+            // the client saw the response broken off: what a failure after the head must look like
+        }
+        HttpResponse<String> retry = post("/v1/broken", key, "application/json", "{}");
         assertThat(replayed(retry)).isTrue();
         assertThat(retry.body()).contains("response_not_stored");
         assertThat(runs).hasValue(1);
