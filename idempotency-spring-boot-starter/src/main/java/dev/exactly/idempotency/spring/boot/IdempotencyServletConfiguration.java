@@ -59,12 +59,21 @@ class IdempotencyServletConfiguration {
             ListableBeanFactory beans,
             Environment environment) {
         boolean mvc = PropertiesReader.present(MvcMappings.HANDLER_MAPPING_CLASS);
-        List<IdempotentRoute> routes = AnnotatedRoutes.merge(
-                AnnotatedRoutes.configured(properties, routeBeans),
-                mvc ? MvcMappings.of(beans) : List.of(),
-                properties,
-                mvc ? MvcMappings.pathPrefix(beans) : "",
-                environment);
+        String servletPath = mvc ? MvcMappings.pathPrefix(beans) : "";
+        List<AnnotatedRoutes.Declared> configured = AnnotatedRoutes.configured(properties, routeBeans);
+        List<IdempotentRoute> routes = AnnotatedRoutes.merge(configured, mvc ? MvcMappings.of(beans) : List.of(),
+                properties, servletPath, environment);
+        for (AnnotatedRoutes.Declared declared : configured) {
+            String template = declared.route().pathTemplate();
+            if (!servletPath.isEmpty() && !template.equals(servletPath) && !template.startsWith(servletPath + "/")) {
+                // configured paths are context-relative, annotated ones are prefixed by the servlet path for
+                // the user: a configured /v1/charges under spring.mvc.servlet.path=/api guards nothing there
+                log.warn(declared.source() + " guards " + declared.route().method() + " " + template + ", a path "
+                        + "relative to the context, but Spring MVC is mapped under " + servletPath + ": its handlers "
+                        + "are reached at " + servletPath + template + ", which this route does not guard (write the "
+                        + "path with " + servletPath + " in front, unless it is another servlet's)");
+            }
+        }
         if (routes.isEmpty()) {
             log.warn("No idempotent routes: annotate controller methods with @Idempotent, set "
                     + IdempotencyProperties.PREFIX + ".routes[0].path (and method) or define IdempotentRoute beans; "

@@ -27,6 +27,7 @@ import org.springframework.web.bind.annotation.RestController;
  * annotation, path variables with a pattern, the servlet path; and every mistake, including a route also
  * configured by a property, stops the startup naming both declarations.
  */
+@org.junit.jupiter.api.extension.ExtendWith(org.springframework.boot.test.system.OutputCaptureExtension.class)
 class AnnotatedRoutesTest {
     private final WebApplicationContextRunner runner = new WebApplicationContextRunner()
             .withConfiguration(AutoConfigurations.of(DispatcherServletAutoConfiguration.class,
@@ -116,6 +117,19 @@ class AnnotatedRoutesTest {
         org.springframework.web.servlet.mvc.method.annotation.SseEmitter events() {
             return new org.springframework.web.servlet.mvc.method.annotation.SseEmitter();
         }
+    }
+
+    @Test
+    void aConfiguredPathOutsideTheServletPathIsWarnedAbout(org.springframework.boot.test.system.CapturedOutput output) {
+        runner.withUserConfiguration(Charges.class)
+                .withPropertyValues("spring.mvc.servlet.path=/api", "exactly.idempotency.routes[0].path=/v1/refunds",
+                        "exactly.idempotency.routes[0].method=POST", "exactly.idempotency.routes[1].path=/api/v1/payouts",
+                        "exactly.idempotency.routes[1].method=POST")
+                .run(context -> assertThat(context).hasNotFailed());
+        assertThat(output.getOut() + output.getErr())
+                .contains("exactly.idempotency.routes[0] guards POST /v1/refunds, a path relative to the context, but "
+                        + "Spring MVC is mapped under /api: its handlers are reached at /api/v1/refunds")
+                .doesNotContain("guards POST /api/v1/payouts");
     }
 
     @Test
