@@ -253,4 +253,49 @@ class IdempotencyEngineTest {
             events.add("renewal:" + result);
         }
     }
+
+    @Test
+    void aWaiterWhoseClockRunsAheadOfTheStoresBacksOffInsteadOfSpinning() throws Exception {
+        InMemoryIdempotencyStore memory = InMemoryIdempotencyStore.builder().clock(java.time.InstantSource.system()).build();
+        AtomicInteger claims = new AtomicInteger();
+        IdempotencyStore counting = new ForwardingIdempotencyStore(memory) {
+            @Override
+            public ClaimOutcome claim(ScopeKey key, Fingerprint fingerprint, OwnerToken owner, Duration lease,
+                    Duration retention) {
+                claims.incrementAndGet();
+                return super.claim(key, fingerprint, owner, lease, retention);
+            }
+        };
+        // the waiter's clock is 30 s ahead of the store's: by it, the owner's 10 s lease ended long ago
+        IdempotencyEngine owner = IdempotencyEngine.builder(memory).build();
+        IdempotencyEngine waiter = IdempotencyEngine.builder(counting).clock(() -> Instant.now().plusSeconds(30)).build();
+        IdempotencyPolicy policy = IdempotencyPolicy.custom().lease(Duration.ofSeconds(10))
+                .inFlight(InFlightPolicy.waitUpTo(Duration.ofSeconds(2))).build();
+        IdempotencyRequest request = IdempotencyRequest.of(new Scope("acme", "POST", "/v1/charges", new IdempotencyKey("k-skew")),
+                new Fingerprint("sha256-jcs", "abc"), policy);
+        java.util.concurrent.CountDownLatch running = new java.util.concurrent.CountDownLatch(1);
+        java.util.concurrent.CountDownLatch finish = new java.util.concurrent.CountDownLatch(1);
+        Thread first = Thread.ofVirtual().start(() -> {
+            try {
+                owner.execute(request, lease -> {
+                    running.countDown();
+                    finish.await();
+                    return Outcome.complete(StoredResponse.of(200, new byte[0]));
+                });
+            } catch (Exception e) {
+                throw new IllegalStateException(e);
+            }
+        });
+        try {
+            running.await();
+            assertThatThrownBy(() -> waiter.execute(request, lease -> {
+                throw new AssertionError("must not run while the owner's lease is live in the store");
+            })).isInstanceOf(RequestInFlightException.class);
+        } finally {
+            finish.countDown();
+            first.join();
+        }
+        // 10, 20, 40 ... 640 ms, then 1 s: about a dozen claims in the 2 s wait, not one a millisecond
+        assertThat(claims.get()).isBetween(2, 20);
+    }
 }

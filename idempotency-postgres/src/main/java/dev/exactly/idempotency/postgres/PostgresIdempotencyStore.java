@@ -319,7 +319,7 @@ public final class PostgresIdempotencyStore implements IdempotencyStore {
         Objects.requireNonNull(owner, "owner");
         return onCallerConnection("claim", connection, c -> {
             List<PhaseRow> rows = jdbc.query(c, sql.claimPhase(),
-                    s -> bindClaim(s, 0, key, fingerprint, owner, micros(lease), micros(retention)),
+                    s -> bindClaim(s, 0, key, fingerprint, owner, micros(lease), Math.max(micros(lease), micros(retention))),
                     row -> PhaseRow.of(row, claimOutcome(row, key)));
             if (rows.isEmpty()) {
                 // inside a transaction the statement cannot simply run again: the caller's transaction retries
@@ -463,7 +463,9 @@ public final class PostgresIdempotencyStore implements IdempotencyStore {
     private ClaimOutcome claimOn(Connection c, boolean retryConflicts, ScopeKey key, Fingerprint fingerprint,
             OwnerToken owner, Duration lease, Duration retention) throws SQLException {
         long leaseMicros = micros(lease);
-        long retentionMicros = micros(retention);
+        // a record never expires under a live lease (as on Redis): an SPI caller's retention shorter than its lease
+        // let a claim with another fingerprint replace the row of an owner still at work
+        long retentionMicros = Math.max(leaseMicros, micros(retention));
         SQLException conflict = null;
         int share = freshShare;
         boolean counted = false;
@@ -701,14 +703,22 @@ public final class PostgresIdempotencyStore implements IdempotencyStore {
         }
     }
 
-    /** Headers as {@code name1, value1, name1, value2, name2, value3, ...}: order and repeats kept. */
+    /**
+     * Headers as {@code name1, value1, name1, value2, name2, value3, ...}: order and repeats kept. A U+0000, which
+     * no HTTP field may hold and PostgreSQL's text cannot, is stored as U+FFFD: it failed every completion of its
+     * record (SQLSTATE 22021), which was then left to be taken over and run again.
+     */
     static String[] flatten(Map<String, List<String>> headers) {
         List<String> pairs = new ArrayList<>();
         headers.forEach((name, values) -> values.forEach(value -> {
-            pairs.add(name);
-            pairs.add(value);
+            pairs.add(storable(name));
+            pairs.add(storable(value));
         }));
         return pairs.toArray(String[]::new);
+    }
+
+    private static String storable(String text) {
+        return text.indexOf('\u0000') < 0 ? text : text.replace('\u0000', '\uFFFD');
     }
 
     private static Map<String, List<String>> unflatten(String[] pairs) {

@@ -153,6 +153,37 @@ public abstract class IdempotencyStoreContract {
     }
 
     @Test
+    @DisplayName("a response whose header holds a character no HTTP field may hold (U+0000) is still recorded")
+    void aHeaderWithANulIsRecorded() {
+        ScopeKey key = randomKey();
+        Fingerprint fp = randomFingerprint();
+        OwnerToken owner = claimNew(key, fp, LONG_LEASE).owner();
+        StoredResponse odd = new StoredResponse(201,
+                Map.of("content-disposition", List.of("attachment; filename=\"a\u0000b.pdf\"")), new byte[] {0, 1, 2});
+        assertThat(store.complete(key, owner, RecordStatus.COMPLETED, odd))
+                .as("a completion that fails every time would leave the record to be taken over and run again")
+                .isTrue();
+        IdempotencyRecord found = store.find(key).orElseThrow();
+        assertThat(found.status()).isEqualTo(RecordStatus.COMPLETED);
+        StoredResponse stored = java.util.Objects.requireNonNull(found.response(), "a finished record's response");
+        assertThat(stored.body()).isEqualTo(new byte[] {0, 1, 2});
+        assertThat(stored.headers().get("content-disposition")).singleElement().asString()
+                .startsWith("attachment; filename=\"a").endsWith("b.pdf\"");
+    }
+
+    @Test
+    @DisplayName("a record never expires under a live lease, even with a retention shorter than the lease")
+    void aRetentionShorterThanTheLeaseDoesNotEndTheLease() {
+        ScopeKey key = randomKey();
+        ClaimOutcome first = store.claim(key, randomFingerprint(), LONG_LEASE, Duration.ofMillis(100));
+        assertThat(first).isInstanceOf(ClaimOutcome.Claimed.class);
+        // for longer than the retention, another request under the key finds the owner at work
+        org.awaitility.Awaitility.await().during(Duration.ofMillis(400)).atMost(Duration.ofSeconds(5))
+                .pollInterval(Duration.ofMillis(50))
+                .until(() -> store.claim(key, randomFingerprint(), LONG_LEASE, RETENTION) instanceof ClaimOutcome.InFlight);
+    }
+
+    @Test
     @DisplayName("two claims of one key get different owners only after release")
     void ownersAreUnique() {
         ScopeKey key = randomKey();
