@@ -133,7 +133,7 @@ public final class Fingerprinter {
         CanonicalJson ordinary = new CanonicalJson(text, maxJsonDepth);
         String fast = ordinary.canonicalise();
         if (fast != null) {
-            return fast.getBytes(StandardCharsets.UTF_8);
+            return utf8(fast);
         }
         if (ordinary.tooDeep()) {
             if (declaredJson) {
@@ -152,7 +152,7 @@ public final class Fingerprinter {
             return null;
         }
         try {
-            return new JsonCanonicalizer(text).getEncodedUTF8();
+            return utf8(new JsonCanonicalizer(text).getEncodedString());
         } catch (IOException | RuntimeException notJson) {
             return null;
         }
@@ -200,6 +200,23 @@ public final class Fingerprinter {
             }
         }
         return null;
+    }
+
+    /**
+     * The canonical text as UTF-8, or {@code null} (the body is then hashed as its bytes) when it holds a lone
+     * surrogate ({@code "\\ud800"} in the JSON): UTF-8 has no encoding for one, and every one became the same
+     * {@code ?}, so that {@code "\\ud800"} and {@code "\\udbff"} had one fingerprint.
+     */
+    private static byte @Nullable [] utf8(String canonical) {
+        for (int i = 0; i < canonical.length(); i++) {
+            char c = canonical.charAt(i);
+            if (Character.isHighSurrogate(c) && i + 1 < canonical.length() && Character.isLowSurrogate(canonical.charAt(i + 1))) {
+                i++;
+            } else if (Character.isSurrogate(c)) {
+                return null;
+            }
+        }
+        return canonical.getBytes(StandardCharsets.UTF_8);
     }
 
     /** What the linear pre-scan found. */

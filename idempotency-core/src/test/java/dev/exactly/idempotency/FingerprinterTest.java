@@ -154,4 +154,13 @@ class FingerprinterTest {
         assertThat(fingerprinter.fingerprint("POST", "/v1/customers", jose, "application/json"))
                 .isNotEqualTo(fingerprinter.fingerprint("POST", "/v1/customers", josè, "application/json"));
     }
+
+    @Test
+    void loneSurrogatesInJsonStringsAreNotOneCharacter() {
+        assertThat(json("{\"d\":\"\\ud800\"}")).isNotEqualTo(json("{\"d\":\"\\udbff\"}"));
+        assertThat(json("{\"d\":\"\\udc00x\"}")).isNotEqualTo(json("{\"d\":\"\\udc01x\"}"));
+        assertThat(json("{\"d\":\"\\ud800\"}")).isNotEqualTo(json("{\"d\":\"?\"}"));
+        // a pair is one character, however it is spelled
+        assertThat(json("{\"d\":\"\\ud83d\\ude00\"}")).isEqualTo(json("{\"d\":\"\ud83d\ude00\"}"));
+    }
 }

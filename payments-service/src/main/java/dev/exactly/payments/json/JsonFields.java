@@ -156,11 +156,37 @@ public final class JsonFields {
             return null;
         }
         String value = node.stringValue();
+        String unstorable = unstorable(value);
+        if (unstorable != null) {
+            error(name, "parameter_invalid", name + " must not hold " + unstorable);
+            return null;
+        }
         if (!pattern.matcher(value).matches()) {
             error(name, "parameter_invalid", name + " must be " + rule);
             return null;
         }
         return value;
+    }
+
+    /**
+     * What in {@code text} cannot be kept as it was sent, or {@code null}: a control character other than tab,
+     * line feed and carriage return (U+0000 above all, which PostgreSQL's text refuses: the request failed in
+     * the database and was answered "outcome unknown", retried forever), or a lone UTF-16 surrogate (no
+     * character: stored as "?", and two different ones read as the same request).
+     */
+    static @Nullable String unstorable(String text) {
+        for (int i = 0; i < text.length(); i++) {
+            char c = text.charAt(i);
+            if (c < 0x20 && c != '\t' && c != '\n' && c != '\r' || c == 0x7f) {
+                return String.format("control characters (U+%04X)", (int) c);
+            }
+            if (Character.isHighSurrogate(c) && i + 1 < text.length() && Character.isLowSurrogate(text.charAt(i + 1))) {
+                i++;
+            } else if (Character.isSurrogate(c)) {
+                return String.format("lone surrogates (U+%04X)", (int) c);
+            }
+        }
+        return null;
     }
 
     /**
@@ -186,9 +212,14 @@ public final class JsonFields {
             JsonNode value = e.getValue();
             if (key.isEmpty() || key.length() > maxKey) {
                 error(name, "parameter_invalid", name + " keys must have 1 to " + maxKey + " characters");
+            } else if (unstorable(key) != null) {
+                error(name, "parameter_invalid", name + " keys must not hold " + unstorable(key));
             } else if (!value.isString() || value.stringValue().length() > maxValue) {
                 error(name + "." + truncate(key), "parameter_invalid",
                         name + " values must be strings of at most " + maxValue + " characters");
+            } else if (unstorable(value.stringValue()) != null) {
+                error(name + "." + truncate(key), "parameter_invalid",
+                        name + " values must not hold " + unstorable(value.stringValue()));
             } else {
                 map.put(key, value.stringValue());
             }

@@ -65,6 +65,11 @@ public record EndpointRequest(String url, List<String> enabledEvents, @Nullable 
             fields.error("url", "url_invalid", "url must name a host");
             return "";
         }
+        if (uri.getPort() == 0 || uri.getPort() > 65535) {
+            // accepted, every delivery failed (port out of range) until the endpoint was dead-lettered
+            fields.error("url", "url_invalid", "url must name a port from 1 to 65535, or none");
+            return "";
+        }
         if (uri.getRawUserInfo() != null) {
             fields.error("url", "url_invalid", "url must not hold user information (credentials)");
             return "";
