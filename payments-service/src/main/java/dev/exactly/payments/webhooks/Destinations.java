@@ -11,7 +11,9 @@ import java.util.Optional;
  * network, so unless private networks are allowed (demo mode, or {@code allow-private-networks}) a
  * delivery is refused when its host resolves to an address that is not public: unspecified, loopback,
  * link-local (cloud metadata services live at 169.254.169.254), private (10/8, 172.16/12, 192.168/16,
- * fc00::/7), shared (100.64/10), {@code 0.0.0.0/8} or multicast. The check runs before each attempt, on
+ * fc00::/7), shared (100.64/10), {@code 0.0.0.0/8}, benchmarking (198.18/15), 192.0.0/24, reserved (240/4,
+ * the broadcast address), discard-only (100::/64), multicast, or an IPv6 address carrying any of those IPv4
+ * ones (IPv4-compatible, NAT64, 6to4). The check runs before each attempt, on
  * every address the name resolves to; the HTTP client resolves the name again, so a DNS answer that changes
  * between the two (rebinding) is not caught here: put an egress proxy in front of the service where that
  * matters.
@@ -37,8 +39,19 @@ public final class Destinations {
         return Optional.empty();
     }
 
-    /** What kind of non-public address {@code address} is, or empty when it is public. */
+    /**
+     * What kind of non-public address {@code address} is, or empty when it is public. An IPv6 address that
+     * carries an IPv4 one (IPv4-compatible {@code ::a.b.c.d}, IPv4-translated {@code ::ffff:0:a.b.c.d}, NAT64 {@code 64:ff9b::/96} and {@code
+     * 64:ff9b:1::/48}, 6to4 {@code 2002::/16}) is judged by the IPv4 address it reaches: {@code 64:ff9b::a9fe:a9fe}
+     * is the metadata service behind a NAT64 gateway.
+     */
     public static Optional<String> notPublic(InetAddress address) {
+        if (address instanceof Inet6Address) {
+            Optional<InetAddress> embedded = embeddedIpv4(address.getAddress());
+            if (embedded.isPresent()) {
+                return notPublic(embedded.get()).map(kind -> kind + " (inside an IPv6 address)");
+            }
+        }
         if (address.isAnyLocalAddress()) {
             return Optional.of("unspecified");
         }
@@ -56,16 +69,65 @@ public final class Destinations {
         }
         byte[] b = address.getAddress();
         if (address instanceof Inet4Address) {
-            if (b[0] == 0) {
+            int first = b[0] & 0xff;
+            int second = b[1] & 0xff;
+            if (first == 0) {
                 return Optional.of("'this network'");
             }
-            if ((b[0] & 0xff) == 100 && (b[1] & 0xc0) == 64) {
+            if (first == 100 && (second & 0xc0) == 64) {
                 return Optional.of("shared (carrier-grade NAT)");
+            }
+            if (first == 198 && (second & 0xfe) == 18) {
+                return Optional.of("benchmarking (198.18/15)");
+            }
+            if (first == 192 && second == 0 && b[2] == 0) {
+                return Optional.of("protocol assignment (192.0.0/24)");
+            }
+            if (first >= 240) {
+                return Optional.of("reserved (240/4) or broadcast");
             }
         }
         if (address instanceof Inet6Address && (b[0] & 0xfe) == 0xfc) {
             return Optional.of("private (unique local)");
         }
+        if (address instanceof Inet6Address && b[0] == 0x01 && b[1] == 0x00 && allZero(b, 2, 8)) {
+            return Optional.of("discard-only (100::/64)");
+        }
         return Optional.empty();
+    }
+
+    /** The IPv4 address inside an IPv4-compatible, NAT64 or 6to4 IPv6 address. */
+    private static Optional<InetAddress> embeddedIpv4(byte[] v6) {
+        byte[] v4 = null;
+        if (allZero(v6, 0, 12) && !allZero(v6, 12, 16)) { // ::a.b.c.d (not :: or ::1, judged as they are)
+            v4 = java.util.Arrays.copyOfRange(v6, 12, 16);
+            if (v4[0] == 0 && v4[1] == 0 && v4[2] == 0) {
+                return Optional.empty(); // ::1 and the like: IPv6 loopback, not an IPv4 address
+            }
+        } else if (v6[0] == 0x00 && v6[1] == 0x64 && (v6[2] & 0xff) == 0xff && (v6[3] & 0xff) == 0x9b
+                && (allZero(v6, 4, 12) || v6[4] == 0x00 && v6[5] == 0x01)) { // 64:ff9b::/96, 64:ff9b:1::/48
+            v4 = java.util.Arrays.copyOfRange(v6, 12, 16);
+        } else if (allZero(v6, 0, 8) && (v6[8] & 0xff) == 0xff && (v6[9] & 0xff) == 0xff && allZero(v6, 10, 12)) {
+            v4 = java.util.Arrays.copyOfRange(v6, 12, 16); // ::ffff:0:a.b.c.d, IPv4-translated
+        } else if (v6[0] == 0x20 && v6[1] == 0x02) { // 2002:a.b.c.d::/48
+            v4 = java.util.Arrays.copyOfRange(v6, 2, 6);
+        }
+        if (v4 == null) {
+            return Optional.empty();
+        }
+        try {
+            return Optional.of(InetAddress.getByAddress(v4));
+        } catch (UnknownHostException impossible) {
+            return Optional.empty();
+        }
+    }
+
+    private static boolean allZero(byte[] b, int from, int to) {
+        for (int i = from; i < to; i++) {
+            if (b[i] != 0) {
+                return false;
+            }
+        }
+        return true;
     }
 }

@@ -35,4 +35,24 @@ class DestinationsTest {
         assertThat(Destinations.refusal("localhost")).get().asString().contains("loopback");
         assertThat(Destinations.refusal("8.8.8.8")).isEmpty();
     }
+
+    @Test
+    void anIpv6AddressCarryingAnIpv4OneIsJudgedByIt() throws UnknownHostException {
+        String[][] refused = {
+            {"::127.0.0.1", "loopback (inside an IPv6 address)"}, {"::a9fe:a9fe", "link-local (inside an IPv6 address)"},
+            {"64:ff9b::7f00:1", "loopback (inside an IPv6 address)"}, {"64:ff9b::a9fe:a9fe", "link-local (inside an IPv6 address)"},
+            {"64:ff9b:1::a00:1", "private (inside an IPv6 address)"}, {"2002:7f00:1::1", "loopback (inside an IPv6 address)"},
+            {"2002:c0a8:101::1", "private (inside an IPv6 address)"}, {"::ffff:0:7f00:1", "loopback (inside an IPv6 address)"},
+            {"100::1", "discard-only (100::/64)"}, {"198.18.0.1", "benchmarking (198.18/15)"},
+            {"192.0.0.1", "protocol assignment (192.0.0/24)"}, {"240.0.0.1", "reserved (240/4) or broadcast"},
+            {"255.255.255.255", "reserved (240/4) or broadcast"},
+        };
+        for (String[] r : refused) {
+            assertThat(Destinations.notPublic(at(r[0]))).as(r[0]).contains(r[1]);
+        }
+        // public IPv4 behind NAT64 and 6to4 stays reachable
+        for (String ok : new String[] {"64:ff9b::808:808", "2002:808:808::1", "198.20.0.1", "192.0.2.1"}) {
+            assertThat(Destinations.notPublic(at(ok))).as(ok).isEmpty();
+        }
+    }
 }
