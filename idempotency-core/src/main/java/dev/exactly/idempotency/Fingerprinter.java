@@ -174,6 +174,14 @@ public final class Fingerprinter {
                 return null;
             }
         }
+        if (charset.equals(StandardCharsets.UTF_8)) {
+            // the JDK's decoding is the fast one; it replaces only malformed input, so a text without U+FFFD
+            // was valid UTF-8, and only one with it (sent, or a replacement) is decoded again strictly
+            String text = new String(body, StandardCharsets.UTF_8);
+            if (text.indexOf('\uFFFD') < 0) {
+                return text;
+            }
+        }
         try {
             return charset.newDecoder()
                     .onMalformedInput(java.nio.charset.CodingErrorAction.REPORT)
