@@ -148,7 +148,8 @@ public final class Ledger {
      *     was validated when it was built), or an unknown original entry
      * @throws LedgerConflictException when the external reference belongs to an entry that differs
      *     (nothing was written; the transaction is still usable)
-     * @throws BalanceFloorException when an account would go below its floor (roll back)
+     * @throws BalanceFloorException when an account would go below its floor: the transaction is left failed
+     *     (it can only roll back, a commit commits nothing)
      */
     public JournalEntry post(Connection connection, EntryRequest request) {
         return Jdbc.inCallersTransaction(connection, c -> writer.post(c, request));
@@ -202,7 +203,8 @@ public final class Ledger {
      *
      * @param request a standard entry ({@link EntryRequest#builder()}): the postings to hold
      * @return the {@link EntryKind#PENDING} entry, its postings marked {@link Posting#pending()}
-     * @throws BalanceFloorException when a held decrease would take an account below its floor (roll back)
+     * @throws BalanceFloorException when a held decrease would take an account below its floor: the
+     *     transaction is left failed (it can only roll back)
      * @throws LedgerConflictException when the external reference belongs to an entry that differs
      */
     public JournalEntry hold(Connection connection, EntryRequest request) {

@@ -58,6 +58,31 @@ class BalanceFloorTest extends LedgerTestSupport {
     }
 
     @Test
+    void aCallerThatCommitsAfterTheRefusalCommitsNoHalfEntry() throws Exception {
+        Account cash = open("cash", AccountType.ASSET);
+        Account wallet = open(AccountSpec.of("wallet", AccountType.LIABILITY, USD).withFloor(0));
+        Account shop = open("shop", AccountType.REVENUE);
+        ledger.post(transfer(cash, wallet, 100));
+        Money cashBefore = ledger.balance(cash.id());
+        try (Connection c = connection()) {
+            // the refused entry touches two other accounts: their balance rows were written before the refusal
+            assertThatThrownBy(() -> ledger.post(c, EntryRequest.builder()
+                    .debit(wallet.id(), usd(101)).credit(shop.id(), usd(50)).credit(cash.id(), usd(51)).build()))
+                    .isInstanceOf(BalanceFloorException.class);
+            try {
+                c.commit(); // a caller treating the refusal as "insufficient funds" and going on
+            } catch (java.sql.SQLException rolledBack) {
+                // the transaction could only roll back
+            }
+        }
+        assertThat(ledger.entries(EntryQuery.first(10)).entries()).hasSize(1);
+        assertThat(ledger.balance(wallet.id())).isEqualTo(usd(100));
+        assertThat(ledger.balance(shop.id())).isEqualTo(usd(0));
+        assertThat(ledger.balance(cash.id())).isEqualTo(cashBefore);
+        assertThat(ledger.trialBalance().isBalanced()).isTrue();
+    }
+
+    @Test
     void onAnAutoCommitConnectionAnEntryIsStillAllOrNothing() throws Exception {
         Account cash = open("cash", AccountType.ASSET);
         Account wallet = open(AccountSpec.of("wallet", AccountType.LIABILITY, USD).withFloor(0));

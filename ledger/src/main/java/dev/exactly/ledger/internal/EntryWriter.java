@@ -451,9 +451,31 @@ public final class EntryWriter {
             return new LedgerStorageException("the balance row of account " + account.id() + " is missing", null, null);
         }
         List<Long> unreserved = LedgerReader.longs(c, LedgerSql.SHARD_UNRESERVED, account.id(), 0);
-        return new BalanceFloorException(account.id(), Money.of(floor, account.currency()),
+        BalanceFloorException refused = new BalanceFloorException(account.id(), Money.of(floor, account.currency()),
                 Money.of(unreserved.isEmpty() ? 0 : unreserved.get(0), account.currency()),
                 change.unreserved());
+        abortTransaction(c);
+        return refused;
+    }
+
+    /**
+     * The write function answers a refused floor after it wrote the entry, its postings and the other accounts'
+     * balance rows: the refused entry is half written in the caller's transaction. That transaction is put in
+     * the failed state here, so that it can only roll back: a caller that caught the refusal and committed
+     * committed the half entry, its postings no longer matching the balance rows.
+     */
+    private static void abortTransaction(Connection c) throws SQLException {
+        if (c.getAutoCommit()) {
+            return; // the write ran in a transaction of its own, which the refusal rolls back
+        }
+        try (java.sql.Statement s = c.createStatement()) {
+            s.execute("DO $$BEGIN RAISE EXCEPTION 'a balance floor refused a ledger entry of this transaction, which "
+                    + "is half written: roll the transaction back' USING ERRCODE = 'LG009'; END$$");
+        } catch (SQLException expected) {
+            if (!"LG009".equals(expected.getSQLState())) {
+                throw expected;
+            }
+        }
     }
 
     /**
