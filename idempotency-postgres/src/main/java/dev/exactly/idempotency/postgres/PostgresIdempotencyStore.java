@@ -319,7 +319,7 @@ public final class PostgresIdempotencyStore implements IdempotencyStore {
         Objects.requireNonNull(owner, "owner");
         return onCallerConnection("claim", connection, c -> {
             List<PhaseRow> rows = jdbc.query(c, sql.claimPhase(),
-                    s -> bindClaim(s, 0, key, fingerprint, owner, micros(lease), Math.max(micros(lease), micros(retention))),
+                    s -> bindClaim(s, 0, key, fingerprint, owner, micros(lease), micros(retention)),
                     row -> PhaseRow.of(row, claimOutcome(row, key)));
             if (rows.isEmpty()) {
                 // inside a transaction the statement cannot simply run again: the caller's transaction retries
@@ -463,9 +463,7 @@ public final class PostgresIdempotencyStore implements IdempotencyStore {
     private ClaimOutcome claimOn(Connection c, boolean retryConflicts, ScopeKey key, Fingerprint fingerprint,
             OwnerToken owner, Duration lease, Duration retention) throws SQLException {
         long leaseMicros = micros(lease);
-        // a record never expires under a live lease (as on Redis): an SPI caller's retention shorter than its lease
-        // let a claim with another fingerprint replace the row of an owner still at work
-        long retentionMicros = Math.max(leaseMicros, micros(retention));
+        long retentionMicros = micros(retention);
         SQLException conflict = null;
         int share = freshShare;
         boolean counted = false;

@@ -172,18 +172,6 @@ public abstract class IdempotencyStoreContract {
     }
 
     @Test
-    @DisplayName("a record never expires under a live lease, even with a retention shorter than the lease")
-    void aRetentionShorterThanTheLeaseDoesNotEndTheLease() {
-        ScopeKey key = randomKey();
-        ClaimOutcome first = store.claim(key, randomFingerprint(), LONG_LEASE, Duration.ofMillis(100));
-        assertThat(first).isInstanceOf(ClaimOutcome.Claimed.class);
-        // for longer than the retention, another request under the key finds the owner at work
-        org.awaitility.Awaitility.await().during(Duration.ofMillis(400)).atMost(Duration.ofSeconds(5))
-                .pollInterval(Duration.ofMillis(50))
-                .until(() -> store.claim(key, randomFingerprint(), LONG_LEASE, RETENTION) instanceof ClaimOutcome.InFlight);
-    }
-
-    @Test
     @DisplayName("two claims of one key get different owners only after release")
     void ownersAreUnique() {
         ScopeKey key = randomKey();
