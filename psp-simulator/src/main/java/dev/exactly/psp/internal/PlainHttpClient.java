@@ -62,6 +62,8 @@ public final class PlainHttpClient extends HttpClient {
     public static final Duration MAX_IDLE = Duration.ofSeconds(10);
     private static final int BUFFER = 8192;
     private static final int MAX_HEAD_BYTES = 64 * 1024;
+    /** Interim (1xx) answers read before the final one, at most. */
+    static final int MAX_INTERIM_ANSWERS = 10;
     /** The largest answer body read (a processor's answers are small JSON documents). */
     static final int MAX_BODY_BYTES = 16 * 1024 * 1024;
     /** Header names this client writes itself. */
@@ -351,25 +353,35 @@ public final class PlainHttpClient extends HttpClient {
             int status;
             Map<String, List<String>> headers;
             boolean http10;
-            boolean first = true;
+            int interim = 0;
             do {
-                String statusLine = first ? firstLine(deadline) : line(deadline);
-                first = false;
-                if (!statusLine.startsWith("HTTP/1.") || statusLine.length() < 12) {
+                String statusLine = interim == 0 ? firstLine(deadline) : line(deadline);
+                if (++interim > MAX_INTERIM_ANSWERS) {
+                    throw new IOException("more than " + MAX_INTERIM_ANSWERS + " interim (1xx) answers");
+                }
+                // HTTP/1.x SP three digits (SP reason): "HTTP/1.1 2000" is not 200, nor "HTTP/1.1 -01" anything
+                if (!statusLine.startsWith("HTTP/1.") || statusLine.length() < 12 || statusLine.charAt(8) != ' '
+                        || !Character.isDigit(statusLine.charAt(7))
+                        || (statusLine.length() > 12 && statusLine.charAt(12) != ' ')) {
                     throw new IOException("not an HTTP/1.x status line: " + printable(statusLine));
                 }
                 http10 = statusLine.startsWith("HTTP/1.0");
-                try {
-                    status = Integer.parseInt(statusLine.substring(9, 12));
-                } catch (NumberFormatException e) {
-                    throw new IOException("bad status line: " + printable(statusLine), e);
+                status = 0;
+                for (int i = 9; i < 12; i++) {
+                    char digit = statusLine.charAt(i);
+                    if (digit < '0' || digit > '9') {
+                        throw new IOException("bad status line: " + printable(statusLine));
+                    }
+                    status = status * 10 + (digit - '0');
                 }
                 headers = new TreeMap<>(String.CASE_INSENSITIVE_ORDER);
                 int size = 0;
                 for (String line = line(deadline); !line.isEmpty(); line = line(deadline)) {
                     size += line.length();
                     int colon = line.indexOf(':');
-                    if (colon <= 0 || size > MAX_HEAD_BYTES) {
+                    if (colon <= 0 || size > MAX_HEAD_BYTES || line.charAt(0) == ' ' || line.charAt(0) == '\t') {
+                        // a line starting with white space continues the one before (obsolete folding): refused,
+                        // or " Content-Length: 5" would have been read as a header of its own
                         throw new IOException("bad header line: " + printable(line));
                     }
                     headers.computeIfAbsent(line.substring(0, colon).strip(), n -> new ArrayList<>(1))
@@ -384,13 +396,25 @@ public final class PlainHttpClient extends HttpClient {
                 body = new byte[0];
             } else if (answerHeaders.allValues("Transfer-Encoding").stream()
                     .anyMatch(v -> v.toLowerCase(Locale.ROOT).contains("chunked"))) {
+                if (answerHeaders.firstValue("Content-Length").isPresent()) {
+                    keepAlive = false; // both framings: the body is read as chunked, and the connection not trusted again
+                }
                 body = chunked(deadline);
             } else if (answerHeaders.firstValue("Content-Length").isPresent()) {
-                long length;
-                try {
-                    length = Long.parseLong(answerHeaders.firstValue("Content-Length").get());
-                } catch (NumberFormatException e) {
-                    throw new IOException("bad Content-Length", e);
+                long length = -1;
+                for (String value : answerHeaders.allValues("Content-Length")) {
+                    for (String part : value.split(",", -1)) {
+                        long one;
+                        try {
+                            one = Long.parseLong(part.strip());
+                        } catch (NumberFormatException e) {
+                            throw new IOException("bad Content-Length", e);
+                        }
+                        if (length >= 0 && one != length) {
+                            throw new IOException("Content-Length values disagree: " + printable(value));
+                        }
+                        length = one;
+                    }
                 }
                 if (length < 0) {
                     throw new IOException("bad Content-Length: " + length);

@@ -163,6 +163,25 @@ class PlainHttpClientTest {
     }
 
     @Test
+    void anAnswerWhoseFramingOrStatusIsAmbiguousFailsTheCallInsteadOfBeingGuessed() throws Exception {
+        java.util.Map<String, String> answers = java.util.Map.of(
+                "/long-status", "HTTP/1.1 2000 OK\r\nContent-Length: 2\r\n\r\nok",
+                "/negative-status", "HTTP/1.1 -01 X\r\nContent-Length: 2\r\n\r\nok",
+                "/folded", "HTTP/1.1 200 OK\r\nX-Note: a\r\n Content-Length: 5\r\nContent-Length: 2\r\n\r\nok",
+                "/two-lengths", "HTTP/1.1 200 OK\r\nContent-Length: 2\r\nContent-Length: 5\r\n\r\nok",
+                "/endless-interim", "HTTP/1.1 102 Processing\r\n\r\n".repeat(11) + "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok",
+                "/same-lengths", "HTTP/1.1 200 OK\r\nContent-Length: 2, 2\r\n\r\nok");
+        server = new ScriptedServer(request -> answers.get(request.split(" ")[1]));
+        server.closeAfterEachAnswer = true;
+        for (String path : List.of("/long-status", "/negative-status", "/folded", "/two-lengths", "/endless-interim")) {
+            assertThatThrownBy(() -> client.send(post(server.uri(path), "{}"), HttpResponse.BodyHandlers.ofString()))
+                    .as(path).isInstanceOf(IOException.class);
+        }
+        assertThat(client.send(post(server.uri("/same-lengths"), "{}"), HttpResponse.BodyHandlers.ofString()).body())
+                .isEqualTo("ok");
+    }
+
+    @Test
     void anAnswerBodyLargerThanTheLimitFailsTheCallWithoutReadingIt() throws Exception {
         int over = PlainHttpClient.MAX_BODY_BYTES + 1;
         server = new ScriptedServer(request -> request.startsWith("GET /length")
