@@ -30,8 +30,9 @@ const done = arguments[arguments.length - 1];
       random: extra.random ?? (() => 1),
       now: () => clock.now,
       sleep: async (ms) => { delays.push(ms); clock.now += ms; },
-      headers: () => ({ Authorization: 'Bearer sk_test' }),
+      headers: extra.headers ?? (() => ({ Authorization: 'Bearer sk_test' })),
       retry: extra.retry,
+      ...(extra.storage ? { storage: extra.storage } : {}),
     });
     return { c, calls: server.calls, delays, clock };
   }
@@ -78,6 +79,53 @@ const done = arguments[arguments.length - 1];
                         headers: { 'Idempotent-Replayed': 'true' } }]);
     const r = await outcome(t.c.submit('replayed-' + status, charge));
     out.replayedFinals[status] = { result: r, calls: t.calls.length, state: t.c.intent('replayed-' + status).state };
+  }
+
+  // 2c. a refusal after an attempt that got no answer says nothing of that attempt: the intent stays pending
+  out.refusedAfterLoss = {};
+  for (const status of [401, 403, 500]) {
+    const t = client(['network', { status, body: '{}' }], { retry: { maxAttempts: 3 } });
+    const r = await outcome(t.c.submit('lost-then-' + status, charge));
+    out.refusedAfterLoss[status] = { result: r, calls: t.calls.length, state: t.c.intent('lost-then-' + status).state };
+  }
+  {
+    const t = client([{ status: 500, body: JSON.stringify({ type: m.INTERNAL_ERROR_TYPE }) }]);
+    const r = await outcome(t.c.submit('internal-error', charge));
+    out.internalError = { result: r, state: t.c.intent('internal-error').state };
+  }
+
+  // 2d. an intent is only sent under the account it was first sent under
+  {
+    const a = client(['network'], { retry: { maxAttempts: 2 }, namespace: 'rules-accounts',
+                                    headers: () => ({ Authorization: 'Bearer sk_account_a' }) });
+    const first = await outcome(a.c.submit('order-a', charge));
+    const b = client([created], { namespace: 'rules-accounts', headers: () => ({ Authorization: 'Bearer sk_account_b' }) });
+    const resumed = await outcome(b.c.resume('order-a'));
+    const again = await outcome(b.c.submit('order-a', charge));
+    const a2 = client([created], { namespace: 'rules-accounts', headers: () => ({ Authorization: 'Bearer sk_account_a' }) });
+    out.accounts = { first, resumed, again, callsUnderB: b.calls.length,
+                     pendingOfB: b.c.pending().length, otherOfB: b.c.otherAccountsPending().map((e) => e.intentId),
+                     pendingOfA: a2.c.pending().map((e) => e.intentId),
+                     storedWho: JSON.stringify(a.c.intent('order-a')).includes('sk_account_a') };
+  }
+
+  // 2e. a full storage makes room from expired finished intents only, never from a recent one's key
+  {
+    const items = new Map();
+    const full = {
+      get length() { return items.size; },
+      key: (i) => [...items.keys()][i] ?? null,
+      getItem: (k) => (items.has(k) ? items.get(k) : null),
+      setItem: (k, v) => {
+        if (!items.has(k) && items.size >= 1) throw new DOMException('full', 'QuotaExceededError');
+        items.set(k, String(v));
+      },
+      removeItem: (k) => { items.delete(k); },
+    };
+    const t = client([created], { storage: full, namespace: 'rules-full' });
+    const paid = await outcome(t.c.submit('paid', charge));
+    const next = await outcome(t.c.submit('next', { ...charge, body: { ...charge.body, amount: 2999 } }));
+    out.fullStorage = { paid, next, paidKept: t.c.intent('paid') != null, calls: t.calls.length };
   }
 
   // 3. a reused key is its own error, never retried

@@ -26,6 +26,8 @@
 //   final whatever its status (the recorded outcome: a retry would get it again).
 
 export const KEY_REUSED_TYPE = 'https://exactly.dev/problems/idempotency-key-reused';
+/** The server's own failure: the request may have taken effect (it says so). */
+export const INTERNAL_ERROR_TYPE = 'https://exactly.dev/problems/internal-error';
 
 /** The retry schedule's defaults (the Java client's, written out in the README). */
 export const DEFAULT_RETRY = Object.freeze({
@@ -67,6 +69,12 @@ export class IntentMismatchError extends ExactlyError {}
 
 /** The key could not be stored before sending: nothing was sent. */
 export class StorageError extends ExactlyError {}
+
+/**
+ * The intent was sent under another account (another Authorization): it is not sent under this one, where
+ * its key would name a new request and pay again.
+ */
+export class AccountMismatchError extends ExactlyError {}
 
 /** Whether an answer with this status is retried with the same key. */
 export function isRetryable(status) {
@@ -211,7 +219,10 @@ export class ExactlyClient {
     }
     if (!entry) {
       const at = this.now();
-      entry = { v: ENTRY_VERSION, intentId, key: newKey(), request: wanted, state: 'pending', attempts: 0, created: at, updated: at };
+      entry = { v: ENTRY_VERSION, intentId, key: newKey(), request: wanted, state: 'pending', attempts: 0, created: at, updated: at,
+                who: this.who() };
+    } else if (!this.mine(entry)) {
+      return Promise.reject(this.notMine(entry));
     } else {
       entry = { ...entry, state: 'pending', updated: this.now() };
     }
@@ -230,12 +241,23 @@ export class ExactlyClient {
     if (!entry) {
       return Promise.reject(new ExactlyError(`no stored intent ${intentId}`, { intentId }));
     }
+    if (!this.mine(entry)) {
+      return Promise.reject(this.notMine(entry));
+    }
     return this.start({ ...entry, state: 'pending', updated: this.now() }, true);
   }
 
-  /** Stored intents still waiting for a final answer (resume them after a reload). */
+  /**
+   * Stored intents of the current account (the Authorization of headers()) still waiting for a final answer:
+   * resume them after a reload. Another account's are left out (see otherAccountsPending).
+   */
   pending() {
-    return this.entries().filter((e) => e.state === 'pending');
+    return this.entries().filter((e) => e.state === 'pending' && this.mine(e));
+  }
+
+  /** Pending intents sent under another account: never resumed here, shown so that nobody pays them again. */
+  otherAccountsPending() {
+    return this.entries().filter((e) => e.state === 'pending' && !this.mine(e));
   }
 
   /** Every stored intent, newest first. */
@@ -316,6 +338,17 @@ export class ExactlyClient {
           this.finish(running.entry, status);
           throw new KeyReusedError(`key ${key} of intent ${intentId} was already used for a different request`, { intentId, key, result });
         }
+        // a refusal of this attempt (its credentials, the server's own failure) says nothing of an earlier one
+        // that got no answer and may have paid: the intent stays pending, never finished as "refused"
+        const saysNothingOfEarlier = !result.replayed && !isRetryable(status)
+          && (status === 401 || status === 403 || status >= 500)
+          && (totalAttempts > 1 || (status === 500 && json && json.type === INTERNAL_ERROR_TYPE));
+        if (saysNothingOfEarlier) {
+          this.emit({ type: 'give-up', intentId, key, attempts, totalAttempts, last: { status, problem: json && json.type } });
+          throw new OutcomeUnknownError(
+            `answer ${status} to attempt ${totalAttempts}; an earlier attempt may have taken effect, so the intent stays `
+            + 'pending: retry later with the same key', { intentId, key, attempts, totalAttempts, last: { status } });
+        }
         // a replay is the server's recorded outcome (a 409 business conflict, a recorded 502): every
         // retry would get it again, so it is final whatever its status
         if (result.replayed || !isRetryable(status)) {
@@ -361,6 +394,26 @@ export class ExactlyClient {
     }
   }
 
+  /**
+   * Who sends: a short hash of the Authorization header (never the credential itself), stored with each
+   * intent, so that an intent is only ever sent under the account it was first sent under: the server scopes
+   * keys per account, and another account's retry of it would be a new payment.
+   */
+  who() {
+    const headers = this.headers() ?? {};
+    const credential = Object.entries(headers).find(([name]) => name.toLowerCase() === 'authorization');
+    return fnv1a(credential ? String(credential[1]) : '');
+  }
+
+  mine(entry) {
+    return entry.who === undefined || entry.who === this.who();
+  }
+
+  notMine(entry) {
+    return new AccountMismatchError(`intent ${entry.intentId} was sent under another account (key ${entry.key}); `
+      + 'it is not sent under this one, where its key would name a new payment', { intentId: entry.intentId, key: entry.key });
+  }
+
   finish(entry, status) {
     this.writeQuietly({ ...entry, state: 'finished', status, updated: this.now() });
     this.emit({ type: 'finish', intentId: entry.intentId, key: entry.key, status });
@@ -399,7 +452,9 @@ export class ExactlyClient {
     try {
       this.storage.setItem(this.prefix + entry.intentId, text);
     } catch (e) {
-      this.pruneFinished(0);
+      // room is made from finished intents past their keep time only: a recent one's key is what answers a
+      // second payment of the same order with the recorded result (dropping it minted a new key and paid again)
+      this.pruneFinished();
       this.storage.setItem(this.prefix + entry.intentId, text);
     }
   }
@@ -439,4 +494,14 @@ function normaliseRequest(request) {
 
 function sameRequest(a, b) {
   return a.method === b.method && a.path === b.path && a.body === b.body && a.contentType === b.contentType;
+}
+
+/** FNV-1a, 32 bits, as 8 hex digits: tells accounts apart without storing their credentials. */
+function fnv1a(text) {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) {
+    hash ^= text.charCodeAt(i);
+    hash = Math.imul(hash, 0x01000193) >>> 0;
+  }
+  return hash.toString(16).padStart(8, '0');
 }

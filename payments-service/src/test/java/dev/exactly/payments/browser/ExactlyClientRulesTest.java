@@ -59,6 +59,31 @@ class ExactlyClientRulesTest extends DemoPageTest {
             assertThat(f.get("state").stringValue()).isEqualTo("finished");
         }
 
+        for (String status : new String[] {"401", "403", "500"}) {
+            JsonNode f = out.get("refusedAfterLoss").get(status);
+            assertThat(f.get("result").get("error").stringValue()).as(status + " after a lost attempt").isEqualTo("OutcomeUnknownError");
+            assertThat(f.get("state").stringValue()).isEqualTo("pending");
+            assertThat(f.get("calls").intValue()).isEqualTo(2);
+        }
+        assertThat(out.get("internalError").get("result").get("error").stringValue()).isEqualTo("OutcomeUnknownError");
+        assertThat(out.get("internalError").get("state").stringValue()).isEqualTo("pending");
+
+        JsonNode accounts = out.get("accounts");
+        assertThat(accounts.get("first").get("error").stringValue()).isEqualTo("OutcomeUnknownError");
+        assertThat(accounts.get("resumed").get("error").stringValue()).isEqualTo("AccountMismatchError");
+        assertThat(accounts.get("again").get("error").stringValue()).isEqualTo("AccountMismatchError");
+        assertThat(accounts.get("callsUnderB").intValue()).as("nothing sent under another account").isZero();
+        assertThat(accounts.get("pendingOfB").intValue()).isZero();
+        assertThat(accounts.get("otherOfB").get(0).stringValue()).isEqualTo("order-a");
+        assertThat(accounts.get("pendingOfA").get(0).stringValue()).isEqualTo("order-a");
+        assertThat(accounts.get("storedWho").booleanValue()).as("the credential itself is never stored").isFalse();
+
+        JsonNode full = out.get("fullStorage");
+        assertThat(full.get("paid").get("status").intValue()).isEqualTo(201);
+        assertThat(full.get("next").get("error").stringValue()).isEqualTo("StorageError");
+        assertThat(full.get("paidKept").booleanValue()).as("the paid order's key is kept").isTrue();
+        assertThat(full.get("calls").intValue()).as("nothing sent without a stored key").isEqualTo(1);
+
         JsonNode reused = out.get("reused");
         assertThat(reused.get("calls").intValue()).isEqualTo(1);
         assertThat(reused.get("result").get("error").stringValue()).isEqualTo("KeyReusedError");
