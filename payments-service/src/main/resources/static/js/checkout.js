@@ -114,16 +114,42 @@ function currentOrder() {
   }
 }
 
+// throws StorageError when the browser refuses to store it: then nothing is sent
 function newOrder(form) {
   const bytes = new Uint8Array(8);
   crypto.getRandomValues(bytes);
   const order = { id: 'ord_' + Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join(''), ...form };
-  localStorage.setItem(ORDER_ITEM, JSON.stringify(order));
+  try {
+    localStorage.setItem(ORDER_ITEM, JSON.stringify(order));
+  } catch (e) {
+    throw new StorageError(`the order could not be stored (${e && e.message || e})`, { cause: e });
+  }
   return order;
 }
 
 function intentOf(order) {
   return 'upgrade:' + order.id;
+}
+
+// orders sent without a final answer (under any API key): one of them may have paid, so no other order
+// starts until each has its answer
+function unsettledOrders() {
+  if (!page.client) return [];
+  try {
+    return page.client.entries().filter((e) => e.state === 'pending' && e.intentId.startsWith('upgrade:'));
+  } catch {
+    return [];
+  }
+}
+
+function unsettledText(entries) {
+  const e = entries[0];
+  const order = e.intentId.substring('upgrade:'.length);
+  const elsewhere = page.client.pending().some((p) => p.intentId === e.intentId)
+    ? 'Retry it with its key (below, or reload the page)'
+    : 'It was sent under another API key: use that key again to resume it';
+  return `Order ${order} has no final answer yet and may have been paid. ${elsewhere}; `
+    + 'a new order can start once it has its answer.';
 }
 
 function chargeBody(order) {
@@ -153,8 +179,9 @@ function showOrder(order) {
 
 function lockForm() {
   const busy = page.client != null && page.client.pending().some((e) => page.client.isInFlight(e.intentId));
-  $('order-fields').disabled = busy;
-  $('new-order').disabled = busy;
+  const unsettled = unsettledOrders().length > 0;
+  $('order-fields').disabled = busy || unsettled;
+  $('new-order').disabled = busy || unsettled;
   $('checkout-card').classList.toggle('busy', busy);
 }
 
@@ -168,6 +195,7 @@ function onPayClick(event) {
 }
 
 function payOnce() {
+  if (!page.client) return;
   if (!page.apiKey) {
     setStatus('error', 'Enter an API key first.');
     $('api-key').focus();
@@ -186,7 +214,21 @@ function payOnce() {
       log('the order in flight must finish before another one starts', 'warn');
       return;
     }
-    order = newOrder(form);
+    const unsettled = unsettledOrders();
+    if (unsettled.length > 0) {
+      setStatus('unknown', unsettledText(unsettled));
+      $('resume').hidden = page.client.pending().length === 0;
+      log(`no new order while ${unsettled[0].intentId} has no final answer`, 'warn');
+      if (order && unsettled.some((e) => e.intentId === intentOf(order))) showOrder(order);
+      lockForm();
+      return;
+    }
+    try {
+      order = newOrder(form);
+    } catch (e) {
+      showError(e);
+      return;
+    }
     showOrder(order);
   }
   const intentId = intentOf(order);
@@ -309,14 +351,17 @@ function showError(error) {
     $('idem-key').textContent = error.key;
     $('attempts').textContent = String(error.attempts);
     $('total-attempts').textContent = String(error.totalAttempts);
-    setStatus('unknown', 'No final answer yet: the payment may have gone through. It stays pending and is retried with the same key.');
+    setStatus('unknown', 'No final answer yet: the payment may have gone through. It stays pending with its key, and is '
+      + 'asked again with that key when the browser is back online, on a reload, or with the button below; '
+      + 'a new order can start once it has its answer.');
     $('resume').hidden = false;
   } else if (error instanceof KeyReusedError) {
     setStatus('error', `The server holds key ${error.key} for a different request (a bug in the caller); nothing was retried.`);
   } else if (error instanceof IntentMismatchError) {
     setStatus('error', error.message);
   } else if (error instanceof StorageError) {
-    setStatus('error', 'The browser could not store the payment key, so nothing was sent: ' + error.message);
+    setStatus('error', 'The browser could not store the payment, so nothing was sent: ' + error.message
+      + '. Free some site storage (or leave private browsing) and try again.');
   } else {
     setStatus('error', String(error && error.message || error));
   }
@@ -556,10 +601,38 @@ async function loadSettings() {
   }
 }
 
+// the API key and the operator key are kept for the tab's session when the browser lets the page
+function remember(item, value) {
+  try {
+    sessionStorage.setItem(item, value);
+  } catch {
+    // kept in the page only: a reload asks for it again
+  }
+}
+
+function recalled(storage, item) {
+  try {
+    return globalThis[storage].getItem(item);
+  } catch {
+    return null;
+  }
+}
+
 function useApiKey(key) {
   page.apiKey = key.trim();
-  if (page.apiKey) sessionStorage.setItem(API_KEY_ITEM, page.apiKey);
+  if (page.apiKey) remember(API_KEY_ITEM, page.apiKey);
   $('api-key').value = page.apiKey;
+}
+
+// without storage a key would not survive a reload, and a payment could not be resumed with it: no paying
+function storageRefused(error) {
+  $('pay').disabled = true;
+  $('new-order').disabled = true;
+  $('order-fields').disabled = true;
+  setStatus('error', 'This browser does not let the page store payment keys '
+    + `(${error && error.message || error}), so a payment interrupted by a reload could not be resumed with its key: `
+    + 'paying is disabled here. Allow site storage (or leave private browsing) and reload.');
+  log(`storage refused: ${error && error.message || error}`, 'error');
 }
 
 async function start() {
@@ -567,17 +640,25 @@ async function start() {
   const demo = page.settings.demo === true;
   $('mode').textContent = demo ? 'demo mode: demo key preselected' : 'enter your API key';
   $('mode').dataset.demo = String(demo);
-  useApiKey(sessionStorage.getItem(API_KEY_ITEM) || (demo && page.settings.api_keys ? page.settings.api_keys.acme || '' : ''));
-  page.operatorKey = sessionStorage.getItem(OPERATOR_KEY_ITEM) || (demo ? page.settings.operator_key || '' : '');
+  useApiKey(recalled('sessionStorage', API_KEY_ITEM) || (demo && page.settings.api_keys ? page.settings.api_keys.acme || '' : ''));
+  page.operatorKey = recalled('sessionStorage', OPERATOR_KEY_ITEM) || (demo ? page.settings.operator_key || '' : '');
   $('operator-key').value = page.operatorKey;
   $('switches').hidden = !(demo && page.settings.processor_switches);
-  $('switch-double').checked = localStorage.getItem(DOUBLE_ITEM) === 'true';
+  $('switch-double').checked = recalled('localStorage', DOUBLE_ITEM) === 'true';
 
-  page.client = new ExactlyClient({
-    namespace: 'exactly.checkout',
-    headers: () => ({ Authorization: `Bearer ${page.apiKey}` }),
-    onEvent: onClientEvent,
-  });
+  try {
+    page.client = new ExactlyClient({
+      namespace: 'exactly.checkout',
+      headers: () => ({ Authorization: `Bearer ${page.apiKey}` }),
+      onEvent: onClientEvent,
+    });
+    page.client.entries();
+  } catch (e) {
+    page.client = null;
+    storageRefused(e);
+    document.body.dataset.ready = 'true';
+    return;
+  }
 
   showOrder(currentOrder());
   $('checkout').addEventListener('submit', onPayClick);
@@ -585,7 +666,18 @@ async function start() {
   $('authorize-only').addEventListener('change', () => showOrder(null));
   for (const kind of Object.keys(ACTIONS)) $(kind).addEventListener('click', () => onActionClick(kind));
   $('new-order').addEventListener('click', () => {
-    localStorage.removeItem(ORDER_ITEM);
+    const unsettled = unsettledOrders();
+    if (unsettled.length > 0) {
+      setStatus('unknown', unsettledText(unsettled));
+      lockForm();
+      return;
+    }
+    try {
+      localStorage.removeItem(ORDER_ITEM);
+    } catch (e) {
+      showError(new StorageError(`the order could not be cleared (${e && e.message || e})`, { cause: e }));
+      return;
+    }
     showOrder(null);
     setStatus('idle', 'New order: the next payment gets a new key.');
   });
@@ -601,13 +693,23 @@ async function start() {
   $('ops-form').addEventListener('submit', (e) => {
     e.preventDefault();
     page.operatorKey = $('operator-key').value.trim();
-    if (page.operatorKey) sessionStorage.setItem(OPERATOR_KEY_ITEM, page.operatorKey);
+    if (page.operatorKey) remember(OPERATOR_KEY_ITEM, page.operatorKey);
     refreshOps();
   });
-  $('switch-double').addEventListener('change', () => localStorage.setItem(DOUBLE_ITEM, String($('switch-double').checked)));
+  $('switch-double').addEventListener('change', () => {
+    try {
+      localStorage.setItem(DOUBLE_ITEM, String($('switch-double').checked));
+    } catch {
+      // the switch holds for this page only
+    }
+  });
   $('switch-slow').addEventListener('change', saveSwitches);
   $('switch-drop').addEventListener('change', saveSwitches);
-  window.addEventListener('online', () => log('the browser is online again'));
+  window.addEventListener('online', () => {
+    log('the browser is online again');
+    // intents left without a final answer while offline are asked again, with their keys
+    if (page.apiKey) page.client.pending().filter((p) => !page.client.isInFlight(p.intentId)).forEach(resumeIntent);
+  });
   window.addEventListener('offline', () => log('the browser went offline', 'warn'));
 
   const pending = page.client.pending();
@@ -615,7 +717,10 @@ async function start() {
     pending.forEach(resumeIntent);
   } else if (pending.length > 0) {
     setStatus('unknown', `${pending.length} payment(s) pending from before: enter the API key to resume them with their keys.`);
+  } else if (unsettledOrders().length > 0) {
+    setStatus('unknown', unsettledText(unsettledOrders()));
   }
+  lockForm();
   await loadSwitches();
   await Promise.all([refreshMoney(), refreshOps()]);
   document.body.dataset.ready = 'true';
