@@ -143,10 +143,12 @@ public final class ChargeRepository {
      * expired before, oldest first, skipping those another worker locked. They are found through the
      * ledger's open holds (an authorized charge's hold is open until its capture or void resolves it, in the
      * transaction that resolves the charge) and the charge's hold entry (migration V10), not an index of
-     * the charge's status, so that a charge's finish changes no indexed column.
+     * the charge's status, so that a charge's finish changes no indexed column. The open holds are read
+     * first, as an array the charges are then looked up by: as a join, a planner without statistics of the
+     * charges (autovacuum analyses a busy table late) read every charge the service ever made, each sweep.
      */
     private static final String EXPIRED_AUTHORIZATIONS = SELECT + """
-            WHERE c.hold_entry_id IN (SELECT h.entry_id FROM ledger_open_hold h)
+            WHERE c.hold_entry_id = ANY (ARRAY(SELECT h.entry_id FROM ledger_open_hold h))
               AND c.status = 'authorized' AND c.created_at < ?
               AND NOT EXISTS (SELECT 1 FROM payments_charge_action a
                               WHERE a.charge_id = c.id AND (a.status IN ('pending', 'succeeded') OR a.origin = 'expiry'))
