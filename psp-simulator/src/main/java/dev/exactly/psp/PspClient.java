@@ -123,7 +123,9 @@ public final class PspClient implements AutoCloseable {
         Objects.requireNonNull(faults, "faults");
         IdempotentResponse response = post("/v1/charges", Wire.chargeRequest(request), idempotencyKey, faults);
         if (response.status() == 200 || response.status() == 402) {
-            return readCharge(response.status(), response.bodyText(), response.uri());
+            PspCharge charge = readCharge(response.status(), response.bodyText(), response.uri());
+            agree(response, charge.status() == ChargeStatus.DECLINED, charge.status().wireName());
+            return charge;
         }
         // after several attempts a 4xx cannot promise that an earlier one captured nothing
         throw failure(response.status(), response.bodyText(), "POST", response.uri(), response.attempts() > 1);
@@ -216,7 +218,9 @@ public final class PspClient implements AutoCloseable {
         Objects.requireNonNull(faults, "faults");
         IdempotentResponse response = post("/v1/refunds", Wire.refundRequest(request), idempotencyKey, faults);
         if (response.status() == 200 || response.status() == 402) {
-            return readRefund(response.status(), response.bodyText(), response.uri());
+            PspRefund refund = readRefund(response.status(), response.bodyText(), response.uri());
+            agree(response, !refund.succeeded(), refund.succeeded() ? "succeeded" : "failed");
+            return refund;
         }
         throw failure(response.status(), response.bodyText(), "POST", response.uri(), response.attempts() > 1);
     }
@@ -399,6 +403,18 @@ public final class PspClient implements AutoCloseable {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new PspConnectionException(what + ": interrupted while waiting for the answer", e);
+        }
+    }
+
+    /**
+     * An answer is read only if its HTTP status and its body agree: 402 for a declined charge or a failed
+     * refund, 200 otherwise. One that says both (402 with a captured charge) is no answer at all: the outcome
+     * is unknown, and the caller asks the processor again instead of taking either word for it.
+     */
+    private static void agree(IdempotentResponse response, boolean refusedInBody, String bodyStatus) {
+        if ((response.status() == 402) != refusedInBody) {
+            throw new PspServerException(response.status(), null, "contradictory answer from " + response.uri()
+                    + ": HTTP " + response.status() + " with a body whose status is " + bodyStatus);
         }
     }
 
