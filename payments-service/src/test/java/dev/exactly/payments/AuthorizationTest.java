@@ -114,6 +114,28 @@ class AuthorizationTest extends DefaultServiceTest {
     }
 
     @Test
+    void aNullAmountOrCaptureFlagIsRefusedNotTakenForTheWholeAmount() {
+        JsonNode charge = authorize("auth-null", 3000, "cus_null");
+        String id = charge.get("id").stringValue();
+
+        // a client whose partial amount came out null meant some amount, not all of it
+        Answer capture = post("/v1/charges/" + id + "/capture", ACME, "cap-null-1", "{\"amount\":null}");
+        assertThat(capture.status()).as(capture.text()).isEqualTo(422);
+        assertThat(capture.text()).contains("parameter_invalid").contains("amount");
+        assertThat(get("/v1/charges/" + id, ACME).json().get("status").stringValue()).isEqualTo("authorized");
+        assertThat(processorCaptures(charge.get("processor_charge").stringValue())).isZero();
+
+        // nor is a capture flag that came out null a decision to capture now
+        long before = count("SELECT count(*) FROM payments_charge WHERE customer = 'cus_null'");
+        Answer create = post("/v1/charges", ACME, "auth-null-flag",
+                "{\"amount\":500,\"currency\":\"usd\",\"customer\":\"cus_null\",\"capture\":null}");
+        assertThat(create.status()).as(create.text()).isEqualTo(422);
+        assertThat(create.text()).contains("parameter_invalid").contains("capture");
+        assertThat(count("SELECT count(*) FROM payments_charge WHERE customer = 'cus_null'")).isEqualTo(before);
+        assertLedgerBalanced();
+    }
+
+    @Test
     void aFullCaptureMovesTheAmountOnceWhateverTheKeys() {
         JsonNode charge = authorize("auth-full", 2000, "cus_full");
         String id = charge.get("id").stringValue();

@@ -8,7 +8,8 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * A validated body of {@code POST /v1/charges/{id}/capture} ({@code {}} or empty: the whole authorization;
- * {@code {"amount": n}}: part of it, the rest released) or {@code POST /v1/charges/{id}/void} ({@code {}} or
+ * {@code {"amount": n}}: part of it, the rest released; {@code {"amount": null}} is refused, never taken for
+ * the whole) or {@code POST /v1/charges/{id}/void} ({@code {}} or
  * empty).
  *
  * @param amount the amount to capture, or {@code null} for the whole authorization (always for a void)

@@ -76,6 +76,16 @@ public final class JsonFields {
         }
     }
 
+    /** Whether {@code name} is present as JSON {@code null}, recorded as an error: it must be {@code rule} or absent. */
+    private boolean refusedNull(String name, String rule) {
+        JsonNode node = root == null ? null : root.get(name);
+        if (node == null || !node.isNull()) {
+            return false;
+        }
+        error(name, "parameter_invalid", name + " must be " + rule + ", or left out; not null");
+        return true;
+    }
+
     private @Nullable JsonNode member(String name) {
         if (root == null) {
             return null;
@@ -105,8 +115,15 @@ public final class JsonFields {
         return value;
     }
 
-    /** An optional integer in {@code [min, max]}; {@code null} when absent, null or wrong. */
+    /**
+     * An optional integer in {@code [min, max]}; {@code null} when absent or wrong. An explicit JSON
+     * {@code null} is an error: where leaving a number out picks the larger action (capture the whole
+     * authorization), a client's value that came out null must not pick it.
+     */
     public @Nullable Long optionalLong(String name, long min, long max) {
+        if (refusedNull(name, "an integer (minor units)")) {
+            return null;
+        }
         if (member(name) == null) {
             return null;
         }
@@ -115,8 +132,14 @@ public final class JsonFields {
         return errors.size() == before ? value : null;
     }
 
-    /** An optional boolean; {@code fallback} when absent, null or wrong. */
+    /**
+     * An optional boolean; {@code fallback} when absent or wrong. An explicit JSON {@code null} is an error,
+     * not the fallback: a flag that came out null is no decision.
+     */
     public boolean optionalBoolean(String name, boolean fallback) {
+        if (refusedNull(name, "true or false")) {
+            return fallback;
+        }
         JsonNode node = member(name);
         if (node == null) {
             return fallback;
