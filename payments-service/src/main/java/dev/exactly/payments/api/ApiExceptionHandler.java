@@ -64,9 +64,15 @@ public class ApiExceptionHandler {
         log.warn("database failure in {} {}: {}", request.getMethod(), request.getRequestURI(), e.getMessage());
         boolean nothingWritten = (e instanceof DatabaseException db && db.beforeAnyStatement())
                 || request.getMethod().equals("GET") || request.getMethod().equals("HEAD");
-        return Http.entity(nothingWritten
-                ? ApiProblems.databaseUnavailable()
-                : ApiProblems.outcomeUnknown("the database failed while the request was being written", null), request);
+        String detail = "the database failed while the request was being written";
+        return Http.entity(nothingWritten ? ApiProblems.databaseUnavailable()
+                : keyed(request) ? ApiProblems.outcomeUnknown(detail, null)
+                : ApiProblems.outcomeUnknownWithoutKey(detail), request);
+    }
+
+    /** Whether the request carried an Idempotency-Key, with which a retry gets its outcome. */
+    private static boolean keyed(HttpServletRequest request) {
+        return request.getHeader("Idempotency-Key") != null;
     }
 
     @ExceptionHandler(HttpRequestMethodNotSupportedException.class)
@@ -113,7 +119,7 @@ public class ApiExceptionHandler {
             return null;
         }
         log.error("unexpected failure of {} {}", request.getMethod(), request.getRequestURI(), e);
-        ApiResponse answer = ApiProblems.internalError();
+        ApiResponse answer = ApiProblems.internalError(keyed(request));
         return Http.entity(answer, request);
     }
 }

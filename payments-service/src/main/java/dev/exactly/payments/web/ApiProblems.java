@@ -336,11 +336,35 @@ public final class ApiProblems {
                 .notRecordable().withRetryAfter(Duration.ofSeconds(1));
     }
 
+    /**
+     * 503, not recorded: as {@link #outcomeUnknown}, for a request sent without an Idempotency-Key (a route
+     * that takes none, or a client that sent none): no key can fetch its outcome, and sending it again may
+     * do it twice, so the client is told to look first.
+     */
+    public static ApiResponse outcomeUnknownWithoutKey(String detail) {
+        return response(new Problem(Problems.OUTCOME_UNKNOWN, "Outcome unknown", 503,
+                detail + "; this request may have taken effect, and it carried no Idempotency-Key to fetch its "
+                        + "outcome with: check whether it did (read the resource or list) before sending it again",
+                "outcome_unknown", Map.of())).notRecordable().withRetryAfter(Duration.ofSeconds(1));
+    }
+
     /** 500, not recorded: a bug. Whether the request took effect is not known here. */
     public static ApiResponse internalError() {
+        return internalError(true);
+    }
+
+    /**
+     * 500, not recorded: a bug. Whether the request took effect is not known here; {@code keyed}: whether it
+     * carried an Idempotency-Key, with which a retry gets its outcome (without one, the client is told to
+     * look before sending it again).
+     */
+    public static ApiResponse internalError(boolean keyed) {
         return response(new Problem(INTERNAL_ERROR, "Internal error", 500,
-                "an unexpected error occurred; the request may have taken effect: retry with the same "
-                        + "Idempotency-Key to get its outcome", "internal_error", Map.of())).notRecordable();
+                keyed ? "an unexpected error occurred; the request may have taken effect: retry with the same "
+                        + "Idempotency-Key to get its outcome"
+                        : "an unexpected error occurred; the request may have taken effect, and it carried no "
+                        + "Idempotency-Key to fetch its outcome with: check whether it did before sending it again",
+                "internal_error", Map.of())).notRecordable();
     }
 
     /** A protocol error (405, 406, 415): type {@code method-not-allowed}, {@code not-acceptable}, ... */
