@@ -131,6 +131,18 @@ function intentOf(order) {
   return 'upgrade:' + order.id;
 }
 
+// an order whose charge went through is kept as paid, apart from the helper's entry (which goes after a day,
+// as the server forgets its key): paying it again sends nothing, however long after and whatever the clock
+function markPaid(intentId, charge) {
+  const order = currentOrder();
+  if (!order || intentOf(order) !== intentId || order.paid) return;
+  try {
+    localStorage.setItem(ORDER_ITEM, JSON.stringify({ ...order, paid: { charge: charge.id, status: charge.status } }));
+  } catch {
+    // the helper's entry still answers a second payment with the recorded result for a day
+  }
+}
+
 // orders sent without a final answer (under any API key): one of them may have paid, so no other order
 // starts until each has its answer
 function unsettledOrders() {
@@ -209,6 +221,14 @@ function payOnce() {
   let order = currentOrder();
   const sameOrder = order && order.customer === form.customer && order.plan === form.plan && order.card === form.card
     && (order.authorizeOnly === true) === form.authorizeOnly;
+  if (sameOrder && order.paid && typeof order.paid.charge === 'string') {
+    setStatus(order.paid.status === 'authorized' ? 'authorized' : 'paid', `Order ${order.id} is already `
+      + `${order.paid.status === 'authorized' ? 'authorized' : 'paid'} (charge ${order.paid.charge}): nothing was sent. `
+      + 'Start a new order to pay again.');
+    log(`order ${order.id} is paid by ${order.paid.charge}: not sent again`, 'ok');
+    showPaidCharge(order.paid.charge);
+    return;
+  }
   if (!sameOrder) {
     if (order && page.client.isInFlight(intentOf(order))) {
       log('the order in flight must finish before another one starts', 'warn');
@@ -323,6 +343,7 @@ async function showResult(result, kind = 'pay') {
   const json = result.json;
   const replayNote = result.replayed ? ' (answer replayed: it happened once)' : '';
   if (result.ok && json && json.object === 'charge') {
+    if (kind === 'pay' && (json.status === 'succeeded' || json.status === 'authorized')) markPaid(result.intentId, json);
     showCharge(json);
     const [state, text] = CHARGE_STATES[json.status]
       || (kind === 'capture' ? ['captured', `Captured ${money(capturedOf(json), json.currency)}.`] : ['paid', 'Paid.']);
@@ -366,6 +387,17 @@ function showError(error) {
     setStatus('error', String(error && error.message || error));
   }
   log(`${error && error.name}: ${error && error.message}`, 'error');
+}
+
+// the charge that paid an order, as the service has it now (read, not sent again)
+async function showPaidCharge(chargeId) {
+  const r = await api(`/v1/charges/${encodeURIComponent(chargeId)}`).catch(() => null);
+  if (!r || !r.ok || !r.json || r.json.object !== 'charge') {
+    $('charge-id').textContent = chargeId;
+    return;
+  }
+  showCharge(r.json);
+  if (r.json.status === 'succeeded') await showCaptures(r.json.id);
 }
 
 async function showCaptures(chargeId) {

@@ -145,6 +145,31 @@ class CheckoutPageTest extends DemoPageTest {
     }
 
     @Test
+    void aPaidOrderIsNeverSentAgainEvenOnceItsKeyIsForgotten() {
+        openPage();
+        setCustomer("cus_paid_once");
+        el("pay").click();
+        awaitState("paid", Duration.ofSeconds(30));
+        String charge = text("charge-id");
+        String order = text("order-id");
+
+        // what a day later (the helper drops a finished key as the server forgets it) or a clock jump leaves
+        driver.executeScript("""
+                for (const name of Object.keys(localStorage)) {
+                  if (name.startsWith('exactly.checkout.intent.')) localStorage.removeItem(name);
+                }""");
+        driver.navigate().refresh();
+        awaitReady();
+        assertThat(text("order-id")).isEqualTo(order);
+
+        el("pay").click();
+        await().atMost(Duration.ofSeconds(10)).until(() -> text("status").contains("already paid"));
+        assertThat(text("status")).contains(order).contains(charge).contains("nothing was sent");
+        assertThat(storedIntents()).as("no key was minted for the paid order").isEmpty();
+        assertOneChargeAndOneCapture("cus_paid_once", charge);
+    }
+
+    @Test
     void theOperationsViewListsDeadLettersAndRetriesThem() {
         psp().setFaults(FaultSettings.custom().errorRate(1.0).build());
         String dead = post("/v1/charges", ACME, "ops-dead-letter", charge(7700, "cus_ops")).json().get("charge").stringValue();
