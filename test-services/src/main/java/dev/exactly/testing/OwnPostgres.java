@@ -75,6 +75,24 @@ public final class OwnPostgres implements AutoCloseable {
         }
     }
 
+    /**
+     * {@code SIGSTOP} to the postmaster and every process it started: the server stops answering, as a
+     * frozen machine or a network that drops packets would have it, while every socket stays open and
+     * connects still complete (the kernel accepts them). {@link #thaw()} undoes it.
+     */
+    public void freeze() {
+        long postmaster = postmasterPid();
+        Signals.stop(postmaster);
+        ProcessHandle.of(postmaster).ifPresent(p -> p.descendants().forEach(child -> Signals.stop(child.pid())));
+    }
+
+    /** {@code SIGCONT} to every process of a frozen server: what its backends had read runs on. */
+    public void thaw() {
+        long postmaster = postmasterPid();
+        ProcessHandle.of(postmaster).ifPresent(p -> p.descendants().forEach(child -> Signals.resume(child.pid())));
+        Signals.resume(postmaster);
+    }
+
     /** How many times the server was crashed and brought back. */
     public int restarts() {
         return restarts;

@@ -7,6 +7,7 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import javax.sql.DataSource;
 import org.flywaydb.core.Flyway;
 import org.jspecify.annotations.Nullable;
@@ -52,9 +53,44 @@ public class DatabaseConfiguration {
         }
     }
 
+    /**
+     * The pool. Every read of an answer from the database is bounded by {@code database-socket-timeout}: a
+     * database that stops answering (frozen, or behind a network that drops packets without a reset) fails
+     * the call after it, so the request answers (outcome unknown, if it had written) and recovery settles it
+     * later, instead of holding its key and its client until the operating system gives up on the
+     * connection, hours later. The migrations run first on connections of their own without the bound: an
+     * index built on a large table may take longer than any request should wait.
+     */
     @Bean(destroyMethod = "close")
     HikariDataSource dataSource(PaymentsProperties properties, EmbeddedDatabase embedded,
-            @Value("${exactly.payments.pool-size:20}") int poolSize) {
+            @Value("${exactly.payments.pool-size:20}") int poolSize,
+            @Value("${exactly.payments.database-socket-timeout:30s}") Duration socketTimeout) {
+        if (socketTimeout.isNegative() || socketTimeout.isZero()) {
+            throw new IllegalArgumentException("exactly.payments.database-socket-timeout must be positive, not "
+                    + socketTimeout);
+        }
+        HikariConfig migrations = connections(properties, embedded);
+        migrations.setPoolName("payments-migrations");
+        // Flyway holds its lock on one connection while it migrates on another
+        migrations.setMaximumPoolSize(3);
+        migrations.setMinimumIdle(0);
+        try (HikariDataSource migrating = new HikariDataSource(migrations)) {
+            migrate(migrating);
+        }
+        HikariConfig config = connections(properties, embedded);
+        config.setPoolName("payments");
+        config.setMaximumPoolSize(poolSize);
+        config.setConnectionTimeout(5_000);
+        // pgjdbc counts whole seconds: a bound of 1.5 s waits 2 s
+        config.addDataSourceProperty("socketTimeout", String.valueOf(
+                socketTimeout.plusMillis(999).toSeconds()));
+        // a paused or abandoned transaction must not hold an idempotency record or a balance row forever
+        config.setConnectionInitSql("SET idle_in_transaction_session_timeout = '60s'");
+        return new HikariDataSource(config);
+    }
+
+    /** Where and as whom to connect: the configured database, or the embedded one. */
+    private static HikariConfig connections(PaymentsProperties properties, EmbeddedDatabase embedded) {
         HikariConfig config = new HikariConfig();
         if (embedded.postgres() != null) {
             config.setJdbcUrl(embedded.postgres().getJdbcUrl("postgres", "postgres"));
@@ -68,14 +104,7 @@ public class DatabaseConfiguration {
                 config.setPassword(url.password());
             }
         }
-        config.setPoolName("payments");
-        config.setMaximumPoolSize(poolSize);
-        config.setConnectionTimeout(5_000);
-        // a paused or abandoned transaction must not hold an idempotency record or a balance row forever
-        config.setConnectionInitSql("SET idle_in_transaction_session_timeout = '60s'");
-        HikariDataSource dataSource = new HikariDataSource(config);
-        migrate(dataSource);
-        return dataSource;
+        return config;
     }
 
     /** Runs the three migration sets (several instances starting at once serialise on Flyway's lock). */

@@ -49,9 +49,11 @@ import org.springframework.test.context.DynamicPropertySource;
  * Every answer tells the truth about what happened. A charge is held at one point of its way — before
  * or after the hot tier's claim, before the processor saw it, after the processor captured it, after the
  * durable commit and before the hot tier records it — while the test freezes the hot tier's Redis (a
- * server of its own, {@code SIGSTOP}) or crashes the durable PostgreSQL (a server of its own,
- * {@code pg_ctl stop -m immediate}); then the request goes on and its answer is checked against the
- * processor's capture log and the committed rows:
+ * server of its own, {@code SIGSTOP}), crashes the durable PostgreSQL (a server of its own,
+ * {@code pg_ctl stop -m immediate}) or freezes it ({@code SIGSTOP} to every one of its processes: it stops
+ * answering, its sockets stay open); then the request goes on and its answer, which must come within a
+ * bound however long the fault lasts, is checked against the processor's capture log and the committed
+ * rows:
  * <ul>
  *   <li>"refused before it ran" ({@code idempotency-store-unavailable}, {@code database-unavailable}):
  *       nothing of this charge exists and nothing was captured;</li>
@@ -74,7 +76,7 @@ class TruthfulFailureTest extends ServiceTest {
 
     enum Point { BEFORE_HOT_CLAIM, AFTER_HOT_CLAIM, BEFORE_PROCESSOR, AFTER_PROCESSOR_CAPTURED, BEFORE_HOT_RECORD }
 
-    enum Fault { REDIS_FROZEN, POSTGRES_CRASHED }
+    enum Fault { REDIS_FROZEN, POSTGRES_CRASHED, POSTGRES_FROZEN }
 
     /** The servers this test breaks, started once before the service and stopped when the JVM ends. */
     static final class Servers {
@@ -93,6 +95,11 @@ class TruthfulFailureTest extends ServiceTest {
             }
             Runtime.getRuntime().addShutdownHook(new Thread(() -> {
                 Signals.resume(redis.pid());
+                try {
+                    postgres.thaw();
+                } catch (RuntimeException notRunning) {
+                    // a server that is not running has nothing to thaw
+                }
                 proxy.close();
                 processor.close();
                 redis.stop();
@@ -153,6 +160,7 @@ class TruthfulFailureTest extends ServiceTest {
         registry.add("exactly.payments.psp-url", () -> SERVERS.proxy.uri().toString());
         registry.add("exactly.payments.demo", () -> "true");
         registry.add("exactly.payments.lease", () -> "2s");
+        registry.add("exactly.payments.database-socket-timeout", () -> "2s");
         registry.add("exactly.payments.processor.request-timeout", () -> "10s");
         registry.add("exactly.payments.recovery.interval", () -> "200ms");
         registry.add("exactly.payments.recovery.retry-delay", () -> "100ms");
@@ -179,7 +187,12 @@ class TruthfulFailureTest extends ServiceTest {
                 Arguments.of(Point.AFTER_HOT_CLAIM, Fault.POSTGRES_CRASHED, Set.of("database-unavailable", "outcome-unknown")),
                 Arguments.of(Point.BEFORE_PROCESSOR, Fault.POSTGRES_CRASHED, Set.of("outcome-unknown")),
                 Arguments.of(Point.AFTER_PROCESSOR_CAPTURED, Fault.POSTGRES_CRASHED, Set.of("outcome-unknown")),
-                Arguments.of(Point.BEFORE_HOT_RECORD, Fault.POSTGRES_CRASHED, Set.of("201")));
+                Arguments.of(Point.BEFORE_HOT_RECORD, Fault.POSTGRES_CRASHED, Set.of("201")),
+                Arguments.of(Point.BEFORE_HOT_CLAIM, Fault.POSTGRES_FROZEN, Set.of("database-unavailable", "outcome-unknown")),
+                Arguments.of(Point.AFTER_HOT_CLAIM, Fault.POSTGRES_FROZEN, Set.of("database-unavailable", "outcome-unknown")),
+                Arguments.of(Point.BEFORE_PROCESSOR, Fault.POSTGRES_FROZEN, Set.of("outcome-unknown")),
+                Arguments.of(Point.AFTER_PROCESSOR_CAPTURED, Fault.POSTGRES_FROZEN, Set.of("outcome-unknown")),
+                Arguments.of(Point.BEFORE_HOT_RECORD, Fault.POSTGRES_FROZEN, Set.of("201")));
     }
 
     @ParameterizedTest(name = "{1} at {0} -> {2}")
@@ -198,12 +211,14 @@ class TruthfulFailureTest extends ServiceTest {
         Answer answer;
         try {
             Gate.release(gate);
-            answer = pending.get(2, TimeUnit.MINUTES);
+            // the fault lasts until the answer came: it must come without it being undone (a frozen database
+            // held the request for as long as it stayed frozen)
+            answer = pending.get(fault == Fault.POSTGRES_FROZEN ? 30 : 120, TimeUnit.SECONDS);
         } finally {
             mend(fault);
         }
-        if (fault == Fault.POSTGRES_CRASHED) {
-            // the test reads the books through the service's pool: connections the crash broke but the pool
+        if (fault != Fault.REDIS_FROZEN) {
+            // the test reads the books through the service's pool: connections the fault broke but the pool
             // used within its validation window would be handed out unchecked, so they go before the reads
             ((HikariDataSource) jdbc.dataSource()).getHikariPoolMXBean().softEvictConnections();
         }
@@ -258,6 +273,7 @@ class TruthfulFailureTest extends ServiceTest {
         switch (fault) {
             case REDIS_FROZEN -> Signals.stop(SERVERS.redis.pid());
             case POSTGRES_CRASHED -> SERVERS.postgres.stopImmediate();
+            case POSTGRES_FROZEN -> SERVERS.postgres.freeze();
         }
     }
 
@@ -265,6 +281,7 @@ class TruthfulFailureTest extends ServiceTest {
         switch (fault) {
             case REDIS_FROZEN -> Signals.resume(SERVERS.redis.pid());
             case POSTGRES_CRASHED -> SERVERS.postgres.startAgain();
+            case POSTGRES_FROZEN -> SERVERS.postgres.thaw();
         }
     }
 }
