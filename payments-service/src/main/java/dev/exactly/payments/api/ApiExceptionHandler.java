@@ -70,9 +70,12 @@ public class ApiExceptionHandler {
                 : ApiProblems.outcomeUnknownWithoutKey(detail), request);
     }
 
-    /** Whether the request carried an Idempotency-Key, with which a retry gets its outcome. */
+    /**
+     * Whether the request carried an idempotency key (in {@code Idempotency-Key} or the alias the hot tier
+     * accepts, {@code X-Idempotency-Key}), with which a retry gets its outcome.
+     */
     private static boolean keyed(HttpServletRequest request) {
-        return request.getHeader("Idempotency-Key") != null;
+        return request.getHeader("Idempotency-Key") != null || request.getHeader("X-Idempotency-Key") != null;
     }
 
     @ExceptionHandler(HttpRequestMethodNotSupportedException.class)

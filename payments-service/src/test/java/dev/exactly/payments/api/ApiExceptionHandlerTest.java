@@ -43,6 +43,14 @@ class ApiExceptionHandlerTest {
     }
 
     @Test
+    void aKeyInTheAliasHeaderCountsAsAKey() {
+        MockHttpServletRequest request = new MockHttpServletRequest("POST", "/v1/charges");
+        request.addHeader("X-Idempotency-Key", "k-alias");
+        ResponseEntity<byte[]> answer = handler.database(midWrite(), request);
+        assertThat(text(answer)).contains("retry with the same Idempotency-Key");
+    }
+
+    @Test
     void aDatabaseFailureMidWriteTellsAKeylessRequestToLookBeforeSendingItAgain() {
         ResponseEntity<byte[]> answer = handler.database(midWrite(), post("/v1/webhook-endpoints", null));
         assertThat(answer.getStatusCode().value()).isEqualTo(503);
