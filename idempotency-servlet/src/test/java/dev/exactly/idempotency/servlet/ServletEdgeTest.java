@@ -1,6 +1,7 @@
 package dev.exactly.idempotency.servlet;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import dev.exactly.idempotency.IdempotencyEngine;
 import dev.exactly.idempotency.memory.InMemoryIdempotencyStore;
@@ -12,6 +13,7 @@ import java.net.Socket;
 import java.net.URI;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.CountDownLatch;
@@ -116,7 +118,10 @@ class ServletEdgeTest {
         assertThat(handlerDone.await(30, TimeUnit.SECONDS)).isTrue();
         assertThat(handlerSaw.get()).as("the handler is not failed by the departed client").isNull();
 
-        HttpResponse<byte[]> retry = Call.post(server, "/v1/charges").key(key).apiKey("sk_a").json(body).send();
+        // the handler returned; its outcome is recorded right after (until then the key is in flight: 409)
+        HttpResponse<byte[]> retry = await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(20))
+                .until(() -> Call.post(server, "/v1/charges").key(key).apiKey("sk_a").json(body).send(),
+                        r -> r.statusCode() != 409);
         assertThat(retry.statusCode()).isEqualTo(201);
         assertThat(retry.headers().firstValue("Idempotent-Replayed")).hasValue("true");
         assertThat(Call.text(retry)).contains("response_not_stored");
