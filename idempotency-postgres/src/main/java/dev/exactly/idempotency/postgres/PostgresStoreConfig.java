@@ -15,7 +15,10 @@ import java.util.regex.Pattern;
  * @param notificationChannel         the LISTEN/NOTIFY channel; the same rule, at most 63 characters
  * @param statementTimeout            query timeout of every statement the store runs (a blocked row lock
  *                                    counts), so that a slow database fails closed quickly: the statement
- *                                    is cancelled (SQLState 57014) at most 0.1 s after it; whole seconds,
+ *                                    is cancelled (SQLState 57014) at most 0.1 s after it, and a server that
+ *                                    answers not even the cancel has the connection aborted one more
+ *                                    timeout later (SQLState 08006; the driver first waits out its own
+ *                                    {@code cancelSignalTimeout} for the cancel); whole seconds,
  *                                    the unit of JDBC's {@link java.sql.Statement#setQueryTimeout}
  *                                    (at least one)
  * @param loginTimeout                applied to the {@link javax.sql.DataSource} if it has none set

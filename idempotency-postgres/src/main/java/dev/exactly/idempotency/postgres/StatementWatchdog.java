@@ -19,6 +19,14 @@ import java.util.concurrent.locks.LockSupport;
  * thread ends, and the next statement starts another. The cancel request itself goes out on a thread of
  * its own, so that a server that does not answer it cannot hold up the next one.
  *
+ * <p>A server that does not answer at all (frozen, or behind a network that drops packets without a reset)
+ * ignores the cancel too, and the statement would wait for its answer until the operating system gave up
+ * on the connection, hours later, holding its caller and, through it, an idempotency key. So a statement
+ * still under way one more timeout after its cancel has its connection aborted
+ * ({@link java.sql.Connection#abort}: the socket is closed, the statement fails with SQLState 08006, the
+ * caller's transaction is lost and the pool drops the connection): every statement ends within twice its
+ * timeout, plus a tick, whatever the server does.
+ *
  * <p>A cancel of a statement that has just finished does nothing: the driver cancels only a statement
  * that is still executing, and the statement object is never reused for another execution of the
  * connection's next user.
@@ -37,10 +45,14 @@ final class StatementWatchdog {
     static final class Watch implements AutoCloseable {
         private final Statement statement;
         private final long deadline;
+        private final long abortDeadline;
+        /** Set by the watchdog's thread alone, once it sent the cancel. */
+        private boolean cancelled;
 
-        private Watch(Statement statement, long deadline) {
+        private Watch(Statement statement, long deadline, long abortDeadline) {
             this.statement = statement;
             this.deadline = deadline;
+            this.abortDeadline = abortDeadline;
         }
 
         @Override
@@ -51,7 +63,8 @@ final class StatementWatchdog {
 
     /** Watches {@code statement}, which is about to run, until the returned watch is closed. */
     static Watch watch(Statement statement, long timeoutNanos) {
-        Watch watch = new Watch(statement, System.nanoTime() + timeoutNanos);
+        long now = System.nanoTime();
+        Watch watch = new Watch(statement, now + timeoutNanos, now + 2 * timeoutNanos);
         RUNNING.add(watch);
         // after the add: a thread that ends re-checks the set after it cleared the flag (see stopIfIdle)
         if (!started) {
@@ -90,10 +103,22 @@ final class StatementWatchdog {
             }
             long now = System.nanoTime();
             for (Watch watch : RUNNING) {
-                if (now - watch.deadline >= 0 && RUNNING.remove(watch)) {
+                if (!watch.cancelled && now - watch.deadline >= 0) {
+                    watch.cancelled = true;
                     Thread.ofVirtual().name("exactly-postgres-cancel").start(() -> cancel(watch.statement));
+                } else if (watch.cancelled && now - watch.abortDeadline >= 0 && RUNNING.remove(watch)) {
+                    Thread.ofVirtual().name("exactly-postgres-abort").start(() -> abort(watch.statement));
                 }
             }
+        }
+    }
+
+    /** Closes the connection under a statement that not even its cancel ended: the server does not answer. */
+    private static void abort(Statement statement) {
+        try {
+            statement.getConnection().abort(Runnable::run);
+        } catch (SQLException | RuntimeException e) {
+            // closed meanwhile: nothing is waiting on it any more
         }
     }
 
