@@ -7,11 +7,9 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.exactly.idempotency.ClaimOutcome;
 import dev.exactly.idempotency.StoreUnavailableException;
+import dev.exactly.testing.HeldConnection;
 import dev.exactly.testing.OwnPostgres;
-import java.lang.reflect.InvocationTargetException;
-import java.lang.reflect.Proxy;
 import java.nio.file.Files;
-import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
@@ -55,32 +53,11 @@ class FrozenDatabaseTest {
         }
     }
 
-    /** A pool of one connection, taken while the server answered (as a pool hands out a recently used one). */
-    private PGSimpleDataSource holding(Connection connection) {
-        Connection kept = (Connection) Proxy.newProxyInstance(getClass().getClassLoader(), new Class<?>[] {Connection.class},
-                (proxy, method, args) -> {
-                    if (method.getName().equals("close")) {
-                        return null;
-                    }
-                    try {
-                        return method.invoke(connection, args);
-                    } catch (InvocationTargetException e) {
-                        throw e.getCause();
-                    }
-                });
-        return new PGSimpleDataSource() {
-            @Override
-            public Connection getConnection() {
-                return kept;
-            }
-        };
-    }
-
     @Test
     void aStatementToAFrozenServerFailsClosedWithinABound() throws Exception {
         PostgresIdempotencyStore.migrate(postgres.dataSource());
         PostgresStoreConfig config = PostgresStoreConfig.custom().statementTimeout(Duration.ofSeconds(1)).build();
-        try (PostgresIdempotencyStore store = PostgresIdempotencyStore.create(holding(physical), config)) {
+        try (PostgresIdempotencyStore store = PostgresIdempotencyStore.create(HeldConnection.of(physical), config)) {
             assertThat(store.claim(randomKey(), randomFingerprint(), Duration.ofSeconds(10), Duration.ofMinutes(1)))
                     .isInstanceOf(ClaimOutcome.Claimed.class);
 

@@ -10,6 +10,7 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.sql.SQLFeatureNotSupportedException;
 import java.sql.Statement;
 import java.time.Duration;
 import java.time.Instant;
@@ -242,9 +243,43 @@ public final class JdbcKeyJournal implements KeyJournal {
             if (!c.getAutoCommit()) {
                 c.setAutoCommit(true);
             }
-            return action.run(c);
+            int before = bound(c);
+            try {
+                return action.run(c);
+            } finally {
+                unbound(c, before);
+            }
         } catch (SQLException e) {
             throw new KeyJournalException("key journal: cannot " + what + ": " + e.getMessage(), e);
+        }
+    }
+
+    /**
+     * Bounds every wait for the database's answer on {@code c} at twice the statement timeout: a server that
+     * answers not even the query timeout's cancel (frozen, or behind a network that drops packets) fails the
+     * call there, with its connection, instead of holding the caller until the operating system gives up on
+     * it. Returns the bound the connection had, or -1 when its driver has none.
+     */
+    private int bound(Connection c) throws SQLException {
+        try {
+            int before = c.getNetworkTimeout();
+            c.setNetworkTimeout(Runnable::run, Math.toIntExact(2_000L * timeoutSeconds));
+            return before;
+        } catch (SQLFeatureNotSupportedException e) {
+            return -1; // the query timeout alone, then
+        }
+    }
+
+    private static void unbound(Connection c, int before) {
+        if (before < 0) {
+            return;
+        }
+        try {
+            if (!c.isClosed()) {
+                c.setNetworkTimeout(Runnable::run, before);
+            }
+        } catch (SQLException e) {
+            // broken by the bound itself: the pool drops it
         }
     }
 }
