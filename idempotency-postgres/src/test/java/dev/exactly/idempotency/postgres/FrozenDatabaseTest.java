@@ -8,9 +8,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.exactly.idempotency.ClaimOutcome;
 import dev.exactly.idempotency.StoreUnavailableException;
 import dev.exactly.testing.HeldConnection;
-import dev.exactly.testing.OwnPostgres;
-import java.nio.file.Files;
-import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
@@ -20,7 +17,6 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.postgresql.ds.PGSimpleDataSource;
 
 /**
  * A PostgreSQL that stops answering (every process of it {@code SIGSTOP}ped: a frozen machine, a network
@@ -31,37 +27,27 @@ import org.postgresql.ds.PGSimpleDataSource;
  * frozen.
  */
 class FrozenDatabaseTest {
-    private OwnPostgres postgres;
-    private Connection physical;
+    private HeldConnection server;
 
     @BeforeEach
-    void start() throws Exception {
-        postgres = OwnPostgres.start(Files.createTempDirectory("exactly-frozen-").resolve("pg"));
-        PGSimpleDataSource direct = (PGSimpleDataSource) postgres.dataSource();
-        // the driver's own bound on a cancel request (10 s by default), which the statement waits out
-        direct.setCancelSignalTimeout(2);
-        physical = direct.getConnection();
+    void start() {
+        server = HeldConnection.start("exactly-frozen-");
     }
 
     @AfterEach
     void stop() throws Exception {
-        try {
-            postgres.thaw();
-            physical.close();
-        } finally {
-            postgres.close();
-        }
+        server.close();
     }
 
     @Test
     void aStatementToAFrozenServerFailsClosedWithinABound() throws Exception {
-        PostgresIdempotencyStore.migrate(postgres.dataSource());
+        PostgresIdempotencyStore.migrate(server.dataSource());
         PostgresStoreConfig config = PostgresStoreConfig.custom().statementTimeout(Duration.ofSeconds(1)).build();
-        try (PostgresIdempotencyStore store = PostgresIdempotencyStore.create(HeldConnection.of(physical), config)) {
+        try (PostgresIdempotencyStore store = PostgresIdempotencyStore.create(server.dataSource(), config)) {
             assertThat(store.claim(randomKey(), randomFingerprint(), Duration.ofSeconds(10), Duration.ofMinutes(1)))
                     .isInstanceOf(ClaimOutcome.Claimed.class);
 
-            postgres.freeze();
+            server.freeze();
             long start = System.nanoTime();
             CompletableFuture<ClaimOutcome> frozen = CompletableFuture.supplyAsync(
                     () -> store.claim(randomKey(), randomFingerprint(), Duration.ofSeconds(10), Duration.ofMinutes(1)),
@@ -73,7 +59,7 @@ class FrozenDatabaseTest {
                     .cause().isInstanceOf(SQLException.class);
             assertThat(Duration.ofNanos(System.nanoTime() - start)).as("the timeout, then the cancel's own")
                     .isLessThan(Duration.ofSeconds(6));
-            assertThat(physical.isClosed()).as("the connection was aborted").isTrue();
+            assertThat(server.physical().isClosed()).as("the connection was aborted").isTrue();
         }
     }
 }

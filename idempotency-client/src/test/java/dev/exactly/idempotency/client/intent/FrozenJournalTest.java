@@ -4,9 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.exactly.testing.HeldConnection;
-import dev.exactly.testing.OwnPostgres;
-import java.nio.file.Files;
-import java.sql.Connection;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.concurrent.CompletableFuture;
@@ -16,7 +13,6 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.postgresql.ds.PGSimpleDataSource;
 
 /**
  * The journal's database stops answering (every process of it {@code SIGSTOP}ped) under a connection it
@@ -25,35 +21,25 @@ import org.postgresql.ds.PGSimpleDataSource;
  * which the query timeout alone did not prevent (its cancel goes unanswered too).
  */
 class FrozenJournalTest {
-    private OwnPostgres postgres;
-    private Connection physical;
+    private HeldConnection server;
 
     @BeforeEach
-    void start() throws Exception {
-        postgres = OwnPostgres.start(Files.createTempDirectory("exactly-frozen-journal-").resolve("pg"));
-        PGSimpleDataSource direct = (PGSimpleDataSource) postgres.dataSource();
-        // the driver's own bound on a cancel request (10 s by default), which the statement waits out
-        direct.setCancelSignalTimeout(2);
-        physical = direct.getConnection();
+    void start() {
+        server = HeldConnection.start("exactly-frozen-journal-");
     }
 
     @AfterEach
     void stop() throws Exception {
-        try {
-            postgres.thaw();
-            physical.close();
-        } finally {
-            postgres.close();
-        }
+        server.close();
     }
 
     @Test
     void writingAKeyToAFrozenDatabaseFailsWithinABound() throws Exception {
-        JdbcKeyJournal.createTable(HeldConnection.of(physical));
-        KeyJournal journal = JdbcKeyJournal.create(HeldConnection.of(physical), Duration.ofSeconds(1));
+        JdbcKeyJournal.createTable(server.dataSource());
+        KeyJournal journal = JdbcKeyJournal.create(server.dataSource(), Duration.ofSeconds(1));
         journal.putIfAbsent(KeyJournalContract.entry("order-1", "key-1", Instant.now()));
 
-        postgres.freeze();
+        server.freeze();
         long start = System.nanoTime();
         CompletableFuture<JournalEntry> frozen = CompletableFuture.supplyAsync(
                 () -> journal.putIfAbsent(KeyJournalContract.entry("order-2", "key-2", Instant.now())),
