@@ -227,6 +227,25 @@ const done = arguments[arguments.length - 1];
                     forget, stillPending: u.c.pending().length };
   }
 
+  // 12b. a pending intent older than the server keeps keys is not sent again (it may have run and its key be
+  // forgotten); within the time, and with keepPendingMs raised by a server that answers late retries, it is
+  {
+    const day = 24 * 60 * 60 * 1000;
+    const t = client([{ status: 503 }, created], { namespace: 'rules-expiry', retry: { maxAttempts: 1 } });
+    await outcome(t.c.submit('old', charge));
+    const sentFirst = t.calls.length;
+    t.clock.now += day + 1;
+    const resumed = await outcome(t.c.resume('old'));
+    const submitted = await outcome(t.c.submit('old', charge));
+    const afterExpiry = t.calls.length;
+    const stillPending = t.c.pending().length;
+    const late = new m.ExactlyClient({ namespace: 'rules-expiry', fetch: async () => new Response(created.body, { status: 201 }),
+      now: () => t.clock.now, headers: () => ({ Authorization: 'Bearer sk_test' }), keepPendingMs: Infinity });
+    const lateResult = await outcome(late.resume('old'));
+    out.expiry = { sentFirst, resumed, submitted, afterExpiry, stillPending,
+                   late: lateResult, lateState: late.intent('old').state };
+  }
+
   // 13. keys: 128 random bits, one per intent
   out.keys = { a: m.newKey(), b: m.newKey() };
 

@@ -681,6 +681,9 @@ async function start() {
   try {
     page.client = new ExactlyClient({
       namespace: 'exactly.checkout',
+      // this service answers a late retry from the charge, action or refund row, which it keeps beyond the
+      // key's retention: an order left pending is asked again however old, never paid again
+      keepPendingMs: Infinity,
       headers: () => ({ Authorization: `Bearer ${page.apiKey}` }),
       onEvent: onClientEvent,
     });

@@ -76,6 +76,13 @@ export class StorageError extends ExactlyError {}
  */
 export class AccountMismatchError extends ExactlyError {}
 
+/**
+ * The intent has been pending for longer than keepPendingMs (by default the server's retention): it is not
+ * sent again, since a server may have run it and forgotten its key since, and the same key would then run
+ * it a second time. Find out what became of it another way (the resource it would have made).
+ */
+export class IntentExpiredError extends ExactlyError {}
+
 /** Whether an answer with this status is retried with the same key. */
 export function isRetryable(status) {
   return RETRYABLE_STATUSES.includes(status);
@@ -170,6 +177,8 @@ function parseJson(text) {
  *   namespace       storage key prefix (default 'exactly')
  *   retry           overrides of DEFAULT_RETRY
  *   keepFinishedMs  how long a finished intent keeps its key (default 24 h, the server's retention)
+ *   keepPendingMs   how long after its first send a pending intent may still be sent again (default
+ *                   keepFinishedMs: past the server's retention its key may name nothing any more)
  *   onEvent         (event) => void: {type: 'attempt'|'answer'|'error'|'retry'|'give-up'|'join'|'finish', ...}
  *   fetch, random, now, sleep   the platform's, replaceable
  */
@@ -181,6 +190,7 @@ export class ExactlyClient {
     this.prefix = (options.namespace ?? 'exactly') + '.intent.';
     this.retry = validateRetry({ ...DEFAULT_RETRY, ...(options.retry ?? {}) });
     this.keepFinishedMs = options.keepFinishedMs ?? DAY_MS;
+    this.keepPendingMs = options.keepPendingMs ?? this.keepFinishedMs;
     this.onEvent = options.onEvent ?? (() => {});
     this.fetch = options.fetch ?? ((...args) => globalThis.fetch(...args));
     this.random = options.random ?? Math.random;
@@ -223,6 +233,8 @@ export class ExactlyClient {
                 who: this.who() };
     } else if (!this.mine(entry)) {
       return Promise.reject(this.notMine(entry));
+    } else if (this.expired(entry)) {
+      return Promise.reject(this.expiredError(entry));
     } else {
       entry = { ...entry, state: 'pending', updated: this.now() };
     }
@@ -243,6 +255,9 @@ export class ExactlyClient {
     }
     if (!this.mine(entry)) {
       return Promise.reject(this.notMine(entry));
+    }
+    if (this.expired(entry)) {
+      return Promise.reject(this.expiredError(entry));
     }
     return this.start({ ...entry, state: 'pending', updated: this.now() }, true);
   }
@@ -412,6 +427,17 @@ export class ExactlyClient {
   notMine(entry) {
     return new AccountMismatchError(`intent ${entry.intentId} was sent under another account (key ${entry.key}); `
       + 'it is not sent under this one, where its key would name a new payment', { intentId: entry.intentId, key: entry.key });
+  }
+
+  // a pending intent first sent longer ago than keepPendingMs
+  expired(entry) {
+    return entry.state === 'pending' && this.now() - entry.created > this.keepPendingMs;
+  }
+
+  expiredError(entry) {
+    return new IntentExpiredError(`intent ${entry.intentId} has been pending since ${new Date(entry.created).toISOString()}, `
+      + 'longer than the server keeps keys: it is not sent again (it may have run, and its key may name nothing '
+      + 'now); find out what became of it another way', { intentId: entry.intentId, key: entry.key });
   }
 
   finish(entry, status) {

@@ -154,6 +154,15 @@ class ExactlyClientRulesTest extends DemoPageTest {
         assertThat(corrupt.get("forget").stringValue()).isEqualTo("ExactlyError");
         assertThat(corrupt.get("stillPending").intValue()).isEqualTo(1);
 
+        JsonNode expiry = out.get("expiry");
+        assertThat(expiry.get("sentFirst").intValue()).isEqualTo(1);
+        assertThat(expiry.get("resumed").get("error").stringValue()).isEqualTo("IntentExpiredError");
+        assertThat(expiry.get("submitted").get("error").stringValue()).isEqualTo("IntentExpiredError");
+        assertThat(expiry.get("afterExpiry").intValue()).as("nothing sent a day after the first send").isEqualTo(1);
+        assertThat(expiry.get("stillPending").intValue()).as("listed, for the caller to settle").isEqualTo(1);
+        assertThat(expiry.get("late").get("status").intValue()).as("keepPendingMs: Infinity sends it").isEqualTo(201);
+        assertThat(expiry.get("lateState").stringValue()).isEqualTo("finished");
+
         assertThat(out.get("keys").get("a").stringValue()).matches("bk_[0-9a-f]{32}")
                 .isNotEqualTo(out.get("keys").get("b").stringValue());
     }
