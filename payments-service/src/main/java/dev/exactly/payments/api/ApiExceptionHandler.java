@@ -2,6 +2,7 @@ package dev.exactly.payments.api;
 
 import dev.exactly.idempotency.IdempotencyException;
 import dev.exactly.idempotency.StoreUnavailableException;
+import dev.exactly.idempotency.servlet.HttpProtocol;
 import dev.exactly.idempotency.servlet.Problems;
 import dev.exactly.ledger.LedgerRetryableException;
 import dev.exactly.ledger.LedgerStorageException;
@@ -75,7 +76,7 @@ public class ApiExceptionHandler {
      * accepts, {@code X-Idempotency-Key}), with which a retry gets its outcome.
      */
     private static boolean keyed(HttpServletRequest request) {
-        return request.getHeader("Idempotency-Key") != null || request.getHeader("X-Idempotency-Key") != null;
+        return request.getHeader(HttpProtocol.KEY_HEADER) != null || request.getHeader(HttpProtocol.KEY_ALIAS_HEADER) != null;
     }
 
     @ExceptionHandler(HttpRequestMethodNotSupportedException.class)

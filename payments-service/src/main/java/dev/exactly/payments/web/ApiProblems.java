@@ -342,11 +342,13 @@ public final class ApiProblems {
      * do it twice, so the client is told to look first.
      */
     public static ApiResponse outcomeUnknownWithoutKey(String detail) {
-        return response(new Problem(Problems.OUTCOME_UNKNOWN, "Outcome unknown", 503,
-                detail + "; this request may have taken effect, and it carried no Idempotency-Key to fetch its "
-                        + "outcome with: check whether it did (read the resource or list) before sending it again",
+        return response(new Problem(Problems.OUTCOME_UNKNOWN, "Outcome unknown", 503, detail + WITHOUT_KEY,
                 "outcome_unknown", Map.of())).notRecordable().withRetryAfter(Duration.ofSeconds(1));
     }
+
+    /** What a request that may have taken effect, and carried no key, is told to do next. */
+    private static final String WITHOUT_KEY = "; this request may have taken effect, and it carried no Idempotency-Key "
+            + "to fetch its outcome with: check whether it did (read the resource or list) before sending it again";
 
     /** 500, not recorded: a bug. Whether the request took effect is not known here. */
     public static ApiResponse internalError() {
@@ -362,8 +364,7 @@ public final class ApiProblems {
         return response(new Problem(INTERNAL_ERROR, "Internal error", 500,
                 keyed ? "an unexpected error occurred; the request may have taken effect: retry with the same "
                         + "Idempotency-Key to get its outcome"
-                        : "an unexpected error occurred; the request may have taken effect, and it carried no "
-                        + "Idempotency-Key to fetch its outcome with: check whether it did before sending it again",
+                        : "an unexpected error occurred" + WITHOUT_KEY,
                 "internal_error", Map.of())).notRecordable();
     }
 
