@@ -31,6 +31,11 @@ import reactor.core.publisher.Mono;
  * until the handler completes, so that the filter records the response before answering. A body that
  * outgrows {@code captureLimit} is sent to the client as it is written, after the status and headers so far
  * ({@code spill}); the record then keeps a {@code response-not-stored} problem instead of it.
+ *
+ * <p>This response commits when the handler completes, or when its body spills: the {@link #beforeCommit}
+ * actions registered on it (by the handler, or by a filter after the guard: security headers, a session's
+ * cookie) run then, against this response, before its head is taken, so that what they add is both sent and
+ * recorded, and a replay carries it too.
  */
 final class CapturingResponse extends ServerHttpResponseDecorator {
     /** Commits the captured head to the real response before a body too large to keep is written to it. */
@@ -46,7 +51,7 @@ final class CapturingResponse extends ServerHttpResponseDecorator {
      * @param bodyBytes the body's length
      */
     record Captured(int status, Map<String, List<String>> headers, MultiValueMap<String, ResponseCookie> cookies,
-            byte @Nullable [] body, long bodyBytes, List<Supplier<? extends Mono<Void>>> beforeCommit) {
+            byte @Nullable [] body, long bodyBytes) {
 
         @Nullable String contentType() {
             for (Map.Entry<String, List<String>> header : headers.entrySet()) {
@@ -67,6 +72,7 @@ final class CapturingResponse extends ServerHttpResponseDecorator {
     private @Nullable HttpStatusCode status;
     private long bodyBytes;
     private boolean streamed;
+    private boolean committing;
 
     CapturingResponse(ServerHttpResponse delegate, int captureLimit, Spill spill) {
         super(delegate);
@@ -130,9 +136,28 @@ final class CapturingResponse extends ServerHttpResponseDecorator {
         cookies.add(cookie.getName(), cookie);
     }
 
+    /** Runs when this response commits ({@link #commit}); once it has, on the real response, as WebFlux would. */
     @Override
     public void beforeCommit(Supplier<? extends Mono<Void>> action) {
-        beforeCommit.add(action);
+        if (committing) {
+            getDelegate().beforeCommit(action);
+        } else {
+            beforeCommit.add(action);
+        }
+    }
+
+    /**
+     * Commits this response, once: runs the {@link #beforeCommit} actions registered so far, one after the
+     * other in the order they were registered, as WebFlux commits a response. The head is read after this.
+     */
+    Mono<Void> commit() {
+        return Mono.defer(() -> {
+            if (committing) {
+                return Mono.empty();
+            }
+            committing = true;
+            return Flux.fromIterable(List.copyOf(beforeCommit)).concatMap(Supplier::get).then();
+        });
     }
 
     @Override
@@ -182,15 +207,20 @@ final class CapturingResponse extends ServerHttpResponseDecorator {
         return body.doOnNext(b -> bodyBytes += b.readableByteCount());
     }
 
-    /** The body is larger than what is kept: the head and everything so far, then {@code rest}, to the client. */
+    /**
+     * The body is larger than what is kept: this response commits, and the head and everything so far, then
+     * {@code rest}, go to the client.
+     */
     private Mono<Void> spillOver(Flux<? extends DataBuffer> rest) {
-        streamed = true;
-        spill.commit(snapshot(null));
-        byte[] sofar = buffer.toByteArray();
-        buffer.reset();
-        Flux<DataBuffer> out = Flux.concat(
-                sofar.length > 0 ? Flux.just(getDelegate().bufferFactory().wrap(sofar)) : Flux.empty(), counted(rest));
-        return getDelegate().writeWith(out);
+        return commit().then(Mono.defer(() -> {
+            streamed = true;
+            spill.commit(snapshot(null));
+            byte[] sofar = buffer.toByteArray();
+            buffer.reset();
+            Flux<DataBuffer> out = Flux.concat(
+                    sofar.length > 0 ? Flux.just(getDelegate().bufferFactory().wrap(sofar)) : Flux.empty(), counted(rest));
+            return getDelegate().writeWith(out);
+        }));
     }
 
     @Override
@@ -203,7 +233,7 @@ final class CapturingResponse extends ServerHttpResponseDecorator {
         return Mono.empty();
     }
 
-    /** What the handler produced; {@code null} body when it was streamed through. */
+    /** What the handler produced, once it {@linkplain #commit committed}; {@code null} body when it was streamed through. */
     Captured finish() {
         return snapshot(streamed ? null : buffer.toByteArray());
     }
@@ -216,6 +246,6 @@ final class CapturingResponse extends ServerHttpResponseDecorator {
             }
         });
         int code = status == null ? HttpStatus.OK.value() : status.value();
-        return new Captured(code, copy, new LinkedMultiValueMap<>(cookies), body, bodyBytes, List.copyOf(beforeCommit));
+        return new Captured(code, copy, new LinkedMultiValueMap<>(cookies), body, bodyBytes);
     }
 }

@@ -332,6 +332,9 @@ public final class IdempotencyWebFilter implements WebFilter, Ordered {
             } finally {
                 exchange.getAttributes().remove(LEASE);
             }
+            if (!capture.isCommitted()) {
+                capture.commit().block(); // what the commit adds (security headers, say) is recorded with the rest
+            }
             CapturingResponse.Captured result = capture.finish();
             captured = result;
             return HttpProtocol.outcome(route, result.status(), result.contentType(), result.body(),
@@ -375,7 +378,6 @@ public final class IdempotencyWebFilter implements WebFilter, Ordered {
         response.setStatusCode(HttpStatusCode.valueOf(head.status()));
         head.headers().forEach((name, values) -> response.getHeaders().put(name, values));
         head.cookies().values().forEach(cookies -> cookies.forEach(response::addCookie));
-        head.beforeCommit().forEach(response::beforeCommit);
         if (expiresAt != null) {
             response.getHeaders().set(HttpProtocol.EXPIRES_HEADER, HttpProtocol.httpDate(expiresAt));
         }

@@ -102,6 +102,17 @@ class ReactiveHandlerTest {
                 case "/v1/form" -> exchange.getFormData()
                         .flatMap(form -> write(exchange, 201, "a=" + form.getFirst("a") + "&b=" + form.getFirst("b")));
                 case "/v1/declined" -> Mono.error(new ResponseStatusException(HttpStatus.PAYMENT_REQUIRED, "card declined"));
+                case "/v1/tagged" -> {
+                    // what a filter after the guard, or the handler, adds as the response commits
+                    exchange.getResponse().beforeCommit(() -> Mono.fromRunnable(() ->
+                            exchange.getResponse().getHeaders().setETag("\"run-" + run + "\"")));
+                    yield write(exchange, 201, "{\"run\":" + run + "}");
+                }
+                case "/v1/tagged-stream" -> {
+                    exchange.getResponse().beforeCommit(() -> Mono.fromRunnable(() ->
+                            exchange.getResponse().getHeaders().setETag("\"run-" + run + "\"")));
+                    yield exchange.getResponse().writeWith(Flux.range(0, 3).map(i -> chunk(exchange))); // past the limit
+                }
                 case "/v1/raw" -> {
                     exchange.getResponse().setRawStatusCode(402);
                     yield write(exchange, null, "declined, run " + run);
@@ -233,6 +244,27 @@ class ReactiveHandlerTest {
         assertThat(first.statusCode()).isEqualTo(402);
         assertThat(first.headers().firstValue("Content-Type")).hasValue(Problem.MEDIA_TYPE);
         assertThat(first.body()).contains("\"status\":402").contains("\"detail\":\"card declined\"");
+    }
+
+    @Test
+    void headersAddedAsTheResponseCommitsAreSentAndReplayed() throws Exception {
+        HttpResponse<String> first = firstOfTwo("/v1/tagged", "application/json", "{}");
+        assertThat(first.headers().firstValue("ETag")).as("sent").hasValue("\"run-1\"");
+        HttpResponse<String> again = post("/v1/tagged", first.request().headers().firstValue("Idempotency-Key").orElseThrow(),
+                "application/json", "{}");
+        assertThat(again.headers().allValues("ETag")).as("recorded and replayed, once").containsExactly("\"run-1\"");
+        assertThat(runs).hasValue(1);
+    }
+
+    @Test
+    void headersAddedAsAStreamedResponseCommitsAreSent() throws Exception {
+        String key = "k-" + UUID.randomUUID();
+        HttpResponse<String> first = post("/v1/tagged-stream", key, "application/json", "{}");
+        assertThat(first.body()).hasSize(3 * CHUNK);
+        assertThat(first.headers().allValues("ETag")).containsExactly("\"run-1\"");
+        HttpResponse<String> retry = post("/v1/tagged-stream", key, "application/json", "{}");
+        assertThat(replayed(retry)).isTrue();
+        assertThat(runs).hasValue(1);
     }
 
     @Test
