@@ -31,6 +31,7 @@ import io.lettuce.core.cluster.ClusterClientOptions;
 import io.lettuce.core.cluster.ClusterTopologyRefreshOptions;
 import io.lettuce.core.cluster.RedisClusterClient;
 import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
+import io.lettuce.core.cluster.models.partitions.RedisClusterNode;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 import io.lettuce.core.codec.ByteArrayCodec;
 import io.lettuce.core.output.ValueOutput;
@@ -123,7 +124,10 @@ import org.jspecify.annotations.Nullable;
  * tier</em>: replication is asynchronous, so a failover (or a primary restarting empty) can lose a claim
  * or a completion that was already acknowledged. Exactly-once for payments comes from the durable tier
  * (PostgreSQL) committing the outcome with a unique constraint on the scope; this store only makes
- * duplicates cheap to reject or coalesce.
+ * duplicates cheap to reject or coalesce. Nor does a record outlive eviction: a Redis that evicts keys when
+ * its memory is full ({@code maxmemory} with a policy other than {@code noeviction}, every master's
+ * {@code INFO memory} read whenever the store connects) is refused, every call failing closed with the
+ * setting named, unless {@link RedisStoreConfig#evictionAllowed()}.
  *
  * <p>Thread-safe. {@link #close()} closes the store's connections and ends the thread that keeps its
  * commands' deadlines (a daemon thread, started by the first command), and shuts the client down only if
@@ -587,6 +591,9 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
             } catch (RedisCommandExecutionException refused) {
                 // INFO denied (an ACL): the first claim finds out, a refused SET ... NX GET switches to the script
             }
+            if (!config.evictionAllowed()) {
+                refuseEviction(opened);
+            }
             if (clock.claimRefresh()) {
                 long sent = System.nanoTime();
                 try {
@@ -601,6 +608,67 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
         } catch (RuntimeException e) {
             opened.close();
             throw e;
+        }
+    }
+
+    /**
+     * Refuses a Redis that evicts keys when its memory is full: its answer to {@code INFO memory}, and in a
+     * Cluster every master's, must show no {@code maxmemory} or the {@code noeviction} policy. Such a Redis
+     * may drop a finished record under memory pressure, and the retry that record should have answered would
+     * run the action again; with {@code noeviction} a full Redis refuses writes instead, and the store fails
+     * closed. Checked whenever the store connects (a refusal is retried after the reconnect back-off, so a
+     * policy corrected on the server is picked up); a server that denies {@code INFO} is not checked.
+     */
+    private void refuseEviction(Connections opened) {
+        try {
+            if (opened.connection() instanceof StatefulRedisClusterConnection<byte[], byte[]> cluster) {
+                for (RedisClusterNode node : cluster.getPartitions()) {
+                    if (node.is(RedisClusterNode.NodeFlag.UPSTREAM)) {
+                        refuseEviction(await(cluster.getConnection(node.getNodeId()).async().info("memory")),
+                                " (Cluster node " + node.getUri().getHost() + ":" + node.getUri().getPort() + ")");
+                    }
+                }
+            } else {
+                refuseEviction(await(opened.commands().info("memory")), "");
+            }
+        } catch (RedisCommandExecutionException refused) {
+            // INFO denied (an ACL): the policy cannot be read here; the README asks for noeviction
+        }
+    }
+
+    private static void refuseEviction(String info, String where) {
+        String policy = evictingPolicy(info);
+        if (policy != null) {
+            throw new RedisException("Redis" + where + " evicts keys when its memory is full (maxmemory-policy "
+                    + policy + "): it could drop a finished record, and the retry that record should answer "
+                    + "would run again. Set maxmemory-policy noeviction (a full Redis then refuses writes, and "
+                    + "requests fail closed), or allow eviction for a hot tier in front of a durable store "
+                    + "(RedisStoreConfig.evictionAllowed)");
+        }
+    }
+
+    /**
+     * The eviction policy named in an {@code INFO memory} answer, if that Redis evicts: a {@code maxmemory}
+     * above zero with a policy other than {@code noeviction}; {@code null} otherwise (no limit, no eviction,
+     * or the fields missing).
+     */
+    static @Nullable String evictingPolicy(String info) {
+        String maxmemory = null;
+        String policy = null;
+        for (String line : info.split("\r?\n")) {
+            if (line.startsWith("maxmemory:")) {
+                maxmemory = line.substring("maxmemory:".length()).strip();
+            } else if (line.startsWith("maxmemory_policy:")) {
+                policy = line.substring("maxmemory_policy:".length()).strip();
+            }
+        }
+        if (maxmemory == null || policy == null || policy.equals("noeviction")) {
+            return null;
+        }
+        try {
+            return Long.parseLong(maxmemory) > 0 ? policy : null;
+        } catch (NumberFormatException e) {
+            return policy;
         }
     }
 

@@ -17,8 +17,16 @@ import java.util.Objects;
  * @param connectTimeout how long opening a connection may take (default 2 s); applies to clients the
  *                       store creates itself ({@link RedisIdempotencyStore#create(String, RedisStoreConfig)}),
  *                       a client passed in keeps its own socket options
+ * @param evictionAllowed whether the store may run on a Redis that evicts keys when its memory is full (a
+ *                       {@code maxmemory} with a {@code maxmemory-policy} other than {@code noeviction}).
+ *                       Default {@code false}: such a Redis may drop a finished record, and the retry it
+ *                       should have answered runs the action again, so the store refuses it (every call
+ *                       {@code StoreUnavailableException}, naming the setting) until its policy is
+ *                       {@code noeviction}. Allow it only where a durable store behind this one decides
+ *                       (a hot tier)
  */
-public record RedisStoreConfig(String keyPrefix, Duration commandTimeout, Duration connectTimeout) {
+public record RedisStoreConfig(String keyPrefix, Duration commandTimeout, Duration connectTimeout,
+        boolean evictionAllowed) {
 
     /** The default key prefix. */
     public static final String DEFAULT_KEY_PREFIX = "exactly:idem:";
@@ -28,7 +36,12 @@ public record RedisStoreConfig(String keyPrefix, Duration commandTimeout, Durati
     public static final Duration DEFAULT_CONNECT_TIMEOUT = Duration.ofSeconds(2);
 
     private static final RedisStoreConfig DEFAULTS =
-            new RedisStoreConfig(DEFAULT_KEY_PREFIX, DEFAULT_COMMAND_TIMEOUT, DEFAULT_CONNECT_TIMEOUT);
+            new RedisStoreConfig(DEFAULT_KEY_PREFIX, DEFAULT_COMMAND_TIMEOUT, DEFAULT_CONNECT_TIMEOUT, false);
+
+    /** Settings that refuse an evicting Redis ({@code evictionAllowed} false). */
+    public RedisStoreConfig(String keyPrefix, Duration commandTimeout, Duration connectTimeout) {
+        this(keyPrefix, commandTimeout, connectTimeout, false);
+    }
 
     public RedisStoreConfig {
         Objects.requireNonNull(keyPrefix, "keyPrefix");
@@ -96,11 +109,13 @@ public record RedisStoreConfig(String keyPrefix, Duration commandTimeout, Durati
         private String keyPrefix;
         private Duration commandTimeout;
         private Duration connectTimeout;
+        private boolean evictionAllowed;
 
         private Builder(RedisStoreConfig base) {
             this.keyPrefix = base.keyPrefix;
             this.commandTimeout = base.commandTimeout;
             this.connectTimeout = base.connectTimeout;
+            this.evictionAllowed = base.evictionAllowed;
         }
 
         public Builder keyPrefix(String keyPrefix) {
@@ -118,8 +133,17 @@ public record RedisStoreConfig(String keyPrefix, Duration commandTimeout, Durati
             return this;
         }
 
+        /**
+         * Whether a Redis that evicts keys when its memory is full is accepted (default {@code false}); only
+         * for a hot tier in front of a durable store that decides.
+         */
+        public Builder evictionAllowed(boolean evictionAllowed) {
+            this.evictionAllowed = evictionAllowed;
+            return this;
+        }
+
         public RedisStoreConfig build() {
-            return new RedisStoreConfig(keyPrefix, commandTimeout, connectTimeout);
+            return new RedisStoreConfig(keyPrefix, commandTimeout, connectTimeout, evictionAllowed);
         }
     }
 }

@@ -561,6 +561,13 @@ public class IdempotencyProperties implements InitializingBean {
         /** How long opening a connection may take. */
         private Duration connectTimeout = Duration.ofSeconds(2);
 
+        /**
+         * Whether a Redis that evicts keys when its memory is full (maxmemory with a maxmemory-policy other than
+         * noeviction) is accepted. Off: the store refuses it (503), since it may drop a finished record and
+         * its retry would run again; only for a hot tier in front of a durable store that decides.
+         */
+        private boolean evictionAllowed;
+
         public @Nullable String getUri() {
             return uri;
         }
@@ -591,6 +598,14 @@ public class IdempotencyProperties implements InitializingBean {
 
         public void setConnectTimeout(Duration connectTimeout) {
             this.connectTimeout = connectTimeout;
+        }
+
+        public boolean isEvictionAllowed() {
+            return evictionAllowed;
+        }
+
+        public void setEvictionAllowed(boolean evictionAllowed) {
+            this.evictionAllowed = evictionAllowed;
         }
     }
 

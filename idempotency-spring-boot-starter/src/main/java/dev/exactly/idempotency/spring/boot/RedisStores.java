@@ -16,6 +16,7 @@ final class RedisStores {
                     .keyPrefix(redis.getKeyPrefix())
                     .commandTimeout(redis.getCommandTimeout())
                     .connectTimeout(redis.getConnectTimeout())
+                    .evictionAllowed(redis.isEvictionAllowed())
                     .build();
         } catch (IllegalArgumentException | NullPointerException e) {
             throw new IllegalArgumentException(PropertiesReader.P + "redis: " + e.getMessage(), e);

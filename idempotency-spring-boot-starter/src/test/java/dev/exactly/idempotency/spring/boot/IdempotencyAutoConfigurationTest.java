@@ -236,8 +236,13 @@ class IdempotencyAutoConfigurationTest {
                     assertThat(context).hasNotFailed();
                     RedisIdempotencyStore store = context.getBean(RedisIdempotencyStore.class);
                     assertThat(store.config().keyPrefix()).isEqualTo("app:idem:");
+                    assertThat(store.config().evictionAllowed()).as("an evicting Redis refused by default").isFalse();
                     assertThat(store.toString()).contains("cluster");
                 });
+        runner.withPropertyValues("exactly.idempotency.store=redis", "exactly.idempotency.redis.uri=redis://127.0.0.1:1",
+                        "exactly.idempotency.redis.eviction-allowed=true")
+                .run(context -> assertThat(context.getBean(RedisIdempotencyStore.class).config().evictionAllowed())
+                        .isTrue());
     }
 
     @Test
