@@ -8,6 +8,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import javax.sql.DataSource;
 import org.postgresql.ds.PGSimpleDataSource;
@@ -26,18 +27,19 @@ public final class OwnPostgres implements AutoCloseable {
     private final List<String> serverOptions;
     private int restarts;
 
-    private OwnPostgres(Path dataDir) {
+    private OwnPostgres(Path dataDir, Map<String, String> settings) {
         this.dataDir = dataDir;
         this.port = TestRedis.freePort();
         try {
-            this.postgres = EmbeddedPostgres.builder()
+            EmbeddedPostgres.Builder builder = EmbeddedPostgres.builder()
                     .setDataDirectory(dataDir)
                     .setCleanDataDirectory(true)
                     .setPort(port)
                     .setServerConfig("max_connections", "200")
                     .setServerConfig("fsync", "on")
-                    .setServerConfig("synchronous_commit", "on")
-                    .start();
+                    .setServerConfig("synchronous_commit", "on");
+            settings.forEach(builder::setServerConfig);
+            this.postgres = builder.start();
         } catch (IOException e) {
             throw new UncheckedIOException("could not start an embedded PostgreSQL", e);
         }
@@ -46,7 +48,12 @@ public final class OwnPostgres implements AutoCloseable {
 
     /** Starts a server whose data lives in {@code dataDir} (emptied first). */
     public static OwnPostgres start(Path dataDir) {
-        return new OwnPostgres(dataDir);
+        return new OwnPostgres(dataDir, Map.of());
+    }
+
+    /** As {@link #start(Path)}, with server settings ({@code fsync}, say) in place of its own. */
+    public static OwnPostgres start(Path dataDir, Map<String, String> settings) {
+        return new OwnPostgres(dataDir, settings);
     }
 
     public int port() {

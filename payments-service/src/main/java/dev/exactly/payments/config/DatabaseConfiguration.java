@@ -7,6 +7,10 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
 import java.time.Duration;
 import javax.sql.DataSource;
 import org.flywaydb.core.Flyway;
@@ -84,9 +88,45 @@ public class DatabaseConfiguration {
         // pgjdbc counts whole seconds: a bound of 1.5 s waits 2 s
         config.addDataSourceProperty("socketTimeout", String.valueOf(
                 socketTimeout.plusMillis(999).toSeconds()));
-        // a paused or abandoned transaction must not hold an idempotency record or a balance row forever
-        config.setConnectionInitSql("SET idle_in_transaction_session_timeout = '60s'");
-        return new HikariDataSource(config);
+        // a paused or abandoned transaction must not hold an idempotency record or a balance row forever;
+        // and no commit is acknowledged before it is on disk (see durableCommits)
+        config.setConnectionInitSql("SET idle_in_transaction_session_timeout = '60s'; " + DURABLE_COMMITS);
+        HikariDataSource dataSource = new HikariDataSource(config);
+        try {
+            warnIfNotFlushed(dataSource);
+        } catch (RuntimeException e) {
+            dataSource.close();
+            throw e;
+        }
+        return dataSource;
+    }
+
+    /**
+     * Run on every connection of the pool: a session whose commits would be acknowledged before they are
+     * flushed ({@code synchronous_commit = off}: the default of the embedded server, of a role or database
+     * someone tuned, of many tuning guides) commits synchronously. Phase 1 of a charge commits its row, with
+     * the processor's idempotency key derived from its id, before the processor is asked to move money; an
+     * asynchronous commit lost in a crash after that call leaves a charge the service no longer knows, and
+     * the retry charges again under a new id. A stronger setting ({@code remote_write}, {@code remote_apply})
+     * is kept, and {@code local} flushes locally already.
+     */
+    static final String DURABLE_COMMITS = "SELECT set_config('synchronous_commit', 'on', false) "
+            + "WHERE current_setting('synchronous_commit') = 'off'";
+
+    /**
+     * A server that does not flush its writes at all ({@code fsync = off}) can lose committed charges when
+     * its machine crashes, and no session setting overrules it: said at startup, once.
+     */
+    private static void warnIfNotFlushed(DataSource dataSource) {
+        try (Connection c = dataSource.getConnection(); Statement s = c.createStatement();
+                ResultSet rs = s.executeQuery("SHOW fsync")) {
+            if (rs.next() && "off".equals(rs.getString(1))) {
+                log.warn("the database runs with fsync = off: a crash of its machine can lose committed charges "
+                        + "and their ledger entries after the processor moved the money; set fsync = on");
+            }
+        } catch (SQLException e) {
+            throw new IllegalStateException("could not read the database's fsync setting", e);
+        }
     }
 
     /** Where and as whom to connect: the configured database, or the embedded one. */
