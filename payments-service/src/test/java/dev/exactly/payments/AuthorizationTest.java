@@ -165,6 +165,8 @@ class AuthorizationTest extends DefaultServiceTest {
         Answer voided = post("/v1/charges/" + id + "/void", ACME, "void-full-1", "{}");
         assertThat(voided.status()).as(voided.text()).isEqualTo(409);
         assertThat(voided.problemType()).isEqualTo("charge-already-captured");
+        assertThat(voided.json().get("detail").stringValue()).endsWith("it cannot be voided");
+        assertThat(again.json().get("detail").stringValue()).endsWith("it cannot be captured");
         assertThat(post("/v1/charges/" + id + "/void", ACME, "void-full-1", "{}").body())
                 .as("a refusal is recorded and replayed").isEqualTo(voided.body());
 

@@ -134,6 +134,15 @@ class ChargeApiTest extends DefaultServiceTest {
 
         assertThat(get("/v1/charges/" + id, GLOBEX).status()).isEqualTo(404);
         assertThat(get("/v1/charges?customer=cus_iso", GLOBEX).json().get("data").size()).isEqualTo(1);
+        // acme's charge is no page mark of globex's list, nor of another customer's, nor is garbage: each used
+        // to be an empty last page, which a client paging through takes for the end
+        for (Answer page : List.of(get("/v1/charges?customer=cus_iso&starting_after=" + id, GLOBEX),
+                get("/v1/charges?customer=cus_other&starting_after=" + id, ACME),
+                get("/v1/charges?customer=cus_iso&starting_after=ch_garbage", ACME))) {
+            assertThat(page.status()).as(page.text()).isEqualTo(422);
+            assertThat(page.text()).contains("starting_after");
+        }
+        assertThat(get("/v1/charges?customer=cus_iso&starting_after=" + id, ACME).status()).isEqualTo(200);
         assertThat(get("/v1/customers/cus_iso/balance", GLOBEX).json().get("available").get(0).get("amount").longValue())
                 .isEqualTo(100);
         assertThat(get("/v1/idempotency-keys/shared-key", GLOBEX).json().get("resource").get("id").stringValue())

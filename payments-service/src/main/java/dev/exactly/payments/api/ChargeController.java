@@ -2,6 +2,7 @@ package dev.exactly.payments.api;
 
 import dev.exactly.payments.charge.ChargeOperations;
 import dev.exactly.payments.charge.ChargePipeline;
+import dev.exactly.payments.charge.ChargeRepository;
 import dev.exactly.payments.charge.ChargeRequest;
 import dev.exactly.payments.charge.ChargeRow;
 import dev.exactly.payments.json.Json;
@@ -61,7 +62,12 @@ public class ChargeController {
             throw Http.invalidParam("starting_after", "must be a charge id");
         }
         int pageSize = Http.intParam(limit, "limit", 10, 1, 100);
-        List<ChargeRow> rows = operations.byCustomer(tenant, customer, startingAfter, pageSize + 1);
+        List<ChargeRow> rows;
+        try {
+            rows = operations.byCustomer(tenant, customer, startingAfter, pageSize + 1);
+        } catch (ChargeRepository.CursorUnknown unknown) {
+            throw Http.invalidParam("starting_after", "names no charge of this customer");
+        }
         boolean more = rows.size() > pageSize;
         byte[] body = ChargeJson.list(more ? rows.subList(0, pageSize) : rows, more, "/v1/charges");
         return Http.entity(ApiResponse.json(200, body), request);

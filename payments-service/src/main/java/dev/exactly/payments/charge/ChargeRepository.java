@@ -256,6 +256,9 @@ public final class ChargeRepository {
     }
 
     public List<ChargeRow> byCustomer(Connection c, String tenant, String customer, @Nullable String startingAfter, int limit) {
+        if (startingAfter != null && !isCustomers(c, tenant, customer, startingAfter)) {
+            throw new CursorUnknown(startingAfter);
+        }
         if (startingAfter == null) {
             return Jdbc.query(c, BY_CUSTOMER, s -> {
                 s.setString(1, tenant);
@@ -270,6 +273,25 @@ public final class ChargeRepository {
             s.setString(4, tenant);
             s.setInt(5, limit);
         }, ChargeRow::map);
+    }
+
+    /** Whether {@code id} is a charge of this tenant's customer. */
+    private static boolean isCustomers(Connection c, String tenant, String customer, String id) {
+        return Jdbc.queryOne(c, "SELECT 1 FROM payments_charge WHERE id = ? AND tenant = ? AND customer = ?", s -> {
+            s.setString(1, id);
+            s.setString(2, tenant);
+            s.setString(3, customer);
+        }, rs -> Boolean.TRUE).isPresent();
+    }
+
+    /**
+     * A page asked to start after a charge that is not the customer's (another customer's or tenant's, or none):
+     * an empty page would read as the end of the list.
+     */
+    public static final class CursorUnknown extends RuntimeException {
+        public CursorUnknown(String id) {
+            super("starting_after names no charge of this customer: " + id, null, false, false);
+        }
     }
 
     /**

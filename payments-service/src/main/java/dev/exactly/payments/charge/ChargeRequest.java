@@ -43,7 +43,9 @@ public record ChargeRequest(
 
     private static final Pattern CURRENCY = Pattern.compile("[A-Za-z]{3}");
     private static final Pattern SOURCE = Pattern.compile("[\\x21-\\x7e]{1,255}");
-    private static final Pattern DESCRIPTION = Pattern.compile("(?s).{0,1000}");
+    /** The longest description, in UTF-16 code units as the processor counts it (an emoji is two). */
+    static final int MAX_DESCRIPTION = 1000;
+    private static final Pattern ANY_TEXT = Pattern.compile("(?s).*");
     private static final List<String> MEMBERS = List.of("amount", "currency", "customer", "source", "description", "metadata",
             "capture");
 
@@ -67,7 +69,12 @@ public record ChargeRequest(
         }
         String customer = f.requiredString("customer", ID, "1-64 letters, digits, '_' or '-'");
         String source = f.optionalString("source", SOURCE, "1-255 printable ASCII characters without spaces");
-        String description = f.optionalString("description", DESCRIPTION, "at most 1000 characters");
+        String description = f.optionalString("description", ANY_TEXT, "a string");
+        if (description != null && description.length() > MAX_DESCRIPTION) {
+            // counted as the processor counts it: a regular expression's '.' takes a surrogate pair as one
+            f.error("description", "parameter_invalid", "description must be at most " + MAX_DESCRIPTION
+                    + " characters (UTF-16 code units, as the processor counts them: an emoji takes two)");
+        }
         Map<String, String> metadata = f.optionalStringMap("metadata", 40, 40, 500);
         boolean capture = f.optionalBoolean("capture", true);
         if (currency == null) {

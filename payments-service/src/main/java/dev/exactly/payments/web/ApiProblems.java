@@ -183,24 +183,29 @@ public final class ApiProblems {
                 .with("charge", chargeId)).notRecordable().withRetryAfter(Duration.ofSeconds(1));
     }
 
+    /** {@code capture} → {@code captured}, {@code void} → {@code voided}. */
+    private static String done(String action) {
+        return action + (action.endsWith("e") ? "d" : "ed");
+    }
+
     /** 409, recorded: a capture or void of a charge that a capture already resolved (or that captured at once). */
     public static ApiResponse chargeAlreadyCaptured(String chargeId, String action) {
         return response(new Problem(CHARGE_ALREADY_CAPTURED, "Charge already captured", 409,
-                "the charge is already captured; it cannot be " + action + "d", "charge_already_captured", Map.of())
+                "the charge is already captured; it cannot be " + done(action), "charge_already_captured", Map.of())
                 .with("charge", chargeId));
     }
 
     /** 409, recorded: a capture or void of a voided authorization (voided by a request or by its expiry). */
     public static ApiResponse chargeVoided(String chargeId, String action) {
         return response(new Problem(CHARGE_VOIDED, "Charge voided", 409,
-                "the authorization is voided; it cannot be " + action + "d", "charge_voided", Map.of())
+                "the authorization is voided; it cannot be " + done(action), "charge_voided", Map.of())
                 .with("charge", chargeId));
     }
 
     /** 409, recorded: a capture or void of a charge that was never authorized (it failed). */
     public static ApiResponse chargeNotAuthorized(String chargeId, String action) {
         return response(new Problem(CHARGE_NOT_AUTHORIZED, "Charge not authorized", 409,
-                "the charge holds no authorization; it cannot be " + action + "d", "charge_not_authorized", Map.of())
+                "the charge holds no authorization; it cannot be " + done(action), "charge_not_authorized", Map.of())
                 .with("charge", chargeId));
     }
 

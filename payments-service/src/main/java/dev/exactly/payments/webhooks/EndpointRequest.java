@@ -26,7 +26,7 @@ public record EndpointRequest(String url, List<String> enabledEvents, @Nullable 
     /** The longest URL accepted. */
     public static final int MAX_URL = 2048;
     private static final List<String> FIELDS = List.of("url", "enabled_events", "description");
-    private static final Pattern ANY = Pattern.compile("(?s).*");
+    private static final Pattern NOT_EMPTY = Pattern.compile("(?s).+");
     private static final Pattern DESCRIPTION = Pattern.compile("(?s).{0,200}");
 
     public EndpointRequest {
@@ -37,7 +37,8 @@ public record EndpointRequest(String url, List<String> enabledEvents, @Nullable 
     public static Parsed<EndpointRequest> parse(byte[] body) {
         JsonFields fields = JsonFields.of(body);
         fields.onlyKnown(FIELDS);
-        String raw = fields.requiredString("url", ANY, "a string");
+        // an empty URL is refused here: accepted, every delivery of the endpoint would fail
+        String raw = fields.requiredString("url", NOT_EMPTY, "an absolute http or https URL");
         String url = raw.isEmpty() ? "" : url(raw, fields);
         List<String> events = events(fields.optionalStringList("enabled_events", EventType.values().length + 1), fields);
         String description = fields.optionalString("description", DESCRIPTION, "a string of at most 200 characters");
