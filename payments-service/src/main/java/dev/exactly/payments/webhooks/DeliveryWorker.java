@@ -202,11 +202,15 @@ public final class DeliveryWorker implements SmartLifecycle {
         byte[] body = delivery.body().getBytes(StandardCharsets.UTF_8);
         int status = 0;
         String error;
+        String detail = null;
         try {
             URI uri = URI.create(delivery.url());
             String refused = settings.allowPrivateNetworks() ? null : Destinations.refusal(uri.getHost()).orElse(null);
             if (refused != null) {
-                error = refused;
+                error = Destinations.DOES_NOT_RESOLVE_MARK.equals(refused)
+                        ? "refused: the URL's host does not resolve"
+                        : "refused: the URL's host is not a public address";
+                detail = Destinations.detail(uri.getHost(), refused);
             } else {
                 HttpRequest request = HttpRequest.newBuilder(uri)
                         .timeout(settings.requestTimeout())
@@ -229,7 +233,8 @@ public final class DeliveryWorker implements SmartLifecycle {
             Thread.currentThread().interrupt();
             return;
         } catch (IOException | RuntimeException e) {
-            error = e.getClass().getSimpleName() + (e.getMessage() == null ? "" : ": " + e.getMessage());
+            error = failure(e);
+            detail = e.getClass().getSimpleName() + (e.getMessage() == null ? "" : ": " + e.getMessage());
         }
         Instant now = clock.instant();
         if (status >= 200 && status < 300) {
@@ -253,6 +258,10 @@ public final class DeliveryWorker implements SmartLifecycle {
             s.setLong(5, delivery.id());
             s.setString(6, delivery.token());
         }));
+        if (detail != null) {
+            log.info("webhook delivery {} of event {}, attempt {}: {}", delivery.id(), delivery.eventId(),
+                    delivery.attempt(), detail);
+        }
         if (written == 0) {
             log.info("webhook delivery {} of event {}: attempt {} failed ({}) after its claim ended; a newer attempt decides",
                     delivery.id(), delivery.eventId(), delivery.attempt(), reason);
@@ -260,6 +269,28 @@ public final class DeliveryWorker implements SmartLifecycle {
             log.warn("webhook delivery {} of event {} dead-lettered after {} attempts ({})", delivery.id(),
                     delivery.eventId(), delivery.attempt(), reason);
         }
+    }
+
+    /**
+     * What the tenant is told of an attempt that got no answer (its events show it): one of a few fixed
+     * phrases. The exception's own text stays in this service's log: it names internal classes, and its
+     * differences (a refused connection, a closed one, one that timed out) would let a tenant map the
+     * service's network port by port.
+     */
+    private String failure(Exception e) {
+        if (e instanceof java.net.http.HttpConnectTimeoutException) {
+            return "the connection timed out";
+        }
+        if (e instanceof java.net.http.HttpTimeoutException) {
+            return "no answer within " + settings.requestTimeout().toSeconds() + " s";
+        }
+        if (e instanceof javax.net.ssl.SSLException) {
+            return "the TLS handshake failed";
+        }
+        if (e instanceof IOException) {
+            return "the connection failed";
+        }
+        return "the URL cannot be called";
     }
 
     private void sweep() {

@@ -5,6 +5,7 @@ import java.net.Inet6Address;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
 import java.util.Optional;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Which addresses a delivery may go to. A tenant chooses the URL, and the service calls it from its own
@@ -21,22 +22,40 @@ import java.util.Optional;
 public final class Destinations {
     private Destinations() {}
 
-    /** Why deliveries to {@code host} are refused, or empty when every address it resolves to is public. */
-    public static Optional<String> refusal(String host) {
+    /** What {@link #refusal} says of a host that does not resolve. */
+    public static final String DOES_NOT_RESOLVE_MARK = "does not resolve";
+
+    /**
+     * Why deliveries to {@code host} are refused, or empty when every address it resolves to is public:
+     * {@value #DOES_NOT_RESOLVE_MARK}, or the address and its kind ({@code 127.0.0.1, a loopback address}).
+     * For the operator ({@link #detail}); a tenant is told less.
+     */
+    public static Optional<String> refusal(@Nullable String host) {
+        if (host == null || host.isEmpty()) {
+            // getAllByName(null) is the loopback address
+            return Optional.of(DOES_NOT_RESOLVE_MARK);
+        }
         InetAddress[] addresses;
         try {
             addresses = InetAddress.getAllByName(host);
         } catch (UnknownHostException e) {
-            return Optional.of("the host " + host + " does not resolve");
+            return Optional.of(DOES_NOT_RESOLVE_MARK);
         }
         for (InetAddress address : addresses) {
             Optional<String> kind = notPublic(address);
             if (kind.isPresent()) {
-                return Optional.of("the host " + host + " resolves to " + address.getHostAddress() + ", a " + kind.get()
-                        + " address (set exactly.payments.webhooks.allow-private-networks to allow it)");
+                return Optional.of(address.getHostAddress() + ", a " + kind.get() + " address");
             }
         }
         return Optional.empty();
+    }
+
+    /** The operator's sentence for a {@link #refusal} of {@code host}. */
+    public static String detail(@Nullable String host, String refusal) {
+        return DOES_NOT_RESOLVE_MARK.equals(refusal)
+                ? "refused: the host " + host + " does not resolve"
+                : "refused: the host " + host + " resolves to " + refusal
+                        + " (set exactly.payments.webhooks.allow-private-networks to allow it)";
     }
 
     /**

@@ -172,7 +172,8 @@ class DeliveryWorkerTest {
         Map<String, Object> row = db.delivery(event);
         assertThat(row.get("attempts")).isEqualTo(2);
         assertThat(row.get("last_status")).isNull();
-        assertThat((String) row.get("last_error")).contains("Connect");
+        // the tenant sees a fixed phrase, never the exception's class or text
+        assertThat(row.get("last_error")).isEqualTo("the connection failed");
     }
 
     @Test
@@ -327,6 +328,7 @@ class DeliveryWorkerTest {
         Map<String, Object> row = db.delivery(event);
         assertThat(row.get("attempts")).isEqualTo(2);
         assertThat(row.get("last_status")).isNull();
-        assertThat((String) row.get("last_error")).contains("127.0.0.1", "loopback");
+        // the tenant is not told what the service's network resolves the name to, nor its settings
+        assertThat(row.get("last_error")).isEqualTo("refused: the URL's host is not a public address");
     }
 }

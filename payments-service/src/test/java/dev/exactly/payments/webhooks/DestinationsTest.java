@@ -29,8 +29,11 @@ class DestinationsTest {
         for (String ok : new String[] {"8.8.8.8", "172.32.0.1", "100.128.0.1", "11.0.0.1", "2001:4860:4860::8888"}) {
             assertThat(Destinations.notPublic(at(ok))).as(ok).isEmpty();
         }
-        assertThat(Destinations.refusal("127.0.0.1")).get().asString()
+        assertThat(Destinations.refusal("127.0.0.1")).get().asString().contains("127.0.0.1", "loopback");
+        assertThat(Destinations.detail("127.0.0.1", Destinations.refusal("127.0.0.1").orElseThrow()))
                 .contains("127.0.0.1", "loopback", "exactly.payments.webhooks.allow-private-networks");
+        assertThat(Destinations.refusal(null)).contains(Destinations.DOES_NOT_RESOLVE_MARK);
+        assertThat(Destinations.refusal("no-such-host.invalid")).contains(Destinations.DOES_NOT_RESOLVE_MARK);
         assertThat(Destinations.refusal("[::1]")).get().asString().contains("loopback");
         assertThat(Destinations.refusal("localhost")).get().asString().contains("loopback");
         assertThat(Destinations.refusal("8.8.8.8")).isEmpty();
