@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 import com.sun.net.httpserver.HttpServer;
 import dev.exactly.payments.webhooks.EventType;
 import dev.exactly.payments.webhooks.Outbox;
+import dev.exactly.payments.webhooks.WebhookEndpoints;
 import dev.exactly.payments.webhooks.WebhookSignature;
 import java.io.IOException;
 import java.io.InputStream;
@@ -44,6 +45,43 @@ class WebhookApiTest extends DefaultServiceTest {
 
     private String record(String tenant, EventType type, String subject) {
         return jdbc.inTransaction(c -> outbox.record(c, tenant, type, subject, "{\"id\":\"" + subject + "\"}"));
+    }
+
+    @Test
+    void aTenantHasAtMostSixteenEnabledEndpointsEvenWhenItsCreationsRace() throws Exception {
+        long before = count("SELECT count(*) FROM payments_webhook_endpoint WHERE tenant = 'globex' AND status = 'enabled'");
+        int asked = (int) (WebhookEndpoints.MAX_ENABLED - before) + 8;
+        List<Answer> answers = Collections.synchronizedList(new ArrayList<>());
+        java.util.concurrent.CountDownLatch go = new java.util.concurrent.CountDownLatch(1);
+        try (var threads = java.util.concurrent.Executors.newVirtualThreadPerTaskExecutor()) {
+            for (int i = 0; i < asked; i++) {
+                int n = i;
+                threads.submit(() -> {
+                    go.await();
+                    return answers.add(createEndpoint(GLOBEX, "{\"url\":\"https://hooks.example.com/limit/" + n + "\"}"));
+                });
+            }
+            go.countDown();
+        }
+        assertThat(answers).hasSize(asked);
+        assertThat(answers.stream().filter(a -> a.status() == 201)).hasSize((int) (WebhookEndpoints.MAX_ENABLED - before));
+        List<Answer> refused = answers.stream().filter(a -> a.status() != 201).toList();
+        assertThat(refused).hasSize(8).allSatisfy(a -> {
+            assertThat(a.status()).isEqualTo(409);
+            assertThat(a.problemType()).isEqualTo("webhook-endpoint-limit");
+        });
+        assertThat(count("SELECT count(*) FROM payments_webhook_endpoint WHERE tenant = 'globex' AND status = 'enabled'"))
+                .isEqualTo(WebhookEndpoints.MAX_ENABLED);
+        assertThat(createEndpoint(ACME, "{\"url\":\"https://hooks.example.com/other-tenant\"}").status())
+                .as("another tenant is not held back").isEqualTo(201);
+
+        // disabling one makes room for one
+        String first = answers.stream().filter(a -> a.status() == 201).findFirst().orElseThrow().json().get("id").stringValue();
+        assertThat(delete("/v1/webhook-endpoints/" + first, GLOBEX).status()).isEqualTo(200);
+        assertThat(createEndpoint(GLOBEX, "{\"url\":\"https://hooks.example.com/limit/again\"}").status()).isEqualTo(201);
+        jdbc.inTransaction(c -> dev.exactly.payments.db.Jdbc.update(c, """
+                UPDATE payments_webhook_endpoint SET status = 'disabled', disabled_at = now()
+                 WHERE url LIKE 'https://hooks.example.com/%' AND status = 'enabled'""", st -> {}));
     }
 
     @Test

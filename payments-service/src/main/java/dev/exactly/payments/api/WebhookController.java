@@ -49,6 +49,7 @@ public class WebhookController {
                     Json.write(WebhookJson.created(created.endpoint(), created.secret())));
             case EndpointResult.Invalid invalid -> ApiProblems.validationFailed("the webhook endpoint is invalid",
                     invalid.errors());
+            case EndpointResult.LimitReached limit -> ApiProblems.webhookEndpointLimit(limit.limit());
         };
         return Http.entity(answer, request);
     }

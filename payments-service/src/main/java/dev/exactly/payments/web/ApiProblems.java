@@ -53,6 +53,7 @@ public final class ApiProblems {
     public static final URI CHARGE_NOT_REFUNDABLE = type("charge-not-refundable");
     public static final URI REFUND_FAILED = type("refund-failed");
     public static final URI RESOURCE_MISSING = type("resource-missing");
+    public static final URI WEBHOOK_ENDPOINT_LIMIT = type("webhook-endpoint-limit");
     public static final URI CHARGE_PENDING = type("charge-pending");
     public static final URI CHARGE_ALREADY_CAPTURED = type("charge-already-captured");
     public static final URI CHARGE_VOIDED = type("charge-voided");
@@ -125,6 +126,14 @@ public final class ApiProblems {
                 "refund_exceeds_charge", Map.of())
                 .with("charge", chargeId)
                 .with("refundable", refundable));
+    }
+
+    /** 409: the tenant has as many enabled webhook endpoints as it may have. */
+    public static ApiResponse webhookEndpointLimit(int limit) {
+        return response(new Problem(WEBHOOK_ENDPOINT_LIMIT, "Webhook endpoint limit reached", 409,
+                "a tenant may have at most " + limit + " enabled webhook endpoints: disable one first "
+                        + "(DELETE /v1/webhook-endpoints/{id}), or receive several event types at one",
+                "webhook_endpoint_limit", Map.of()).with("limit", limit));
     }
 
     /** 422, recorded: the charge did not succeed, so there is nothing to refund. */

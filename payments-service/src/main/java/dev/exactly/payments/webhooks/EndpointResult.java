@@ -14,6 +14,9 @@ public sealed interface EndpointResult {
      */
     record Created(Endpoint endpoint, String secret) implements EndpointResult {}
 
+    /** The tenant has as many enabled endpoints as it may have; nothing was created. */
+    record LimitReached(int limit) implements EndpointResult {}
+
     /** The body broke its rules; nothing was created. */
     record Invalid(List<FieldError> errors) implements EndpointResult {
         public Invalid {

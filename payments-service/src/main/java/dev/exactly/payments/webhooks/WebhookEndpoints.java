@@ -15,9 +15,18 @@ import java.util.Optional;
  */
 public final class WebhookEndpoints {
     private static final String COLUMNS = "id, url, enabled_events, description, status, created_at, disabled_at";
+    /**
+     * Most enabled endpoints of one tenant. Every event is written once per endpoint and sent by the workers all
+     * tenants share: without a bound, one tenant's hundreds of slow receivers held the other tenants' deliveries
+     * back for minutes.
+     */
+    public static final int MAX_ENABLED = 16;
+    /** The tenant's creations one at a time (its count then holds), other tenants' unhindered. */
+    private static final String LOCK_TENANT = "SELECT pg_advisory_xact_lock(hashtext('payments_webhook_endpoint'), hashtext(?))";
     private static final String INSERT = """
             INSERT INTO payments_webhook_endpoint (id, tenant, url, enabled_events, description, secret, status, created_at)
-            VALUES (?, ?, ?, ?, ?, ?, 'enabled', ?)
+            SELECT ?, ?, ?, ?, ?, ?, 'enabled', ?
+             WHERE (SELECT count(*) FROM payments_webhook_endpoint WHERE tenant = ? AND status = 'enabled') < ?
             """;
     private static final String LIST = "SELECT " + COLUMNS + """
              FROM payments_webhook_endpoint WHERE tenant = ? ORDER BY created_at, id
@@ -51,12 +60,13 @@ public final class WebhookEndpoints {
         };
     }
 
-    /** Creates an endpoint with a new secret. */
-    public EndpointResult.Created create(String tenant, EndpointRequest request) {
+    /** Creates an endpoint with a new secret, unless the tenant has {@value #MAX_ENABLED} enabled ones. */
+    public EndpointResult create(String tenant, EndpointRequest request) {
         String id = WebhookIds.endpoint();
         String secret = WebhookIds.secret();
         Instant now = clock.instant();
-        jdbc.inTransaction(c -> {
+        int inserted = jdbc.inTransaction(c -> {
+            Jdbc.queryOne(c, LOCK_TENANT, s -> s.setString(1, tenant), rs -> Boolean.TRUE);
             Array events = c.createArrayOf("text", request.enabledEvents().toArray());
             return Jdbc.update(c, INSERT, s -> {
                 s.setString(1, id);
@@ -66,8 +76,13 @@ public final class WebhookEndpoints {
                 s.setString(5, request.description());
                 s.setString(6, secret);
                 s.setTimestamp(7, Jdbc.timestamp(now));
+                s.setString(8, tenant);
+                s.setInt(9, MAX_ENABLED);
             });
         });
+        if (inserted == 0) {
+            return new EndpointResult.LimitReached(MAX_ENABLED);
+        }
         return new EndpointResult.Created(new Endpoint(id, request.url(), request.enabledEvents(), request.description(),
                 true, now, null), secret);
     }

@@ -47,7 +47,8 @@ final class WebhookDatabase implements AutoCloseable {
 
     /** A new endpoint of the tenant; its secret. */
     EndpointResult.Created endpoint(String url, String... events) {
-        return endpoints.create(TENANT, new EndpointRequest(url, events.length == 0 ? List.of("*") : List.of(events), null));
+        return (EndpointResult.Created) endpoints.create(TENANT,
+                new EndpointRequest(url, events.length == 0 ? List.of("*") : List.of(events), null));
     }
 
     /** Records an event in a transaction of its own, as business code would in its own. */
