@@ -1,6 +1,7 @@
 package dev.exactly.idempotency;
 
 import dev.exactly.idempotency.InvalidIdempotencyKeyException.Reason;
+import java.util.ArrayList;
 import java.util.List;
 import org.jspecify.annotations.Nullable;
 
@@ -10,6 +11,12 @@ import org.jspecify.annotations.Nullable;
  * <p>{@link #parse(String)} accepts both spellings a client may send: the IETF structured-field string
  * ({@code "abc"}, quoted, with {@code \"} and {@code \\} escapes) and the bare form ({@code abc}, as
  * Stripe's SDKs send it). Both name the same key. Anything else is an {@link InvalidIdempotencyKeyException}.
+ *
+ * <p>A comma outside a quoted key separates list members (RFC 9110, section 5.3): an intermediary may join a
+ * header sent twice into one line, {@code k1, k1}, and that line must name the key the two lines named
+ * ({@code k1}), or a retry that passed such an intermediary would run as a new key. Members that name
+ * different keys ({@code k1, k2}) are refused as several keys, as two lines naming them are; empty members
+ * are ignored. A key that contains a comma is sent quoted ({@code "a,b"}).
  *
  * @param value the unquoted key
  */
@@ -33,10 +40,59 @@ public record IdempotencyKey(String value) {
             throw new InvalidIdempotencyKeyException(Reason.MISSING, "the Idempotency-Key header is required");
         }
         String trimmed = stripOws(header);
+        if (trimmed.indexOf(',') < 0) {
+            return member(trimmed);
+        }
+        IdempotencyKey key = null;
+        for (String member : members(trimmed)) {
+            String one = stripOws(member);
+            if (one.isEmpty()) {
+                continue;
+            }
+            IdempotencyKey parsed = member(one);
+            if (key == null) {
+                key = parsed;
+            } else if (!key.equals(parsed)) {
+                throw new InvalidIdempotencyKeyException(
+                        Reason.AMBIGUOUS, "the request carries several different idempotency keys");
+            }
+        }
+        if (key == null) {
+            throw new InvalidIdempotencyKeyException(Reason.EMPTY, "the idempotency key is empty");
+        }
+        return key;
+    }
+
+    /** One key, quoted or bare, without surrounding whitespace. */
+    private static IdempotencyKey member(String trimmed) {
         if (trimmed.length() >= 1 && trimmed.charAt(0) == '"') {
             return new IdempotencyKey(unquote(trimmed));
         }
         return new IdempotencyKey(trimmed);
+    }
+
+    /** The header's list members: split at each comma that is not inside a quoted key. */
+    private static List<String> members(String header) {
+        List<String> members = new ArrayList<>(2);
+        int start = 0;
+        boolean quoted = false;
+        for (int i = 0; i < header.length(); i++) {
+            char c = header.charAt(i);
+            if (quoted) {
+                if (c == '\\') {
+                    i++;
+                } else if (c == '"') {
+                    quoted = false;
+                }
+            } else if (c == '"') {
+                quoted = true;
+            } else if (c == ',') {
+                members.add(header.substring(start, i));
+                start = i + 1;
+            }
+        }
+        members.add(header.substring(start));
+        return members;
     }
 
     /**

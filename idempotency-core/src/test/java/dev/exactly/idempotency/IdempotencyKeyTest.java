@@ -56,6 +56,24 @@ class IdempotencyKeyTest {
     }
 
     @Test
+    void aHeaderSentTwiceAndJoinedIntoOneLineNamesTheSameKey() {
+        // an intermediary may join two header lines into one, comma-separated: the key must not change
+        for (String joined : List.of("k1, k1", "k1,k1", "\"k1\", k1", "k1 ,\t\"k1\"", "k1,", ", k1")) {
+            assertThat(IdempotencyKey.parse(joined)).as(joined).isEqualTo(new IdempotencyKey("k1"));
+        }
+        assertThat(IdempotencyKey.parse(List.of("k1", "k1, k1"))).isEqualTo(new IdempotencyKey("k1"));
+        assertThat(IdempotencyKey.parse("\"a,b\"").value()).as("a quoted comma is the key's").isEqualTo("a,b");
+        assertThat(IdempotencyKey.parse("\"a,b\", \"a,b\"").value()).isEqualTo("a,b");
+        for (String several : List.of("k1, k2", "k1,\"k2\"", "\"a,b\", a")) {
+            assertThatThrownBy(() -> IdempotencyKey.parse(several)).as(several)
+                    .isInstanceOfSatisfying(InvalidIdempotencyKeyException.class,
+                            e -> assertThat(e.reason()).isEqualTo(Reason.AMBIGUOUS));
+        }
+        assertReason(",", Reason.EMPTY);
+        assertReason(" , ", Reason.EMPTY);
+    }
+
+    @Test
     void toStringHidesTheKey() {
         assertThat(new IdempotencyKey("secret-order-42").toString()).doesNotContain("secret");
     }
