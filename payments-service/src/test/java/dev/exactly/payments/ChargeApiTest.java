@@ -123,6 +123,7 @@ class ChargeApiTest extends DefaultServiceTest {
 
     @Test
     void tenantsAreIsolated() {
+        assertThat(post("/v1/charges", ACME, "iso-prior-1", charge(100, "cus_iso_prior")).status()).isEqualTo(201);
         Answer acme = post("/v1/charges", ACME, "shared-key", charge(100, "cus_iso"));
         assertThat(acme.status()).isEqualTo(201);
         String id = acme.json().get("id").stringValue();
@@ -143,6 +144,9 @@ class ChargeApiTest extends DefaultServiceTest {
             assertThat(page.text()).contains("starting_after");
         }
         assertThat(get("/v1/charges?customer=cus_iso&starting_after=" + id, ACME).status()).isEqualTo(200);
+        // another customer's charge marks no page of this one's, even where this one has charges older than it
+        Answer foreign = get("/v1/charges?customer=cus_iso_prior&starting_after=" + id, ACME);
+        assertThat(foreign.status()).as(foreign.text()).isEqualTo(422);
         assertThat(get("/v1/customers/cus_iso/balance", GLOBEX).json().get("available").get(0).get("amount").longValue())
                 .isEqualTo(100);
         assertThat(get("/v1/idempotency-keys/shared-key", GLOBEX).json().get("resource").get("id").stringValue())

@@ -50,7 +50,8 @@ public final class ChargeRepository {
             LIMIT ?""";
     private static final String BY_CUSTOMER_AFTER = SELECT + """
             WHERE c.tenant = ? AND c.customer = ?
-              AND (c.created_at, c.id) < (SELECT a.created_at, a.id FROM payments_charge a WHERE a.id = ? AND a.tenant = ?)
+              AND (c.created_at, c.id) < (SELECT a.created_at, a.id FROM payments_charge a
+                                        WHERE a.id = ? AND a.tenant = ? AND a.customer = ?)
             ORDER BY c.created_at DESC, c.id DESC
             LIMIT ?""";
 
@@ -256,9 +257,6 @@ public final class ChargeRepository {
     }
 
     public List<ChargeRow> byCustomer(Connection c, String tenant, String customer, @Nullable String startingAfter, int limit) {
-        if (startingAfter != null && !isCustomers(c, tenant, customer, startingAfter)) {
-            throw new CursorUnknown(startingAfter);
-        }
         if (startingAfter == null) {
             return Jdbc.query(c, BY_CUSTOMER, s -> {
                 s.setString(1, tenant);
@@ -266,13 +264,19 @@ public final class ChargeRepository {
                 s.setInt(3, limit);
             }, ChargeRow::map);
         }
-        return Jdbc.query(c, BY_CUSTOMER_AFTER, s -> {
+        List<ChargeRow> page = Jdbc.query(c, BY_CUSTOMER_AFTER, s -> {
             s.setString(1, tenant);
             s.setString(2, customer);
             s.setString(3, startingAfter);
             s.setString(4, tenant);
-            s.setInt(5, limit);
+            s.setString(5, customer);
+            s.setInt(6, limit);
         }, ChargeRow::map);
+        // an empty page is the end of the list only after a charge of this customer; a page with rows had one
+        if (page.isEmpty() && !isCustomers(c, tenant, customer, startingAfter)) {
+            throw new CursorUnknown(startingAfter);
+        }
+        return page;
     }
 
     /** Whether {@code id} is a charge of this tenant's customer. */
