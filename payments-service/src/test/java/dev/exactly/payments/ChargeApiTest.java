@@ -102,6 +102,35 @@ class ChargeApiTest extends DefaultServiceTest {
     }
 
     @Test
+    void aKeyThatCannotBeAPathSegmentIsLookedUpByQuery() {
+        // a key may hold '/', '?', '%' or spaces; an encoded slash in a path is refused by the server before
+        // any route sees it, so the key is also found by ?key=, percent-encoded as any query value
+        String key = "orders/42?retry=1 %x";
+        Answer charged = post("/v1/charges", ACME, key, charge(300, "cus_slash_key"));
+        assertThat(charged.status()).as(charged.text()).isEqualTo(201);
+        String encoded = java.net.URLEncoder.encode(key, java.nio.charset.StandardCharsets.UTF_8);
+        Answer found = get("/v1/idempotency-keys?key=" + encoded, ACME);
+        assertThat(found.status()).as(found.text()).isEqualTo(200);
+        assertThat(found.json().get("key").stringValue()).isEqualTo(key);
+        assertThat(found.json().get("resource").get("id").stringValue()).isEqualTo(charged.json().get("id").stringValue());
+        assertThat(get("/v1/idempotency-keys?key=" + encoded, GLOBEX).status()).as("another tenant's").isEqualTo(404);
+        Answer missing = get("/v1/idempotency-keys", ACME);
+        assertThat(missing.status()).as(missing.text()).isEqualTo(422);
+        assertThat(missing.problemType()).isEqualTo("validation-failed");
+        assertThat(missing.text()).contains("key");
+        Answer twice = get("/v1/idempotency-keys?key=a&key=b", ACME);
+        assertThat(twice.status()).as(twice.text()).isEqualTo(422);
+        assertThat(twice.text()).contains("more than once");
+        // the value is the key itself, as the answer's "key" shows it: no header syntax (quotes, lists) applies
+        Answer quoted = get("/v1/idempotency-keys?key=" + java.net.URLEncoder.encode("\"" + key + "\"",
+                java.nio.charset.StandardCharsets.UTF_8), ACME);
+        assertThat(quoted.status()).as(quoted.text()).isEqualTo(404);
+        Answer empty = get("/v1/idempotency-keys?key=", ACME);
+        assertThat(empty.status()).as(empty.text()).isEqualTo(400);
+        assertThat(empty.problemType()).isEqualTo("idempotency-key-invalid");
+    }
+
+    @Test
     void aDeclineIsA402RecordedAsFailedAndReplayedWithoutCallingTheProcessorAgain() {
         Answer first = post("/v1/charges", ACME, "decline-1", charge(700, "cus_decline", "tok_chargeDeclinedInsufficientFunds"));
         assertThat(first.status()).isEqualTo(402);

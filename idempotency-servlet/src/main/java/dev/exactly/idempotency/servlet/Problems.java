@@ -122,7 +122,7 @@ public final class Problems {
     /** 413: the request body is larger than the fingerprint limit. */
     public static Problem payloadTooLarge(long limitBytes) {
         return problem(PAYLOAD_TOO_LARGE, "Payload too large", 413,
-                "the request body exceeds the " + limitBytes + "-byte limit of idempotent requests",
+                "the request body exceeds the " + limitBytes + "-byte limit; it was refused before anything ran",
                 "payload_too_large").with("limit_bytes", limitBytes);
     }
 

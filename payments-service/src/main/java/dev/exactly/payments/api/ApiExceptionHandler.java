@@ -21,6 +21,7 @@ import org.apache.tomcat.util.http.InvalidParameterException;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.springframework.http.HttpHeaders;
 import org.springframework.http.ResponseEntity;
 import org.springframework.http.converter.HttpMessageNotReadableException;
 import org.springframework.web.HttpMediaTypeNotAcceptableException;
@@ -79,14 +80,24 @@ public class ApiExceptionHandler {
         return request.getHeader(HttpProtocol.KEY_HEADER) != null || request.getHeader(HttpProtocol.KEY_ALIAS_HEADER) != null;
     }
 
+    /** 405 with {@code Allow}: the methods the resource takes (RFC 9110, section 15.5.6, requires it). */
     @ExceptionHandler(HttpRequestMethodNotSupportedException.class)
     ResponseEntity<byte[]> method(HttpRequestMethodNotSupportedException e, HttpServletRequest request) {
-        return Http.entity(ApiProblems.forStatus(405, e.getMessage()), request);
+        return withHeaders(Http.entity(ApiProblems.forStatus(405, e.getMessage()), request), e.getHeaders());
     }
 
+    /** 415 with {@code Accept}: the media types the endpoint reads. */
     @ExceptionHandler(HttpMediaTypeNotSupportedException.class)
     ResponseEntity<byte[]> mediaType(HttpMediaTypeNotSupportedException e, HttpServletRequest request) {
-        return Http.entity(ApiProblems.forStatus(415, e.getMessage()), request);
+        return withHeaders(Http.entity(ApiProblems.forStatus(415, e.getMessage()), request), e.getHeaders());
+    }
+
+    /** An answer with the headers a protocol error names besides its problem document. */
+    private static ResponseEntity<byte[]> withHeaders(ResponseEntity<byte[]> answer, HttpHeaders extra) {
+        HttpHeaders headers = new HttpHeaders();
+        headers.putAll(answer.getHeaders());
+        headers.putAll(extra);
+        return new ResponseEntity<>(answer.getBody(), headers, answer.getStatusCode());
     }
 
     @ExceptionHandler(HttpMediaTypeNotAcceptableException.class)

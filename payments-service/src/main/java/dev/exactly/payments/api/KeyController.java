@@ -18,7 +18,10 @@ import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.PathVariable;
 import org.springframework.web.bind.annotation.RestController;
 
-/** {@code GET /v1/idempotency-keys/{key}}: the caller's own key only (the tenant is part of the scope). */
+/**
+ * {@code GET /v1/idempotency-keys/{key}} and {@code GET /v1/idempotency-keys?key=}: the caller's own key only
+ * (the tenant is part of the scope).
+ */
 @RestController
 public class KeyController {
     private final KeyStatus keys;
@@ -27,10 +30,30 @@ public class KeyController {
         this.keys = keys;
     }
 
+    /** The key in the path, written as in the header (a quoted key unquoted, a list of one key's copies). */
     @GetMapping("/v1/idempotency-keys/{key}")
     public ResponseEntity<byte[]> get(@PathVariable String key, HttpServletRequest request) {
+        return describe(IdempotencyKey.parse(key), request);
+    }
+
+    /**
+     * The key in {@code ?key=}, as the answer's {@code key} shows it (no header syntax): for a key that no
+     * path can carry, such as one with '/' (an encoded slash in a path is refused before any route).
+     */
+    @GetMapping("/v1/idempotency-keys")
+    public ResponseEntity<byte[]> byQuery(HttpServletRequest request) {
+        String[] given = request.getParameterValues("key");
+        if (given == null || given.length != 1) {
+            throw Http.invalidParam("key", given == null
+                    ? "is required: the idempotency key to describe"
+                    : "was given more than once");
+        }
+        return describe(new IdempotencyKey(given[0]), request);
+    }
+
+    private ResponseEntity<byte[]> describe(IdempotencyKey key, HttpServletRequest request) {
         String tenant = Caller.of(request).requireTenant();
-        List<Map<String, Object>> found = keys.describe(tenant, IdempotencyKey.parse(key)).stream()
+        List<Map<String, Object>> found = keys.describe(tenant, key).stream()
                 .map(KeyController::json).toList();
         if (found.isEmpty()) {
             return Http.entity(ApiProblems.notFound("idempotency key"), request);

@@ -133,4 +133,26 @@ class ContainerErrorTest extends DefaultServiceTest {
         assertThat(operator.status()).as(operator.toString()).isIn(404, 422);
         assertThat(operator.isProblem()).isTrue();
     }
+
+    @Test
+    void aMethodTheResourceDoesNotTakeIsA405ThatNamesTheMethodsItTakes() {
+        RawHttp.Response delete = RawHttp.send(port, "DELETE /v1/charges HTTP/1.1\r\nHost: x\r\n" + KEYED, new byte[0]);
+        assertThat(delete.status()).as(delete.toString()).isEqualTo(405);
+        assertThat(delete.isProblem()).isTrue();
+        // RFC 9110 section 15.5.6: a 405 carries Allow, so that a client learns what it can send instead
+        assertThat(delete.header("allow")).as(delete.headers().toString()).contains("GET").contains("POST");
+        RawHttp.Response put = RawHttp.send(port, "PUT /v1/charges/ch_1/capture HTTP/1.1\r\nHost: x\r\n" + KEYED
+                + "\r\nContent-Length: 0", new byte[0]);
+        assertThat(put.status()).as(put.toString()).isEqualTo(405);
+        assertThat(put.header("allow")).as(put.headers().toString()).isEqualTo("POST");
+    }
+
+    @Test
+    void aBodyOverTheLimitOfAnEndpointWithoutKeysIsNotCalledAnIdempotentRequest() {
+        String big = "{\"url\":\"https://example.com/hook\",\"description\":\"" + "a".repeat(1_100_000) + "\"}";
+        RawHttp.Response r = RawHttp.post(port, "/v1/webhook-endpoints", big, KEYED, "Content-Type: application/json");
+        assertThat(r.status()).as(r.toString()).isEqualTo(413);
+        assertThat(r.text()).contains("payload-too-large").contains("\"limit_bytes\":1048576")
+                .doesNotContain("idempotent");
+    }
 }
