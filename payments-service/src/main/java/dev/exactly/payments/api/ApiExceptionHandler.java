@@ -43,7 +43,13 @@ public class ApiExceptionHandler {
 
     @ExceptionHandler(ApiException.class)
     ResponseEntity<byte[]> api(ApiException e, HttpServletRequest request) {
-        return Http.entity(e.response(), request);
+        ResponseEntity<byte[]> answer = Http.entity(e.response(), request);
+        if (e.headers().isEmpty()) {
+            return answer;
+        }
+        HttpHeaders own = new HttpHeaders();
+        e.headers().forEach(own::set);
+        return withHeaders(answer, own);
     }
 
     @ExceptionHandler(StoreUnavailableException.class)

@@ -87,14 +87,41 @@ final class Http {
      * no declared type passes, for the validator to report as missing.
      */
     static byte[] jsonBody(HttpServletRequest request) {
+        refuseContentCoding(request);
         byte[] body = body(request);
         String type = request.getContentType();
         if (!Fingerprinter.isJson(type) && (type != null || body.length > 0)) {
             throw new ApiException(ApiProblems.response(Problems.unsupportedMediaType(
                     "this endpoint accepts 'Content-Type: application/json' only (got "
-                            + (type == null ? "none" : "'" + type.strip() + "'") + ")")).notRecordable());
+                            + (type == null ? "none" : "'" + printable(type.strip()) + "'") + ")")).notRecordable());
         }
         return body;
+    }
+
+    /**
+     * 415 for a body sent with a content coding (RFC 9110, section 8.4: {@code Content-Encoding: gzip}, ...):
+     * the API reads bodies as sent, so a compressed one would be refused as invalid JSON, which tells the
+     * client to fix a body that is fine; {@code Accept-Encoding: identity} names what it takes (section
+     * 15.5.16). Not recorded: the same key with the body sent plain runs.
+     */
+    private static void refuseContentCoding(HttpServletRequest request) {
+        for (String value : Collections.list(request.getHeaders(HttpHeaders.CONTENT_ENCODING))) {
+            for (String coding : value.split(",", -1)) {
+                String name = coding.strip();
+                if (!name.isEmpty() && !name.equalsIgnoreCase("identity")) {
+                    throw new ApiException(ApiProblems.response(Problems.unsupportedMediaType(
+                            "this endpoint reads request bodies without a content coding (got 'Content-Encoding: "
+                                    + printable(value.strip()) + "'): send the body uncompressed")).notRecordable(),
+                            java.util.Map.of(HttpHeaders.ACCEPT_ENCODING, "identity"));
+                }
+            }
+        }
+    }
+
+    /** A header value as a problem's detail may quote it: printable ASCII, at most 100 characters. */
+    private static String printable(String value) {
+        String shown = value.length() > 100 ? value.substring(0, 100) + "..." : value;
+        return shown.replaceAll("[^ -~]", "?");
     }
 
     /** The raw request body, bounded by the fingerprint limit (413 beyond it). */

@@ -155,4 +155,32 @@ class ContainerErrorTest extends DefaultServiceTest {
         assertThat(r.text()).contains("payload-too-large").contains("\"limit_bytes\":1048576")
                 .doesNotContain("idempotent");
     }
+
+    @Test
+    void aBodyWithAContentCodingIsA415NamingTheCodingTakenNotInvalidJson() throws Exception {
+        String body = charge(100, "cus_coding");
+        java.io.ByteArrayOutputStream zipped = new java.io.ByteArrayOutputStream();
+        try (java.util.zip.GZIPOutputStream gzip = new java.util.zip.GZIPOutputStream(zipped)) {
+            gzip.write(body.getBytes(StandardCharsets.UTF_8));
+        }
+        RawHttp.Response gz = RawHttp.send(port, "POST /v1/charges HTTP/1.1\r\nHost: x\r\n" + KEYED
+                + "\r\nIdempotency-Key: coding-1\r\nContent-Type: application/json\r\nContent-Encoding: gzip",
+                zipped.toByteArray());
+        assertThat(gz.status()).as(gz.toString()).isEqualTo(415);
+        assertThat(gz.text()).contains("unsupported-media-type").contains("Content-Encoding: gzip")
+                .doesNotContain("invalid_json");
+        assertThat(gz.header("accept-encoding")).isEqualTo("identity");
+        // a coding named among others, in any case, is refused as well
+        RawHttp.Response listed = RawHttp.post(port, "/v1/webhook-endpoints", "{\"url\":\"https://example.com/h\"}",
+                KEYED, "Content-Type: application/json", "Content-Encoding: identity, BR");
+        assertThat(listed.status()).as(listed.toString()).isEqualTo(415);
+        // not recorded: the same key with the body sent plain (identity named or not) runs once
+        RawHttp.Response plain = RawHttp.post(port, "/v1/charges", body, KEYED, "Idempotency-Key: coding-1",
+                "Content-Type: application/json", "Content-Encoding: identity");
+        assertThat(plain.status()).as(plain.toString()).isEqualTo(201);
+        RawHttp.Response again = RawHttp.post(port, "/v1/charges", body, KEYED, "Idempotency-Key: coding-1",
+                "Content-Type: application/json");
+        assertThat(again.status()).as(again.toString()).isEqualTo(201);
+        assertThat(again.header("idempotent-replayed")).isEqualTo("true");
+    }
 }
