@@ -12,8 +12,11 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  *
  * @param enabled        whether the worker sends deliveries in this instance (every instance may)
  * @param interval       pause between two sweeps
- * @param batchSize      deliveries claimed per sweep
+ * @param batchSize      deliveries claimed at once
  * @param parallelism    deliveries sent at once
+ * @param perEndpointParallelism deliveries of one endpoint sent at once, at most {@code parallelism}: an
+ *                       endpoint that answers slowly, or a tenant's flood of events, holds no more of the
+ *                       worker's attempts than this
  * @param maxAttempts    attempts before a delivery is dead-lettered
  * @param retryDelay     ceiling of the first pause between attempts (doubling per attempt)
  * @param maxRetryDelay  ceiling of every pause
@@ -28,7 +31,8 @@ public record WebhookProperties(
         @DefaultValue("true") boolean enabled,
         @DefaultValue("1s") Duration interval,
         @DefaultValue("20") int batchSize,
-        @DefaultValue("4") int parallelism,
+        @DefaultValue("16") int parallelism,
+        @DefaultValue("2") int perEndpointParallelism,
         @DefaultValue("12") int maxAttempts,
         @DefaultValue("10s") Duration retryDelay,
         @DefaultValue("1h") Duration maxRetryDelay,
@@ -43,6 +47,10 @@ public record WebhookProperties(
         }
         if (parallelism < 1 || parallelism > 256) {
             throw new IllegalArgumentException("exactly.payments.webhooks.parallelism must be between 1 and 256");
+        }
+        if (perEndpointParallelism < 1 || perEndpointParallelism > parallelism) {
+            throw new IllegalArgumentException("exactly.payments.webhooks.per-endpoint-parallelism must be between 1 and "
+                    + "exactly.payments.webhooks.parallelism (" + parallelism + ")");
         }
         if (maxAttempts < 1 || maxAttempts > 100) {
             throw new IllegalArgumentException("exactly.payments.webhooks.max-attempts must be between 1 and 100");
@@ -65,7 +73,7 @@ public record WebhookProperties(
 
     /** The worker's settings; in demo mode private networks are allowed (a receiver on the same machine). */
     public DeliveryWorker.Settings settings(boolean demoMode) {
-        return new DeliveryWorker.Settings(enabled, interval, batchSize, parallelism, lease,
+        return new DeliveryWorker.Settings(enabled, interval, batchSize, parallelism, perEndpointParallelism, lease,
                 new RetrySchedule(maxAttempts, retryDelay, maxRetryDelay), connectTimeout, requestTimeout,
                 allowPrivateNetworks || demoMode);
     }

@@ -14,11 +14,16 @@ import java.time.Instant;
 import java.time.InstantSource;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.Semaphore;
 import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.random.RandomGenerator;
 import org.jspecify.annotations.Nullable;
@@ -27,16 +32,25 @@ import org.slf4j.LoggerFactory;
 import org.springframework.context.SmartLifecycle;
 
 /**
- * Sends the outbox's deliveries, at least once. Each sweep, in one short transaction, claims up to a batch
- * of due pending deliveries ({@code FOR UPDATE SKIP LOCKED}, so any number of workers, in this process or
- * other instances, claim disjoint batches): the attempt is counted and the delivery hidden from other
- * workers until the claim's lease ends. Then, outside any transaction, each is POSTed to its endpoint with
- * the event's exact bytes, its id and type, and a fresh signature; only a 2xx marks it delivered. Any other
- * status, a timeout or a refused connection schedules the next attempt after a {@link RetrySchedule} pause,
- * and the last failed attempt dead-letters it (both writes fenced by the claim's token, so a worker whose
- * lease ran out cannot undo a newer attempt). A worker that dies between sending and recording leaves the
- * delivery claimed: when the lease ends, another worker sends the same event (same id) again. A delivery
- * whose last attempt died that way is dead-lettered when its lease ends.
+ * Sends the outbox's deliveries, at least once. A claim, in one short transaction, takes due pending
+ * deliveries ({@code FOR UPDATE SKIP LOCKED}, so any number of workers, in this process or other instances,
+ * claim disjoint ones): the attempt is counted and the delivery hidden from other workers until the claim's
+ * lease ends. Then, outside any transaction, each is POSTed to its endpoint with the event's exact bytes, its
+ * id and type, and a fresh signature; only a 2xx marks it delivered. Any other status, a timeout or a refused
+ * connection schedules the next attempt after a {@link RetrySchedule} pause, and the last failed attempt
+ * dead-letters it (both writes fenced by the claim's token, so a worker whose lease ran out cannot undo a
+ * newer attempt). A worker that dies between sending and recording leaves the delivery claimed: when the
+ * lease ends, another worker sends the same event (same id) again. A delivery whose last attempt died that
+ * way is dead-lettered when its lease ends.
+ *
+ * <h2>One endpoint cannot hold back the others</h2>
+ * A claim takes the oldest due deliveries endpoint by endpoint, at most {@link Settings#perEndpoint} of
+ * each endpoint while this worker sends none of its deliveries, and fewer while it sends some (never more
+ * than that many of one endpoint at once), then the oldest of those up to the batch. The scheduled worker
+ * keeps {@link Settings#parallelism} attempts under way and claims again as soon as one ends, rather than
+ * sending a batch and waiting for its slowest attempt. So a tenant's flood of events, or an endpoint that
+ * answers only at the request timeout, takes at most {@code perEndpoint} of the worker's attempts, and every
+ * other endpoint's deliveries go out meanwhile; oldest first across endpoints.
  *
  * <p>Headers of every delivery: {@code Content-Type: application/json}, {@code Exactly-Event-Id},
  * {@code Exactly-Event-Type}, {@code Exactly-Delivery-Attempt} (1, 2, …) and {@code Exactly-Signature}
@@ -53,18 +67,66 @@ public final class DeliveryWorker implements SmartLifecycle {
     private static final int MAX_ERROR = 500;
 
     /** Claims due deliveries: counts the attempt and holds them until the lease ends. */
+    /**
+     * The endpoints with pending deliveries, found by skipping through the index of pending deliveries by
+     * endpoint (one probe per endpoint, however many deliveries each has); of those with a due delivery and
+     * a share left (the default, or what this worker's attempts under way to it leave), the batch's worth
+     * whose oldest due delivery is oldest; of each of these, its oldest due deliveries up to its share,
+     * locked ({@code SKIP LOCKED}: another worker's claim takes others); of those, the oldest up to the batch.
+     * Rows are locked only for the chosen endpoints (at most batch × share), not one per endpoint.
+     */
     private static final String CLAIM = """
-            WITH due AS (
-                SELECT id FROM payments_webhook_delivery
-                 WHERE status = 'pending' AND next_attempt_at <= ? AND attempts < ?
-                 ORDER BY next_attempt_at, id
-                 LIMIT ?
-                 FOR UPDATE SKIP LOCKED)
+            WITH RECURSIVE p AS (
+                SELECT ?::timestamptz AS now, ?::int AS max_attempts, ?::int AS share, ?::int AS batch),
+            endpoints(id) AS (
+                (SELECT endpoint_id FROM payments_webhook_delivery
+                  WHERE status = 'pending' ORDER BY endpoint_id LIMIT 1)
+                UNION ALL
+                SELECT (SELECT d.endpoint_id FROM payments_webhook_delivery d
+                         WHERE d.status = 'pending' AND d.endpoint_id > endpoints.id
+                         ORDER BY d.endpoint_id LIMIT 1)
+                  FROM endpoints WHERE endpoints.id IS NOT NULL),
+            heads AS (
+                SELECT endpoints.id, coalesce(busy.allowed, p.share) AS allowed
+                  FROM p, endpoints
+                  LEFT JOIN unnest(?::text[], ?::int[]) AS busy(endpoint_id, allowed) ON busy.endpoint_id = endpoints.id
+                  CROSS JOIN LATERAL (
+                      SELECT d.next_attempt_at FROM payments_webhook_delivery d
+                       WHERE d.endpoint_id = endpoints.id AND d.status = 'pending'
+                         AND d.next_attempt_at <= (SELECT now FROM p) AND d.attempts < (SELECT max_attempts FROM p)
+                       ORDER BY d.next_attempt_at, d.id LIMIT 1) head
+                 WHERE endpoints.id IS NOT NULL AND coalesce(busy.allowed, p.share) > 0
+                 ORDER BY head.next_attempt_at
+                 LIMIT (SELECT batch FROM p)),
+            due AS (
+                SELECT d.id
+                  FROM heads
+                  CROSS JOIN LATERAL (
+                      SELECT d.id, d.next_attempt_at FROM payments_webhook_delivery d
+                       WHERE d.endpoint_id = heads.id AND d.status = 'pending'
+                         AND d.next_attempt_at <= (SELECT now FROM p) AND d.attempts < (SELECT max_attempts FROM p)
+                       ORDER BY d.next_attempt_at, d.id
+                       LIMIT heads.allowed
+                       FOR UPDATE SKIP LOCKED) d
+                 ORDER BY d.next_attempt_at, d.id
+                 LIMIT (SELECT batch FROM p))
             UPDATE payments_webhook_delivery d
                SET attempts = d.attempts + 1, next_attempt_at = ?, claim_token = ?, last_attempt_at = ?
               FROM due, payments_webhook_endpoint e, payments_event ev
              WHERE d.id = due.id AND e.id = d.endpoint_id AND ev.id = d.event_id
-            RETURNING d.id, d.event_id, d.attempts, ev.type, ev.body, e.url, e.secret
+            RETURNING d.id, d.event_id, d.endpoint_id, e.status AS endpoint_status, d.attempts, ev.type, ev.body,
+                      e.url, e.secret
+            """;
+    /**
+     * A claimed delivery of an endpoint that was disabled meanwhile (an event whose transaction read the
+     * endpoint as enabled committed after the disabling had canceled its pending deliveries): canceled as the
+     * disabling would have, without an attempt.
+     */
+    private static final String CANCELED = """
+            UPDATE payments_webhook_delivery
+               SET status = 'canceled', attempts = attempts - 1, claim_token = NULL,
+                   last_error = coalesce(last_error, 'endpoint disabled')
+             WHERE id = ? AND claim_token = ? AND status = 'pending'
             """;
     /** Deliveries whose last attempt's worker died (its lease ended without an outcome). */
     private static final String DEAD_LETTER_ABANDONED = """
@@ -91,13 +153,19 @@ public final class DeliveryWorker implements SmartLifecycle {
     private final RandomGenerator random;
     private final HttpClient http;
     private final AtomicLong attempts = new AtomicLong();
+    /** Attempts the scheduled worker may still start: {@code parallelism} less those under way. */
+    private final Semaphore slots;
+    /** The scheduled worker's attempts under way, per endpoint. */
+    private final Map<String, Integer> inFlight = new ConcurrentHashMap<>();
     private @Nullable Periodic running;
+    private @Nullable ExecutorService senders;
 
     public DeliveryWorker(Jdbc jdbc, Settings settings, InstantSource clock, RandomGenerator random) {
         this.jdbc = jdbc;
         this.settings = settings;
         this.clock = clock;
         this.random = random;
+        this.slots = new Semaphore(settings.parallelism());
         this.http = HttpClient.newBuilder()
                 .version(HttpClient.Version.HTTP_1_1)
                 .connectTimeout(settings.connectTimeout())
@@ -110,8 +178,9 @@ public final class DeliveryWorker implements SmartLifecycle {
      *
      * @param enabled        whether it sweeps on a schedule in this instance
      * @param interval       pause between two sweeps
-     * @param batchSize      deliveries claimed per sweep
+     * @param batchSize      deliveries claimed at once
      * @param parallelism    deliveries sent at once
+     * @param perEndpoint    deliveries of one endpoint sent at once (by this worker), and claimed at once
      * @param lease          how long a claimed delivery stays hidden from other workers; longer than
      *                       {@code connectTimeout + requestTimeout}, so a live worker always records its
      *                       outcome before anyone else may send again
@@ -121,11 +190,12 @@ public final class DeliveryWorker implements SmartLifecycle {
      * @param allowPrivateNetworks whether deliveries may go to loopback, private and link-local addresses
      *                       (otherwise such an attempt fails without being sent: {@link Destinations})
      */
-    public record Settings(boolean enabled, Duration interval, int batchSize, int parallelism, Duration lease,
-            RetrySchedule retries, Duration connectTimeout, Duration requestTimeout, boolean allowPrivateNetworks) {
+    public record Settings(boolean enabled, Duration interval, int batchSize, int parallelism, int perEndpoint,
+            Duration lease, RetrySchedule retries, Duration connectTimeout, Duration requestTimeout,
+            boolean allowPrivateNetworks) {
         public Settings {
-            if (batchSize < 1 || parallelism < 1) {
-                throw new IllegalArgumentException("webhook batch size and parallelism must be positive");
+            if (batchSize < 1 || parallelism < 1 || perEndpoint < 1) {
+                throw new IllegalArgumentException("webhook batch size, parallelism and per-endpoint parallelism must be positive");
             }
             if (interval.toMillis() < 1 || connectTimeout.toMillis() < 1 || requestTimeout.toMillis() < 1) {
                 throw new IllegalArgumentException("webhook interval and timeouts must be positive");
@@ -139,37 +209,17 @@ public final class DeliveryWorker implements SmartLifecycle {
     }
 
     /** A delivery this worker claimed. */
-    private record Claimed(long id, String eventId, int attempt, String type, String body, String url, String secret,
-            String token) {}
+    private record Claimed(long id, String eventId, String endpointId, boolean endpointEnabled, int attempt, String type,
+            String body, String url, String secret, String token) {}
 
     /**
-     * One sweep: dead-letters abandoned last attempts, claims up to a batch of due deliveries and sends
-     * each once.
+     * One round, waited for: dead-letters abandoned last attempts, claims up to a batch of due deliveries (at
+     * most {@code perEndpoint} of each endpoint) and sends each once, {@code parallelism} at a time.
      *
      * @return how many deliveries were claimed
      */
     public int runOnce() {
-        Instant now = clock.instant();
-        int maxAttempts = settings.retries().maxAttempts();
-        String token = WebhookIds.claim();
-        List<Claimed> claimed = jdbc.inTransaction(c -> {
-            int abandoned = Jdbc.update(c, DEAD_LETTER_ABANDONED, s -> {
-                s.setInt(1, maxAttempts);
-                s.setTimestamp(2, Jdbc.timestamp(now));
-            });
-            if (abandoned > 0) {
-                log.warn("dead-lettered {} webhook deliveries whose last attempt ended without an answer", abandoned);
-            }
-            return Jdbc.query(c, CLAIM, s -> {
-                s.setTimestamp(1, Jdbc.timestamp(now));
-                s.setInt(2, maxAttempts);
-                s.setInt(3, settings.batchSize());
-                s.setTimestamp(4, Jdbc.timestamp(now.plus(settings.lease())));
-                s.setString(5, token);
-                s.setTimestamp(6, Jdbc.timestamp(now));
-            }, row -> new Claimed(row.getLong("id"), row.getString("event_id"), row.getInt("attempts"),
-                    row.getString("type"), row.getString("body"), row.getString("url"), row.getString("secret"), token));
-        });
+        List<Claimed> claimed = claim(settings.batchSize());
         if (claimed.isEmpty()) {
             return 0;
         }
@@ -192,12 +242,57 @@ public final class DeliveryWorker implements SmartLifecycle {
         return claimed.size();
     }
 
+    /**
+     * In one transaction: dead-letters abandoned last attempts and claims up to {@code max} due deliveries,
+     * each endpoint's share reduced by this worker's attempts under way to it.
+     */
+    private List<Claimed> claim(int max) {
+        Instant now = clock.instant();
+        int maxAttempts = settings.retries().maxAttempts();
+        String token = WebhookIds.claim();
+        List<String> busy = new ArrayList<>();
+        List<Integer> allowed = new ArrayList<>();
+        inFlight.forEach((endpoint, sending) -> {
+            busy.add(endpoint);
+            allowed.add(Math.max(0, settings.perEndpoint() - sending));
+        });
+        return jdbc.inTransaction(c -> {
+            int abandoned = Jdbc.update(c, DEAD_LETTER_ABANDONED, s -> {
+                s.setInt(1, maxAttempts);
+                s.setTimestamp(2, Jdbc.timestamp(now));
+            });
+            if (abandoned > 0) {
+                log.warn("dead-lettered {} webhook deliveries whose last attempt ended without an answer", abandoned);
+            }
+            return Jdbc.query(c, CLAIM, s -> {
+                s.setTimestamp(1, Jdbc.timestamp(now));
+                s.setInt(2, maxAttempts);
+                s.setInt(3, settings.perEndpoint());
+                s.setInt(4, max);
+                s.setArray(5, c.createArrayOf("text", busy.toArray()));
+                s.setArray(6, c.createArrayOf("int4", allowed.toArray()));
+                s.setTimestamp(7, Jdbc.timestamp(now.plus(settings.lease())));
+                s.setString(8, token);
+                s.setTimestamp(9, Jdbc.timestamp(now));
+            }, row -> new Claimed(row.getLong("id"), row.getString("event_id"), row.getString("endpoint_id"),
+                    "enabled".equals(row.getString("endpoint_status")), row.getInt("attempts"), row.getString("type"),
+                    row.getString("body"), row.getString("url"), row.getString("secret"), token));
+        });
+    }
+
     /** Attempts sent (or tried) by this worker since it started. */
     public long attemptCount() {
         return attempts.get();
     }
 
     private void deliver(Claimed delivery) {
+        if (!delivery.endpointEnabled()) {
+            jdbc.inTransaction(c -> Jdbc.update(c, CANCELED, s -> {
+                s.setLong(1, delivery.id());
+                s.setString(2, delivery.token());
+            }));
+            return;
+        }
         attempts.incrementAndGet();
         byte[] body = delivery.body().getBytes(StandardCharsets.UTF_8);
         int status = 0;
@@ -293,25 +388,92 @@ public final class DeliveryWorker implements SmartLifecycle {
         return "the URL cannot be called";
     }
 
+    /**
+     * The scheduled work: claims as many deliveries as there are free attempts (up to the batch) and starts
+     * each; when every attempt is under way, waits (at most an interval) for one to end and claims again.
+     * Returns, until the next interval, once a claim found fewer due deliveries than it asked for.
+     */
     private void sweep() {
-        while (runOnce() == settings.batchSize()) {
-            // a full batch: there may be more
+        ExecutorService sending = senders;
+        if (sending == null) {
+            return;
+        }
+        try {
+            while (true) {
+                int free = slots.availablePermits();
+                if (free == 0) {
+                    if (!slots.tryAcquire(settings.interval().toMillis(), TimeUnit.MILLISECONDS)) {
+                        return;
+                    }
+                    slots.release();
+                    continue;
+                }
+                int asked = Math.min(free, settings.batchSize());
+                List<Claimed> claimed = claim(asked);
+                for (Claimed delivery : claimed) {
+                    launch(sending, delivery);
+                }
+                if (claimed.size() < asked) {
+                    return;
+                }
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    /** Starts one attempt on its own thread; its slot and its endpoint's count are given back when it ends. */
+    private void launch(ExecutorService sending, Claimed delivery) {
+        // only this sweep takes slots, and it claimed no more than were free
+        slots.acquireUninterruptibly();
+        inFlight.merge(delivery.endpointId(), 1, Integer::sum);
+        Runnable ended = () -> {
+            inFlight.computeIfPresent(delivery.endpointId(), (endpoint, n) -> n == 1 ? null : n - 1);
+            slots.release();
+        };
+        try {
+            sending.execute(() -> {
+                try {
+                    deliver(delivery);
+                } catch (RuntimeException e) {
+                    log.warn("a webhook delivery failed unexpectedly; it is sent again when its lease ends", e);
+                } finally {
+                    ended.run();
+                }
+            });
+        } catch (RejectedExecutionException stopping) {
+            // stopping: the claim's lease ends and a worker sends it then
+            ended.run();
         }
     }
 
     @Override
     public synchronized void start() {
         if (running == null && settings.enabled()) {
+            senders = Executors.newThreadPerTaskExecutor(THREADS);
             running = Periodic.start("payments-webhooks", settings.interval(), settings.interval(), this::sweep);
         }
     }
 
+    /** Stops claiming, then interrupts the attempts under way (their claims' leases end; others send them). */
     @Override
     public synchronized void stop() {
         Periodic p = running;
         running = null;
         if (p != null) {
             p.close();
+        }
+        ExecutorService sending = senders;
+        senders = null;
+        if (sending != null) {
+            sending.shutdownNow();
+            try {
+                if (!sending.awaitTermination(15, TimeUnit.SECONDS)) {
+                    log.warn("webhook attempts still under way after 15 s of stopping");
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
         }
     }
 

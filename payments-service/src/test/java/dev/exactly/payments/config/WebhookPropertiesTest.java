@@ -13,7 +13,7 @@ class WebhookPropertiesTest {
 
     private static WebhookProperties props(int maxAttempts, Duration retryDelay, Duration maxRetryDelay,
             Duration connect, Duration request, Duration lease) {
-        return new WebhookProperties(true, Duration.ofSeconds(1), 20, 4, maxAttempts, retryDelay, maxRetryDelay, connect,
+        return new WebhookProperties(true, Duration.ofSeconds(1), 20, 16, 2, maxAttempts, retryDelay, maxRetryDelay, connect,
                 request, lease, false);
     }
 
@@ -36,6 +36,13 @@ class WebhookPropertiesTest {
         assertThatThrownBy(() -> props(12, Duration.ofSeconds(10), Duration.ofHours(1), Duration.ZERO,
                 Duration.ofSeconds(10), Duration.ofSeconds(30)))
                 .hasMessageContaining("exactly.payments.webhooks.connect-timeout");
+        assertThat(defaults.settings(false).perEndpoint()).isEqualTo(2);
+        assertThatThrownBy(() -> new WebhookProperties(true, Duration.ofSeconds(1), 20, 4, 5, 12, Duration.ofSeconds(10),
+                Duration.ofHours(1), Duration.ofSeconds(2), Duration.ofSeconds(10), Duration.ofSeconds(30), false))
+                .hasMessageContaining("exactly.payments.webhooks.per-endpoint-parallelism");
+        assertThatThrownBy(() -> new WebhookProperties(true, Duration.ofSeconds(1), 20, 4, 0, 12, Duration.ofSeconds(10),
+                Duration.ofHours(1), Duration.ofSeconds(2), Duration.ofSeconds(10), Duration.ofSeconds(30), false))
+                .hasMessageContaining("exactly.payments.webhooks.per-endpoint-parallelism");
     }
 
     @Test

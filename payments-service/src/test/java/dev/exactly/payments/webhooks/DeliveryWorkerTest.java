@@ -331,4 +331,81 @@ class DeliveryWorkerTest {
         // the tenant is not told what the service's network resolves the name to, nor its settings
         assertThat(row.get("last_error")).isEqualTo("refused: the URL's host is not a public address");
     }
+
+    @Test
+    void aClaimTakesAFewDeliveriesOfEachEndpointOldestFirstAcrossEndpoints() {
+        Receiver flood = receiver();
+        Receiver quiet = receiver();
+        db.endpointOf("flooding", flood.url());
+        db.endpointOf("quiet", quiet.url());
+        for (int i = 0; i < 30; i++) {
+            db.recordOf("flooding", EventType.CHARGE_SUCCEEDED, "ch_flood_" + i);
+        }
+        String late = db.recordOf("quiet", EventType.CHARGE_SUCCEEDED, "ch_quiet");
+        DeliveryWorker worker = db.worker(false, 10, 4, 3, fast(3), Duration.ofSeconds(4), true);
+
+        // one claim of up to 10: the flood's endpoint gets 3 of them, however many of its deliveries are older
+        assertThat(worker.runOnce()).isEqualTo(4);
+        assertThat(flood.received()).hasSize(3);
+        assertThat(flood.received()).extracting(Receiver.Request::text).allSatisfy(t -> assertThat(t)
+                .containsAnyOf("ch_flood_0\"", "ch_flood_1\"", "ch_flood_2\""));
+        assertThat(quiet.received()).extracting(Receiver.Request::eventId).containsExactly(late);
+        runUntil(worker, () -> flood.received().size() == 30);
+        assertThat(flood.received()).extracting(Receiver.Request::eventId).doesNotHaveDuplicates();
+    }
+
+    @Test
+    void anEndpointThatHoldsItsRequestsTakesOnlyItsShareOfTheScheduledWorker() {
+        CountDownLatch release = new CountDownLatch(1);
+        Receiver slow = receiver();
+        slow.holding(n -> release.await(30, TimeUnit.SECONDS));
+        Receiver fast = receiver();
+        db.endpointOf("slow-receiver", slow.url());
+        db.endpointOf("fast-receiver", fast.url());
+        List<String> held = new ArrayList<>();
+        for (int i = 0; i < 20; i++) {
+            held.add(db.recordOf("slow-receiver", EventType.CHARGE_SUCCEEDED, "ch_slow_" + i));
+        }
+        // held attempts do not time out while the test holds them
+        DeliveryWorker worker = db.worker(true, 20, 4, 2, fast(12), Duration.ofSeconds(40), true);
+        worker.start();
+        try {
+            await().atMost(Duration.ofSeconds(10)).until(() -> slow.inFlight() == 2);
+            // while the slow endpoint holds two attempts, and 18 of its deliveries are older, another
+            // tenant's events are sent as they come
+            for (int i = 0; i < 5; i++) {
+                String event = db.recordOf("fast-receiver", EventType.CHARGE_SUCCEEDED, "ch_fast_" + i);
+                await().atMost(Duration.ofSeconds(3)).until(() -> fast.received().stream()
+                        .anyMatch(r -> r.eventId().equals(event)));
+            }
+            assertThat(slow.maxInFlight()).as("the slow endpoint's attempts at once").isEqualTo(2);
+            assertThat(release.getCount()).as("still held").isEqualTo(1);
+            release.countDown();
+            await().atMost(Duration.ofSeconds(60)).until(() -> held.stream()
+                    .allMatch(id -> "delivered".equals(db.delivery(id).get("status"))));
+            assertThat(slow.maxInFlight()).isEqualTo(2);
+        } finally {
+            release.countDown();
+            worker.stop();
+        }
+    }
+
+    @Test
+    void aDeliveryLeftPendingForADisabledEndpointIsCanceledNotSent() {
+        Receiver receiver = receiver();
+        EndpointResult.Created endpoint = db.endpoint(receiver.url());
+        String event = db.record(EventType.CHARGE_SUCCEEDED, "ch_after_disable");
+        // what an event's transaction that read the endpoint as enabled leaves when it commits after the
+        // disabling canceled the endpoint's pending deliveries
+        db.jdbc.inTransaction(c -> Jdbc.update(c, "UPDATE payments_webhook_endpoint SET status = 'disabled', "
+                + "disabled_at = now() WHERE id = ?", s -> s.setString(1, endpoint.endpoint().id())));
+        assertThat(db.delivery(event).get("status")).isEqualTo("pending");
+
+        assertThat(db.worker(20, 2, fast(3)).runOnce()).isEqualTo(1);
+        Map<String, Object> delivery = db.delivery(event);
+        assertThat(delivery.get("status")).isEqualTo("canceled");
+        assertThat(delivery.get("attempts")).isEqualTo(0);
+        assertThat(delivery.get("last_error")).isEqualTo("endpoint disabled");
+        assertThat(receiver.received()).isEmpty();
+    }
 }

@@ -47,13 +47,23 @@ final class WebhookDatabase implements AutoCloseable {
 
     /** A new endpoint of the tenant; its secret. */
     EndpointResult.Created endpoint(String url, String... events) {
-        return (EndpointResult.Created) endpoints.create(TENANT,
+        return endpointOf(TENANT, url, events);
+    }
+
+    /** A new endpoint of a tenant; its secret. */
+    EndpointResult.Created endpointOf(String tenant, String url, String... events) {
+        return (EndpointResult.Created) endpoints.create(tenant,
                 new EndpointRequest(url, events.length == 0 ? List.of("*") : List.of(events), null));
     }
 
     /** Records an event in a transaction of its own, as business code would in its own. */
     String record(EventType type, String subject) {
-        return jdbc.inTransaction(c -> outbox.record(c, TENANT, type, subject,
+        return recordOf(TENANT, type, subject);
+    }
+
+    /** Records an event of a tenant in a transaction of its own. */
+    String recordOf(String tenant, EventType type, String subject) {
+        return jdbc.inTransaction(c -> outbox.record(c, tenant, type, subject,
                 "{\"id\":\"" + subject + "\",\"object\":\"charge\",\"amount\":1999}"));
     }
 
@@ -63,9 +73,19 @@ final class WebhookDatabase implements AutoCloseable {
     }
 
     DeliveryWorker worker(int batchSize, int parallelism, RetrySchedule retries, boolean allowPrivateNetworks) {
-        return new DeliveryWorker(jdbc, new DeliveryWorker.Settings(false, Duration.ofMillis(50), batchSize, parallelism,
-                Duration.ofSeconds(6), retries, Duration.ofSeconds(1), Duration.ofSeconds(4), allowPrivateNetworks),
-                InstantSource.system(), java.util.random.RandomGenerator.getDefault());
+        return worker(false, batchSize, parallelism, batchSize, retries, Duration.ofSeconds(4), allowPrivateNetworks);
+    }
+
+    /**
+     * A worker that sends at most {@code perEndpoint} deliveries of one endpoint at once and waits
+     * {@code requestTimeout} for an answer (its claims' lease 2 s longer); {@code scheduled}: it sweeps on its
+     * own (every 50 ms) once started.
+     */
+    DeliveryWorker worker(boolean scheduled, int batchSize, int parallelism, int perEndpoint, RetrySchedule retries,
+            Duration requestTimeout, boolean allowPrivateNetworks) {
+        return new DeliveryWorker(jdbc, new DeliveryWorker.Settings(scheduled, Duration.ofMillis(50), batchSize,
+                parallelism, perEndpoint, requestTimeout.plusSeconds(2), retries, Duration.ofSeconds(1), requestTimeout,
+                allowPrivateNetworks), InstantSource.system(), java.util.random.RandomGenerator.getDefault());
     }
 
     /** The delivery rows of an event. */
