@@ -561,6 +561,41 @@ public abstract class HttpContract {
     }
 
     @Test
+    void bodilessAnswersAreReplayedBodilessWithTheirStatusAndHeadersOnOneConnection() throws Exception {
+        // 204 and 304 carry no body and no Content-Length (RFC 9110 8.6); a 201 or 202 with an empty body says
+        // Content-Length: 0; the replay of each is the same answer, and the connection serves the next request
+        handler = request -> switch (request.path()) {
+            case "/v1/charges/ch_204/refunds" -> Reply.of(204).header("Location", "/v1/refunds/re_204").header("ETag", "\"e1\"");
+            case "/v1/charges/ch_201/refunds" -> Reply.of(201).header("Location", "/v1/refunds/re_201");
+            default -> Reply.of(202).header("Location", "/v1/refunds/re_202");
+        };
+        try (KeepAliveConnection connection = KeepAliveConnection.open(server)) {
+            for (int status : List.of(204, 201, 202)) {
+                String key = newKey();
+                List<String> headers = List.of("Authorization: Bearer sk_a", "Idempotency-Key: " + key,
+                        "Content-Type: application/json");
+                byte[] json = "{\"amount\":5}".getBytes(StandardCharsets.UTF_8);
+                KeepAliveConnection.Answer first = connection.post("/v1/charges/ch_" + status + "/refunds", headers, json);
+                KeepAliveConnection.Answer again = connection.post("/v1/charges/ch_" + status + "/refunds", headers, json);
+                for (KeepAliveConnection.Answer answer : List.of(first, again)) {
+                    assertThat(answer.status()).as("%d: %s", status, answer.headers()).isEqualTo(status);
+                    assertThat(answer.body()).isEmpty();
+                    assertThat(answer.headers().get("location")).isEqualTo("/v1/refunds/re_" + status);
+                    assertThat(answer.headers()).doesNotContainKey("transfer-encoding");
+                    if (status == 204) {
+                        assertThat(answer.headers()).as("204 %s", answer.headers()).doesNotContainKey("content-length");
+                        assertThat(answer.headers().get("etag")).isEqualTo("\"e1\"");
+                    } else {
+                        assertThat(answer.headers().get("content-length")).as("%d", status).isEqualTo("0");
+                    }
+                }
+                assertThat(again.headers().get("idempotent-replayed")).as("%d", status).isEqualTo("true");
+            }
+        }
+        assertThat(executions).hasValue(3);
+    }
+
+    @Test
     void aBodyOverTheLimitIs413AndTheConnectionIsClosedOrServesTheNextRequest() throws Exception {
         byte[] tooLarge = new byte[MAX_REQUEST_BODY * 4];
         List<String> headers = List.of("Authorization: Bearer sk_a", "Idempotency-Key: " + newKey(),
