@@ -54,7 +54,7 @@ final class CachedBodyRequest extends HttpServletRequestWrapper {
      *                           (so that it was no longer there to read), else {@code null}: the parameters
      *                           are then parsed from {@code body} and the query string
      */
-    CachedBodyRequest(HttpServletRequest request, byte[] body, Object lease,
+    CachedBodyRequest(HttpServletRequest request, byte[] body, @Nullable Object lease,
             @Nullable Map<String, String[]> upstreamParameters) {
         super(request);
         this.body = body;

@@ -213,4 +213,39 @@ public final class HttpProtocol {
                 ? decodedPath : decodedPath.replace("%", "%25").replace("?", "%3F");
         return rawQuery == null ? path : path + "?" + rawQuery;
     }
+
+    /**
+     * With {@link StoreUnavailablePolicy#PASS_THROUGH}: after the store failed before a handler, requests on
+     * guarded routes pass without trying it until the store-unavailable {@code Retry-After} has passed, so that
+     * a stalled store does not hold each of them for its timeout; then the next request tries it again.
+     */
+    public static final class StoreBypass {
+        private final StoreUnavailablePolicy policy;
+        private final long windowNanos;
+        private final java.util.concurrent.atomic.AtomicLong until = new java.util.concurrent.atomic.AtomicLong();
+        private volatile boolean open;
+
+        public StoreBypass(StoreUnavailablePolicy policy, Duration window) {
+            this.policy = policy;
+            this.windowNanos = Math.max(1, window.toNanos());
+        }
+
+        /** Whether requests pass through now, without trying the store. */
+        public boolean active() {
+            return open && System.nanoTime() - until.get() < 0;
+        }
+
+        /**
+         * The store failed before the handler was called: whether the request passes through (then the
+         * window starts now), or is refused ({@link StoreUnavailablePolicy#REFUSE}).
+         */
+        public boolean passesAfterFailure() {
+            if (policy != StoreUnavailablePolicy.PASS_THROUGH) {
+                return false;
+            }
+            until.set(System.nanoTime() + windowNanos);
+            open = true;
+            return true;
+        }
+    }
 }

@@ -75,7 +75,9 @@ import org.jspecify.annotations.Nullable;
  *       stalled, the process was frozen past the lease, or the handler ran past the keep-alive's max hold)
  *       and another request took the key over; nothing was recorded;</li>
  *   <li>503 {@code idempotency-store-unavailable} with {@code Retry-After}: the store failed before the
- *       handler was called, which then was not called (fail closed);</li>
+ *       handler was called, which then was not called (fail closed; with
+ *       {@link StoreUnavailablePolicy#PASS_THROUGH} the handler is called unguarded instead, for handlers
+ *       that guard their effects durably themselves);</li>
  *   <li>503 {@code outcome-unknown} with {@code Retry-After}: the store failed while the handler ran.</li>
  * </ul>
  * None of these tells the client that a new key is safe. When the store fails <em>after</em> the handler
@@ -134,6 +136,12 @@ public final class IdempotencyFilter implements Filter {
      * request the handler (and every filter after this one) is given, not of the container's request.
      */
     public static final String LEASE = IdempotencyFilter.class.getName() + ".LEASE";
+    /**
+     * A request attribute ({@code Boolean.TRUE}) of a request on a guarded route that the handler gets
+     * without the guard: the store was unavailable and the filter passes requests through
+     * ({@link StoreUnavailablePolicy#PASS_THROUGH}).
+     */
+    public static final String UNGUARDED = IdempotencyFilter.class.getName() + ".UNGUARDED";
     /** Default limit of a stored (replayable) response body: 1 MiB. */
     public static final int DEFAULT_MAX_STORED_RESPONSE_BYTES = HttpProtocol.DEFAULT_MAX_STORED_RESPONSE_BYTES;
     /** Default {@code Retry-After} of a 503 for an unavailable store: 2 seconds. */
@@ -150,6 +158,7 @@ public final class IdempotencyFilter implements Filter {
     private final HeaderPolicy headerPolicy;
     private final int maxStoredResponseBytes;
     private final Duration storeUnavailableRetryAfter;
+    private final HttpProtocol.StoreBypass bypass;
     private final String challenge;
     private final InstantSource clock;
     private final String keyHeader;
@@ -163,6 +172,7 @@ public final class IdempotencyFilter implements Filter {
         this.headerPolicy = new HeaderPolicy(builder.replayHeaders, builder.credentialHeaders);
         this.maxStoredResponseBytes = builder.maxStoredResponseBytes;
         this.storeUnavailableRetryAfter = builder.storeUnavailableRetryAfter;
+        this.bypass = new HttpProtocol.StoreBypass(builder.storeUnavailablePolicy, builder.storeUnavailableRetryAfter);
         this.challenge = builder.challenge;
         this.clock = builder.clock;
         this.keyHeader = builder.keyHeader;
@@ -262,13 +272,21 @@ public final class IdempotencyFilter implements Filter {
         Scope scope = new Scope(tenant.get(), request.getMethod(), route.pathTemplate(), key);
         IdempotencyRequest idempotencyRequest = IdempotencyRequest.of(scope, fingerprint, route.policy());
 
+        if (bypass.active()) {
+            passThrough(request, response, chain, body, upstream);
+            return;
+        }
         Execution execution = new Execution(request, response, chain, route, body, upstream);
         IdempotentResult result;
         try {
             result = engine.execute(idempotencyRequest, execution);
         } catch (StoreUnavailableException e) {
             if (!execution.started()) {
-                throw e;
+                if (!bypass.passesAfterFailure()) {
+                    throw e;
+                }
+                passThrough(request, response, chain, body, upstream);
+                return;
             }
             // the handler ran (a renewal inside it failed, say): it may have taken effect
             if (response.isCommitted()) {
@@ -287,6 +305,14 @@ public final class IdempotencyFilter implements Filter {
         } else {
             execution.writeFresh(result.expiresAt());
         }
+    }
+
+    /** The handler, unguarded: the body it was sent, the {@link #UNGUARDED} mark, no lease, nothing recorded. */
+    private static void passThrough(HttpServletRequest request, HttpServletResponse response, FilterChain chain,
+            byte[] body, @Nullable Map<String, String[]> upstream) throws IOException, ServletException {
+        CachedBodyRequest unguarded = new CachedBodyRequest(request, body, null, upstream);
+        unguarded.setAttribute(UNGUARDED, Boolean.TRUE);
+        chain.doFilter(unguarded, response);
     }
 
     private static void addAll(List<String> into, @Nullable Enumeration<String> values) {
@@ -486,6 +512,7 @@ public final class IdempotencyFilter implements Filter {
         private final List<String> credentialHeaders = new ArrayList<>();
         private int maxStoredResponseBytes = DEFAULT_MAX_STORED_RESPONSE_BYTES;
         private Duration storeUnavailableRetryAfter = DEFAULT_STORE_UNAVAILABLE_RETRY_AFTER;
+        private StoreUnavailablePolicy storeUnavailablePolicy = StoreUnavailablePolicy.REFUSE;
         private String challenge = DEFAULT_CHALLENGE;
         private InstantSource clock = InstantSource.system();
         private String keyHeader = KEY_HEADER;
@@ -562,6 +589,16 @@ public final class IdempotencyFilter implements Filter {
                 throw new IllegalArgumentException("retryAfter must not be negative");
             }
             this.storeUnavailableRetryAfter = retryAfter;
+            return this;
+        }
+
+        /**
+         * What a guarded route does when the store fails before the handler was called (default
+         * {@link StoreUnavailablePolicy#REFUSE}: 503); see {@link StoreUnavailablePolicy#PASS_THROUGH} for
+         * when passing the request through unguarded is safe.
+         */
+        public Builder whenStoreUnavailable(StoreUnavailablePolicy policy) {
+            this.storeUnavailablePolicy = Objects.requireNonNull(policy, "policy");
             return this;
         }
 

@@ -90,7 +90,14 @@ public abstract class HttpContract {
      */
     public record Settings(List<IdempotentRoute> routes, Map<String, String> apiKeys, int maxRequestBodyBytes,
             int maxStoredResponseBytes, List<String> replayHeaders, List<String> credentialHeaders,
-            Duration storeUnavailableRetryAfter, Runnable arrivals) {}
+            Duration storeUnavailableRetryAfter, StoreUnavailablePolicy whenStoreUnavailable, Runnable arrivals) {
+
+        /** The same settings with another store-unavailable policy and {@code Retry-After}. */
+        public Settings whenStoreUnavailable(StoreUnavailablePolicy policy, Duration retryAfter) {
+            return new Settings(routes, apiKeys, maxRequestBodyBytes, maxStoredResponseBytes, replayHeaders,
+                    credentialHeaders, retryAfter, policy, arrivals);
+        }
+    }
 
     /** The application behind the filter. */
     @FunctionalInterface
@@ -104,9 +111,10 @@ public abstract class HttpContract {
      *
      * @param headers names in lower case
      * @param lease   the running lease, as the adapter exposes it
+     * @param unguarded whether the adapter marked the request as passed through without the guard
      */
     public record Received(String method, String path, Map<String, List<String>> headers, byte[] body,
-            @Nullable Lease lease) {
+            @Nullable Lease lease, boolean unguarded) {
         public String text() {
             return new String(body, StandardCharsets.UTF_8);
         }
@@ -186,13 +194,17 @@ public abstract class HttpContract {
     private Settings settings(List<IdempotentRoute> routes) {
         return new Settings(routes, Map.of("sk_a", "tenant-a", "sk_b", "tenant-b"), MAX_REQUEST_BODY, MAX_STORED_RESPONSE,
                 List.of("X-Request-Cost", "Set-Cookie"), List.of("X-Session-Token"), Duration.ofSeconds(5),
-                () -> onArrival.run());
+                StoreUnavailablePolicy.REFUSE, () -> onArrival.run());
     }
 
     /** A server of its own on {@code store}, one route /v1/charges, tenant by API key sk_a. */
     private Server own(IdempotencyStore store, IdempotentRoute route, AtomicInteger runs, Handler handler)
             throws Exception {
-        return adapter().start(IdempotencyEngine.builder(store).listener(listener).build(), settings(List.of(route)),
+        return own(store, settings(List.of(route)), runs, handler);
+    }
+
+    private Server own(IdempotencyStore store, Settings settings, AtomicInteger runs, Handler handler) throws Exception {
+        return adapter().start(IdempotencyEngine.builder(store).listener(listener).build(), settings,
                 request -> {
                     runs.incrementAndGet();
                     return handler.handle(request);
@@ -672,6 +684,39 @@ public abstract class HttpContract {
             assertThat(response.headers().firstValue("Retry-After")).hasValue("5");
             assertThat(Call.text(response)).doesNotContain("connection refused");
             assertThat(runs).hasValue(0);
+        }
+    }
+
+    @Test
+    void withPassThroughAnUnavailableStoreLetsTheHandlerRunUnguardedAndIsNotTriedForTheRetryAfter() throws Exception {
+        AtomicInteger runs = new AtomicInteger();
+        AtomicInteger claims = new AtomicInteger();
+        IdempotencyStore broken = new ForwardingStore(InMemoryIdempotencyStore.create()) {
+            @Override
+            public ClaimOutcome claim(ScopeKey key, Fingerprint fingerprint, OwnerToken owner, Duration lease,
+                    Duration retention) {
+                claims.incrementAndGet();
+                throw new StoreUnavailableException("connection refused", null);
+            }
+        };
+        Settings passing = settings(List.of(IdempotentRoute.post("/v1/charges")))
+                .whenStoreUnavailable(StoreUnavailablePolicy.PASS_THROUGH, Duration.ofMinutes(5));
+        try (Server own = own(broken, passing, runs,
+                request -> Reply.json(201, "{\"unguarded\":" + request.unguarded() + ",\"echo\":" + request.text() + "}"))) {
+            for (int attempt = 0; attempt < 3; attempt++) {
+                HttpResponse<byte[]> response = Call.post(own, "/v1/charges").key("k1").apiKey("sk_a")
+                        .json("{\"amount\":7}").send();
+                assertThat(response.statusCode()).isEqualTo(201);
+                assertThat(Call.text(response)).isEqualTo("{\"unguarded\":true,\"echo\":{\"amount\":7}}");
+                assertThat(response.headers().firstValue(IdempotencyFilter.EXPIRES_HEADER)).as("not recorded").isEmpty();
+                assertThat(replayed(response)).isFalse();
+            }
+            assertThat(runs).as("unguarded, each retry runs").hasValue(3);
+            assertThat(claims).as("the store is not tried again within the Retry-After").hasValue(1);
+            // the rest of the routes' rules still hold before the store is asked anything
+            assertProblem(Call.post(own, "/v1/charges").apiKey("sk_a").json("{}").send(),
+                    400, "idempotency-key-missing", "idempotency_key_missing");
+            assertThat(runs).hasValue(3);
         }
     }
 

@@ -38,6 +38,7 @@ class ServletHttpContractTest extends HttpContract {
                 .replayHeaders(settings.replayHeaders().toArray(String[]::new))
                 .credentialHeaders(settings.credentialHeaders().toArray(String[]::new))
                 .storeUnavailableRetryAfter(settings.storeUnavailableRetryAfter())
+                .whenStoreUnavailable(settings.whenStoreUnavailable())
                 .build();
         Filter arrivals = (ServletRequest request, ServletResponse response, FilterChain chain) -> {
             settings.arrivals().run();
@@ -75,7 +76,8 @@ class ServletHttpContractTest extends HttpContract {
             Reply reply;
             try {
                 reply = handler.handle(new Received(request.getMethod(), request.getRequestURI(), headers, body,
-                        (Lease) request.getAttribute(IdempotencyFilter.LEASE)));
+                        (Lease) request.getAttribute(IdempotencyFilter.LEASE),
+                        request.getAttribute(IdempotencyFilter.UNGUARDED) != null));
             } catch (IOException | RuntimeException e) {
                 throw e;
             } catch (Exception e) {

@@ -92,6 +92,80 @@ class StoreFailureHttpTest {
         }
     }
 
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("brokenStores")
+    void withPassThroughTheHandlerRunsUnguardedAndTheStoreRestsForTheRetryAfter(Broken broken) throws Exception {
+        TestApp app = new TestApp();
+        app.handler((request, response) -> {
+            response.setStatus(201);
+            response.getWriter().print(request.getAttribute(IdempotencyFilter.UNGUARDED) + " "
+                    + new String(request.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8));
+        });
+        CountingListener listener = new CountingListener();
+        AtomicInteger claims = new AtomicInteger();
+        try (IdempotencyStore broke = broken.store().get();
+                IdempotencyStore store = new ForwardingStore(broke) {
+                    @Override
+                    public ClaimOutcome claim(ScopeKey key, Fingerprint fingerprint, OwnerToken owner, Duration lease,
+                            Duration retention) {
+                        claims.incrementAndGet();
+                        return super.claim(key, fingerprint, owner, lease, retention);
+                    }
+                };
+                TestServer server = TestServer.start(app, IdempotencyFilter.builder(
+                                IdempotencyEngine.builder(store).listener(listener).build())
+                        .route(IdempotentRoute.post("/v1/charges"))
+                        .tenantResolver(TenantResolver.single("acme"))
+                        .whenStoreUnavailable(StoreUnavailablePolicy.PASS_THROUGH)
+                        .storeUnavailableRetryAfter(Duration.ofMinutes(5))
+                        .build())) {
+            HttpResponse<byte[]> first = Call.post(server, "/v1/charges").key("k1").json("{\"amount\":1}").send();
+            HttpResponse<byte[]> again = Call.post(server, "/v1/charges").key("k1").json("{\"amount\":1}").send();
+
+            for (HttpResponse<byte[]> response : List.of(first, again)) {
+                assertThat(response.statusCode()).isEqualTo(201);
+                assertThat(Call.text(response)).as("the handler read the body it was sent, marked unguarded")
+                        .isEqualTo("true {\"amount\":1}");
+                assertThat(response.headers().firstValue(IdempotencyFilter.EXPIRES_HEADER)).as("nothing recorded").isEmpty();
+                assertThat(response.headers().firstValue(IdempotencyFilter.REPLAYED_HEADER)).isEmpty();
+            }
+            assertThat(app.executions).as("unguarded: the retry ran again").hasValue(2);
+            assertThat(claims).as("the store is not tried again within the Retry-After").hasValue(1);
+            assertThat(listener.storeErrors).hasValue(1);
+        }
+    }
+
+    @Test
+    void withPassThroughAStoreThatAnswersAgainGuardsTheNextRequest() throws Exception {
+        TestApp app = new TestApp();
+        AtomicBoolean down = new AtomicBoolean(true);
+        IdempotencyStore store = new ForwardingStore(InMemoryIdempotencyStore.create()) {
+            @Override
+            public ClaimOutcome claim(ScopeKey key, Fingerprint fingerprint, OwnerToken owner, Duration lease,
+                    Duration retention) {
+                if (down.get()) {
+                    throw new StoreUnavailableException("connection refused", null);
+                }
+                return super.claim(key, fingerprint, owner, lease, retention);
+            }
+        };
+        try (TestServer server = TestServer.start(app, IdempotencyFilter.builder(IdempotencyEngine.builder(store).build())
+                .route(IdempotentRoute.post("/v1/charges"))
+                .tenantResolver(TenantResolver.single("acme"))
+                .whenStoreUnavailable(StoreUnavailablePolicy.PASS_THROUGH)
+                .storeUnavailableRetryAfter(Duration.ZERO)
+                .build())) {
+            assertThat(Call.post(server, "/v1/charges").key("k1").json("{}").send().statusCode()).isEqualTo(204);
+            down.set(false);
+            HttpResponse<byte[]> guarded = Call.post(server, "/v1/charges").key("k1").json("{}").send();
+            HttpResponse<byte[]> replayed = Call.post(server, "/v1/charges").key("k1").json("{}").send();
+
+            assertThat(guarded.headers().firstValue(IdempotencyFilter.EXPIRES_HEADER)).isPresent();
+            assertThat(replayed.headers().firstValue(IdempotencyFilter.REPLAYED_HEADER)).hasValue("true");
+            assertThat(app.executions).hasValue(2);
+        }
+    }
+
     @Test
     void aHandlerThatLostItsLeaseGets409AndNothingIsReplayed() throws Exception {
         TestApp app = new TestApp();

@@ -19,6 +19,7 @@ import dev.exactly.idempotency.servlet.IdempotencyFilter;
 import dev.exactly.idempotency.servlet.IdempotentRoute;
 import dev.exactly.idempotency.servlet.Problem;
 import dev.exactly.idempotency.servlet.Problems;
+import dev.exactly.idempotency.servlet.StoreUnavailablePolicy;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.InstantSource;
@@ -52,7 +53,8 @@ import reactor.core.scheduler.Schedulers;
  * A Spring WebFlux {@link WebFilter} that makes configured routes idempotent, with the HTTP semantics of the
  * servlet {@link IdempotencyFilter} (see its documentation and {@code docs/http-semantics.md}): the same
  * routes, key headers, problem documents, recording rules, replay headers and {@code Idempotency-Expires};
- * a store that fails before the handler is 503 {@code idempotency-store-unavailable}, while it runs 503
+ * a store that fails before the handler is 503 {@code idempotency-store-unavailable} (or, with
+ * {@link StoreUnavailablePolicy#PASS_THROUGH}, the handler unguarded), while it runs 503
  * {@code outcome-unknown}, after it the handler's own answer (recorded in the background).
  *
  * <h2>Threads</h2>
@@ -72,6 +74,12 @@ public final class IdempotencyWebFilter implements WebFilter, Ordered {
     public static final String LEASE = IdempotencyWebFilter.class.getName() + ".LEASE";
     /** An exchange attribute: set (to any value) by a handler, its response is not recorded and the key released. */
     public static final String DO_NOT_RECORD = IdempotencyWebFilter.class.getName() + ".DO_NOT_RECORD";
+    /**
+     * An exchange attribute ({@code Boolean.TRUE}) of a request on a guarded route that the handler gets
+     * without the guard: the store was unavailable and the filter passes requests through
+     * ({@link StoreUnavailablePolicy#PASS_THROUGH}).
+     */
+    public static final String UNGUARDED = IdempotencyWebFilter.class.getName() + ".UNGUARDED";
     /** The default order: after Spring Security's WebFilter (-100), so that the principal is known. */
     public static final int DEFAULT_ORDER = 0;
 
@@ -87,6 +95,7 @@ public final class IdempotencyWebFilter implements WebFilter, Ordered {
     private final Function<Map<String, List<String>>, Map<String, List<String>>> replayed;
     private final int maxStoredResponseBytes;
     private final Duration storeUnavailableRetryAfter;
+    private final HttpProtocol.StoreBypass bypass;
     private final String challenge;
     private final InstantSource clock;
     private final String keyHeader;
@@ -103,6 +112,7 @@ public final class IdempotencyWebFilter implements WebFilter, Ordered {
         this.replayed = HttpProtocol.replayedHeaders(builder.replayHeaders, builder.credentialHeaders);
         this.maxStoredResponseBytes = builder.maxStoredResponseBytes;
         this.storeUnavailableRetryAfter = builder.storeUnavailableRetryAfter;
+        this.bypass = new HttpProtocol.StoreBypass(builder.storeUnavailablePolicy, builder.storeUnavailableRetryAfter);
         this.challenge = builder.challenge;
         this.clock = builder.clock;
         this.keyHeader = builder.keyHeader;
@@ -255,6 +265,9 @@ public final class IdempotencyWebFilter implements WebFilter, Ordered {
     /** Fingerprints and runs the engine on the worker; the handler is awaited there, never on an event loop. */
     private Mono<Void> execute(ServerWebExchange exchange, WebFilterChain chain, IdempotentRoute route, String path,
             Scope scope, byte[] body, @Nullable String contentType) {
+        if (bypass.active()) {
+            return passThrough(exchange, chain, body);
+        }
         ServerHttpRequest request = exchange.getRequest();
         String query = request.getURI().getRawQuery();
         Execution execution = new Execution(exchange, chain, route, body);
@@ -280,6 +293,9 @@ public final class IdempotencyWebFilter implements WebFilter, Ordered {
                         ? writeReplay(exchange.getResponse(), result.response(), result.expiresAt())
                         : execution.writeFresh(result.expiresAt()))
                 .onErrorResume(StoreUnavailableException.class, e -> {
+                    if (!execution.started() && !exchange.getResponse().isCommitted() && bypass.passesAfterFailure()) {
+                        return passThrough(exchange, chain, body);
+                    }
                     if (!execution.started() || exchange.getResponse().isCommitted()) {
                         return Mono.error(e);
                     }
@@ -287,6 +303,13 @@ public final class IdempotencyWebFilter implements WebFilter, Ordered {
                     return writeProblem(exchange.getResponse(),
                             Problems.outcomeUnknown("the idempotency store failed while the request ran"), retryAfter(e));
                 });
+    }
+
+    /** The handler, unguarded: the body it was sent, the {@link #UNGUARDED} mark, no lease, nothing recorded. */
+    private static Mono<Void> passThrough(ServerWebExchange exchange, WebFilterChain chain, byte[] body) {
+        CachedBodyRequest request = new CachedBodyRequest(exchange.getRequest(), body);
+        exchange.getAttributes().put(UNGUARDED, Boolean.TRUE);
+        return chain.filter(new CachedFormExchange(exchange.mutate().request(request).build(), request));
     }
 
     /** Runs the rest of the chain under the lease, on the worker, and turns its captured response into an {@link Outcome}. */
@@ -433,6 +456,7 @@ public final class IdempotencyWebFilter implements WebFilter, Ordered {
         private final List<String> credentialHeaders = new ArrayList<>();
         private int maxStoredResponseBytes = HttpProtocol.DEFAULT_MAX_STORED_RESPONSE_BYTES;
         private Duration storeUnavailableRetryAfter = HttpProtocol.DEFAULT_STORE_UNAVAILABLE_RETRY_AFTER;
+        private StoreUnavailablePolicy storeUnavailablePolicy = StoreUnavailablePolicy.REFUSE;
         private String challenge = HttpProtocol.DEFAULT_CHALLENGE;
         private InstantSource clock = InstantSource.system();
         private String keyHeader = HttpProtocol.KEY_HEADER;
@@ -499,6 +523,12 @@ public final class IdempotencyWebFilter implements WebFilter, Ordered {
                 throw new IllegalArgumentException("retryAfter must not be negative");
             }
             this.storeUnavailableRetryAfter = retryAfter;
+            return this;
+        }
+
+        /** What a guarded route does when the store fails before the handler (default: 503), as the servlet filter's. */
+        public Builder whenStoreUnavailable(StoreUnavailablePolicy policy) {
+            this.storeUnavailablePolicy = Objects.requireNonNull(policy, "policy");
             return this;
         }
 

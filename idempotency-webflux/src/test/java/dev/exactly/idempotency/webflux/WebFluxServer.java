@@ -42,6 +42,7 @@ final class WebFluxServer implements HttpContract.Server {
                 .replayHeaders(settings.replayHeaders().toArray(String[]::new))
                 .credentialHeaders(settings.credentialHeaders().toArray(String[]::new))
                 .storeUnavailableRetryAfter(settings.storeUnavailableRetryAfter())
+                .whenStoreUnavailable(settings.whenStoreUnavailable())
                 .build(), settings.arrivals(), handler);
     }
 
@@ -86,7 +87,8 @@ final class WebFluxServer implements HttpContract.Server {
                     try {
                         return handler.handle(new HttpContract.Received(exchange.getRequest().getMethod().name(),
                                 exchange.getRequest().getPath().value(), headers, body,
-                                (Lease) exchange.getAttribute(IdempotencyWebFilter.LEASE)));
+                                (Lease) exchange.getAttribute(IdempotencyWebFilter.LEASE),
+                                exchange.getAttribute(IdempotencyWebFilter.UNGUARDED) != null));
                     } catch (RuntimeException e) {
                         throw e;
                     } catch (Exception e) {

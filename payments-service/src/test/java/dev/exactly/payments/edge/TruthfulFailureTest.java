@@ -26,6 +26,7 @@ import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
@@ -35,6 +36,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Supplier;
 import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -166,6 +168,8 @@ class TruthfulFailureTest extends ServiceTest {
         registry.add("exactly.payments.recovery.retry-delay", () -> "100ms");
         registry.add("exactly.payments.recovery.max-attempts", () -> "20");
         registry.add("exactly.idempotency.in-flight.policy", () -> "reject");
+        // no rest for the hot tier after it failed: every scenario's request tries it, and meets its gates
+        registry.add("exactly.idempotency.store-unavailable-retry-after", () -> "0s");
     }
 
     @org.springframework.beans.factory.annotation.Autowired
@@ -178,7 +182,8 @@ class TruthfulFailureTest extends ServiceTest {
 
     static Stream<Arguments> scenarios() {
         return Stream.of(
-                Arguments.of(Point.BEFORE_HOT_CLAIM, Fault.REDIS_FROZEN, Set.of("idempotency-store-unavailable")),
+                // the hot tier's claim fails: the request passes to the durable tier, which charges once
+                Arguments.of(Point.BEFORE_HOT_CLAIM, Fault.REDIS_FROZEN, Set.of("201")),
                 Arguments.of(Point.AFTER_HOT_CLAIM, Fault.REDIS_FROZEN, Set.of("201")),
                 Arguments.of(Point.BEFORE_PROCESSOR, Fault.REDIS_FROZEN, Set.of("201")),
                 Arguments.of(Point.AFTER_PROCESSOR_CAPTURED, Fault.REDIS_FROZEN, Set.of("201")),
@@ -256,6 +261,51 @@ class TruthfulFailureTest extends ServiceTest {
         if (answer.status() == 201) {
             assertThat(settled.body()).as("the retry replays the first answer").isEqualTo(answer.body());
         }
+        assertLedgerBalanced();
+    }
+
+    @Test
+    void withTheHotTierFrozenConcurrentDuplicatesChargeOnceThroughTheDurableTier() throws Exception {
+        String customer = "cus_frozen_duplicates";
+        String key = "frozen-duplicates";
+        String body = charge(4_242, customer);
+        int failuresBefore = hot.failures.get();
+        List<Answer> answers = new ArrayList<>();
+        breakIt(Fault.REDIS_FROZEN);
+        try (var pool = Executors.newVirtualThreadPerTaskExecutor()) {
+            CountDownLatch go = new CountDownLatch(1);
+            List<java.util.concurrent.Future<Answer>> sent = new ArrayList<>();
+            for (int i = 0; i < 8; i++) {
+                sent.add(pool.submit(() -> {
+                    go.await();
+                    return post("/v1/charges", ACME, key, body);
+                }));
+            }
+            go.countDown();
+            for (java.util.concurrent.Future<Answer> f : sent) {
+                answers.add(f.get(60, TimeUnit.SECONDS));
+            }
+        } finally {
+            mend(Fault.REDIS_FROZEN);
+        }
+        assertThat(hot.failures.get()).as("the frozen Redis failed the hot claims").isGreaterThan(failuresBefore);
+        Set<String> charged = new java.util.HashSet<>();
+        for (Answer answer : answers) {
+            String outcome = answer.status() == 201 ? "201" : answer.problemType();
+            assertThat(outcome).as(answer.text()).isIn("201", "idempotency-key-in-use");
+            if (answer.status() == 201) {
+                charged.add(answer.json().get("id").stringValue());
+            }
+        }
+        assertThat(charged).as("every 201 is the one charge").hasSize(1);
+        String id = charged.iterator().next();
+        assertThat(count("SELECT count(*) FROM payments_charge WHERE customer = ?", customer)).isEqualTo(1);
+        assertThat(psp().captureCount("exactly_" + id)).isEqualTo(1);
+        assertThat(entriesOf(id)).isEqualTo(1);
+        Answer later = post("/v1/charges", ACME, key, body);
+        assertThat(later.status()).isEqualTo(201);
+        assertThat(later.json().get("id").stringValue()).isEqualTo(id);
+        assertThat(later.header("Idempotent-Replayed")).isEqualTo("true");
         assertLedgerBalanced();
     }
 

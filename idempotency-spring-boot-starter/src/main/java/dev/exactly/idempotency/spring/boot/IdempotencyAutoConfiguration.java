@@ -108,8 +108,9 @@ public class IdempotencyAutoConfiguration {
     /** Logs store failures, rate-limited; the engine calls it with every other listener. */
     @Bean
     @ConditionalOnMissingBean
-    StoreErrorLogger idempotencyStoreErrorLogger() {
-        return new StoreErrorLogger(InstantSource.system(), StoreErrorLogger.DEFAULT_INTERVAL);
+    StoreErrorLogger idempotencyStoreErrorLogger(IdempotencyProperties properties) {
+        return new StoreErrorLogger(InstantSource.system(), StoreErrorLogger.DEFAULT_INTERVAL,
+                properties.getWhenStoreUnavailable() == IdempotencyProperties.StoreUnavailableMode.PASS_THROUGH);
     }
 
     /**

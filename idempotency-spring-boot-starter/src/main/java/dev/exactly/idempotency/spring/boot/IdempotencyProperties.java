@@ -99,6 +99,14 @@ public class IdempotencyProperties implements InitializingBean {
     private Duration storeUnavailableRetryAfter = Duration.ofSeconds(2);
 
     /**
+     * What a guarded request does when the store fails before its handler was called: refuse (503
+     * idempotency-store-unavailable, the handler not called) or pass-through (the handler called unguarded,
+     * and for store-unavailable-retry-after the store not tried; only for handlers that guard their
+     * effects durably themselves, or a retry runs again).
+     */
+    private StoreUnavailableMode whenStoreUnavailable = StoreUnavailableMode.REFUSE;
+
+    /**
      * Order of the filter registration. It must run after the filter that authenticates the caller
      * (Spring Security's chain is at -100) when the tenant comes from the principal.
      */
@@ -250,6 +258,14 @@ public class IdempotencyProperties implements InitializingBean {
         this.storeUnavailableRetryAfter = storeUnavailableRetryAfter;
     }
 
+    public StoreUnavailableMode getWhenStoreUnavailable() {
+        return whenStoreUnavailable;
+    }
+
+    public void setWhenStoreUnavailable(StoreUnavailableMode whenStoreUnavailable) {
+        this.whenStoreUnavailable = whenStoreUnavailable;
+    }
+
     public int getFilterOrder() {
         return filterOrder;
     }
@@ -298,6 +314,14 @@ public class IdempotencyProperties implements InitializingBean {
         REDIS,
         /** The PostgreSQL store (module idempotency-postgres) on the application's DataSource. */
         POSTGRES
+    }
+
+    /** What a guarded request does when the store fails before its handler was called. */
+    public enum StoreUnavailableMode {
+        /** 503 idempotency-store-unavailable with Retry-After; the handler is not called (fail closed). */
+        REFUSE,
+        /** The handler is called unguarded: for handlers that guard their effects durably themselves. */
+        PASS_THROUGH
     }
 
     /** What a request does when its key is still being processed by another request. */

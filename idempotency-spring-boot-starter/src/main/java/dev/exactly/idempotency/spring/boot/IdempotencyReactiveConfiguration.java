@@ -3,6 +3,7 @@ package dev.exactly.idempotency.spring.boot;
 import dev.exactly.idempotency.Fingerprinter;
 import dev.exactly.idempotency.IdempotencyEngine;
 import dev.exactly.idempotency.servlet.IdempotentRoute;
+import dev.exactly.idempotency.servlet.StoreUnavailablePolicy;
 import dev.exactly.idempotency.spring.boot.IdempotencyProperties.Tenant;
 import dev.exactly.idempotency.webflux.IdempotencyWebFilter;
 import dev.exactly.idempotency.webflux.ReactiveTenantResolver;
@@ -74,6 +75,7 @@ class IdempotencyReactiveConfiguration {
                 .replayHeaders(properties.getReplayHeaders().toArray(String[]::new))
                 .credentialHeaders(properties.getCredentialHeaders().toArray(String[]::new))
                 .storeUnavailableRetryAfter(properties.getStoreUnavailableRetryAfter())
+                .whenStoreUnavailable(StoreUnavailablePolicy.valueOf(properties.getWhenStoreUnavailable().name()))
                 .unauthenticatedChallenge(properties.getTenant().getChallenge())
                 .order(properties.getFilterOrder())
                 .build();

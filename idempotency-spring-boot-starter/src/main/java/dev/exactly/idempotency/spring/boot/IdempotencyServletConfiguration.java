@@ -4,6 +4,7 @@ import dev.exactly.idempotency.Fingerprinter;
 import dev.exactly.idempotency.IdempotencyEngine;
 import dev.exactly.idempotency.servlet.IdempotencyFilter;
 import dev.exactly.idempotency.servlet.IdempotentRoute;
+import dev.exactly.idempotency.servlet.StoreUnavailablePolicy;
 import dev.exactly.idempotency.servlet.TenantResolver;
 import dev.exactly.idempotency.spring.boot.IdempotencyProperties.Tenant;
 import jakarta.servlet.DispatcherType;
@@ -90,6 +91,7 @@ class IdempotencyServletConfiguration {
                 .replayHeaders(properties.getReplayHeaders().toArray(String[]::new))
                 .credentialHeaders(properties.getCredentialHeaders().toArray(String[]::new))
                 .storeUnavailableRetryAfter(properties.getStoreUnavailableRetryAfter())
+                .whenStoreUnavailable(StoreUnavailablePolicy.valueOf(properties.getWhenStoreUnavailable().name()))
                 .unauthenticatedChallenge(properties.getTenant().getChallenge())
                 .build();
         FilterRegistrationBean<IdempotencyFilter> registration = new FilterRegistrationBean<>(filter);

@@ -25,6 +25,7 @@ public final class StoreErrorLogger implements IdempotencyListener {
     private static final Log log = LogFactory.getLog(StoreErrorLogger.class);
 
     private final InstantSource clock;
+    private final boolean passThrough;
     private final long intervalMillis;
     private final AtomicLong nextLineAt = new AtomicLong(Long.MIN_VALUE);
     private final AtomicLong unreported = new AtomicLong();
@@ -34,6 +35,17 @@ public final class StoreErrorLogger implements IdempotencyListener {
      * @param interval the least time between two lines (positive)
      */
     public StoreErrorLogger(InstantSource clock, Duration interval) {
+        this(clock, interval, false);
+    }
+
+    /**
+     * @param clock       when a failure happened
+     * @param interval    the least time between two lines (positive)
+     * @param passThrough whether guarded requests pass through unguarded while the store fails
+     *                    ({@code when-store-unavailable: pass-through}) rather than answer 503
+     */
+    public StoreErrorLogger(InstantSource clock, Duration interval, boolean passThrough) {
+        this.passThrough = passThrough;
         this.clock = Objects.requireNonNull(clock, "clock");
         if (interval.isNegative() || interval.isZero()) {
             throw new IllegalArgumentException("interval must be positive: " + interval);
@@ -52,7 +64,10 @@ public final class StoreErrorLogger implements IdempotencyListener {
         unreported.addAndGet(-failures);
         StringBuilder line = new StringBuilder("Idempotency store failed on ")
                 .append(request.scope().method()).append(' ').append(request.scope().route())
-                .append(": guarded requests answer 503 and their handlers do not run until it answers");
+                .append(passThrough
+                        ? ": guarded requests pass through to their handlers unguarded (when-store-unavailable: "
+                                + "pass-through) until it answers"
+                        : ": guarded requests answer 503 and their handlers do not run until it answers");
         if (failures > 1) {
             line.append(" (").append(failures).append(" failures since the last line)");
         }

@@ -91,6 +91,7 @@ class ConfigurationMetadataTest {
                 Map.entry("exactly.idempotency.tenant.mode", "principal"),
                 Map.entry("exactly.idempotency.redis.key-prefix", RedisStoreConfig.DEFAULT_KEY_PREFIX),
                 Map.entry("exactly.idempotency.redis.eviction-allowed", "false"),
+                Map.entry("exactly.idempotency.when-store-unavailable", "refuse"),
                 Map.entry("exactly.idempotency.postgres.migrate", "false"),
                 Map.entry("exactly.idempotency.postgres.table-name", PostgresStoreConfig.DEFAULT_TABLE_NAME));
         defaults.forEach((name, value) -> assertThat(properties.get(name).get("defaultValue").asString())

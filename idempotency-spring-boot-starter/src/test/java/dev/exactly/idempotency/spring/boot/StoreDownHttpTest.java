@@ -30,6 +30,11 @@ class StoreDownHttpTest {
 
     @DynamicPropertySource
     static void closedPort(DynamicPropertyRegistry registry) {
+        redisOnAClosedPort(registry);
+    }
+
+    /** A Redis store on a free port where nothing listens, with short timeouts. */
+    static void redisOnAClosedPort(DynamicPropertyRegistry registry) {
         registry.add("exactly.idempotency.store", () -> "redis");
         registry.add("exactly.idempotency.redis.uri", () -> "redis://127.0.0.1:" + TestRedis.freePort());
         registry.add("exactly.idempotency.redis.connect-timeout", () -> "500ms");
