@@ -137,6 +137,10 @@ class WebhookApiTest extends DefaultServiceTest {
             {"{\"url\":\"https://example.com/\",\"secret\":\"mine\"}", "secret", "parameter_unknown"},
             {"[1,2]", "", "invalid_json"},
             {"{\"url\":", "", "invalid_json"},
+            // a member named twice is not taken as the first or the last: which one a reader keeps differs
+            {"{\"url\":\"https://example.com/a\",\"url\":\"https://example.com/b\"}", "url", "parameter_duplicated"},
+            {"{\"url\":\"https://example.com/\",\"enabled_events\":[\"*\"],\"description\":\"a\",\"description\":\"b\"}",
+                "description", "parameter_duplicated"},
         };
         for (String[] c : cases) {
             Answer answer = createEndpoint(ACME, c[0]);
@@ -147,6 +151,14 @@ class WebhookApiTest extends DefaultServiceTest {
             assertThat(error.get("field").stringValue()).as(c[0]).isEqualTo(c[1]);
             assertThat(error.get("code").stringValue()).as(c[0]).isEqualTo(c[2]);
         }
+        // where the body stops being JSON, so that the client can find it; nothing of the body is echoed
+        Answer truncated = createEndpoint(ACME, "{\"url\":\"https://example.com/\",\n\"enabled_events\":[\"*\"");
+        assertThat(truncated.json().get("errors").get(0).get("message").stringValue())
+                .isEqualTo("the request body is not valid JSON (line 2, column 22)");
+        Answer nested = createEndpoint(ACME, "{\"url\":\"https://example.com/\",\"x\":{\"k\":1,\"k\":2}}");
+        assertThat(nested.json().get("errors").get(0).get("field").stringValue()).isEqualTo("x.k");
+        assertThat(nested.json().get("errors").get(0).get("message").stringValue())
+                .isEqualTo("x.k is given more than once: send each member once");
         Answer form = send(HttpRequest.newBuilder(uri("/v1/webhook-endpoints")).timeout(Duration.ofSeconds(60))
                 .header("Authorization", "Bearer " + ACME).header("Content-Type", "text/plain")
                 .POST(HttpRequest.BodyPublishers.ofString("url=x")).build());

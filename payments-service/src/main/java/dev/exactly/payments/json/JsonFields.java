@@ -34,7 +34,14 @@ public final class JsonFields {
             node = Json.read(body);
         } catch (JacksonException e) {
             JsonFields fields = new JsonFields(null);
-            fields.error("", "invalid_json", "the request body is not valid JSON");
+            String duplicated = duplicatedMember(e);
+            if (duplicated != null) {
+                fields.error(duplicated, "parameter_duplicated", duplicated + " is given more than once: send each member once");
+            } else if (e instanceof tools.jackson.core.exc.StreamConstraintsException) {
+                fields.error("", "invalid_json", "the request body nests deeper than " + Json.MAX_DEPTH + " levels");
+            } else {
+                fields.error("", "invalid_json", "the request body is not valid JSON" + where(e));
+            }
             return fields;
         }
         if (node == null || !node.isObject()) {
@@ -43,6 +50,36 @@ public final class JsonFields {
             return fields;
         }
         return new JsonFields(node);
+    }
+
+    /**
+     * The member a body names twice ({@code metadata.key} for a nested one, {@code items.2.name} in an
+     * array), or null for any other failure. Such a body is refused rather than read as its first or its
+     * last value: readers differ on which one counts, so the intermediary that checked it and the service
+     * could each see another request.
+     */
+    private static @Nullable String duplicatedMember(JacksonException e) {
+        String message = e.getOriginalMessage();
+        if (message == null || !message.startsWith("Duplicate Object property")
+                || !(e.processor() instanceof tools.jackson.core.JsonParser parser)) {
+            return null;
+        }
+        StringBuilder member = new StringBuilder();
+        for (String step : parser.streamReadContext().pathAsPointer().toString().split("/", -1)) {
+            if (!step.isEmpty()) {
+                member.append(member.isEmpty() ? "" : ".").append(step.replace("~1", "/").replace("~0", "~"));
+            }
+        }
+        return member.isEmpty() ? null : member.toString();
+    }
+
+    /** Where the body stopped being JSON: its line and column, nothing of its content. */
+    private static String where(JacksonException e) {
+        tools.jackson.core.TokenStreamLocation location = e.getLocation();
+        if (location == null || location.getLineNr() < 1 || location.getColumnNr() < 1) {
+            return "";
+        }
+        return " (line " + location.getLineNr() + ", column " + location.getColumnNr() + ")";
     }
 
     /** The errors so far. */
