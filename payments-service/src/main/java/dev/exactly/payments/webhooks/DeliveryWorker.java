@@ -153,6 +153,7 @@ public final class DeliveryWorker implements SmartLifecycle {
     private final RandomGenerator random;
     private final HttpClient http;
     private final AtomicLong attempts = new AtomicLong();
+    private final AtomicLong claims = new AtomicLong();
     /** Attempts the scheduled worker may still start: {@code parallelism} less those under way. */
     private final Semaphore slots;
     /** The scheduled worker's attempts under way, per endpoint. */
@@ -250,6 +251,7 @@ public final class DeliveryWorker implements SmartLifecycle {
         Instant now = clock.instant();
         int maxAttempts = settings.retries().maxAttempts();
         String token = WebhookIds.claim();
+        claims.incrementAndGet();
         List<String> busy = new ArrayList<>();
         List<Integer> allowed = new ArrayList<>();
         inFlight.forEach((endpoint, sending) -> {
@@ -278,6 +280,11 @@ public final class DeliveryWorker implements SmartLifecycle {
                     "enabled".equals(row.getString("endpoint_status")), row.getInt("attempts"), row.getString("type"),
                     row.getString("body"), row.getString("url"), row.getString("secret"), token));
         });
+    }
+
+    /** Claim transactions this worker ran since it started. */
+    public long claimCount() {
+        return claims.get();
     }
 
     /** Attempts sent (or tried) by this worker since it started. */
@@ -390,25 +397,27 @@ public final class DeliveryWorker implements SmartLifecycle {
 
     /**
      * The scheduled work: claims as many deliveries as there are free attempts (up to the batch) and starts
-     * each; when every attempt is under way, waits (at most an interval) for one to end and claims again.
-     * Returns, until the next interval, once a claim found fewer due deliveries than it asked for.
+     * each; then waits (at most an interval) until a quarter of the attempts have ended and claims again, so
+     * that claims come in batches rather than one per ended attempt (a claim reads every endpoint with
+     * pending deliveries). Returns, until the next interval, once a claim found fewer due deliveries than it
+     * asked for, or no attempt ended within the interval.
      */
     private void sweep() {
         ExecutorService sending = senders;
         if (sending == null) {
             return;
         }
+        int enough = Math.min(settings.batchSize(), Math.max(1, settings.parallelism() / 4));
         try {
             while (true) {
-                int free = slots.availablePermits();
-                if (free == 0) {
-                    if (!slots.tryAcquire(settings.interval().toMillis(), TimeUnit.MILLISECONDS)) {
+                if (slots.availablePermits() < enough) {
+                    if (slots.tryAcquire(enough, settings.interval().toMillis(), TimeUnit.MILLISECONDS)) {
+                        slots.release(enough);
+                    } else if (slots.availablePermits() == 0) {
                         return;
                     }
-                    slots.release();
-                    continue;
                 }
-                int asked = Math.min(free, settings.batchSize());
+                int asked = Math.min(slots.availablePermits(), settings.batchSize());
                 List<Claimed> claimed = claim(asked);
                 for (Claimed delivery : claimed) {
                     launch(sending, delivery);
@@ -451,7 +460,8 @@ public final class DeliveryWorker implements SmartLifecycle {
     public synchronized void start() {
         if (running == null && settings.enabled()) {
             senders = Executors.newThreadPerTaskExecutor(THREADS);
-            running = Periodic.start("payments-webhooks", settings.interval(), settings.interval(), this::sweep);
+            // at once: deliveries left pending while no worker ran go out as the service starts
+            running = Periodic.start("payments-webhooks", Duration.ZERO, settings.interval(), this::sweep);
         }
     }
 

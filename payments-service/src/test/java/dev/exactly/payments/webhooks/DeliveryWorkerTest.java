@@ -391,6 +391,39 @@ class DeliveryWorkerTest {
     }
 
     @Test
+    void theScheduledWorkerClaimsAgainOnceAQuarterOfItsAttemptsEndedNotAfterEachOne() {
+        // eight attempts at once, so a claim waits for two free ones; the sweep's interval is long, so that
+        // only ended attempts can start a claim
+        List<CountDownLatch> answers = new ArrayList<>();
+        for (int i = 0; i < 12; i++) {
+            answers.add(new CountDownLatch(1));
+        }
+        Receiver receiver = receiver();
+        receiver.holding(n -> answers.get(n - 1).await(30, TimeUnit.SECONDS));
+        db.endpoint(receiver.url());
+        for (int i = 0; i < 12; i++) {
+            db.record(EventType.CHARGE_SUCCEEDED, "ch_batched_" + i);
+        }
+        DeliveryWorker worker = db.worker(true, Duration.ofSeconds(20), 20, 8, 8, fast(3), Duration.ofSeconds(40), true);
+        worker.start();
+        try {
+            await().atMost(Duration.ofSeconds(10)).until(() -> receiver.received().size() == 8);
+            long claimsAtFull = worker.claimCount();
+            answers.get(0).countDown();
+            // one attempt ended: no claim for a single free attempt
+            await().during(Duration.ofMillis(500)).atMost(Duration.ofSeconds(2))
+                    .until(() -> receiver.received().size() == 8 && worker.claimCount() == claimsAtFull);
+            answers.get(1).countDown();
+            // two ended: one claim takes the next two
+            await().atMost(Duration.ofSeconds(10)).until(() -> receiver.received().size() == 10);
+            assertThat(worker.claimCount()).isEqualTo(claimsAtFull + 1);
+        } finally {
+            answers.forEach(CountDownLatch::countDown);
+            worker.stop();
+        }
+    }
+
+    @Test
     void aDeliveryLeftPendingForADisabledEndpointIsCanceledNotSent() {
         Receiver receiver = receiver();
         EndpointResult.Created endpoint = db.endpoint(receiver.url());

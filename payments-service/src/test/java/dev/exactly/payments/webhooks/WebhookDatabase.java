@@ -83,7 +83,14 @@ final class WebhookDatabase implements AutoCloseable {
      */
     DeliveryWorker worker(boolean scheduled, int batchSize, int parallelism, int perEndpoint, RetrySchedule retries,
             Duration requestTimeout, boolean allowPrivateNetworks) {
-        return new DeliveryWorker(jdbc, new DeliveryWorker.Settings(scheduled, Duration.ofMillis(50), batchSize,
+        return worker(scheduled, Duration.ofMillis(50), batchSize, parallelism, perEndpoint, retries, requestTimeout,
+                allowPrivateNetworks);
+    }
+
+    /** As above, sweeping every {@code interval}. */
+    DeliveryWorker worker(boolean scheduled, Duration interval, int batchSize, int parallelism, int perEndpoint,
+            RetrySchedule retries, Duration requestTimeout, boolean allowPrivateNetworks) {
+        return new DeliveryWorker(jdbc, new DeliveryWorker.Settings(scheduled, interval, batchSize,
                 parallelism, perEndpoint, requestTimeout.plusSeconds(2), retries, Duration.ofSeconds(1), requestTimeout,
                 allowPrivateNetworks), InstantSource.system(), java.util.random.RandomGenerator.getDefault());
     }
