@@ -1,0 +1,171 @@
+package dev.exactly.idempotency.webflux;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.exactly.idempotency.IdempotencyEngine;
+import dev.exactly.idempotency.memory.InMemoryIdempotencyStore;
+import dev.exactly.idempotency.servlet.Call;
+import dev.exactly.idempotency.servlet.IdempotentRoute;
+import dev.exactly.idempotency.servlet.KeepAliveConnection;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.springframework.context.annotation.AnnotationConfigApplicationContext;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.http.CacheControl;
+import org.springframework.http.MediaType;
+import org.springframework.http.ResponseCookie;
+import org.springframework.http.ResponseEntity;
+import org.springframework.http.server.reactive.ReactorHttpHandlerAdapter;
+import org.springframework.web.bind.annotation.PostMapping;
+import org.springframework.web.bind.annotation.RestController;
+import org.springframework.web.reactive.config.EnableWebFlux;
+import org.springframework.web.server.ServerWebExchange;
+import org.springframework.web.server.adapter.WebHttpHandlerBuilder;
+import reactor.core.publisher.Mono;
+import reactor.netty.DisposableServer;
+import reactor.netty.http.server.HttpServer;
+
+/**
+ * The filter in a Spring WebFlux application of annotated controllers ({@code @EnableWebFlux}, the
+ * {@code DispatcherHandler}): what a controller answers with {@code ResponseEntity}, the exchange's response is
+ * recorded and replayed as the servlet filter records Spring MVC's same answers.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class AnnotatedControllerTest {
+    private static final AtomicInteger RUNS = new AtomicInteger();
+
+    private AnnotationConfigApplicationContext context;
+    private DisposableServer server;
+    private Call.Endpoint endpoint;
+
+    @Configuration
+    @EnableWebFlux
+    static class Application {
+        @Bean
+        IdempotencyWebFilter idempotencyWebFilter() {
+            return IdempotencyWebFilter.builder(IdempotencyEngine.builder(InMemoryIdempotencyStore.create()).build())
+                    .route(IdempotentRoute.post("/v1/{action}"))
+                    .tenantResolver(ReactiveTenantResolver.single("acme"))
+                    .build();
+        }
+
+        @Bean
+        Controller controller() {
+            return new Controller();
+        }
+    }
+
+    @RestController
+    static class Controller {
+        @PostMapping("/v1/entity")
+        ResponseEntity<String> entity() {
+            int run = RUNS.incrementAndGet();
+            return ResponseEntity.created(URI.create("/v1/things/" + run))
+                    .cacheControl(CacheControl.noStore())
+                    .contentType(MediaType.TEXT_PLAIN)
+                    .header("Set-Cookie", "session=" + run)
+                    .header("WWW-Authenticate", "Bearer realm=\"run-" + run + "\"")
+                    .body("created " + run);
+        }
+
+        @PostMapping("/v1/cookie")
+        Mono<Void> cookie(ServerWebExchange exchange) {
+            int run = RUNS.incrementAndGet();
+            exchange.getResponse().addCookie(ResponseCookie.from("visit", Integer.toString(run)).build());
+            exchange.getResponse().getHeaders().setLocation(URI.create("/v1/visits/" + run));
+            return exchange.getResponse().setComplete();
+        }
+
+        @PostMapping("/v1/unchanged")
+        ResponseEntity<Void> unchanged() {
+            RUNS.incrementAndGet();
+            return ResponseEntity.status(304).eTag("u1").build();
+        }
+    }
+
+    @BeforeAll
+    void start() {
+        context = new AnnotationConfigApplicationContext(Application.class);
+        server = HttpServer.create().host("127.0.0.1").port(0)
+                .handle(new ReactorHttpHandlerAdapter(WebHttpHandlerBuilder.applicationContext(context).build()))
+                .bindNow();
+        endpoint = path -> URI.create("http://127.0.0.1:" + server.port() + path);
+    }
+
+    @AfterAll
+    void stop() {
+        server.disposeNow();
+        context.close();
+    }
+
+    @BeforeEach
+    void reset() {
+        RUNS.set(0);
+    }
+
+    private static String newKey() {
+        return "k-" + UUID.randomUUID();
+    }
+
+    /** The same POST twice on one connection, read byte for byte. */
+    private List<KeepAliveConnection.Answer> twice(String path) throws Exception {
+        List<String> headers = List.of("Idempotency-Key: " + newKey(), "Content-Type: application/json");
+        byte[] body = "{}".getBytes(StandardCharsets.UTF_8);
+        try (KeepAliveConnection connection = KeepAliveConnection.open(endpoint)) {
+            return List.of(connection.post(path, headers, body), connection.post(path, headers, body));
+        }
+    }
+
+    @Test
+    void aResponseEntitysHeadersAreReplayedButNotItsCookiesOrChallenges() throws Exception {
+        List<KeepAliveConnection.Answer> answers = twice("/v1/entity");
+        KeepAliveConnection.Answer first = answers.get(0);
+        KeepAliveConnection.Answer replay = answers.get(1);
+        assertThat(first.status()).isEqualTo(201);
+        assertThat(first.headers()).containsKeys("set-cookie", "www-authenticate", "idempotency-expires")
+                .doesNotContainKey("idempotent-replayed");
+        assertThat(replay.status()).isEqualTo(201);
+        assertThat(replay.text()).isEqualTo(first.text()).isEqualTo("created 1");
+        for (String header : List.of("location", "cache-control", "content-type", "content-length", "idempotency-expires")) {
+            assertThat(replay.headers().get(header)).as(header).isEqualTo(first.headers().get(header)).isNotNull();
+        }
+        assertThat(replay.headers()).doesNotContainKeys("set-cookie", "www-authenticate");
+        assertThat(replay.headers().get("idempotent-replayed")).isEqualTo("true");
+        assertThat(replay.headers().get("x-idempotent-replay")).isEqualTo("true");
+        assertThat(RUNS).hasValue(1);
+    }
+
+    @Test
+    void aResponseCompletedWithoutBodyKeepsItsHeadersButItsCookieGoesToTheFirstCallerOnly() throws Exception {
+        List<KeepAliveConnection.Answer> answers = twice("/v1/cookie");
+        for (KeepAliveConnection.Answer answer : answers) {
+            assertThat(answer.status()).isEqualTo(200);
+            assertThat(answer.body()).isEmpty();
+            assertThat(answer.headers().get("content-length")).isEqualTo("0");
+            assertThat(answer.headers().get("location")).isEqualTo("/v1/visits/1");
+        }
+        assertThat(answers.get(0).headers().get("set-cookie")).isEqualTo("visit=1");
+        assertThat(answers.get(1).headers()).doesNotContainKey("set-cookie");
+        assertThat(RUNS).hasValue(1);
+    }
+
+    @Test
+    void aNotModifiedAnswerIsReplayedWithoutBodyOrContentLength() throws Exception {
+        for (KeepAliveConnection.Answer answer : twice("/v1/unchanged")) {
+            assertThat(answer.status()).isEqualTo(304);
+            assertThat(answer.body()).isEmpty();
+            assertThat(answer.headers()).doesNotContainKeys("content-length", "transfer-encoding");
+            assertThat(answer.headers().get("etag")).isEqualTo("\"u1\"");
+        }
+        assertThat(RUNS).hasValue(1);
+    }
+}
