@@ -8,6 +8,7 @@ import dev.exactly.idempotency.servlet.Call;
 import dev.exactly.idempotency.servlet.IdempotentRoute;
 import dev.exactly.idempotency.servlet.KeepAliveConnection;
 import java.net.URI;
+import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.UUID;
@@ -25,7 +26,10 @@ import org.springframework.http.MediaType;
 import org.springframework.http.ResponseCookie;
 import org.springframework.http.ResponseEntity;
 import org.springframework.http.server.reactive.ReactorHttpHandlerAdapter;
+import org.springframework.web.bind.annotation.GetMapping;
+import org.springframework.web.bind.annotation.PathVariable;
 import org.springframework.web.bind.annotation.PostMapping;
+import org.springframework.web.bind.annotation.PutMapping;
 import org.springframework.web.bind.annotation.RestController;
 import org.springframework.web.reactive.config.EnableWebFlux;
 import org.springframework.web.server.ServerWebExchange;
@@ -36,8 +40,8 @@ import reactor.netty.http.server.HttpServer;
 
 /**
  * The filter in a Spring WebFlux application of annotated controllers ({@code @EnableWebFlux}, the
- * {@code DispatcherHandler}): what a controller answers with {@code ResponseEntity}, the exchange's response is
- * recorded and replayed as the servlet filter records Spring MVC's same answers.
+ * {@code DispatcherHandler}): what a controller answers with {@code ResponseEntity}, the exchange's response or a
+ * conditional request is recorded and replayed as the servlet filter records Spring MVC's same answers.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class AnnotatedControllerTest {
@@ -54,6 +58,8 @@ class AnnotatedControllerTest {
         IdempotencyWebFilter idempotencyWebFilter() {
             return IdempotencyWebFilter.builder(IdempotencyEngine.builder(InMemoryIdempotencyStore.create()).build())
                     .route(IdempotentRoute.post("/v1/{action}"))
+                    .route(IdempotentRoute.builder("PUT", "/v1/items/{id}").build())
+                    .route(IdempotentRoute.builder("GET", "/v1/items/{id}").build())
                     .tenantResolver(ReactiveTenantResolver.single("acme"))
                     .build();
         }
@@ -89,6 +95,21 @@ class AnnotatedControllerTest {
         ResponseEntity<Void> unchanged() {
             RUNS.incrementAndGet();
             return ResponseEntity.status(304).eTag("u1").build();
+        }
+
+        @PutMapping("/v1/items/{id}")
+        Mono<ResponseEntity<String>> put(@PathVariable String id, ServerWebExchange exchange) {
+            int run = RUNS.incrementAndGet();
+            if (exchange.checkNotModified("v1")) {
+                return Mono.empty(); // the status, 412 for an If-Match that does not match, is set
+            }
+            return Mono.just(ResponseEntity.ok("put " + id + ", run " + run));
+        }
+
+        @GetMapping("/v1/items/{id}")
+        ResponseEntity<String> get(@PathVariable String id) {
+            int run = RUNS.incrementAndGet();
+            return ResponseEntity.ok().eTag("g1").body("item " + id + ", run " + run);
         }
     }
 
@@ -166,6 +187,39 @@ class AnnotatedControllerTest {
             assertThat(answer.headers()).doesNotContainKeys("content-length", "transfer-encoding");
             assertThat(answer.headers().get("etag")).isEqualTo("\"u1\"");
         }
+        assertThat(RUNS).hasValue(1);
+    }
+
+    @Test
+    void anIfMatchThatFailsIs412AndRecordedAsTheFailureItIs() throws Exception {
+        String key = newKey();
+        HttpResponse<byte[]> first = Call.request(endpoint, "PUT", "/v1/items/a").key(key).header("If-Match", "\"v0\"")
+                .json("{}").send();
+        HttpResponse<byte[]> retry = Call.request(endpoint, "PUT", "/v1/items/a").key(key).header("If-Match", "\"v0\"")
+                .json("{}").send();
+        assertThat(first.statusCode()).as(Call.text(first)).isEqualTo(412);
+        assertThat(retry.statusCode()).isEqualTo(412);
+        assertThat(retry.headers().firstValue("Idempotent-Replayed")).hasValue("true");
+        assertThat(RUNS).hasValue(1);
+
+        HttpResponse<byte[]> matching = Call.request(endpoint, "PUT", "/v1/items/a").key(newKey())
+                .header("If-Match", "\"v1\"").json("{}").send();
+        assertThat(matching.statusCode()).isEqualTo(200);
+        assertThat(Call.text(matching)).isEqualTo("put a, run 2");
+    }
+
+    @Test
+    void aGetWhoseEntityTagMatchesIsNotModifiedAndReplayedSo() throws Exception {
+        String key = newKey();
+        HttpResponse<byte[]> first = Call.request(endpoint, "GET", "/v1/items/b").key(key).header("If-None-Match", "\"g1\"").send();
+        HttpResponse<byte[]> retry = Call.request(endpoint, "GET", "/v1/items/b").key(key).header("If-None-Match", "\"g1\"").send();
+        for (HttpResponse<byte[]> response : List.of(first, retry)) {
+            assertThat(response.statusCode()).isEqualTo(304);
+            assertThat(response.body()).isEmpty();
+            assertThat(response.headers().firstValue("ETag")).hasValue("\"g1\"");
+            assertThat(response.headers().firstValue("Content-Length")).isEmpty();
+        }
+        assertThat(retry.headers().firstValue("Idempotent-Replayed")).hasValue("true");
         assertThat(RUNS).hasValue(1);
     }
 }
