@@ -8,9 +8,12 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Function;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 import org.reactivestreams.Publisher;
+import org.reactivestreams.Subscriber;
+import org.reactivestreams.Subscription;
 import org.springframework.core.io.buffer.DataBuffer;
 import org.springframework.core.io.buffer.DataBufferUtils;
 import org.springframework.http.HttpHeaders;
@@ -23,8 +26,11 @@ import org.springframework.http.server.reactive.ServerHttpResponseDecorator;
 import org.springframework.util.LinkedMultiValueMap;
 import org.springframework.util.MultiValueMap;
 import org.springframework.web.ErrorResponse;
+import reactor.core.publisher.BaseSubscriber;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
+import reactor.core.publisher.Operators;
+import reactor.core.publisher.Sinks;
 
 /**
  * The response a handler writes to on a guarded route: status, headers, cookies and body are kept here
@@ -174,7 +180,7 @@ final class CapturingResponse extends ServerHttpResponseDecorator {
     @Override
     public Mono<Void> writeWith(Publisher<? extends DataBuffer> body) {
         if (streamed) {
-            return getDelegate().writeWith(counted(Flux.from(body)));
+            return toClient(counted(Flux.from(body)));
         }
         long[] seen = {bodyBytes};
         DataBuffer[] crossing = {null};
@@ -217,10 +223,93 @@ final class CapturingResponse extends ServerHttpResponseDecorator {
             spill.commit(snapshot(null));
             byte[] sofar = buffer.toByteArray();
             buffer.reset();
-            Flux<DataBuffer> out = Flux.concat(
-                    sofar.length > 0 ? Flux.just(getDelegate().bufferFactory().wrap(sofar)) : Flux.empty(), counted(rest));
-            return getDelegate().writeWith(out);
+            return toClient(Flux.concat(
+                    sofar.length > 0 ? Flux.just(getDelegate().bufferFactory().wrap(sofar)) : Flux.empty(), counted(rest)));
         }));
+    }
+
+    /**
+     * Writes {@code body} to the client; completes when the body has ended, not when the client has gone. A client
+     * that goes away does not stop the handler, as on the servlet side, where the writes of a departed client are
+     * counted and dropped: the server cancels its subscription then, and the rest of the body is still taken from
+     * the handler, counted and released, so that its outcome, the full length of its body, is recorded. Without
+     * that, the rest was dropped uncounted and the response recorded with the length sent so far.
+     */
+    private Mono<Void> toClient(Flux<? extends DataBuffer> body) {
+        Outliving relay = new Outliving(body);
+        return getDelegate().writeWith(relay).then(Mono.defer(relay::ended));
+    }
+
+    /** The body, handed on to the client's writer while it takes it, then taken to its end and released. */
+    private static final class Outliving implements Publisher<DataBuffer> {
+        private final Flux<? extends DataBuffer> body;
+        private final Sinks.Empty<Void> ended = Sinks.empty();
+        private final AtomicBoolean subscribed = new AtomicBoolean();
+        private volatile boolean clientGone;
+
+        Outliving(Flux<? extends DataBuffer> body) {
+            this.body = body;
+        }
+
+        @Override
+        public void subscribe(Subscriber<? super DataBuffer> client) {
+            if (!subscribed.compareAndSet(false, true)) {
+                Operators.error(client, new IllegalStateException("the body is written once"));
+                return;
+            }
+            body.subscribe(new BaseSubscriber<DataBuffer>() {
+                @Override
+                protected void hookOnSubscribe(Subscription handler) {
+                    client.onSubscribe(new Subscription() {
+                        @Override
+                        public void request(long n) {
+                            if (!clientGone) {
+                                handler.request(n);
+                            }
+                        }
+
+                        @Override
+                        public void cancel() {
+                            clientGone = true;
+                            handler.request(Long.MAX_VALUE);
+                        }
+                    });
+                }
+
+                @Override
+                protected void hookOnNext(DataBuffer buffer) {
+                    if (clientGone) {
+                        DataBufferUtils.release(buffer);
+                    } else {
+                        client.onNext(buffer);
+                    }
+                }
+
+                @Override
+                protected void hookOnComplete() {
+                    if (!clientGone) {
+                        client.onComplete();
+                    }
+                    ended.tryEmitEmpty();
+                }
+
+                @Override
+                protected void hookOnError(Throwable failure) {
+                    if (!clientGone) {
+                        client.onError(failure);
+                    }
+                    ended.tryEmitError(failure);
+                }
+            });
+        }
+
+        /** When the body has ended; a body the server never asked for (its write failed at once) is taken here. */
+        Mono<Void> ended() {
+            if (subscribed.compareAndSet(false, true)) {
+                return body.doOnNext(DataBufferUtils::release).then();
+            }
+            return ended.asMono();
+        }
     }
 
     @Override

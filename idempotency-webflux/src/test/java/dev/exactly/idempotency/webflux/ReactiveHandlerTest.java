@@ -18,6 +18,7 @@ import java.time.Duration;
 import java.util.UUID;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -53,7 +54,8 @@ class ReactiveHandlerTest {
     private static final int CHUNK = 8 * 1024;
 
     private final AtomicInteger runs = new AtomicInteger();
-    private final CountDownLatch cancelled = new CountDownLatch(1);
+    private final AtomicBoolean bodyCancelled = new AtomicBoolean();
+    private volatile CountDownLatch cancelled = new CountDownLatch(1);
     private volatile CountDownLatch started = new CountDownLatch(1);
     private volatile CountDownLatch release = new CountDownLatch(1);
     private DisposableServer server;
@@ -67,7 +69,7 @@ class ReactiveHandlerTest {
                 .maxStoredResponseBytes(STORED)
                 .build();
         // in front of the filter: tells the test when the server gave up on a departed client
-        WebFilter departures = (exchange, chain) -> chain.filter(exchange).doOnCancel(cancelled::countDown);
+        WebFilter departures = (exchange, chain) -> chain.filter(exchange).doOnCancel(() -> cancelled.countDown());
         HttpHandler http = WebHttpHandlerBuilder.webHandler(application())
                 .filters(filters -> filters.addAll(java.util.List.of(departures, filter)))
                 .exceptionHandler(new ResponseStatusExceptionHandler())
@@ -83,6 +85,8 @@ class ReactiveHandlerTest {
     @BeforeEach
     void reset() {
         runs.set(0);
+        cancelled = new CountDownLatch(1);
+        bodyCancelled.set(false);
     }
 
     private WebHandler application() {
@@ -96,6 +100,11 @@ class ReactiveHandlerTest {
                         Flux.range(0, 3).map(i -> chunk(exchange)), // past the limit
                         Mono.fromRunnable(this::holdUntilReleased).subscribeOn(Schedulers.boundedElastic())
                                 .thenMany(Flux.range(0, 5).map(i -> chunk(exchange)))));
+                case "/v1/outlived" -> exchange.getResponse().writeWith(Flux.concat(
+                        Flux.range(0, 3).map(i -> chunk(exchange)), // past the limit: the head goes out
+                        Mono.fromRunnable(this::holdUntilReleased).subscribeOn(Schedulers.boundedElastic())
+                                .thenMany(Flux.range(0, 5).map(i -> chunk(exchange))))
+                        .doOnCancel(() -> bodyCancelled.set(true)));
                 case "/v1/broken" -> exchange.getResponse().writeWith(Flux.concat(
                         Flux.range(0, 3).map(i -> chunk(exchange)), // past the limit: the head goes out
                         Flux.error(new IllegalStateException("failed in the middle of its body"))));
@@ -161,23 +170,38 @@ class ReactiveHandlerTest {
         return response.headers().firstValue("Idempotent-Replayed").isPresent();
     }
 
-    @Test
-    void aHandlerWhoseClientWentAwayRunsToItsRecordedOutcomeAndTheRetryReplaysIt() throws Exception {
+    /** What a client does on its connection before it goes away. */
+    @FunctionalInterface
+    private interface BeforeLeaving {
+        void on(Socket socket) throws Exception;
+    }
+
+    /**
+     * Sends a request on a connection of its own, waits for its handler to start (it then waits to be released),
+     * does {@code beforeLeaving} and goes away; releases the handler once the server noticed, and sends the retry
+     * until the key is no longer in flight.
+     */
+    private HttpResponse<String> leaveThenRetry(String path, BeforeLeaving beforeLeaving) throws Exception {
         started = new CountDownLatch(1);
         release = new CountDownLatch(1);
         String key = "k-" + UUID.randomUUID();
         try (Socket socket = new Socket("127.0.0.1", server.port())) {
             OutputStream out = socket.getOutputStream();
-            out.write(("POST /v1/slow HTTP/1.1\r\nHost: 127.0.0.1\r\nIdempotency-Key: " + key
+            out.write(("POST " + path + " HTTP/1.1\r\nHost: 127.0.0.1\r\nIdempotency-Key: " + key
                     + "\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{}").getBytes(StandardCharsets.US_ASCII));
             out.flush();
             assertThat(started.await(10, TimeUnit.SECONDS)).as("the handler started").isTrue();
+            beforeLeaving.on(socket);
         }
         assertThat(cancelled.await(10, TimeUnit.SECONDS)).as("the server noticed the client leave").isTrue();
         release.countDown();
+        return await().atMost(Duration.ofSeconds(20)).pollInterval(Duration.ofMillis(50))
+                .until(() -> post(path, key, "application/json", "{}"), response -> response.statusCode() != 409);
+    }
 
-        HttpResponse<String> retry = await().atMost(Duration.ofSeconds(20)).pollInterval(Duration.ofMillis(50))
-                .until(() -> post("/v1/slow", key, "application/json", "{}"), response -> response.statusCode() != 409);
+    @Test
+    void aHandlerWhoseClientWentAwayRunsToItsRecordedOutcomeAndTheRetryReplaysIt() throws Exception {
+        HttpResponse<String> retry = leaveThenRetry("/v1/slow", socket -> { });
         assertThat(retry.statusCode()).isEqualTo(201);
         assertThat(replayed(retry)).as("the retry is the first run's answer").isTrue();
         assertThat(retry.body()).isEqualTo("{\"run\":1}");
@@ -208,6 +232,19 @@ class ReactiveHandlerTest {
         HttpResponse<String> retry = post("/v1/stream", key, "application/json", "{}");
         assertThat(replayed(retry)).isTrue();
         assertThat(retry.body()).contains("response_not_stored");
+        assertThat(runs).hasValue(1);
+    }
+
+    @Test
+    void aStreamedBodyWhoseClientWentAwayIsWrittenToItsEndAndRecordedWithItsFullLength() throws Exception {
+        // the handler wrote past the limit and waits: the head and the body so far were sent
+        HttpResponse<String> retry = leaveThenRetry("/v1/outlived",
+                socket -> assertThat(socket.getInputStream().readNBytes(CHUNK)).hasSize(CHUNK));
+        assertThat(replayed(retry)).as(retry.body()).isTrue();
+        assertThat(retry.statusCode()).isEqualTo(200);
+        // as the servlet filter counts the writes of a departed client: the handler wrote all of it
+        assertThat(retry.body()).contains("response_not_stored").contains("its " + 8 * CHUNK + "-byte response body");
+        assertThat(bodyCancelled).as("the handler's body was not cancelled").isFalse();
         assertThat(runs).hasValue(1);
     }
 
