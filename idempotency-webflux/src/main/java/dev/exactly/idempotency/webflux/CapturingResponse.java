@@ -122,9 +122,13 @@ final class CapturingResponse extends ServerHttpResponseDecorator {
         bodyBytes = json.length;
     }
 
+    /**
+     * The status set, else 200, the status this response records then: as a server's response falls back on its
+     * default (Reactor Netty's is 200), and as a servlet container's and the servlet filter's capture report it.
+     */
     @Override
-    public @Nullable HttpStatusCode getStatusCode() {
-        return status;
+    public HttpStatusCode getStatusCode() {
+        return status != null ? status : HttpStatus.OK;
     }
 
     @Override
@@ -334,7 +338,6 @@ final class CapturingResponse extends ServerHttpResponseDecorator {
                 copy.put(name, List.copyOf(values));
             }
         });
-        int code = status == null ? HttpStatus.OK.value() : status.value();
-        return new Captured(code, copy, new LinkedMultiValueMap<>(cookies), body, bodyBytes);
+        return new Captured(getStatusCode().value(), copy, new LinkedMultiValueMap<>(cookies), body, bodyBytes);
     }
 }

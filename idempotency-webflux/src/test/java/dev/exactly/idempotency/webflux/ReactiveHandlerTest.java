@@ -122,6 +122,7 @@ class ReactiveHandlerTest {
                             exchange.getResponse().getHeaders().setETag("\"run-" + run + "\"")));
                     yield exchange.getResponse().writeWith(Flux.range(0, 3).map(i -> chunk(exchange))); // past the limit
                 }
+                case "/v1/status" -> write(exchange, null, "status " + exchange.getResponse().getStatusCode());
                 case "/v1/raw" -> {
                     exchange.getResponse().setRawStatusCode(402);
                     yield write(exchange, null, "declined, run " + run);
@@ -309,6 +310,16 @@ class ReactiveHandlerTest {
         HttpResponse<String> first = firstOfTwo("/v1/raw", "application/json", "{}");
         assertThat(first.statusCode()).isEqualTo(402);
         assertThat(first.body()).isEqualTo("declined, run 1");
+    }
+
+    @Test
+    void aHandlerThatSetNoStatusReadsTheServersDefaultAsItWouldUnguarded() throws Exception {
+        HttpResponse<String> unguarded = CLIENT.send(HttpRequest.newBuilder(
+                URI.create("http://127.0.0.1:" + server.port() + "/v1/status")).build(), HttpResponse.BodyHandlers.ofString());
+        HttpResponse<String> guarded = post("/v1/status", "k-" + UUID.randomUUID(), "application/json", "{}");
+        assertThat(unguarded.body()).isEqualTo("status 200 OK");
+        assertThat(guarded.statusCode()).isEqualTo(200);
+        assertThat(guarded.body()).as("what the capture reports is what it records").isEqualTo(unguarded.body());
     }
 
     @Test
