@@ -7,11 +7,19 @@ import dev.exactly.idempotency.memory.InMemoryIdempotencyStore;
 import dev.exactly.idempotency.servlet.Call;
 import dev.exactly.idempotency.servlet.IdempotentRoute;
 import dev.exactly.idempotency.servlet.KeepAliveConnection;
+import java.io.BufferedReader;
+import java.io.InputStream;
+import java.io.InputStreamReader;
 import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -25,6 +33,7 @@ import org.springframework.http.CacheControl;
 import org.springframework.http.MediaType;
 import org.springframework.http.ResponseCookie;
 import org.springframework.http.ResponseEntity;
+import org.springframework.http.codec.ServerSentEvent;
 import org.springframework.http.server.reactive.ReactorHttpHandlerAdapter;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.PathVariable;
@@ -34,7 +43,9 @@ import org.springframework.web.bind.annotation.RestController;
 import org.springframework.web.reactive.config.EnableWebFlux;
 import org.springframework.web.server.ServerWebExchange;
 import org.springframework.web.server.adapter.WebHttpHandlerBuilder;
+import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Schedulers;
 import reactor.netty.DisposableServer;
 import reactor.netty.http.server.HttpServer;
 
@@ -45,7 +56,10 @@ import reactor.netty.http.server.HttpServer;
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class AnnotatedControllerTest {
+    private static final HttpClient CLIENT = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
     private static final AtomicInteger RUNS = new AtomicInteger();
+    private static final int STORED = 4096;
+    private static volatile CountDownLatch release = new CountDownLatch(1);
 
     private AnnotationConfigApplicationContext context;
     private DisposableServer server;
@@ -61,6 +75,7 @@ class AnnotatedControllerTest {
                     .route(IdempotentRoute.builder("PUT", "/v1/items/{id}").build())
                     .route(IdempotentRoute.builder("GET", "/v1/items/{id}").build())
                     .tenantResolver(ReactiveTenantResolver.single("acme"))
+                    .maxStoredResponseBytes(STORED)
                     .build();
         }
 
@@ -89,6 +104,19 @@ class AnnotatedControllerTest {
             exchange.getResponse().addCookie(ResponseCookie.from("visit", Integer.toString(run)).build());
             exchange.getResponse().getHeaders().setLocation(URI.create("/v1/visits/" + run));
             return exchange.getResponse().setComplete();
+        }
+
+        @PostMapping(path = "/v1/events", produces = MediaType.TEXT_EVENT_STREAM_VALUE)
+        Flux<ServerSentEvent<String>> events() {
+            int run = RUNS.incrementAndGet();
+            CountDownLatch held = release;
+            // each event is written and flushed on its own (writeAndFlushWith); the first 30 pass the storage limit
+            return Flux.concat(Flux.range(0, 30),
+                            Mono.fromCallable(() -> held.await(30, TimeUnit.SECONDS)).subscribeOn(Schedulers.boundedElastic())
+                                    .filter(Boolean::booleanValue).switchIfEmpty(Mono.error(new IllegalStateException("never released")))
+                                    .then(Mono.<Integer>empty()),
+                            Flux.range(30, 10))
+                    .map(i -> ServerSentEvent.builder("x".repeat(200)).id(run + "-" + i).build());
         }
 
         @PostMapping("/v1/unchanged")
@@ -176,6 +204,37 @@ class AnnotatedControllerTest {
         }
         assertThat(answers.get(0).headers().get("set-cookie")).isEqualTo("visit=1");
         assertThat(answers.get(1).headers()).doesNotContainKey("set-cookie");
+        assertThat(RUNS).hasValue(1);
+    }
+
+    @Test
+    void serverSentEventsPastTheStorageLimitReachTheClientWhileTheHandlerRunsAndAreNeverRunAgain() throws Exception {
+        release = new CountDownLatch(1);
+        String key = newKey();
+        HttpResponse<InputStream> response = CLIENT.send(HttpRequest.newBuilder(endpoint.uri("/v1/events"))
+                .header("Idempotency-Key", key).header("Content-Type", "application/json")
+                .POST(HttpRequest.BodyPublishers.ofString("{}")).build(), HttpResponse.BodyHandlers.ofInputStream());
+        List<String> ids = new ArrayList<>();
+        try (BufferedReader events = new BufferedReader(new InputStreamReader(response.body(), StandardCharsets.UTF_8))) {
+            assertThat(response.statusCode()).isEqualTo(200);
+            assertThat(response.headers().firstValue("Content-Type")).hasValueSatisfying(t -> assertThat(t).startsWith("text/event-stream"));
+            assertThat(response.headers().firstValue("Idempotency-Expires")).isPresent();
+            for (String line = events.readLine(); line != null; line = events.readLine()) {
+                if (line.startsWith("id:")) {
+                    ids.add(line.substring(3));
+                }
+                if (ids.size() == 30) {
+                    release.countDown(); // the first 30 arrived while the handler waited: flushed as written
+                }
+            }
+        } finally {
+            release.countDown();
+        }
+        assertThat(ids).hasSize(40).startsWith("1-0").endsWith("1-39");
+        HttpResponse<byte[]> retry = Call.post(endpoint, "/v1/events").key(key).json("{}").send();
+        assertThat(retry.statusCode()).isEqualTo(200);
+        assertThat(retry.headers().firstValue("Idempotent-Replayed")).hasValue("true");
+        assertThat(Call.text(retry)).contains("response_not_stored");
         assertThat(RUNS).hasValue(1);
     }
 
