@@ -7,8 +7,8 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.function.Function;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Function;
 import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 import org.reactivestreams.Publisher;
@@ -307,7 +307,7 @@ final class CapturingResponse extends ServerHttpResponseDecorator {
             });
         }
 
-        /** When the body has ended; a body the server never asked for (its write failed at once) is taken here. */
+        /** When the body has ended; a body the server's write never subscribed to (it ended at once) is taken here. */
         Mono<Void> ended() {
             if (subscribed.compareAndSet(false, true)) {
                 return body.doOnNext(DataBufferUtils::release).then();
