@@ -159,6 +159,12 @@ class WebhookApiTest extends DefaultServiceTest {
         assertThat(nested.json().get("errors").get(0).get("field").stringValue()).isEqualTo("x.k");
         assertThat(nested.json().get("errors").get(0).get("message").stringValue())
                 .isEqualTo("x.k is given more than once: send each member once");
+        String longName = "n".repeat(5_000);
+        Answer longDuplicate = createEndpoint(ACME, "{\"url\":\"https://example.com/\",\"" + longName + "\":1,\""
+                + longName + "\":2}");
+        assertThat(longDuplicate.json().get("errors").get(0).get("field").stringValue()).isEqualTo(longName);
+        assertThat(longDuplicate.json().get("errors").get(0).get("message").stringValue())
+                .isEqualTo("n".repeat(40) + "... is given more than once: send each member once");
         Answer form = send(HttpRequest.newBuilder(uri("/v1/webhook-endpoints")).timeout(Duration.ofSeconds(60))
                 .header("Authorization", "Bearer " + ACME).header("Content-Type", "text/plain")
                 .POST(HttpRequest.BodyPublishers.ofString("url=x")).build());

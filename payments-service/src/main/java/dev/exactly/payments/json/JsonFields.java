@@ -36,7 +36,8 @@ public final class JsonFields {
             JsonFields fields = new JsonFields(null);
             String duplicated = duplicatedMember(e);
             if (duplicated != null) {
-                fields.error(duplicated, "parameter_duplicated", duplicated + " is given more than once: send each member once");
+                fields.error(duplicated, "parameter_duplicated",
+                        truncate(duplicated) + " is given more than once: send each member once");
             } else if (e instanceof tools.jackson.core.exc.StreamConstraintsException) {
                 fields.error("", "invalid_json", "the request body nests deeper than " + Json.MAX_DEPTH + " levels");
             } else {
