@@ -43,6 +43,18 @@ public final class HttpProtocol {
     public static final Duration DEFAULT_STORE_UNAVAILABLE_RETRY_AFTER = Duration.ofSeconds(2);
     /** Default {@code WWW-Authenticate} challenge of a 401. */
     public static final String DEFAULT_CHALLENGE = "Bearer";
+
+    /*
+     * The attributes a handler reads or sets, one name for both web stacks (the servlet filter's request
+     * attributes are the WebFlux filter's exchange attributes), so that code that reads the lease or marks a
+     * response works under either filter. Literals: the WebFlux filter loads them without the Servlet API.
+     */
+    /** The running lease, while the handler runs. */
+    public static final String LEASE_ATTRIBUTE = "dev.exactly.idempotency.servlet.IdempotencyFilter.LEASE";
+    /** Set (to any value) by a handler: its response is not recorded and the key released. */
+    public static final String DO_NOT_RECORD_ATTRIBUTE = "dev.exactly.idempotency.servlet.IdempotencyFilter.DO_NOT_RECORD";
+    /** {@code Boolean.TRUE} on a request the handler gets without the guard (the store was unavailable). */
+    public static final String UNGUARDED_ATTRIBUTE = "dev.exactly.idempotency.servlet.IdempotencyFilter.UNGUARDED";
     /** {@code Retry-After} of a lost lease: the client retries with the same key, soon. */
     public static final Duration LEASE_LOST_RETRY_AFTER = Duration.ofSeconds(1);
 

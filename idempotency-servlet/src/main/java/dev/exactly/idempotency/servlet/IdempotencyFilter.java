@@ -130,18 +130,18 @@ public final class IdempotencyFilter implements Filter {
      * A request attribute: when a handler sets it (to any value), its response is not recorded and the
      * key is released, so that the client may retry with the same key.
      */
-    public static final String DO_NOT_RECORD = IdempotencyFilter.class.getName() + ".DO_NOT_RECORD";
+    public static final String DO_NOT_RECORD = HttpProtocol.DO_NOT_RECORD_ATTRIBUTE;
     /**
      * A request attribute holding the running {@link Lease} while the handler runs: an attribute of the
      * request the handler (and every filter after this one) is given, not of the container's request.
      */
-    public static final String LEASE = IdempotencyFilter.class.getName() + ".LEASE";
+    public static final String LEASE = HttpProtocol.LEASE_ATTRIBUTE;
     /**
      * A request attribute ({@code Boolean.TRUE}) of a request on a guarded route that the handler gets
      * without the guard: the store was unavailable and the filter passes requests through
      * ({@link StoreUnavailablePolicy#PASS_THROUGH}).
      */
-    public static final String UNGUARDED = IdempotencyFilter.class.getName() + ".UNGUARDED";
+    public static final String UNGUARDED = HttpProtocol.UNGUARDED_ATTRIBUTE;
     /** Default limit of a stored (replayable) response body: 1 MiB. */
     public static final int DEFAULT_MAX_STORED_RESPONSE_BYTES = HttpProtocol.DEFAULT_MAX_STORED_RESPONSE_BYTES;
     /** Default {@code Retry-After} of a 503 for an unavailable store: 2 seconds. */

@@ -70,16 +70,24 @@ import reactor.core.scheduler.Schedulers;
  * immutable and thread-safe.
  */
 public final class IdempotencyWebFilter implements WebFilter, Ordered {
-    /** An exchange attribute holding the running {@link Lease} while the handler runs. */
-    public static final String LEASE = IdempotencyWebFilter.class.getName() + ".LEASE";
-    /** An exchange attribute: set (to any value) by a handler, its response is not recorded and the key released. */
-    public static final String DO_NOT_RECORD = IdempotencyWebFilter.class.getName() + ".DO_NOT_RECORD";
+    /*
+     * The exchange attributes have the names of the servlet filter's request attributes (HttpProtocol), so that
+     * code that reads the lease or marks a response (a shared helper, a handler moved from one stack to the
+     * other) works under either filter.
+     */
+    /** An exchange attribute holding the running {@link Lease} while the handler runs ({@link IdempotencyFilter#LEASE}). */
+    public static final String LEASE = HttpProtocol.LEASE_ATTRIBUTE;
+    /**
+     * An exchange attribute: set (to any value) by a handler, its response is not recorded and the key released
+     * ({@link IdempotencyFilter#DO_NOT_RECORD}).
+     */
+    public static final String DO_NOT_RECORD = HttpProtocol.DO_NOT_RECORD_ATTRIBUTE;
     /**
      * An exchange attribute ({@code Boolean.TRUE}) of a request on a guarded route that the handler gets
      * without the guard: the store was unavailable and the filter passes requests through
-     * ({@link StoreUnavailablePolicy#PASS_THROUGH}).
+     * ({@link StoreUnavailablePolicy#PASS_THROUGH}; {@link IdempotencyFilter#UNGUARDED}).
      */
-    public static final String UNGUARDED = IdempotencyWebFilter.class.getName() + ".UNGUARDED";
+    public static final String UNGUARDED = HttpProtocol.UNGUARDED_ATTRIBUTE;
     /** The default order: after Spring Security's WebFilter (-100), so that the principal is known. */
     public static final int DEFAULT_ORDER = 0;
 

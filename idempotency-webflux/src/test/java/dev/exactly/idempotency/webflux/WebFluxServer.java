@@ -3,6 +3,7 @@ package dev.exactly.idempotency.webflux;
 import dev.exactly.idempotency.IdempotencyEngine;
 import dev.exactly.idempotency.Lease;
 import dev.exactly.idempotency.servlet.HttpContract;
+import dev.exactly.idempotency.servlet.HttpProtocol;
 import java.net.URI;
 import java.security.Principal;
 import java.util.LinkedHashMap;
@@ -87,8 +88,9 @@ final class WebFluxServer implements HttpContract.Server {
                     try {
                         return handler.handle(new HttpContract.Received(exchange.getRequest().getMethod().name(),
                                 exchange.getRequest().getPath().value(), headers, body,
-                                (Lease) exchange.getAttribute(IdempotencyWebFilter.LEASE),
-                                exchange.getAttribute(IdempotencyWebFilter.UNGUARDED) != null));
+                                // the attribute names both filters use
+                                (Lease) exchange.getAttribute(HttpProtocol.LEASE_ATTRIBUTE),
+                                exchange.getAttribute(HttpProtocol.UNGUARDED_ATTRIBUTE) != null));
                     } catch (RuntimeException e) {
                         throw e;
                     } catch (Exception e) {
@@ -97,7 +99,7 @@ final class WebFluxServer implements HttpContract.Server {
                 })
                 .flatMap(reply -> {
                     if (reply.doNotRecord()) {
-                        exchange.getAttributes().put(IdempotencyWebFilter.DO_NOT_RECORD, Boolean.TRUE);
+                        exchange.getAttributes().put(HttpProtocol.DO_NOT_RECORD_ATTRIBUTE, Boolean.TRUE);
                     }
                     exchange.getResponse().setStatusCode(HttpStatusCode.valueOf(reply.status()));
                     reply.headers().forEach(h -> exchange.getResponse().getHeaders().add(h.getKey(), h.getValue()));
