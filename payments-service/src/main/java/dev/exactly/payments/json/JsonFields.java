@@ -32,6 +32,12 @@ public final class JsonFields {
         JsonNode node;
         try {
             node = Json.read(body);
+        } catch (Json.NotUtf8 e) {
+            JsonFields fields = new JsonFields(null);
+            fields.error("", "invalid_json", e.wideEncoding()
+                    ? "the request body must be UTF-8: it looks like UTF-16 or UTF-32"
+                    : "the request body is not valid UTF-8 (byte " + (e.offset() + 1) + ")");
+            return fields;
         } catch (JacksonException e) {
             JsonFields fields = new JsonFields(null);
             String duplicated = duplicatedMember(e);
