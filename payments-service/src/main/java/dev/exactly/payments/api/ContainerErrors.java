@@ -23,7 +23,9 @@ import org.apache.catalina.core.StandardHost;
 import org.apache.catalina.valves.ErrorReportValve;
 import org.apache.coyote.ActionCode;
 import org.apache.coyote.Adapter;
+import org.apache.coyote.ContinueResponseTiming;
 import org.apache.coyote.ProtocolHandler;
+import org.apache.coyote.http11.AbstractHttp11Protocol;
 import org.apache.tomcat.util.net.SocketEvent;
 import org.springframework.boot.tomcat.servlet.TomcatServletWebServerFactory;
 import org.springframework.boot.web.server.WebServerFactoryCustomizer;
@@ -49,6 +51,10 @@ import org.springframework.web.util.ServletRequestPathUtils;
  *       {@code ;} path parameters): {@link #requestPathGuard()} parses the path first, and a path that
  *       cannot be parsed is a 400 {@code malformed-request} before any other filter runs.</li>
  * </ul>
+ * A request that asks {@code Expect: 100-continue} is told to continue only when a handler reads its body
+ * (Tomcat's {@code continueResponseTiming="onRead"}, {@code ON_REQUEST_BODY_READ}), not as soon as its headers are parsed: a request refused
+ * on its headers (no key, a body over the limit, an unsupported media type) gets its answer without having
+ * been invited to send a body nobody reads.
  */
 @Configuration(proxyBeanMethods = false)
 public class ContainerErrors {
@@ -62,6 +68,11 @@ public class ContainerErrors {
                     handler.setAdapter(new AsteriskRequests(handler.getAdapter()));
                 }
             }));
+            factory.addConnectorCustomizers(connector -> {
+                if (connector.getProtocolHandler() instanceof AbstractHttp11Protocol<?> http11) {
+                    http11.setContinueResponseTiming(ContinueResponseTiming.ON_REQUEST_BODY_READ.toString());
+                }
+            });
             factory.addContextCustomizers(context -> {
             if (context.getParent() instanceof StandardHost host) {
                 host.setErrorReportValveClass(ProblemErrorReportValve.class.getName());
