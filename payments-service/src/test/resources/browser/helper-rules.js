@@ -160,6 +160,19 @@ const done = arguments[arguments.length - 1];
     out.deadline = { result: await outcome(t.c.submit('deadline', charge)), calls: t.calls.length, delays: t.delays };
   }
 
+  // 6b. a pause that leaves the next attempt less than a tenth of a whole attempt (here 950 ms) ends the loop;
+  //     one that leaves it that much is taken
+  {
+    const retry = { deadlineMs: 9500, attemptTimeoutMs: 9500 };
+    const tooLate = client([{ status: 503, headers: { 'Retry-After': '9' } }, created], { retry });
+    const inTime = client([{ status: 503, headers: { 'Retry-After': '8' } }, created], { retry });
+    out.shortest = {
+      tooLate: { result: await outcome(tooLate.c.submit('late', charge)), calls: tooLate.calls.length },
+      inTime: { result: await outcome(inTime.c.submit('in-time', charge)), calls: inTime.calls.length },
+      shortest: m.shortestRetry(retry),
+    };
+  }
+
   // 7. a second submit while the first is in flight joins it
   {
     let release;

@@ -15,7 +15,9 @@
 // - Retried: network errors and per-attempt timeouts, 409 (in flight), 429, 502, 503, 504. The pause is
 //   Retry-After (seconds or an HTTP date) when the answer has one, else exponential backoff with full
 //   jitter: random in [0, min(maxDelayMs, baseDelayMs * 2^(n-1))] after the n-th failed attempt.
-//   maxAttempts and deadlineMs both bound the loop; when either runs out the intent stays pending and
+//   maxAttempts and deadlineMs both bound the loop (a pause must leave the attempt after it a tenth of a
+//   whole attempt, min(attemptTimeoutMs, deadlineMs) / 10, before the deadline: one cut shorter is bound
+//   to time out); when either runs out the intent stays pending and
 //   OutcomeUnknownError is thrown: retry later with the same key (resume), never with a new one.
 // - Final: every other answer (2xx, 402 declined, other 4xx, other 5xx) is returned as a result; the
 //   intent is finished but its key is kept for keepFinishedMs, so submitting the same intent again is
@@ -86,6 +88,15 @@ export class IntentExpiredError extends ExactlyError {}
 /** Whether an answer with this status is retried with the same key. */
 export function isRetryable(status) {
   return RETRYABLE_STATUSES.includes(status);
+}
+
+/**
+ * The least time a retry must have before the deadline once its pause is over: a tenth of a whole attempt
+ * (the smaller of attemptTimeoutMs and deadlineMs), at least 1 ms, as the Java client's
+ * RetrySequence.shortestRetry(). An attempt cut shorter is bound to time out.
+ */
+export function shortestRetry(retry = DEFAULT_RETRY) {
+  return Math.max(1, Math.min(retry.attemptTimeoutMs, retry.deadlineMs) / 10);
 }
 
 /**
@@ -378,7 +389,7 @@ export class ExactlyClient {
         wait = backoffDelay(attempts, this.retry, this.random);
         failure = { status: 0, network: true, message: String(failure && failure.message || failure) };
       }
-      if (attempts >= this.retry.maxAttempts || this.now() + wait >= deadline) {
+      if (attempts >= this.retry.maxAttempts || this.now() + wait + shortestRetry(this.retry) > deadline) {
         this.emit({ type: 'give-up', intentId, key, attempts, totalAttempts, last: failure });
         throw new OutcomeUnknownError(
           `no final answer after ${attempts} attempt(s); the intent stays pending: retry later with the same key`,

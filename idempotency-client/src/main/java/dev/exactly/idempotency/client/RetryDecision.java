@@ -41,9 +41,9 @@ public sealed interface RetryDecision {
     enum GiveUpReason {
         /** Every attempt was used. */
         ATTEMPTS,
-        /** The next pause or attempt would end past the deadline. */
+        /** The next pause would end past the deadline, or leave the attempt after it too little of it. */
         DEADLINE,
-        /** The server asked to come back ({@code Retry-After}) later than the deadline allows. */
+        /** The server asked to come back ({@code Retry-After}) later than the deadline allows an attempt. */
         RETRY_AFTER_BEYOND_DEADLINE
     }
 }

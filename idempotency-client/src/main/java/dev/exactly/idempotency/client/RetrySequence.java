@@ -26,7 +26,10 @@ import org.jspecify.annotations.Nullable;
  *       deadline; a {@code Retry-After} that ends past the deadline ends the sequence (the server said
  *       "not before then"). Otherwise the {@link Backoff} draws a pause with full jitter.</li>
  *   <li>The sequence ends after {@link RetryPolicy#maxAttempts()} attempts, or when the pause would end
- *       at or past the deadline. {@link #attemptTimeout()} cuts each attempt to what is left.</li>
+ *       at or past the deadline, or would leave the next attempt less than {@link #shortestRetry()} (a
+ *       tenth of a whole attempt) before it: an attempt cut that short is bound to time out, and it would
+ *       deliver the request once more for nothing. {@link #attemptTimeout()} cuts each attempt to what is
+ *       left.</li>
  * </ul>
  */
 public final class RetrySequence {
@@ -148,24 +151,40 @@ public final class RetrySequence {
         return false;
     }
 
+    /**
+     * The least time a retry must have before the deadline once its pause is over: a tenth of a whole
+     * attempt (the smaller of the attempt timeout and the deadline), at least 1 ms. Without it an attempt
+     * that timed out a little early (a socket's timer rounds to the millisecond) was followed, after a pause
+     * drawn near zero, by one of a millisecond or less: sent, certain to time out.
+     */
+    public Duration shortestRetry() {
+        Duration whole = policy.attemptTimeout().compareTo(policy.deadline()) < 0 ? policy.attemptTimeout() : policy.deadline();
+        Duration tenth = whole.dividedBy(10);
+        return tenth.toMillis() < 1 ? Duration.ofMillis(1) : tenth;
+    }
+
     private RetryDecision next(String what, @Nullable Duration retryAfter) {
         if (attempts >= policy.maxAttempts()) {
             return new RetryDecision.GiveUp(RetryDecision.GiveUpReason.ATTEMPTS,
                     "no final answer after " + attempts + " attempt" + (attempts == 1 ? "" : "s") + "; last: " + what);
         }
         Instant now = clock.instant();
+        Duration shortest = shortestRetry();
         if (retryAfter != null) {
-            if (!now.plus(retryAfter).isBefore(deadline)) {
+            if (now.plus(retryAfter).plus(shortest).isAfter(deadline)) {
                 return new RetryDecision.GiveUp(RetryDecision.GiveUpReason.RETRY_AFTER_BEYOND_DEADLINE,
-                        what + " asked to retry after " + retryAfter.toMillis() + " ms, past the deadline ("
-                                + Duration.between(now, deadline).toMillis() + " ms left) after " + attempts + " attempts");
+                        what + " asked to retry after " + retryAfter.toMillis() + " ms, too close to the deadline ("
+                                + Duration.between(now, deadline).toMillis() + " ms left, an attempt takes at least "
+                                + shortest.toMillis() + " ms) after " + attempts + " attempts");
             }
             return new RetryDecision.Retry(retryAfter, true);
         }
         Duration delay = backoff.delay(attempts, random);
-        if (!now.plus(delay).isBefore(deadline)) {
+        if (now.plus(delay).plus(shortest).isAfter(deadline)) {
             return new RetryDecision.GiveUp(RetryDecision.GiveUpReason.DEADLINE,
-                    "deadline of " + policy.deadline().toMillis() + " ms reached after " + attempts + " attempts; last: " + what);
+                    "deadline of " + policy.deadline().toMillis() + " ms reached after " + attempts + " attempts ("
+                            + Duration.between(now, deadline).toMillis() + " ms left, an attempt takes at least "
+                            + shortest.toMillis() + " ms); last: " + what);
         }
         return new RetryDecision.Retry(delay, false);
     }

@@ -108,6 +108,14 @@ class ExactlyClientRulesTest extends DemoPageTest {
         assertThat(deadline.get("calls").intValue()).as("a Retry-After past the deadline ends the loop").isEqualTo(1);
         assertThat(deadline.get("delays").size()).isZero();
 
+        JsonNode shortest = out.get("shortest");
+        assertThat(shortest.get("shortest").doubleValue()).isEqualTo(950.0);
+        assertThat(shortest.get("tooLate").get("result").get("error").stringValue()).isEqualTo("OutcomeUnknownError");
+        assertThat(shortest.get("tooLate").get("calls").intValue())
+                .as("a pause leaving the attempt after it less than a tenth of a whole one ends the loop").isEqualTo(1);
+        assertThat(shortest.get("inTime").get("result").get("status").intValue()).isEqualTo(201);
+        assertThat(shortest.get("inTime").get("calls").intValue()).isEqualTo(2);
+
         JsonNode join = out.get("join");
         assertThat(join.get("calls").size()).as("two submits, one request").isEqualTo(1);
         assertThat(join.get("inFlight").booleanValue()).isTrue();
