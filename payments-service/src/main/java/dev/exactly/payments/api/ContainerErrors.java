@@ -52,9 +52,9 @@ import org.springframework.web.util.ServletRequestPathUtils;
  *       cannot be parsed is a 400 {@code malformed-request} before any other filter runs.</li>
  * </ul>
  * A request that asks {@code Expect: 100-continue} is told to continue only when a handler reads its body
- * (Tomcat's {@code continueResponseTiming="onRead"}, {@code ON_REQUEST_BODY_READ}), not as soon as its headers are parsed: a request refused
- * on its headers (no key, a body over the limit, an unsupported media type) gets its answer without having
- * been invited to send a body nobody reads.
+ * (Tomcat's {@code continueResponseTiming="onRead"}, {@code ON_REQUEST_BODY_READ}), not as soon as its
+ * headers are parsed: a request refused on its headers (no key, a body over the limit, an unsupported media
+ * type) gets its answer without having been invited to send a body nobody reads.
  */
 @Configuration(proxyBeanMethods = false)
 public class ContainerErrors {
