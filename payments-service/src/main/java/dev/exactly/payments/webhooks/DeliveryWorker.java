@@ -3,16 +3,13 @@ package dev.exactly.payments.webhooks;
 import dev.exactly.payments.db.Jdbc;
 import dev.exactly.payments.tasks.Periodic;
 import java.io.IOException;
-import java.io.InputStream;
 import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.InstantSource;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -26,6 +23,7 @@ import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.random.RandomGenerator;
+import javax.net.ssl.SSLSocketFactory;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -51,6 +49,10 @@ import org.springframework.context.SmartLifecycle;
  * sending a batch and waiting for its slowest attempt. So a tenant's flood of events, or an endpoint that
  * answers only at the request timeout, takes at most {@code perEndpoint} of the worker's attempts, and every
  * other endpoint's deliveries go out meanwhile; oldest first across endpoints.
+ *
+ * <p>An attempt resolves its endpoint's host once and connects to the addresses it judged
+ * ({@link Destinations#resolve}, {@link WebhookPost}): a DNS answer that changes in between cannot send it
+ * into the service's network.
  *
  * <p>Headers of every delivery: {@code Content-Type: application/json}, {@code Exactly-Event-Id},
  * {@code Exactly-Event-Type}, {@code Exactly-Delivery-Attempt} (1, 2, …) and {@code Exactly-Signature}
@@ -151,7 +153,7 @@ public final class DeliveryWorker implements SmartLifecycle {
     private final Settings settings;
     private final InstantSource clock;
     private final RandomGenerator random;
-    private final HttpClient http;
+    private final Network network;
     private final AtomicLong attempts = new AtomicLong();
     private final AtomicLong claims = new AtomicLong();
     /** Attempts the scheduled worker may still start: {@code parallelism} less those under way. */
@@ -162,16 +164,29 @@ public final class DeliveryWorker implements SmartLifecycle {
     private @Nullable ExecutorService senders;
 
     public DeliveryWorker(Jdbc jdbc, Settings settings, InstantSource clock, RandomGenerator random) {
+        this(jdbc, settings, clock, random, Network.system());
+    }
+
+    /** @param network how attempts reach endpoints */
+    public DeliveryWorker(Jdbc jdbc, Settings settings, InstantSource clock, RandomGenerator random, Network network) {
         this.jdbc = jdbc;
+        this.network = network;
         this.settings = settings;
         this.clock = clock;
         this.random = random;
         this.slots = new Semaphore(settings.parallelism());
-        this.http = HttpClient.newBuilder()
-                .version(HttpClient.Version.HTTP_1_1)
-                .connectTimeout(settings.connectTimeout())
-                .followRedirects(HttpClient.Redirect.NEVER)
-                .build();
+    }
+
+    /**
+     * How attempts reach endpoints: each attempt's host is resolved once with {@code resolver} and the
+     * attempt connects to the addresses it gave ({@link Destinations#resolve}); {@code tls} opens https
+     * connections (its trust store decides which certificates are accepted).
+     */
+    public record Network(Destinations.Resolver resolver, SSLSocketFactory tls) {
+        /** The system's resolver and the JVM's default TLS (its default trust store). */
+        public static Network system() {
+            return new Network(Destinations.Resolver.SYSTEM, (SSLSocketFactory) SSLSocketFactory.getDefault());
+        }
     }
 
     /**
@@ -307,34 +322,33 @@ public final class DeliveryWorker implements SmartLifecycle {
         String detail = null;
         try {
             URI uri = URI.create(delivery.url());
-            String refused = settings.allowPrivateNetworks() ? null : Destinations.refusal(uri.getHost()).orElse(null);
-            if (refused != null) {
-                error = Destinations.DOES_NOT_RESOLVE_MARK.equals(refused)
-                        ? "refused: the URL's host does not resolve"
-                        : "refused: the URL's host is not a public address";
-                detail = Destinations.detail(uri.getHost(), refused);
-            } else {
-                HttpRequest request = HttpRequest.newBuilder(uri)
-                        .timeout(settings.requestTimeout())
-                        .header("Content-Type", "application/json")
-                        .header("User-Agent", USER_AGENT)
-                        .header(EVENT_ID_HEADER, delivery.eventId())
-                        .header(EVENT_TYPE_HEADER, delivery.type())
-                        .header(ATTEMPT_HEADER, Integer.toString(delivery.attempt()))
-                        .header(WebhookSignature.HEADER, WebhookSignature.header(delivery.secret(), clock.instant(), body))
-                        .POST(HttpRequest.BodyPublishers.ofByteArray(body))
-                        .build();
-                // the status is all that counts: the body is never read (an endless one cannot hold the worker)
-                HttpResponse<InputStream> response = http.send(request, HttpResponse.BodyHandlers.ofInputStream());
-                response.body().close();
-                status = response.statusCode();
-                error = "HTTP " + status;
+            switch (Destinations.resolve(uri.getHost(), network.resolver(), settings.allowPrivateNetworks())) {
+                case Destinations.Resolution.Refused refused -> {
+                    error = Destinations.DOES_NOT_RESOLVE_MARK.equals(refused.refusal())
+                            ? "refused: the URL's host does not resolve"
+                            : "refused: the URL's host is not a public address";
+                    detail = Destinations.detail(uri.getHost(), refused.refusal());
+                }
+                case Destinations.Resolution.Allowed allowed -> {
+                    Map<String, String> headers = new LinkedHashMap<>();
+                    headers.put("Content-Type", "application/json");
+                    headers.put("User-Agent", USER_AGENT);
+                    headers.put(EVENT_ID_HEADER, delivery.eventId());
+                    headers.put(EVENT_TYPE_HEADER, delivery.type());
+                    headers.put(ATTEMPT_HEADER, Integer.toString(delivery.attempt()));
+                    headers.put(WebhookSignature.HEADER, WebhookSignature.header(delivery.secret(), clock.instant(), body));
+                    // to the addresses just judged, never to what the name resolves to by then; the status is all
+                    // that counts: the body is never read (an endless one cannot hold the worker)
+                    status = WebhookPost.send(uri, allowed.addresses(), headers, body, settings.connectTimeout(),
+                            settings.requestTimeout(), network.tls());
+                    error = "HTTP " + status;
+                }
             }
-        } catch (InterruptedException e) {
-            // stopping: the claim's lease ends and another worker sends it again
-            Thread.currentThread().interrupt();
-            return;
         } catch (IOException | RuntimeException e) {
+            if (Thread.currentThread().isInterrupted()) {
+                // stopping (an interrupt closes the socket): the claim's lease ends and another worker sends it again
+                return;
+            }
             error = failure(e);
             detail = e.getClass().getSimpleName() + (e.getMessage() == null ? "" : ": " + e.getMessage());
         }
@@ -380,10 +394,10 @@ public final class DeliveryWorker implements SmartLifecycle {
      * service's network port by port.
      */
     private String failure(Exception e) {
-        if (e instanceof java.net.http.HttpConnectTimeoutException) {
+        if (e instanceof WebhookPost.ConnectTimeout) {
             return "the connection timed out";
         }
-        if (e instanceof java.net.http.HttpTimeoutException) {
+        if (e instanceof WebhookPost.AnswerTimeout) {
             return "no answer within " + settings.requestTimeout().toSeconds() + " s";
         }
         if (e instanceof javax.net.ssl.SSLException) {

@@ -4,6 +4,7 @@ import java.net.Inet4Address;
 import java.net.Inet6Address;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
+import java.util.List;
 import java.util.Optional;
 import org.jspecify.annotations.Nullable;
 
@@ -14,13 +15,37 @@ import org.jspecify.annotations.Nullable;
  * link-local (cloud metadata services live at 169.254.169.254), private (10/8, 172.16/12, 192.168/16,
  * fc00::/7), shared (100.64/10), {@code 0.0.0.0/8}, benchmarking (198.18/15), 192.0.0/24, reserved (240/4,
  * the broadcast address), discard-only (100::/64), multicast, or an IPv6 address carrying any of those IPv4
- * ones (IPv4-compatible, NAT64, 6to4). The check runs before each attempt, on
- * every address the name resolves to; the HTTP client resolves the name again, so a DNS answer that changes
- * between the two (rebinding) is not caught here: put an egress proxy in front of the service where that
- * matters.
+ * ones (IPv4-compatible, NAT64, 6to4). The check runs before each attempt, on every address the name
+ * resolves to, and the attempt connects to those very addresses ({@link #resolve}, then {@link WebhookPost}):
+ * the name is resolved once per attempt, so a DNS answer that changes between the check and the connection
+ * (rebinding) cannot steer the delivery elsewhere.
  */
 public final class Destinations {
     private Destinations() {}
+
+    /** Resolves a host name to its addresses: the system's resolver in the service, another in tests. */
+    @FunctionalInterface
+    public interface Resolver {
+        Resolver SYSTEM = InetAddress::getAllByName;
+
+        InetAddress[] resolve(String host) throws UnknownHostException;
+    }
+
+    /** Where an attempt may go: the addresses its host resolved to, or why it may not go anywhere. */
+    public sealed interface Resolution {
+        /** Every address the host resolved to, each public (or private networks are allowed). */
+        record Allowed(List<InetAddress> addresses) implements Resolution {
+            public Allowed {
+                addresses = List.copyOf(addresses);
+                if (addresses.isEmpty()) {
+                    throw new IllegalArgumentException("no address");
+                }
+            }
+        }
+
+        /** Refused: {@value #DOES_NOT_RESOLVE_MARK}, or the first address that is not public and its kind. */
+        record Refused(String refusal) implements Resolution {}
+    }
 
     /** What {@link #refusal} says of a host that does not resolve. */
     public static final String DOES_NOT_RESOLVE_MARK = "does not resolve";
@@ -31,23 +56,40 @@ public final class Destinations {
      * For the operator ({@link #detail}); a tenant is told less.
      */
     public static Optional<String> refusal(@Nullable String host) {
+        return switch (resolve(host, Resolver.SYSTEM, false)) {
+            case Resolution.Allowed allowed -> Optional.empty();
+            case Resolution.Refused refused -> Optional.of(refused.refusal());
+        };
+    }
+
+    /**
+     * Resolves {@code host} once with {@code resolver} and judges every address it gave: an attempt connects to
+     * the addresses of an {@link Resolution.Allowed}, never resolving the name again. With
+     * {@code allowPrivateNetworks} any address is allowed; a host that does not resolve is refused either way.
+     */
+    public static Resolution resolve(@Nullable String host, Resolver resolver, boolean allowPrivateNetworks) {
         if (host == null || host.isEmpty()) {
             // getAllByName(null) is the loopback address
-            return Optional.of(DOES_NOT_RESOLVE_MARK);
+            return new Resolution.Refused(DOES_NOT_RESOLVE_MARK);
         }
         InetAddress[] addresses;
         try {
-            addresses = InetAddress.getAllByName(host);
+            addresses = resolver.resolve(host);
         } catch (UnknownHostException e) {
-            return Optional.of(DOES_NOT_RESOLVE_MARK);
+            return new Resolution.Refused(DOES_NOT_RESOLVE_MARK);
         }
-        for (InetAddress address : addresses) {
-            Optional<String> kind = notPublic(address);
-            if (kind.isPresent()) {
-                return Optional.of(address.getHostAddress() + ", a " + kind.get() + " address");
+        if (addresses == null || addresses.length == 0) {
+            return new Resolution.Refused(DOES_NOT_RESOLVE_MARK);
+        }
+        if (!allowPrivateNetworks) {
+            for (InetAddress address : addresses) {
+                Optional<String> kind = notPublic(address);
+                if (kind.isPresent()) {
+                    return new Resolution.Refused(address.getHostAddress() + ", a " + kind.get() + " address");
+                }
             }
         }
-        return Optional.empty();
+        return new Resolution.Allowed(List.of(addresses));
     }
 
     /** The operator's sentence for a {@link #refusal} of {@code host}. */

@@ -25,7 +25,7 @@ final class Receiver implements AutoCloseable {
 
     /** One delivery as received. */
     record Request(String eventId, String eventType, String attempt, String signature, String contentType, byte[] body,
-            long nanos) {
+            long nanos, String host, String target) {
         String text() {
             return new String(body, StandardCharsets.UTF_8);
         }
@@ -74,7 +74,11 @@ final class Receiver implements AutoCloseable {
     }
 
     String url() {
-        return "http://127.0.0.1:" + server.getAddress().getPort() + "/hooks";
+        return "http://127.0.0.1:" + port() + "/hooks";
+    }
+
+    int port() {
+        return server.getAddress().getPort();
     }
 
     List<Request> received() {
@@ -103,7 +107,7 @@ final class Receiver implements AutoCloseable {
             var h = exchange.getRequestHeaders();
             received.add(new Request(h.getFirst("Exactly-Event-Id"), h.getFirst("Exactly-Event-Type"),
                     h.getFirst("Exactly-Delivery-Attempt"), h.getFirst("Exactly-Signature"), h.getFirst("Content-Type"),
-                    body, System.nanoTime()));
+                    body, System.nanoTime(), h.getFirst("Host"), exchange.getRequestURI().toString()));
             int n = count.incrementAndGet();
             try {
                 hold.hold(n);

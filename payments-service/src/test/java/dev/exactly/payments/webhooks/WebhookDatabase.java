@@ -90,9 +90,16 @@ final class WebhookDatabase implements AutoCloseable {
     /** As above, sweeping every {@code interval}. */
     DeliveryWorker worker(boolean scheduled, Duration interval, int batchSize, int parallelism, int perEndpoint,
             RetrySchedule retries, Duration requestTimeout, boolean allowPrivateNetworks) {
+        return worker(scheduled, interval, batchSize, parallelism, perEndpoint, retries, requestTimeout,
+                allowPrivateNetworks, DeliveryWorker.Network.system());
+    }
+
+    /** As above, reaching endpoints through {@code network}. */
+    DeliveryWorker worker(boolean scheduled, Duration interval, int batchSize, int parallelism, int perEndpoint,
+            RetrySchedule retries, Duration requestTimeout, boolean allowPrivateNetworks, DeliveryWorker.Network network) {
         return new DeliveryWorker(jdbc, new DeliveryWorker.Settings(scheduled, interval, batchSize,
                 parallelism, perEndpoint, requestTimeout.plusSeconds(2), retries, Duration.ofSeconds(1), requestTimeout,
-                allowPrivateNetworks), InstantSource.system(), java.util.random.RandomGenerator.getDefault());
+                allowPrivateNetworks), InstantSource.system(), java.util.random.RandomGenerator.getDefault(), network);
     }
 
     /** The delivery rows of an event. */
