@@ -42,7 +42,7 @@ public final class JsonFields {
             JsonFields fields = new JsonFields(null);
             String duplicated = duplicatedMember(e);
             if (duplicated != null) {
-                fields.error(duplicated, "parameter_duplicated",
+                fields.error(truncate(duplicated), "parameter_duplicated",
                         truncate(duplicated) + " is given more than once: send each member once");
             } else if (e instanceof tools.jackson.core.exc.StreamConstraintsException) {
                 fields.error("", "invalid_json", "the request body nests deeper than " + Json.MAX_DEPTH + " levels");
@@ -115,7 +115,7 @@ public final class JsonFields {
         }
         for (String name : root.propertyNames()) {
             if (!known.contains(name)) {
-                error(name, "parameter_unknown", "unknown parameter '" + truncate(name) + "'");
+                error(truncate(name), "parameter_unknown", "unknown parameter '" + truncate(name) + "'");
             }
         }
     }
@@ -322,7 +322,15 @@ public final class JsonFields {
         return items;
     }
 
-    private static String truncate(String s) {
-        return s.length() > 40 ? s.substring(0, 40) + "..." : s;
+    /**
+     * A name the client sent, as an error echoes it: its first 40 characters and "...", never half of a
+     * surrogate pair (an answer must not hold a lone surrogate).
+     */
+    static String truncate(String s) {
+        if (s.length() <= 40) {
+            return s;
+        }
+        int end = Character.isHighSurrogate(s.charAt(39)) ? 39 : 40;
+        return s.substring(0, end) + "...";
     }
 }

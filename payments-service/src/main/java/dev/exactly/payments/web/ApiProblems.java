@@ -82,12 +82,20 @@ public final class ApiProblems {
         return new ApiResponse(problem.status(), MEDIA_TYPE, null, problem.toJson(), false, true, null);
     }
 
+    /** The most errors a validation problem lists; the detail says how many more there were. */
+    public static final int MAX_ERRORS = 20;
+
     /**
      * 422, not recorded: the client may fix the request and retry with the same key. Each error is
-     * {@code {"field":…,"code":…,"message":…}}.
+     * {@code {"field":…,"code":…,"message":…}}; the first {@value #MAX_ERRORS} are listed (a body of a
+     * few kilobytes can break thousands of rules: the answer stays small), the detail then says how many
+     * there were.
      */
     public static ApiResponse validationFailed(String detail, List<FieldError> errors) {
-        List<Map<String, Object>> members = errors.stream().map(e -> {
+        if (errors.size() > MAX_ERRORS) {
+            detail = detail + " (the first " + MAX_ERRORS + " of " + errors.size() + " errors are listed)";
+        }
+        List<Map<String, Object>> members = errors.stream().limit(MAX_ERRORS).map(e -> {
             Map<String, Object> error = new LinkedHashMap<>();
             error.put("field", e.field());
             error.put("code", e.code());
