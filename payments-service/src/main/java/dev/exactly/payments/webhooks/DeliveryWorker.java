@@ -3,6 +3,8 @@ package dev.exactly.payments.webhooks;
 import dev.exactly.payments.db.Jdbc;
 import dev.exactly.payments.tasks.Periodic;
 import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.ProxySelector;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -182,10 +184,14 @@ public final class DeliveryWorker implements SmartLifecycle {
      * attempt connects to the addresses it gave ({@link Destinations#resolve}); {@code tls} opens https
      * connections (its trust store decides which certificates are accepted).
      */
-    public record Network(Destinations.Resolver resolver, SSLSocketFactory tls) {
-        /** The system's resolver and the JVM's default TLS (its default trust store). */
+    public record Network(Destinations.Resolver resolver, SSLSocketFactory tls, @Nullable ProxySelector proxies) {
+        /**
+         * The system's resolver, the JVM's default TLS (its default trust store) and its proxy settings
+         * ({@code https.proxyHost}, {@code http.proxyHost}, {@code http.nonProxyHosts}).
+         */
         public static Network system() {
-            return new Network(Destinations.Resolver.SYSTEM, (SSLSocketFactory) SSLSocketFactory.getDefault());
+            return new Network(Destinations.Resolver.SYSTEM, (SSLSocketFactory) SSLSocketFactory.getDefault(),
+                    ProxySelector.getDefault());
         }
     }
 
@@ -322,7 +328,16 @@ public final class DeliveryWorker implements SmartLifecycle {
         String detail = null;
         try {
             URI uri = URI.create(delivery.url());
-            switch (Destinations.resolve(uri.getHost(), network.resolver(), settings.allowPrivateNetworks())) {
+            InetSocketAddress proxy = WebhookPost.proxyFor(uri, network.proxies());
+            // through a proxy that may reach private networks, the name is the proxy's to resolve (this
+            // instance may have no DNS for the outside at all); otherwise it is resolved and judged here
+            Destinations.Resolution resolution = proxy != null && settings.allowPrivateNetworks()
+                    ? null : Destinations.resolve(uri.getHost(), network.resolver(), settings.allowPrivateNetworks());
+            switch (resolution) {
+                case null -> {
+                    status = send(delivery, uri, new WebhookPost.Route.Proxied(proxy), body);
+                    error = "HTTP " + status;
+                }
                 case Destinations.Resolution.Refused refused -> {
                     error = Destinations.DOES_NOT_RESOLVE_MARK.equals(refused.refusal())
                             ? "refused: the URL's host does not resolve"
@@ -330,17 +345,10 @@ public final class DeliveryWorker implements SmartLifecycle {
                     detail = Destinations.detail(uri.getHost(), refused.refusal());
                 }
                 case Destinations.Resolution.Allowed allowed -> {
-                    Map<String, String> headers = new LinkedHashMap<>();
-                    headers.put("Content-Type", "application/json");
-                    headers.put("User-Agent", USER_AGENT);
-                    headers.put(EVENT_ID_HEADER, delivery.eventId());
-                    headers.put(EVENT_TYPE_HEADER, delivery.type());
-                    headers.put(ATTEMPT_HEADER, Integer.toString(delivery.attempt()));
-                    headers.put(WebhookSignature.HEADER, WebhookSignature.header(delivery.secret(), clock.instant(), body));
-                    // to the addresses just judged, never to what the name resolves to by then; the status is all
-                    // that counts: the body is never read (an endless one cannot hold the worker)
-                    status = WebhookPost.send(uri, allowed.addresses(), headers, body, settings.connectTimeout(),
-                            settings.requestTimeout(), network.tls());
+                    // to the addresses just judged, never to what the name resolves to by then (unless a proxy
+                    // is in between)
+                    status = send(delivery, uri, proxy != null ? new WebhookPost.Route.Proxied(proxy)
+                            : new WebhookPost.Route.Direct(allowed.addresses()), body);
                     error = "HTTP " + status;
                 }
             }
@@ -385,6 +393,22 @@ public final class DeliveryWorker implements SmartLifecycle {
             log.warn("webhook delivery {} of event {} dead-lettered after {} attempts ({})", delivery.id(),
                     delivery.eventId(), delivery.attempt(), reason);
         }
+    }
+
+    /**
+     * One attempt on the wire, signed now; its status. The status is all that counts: the body is never read
+     * (an endless one cannot hold the worker).
+     */
+    private int send(Claimed delivery, URI uri, WebhookPost.Route route, byte[] body) throws IOException {
+        Map<String, String> headers = new LinkedHashMap<>();
+        headers.put("Content-Type", "application/json");
+        headers.put("User-Agent", USER_AGENT);
+        headers.put(EVENT_ID_HEADER, delivery.eventId());
+        headers.put(EVENT_TYPE_HEADER, delivery.type());
+        headers.put(ATTEMPT_HEADER, Integer.toString(delivery.attempt()));
+        headers.put(WebhookSignature.HEADER, WebhookSignature.header(delivery.secret(), clock.instant(), body));
+        return WebhookPost.send(uri, route, headers, body, settings.connectTimeout(), settings.requestTimeout(),
+                network.tls());
     }
 
     /**

@@ -6,9 +6,12 @@ import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.net.Proxy;
+import java.net.ProxySelector;
 import java.net.Socket;
 import java.net.SocketTimeoutException;
 import java.net.URI;
+import java.net.UnknownHostException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
@@ -21,6 +24,7 @@ import javax.net.ssl.SNIHostName;
 import javax.net.ssl.SSLParameters;
 import javax.net.ssl.SSLSocket;
 import javax.net.ssl.SSLSocketFactory;
+import org.jspecify.annotations.Nullable;
 
 /**
  * One webhook attempt on the wire: an HTTP/1.1 {@code POST} sent to addresses resolved and judged beforehand
@@ -28,6 +32,10 @@ import javax.net.ssl.SSLSocketFactory;
  * URL's host (its certificate's names, and SNI), not against the address. Only the answer's status line is
  * read: interim {@code 1xx} answers are skipped, the body never is read, and the connection is closed
  * ({@code Connection: close}), so an endless or trickling answer cannot hold the worker.
+ *
+ * <p>Where the JVM is told to use an HTTP proxy for the URL ({@code https.proxyHost} and the like, read by
+ * {@link ProxySelector#getDefault()}), the attempt goes through it instead: {@code CONNECT} for https, the
+ * absolute URL for http; the proxy then resolves the name.
  *
  * <p>Bounds: connecting (each address in turn, until one accepts) within the connect timeout; the TLS
  * handshake, the request and the status line within the request timeout, a deadline over the whole exchange
@@ -66,17 +74,52 @@ final class WebhookPost {
         return executor;
     }
 
+    /** Where an attempt connects: to addresses judged beforehand, or through the HTTP proxy the JVM is told to use. */
+    sealed interface Route {
+        /** Straight to one of {@code addresses}, the ones the host resolved to when it was judged. */
+        record Direct(List<InetAddress> addresses) implements Route {}
+
+        /**
+         * Through an HTTP proxy: {@code CONNECT host:port} for https, the absolute URL as the target for http. The
+         * proxy resolves the name: the egress policy is the proxy's.
+         */
+        record Proxied(InetSocketAddress proxy) implements Route {}
+    }
+
     /**
-     * Sends {@code body} to {@code uri} (http or https) at one of {@code addresses}, with {@code headers}
-     * (besides {@code Host}, {@code Content-Length} and {@code Connection}), and returns the answer's status.
+     * The HTTP proxy {@code proxies} chooses for {@code url} ({@link ProxySelector#getDefault()} reads the JVM's
+     * {@code https.proxyHost}, {@code http.proxyHost} and {@code http.nonProxyHosts}), or null to connect
+     * directly. Only the first choice counts, and only an HTTP proxy: a SOCKS one, like none, is a direct
+     * connection (as the JDK's HTTP client does).
+     */
+    static @Nullable InetSocketAddress proxyFor(URI url, @Nullable ProxySelector proxies) {
+        if (proxies == null) {
+            return null;
+        }
+        List<Proxy> chosen;
+        try {
+            chosen = proxies.select(URI.create(url.toASCIIString()));
+        } catch (IllegalArgumentException e) {
+            return null;
+        }
+        if (chosen == null || chosen.isEmpty() || chosen.getFirst().type() != Proxy.Type.HTTP
+                || !(chosen.getFirst().address() instanceof InetSocketAddress address)) {
+            return null;
+        }
+        return address.isUnresolved() ? new InetSocketAddress(address.getHostString(), address.getPort()) : address;
+    }
+
+    /**
+     * Sends {@code body} to {@code url} (http or https) by {@code route}, with {@code headers} (besides
+     * {@code Host}, {@code Content-Length} and {@code Connection}), and returns the answer's status.
      *
      * @throws ConnectTimeout no address accepted within {@code connectTimeout}
      * @throws AnswerTimeout  no status line within {@code requestTimeout} of connecting
      * @throws javax.net.ssl.SSLException the TLS handshake failed (the certificate does not name the host, …)
-     * @throws IOException    the connection failed, or the answer is not HTTP
+     * @throws IOException    the connection failed, the proxy refused the tunnel, or the answer is not HTTP
      */
-    static int send(URI url, List<InetAddress> addresses, Map<String, String> headers, byte[] body,
-            Duration connectTimeout, Duration requestTimeout, SSLSocketFactory tls) throws IOException {
+    static int send(URI url, Route route, Map<String, String> headers, byte[] body, Duration connectTimeout,
+            Duration requestTimeout, SSLSocketFactory tls) throws IOException {
         // characters beyond ASCII in the path or query (a URL may hold them) are sent percent-encoded as UTF-8
         URI uri = URI.create(url.toASCIIString());
         boolean secure = "https".equalsIgnoreCase(uri.getScheme());
@@ -84,15 +127,30 @@ final class WebhookPost {
             throw new IllegalArgumentException("not an http or https URL");
         }
         int port = uri.getPort() != -1 ? uri.getPort() : secure ? 443 : 80;
-        Socket plain = connect(addresses, port, connectTimeout);
+        String authority = uri.getHost() + (port == (secure ? 443 : 80) ? "" : ":" + port);
+        Socket plain = switch (route) {
+            case Route.Direct direct -> connect(direct.addresses(), port, connectTimeout);
+            case Route.Proxied proxied when proxied.proxy().isUnresolved() ->
+                    throw new UnknownHostException("the proxy " + proxied.proxy().getHostString() + " does not resolve");
+            case Route.Proxied proxied -> connect(List.of(proxied.proxy().getAddress()), proxied.proxy().getPort(),
+                    connectTimeout);
+        };
         AtomicBoolean late = new AtomicBoolean();
         ScheduledFuture<?> deadline = DEADLINES.schedule(() -> {
             late.set(true);
             closeQuietly(plain);
         }, requestTimeout.toNanos(), TimeUnit.NANOSECONDS);
-        try (Socket socket = secure ? handshake(plain, bare(uri.getHost()), port, tls) : plain) {
+        try {
+            boolean proxied = route instanceof Route.Proxied;
+            if (proxied && secure) {
+                tunnel(plain, uri.getHost() + ":" + port);
+            }
+            Socket socket = secure ? handshake(plain, bare(uri.getHost()), port, tls) : plain;
+            String path = uri.getRawPath() == null || uri.getRawPath().isEmpty() ? "/" : uri.getRawPath();
+            String target = (proxied && !secure ? "http://" + authority : "") + path
+                    + (uri.getRawQuery() == null ? "" : "?" + uri.getRawQuery());
             OutputStream out = socket.getOutputStream();
-            out.write(head(uri, port, secure, headers, body.length));
+            out.write(head(target, authority, headers, body.length));
             out.write(body);
             out.flush();
             return status(new BufferedInputStream(socket.getInputStream(), 1024));
@@ -104,6 +162,18 @@ final class WebhookPost {
         } finally {
             deadline.cancel(false);
             closeQuietly(plain);
+        }
+    }
+
+    /** Asks the proxy on {@code socket} for a tunnel to {@code hostPort}; returns once it answered 2xx. */
+    private static void tunnel(Socket socket, String hostPort) throws IOException {
+        OutputStream out = socket.getOutputStream();
+        out.write(ascii("CONNECT " + hostPort + " HTTP/1.1\r\nHost: " + hostPort + "\r\n\r\n"));
+        out.flush();
+        // unbuffered: nothing past the proxy's answer may be taken from the tunnel
+        int status = status(socket.getInputStream(), false);
+        if (status < 200 || status > 299) {
+            throw new IOException("the proxy answered " + status + " to CONNECT");
         }
     }
 
@@ -146,27 +216,37 @@ final class WebhookPost {
     }
 
     /** The request line and headers, up to the empty line. */
-    private static byte[] head(URI uri, int port, boolean secure, Map<String, String> headers, int length) {
-        String path = uri.getRawPath() == null || uri.getRawPath().isEmpty() ? "/" : uri.getRawPath();
-        String target = uri.getRawQuery() == null ? path : path + "?" + uri.getRawQuery();
-        boolean defaultPort = port == (secure ? 443 : 80);
+    private static byte[] head(String target, String authority, Map<String, String> headers, int length) {
         StringBuilder head = new StringBuilder(512)
                 .append("POST ").append(target).append(" HTTP/1.1\r\n")
-                .append("Host: ").append(uri.getHost()).append(defaultPort ? "" : ":" + port).append("\r\n");
+                .append("Host: ").append(authority).append("\r\n");
         headers.forEach((name, value) -> head.append(name).append(": ").append(value).append("\r\n"));
         head.append("Content-Length: ").append(length).append("\r\n")
                 .append("Connection: close\r\n\r\n");
-        for (int i = 0; i < head.length(); i++) {
-            char c = head.charAt(i);
+        return ascii(head.toString());
+    }
+
+    /** {@code text} in ASCII; it must be printable ASCII, CR and LF. */
+    private static byte[] ascii(String text) {
+        for (int i = 0; i < text.length(); i++) {
+            char c = text.charAt(i);
             if (c > 0x7e || c < 0x20 && c != '\r' && c != '\n') {
                 throw new IllegalArgumentException("a request head must be printable ASCII");
             }
         }
-        return head.toString().getBytes(StandardCharsets.US_ASCII);
+        return text.getBytes(StandardCharsets.US_ASCII);
     }
 
     /** The first final status: interim (1xx) answers and their headers are skipped. */
     private static int status(InputStream in) throws IOException {
+        return status(in, true);
+    }
+
+    /**
+     * The status of the answer on {@code in}; with {@code finalOnly} interim (1xx) answers are skipped, without it
+     * the answer's headers are read to their end (a proxy's answer to {@code CONNECT}, which the tunnel follows).
+     */
+    private static int status(InputStream in, boolean finalOnly) throws IOException {
         int read = 0;
         while (true) {
             String line = line(in, MAX_HEAD - read);
@@ -175,7 +255,7 @@ final class WebhookPost {
                 throw new IOException("not an HTTP/1.1 status line");
             }
             int status = Integer.parseInt(line.substring(9, 12));
-            if (status >= 200) {
+            if (status >= 200 && finalOnly) {
                 return status;
             }
             String header;
@@ -183,6 +263,9 @@ final class WebhookPost {
                 header = line(in, MAX_HEAD - read);
                 read += header.length() + 2;
             } while (!header.isEmpty());
+            if (!finalOnly) {
+                return status;
+            }
         }
     }
 

@@ -77,8 +77,14 @@ class PinnedDeliveryTest {
 
     private static DeliveryWorker worker(boolean allowPrivateNetworks, Destinations.Resolver resolver,
             SSLSocketFactory tls, Duration requestTimeout) {
+        return worker(allowPrivateNetworks, resolver, tls, requestTimeout, null);
+    }
+
+    private static DeliveryWorker worker(boolean allowPrivateNetworks, Destinations.Resolver resolver,
+            SSLSocketFactory tls, Duration requestTimeout, java.net.@org.jspecify.annotations.Nullable ProxySelector proxies) {
         return db.worker(false, Duration.ofMillis(50), 20, 2, 2, new RetrySchedule(2, Duration.ofMillis(100),
-                Duration.ofMillis(200)), requestTimeout, allowPrivateNetworks, new DeliveryWorker.Network(resolver, tls));
+                Duration.ofMillis(200)), requestTimeout, allowPrivateNetworks,
+                new DeliveryWorker.Network(resolver, tls, proxies));
     }
 
     private static void runUntil(DeliveryWorker worker, BooleanSupplier done) {
@@ -128,55 +134,81 @@ class PinnedDeliveryTest {
         }
     }
 
+    /** A key pair whose certificate names hooks.example only: the server's side, and a client side trusting it. */
+    private record Tls(SSLContext server, SSLContext client) {
+        static Tls forHooksExample(Path dir) throws Exception {
+            char[] password = "changeit".toCharArray();
+            Path keystore = dir.resolve("hooks.p12");
+            Process keytool = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "keytool").toString(),
+                    "-genkeypair", "-alias", "hooks", "-keyalg", "EC", "-groupname", "secp256r1", "-validity", "2",
+                    "-dname", "CN=hooks.example", "-ext", "SAN=dns:hooks.example", "-storetype", "PKCS12",
+                    "-keystore", keystore.toString(), "-storepass", "changeit", "-keypass", "changeit")
+                    .redirectErrorStream(true).start();
+            keytool.getInputStream().transferTo(OutputStream.nullOutputStream());
+            assertThat(keytool.waitFor(60, TimeUnit.SECONDS)).isTrue();
+            assertThat(keytool.exitValue()).isZero();
+            KeyStore store = KeyStore.getInstance("PKCS12");
+            try (InputStream in = Files.newInputStream(keystore)) {
+                store.load(in, password);
+            }
+            KeyManagerFactory keys = KeyManagerFactory.getInstance(KeyManagerFactory.getDefaultAlgorithm());
+            keys.init(store, password);
+            SSLContext server = SSLContext.getInstance("TLS");
+            server.init(keys.getKeyManagers(), null, null);
+            TrustManagerFactory trust = TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
+            trust.init(store);
+            SSLContext client = SSLContext.getInstance("TLS");
+            client.init(null, trust.getTrustManagers(), null);
+            return new Tls(server, client);
+        }
+    }
+
+    /** An https server on loopback answering 204, counting what it served and the Host of each event. */
+    private record HttpsReceiver(HttpsServer server, ExecutorService executor, AtomicInteger served,
+            Map<String, String> hosts) implements AutoCloseable {
+        static HttpsReceiver start(SSLContext tls) throws IOException {
+            HttpsServer server = HttpsServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
+            server.setHttpsConfigurator(new HttpsConfigurator(tls));
+            AtomicInteger served = new AtomicInteger();
+            Map<String, String> hosts = new ConcurrentHashMap<>();
+            server.createContext("/", exchange -> {
+                exchange.getRequestBody().readAllBytes();
+                served.incrementAndGet();
+                hosts.put(exchange.getRequestHeaders().getFirst("Exactly-Event-Id"),
+                        exchange.getRequestHeaders().getFirst("Host"));
+                exchange.sendResponseHeaders(204, -1);
+                exchange.close();
+            });
+            ExecutorService executor = Executors.newVirtualThreadPerTaskExecutor();
+            server.setExecutor(executor);
+            server.start();
+            return new HttpsReceiver(server, executor, served, hosts);
+        }
+
+        int port() {
+            return server.getAddress().getPort();
+        }
+
+        @Override
+        public void close() {
+            server.stop(0);
+            executor.shutdownNow();
+        }
+    }
+
     @Test
     void overTlsTheCertificateMustNameTheUrlsHostNotTheAddress(@TempDir Path dir) throws Exception {
-        char[] password = "changeit".toCharArray();
-        Path keystore = dir.resolve("hooks.p12");
-        Process keytool = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "keytool").toString(),
-                "-genkeypair", "-alias", "hooks", "-keyalg", "EC", "-groupname", "secp256r1", "-validity", "2",
-                "-dname", "CN=hooks.example", "-ext", "SAN=dns:hooks.example", "-storetype", "PKCS12",
-                "-keystore", keystore.toString(), "-storepass", "changeit", "-keypass", "changeit")
-                .redirectErrorStream(true).start();
-        keytool.getInputStream().transferTo(OutputStream.nullOutputStream());
-        assertThat(keytool.waitFor(60, TimeUnit.SECONDS)).isTrue();
-        assertThat(keytool.exitValue()).isZero();
-        KeyStore store = KeyStore.getInstance("PKCS12");
-        try (InputStream in = Files.newInputStream(keystore)) {
-            store.load(in, password);
-        }
-        KeyManagerFactory keys = KeyManagerFactory.getInstance(KeyManagerFactory.getDefaultAlgorithm());
-        keys.init(store, password);
-        SSLContext serverTls = SSLContext.getInstance("TLS");
-        serverTls.init(keys.getKeyManagers(), null, null);
-        TrustManagerFactory trust = TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
-        trust.init(store);
-        SSLContext clientTls = SSLContext.getInstance("TLS");
-        clientTls.init(null, trust.getTrustManagers(), null);
-
-        HttpsServer server = HttpsServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
-        server.setHttpsConfigurator(new HttpsConfigurator(serverTls));
-        AtomicInteger served = new AtomicInteger();
-        Map<String, String> hosts = new ConcurrentHashMap<>();
-        server.createContext("/", exchange -> {
-            exchange.getRequestBody().readAllBytes();
-            served.incrementAndGet();
-            hosts.put(exchange.getRequestHeaders().getFirst("Exactly-Event-Id"), exchange.getRequestHeaders().getFirst("Host"));
-            exchange.sendResponseHeaders(204, -1);
-            exchange.close();
-        });
-        ExecutorService executor = Executors.newVirtualThreadPerTaskExecutor();
-        server.setExecutor(executor);
-        server.start();
-        try {
-            int port = server.getAddress().getPort();
+        Tls tls = Tls.forHooksExample(dir);
+        try (HttpsReceiver server = HttpsReceiver.start(tls.server())) {
+            int port = server.port();
             DeliveryWorker worker = worker(true, names(Map.of("hooks.example", "127.0.0.1", "other.example", "127.0.0.1")),
-                    clientTls.getSocketFactory(), Duration.ofSeconds(4));
+                    tls.client().getSocketFactory(), Duration.ofSeconds(4));
 
             db.endpoint("https://hooks.example:" + port + "/tls");
             String named = db.record(EventType.CHARGE_SUCCEEDED, "ch_tls_named");
             runUntil(worker, () -> ended(named));
             assertThat(db.delivery(named).get("status")).isEqualTo("delivered");
-            assertThat(hosts.get(named)).isEqualTo("hooks.example:" + port);
+            assertThat(server.hosts().get(named)).isEqualTo("hooks.example:" + port);
             nothingLeftDue();
 
             // the same server, the same address, under a name its certificate does not carry
@@ -185,10 +217,154 @@ class PinnedDeliveryTest {
             runUntil(worker, () -> ended(other));
             assertThat(db.delivery(other).get("status")).isEqualTo("dead_lettered");
             assertThat(db.delivery(other).get("last_error")).isEqualTo("the TLS handshake failed");
-            assertThat(served.get()).as("only the attempt to the certificate's name was served").isEqualTo(1);
-        } finally {
-            server.stop(0);
+            assertThat(server.served().get()).as("only the attempt to the certificate's name was served").isEqualTo(1);
+        }
+    }
+
+    /**
+     * An HTTP proxy on loopback: {@code CONNECT} opens a tunnel to the loopback port asked for (whatever the
+     * host), unless {@code refuse} is set; any other request is answered 204 by the proxy itself. Records each
+     * request's line and Host.
+     */
+    private static final class Proxy implements AutoCloseable {
+        final List<String> lines = java.util.Collections.synchronizedList(new java.util.ArrayList<>());
+        private final ServerSocket server;
+        private final ExecutorService executor = Executors.newVirtualThreadPerTaskExecutor();
+        private final int refuse;
+
+        Proxy(int refuse) throws IOException {
+            this.refuse = refuse;
+            server = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
+            executor.submit(() -> {
+                while (!server.isClosed()) {
+                    Socket client;
+                    try {
+                        client = server.accept();
+                    } catch (IOException closed) {
+                        return null;
+                    }
+                    executor.submit(() -> serve(client));
+                }
+                return null;
+            });
+        }
+
+        java.net.ProxySelector selector() {
+            return java.net.ProxySelector.of(new InetSocketAddress(InetAddress.getLoopbackAddress(), server.getLocalPort()));
+        }
+
+        private Void serve(Socket client) throws IOException {
+            try (client) {
+                InputStream in = client.getInputStream();
+                List<String> head = new java.util.ArrayList<>();
+                for (String line = readLine(in); !line.isEmpty(); line = readLine(in)) {
+                    head.add(line);
+                }
+                String host = head.stream().filter(h -> h.regionMatches(true, 0, "Host:", 0, 5))
+                        .map(h -> h.substring(5).strip()).findFirst().orElse("");
+                lines.add(head.getFirst() + " | Host: " + host);
+                OutputStream out = client.getOutputStream();
+                if (!head.getFirst().startsWith("CONNECT ")) {
+                    out.write("HTTP/1.1 204 No Content\r\nConnection: close\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
+                    return null;
+                }
+                if (refuse != 0) {
+                    out.write(("HTTP/1.1 " + refuse + " Forbidden\r\nContent-Length: 0\r\n\r\n")
+                            .getBytes(StandardCharsets.US_ASCII));
+                    return null;
+                }
+                String target = head.getFirst().split(" ")[1];
+                int port = Integer.parseInt(target.substring(target.lastIndexOf(':') + 1));
+                try (Socket upstream = new Socket(InetAddress.getLoopbackAddress(), port)) {
+                    out.write("HTTP/1.1 200 Connection Established\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
+                    out.flush();
+                    var up = executor.submit(() -> {
+                        upstream.getInputStream().transferTo(out);
+                        return null;
+                    });
+                    try {
+                        in.transferTo(upstream.getOutputStream());
+                    } catch (IOException closed) {
+                        // the client closed the tunnel
+                    }
+                    up.cancel(true);
+                }
+            }
+            return null;
+        }
+
+        private static String readLine(InputStream in) throws IOException {
+            StringBuilder line = new StringBuilder();
+            for (int b = in.read(); b != '\n'; b = in.read()) {
+                if (b == -1) {
+                    throw new IOException("closed");
+                }
+                if (b != '\r') {
+                    line.append((char) b);
+                }
+            }
+            return line.toString();
+        }
+
+        @Override
+        public void close() throws IOException {
+            server.close();
             executor.shutdownNow();
+        }
+    }
+
+    @Test
+    void throughAnHttpProxyAnHttpAttemptNamesTheAbsoluteUrlAndTheHostIsStillJudgedFirst() throws IOException {
+        try (Proxy proxy = new Proxy(0)) {
+            Destinations.Resolver resolver = names(Map.of("hooks.example", "8.8.8.8", "inside.example", "10.0.0.7"));
+            DeliveryWorker worker = worker(false, resolver, SYSTEM_TLS, Duration.ofSeconds(4), proxy.selector());
+
+            db.endpoint("http://hooks.example:8081/in?x=1");
+            String event = db.record(EventType.CHARGE_SUCCEEDED, "ch_proxied_http");
+            runUntil(worker, () -> ended(event));
+            assertThat(db.delivery(event).get("status")).isEqualTo("delivered");
+            assertThat(proxy.lines).containsExactly("POST http://hooks.example:8081/in?x=1 HTTP/1.1 | Host: hooks.example:8081");
+            nothingLeftDue();
+
+            // private networks not allowed: a host that resolves inside is refused here, the proxy never asked
+            db.endpoint("http://inside.example/in");
+            String inside = db.record(EventType.CHARGE_SUCCEEDED, "ch_proxied_inside");
+            runUntil(worker, () -> ended(inside));
+            assertThat(db.delivery(inside).get("last_error")).isEqualTo("refused: the URL's host is not a public address");
+            assertThat(proxy.lines).hasSize(1);
+        }
+    }
+
+    @Test
+    void throughAnHttpProxyAnHttpsAttemptTunnelsAndTheCertificateStillNamesTheHost(@TempDir Path dir) throws Exception {
+        Tls tls = Tls.forHooksExample(dir);
+        try (Proxy proxy = new Proxy(0); HttpsReceiver server = HttpsReceiver.start(tls.server())) {
+            // private networks allowed: the name is the proxy's to resolve (this resolver knows none)
+            DeliveryWorker worker = worker(true, names(Map.of()), tls.client().getSocketFactory(), Duration.ofSeconds(4),
+                    proxy.selector());
+            db.endpoint("https://hooks.example:" + server.port() + "/tunnel");
+            String event = db.record(EventType.CHARGE_SUCCEEDED, "ch_tunnel");
+            runUntil(worker, () -> ended(event));
+
+            assertThat(db.delivery(event).get("status")).isEqualTo("delivered");
+            assertThat(proxy.lines).containsExactly("CONNECT hooks.example:" + server.port() + " HTTP/1.1 | Host: hooks.example:"
+                    + server.port());
+            assertThat(server.hosts().get(event)).isEqualTo("hooks.example:" + server.port());
+        }
+    }
+
+    @Test
+    void aTunnelTheProxyRefusesIsAFailedAttempt() throws IOException {
+        try (Proxy proxy = new Proxy(403)) {
+            DeliveryWorker worker = worker(true, names(Map.of()), SYSTEM_TLS, Duration.ofSeconds(4), proxy.selector());
+            db.endpoint("https://hooks.example/refused");
+            String event = db.record(EventType.CHARGE_SUCCEEDED, "ch_tunnel_refused");
+            runUntil(worker, () -> ended(event));
+            Map<String, Object> row = db.delivery(event);
+            assertThat(row.get("status")).isEqualTo("dead_lettered");
+            assertThat(row.get("last_status")).isNull();
+            assertThat(row.get("last_error")).isEqualTo("the connection failed");
+            assertThat(proxy.lines).hasSize(2).allMatch(line -> line.startsWith("CONNECT hooks.example:443 HTTP/1.1"));
         }
     }
 
