@@ -4,11 +4,11 @@ import java.util.Objects;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Why a logical request ended without a final answer to hand back. Both kinds carry the key; neither
+ * Why a logical request ended without a final answer to hand back. Every kind carries the key; none
  * carries a stack trace unless it wraps a cause.
  */
 public abstract sealed class IdempotencyClientException extends RuntimeException
-        permits RetriesExhaustedException, IdempotencyKeyReusedException {
+        permits RetriesExhaustedException, IdempotencyKeyReusedException, AnswerTooLargeException {
 
     private final String key;
 

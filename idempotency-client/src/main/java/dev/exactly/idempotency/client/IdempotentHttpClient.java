@@ -31,6 +31,9 @@ import org.jspecify.annotations.Nullable;
  *   <li>a final answer (2xx, 3xx, 4xx other than the retryable ones, 500, ...) is returned as an
  *       {@link IdempotentResponse}, with the attempts it took and whether it was a replay;</li>
  *   <li>422 {@code idempotency-key-reused} is an {@link IdempotencyKeyReusedException}, never retried;</li>
+ *   <li>a final answer whose body is larger than {@link Builder#maxAnswerBytes} (16 MiB by default) is an
+ *       {@link AnswerTooLargeException} carrying its status and headers; the body is not read past the limit
+ *       (a retryable status with such a body is retried as the status says);</li>
  *   <li>when the attempts or the deadline run out, {@link RetriesExhaustedException}: the outcome is
  *       unknown, and the caller retries later with the same key.</li>
  * </ul>
@@ -42,6 +45,7 @@ public final class IdempotentHttpClient {
     private final RandomGenerator random;
     private final Sleeper sleeper;
     private final IdempotentClientListener listener;
+    private final int maxAnswerBytes;
 
     private IdempotentHttpClient(Builder b) {
         this.http = b.http;
@@ -50,6 +54,7 @@ public final class IdempotentHttpClient {
         this.random = b.random;
         this.sleeper = b.sleeper;
         this.listener = b.listener;
+        this.maxAnswerBytes = b.maxAnswerBytes;
     }
 
     /** A client with the default {@link RetryPolicy}, the system clock and real sleeping. */
@@ -98,6 +103,16 @@ public final class IdempotentHttpClient {
                 }
                 decision = retries.afterAnswer(answer.status(), response.headers().firstValue("Retry-After").orElse(null),
                         answer.replayed());
+            } catch (BoundedBody.TooLarge e) {
+                // the status is known, the body is not: a retryable status is retried, any other one is the outcome
+                notify(() -> listener.attemptFailed(attempt, e));
+                decision = retries.afterAnswer(e.status(), e.headers().firstValue("Retry-After").orElse(null),
+                        IdempotentResponse.isReplay(e.headers()));
+                if (decision instanceof RetryDecision.Final) {
+                    throw new AnswerTooLargeException(key, e.status(), e.headers(), maxAnswerBytes, retries.attempts(),
+                            attempt.target());
+                }
+                failure = e;
             } catch (IOException e) {
                 IOException error = e;
                 failure = e;
@@ -124,7 +139,7 @@ public final class IdempotentHttpClient {
      * deadline. The exchange is cancelled when the time is up.
      */
     private HttpResponse<byte[]> exchange(HttpRequest request, Duration timeout) throws IOException, InterruptedException {
-        CompletableFuture<HttpResponse<byte[]>> answer = http.sendAsync(request, HttpResponse.BodyHandlers.ofByteArray());
+        CompletableFuture<HttpResponse<byte[]>> answer = http.sendAsync(request, BoundedBody.handler(maxAnswerBytes));
         try {
             return answer.get(timeout.toMillis(), TimeUnit.MILLISECONDS);
         } catch (TimeoutException e) {
@@ -174,12 +189,16 @@ public final class IdempotentHttpClient {
 
     /** Validating builder. */
     public static final class Builder {
+        /** The default of {@link #maxAnswerBytes}: 16 MiB. */
+        public static final int DEFAULT_MAX_ANSWER_BYTES = 16 * 1024 * 1024;
+
         private final HttpClient http;
         private RetryPolicy policy = RetryPolicy.ofDefaults();
         private InstantSource clock = InstantSource.system();
         private RandomGenerator random = Randoms.threadLocal();
         private Sleeper sleeper = Sleeper.THREAD_SLEEP;
         private IdempotentClientListener listener = IdempotentClientListener.NOOP;
+        private int maxAnswerBytes = DEFAULT_MAX_ANSWER_BYTES;
 
         private Builder(HttpClient http) {
             this.http = Objects.requireNonNull(http, "http");
@@ -210,6 +229,20 @@ public final class IdempotentHttpClient {
 
         public Builder listener(@Nullable IdempotentClientListener listener) {
             this.listener = listener == null ? IdempotentClientListener.NOOP : listener;
+            return this;
+        }
+
+        /**
+         * The largest answer body kept in memory, in bytes (default {@value #DEFAULT_MAX_ANSWER_BYTES}, 16 MiB). A
+         * body that declares more, or grows past it, is not read further and the connection is closed: a final
+         * answer is then an {@link AnswerTooLargeException}, so that a server or a proxy in between cannot
+         * exhaust the caller's memory.
+         */
+        public Builder maxAnswerBytes(int maxAnswerBytes) {
+            if (maxAnswerBytes < 1) {
+                throw new IllegalArgumentException("maxAnswerBytes must be positive, got " + maxAnswerBytes);
+            }
+            this.maxAnswerBytes = maxAnswerBytes;
             return this;
         }
 
