@@ -89,7 +89,11 @@ public class ApiExceptionHandler {
     /** 405 with {@code Allow}: the methods the resource takes (RFC 9110, section 15.5.6, requires it). */
     @ExceptionHandler(HttpRequestMethodNotSupportedException.class)
     ResponseEntity<byte[]> method(HttpRequestMethodNotSupportedException e, HttpServletRequest request) {
-        return withHeaders(Http.entity(ApiProblems.forStatus(405, e.getMessage()), request), e.getHeaders());
+        // Spring names the handlers' methods; HEAD (with GET) and OPTIONS are taken too, as OPTIONS's Allow says
+        HttpHeaders allow = new HttpHeaders();
+        allow.set(HttpHeaders.ALLOW, AllowedMethods.allow(
+                e.getSupportedHttpMethods() == null ? java.util.Set.of() : e.getSupportedHttpMethods()));
+        return withHeaders(Http.entity(ApiProblems.forStatus(405, e.getMessage()), request), allow);
     }
 
     /** 415 with {@code Accept}: the media types the endpoint reads. */

@@ -20,6 +20,11 @@ import org.springframework.web.bind.annotation.RestController;
  */
 @RestController
 public class ProblemErrorController implements ErrorController {
+    private final AllowedMethods allowed;
+
+    public ProblemErrorController(AllowedMethods allowed) {
+        this.allowed = allowed;
+    }
 
     @RequestMapping("/error")
     public void error(HttpServletRequest request, HttpServletResponse response) throws IOException {
@@ -27,6 +32,27 @@ public class ProblemErrorController implements ErrorController {
         ApiResponse answer = status instanceof Integer code && code >= 400
                 ? ApiProblems.containerError(code)
                 : ApiProblems.notFound("resource");
+        if (Integer.valueOf(405).equals(status)
+                && request.getAttribute(RequestDispatcher.ERROR_REQUEST_URI) instanceof String uri) {
+            allow(request, response, uri);
+        }
         ProblemWriter.write(response, answer);
+    }
+
+    /**
+     * A 405 of the container's own (Tomcat refuses {@code TRACE} before any filter) gets the {@code Allow} of the
+     * path's handlers ({@link AllowedMethods}), not Tomcat's list of every method the dispatcher servlet
+     * implements. A path that cannot be matched keeps Tomcat's.
+     */
+    private void allow(HttpServletRequest request, HttpServletResponse response, String uri) {
+        String methods;
+        try {
+            methods = allowed.allow(request, uri);
+        } catch (RuntimeException unmatchable) {
+            return;
+        }
+        if (!methods.isEmpty()) {
+            response.setHeader("Allow", methods);
+        }
     }
 }
