@@ -329,28 +329,29 @@ public final class DeliveryWorker implements SmartLifecycle {
         try {
             URI uri = URI.create(delivery.url());
             InetSocketAddress proxy = WebhookPost.proxyFor(uri, network.proxies());
-            // through a proxy that may reach private networks, the name is the proxy's to resolve (this
-            // instance may have no DNS for the outside at all); otherwise it is resolved and judged here
-            Destinations.Resolution resolution = proxy != null && settings.allowPrivateNetworks()
-                    ? null : Destinations.resolve(uri.getHost(), network.resolver(), settings.allowPrivateNetworks());
-            switch (resolution) {
-                case null -> {
-                    status = send(delivery, uri, new WebhookPost.Route.Proxied(proxy), body);
-                    error = "HTTP " + status;
+            WebhookPost.Route route = null;
+            error = null;
+            if (proxy != null && settings.allowPrivateNetworks()) {
+                // through a proxy that may reach private networks, the name is the proxy's to resolve (this
+                // instance may have no DNS for the outside at all)
+                route = new WebhookPost.Route.Proxied(proxy);
+            } else {
+                switch (Destinations.resolve(uri.getHost(), network.resolver(), settings.allowPrivateNetworks())) {
+                    case Destinations.Resolution.Refused refused -> {
+                        error = Destinations.DOES_NOT_RESOLVE_MARK.equals(refused.refusal())
+                                ? "refused: the URL's host does not resolve"
+                                : "refused: the URL's host is not a public address";
+                        detail = Destinations.detail(uri.getHost(), refused.refusal());
+                    }
+                    // to the addresses just judged, never to what the name resolves to by then (unless a proxy is
+                    // in between)
+                    case Destinations.Resolution.Allowed allowed -> route = proxy != null
+                            ? new WebhookPost.Route.Proxied(proxy) : new WebhookPost.Route.Direct(allowed.addresses());
                 }
-                case Destinations.Resolution.Refused refused -> {
-                    error = Destinations.DOES_NOT_RESOLVE_MARK.equals(refused.refusal())
-                            ? "refused: the URL's host does not resolve"
-                            : "refused: the URL's host is not a public address";
-                    detail = Destinations.detail(uri.getHost(), refused.refusal());
-                }
-                case Destinations.Resolution.Allowed allowed -> {
-                    // to the addresses just judged, never to what the name resolves to by then (unless a proxy
-                    // is in between)
-                    status = send(delivery, uri, proxy != null ? new WebhookPost.Route.Proxied(proxy)
-                            : new WebhookPost.Route.Direct(allowed.addresses()), body);
-                    error = "HTTP " + status;
-                }
+            }
+            if (route != null) {
+                status = send(delivery, uri, route, body);
+                error = "HTTP " + status;
             }
         } catch (IOException | RuntimeException e) {
             if (Thread.currentThread().isInterrupted()) {

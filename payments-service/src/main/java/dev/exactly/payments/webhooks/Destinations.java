@@ -47,20 +47,8 @@ public final class Destinations {
         record Refused(String refusal) implements Resolution {}
     }
 
-    /** What {@link #refusal} says of a host that does not resolve. */
+    /** What a {@link Resolution.Refused} says of a host that does not resolve. */
     public static final String DOES_NOT_RESOLVE_MARK = "does not resolve";
-
-    /**
-     * Why deliveries to {@code host} are refused, or empty when every address it resolves to is public:
-     * {@value #DOES_NOT_RESOLVE_MARK}, or the address and its kind ({@code 127.0.0.1, a loopback address}).
-     * For the operator ({@link #detail}); a tenant is told less.
-     */
-    public static Optional<String> refusal(@Nullable String host) {
-        return switch (resolve(host, Resolver.SYSTEM, false)) {
-            case Resolution.Allowed allowed -> Optional.empty();
-            case Resolution.Refused refused -> Optional.of(refused.refusal());
-        };
-    }
 
     /**
      * Resolves {@code host} once with {@code resolver} and judges every address it gave: an attempt connects to
@@ -92,7 +80,7 @@ public final class Destinations {
         return new Resolution.Allowed(List.of(addresses));
     }
 
-    /** The operator's sentence for a {@link #refusal} of {@code host}. */
+    /** The operator's sentence for a {@link Resolution.Refused} of {@code host}. */
     public static String detail(@Nullable String host, String refusal) {
         return DOES_NOT_RESOLVE_MARK.equals(refusal)
                 ? "refused: the host " + host + " does not resolve"
