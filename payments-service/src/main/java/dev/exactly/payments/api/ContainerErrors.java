@@ -6,6 +6,7 @@ import dev.exactly.payments.web.ApiResponse;
 import jakarta.servlet.DispatcherType;
 import jakarta.servlet.FilterChain;
 import jakarta.servlet.ServletException;
+import jakarta.servlet.ServletOutputStream;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
@@ -201,12 +202,28 @@ public class ContainerErrors {
             ApiResponse answer = ApiProblems.containerError(status);
             try {
                 response.setStatus(answer.status());
+                response.setHeader("Cache-Control", "no-store");
+                byte[] body = answer.body();
+                ServletOutputStream out;
+                try {
+                    out = response.getOutputStream();
+                } catch (IllegalStateException writerTaken) {
+                    out = null;
+                }
+                if (out != null) {
+                    // the document's bytes as the application sends its own: no charset parameter
+                    response.setContentType(answer.contentType());
+                    response.setContentLength(body.length);
+                    out.write(body);
+                    response.finishResponse();
+                    return;
+                }
+                // something already took the writer: its charset is part of the type from here on
                 response.setContentType(answer.contentType());
                 response.setCharacterEncoding(StandardCharsets.UTF_8.name());
-                response.setHeader("Cache-Control", "no-store");
                 Writer writer = response.getReporter();
                 if (writer != null) {
-                    writer.write(new String(answer.body(), StandardCharsets.UTF_8));
+                    writer.write(new String(body, StandardCharsets.UTF_8));
                     response.finishResponse();
                 }
             } catch (IOException | IllegalStateException e) {

@@ -53,6 +53,9 @@ class ContainerErrorTest extends DefaultServiceTest {
             }
             if (!r.isProblem()) {
                 violations.add("not a problem document: " + where);
+            } else if (!r.header("content-type").equals("application/problem+json")) {
+                // the application's problem documents name no charset (JSON is UTF-8 by definition)
+                violations.add("content type " + r.header("content-type") + ": " + where);
             }
             if (r.text().contains("Tomcat") || r.text().toLowerCase(java.util.Locale.ROOT).contains("<html")
                     || r.header("server").contains("Tomcat")) {
