@@ -168,6 +168,20 @@ public final class Ledger {
         return Jdbc.onConnection(connection, c -> writer.prepareHold(c, request));
     }
 
+    /**
+     * {@link #preparePost(Connection, EntryRequest)} before the caller has a connection: the accounts are
+     * read on a pooled connection when they are not known yet (as a rule they are: the ledger keeps the
+     * accounts it has read).
+     */
+    public EntryWrite preparePost(EntryRequest request) {
+        return Jdbc.inTransaction(dataSource, c -> writer.preparePost(c, request));
+    }
+
+    /** {@link #prepareHold(Connection, EntryRequest)} before the caller has a connection (see {@link #preparePost(EntryRequest)}). */
+    public EntryWrite prepareHold(EntryRequest request) {
+        return Jdbc.inTransaction(dataSource, c -> writer.prepareHold(c, request));
+    }
+
     /** {@link #post(Connection, EntryRequest)} in a transaction of its own. */
     public JournalEntry post(EntryRequest request) {
         return Jdbc.inTransaction(dataSource, c -> writer.post(c, request));

@@ -15,6 +15,7 @@ import dev.exactly.ledger.Ledger;
 import dev.exactly.ledger.LedgerRetryableException;
 import dev.exactly.ledger.LedgerStorageException;
 import dev.exactly.ledger.Money;
+import dev.exactly.payments.db.CommitBatcher;
 import dev.exactly.payments.db.DatabaseException;
 import dev.exactly.payments.db.Jdbc;
 import dev.exactly.payments.db.Pipeline;
@@ -70,15 +71,17 @@ public final class ChargeExecutor {
     private final InstantSource clock;
     private final ChargeObserver observer;
     private final ChargeEvents events;
+    private final @Nullable CommitBatcher batcher;
 
     /**
      * @param answers  renders the answer a finished charge records
      * @param observer told when a charge passes a step ({@link ChargeObserver#NONE} in the service)
      * @param events   records the charge's webhook event in phase 3's transaction
+     * @param batcher  commits phase 3 of charges together, or {@code null}: each alone
      */
     public ChargeExecutor(Jdbc jdbc, ChargeRepository charges, AtomicPhases phases, ReplayCounter replays,
             PspClient psp, Ledger ledger, TenantAccounts accounts, ChargeAnswers answers, InstantSource clock,
-            ChargeObserver observer, ChargeEvents events) {
+            ChargeObserver observer, ChargeEvents events, @Nullable CommitBatcher batcher) {
         this.jdbc = jdbc;
         this.charges = charges;
         this.phases = phases;
@@ -90,6 +93,7 @@ public final class ChargeExecutor {
         this.clock = clock;
         this.observer = observer;
         this.events = events;
+        this.batcher = batcher;
     }
 
     /**
@@ -180,6 +184,11 @@ public final class ChargeExecutor {
             StoredResponse answer = answers.finished(row, outcome);
             Instant now = clock.instant();
             try {
+                Optional<ChargeResult> together = finishingTogether(row, phase, outcome, debit, credit, currency,
+                        answer, now);
+                if (together.isPresent()) {
+                    return together.get();
+                }
                 return jdbc.inTransaction(c -> finishing(c, row, phase, outcome, debit, credit, currency, answer, now,
                         true));
             } catch (GuardRefused refused) {
@@ -206,6 +215,81 @@ public final class ChargeExecutor {
     private ChargeResult finishing(Connection c, ChargeRow row, Phase phase, ChargeOutcome outcome,
             @Nullable Account debit, @Nullable Account credit, Currency currency, StoredResponse answer, Instant now,
             boolean commitTogether) {
+        Finishing finishing = steps(c, row, phase, outcome, debit, credit, currency, answer, now, commitTogether);
+        if (finishing.guarded()) {
+            finishing.pipeline().commit();
+        }
+        observer.beforeCommit(row);
+        try {
+            finishing.pipeline().run(c);
+        } catch (DatabaseException e) {
+            if (finishing.guarded() && e.isGuardRefusal()) {
+                throw new GuardRefused();
+            }
+            throw e;
+        }
+        return finishing.result(row);
+    }
+
+    /**
+     * Phase 3 committed with the phase 3 of other charges ({@link CommitBatcher}), its guard in its statements;
+     * empty when it must run alone: a balance floor could refuse its entry (the results decide before the
+     * commit then), or another charge of the batch failed it.
+     */
+    private Optional<ChargeResult> finishingTogether(ChargeRow row, Phase phase, ChargeOutcome outcome,
+            @Nullable Account debit, @Nullable Account credit, Currency currency, StoredResponse answer, Instant now) {
+        if (batcher == null) {
+            return Optional.empty();
+        }
+        Finishing finishing = steps(null, row, phase, outcome, debit, credit, currency, answer, now, true);
+        if (!finishing.guarded()) {
+            return Optional.empty();
+        }
+        observer.beforeCommit(row);
+        try {
+            // batches take the customer's balance row in the order of its account
+            String order = credit == null ? "" : String.format("%019d", credit.id());
+            if (!batcher.commit(finishing.pipeline(), order)) {
+                return Optional.empty();
+            }
+        } catch (DatabaseException e) {
+            if (e.isGuardRefusal()) {
+                throw new GuardRefused();
+            }
+            throw e;
+        }
+        return Optional.of(finishing.result(row));
+    }
+
+    /**
+     * Phase 3's statements, not sent yet.
+     *
+     * @param guarded whether the guard is among them, so that the commit can go with them
+     */
+    private record Finishing(Pipeline pipeline, Pipeline.Result<Boolean> owned,
+            Pipeline.@Nullable Result<Boolean> settled, boolean guarded, StoredResponse answer) {
+
+        ChargeResult result(ChargeRow row) {
+            if (!owned.get() || (settled != null && !settled.get())) {
+                if (guarded) {
+                    throw new IllegalStateException("phase 3 of charge " + row.id() + " committed past its guard");
+                }
+                throw new LostRecord();
+            }
+            return new ChargeResult.Finished(answer);
+        }
+    }
+
+    /**
+     * Phase 3's statements: the record's finish, the entry or hold, the charge's final state (guarded when
+     * {@code commitTogether} and no floor can refuse the entry), its event.
+     *
+     * @param c the transaction's connection, to prepare the entry on; {@code null}: the entry is prepared on
+     *          a pooled connection, when its accounts are not known yet
+     */
+    private Finishing steps(@Nullable Connection c, ChargeRow row, Phase phase, ChargeOutcome outcome,
+            @Nullable Account debit, @Nullable Account credit, Currency currency, StoredResponse answer, Instant now,
+            boolean commitTogether) {
         Pipeline pipeline = new Pipeline();
         PhaseWrite finish = phases.finishing(phase, outcome.recordStatus(), answer);
         Pipeline.Result<Boolean> owned = pipeline.add(finish.sql(), finish::bind, finish::applied);
@@ -214,42 +298,26 @@ public final class ChargeExecutor {
         EntryWrite entry = null;
         if (outcome instanceof ChargeOutcome.Captured) {
             entryRef = "charge:" + row.id();
-            entry = ledger.preparePost(c, entry(row, debit, credit, currency, entryRef, "charge "));
+            EntryRequest request = entry(row, debit, credit, currency, entryRef, "charge ");
+            entry = c != null ? ledger.preparePost(c, request) : ledger.preparePost(request);
         } else if (outcome instanceof ChargeOutcome.Authorized) {
             holdRef = "auth:" + row.id();
-            entry = ledger.prepareHold(c, entry(row, debit, credit, currency, holdRef, "authorization "));
+            EntryRequest request = entry(row, debit, credit, currency, holdRef, "authorization ");
+            entry = c != null ? ledger.prepareHold(c, request) : ledger.prepareHold(request);
         }
         if (entry != null) {
             pipeline.add(entry.sql(), entry::bind, entry::result);
         }
-        boolean committing = commitTogether && (entry == null || !entry.mayBeRefused());
+        boolean guarded = commitTogether && (entry == null || !entry.mayBeRefused());
         Pipeline.@Nullable Result<Boolean> settled = null;
-        if (committing) {
+        if (guarded) {
             charges.finishingGuarded(pipeline, row.id(), outcome, entryRef, holdRef, answer, now, phase.key(),
                     phase.owner().value(), entryRef != null ? entryRef : holdRef);
         } else {
             settled = charges.finishing(pipeline, row.id(), outcome, entryRef, holdRef, answer, now);
         }
         events.finished(pipeline, row.finished(outcome, answer, now), outcome);
-        if (committing) {
-            pipeline.commit();
-        }
-        observer.beforeCommit(row);
-        try {
-            pipeline.run(c);
-        } catch (DatabaseException e) {
-            if (committing && e.isGuardRefusal()) {
-                throw new GuardRefused();
-            }
-            throw e;
-        }
-        if (!owned.get() || (settled != null && !settled.get())) {
-            if (committing) {
-                throw new IllegalStateException("phase 3 of charge " + row.id() + " committed past its guard");
-            }
-            throw new LostRecord();
-        }
-        return new ChargeResult.Finished(answer);
+        return new Finishing(pipeline, owned, settled, guarded, answer);
     }
 
     /**

@@ -2,11 +2,13 @@ package dev.exactly.payments.charge;
 
 import dev.exactly.idempotency.IdempotencyKey;
 import dev.exactly.idempotency.IdempotencyRequest;
+import dev.exactly.idempotency.ScopeKey;
 import dev.exactly.idempotency.postgres.AtomicPhases;
 import dev.exactly.idempotency.postgres.Phase;
 import dev.exactly.idempotency.postgres.PhaseClaim;
 import dev.exactly.idempotency.postgres.PhaseStart;
 import dev.exactly.idempotency.postgres.PhaseWrite;
+import dev.exactly.payments.db.CommitBatcher;
 import dev.exactly.payments.db.DatabaseException;
 import dev.exactly.payments.db.Jdbc;
 import dev.exactly.payments.db.Pipeline;
@@ -48,11 +50,15 @@ public final class ChargePipeline {
     private final Ids ids;
     private final InstantSource clock;
     private final ChargeObserver observer;
+    private final @Nullable CommitBatcher batcher;
 
-    /** @param observer told when a charge passes a step ({@link ChargeObserver#NONE} in the service) */
+    /**
+     * @param observer told when a charge passes a step ({@link ChargeObserver#NONE} in the service)
+     * @param batcher  commits the phase 1 of new charges together, or {@code null}: each alone
+     */
     public ChargePipeline(Jdbc jdbc, ChargeRepository charges, AtomicPhases phases, IdempotentRoutes routes,
             ReplayCounter replays, ChargeExecutor executor, Ids ids, InstantSource clock,
-            ChargeObserver observer) {
+            ChargeObserver observer, @Nullable CommitBatcher batcher) {
         this.jdbc = jdbc;
         this.charges = charges;
         this.phases = phases;
@@ -62,6 +68,7 @@ public final class ChargePipeline {
         this.ids = ids;
         this.clock = clock;
         this.observer = observer;
+        this.batcher = batcher;
     }
 
     /** What phase 1 decided. */
@@ -85,7 +92,8 @@ public final class ChargePipeline {
         IdempotencyRequest idempotency = routes.request(IdempotentRoutes.CHARGES, tenant, key, body, contentType);
         Begin begin;
         try {
-            begin = jdbc.inTransaction(c -> newCharge(c, idempotency, tenant, request));
+            begin = newChargeTogether(idempotency, tenant, request)
+                    .orElseGet(() -> jdbc.inTransaction(c -> newCharge(c, idempotency, tenant, request)));
         } catch (KeyTaken taken) {
             try {
                 // the key has a record (in flight, finished, expired) or its scope a charge: the claim decides
@@ -114,18 +122,53 @@ public final class ChargePipeline {
      * violation: nothing commits ({@link KeyTaken}), and phase 1 runs with the claim first.
      */
     private Begin newCharge(Connection c, IdempotencyRequest idempotency, String tenant, ChargeRequest request) {
+        NewCharge fresh = newCharge(idempotency, tenant, request);
+        fresh.pipeline().commit();
+        runTakingKey(fresh.pipeline(), c);
+        return fresh.run();
+    }
+
+    /**
+     * {@link #newCharge(Connection, IdempotencyRequest, String, ChargeRequest)} committed with the phase 1 of
+     * other new charges ({@link CommitBatcher}); empty when another charge of the batch failed it: run alone.
+     */
+    private Optional<Begin> newChargeTogether(IdempotencyRequest idempotency, String tenant, ChargeRequest request) {
+        if (batcher == null) {
+            return Optional.empty();
+        }
+        NewCharge fresh = newCharge(idempotency, tenant, request);
+        try {
+            if (!batcher.commit(fresh.pipeline(), idempotency.key().hash())) {
+                return Optional.empty();
+            }
+        } catch (DatabaseException e) {
+            if (e.isUniqueViolation()) {
+                throw new KeyTaken();
+            }
+            throw e;
+        }
+        return Optional.of(fresh.run());
+    }
+
+    /** Phase 1 of a new key, its statements ready to be sent (without the commit). */
+    private record NewCharge(Pipeline pipeline, Pipeline.Result<Boolean> claimed, ChargeRow created, Phase phase,
+            ScopeKey key) {
+        Begin run() {
+            if (!claimed.get()) {
+                throw new IllegalStateException("the new record of " + key + " was not inserted");
+            }
+            return new Begin.Run(created, phase, true);
+        }
+    }
+
+    private NewCharge newCharge(IdempotencyRequest idempotency, String tenant, ChargeRequest request) {
         PhaseClaim claim = phases.beginningNew(idempotency, RecoveryPoint.CHARGE_CREATED.checkpoint());
         ChargeRow created = ChargeRow.pending(ids.charge(), tenant, idempotency.key(), idempotency.fingerprint(),
                 request, clock.instant());
         Pipeline pipeline = new Pipeline();
         Pipeline.Result<Boolean> claimed = pipeline.add(claim.sql(), claim::bind, claim::applied);
         charges.inserting(pipeline, created);
-        pipeline.commit();
-        runTakingKey(pipeline, c);
-        if (!claimed.get()) {
-            throw new IllegalStateException("the new record of " + idempotency.key() + " was not inserted");
-        }
-        return new Begin.Run(created, claim.phase(), true);
+        return new NewCharge(pipeline, claimed, created, claim.phase(), idempotency.key());
     }
 
     /** Runs {@code pipeline}; a unique violation (a record of the key, a charge of the scope) is {@link KeyTaken}. */

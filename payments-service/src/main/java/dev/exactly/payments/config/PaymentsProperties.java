@@ -2,6 +2,8 @@ package dev.exactly.payments.config;
 
 import dev.exactly.idempotency.IdempotencyPolicy;
 import dev.exactly.idempotency.postgres.RecoveryPolicy;
+import dev.exactly.payments.db.CommitBatcher;
+import dev.exactly.payments.db.Jdbc;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -30,6 +32,7 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  * @param clearingShards balance rows of each tenant's processor clearing account
  * @param recovery       the recovery worker
  * @param processor      the processor client
+ * @param commitBatch    the phases of concurrent charges committed together
  */
 @ConfigurationProperties("exactly.payments")
 public record PaymentsProperties(
@@ -44,7 +47,8 @@ public record PaymentsProperties(
         @DefaultValue KeepAlive keepAlive,
         @DefaultValue("16") int clearingShards,
         @DefaultValue Recovery recovery,
-        @DefaultValue Processor processor) {
+        @DefaultValue Processor processor,
+        @DefaultValue CommitBatch commitBatch) {
 
     /** The demo tenants' keys, used only in demo mode. */
     public static final Map<String, String> DEMO_KEYS = Map.of("sk_demo_acme", "acme", "sk_demo_globex", "globex");
@@ -65,6 +69,41 @@ public record PaymentsProperties(
         }
         if (clearingShards < 1 || clearingShards > 1024) {
             throw new IllegalArgumentException("exactly.payments.clearing-shards must be between 1 and 1024");
+        }
+        if (commitBatch.maxCharges() > 1 && commitBatch.maxCharges() * commitBatch.maxInFlight() >= clearingShards) {
+            throw new IllegalArgumentException("exactly.payments.commit-batch.max-charges (" + commitBatch.maxCharges()
+                    + ") times max-in-flight (" + commitBatch.maxInFlight() + ") must be below exactly.payments."
+                    + "clearing-shards (" + clearingShards + "): each charge of a batch holds a shard of its clearing "
+                    + "account until the batch commits, and batches that held them all would wait for each other");
+        }
+    }
+
+    /**
+     * Phase 1 of new charges, and phase 3 of charges, committed together: the charges that wait for a
+     * transaction when one can start share it, its round trip and its commit ({@link CommitBatcher}); a
+     * charge of a batch that fails takes nothing of the others with it (they run again alone).
+     *
+     * <p>Each charge of a phase-3 batch takes a balance row (a shard) of its tenant's clearing account and
+     * keeps it until the batch commits, so {@code maxCharges × maxInFlight} must stay below
+     * {@code clearing-shards}: batches never hold every shard, and a charge that finds its preferred shard
+     * taken takes a free one instead of waiting.
+     *
+     * @param maxCharges  most charges in one transaction; 1: each charge commits alone
+     * @param maxInFlight most such transactions at once, per phase (each holds a pooled connection)
+     */
+    public record CommitBatch(@DefaultValue("6") int maxCharges, @DefaultValue("2") int maxInFlight) {
+        public CommitBatch {
+            if (maxCharges < 1 || maxCharges > 256) {
+                throw new IllegalArgumentException("exactly.payments.commit-batch.max-charges must be between 1 and 256");
+            }
+            if (maxInFlight < 1) {
+                throw new IllegalArgumentException("exactly.payments.commit-batch.max-in-flight must be at least 1");
+            }
+        }
+
+        /** The batcher of one phase, or {@code null} when charges commit alone. */
+        public @Nullable CommitBatcher batcher(Jdbc jdbc) {
+            return maxCharges == 1 ? null : new CommitBatcher(jdbc, maxCharges, maxInFlight);
         }
     }
 

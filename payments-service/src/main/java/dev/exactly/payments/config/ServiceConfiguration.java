@@ -159,17 +159,17 @@ public class ServiceConfiguration {
     @Bean
     ChargeExecutor chargeExecutor(Jdbc jdbc, ChargeRepository charges, AtomicPhases phases, ReplayCounter replays,
             PspClient psp, Ledger ledger, TenantAccounts accounts, ChargeAnswers answers, InstantSource clock,
-            ObjectProvider<ChargeObserver> observer, ChargeEvents events) {
+            ObjectProvider<ChargeObserver> observer, ChargeEvents events, PaymentsProperties properties) {
         return new ChargeExecutor(jdbc, charges, phases, replays, psp, ledger, accounts, answers, clock,
-                observer.getIfAvailable(() -> ChargeObserver.NONE), events);
+                observer.getIfAvailable(() -> ChargeObserver.NONE), events, properties.commitBatch().batcher(jdbc));
     }
 
     @Bean
     ChargePipeline chargePipeline(Jdbc jdbc, ChargeRepository charges, AtomicPhases phases, IdempotentRoutes routes,
             ReplayCounter replays, ChargeExecutor executor, Ids ids, InstantSource clock,
-            ObjectProvider<ChargeObserver> observer) {
+            ObjectProvider<ChargeObserver> observer, PaymentsProperties properties) {
         return new ChargePipeline(jdbc, charges, phases, routes, replays, executor, ids, clock,
-                observer.getIfAvailable(() -> ChargeObserver.NONE));
+                observer.getIfAvailable(() -> ChargeObserver.NONE), properties.commitBatch().batcher(jdbc));
     }
 
     @Bean

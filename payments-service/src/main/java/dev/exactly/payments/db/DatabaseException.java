@@ -34,6 +34,16 @@ public final class DatabaseException extends RuntimeException {
         return state == null ? "" : state;
     }
 
+    /**
+     * Whether the server itself refused a statement of the transaction, or its commit, so that nothing of
+     * the transaction committed: an error it reported (an SQLSTATE outside class 08, connection exceptions,
+     * and 57P, the server going away), not a lost connection, which may hide a commit.
+     */
+    public boolean rolledBack() {
+        String state = sqlState();
+        return !beforeAnyStatement && !state.isEmpty() && !state.startsWith("08") && !state.startsWith("57P");
+    }
+
     /** Whether a unique constraint refused a write (SQLSTATE 23505). */
     public boolean isUniqueViolation() {
         return sqlState().equals("23505");

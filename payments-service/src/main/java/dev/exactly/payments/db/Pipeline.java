@@ -90,6 +90,48 @@ public final class Pipeline {
     }
 
     /**
+     * Sends the statements of several pipelines in one round trip on {@code connection}, one after the
+     * other in the order given, then {@code COMMIT}, and reads each part's results. A statement that fails
+     * aborts the transaction for all of them ({@link DatabaseException}: roll back). A reader that throws
+     * once everything ran fails its part only: its exception is returned at the part's index, and the other
+     * parts are read all the same.
+     *
+     * @return per part, what its readers threw, or {@code null}
+     */
+    static List<@Nullable RuntimeException> runCommitting(Connection connection, List<Pipeline> parts) {
+        Pipeline all = new Pipeline();
+        for (Pipeline part : parts) {
+            all.steps.addAll(part.steps);
+        }
+        all.commit();
+        List<@Nullable RuntimeException> failures = new ArrayList<>(parts.size());
+        try (PreparedStatement statement = all.prepare(connection)) {
+            statement.execute();
+            boolean first = true;
+            for (Pipeline part : parts) {
+                RuntimeException failure = null;
+                for (Step step : part.steps) {
+                    if (!first) {
+                        statement.getMoreResults();
+                    }
+                    first = false;
+                    if (failure == null) {
+                        try {
+                            step.result().read(statement);
+                        } catch (RuntimeException e) {
+                            failure = e;
+                        }
+                    }
+                }
+                failures.add(failure);
+            }
+        } catch (SQLException e) {
+            throw new DatabaseException(e);
+        }
+        return failures;
+    }
+
+    /**
      * Sends every statement in one round trip on {@code connection} and reads their results in order.
      * Commits nothing: the caller's transaction decides.
      *
@@ -99,18 +141,7 @@ public final class Pipeline {
         if (steps.isEmpty()) {
             throw new IllegalStateException("an empty pipeline");
         }
-        StringBuilder sql = new StringBuilder(1024);
-        for (Step step : steps) {
-            if (!sql.isEmpty()) {
-                sql.append(";\n");
-            }
-            sql.append(step.sql().strip());
-        }
-        try (PreparedStatement statement = connection.prepareStatement(sql.toString())) {
-            int next = 1;
-            for (Step step : steps) {
-                next = step.binder().bind(statement, next);
-            }
+        try (PreparedStatement statement = prepare(connection)) {
             statement.execute();
             for (int i = 0; i < steps.size(); i++) {
                 if (i > 0) {
@@ -120,6 +151,28 @@ public final class Pipeline {
             }
         } catch (SQLException e) {
             throw new DatabaseException(e);
+        }
+    }
+
+    /** The steps' texts joined into one statement, their parameters bound. */
+    private PreparedStatement prepare(Connection connection) throws SQLException {
+        StringBuilder sql = new StringBuilder(512 * steps.size());
+        for (Step step : steps) {
+            if (!sql.isEmpty()) {
+                sql.append(";\n");
+            }
+            sql.append(step.sql().strip());
+        }
+        PreparedStatement statement = connection.prepareStatement(sql.toString());
+        try {
+            int next = 1;
+            for (Step step : steps) {
+                next = step.binder().bind(statement, next);
+            }
+            return statement;
+        } catch (SQLException | RuntimeException e) {
+            statement.close();
+            throw e;
         }
     }
 }

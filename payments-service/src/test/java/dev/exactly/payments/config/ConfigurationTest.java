@@ -17,7 +17,8 @@ class ConfigurationTest {
                 Duration.ofHours(24), new PaymentsProperties.KeepAlive(true, Duration.ofMinutes(5)), 16,
                 new PaymentsProperties.Recovery(true, Duration.ofSeconds(1), null, 5, Duration.ofSeconds(1),
                         Duration.ofSeconds(60), Duration.ofMinutes(10)),
-                new PaymentsProperties.Processor(Duration.ofSeconds(2), Duration.ofSeconds(10)));
+                new PaymentsProperties.Processor(Duration.ofSeconds(2), Duration.ofSeconds(10)),
+                new PaymentsProperties.CommitBatch(6, 2));
     }
 
     @Test
@@ -110,7 +111,15 @@ class ConfigurationTest {
         assertThat(new PaymentsProperties.KeepAlive(false, Duration.ofMinutes(5)).policy().enabled()).isFalse();
         assertThatThrownBy(() -> new PaymentsProperties("", "", Map.of(), "", "", "auto", Duration.ofMinutes(10),
                 Duration.ofHours(24), new PaymentsProperties.KeepAlive(true, Duration.ofMinutes(5)), 16,
-                defaults.recovery(), defaults.processor()))
+                defaults.recovery(), defaults.processor(), defaults.commitBatch()))
                 .hasMessageContaining("keep-alive.max-hold must be at least exactly.payments.lease");
+        assertThatThrownBy(() -> new PaymentsProperties("", "", Map.of(), "", "", "auto", Duration.ofSeconds(10),
+                Duration.ofHours(24), defaults.keepAlive(), 16, defaults.recovery(), defaults.processor(),
+                new PaymentsProperties.CommitBatch(8, 2)))
+                .hasMessageStartingWith("exactly.payments.commit-batch.max-charges (8) times max-in-flight (2) must be "
+                        + "below exactly.payments.clearing-shards (16)");
+        assertThat(new PaymentsProperties("", "", Map.of(), "", "", "auto", Duration.ofSeconds(10),
+                Duration.ofHours(24), defaults.keepAlive(), 16, defaults.recovery(), defaults.processor(),
+                new PaymentsProperties.CommitBatch(1, 40)).commitBatch().batcher(null)).isNull();
     }
 }
