@@ -33,7 +33,6 @@ public final class CommitBatcher {
     private final int maxParts;
     private final int maxInFlight;
     private final ReentrantLock lock = new ReentrantLock();
-    private final Condition finished = lock.newCondition();
     private final ArrayDeque<Part> waiting = new ArrayDeque<>();
     private int inFlight;
 
@@ -42,12 +41,15 @@ public final class CommitBatcher {
     private static final class Part {
         final Pipeline pipeline;
         final String order;
+        /** Signalled when its batch ends, or when it heads the queue as a transaction slot frees. */
+        final Condition woken;
         State state = State.WAITING;
         @Nullable RuntimeException failure;
 
-        Part(Pipeline pipeline, String order) {
+        Part(Pipeline pipeline, String order, Condition woken) {
             this.pipeline = pipeline;
             this.order = order;
+            this.woken = woken;
         }
     }
 
@@ -76,7 +78,7 @@ public final class CommitBatcher {
      * @throws RuntimeException what one of its readers threw (after the commit)
      */
     public boolean commit(Pipeline pipeline, String order) {
-        Part mine = new Part(pipeline, order);
+        Part mine = new Part(pipeline, order, lock.newCondition());
         lock.lock();
         try {
             waiting.add(mine);
@@ -93,10 +95,17 @@ public final class CommitBatcher {
                     } finally {
                         lock.lock();
                         inFlight--;
-                        finished.signalAll();
+                        // only the callers whose batch ended, and the one that leads the next batch
+                        for (Part part : batch) {
+                            part.woken.signal();
+                        }
+                        Part next = waiting.peek();
+                        if (next != null) {
+                            next.woken.signal();
+                        }
                     }
                 } else {
-                    finished.awaitUninterruptibly();
+                    mine.woken.awaitUninterruptibly();
                 }
             }
         } finally {
