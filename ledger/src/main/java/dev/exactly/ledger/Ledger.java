@@ -169,17 +169,19 @@ public final class Ledger {
     }
 
     /**
-     * {@link #preparePost(Connection, EntryRequest)} before the caller has a connection: the accounts are
-     * read on a pooled connection when they are not known yet (as a rule they are: the ledger keeps the
-     * accounts it has read).
+     * {@link #preparePost(Connection, EntryRequest)} before the caller has a connection. Nothing is read when
+     * the ledger knows the accounts already (it keeps those it has read) and the request names no
+     * original entry, the rule for a charge's entry; otherwise they are read on a pooled connection.
      */
     public EntryWrite preparePost(EntryRequest request) {
-        return Jdbc.inTransaction(dataSource, c -> writer.preparePost(c, request));
+        return writer.preparePostKnown(request)
+                .orElseGet(() -> Jdbc.inTransaction(dataSource, c -> writer.preparePost(c, request)));
     }
 
     /** {@link #prepareHold(Connection, EntryRequest)} before the caller has a connection (see {@link #preparePost(EntryRequest)}). */
     public EntryWrite prepareHold(EntryRequest request) {
-        return Jdbc.inTransaction(dataSource, c -> writer.prepareHold(c, request));
+        return writer.prepareHoldKnown(request)
+                .orElseGet(() -> Jdbc.inTransaction(dataSource, c -> writer.prepareHold(c, request)));
     }
 
     /** {@link #post(Connection, EntryRequest)} in a transaction of its own. */

@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Proxy;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -13,6 +15,8 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import javax.sql.DataSource;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
@@ -30,6 +34,52 @@ class ExternalReferenceTest extends LedgerTestSupport {
 
     private EntryRequest charge(String ref, long cents) {
         return EntryRequest.builder().debit(cash.id(), usd(cents)).credit(revenue.id(), usd(cents)).externalRef(ref).build();
+    }
+
+    @Test
+    void aWritePreparedBeforeAConnectionReadsNothingOnceTheLedgerKnowsItsAccounts() throws Exception {
+        AtomicInteger borrowed = new AtomicInteger();
+        DataSource counting = (DataSource) Proxy.newProxyInstance(DataSource.class.getClassLoader(),
+                new Class<?>[] {DataSource.class}, (proxy, method, args) -> {
+                    if (method.getName().equals("getConnection")) {
+                        borrowed.incrementAndGet();
+                    }
+                    try {
+                        return method.invoke(dataSource, args);
+                    } catch (InvocationTargetException e) {
+                        throw e.getCause();
+                    }
+                });
+        Ledger fresh = Ledger.of(counting, clock);
+        int before = borrowed.get();
+        // this ledger has not read the accounts yet: they are read on a pooled connection
+        List<EntryWrite> writes = new java.util.ArrayList<>();
+        writes.add(fresh.preparePost(charge("charge:ch_k1", 100)));
+        assertThat(borrowed.get() - before).isEqualTo(1);
+        // now it knows them: neither a post nor a hold takes a connection to be prepared
+        writes.add(fresh.preparePost(charge("charge:ch_k2", 200)));
+        writes.add(fresh.prepareHold(charge("auth:ch_k3", 400)));
+        assertThat(borrowed.get() - before).isEqualTo(1);
+        // an entry that names an original one is read on a connection all the same
+        JournalEntry refunded = ledger.post(charge("charge:ch_k4", 50));
+        EntryRequest refund = EntryRequest.refundOf(refunded.id()).debit(revenue.id(), usd(50))
+                .credit(cash.id(), usd(50)).externalRef("refund:ch_k4").build();
+        fresh.preparePost(refund);
+        assertThat(borrowed.get() - before).isEqualTo(2);
+
+        try (Connection c = connection()) {
+            for (EntryWrite write : writes) {
+                try (PreparedStatement s = c.prepareStatement(write.sql())) {
+                    write.bind(s, 1);
+                    s.execute();
+                    assertThat(write.result(s).externalRef()).isNotNull();
+                }
+            }
+            c.commit();
+        }
+        assertThat(ledger.entryByExternalRef("charge:ch_k2")).isPresent();
+        assertThat(ledger.entryByExternalRef("auth:ch_k3").orElseThrow().kind()).isEqualTo(EntryKind.PENDING);
+        assertThat(ledger.balance(cash.id())).isEqualTo(usd(350));
     }
 
     @Test

@@ -80,6 +80,19 @@ public final class AccountDirectory {
         return require(c, List.of(id)).get(id);
     }
 
+    /** The accounts with these ids when every one of them is cached; otherwise empty (nothing is read). */
+    public Optional<Map<Long, Account>> cached(Collection<Long> ids) {
+        Map<Long, Account> result = new HashMap<>();
+        for (Long id : ids) {
+            Account cached = cache.get(id);
+            if (cached == null) {
+                return Optional.empty();
+            }
+            result.put(id, cached);
+        }
+        return Optional.of(result);
+    }
+
     /** The accounts with these ids (cached), or {@link Reason#UNKNOWN_ACCOUNT} if one is missing. */
     public Map<Long, Account> require(Connection c, Collection<Long> ids) throws SQLException {
         Map<Long, Account> result = new HashMap<>();

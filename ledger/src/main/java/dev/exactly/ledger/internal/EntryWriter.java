@@ -109,12 +109,7 @@ public final class EntryWriter {
     }
 
     private Draft postDraft(Connection c, EntryRequest request) throws SQLException {
-        switch (request.kind()) {
-            case REVERSAL -> throw invalid("reversals are made with Ledger.reverse");
-            case PENDING, CAPTURE, VOID -> throw invalid("pending entries are made with Ledger.hold, captured with "
-                    + "Ledger.capture and voided with Ledger.voidHold");
-            default -> { }
-        }
+        requirePostKind(request);
         Long original = request.originalEntryId();
         if (original != null) {
             EntryKind originalKind = requireEntry(c, original);
@@ -123,7 +118,20 @@ public final class EntryWriter {
                         + " entry: nothing of it is posted to refund (refund its capture)");
             }
         }
-        return new Draft(request.kind(), original, request.externalRef(), request.description(),
+        return postLines(request);
+    }
+
+    private static void requirePostKind(EntryRequest request) {
+        switch (request.kind()) {
+            case REVERSAL -> throw invalid("reversals are made with Ledger.reverse");
+            case PENDING, CAPTURE, VOID -> throw invalid("pending entries are made with Ledger.hold, captured with "
+                    + "Ledger.capture and voided with Ledger.voidHold");
+            default -> { }
+        }
+    }
+
+    private static Draft postLines(EntryRequest request) {
+        return new Draft(request.kind(), request.originalEntryId(), request.externalRef(), request.description(),
                 lines(request.postings(), false));
     }
 
@@ -273,11 +281,39 @@ public final class EntryWriter {
         return prepare(c, holdDraft(request));
     }
 
-    /** Validates a draft against its accounts and computes the balance changes: ready to be written. */
-    private Prepared prepare(Connection c, Draft draft) throws SQLException {
+    /**
+     * {@link #preparePost} without a connection, when nothing of it needs the database: its accounts are
+     * known already and it names no original entry. Empty otherwise.
+     */
+    public Optional<EntryWrite> preparePostKnown(EntryRequest request) {
+        if (request.originalEntryId() != null) {
+            return Optional.empty();
+        }
+        requirePostKind(request);
+        return prepareKnown(postLines(request));
+    }
+
+    /** {@link #prepareHold} without a connection, when its accounts are known already. Empty otherwise. */
+    public Optional<EntryWrite> prepareHoldKnown(EntryRequest request) {
+        return prepareKnown(holdDraft(request));
+    }
+
+    private Optional<EntryWrite> prepareKnown(Draft draft) {
+        return accounts.cached(accountIds(draft)).map(touched -> prepare(draft, touched));
+    }
+
+    private static Set<Long> accountIds(Draft draft) {
         Set<Long> ids = new LinkedHashSet<>();
         draft.lines().forEach(l -> ids.add(l.accountId()));
-        Map<Long, Account> touched = accounts.require(c, ids);
+        return ids;
+    }
+
+    /** Validates a draft against its accounts and computes the balance changes: ready to be written. */
+    private Prepared prepare(Connection c, Draft draft) throws SQLException {
+        return prepare(draft, accounts.require(c, accountIds(draft)));
+    }
+
+    private Prepared prepare(Draft draft, Map<Long, Account> touched) {
         TreeMap<Long, Change> changes = new TreeMap<>();
         for (Line l : draft.lines()) {
             Account account = touched.get(l.accountId());
