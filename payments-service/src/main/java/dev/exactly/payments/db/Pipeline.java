@@ -93,8 +93,8 @@ public final class Pipeline {
      * Sends the statements of several pipelines in one round trip on {@code connection}, one after the
      * other in the order given, then {@code COMMIT}, and reads each part's results. A statement that fails
      * aborts the transaction for all of them ({@link DatabaseException}: roll back). A reader that throws
-     * once everything ran fails its part only: its exception is returned at the part's index, and the other
-     * parts are read all the same.
+     * once everything ran (and committed) fails its part only: its exception ({@link DatabaseException} for
+     * an {@link SQLException}) is returned at the part's index, and the other parts are read all the same.
      *
      * @return per part, what its readers threw, or {@code null}
      */
@@ -120,6 +120,9 @@ public final class Pipeline {
                             step.result().read(statement);
                         } catch (RuntimeException e) {
                             failure = e;
+                        } catch (SQLException e) {
+                            // everything ran and committed: a result that cannot be read is its part's alone
+                            failure = new DatabaseException(e);
                         }
                     }
                 }

@@ -194,6 +194,28 @@ class CommitBatcherTest {
     }
 
     @Test
+    void aResultThatCannotBeReadAfterTheCommitIsItsOwnCallersFailureNotTheBatchs() throws Exception {
+        CommitBatcher batcher = new CommitBatcher(jdbc, 64, 1);
+        Future<Boolean> first = firstHeld(batcher);
+        Pipeline unreadable = new Pipeline();
+        unreadable.add("INSERT INTO item (id) VALUES ('b')", (s, f) -> f, s -> {
+            throw new SQLException("the result of b cannot be read", "XX000");
+        });
+        List<Future<Boolean>> calls = queue(batcher, List.of(insert("a"), unreadable, insert("c")),
+                List.of("a", "b", "c"));
+        release();
+
+        assertThat(first.get(20, TimeUnit.SECONDS)).isTrue();
+        assertThat(calls.get(0).get(20, TimeUnit.SECONDS)).isTrue();
+        // not "run alone": the batch committed, b with it
+        assertThatThrownBy(() -> calls.get(1).get(20, TimeUnit.SECONDS))
+                .cause().isInstanceOf(DatabaseException.class)
+                .hasMessageContaining("the result of b cannot be read");
+        assertThat(calls.get(2).get(20, TimeUnit.SECONDS)).isTrue();
+        assertThat(count("SELECT count(*) FROM item WHERE id IN ('a', 'b', 'c')")).isEqualTo(3);
+    }
+
+    @Test
     void aConnectionLostInABatchIsEveryCallersFailureAndNoneIsToldToRunAgain() throws Exception {
         CommitBatcher batcher = new CommitBatcher(jdbc, 64, 1);
         try (Statement s = holder.createStatement()) {
