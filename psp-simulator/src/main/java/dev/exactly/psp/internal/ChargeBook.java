@@ -29,20 +29,22 @@ import org.jspecify.annotations.Nullable;
  * The processor's books: the answers recorded under each operation's idempotency keys, charges (with
  * the state of their holds) by key and by id, refunds by key and by id, and the capture and refund logs.
  *
- * <p>Two locks, always taken in this order: a key's outcome is decided inside
- * {@link ConcurrentHashMap#compute} on that operation's key map, so concurrent requests with one key
- * are serialised on that key (exactly one decides, the others replay); a decision that changes a
- * charge (capture, void, refund) then holds that charge's monitor, so requests with different keys on
- * one charge are serialised on the charge: a hold is captured or voided, never both, captured at most
- * once, and refunds never add up to more than was captured. Log entries are appended in the same
- * step as the change they record.
+ * <p>Locks, always taken in this order: a key's outcome is decided holding the lock of the key's stripe
+ * (one of {@value #STRIPES}, by the key's hash), so concurrent requests with one key are serialised on that
+ * key (exactly one decides, the others replay); every read and change of the book itself (its indexes,
+ * the charges' state, the logs) then holds the book's lock, briefly: a hold is captured or voided, never
+ * both, captured at most once, and refunds never add up to more than was captured. Log entries are
+ * appended in the same step as the change they record.
  *
- * <p>What never changes (a charge's request, an answer's bytes, a log entry) is written once to a
- * {@link Slab} and read back from it when asked for; the maps hold a key, a handle and, for a charge, the
- * mutable state of its hold. A book that keeps every charge of a busy process then adds a few small objects
- * per charge to the young generation instead of twenty, and the collector's pauses stay short.
+ * <p>The book keeps every charge for the life of the process without an object per charge: what never
+ * changes (a charge's request, an answer's bytes, a log entry) is written once to a {@link Slab} and read
+ * back when asked for; the indexes by key and by id ({@link KeyIndex}) and the charges' changing state
+ * ({@link ChargeTable}) are arrays of primitives. As object graphs (about twenty objects a charge), what a
+ * busy book added between two young collections was copied at every collection until it was promoted, and
+ * the pauses of the process that runs the book grew with its rate of charges.
  */
 public final class ChargeBook {
+    private static final int STRIPES = 256;
 
     /**
      * What a key holds: the request fingerprint and the exact answer to replay.
@@ -76,37 +78,7 @@ public final class ChargeBook {
     /** The processor refused it; nothing changed. */
     public record Refused(String code, String message) implements HoldResult {}
 
-    /**
-     * A charge: the handle of its immutable part in the slab ({@link Frozen}), and the mutable state of its
-     * hold, guarded by its own monitor. The amount and the hold's expiry are kept here as well, for the
-     * decisions that read them.
-     */
-    private static final class ChargeState {
-        final long frozen;
-        final long amount;
-        /** The hold's expiry, or null for none. */
-        final @Nullable Instant expiresAt;
-        ChargeStatus status;
-        long captured;
-        long refunded;
-
-        ChargeState(long frozen, long amount, @Nullable Instant expiresAt, ChargeStatus status, long captured) {
-            this.frozen = frozen;
-            this.amount = amount;
-            this.expiresAt = expiresAt;
-            this.status = status;
-            this.captured = captured;
-        }
-
-        /** Caller holds the monitor. An uncaptured hold past its expiry becomes expired. */
-        void expireIfDue(Instant now) {
-            if (status == ChargeStatus.AUTHORIZED && expiresAt != null && !now.isBefore(expiresAt)) {
-                status = ChargeStatus.EXPIRED;
-            }
-        }
-    }
-
-    /** What never changes about a charge, as it is written to and read from the slab. */
+    /** What never changes about a charge, as it is written to and read from the slab (its id and key first). */
     private record Frozen(String id, String key, PspChargeRequest request, @Nullable String declineCode,
             Instant created, @Nullable Instant expiresAt) {
 
@@ -149,24 +121,17 @@ public final class ChargeBook {
             });
         }
 
-        /** The charge as it is now, given its mutable state. */
+        /** The charge as it is now, given its changing state. */
         PspCharge charge(ChargeStatus status, long captured, long refunded) {
             return new PspCharge(id, request.amount(), request.currency(), status, key, declineCode, created,
                     request.source(), request.description(), request.metadata(), captured, refunded, expiresAt);
         }
     }
 
-    /** Caller holds the state's monitor. */
-    private PspCharge snapshot(ChargeState state) {
-        return frozen(state).charge(state.status, state.captured, state.refunded);
-    }
-
-    private Frozen frozen(ChargeState state) {
-        return Frozen.of(slab.read(state.frozen));
-    }
-
-    private static byte[] entryBytes(Entry entry) {
+    /** An answer's record: the key it is recorded under first, then the {@link Entry}. */
+    private static byte[] entryBytes(String key, Entry entry) {
         return Records.write(out -> {
+            out.writeUTF(key);
             out.writeUTF(entry.fingerprint());
             out.writeInt(entry.status());
             out.writeInt(entry.body().length);
@@ -176,6 +141,7 @@ public final class ChargeBook {
 
     private static Entry entryOf(byte[] bytes) {
         return Records.read(bytes, in -> {
+            in.readUTF();
             String fingerprint = in.readUTF();
             int status = in.readInt();
             byte[] body = new byte[in.readInt()];
@@ -203,17 +169,21 @@ public final class ChargeBook {
     }
 
     private final Slab slab = new Slab();
-    /** Each operation's keys, to the handle of the answer recorded under the key (an {@link Entry}). */
-    private final Map<PspOperation, ConcurrentHashMap<String, Long>> answers = new EnumMap<>(PspOperation.class);
-    private final ConcurrentHashMap<String, ChargeState> chargesByKey = new ConcurrentHashMap<>();
-    private final ConcurrentHashMap<String, ChargeState> chargesById = new ConcurrentHashMap<>();
-    private final ConcurrentHashMap<String, PspRefund> refundsByKey = new ConcurrentHashMap<>();
-    private final ConcurrentHashMap<String, PspRefund> refundsById = new ConcurrentHashMap<>();
-    private final Object logs = new Object();
-    /** The capture log: handles of {@link Capture} records, oldest first. */
+    private final Object[] deciding = new Object[STRIPES];
+    /** Guards everything below but the refunds' maps. */
+    private final Object lock = new Object();
+    /** Each operation's keys, to the slab handle of the answer recorded under the key. */
+    private final Map<PspOperation, KeyIndex> answers = new EnumMap<>(PspOperation.class);
+    private final ChargeTable charges = new ChargeTable();
+    /** Charge keys and ids, to charge numbers. */
+    private final KeyIndex chargesByKey;
+    private final KeyIndex chargesById;
+    /** The capture log: slab handles of {@link Capture} records, oldest first. */
     private final Handles captures = new Handles();
     private long lastCaptureSequence;
     private final List<Refund> refunds = new ArrayList<>();
+    private final ConcurrentHashMap<String, PspRefund> refundsByKey = new ConcurrentHashMap<>();
+    private final ConcurrentHashMap<String, PspRefund> refundsById = new ConcurrentHashMap<>();
     private final InstantSource clock;
     private final boolean honourKeys;
     private final Duration authorizationTtl;
@@ -227,9 +197,14 @@ public final class ChargeBook {
         this.clock = clock;
         this.honourKeys = honourKeys;
         this.authorizationTtl = authorizationTtl;
-        for (PspOperation o : PspOperation.values()) {
-            answers.put(o, new ConcurrentHashMap<>());
+        for (int i = 0; i < STRIPES; i++) {
+            deciding[i] = new Object();
         }
+        for (PspOperation o : PspOperation.values()) {
+            answers.put(o, new KeyIndex((handle, key) -> Records.first(slab.read(handle)).equals(key)));
+        }
+        chargesById = new KeyIndex((n, id) -> Records.first(slab.read(charges.frozen((int) n))).equals(id));
+        chargesByKey = new KeyIndex((n, key) -> Records.second(slab.read(charges.frozen((int) n))).equals(key));
     }
 
     /**
@@ -238,20 +213,22 @@ public final class ChargeBook {
      * {@code decide} runs at most once per key and must be quick.
      */
     public Outcome once(PspOperation operation, String key, String fingerprint, Supplier<Entry> decide) {
-        Outcome[] outcome = new Outcome[1];
-        answers.get(operation).compute(key, (k, existing) -> {
-            if (existing != null && honourKeys) {
+        synchronized (deciding[Math.floorMod(KeyIndex.hash(key), STRIPES)]) {
+            long existing;
+            synchronized (lock) {
+                existing = answers.get(operation).get(key);
+            }
+            if (existing != KeyIndex.NONE && honourKeys) {
                 Entry recorded = entryOf(slab.read(existing));
-                outcome[0] = recorded.fingerprint().equals(fingerprint)
-                        ? new Replayed(recorded)
-                        : new KeyReused(recorded);
-                return existing;
+                return recorded.fingerprint().equals(fingerprint) ? new Replayed(recorded) : new KeyReused(recorded);
             }
             Entry created = decide.get();
-            outcome[0] = new Created(created);
-            return slab.append(entryBytes(created));
-        });
-        return outcome[0];
+            long handle = slab.append(entryBytes(key, created));
+            synchronized (lock) {
+                answers.get(operation).put(key, handle);
+            }
+            return new Created(created);
+        }
     }
 
     /** The current time. */
@@ -273,15 +250,16 @@ public final class ChargeBook {
         Instant expiresAt = status == ChargeStatus.AUTHORIZED ? created.plus(authorizationTtl) : null;
         Frozen frozen = new Frozen(id, key, request, declineCode, created, expiresAt);
         long captured = status == ChargeStatus.CAPTURED ? request.amount() : 0;
-        ChargeState state = new ChargeState(slab.append(frozen.bytes()), request.amount(), expiresAt, status, captured);
-        synchronized (state) {
-            chargesById.put(id, state);
-            chargesByKey.put(key, state);
+        long handle = slab.append(frozen.bytes());
+        synchronized (lock) {
+            int n = charges.add(handle, request.amount(), expiresAt, status, captured);
+            chargesById.put(id, n);
+            chargesByKey.put(key, n);
             if (status == ChargeStatus.CAPTURED) {
                 logCapture(key, id, request, request.amount(), now);
             }
-            return frozen.charge(state.status, state.captured, state.refunded);
         }
+        return frozen.charge(status, captured, 0);
     }
 
     /**
@@ -294,27 +272,27 @@ public final class ChargeBook {
         if (refusal != null) {
             return new Refused(refusal, "injected fault: capture refused");
         }
-        ChargeState state = chargesById.get(chargeId);
-        if (state == null) {
-            return new Refused("resource_missing", "no charge with id " + chargeId);
-        }
-        synchronized (state) {
+        synchronized (lock) {
+            int n = number(chargesById, chargeId);
+            if (n < 0) {
+                return new Refused("resource_missing", "no charge with id " + chargeId);
+            }
             Instant now = clock.instant();
-            state.expireIfDue(now);
-            Frozen frozen = frozen(state);
-            Optional<Refused> unusable = notAHold(state, frozen);
+            charges.expireIfDue(n, now);
+            Frozen frozen = frozen(n);
+            Optional<Refused> unusable = notAHold(n, frozen);
             if (unusable.isPresent()) {
                 return unusable.get();
             }
-            long capture = amount.orElse(state.amount);
-            if (capture > state.amount) {
+            long capture = amount.orElse(charges.amount(n));
+            if (capture > charges.amount(n)) {
                 return new Refused("amount_too_large", "cannot capture " + capture + ": only "
-                        + state.amount + " is authorized");
+                        + charges.amount(n) + " is authorized");
             }
-            state.status = ChargeStatus.CAPTURED;
-            state.captured = capture;
+            charges.status(n, ChargeStatus.CAPTURED);
+            charges.captured(n, capture);
             logCapture(key, frozen.id(), frozen.request(), capture, now);
-            return new Done(frozen.charge(state.status, state.captured, state.refunded));
+            return new Done(charge(n, frozen));
         }
     }
 
@@ -328,33 +306,45 @@ public final class ChargeBook {
         if (refusal != null) {
             return new Refused(refusal, "injected fault: void refused");
         }
-        ChargeState state = chargesById.get(chargeId);
-        if (state == null) {
-            return new Refused("resource_missing", "no charge with id " + chargeId);
-        }
-        synchronized (state) {
-            state.expireIfDue(clock.instant());
-            switch (state.status) {
-                case AUTHORIZED -> state.status = ChargeStatus.VOIDED;
+        synchronized (lock) {
+            int n = number(chargesById, chargeId);
+            if (n < 0) {
+                return new Refused("resource_missing", "no charge with id " + chargeId);
+            }
+            charges.expireIfDue(n, clock.instant());
+            Frozen frozen = frozen(n);
+            switch (charges.status(n)) {
+                case AUTHORIZED -> charges.status(n, ChargeStatus.VOIDED);
                 case VOIDED, EXPIRED -> { }
                 case CAPTURED, DECLINED -> {
-                    return notAHold(state, frozen(state)).orElseThrow();
+                    return notAHold(n, frozen).orElseThrow();
                 }
             }
-            return new Done(snapshot(state));
+            return new Done(charge(n, frozen));
         }
     }
 
-    private static Optional<Refused> notAHold(ChargeState state, Frozen frozen) {
-        return switch (state.status) {
+    /** Caller holds the lock. */
+    private Optional<Refused> notAHold(int n, Frozen frozen) {
+        return switch (charges.status(n)) {
             case AUTHORIZED -> Optional.empty();
             case CAPTURED -> Optional.of(new Refused("charge_already_captured", "charge " + frozen.id()
-                    + " is already captured (" + state.captured + ")"));
+                    + " is already captured (" + charges.captured(n) + ")"));
             case DECLINED -> Optional.of(new Refused("charge_declined", "charge " + frozen.id() + " was declined"));
             case VOIDED -> Optional.of(new Refused("charge_voided", "charge " + frozen.id() + " was voided"));
             case EXPIRED -> Optional.of(new Refused("authorization_expired", "the hold of charge " + frozen.id()
                     + " expired at " + frozen.expiresAt()));
         };
+    }
+
+    /** Caller holds the lock. */
+    private Frozen frozen(int n) {
+        return Frozen.of(slab.read(charges.frozen(n)));
+    }
+
+    /** Caller holds the lock. */
+    private PspCharge charge(int n, Frozen frozen) {
+        return frozen.charge(charges.status(n), charges.captured(n), charges.refunded(n));
     }
 
     /**
@@ -366,26 +356,24 @@ public final class ChargeBook {
     public PspRefund refund(String id, String key, PspRefundRequest request, @Nullable String refusal) {
         Instant now = clock.instant();
         Instant created = now.truncatedTo(ChronoUnit.SECONDS);
-        ChargeState state = chargesById.get(request.charge());
         String failure;
-        if (refusal != null) {
-            failure = refusal;
-        } else if (state == null) {
-            failure = "resource_missing";
-        } else {
-            synchronized (state) {
-                state.expireIfDue(now);
-                Frozen frozen = frozen(state);
+        synchronized (lock) {
+            int n = number(chargesById, request.charge());
+            if (refusal != null) {
+                failure = refusal;
+            } else if (n < 0) {
+                failure = "resource_missing";
+            } else {
+                charges.expireIfDue(n, now);
+                Frozen frozen = frozen(n);
                 failure = !frozen.request().currency().equals(request.currency()) ? "currency_mismatch"
-                        : state.status != ChargeStatus.CAPTURED ? "charge_not_captured"
-                        : request.amount() > state.captured - state.refunded ? "amount_too_large"
+                        : charges.status(n) != ChargeStatus.CAPTURED ? "charge_not_captured"
+                        : request.amount() > charges.captured(n) - charges.refunded(n) ? "amount_too_large"
                         : null;
                 if (failure == null) {
-                    state.refunded += request.amount();
-                    synchronized (logs) {
-                        refunds.add(new Refund(refunds.size() + 1L, id, key, frozen.id(), request.amount(),
-                                request.currency(), now, request.metadata()));
-                    }
+                    charges.refunded(n, charges.refunded(n) + request.amount());
+                    refunds.add(new Refund(refunds.size() + 1L, id, key, frozen.id(), request.amount(),
+                            request.currency(), now, request.metadata()));
                 }
             }
         }
@@ -405,7 +393,7 @@ public final class ChargeBook {
      */
     public PspCharge plantCapture(String id, String key, PspChargeRequest request) {
         Outcome outcome = once(PspOperation.CHARGE, key, "planted", () -> {
-            if (chargesByKey.containsKey(key)) {
+            if (chargeByKey(key).isPresent()) {
                 throw new IllegalStateException("idempotency key " + key + " already holds a charge");
             }
             PspCharge charge = openCharge(id, key, request, null);
@@ -443,7 +431,7 @@ public final class ChargeBook {
      * @return the changed entry, or empty when the charge has no capture
      */
     public Optional<Capture> amendCapture(String chargeId, long amount) {
-        synchronized (logs) {
+        synchronized (lock) {
             for (int i = captures.size() - 1; i >= 0; i--) {
                 Capture c = captureOf(slab.read(captures.get(i)));
                 if (c.chargeId().equals(chargeId)) {
@@ -464,7 +452,7 @@ public final class ChargeBook {
      * @return the removed entry, or empty when the charge has no capture
      */
     public Optional<Capture> removeCapture(String chargeId) {
-        synchronized (logs) {
+        synchronized (lock) {
             for (int i = captures.size() - 1; i >= 0; i--) {
                 Capture c = captureOf(slab.read(captures.get(i)));
                 if (c.chargeId().equals(chargeId)) {
@@ -480,32 +468,43 @@ public final class ChargeBook {
         }
     }
 
+    /** Caller holds the lock. */
     private void logCapture(String key, String chargeId, PspChargeRequest request, long amount, Instant at) {
-        synchronized (logs) {
-            lastCaptureSequence++;
-            Capture capture = new Capture(lastCaptureSequence, key, chargeId, amount, request.currency(), at,
-                    request.metadata());
-            captures.add(slab.append(captureBytes(capture)));
-        }
+        lastCaptureSequence++;
+        Capture capture = new Capture(lastCaptureSequence, key, chargeId, amount, request.currency(), at,
+                request.metadata());
+        captures.add(slab.append(captureBytes(capture)));
     }
 
     // ---------------------------------------------------------------- lookups
 
     /** The charge recorded under a charge request's key, as it is now. */
     public Optional<PspCharge> chargeByKey(String key) {
-        return Optional.ofNullable(chargesByKey.get(key)).map(this::now);
+        synchronized (lock) {
+            return now(number(chargesByKey, key));
+        }
     }
 
     /** The charge with this id, as it is now. */
     public Optional<PspCharge> chargeById(String id) {
-        return Optional.ofNullable(chargesById.get(id)).map(this::now);
+        synchronized (lock) {
+            return now(number(chargesById, id));
+        }
     }
 
-    private PspCharge now(ChargeState state) {
-        synchronized (state) {
-            state.expireIfDue(clock.instant());
-            return snapshot(state);
+    /** Caller holds the lock. The number of the charge {@code index} finds under {@code key}, or -1. */
+    private static int number(KeyIndex index, String key) {
+        long n = index.get(key);
+        return n == KeyIndex.NONE ? -1 : (int) n;
+    }
+
+    /** Caller holds the lock; {@code n} is negative for no charge. */
+    private Optional<PspCharge> now(int n) {
+        if (n < 0) {
+            return Optional.empty();
         }
+        charges.expireIfDue(n, clock.instant());
+        return Optional.of(charge(n, frozen(n)));
     }
 
     /** The refund recorded under a refund request's key. */
@@ -520,7 +519,7 @@ public final class ChargeBook {
 
     /** The capture log, oldest first, limited to {@code [from, to)} (null: unbounded). */
     public List<Capture> captures(@Nullable Instant from, @Nullable Instant to) {
-        synchronized (logs) {
+        synchronized (lock) {
             List<Capture> within = new ArrayList<>();
             for (int i = 0; i < captures.size(); i++) {
                 Capture c = captureOf(slab.read(captures.get(i)));
@@ -534,7 +533,7 @@ public final class ChargeBook {
 
     /** The refund log, oldest first, limited to {@code [from, to)} (null: unbounded). */
     public List<Refund> refunds(@Nullable Instant from, @Nullable Instant to) {
-        synchronized (logs) {
+        synchronized (lock) {
             return refunds.stream().filter(r -> within(r.refundedAt(), from, to)).toList();
         }
     }
@@ -552,10 +551,11 @@ public final class ChargeBook {
         return counts;
     }
 
-    /** Forgets every answer, charge, refund and log entry. */
+    /** Forgets every answer, charge, refund and log entry (what the slab holds stays, unreachable). */
     public void clear() {
-        synchronized (logs) {
-            answers.values().forEach(Map::clear);
+        synchronized (lock) {
+            answers.values().forEach(KeyIndex::clear);
+            charges.clear();
             chargesByKey.clear();
             chargesById.clear();
             refundsByKey.clear();

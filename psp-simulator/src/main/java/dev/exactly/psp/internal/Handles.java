@@ -4,7 +4,7 @@ import java.util.Arrays;
 
 /**
  * A growable list of {@link Slab} handles in one array of {@code long}s: no object per entry. Not
- * thread-safe (the book's log lock guards it).
+ * thread-safe (the book's lock guards it).
  */
 final class Handles {
     private long[] handles = new long[1024];

@@ -48,6 +48,28 @@ final class Records {
         }
     }
 
+    /** The record's first string (a record that begins with one). */
+    static String first(byte[] record) {
+        return prefix(record, 1);
+    }
+
+    /** The record's second string (a record that begins with two). */
+    static String second(byte[] record) {
+        return prefix(record, 2);
+    }
+
+    private static String prefix(byte[] record, int nth) {
+        try (DataInputStream in = new DataInputStream(new ByteArrayInputStream(record))) {
+            String value = in.readUTF();
+            for (int i = 1; i < nth; i++) {
+                value = in.readUTF();
+            }
+            return value;
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
     static void writeNullable(DataOutputStream out, @Nullable String value) throws IOException {
         out.writeBoolean(value != null);
         if (value != null) {

@@ -4,13 +4,13 @@ import java.util.Arrays;
 
 /**
  * Append-only records of bytes, kept in large chunks. The processor's book keeps every charge for the
- * life of the process; held as object graphs (strings, maps, instants: about twenty objects and 1.9 KB a
- * charge), what a busy book added between two young collections was copied from survivor space to
- * survivor space at every collection until it was old enough to be promoted, and the collector's pauses
- * grew with the rate of charges (about 60 ms each at 1,400 charges a second, in the service that runs the
- * book in its own process). Here a record's bytes go into a chunk of {@value #CHUNK_BYTES} bytes, an array
- * that large enough for the collector to allocate in the old generation at once, and an array of bytes holds
- * no references to scan: what stays in the young generation for each record is the handle that finds it.
+ * life of the process; held as object graphs (strings, maps, instants: about twenty objects a charge),
+ * what a busy book added between two young collections was copied from survivor space to survivor space
+ * at every collection until it was old enough to be promoted, and the collector's pauses grew with the
+ * rate of charges (about 60 ms each at 1,400 charges a second, in the service that runs the book in its
+ * own process). Here a record's bytes go into a chunk of {@value #CHUNK_BYTES} bytes, an array large
+ * enough for the collector to allocate in the old generation at once, and an array of bytes holds no
+ * references to scan: nothing stays in the young generation for a record but the handle that finds it.
  *
  * <p>A record is addressed by a {@code long} handle (the chunk's index in the high 32 bits, the record's
  * offset in the low ones) and is immutable once appended. Appends are serialised; reads take no lock: a

@@ -13,10 +13,17 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.InstantSource;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.OptionalLong;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 
@@ -144,5 +151,50 @@ class ChargeBookTest {
         assertThat(tooMuch.failureCode()).isEqualTo("amount_too_large");
         assertThat(fine.succeeded()).isTrue();
         assertThat(book.chargeById("py_1").orElseThrow().amountRefunded()).isEqualTo(1999);
+    }
+
+    @Test
+    void concurrentRequestsDecideEachKeyOnceAndCaptureAHoldOnce() throws Exception {
+        int keys = 2_000;
+        int threads = 8;
+        Map<String, AtomicInteger> decisions = new ConcurrentHashMap<>();
+        book.openCharge("py_hold", "key-hold", request().authorizeOnly(), null);
+        AtomicInteger captured = new AtomicInteger();
+        CountDownLatch start = new CountDownLatch(1);
+        try (ExecutorService pool = Executors.newFixedThreadPool(threads)) {
+            List<Future<?>> done = new ArrayList<>();
+            for (int t = 0; t < threads; t++) {
+                int thread = t;
+                done.add(pool.submit(() -> {
+                    start.await();
+                    for (int i = 0; i < keys; i++) {
+                        // every thread sends every key: half of them from the first, half from the last, at once
+                        int k = thread % 2 == 0 ? i : keys - 1 - i;
+                        String key = "key-" + k;
+                        ChargeBook.Outcome outcome = book.once(PspOperation.CHARGE, key, "f" + k, () -> {
+                            decisions.computeIfAbsent(key, x -> new AtomicInteger()).incrementAndGet();
+                            PspCharge charge = book.openCharge("py_" + k, key, PspChargeRequest.of(100 + k, "usd", "tok_visa"), null);
+                            return new ChargeBook.Entry("f" + k, 200, charge.id().getBytes(StandardCharsets.UTF_8));
+                        });
+                        assertThat(new String(outcome.entry().body(), StandardCharsets.UTF_8)).isEqualTo("py_" + k);
+                    }
+                    if (book.capture("py_hold", OptionalLong.empty(), "cap-" + thread, null) instanceof ChargeBook.Done) {
+                        captured.incrementAndGet();
+                    }
+                    return null;
+                }));
+            }
+            start.countDown();
+            for (Future<?> f : done) {
+                f.get();
+            }
+        }
+        assertThat(decisions).hasSize(keys).allSatisfy((key, count) -> assertThat(count.get()).as(key).isEqualTo(1));
+        assertThat(captured.get()).isEqualTo(1);
+        assertThat(book.captures(null, null)).hasSize(keys + 1);
+        for (int k = 0; k < keys; k += 97) {
+            assertThat(book.chargeByKey("key-" + k).orElseThrow().amount()).isEqualTo(100 + k);
+            assertThat(book.chargeById("py_" + k).orElseThrow().idempotencyKey()).isEqualTo("key-" + k);
+        }
     }
 }
