@@ -252,7 +252,7 @@ public final class ChargeBook {
         long captured = status == ChargeStatus.CAPTURED ? request.amount() : 0;
         long handle = slab.append(frozen.bytes());
         synchronized (lock) {
-            int n = charges.add(handle, request.amount(), expiresAt, status, captured);
+            int n = charges.add(handle, expiresAt, status, captured);
             chargesById.put(id, n);
             chargesByKey.put(key, n);
             if (status == ChargeStatus.CAPTURED) {
@@ -284,10 +284,11 @@ public final class ChargeBook {
             if (unusable.isPresent()) {
                 return unusable.get();
             }
-            long capture = amount.orElse(charges.amount(n));
-            if (capture > charges.amount(n)) {
+            long authorized = frozen.request().amount();
+            long capture = amount.orElse(authorized);
+            if (capture > authorized) {
                 return new Refused("amount_too_large", "cannot capture " + capture + ": only "
-                        + charges.amount(n) + " is authorized");
+                        + authorized + " is authorized");
             }
             charges.status(n, ChargeStatus.CAPTURED);
             charges.captured(n, capture);

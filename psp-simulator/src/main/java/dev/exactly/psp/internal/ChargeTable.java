@@ -7,8 +7,8 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * Every charge's changing state, by charge number (the order the book opened them in), in arrays of
- * primitives: the handle of its unchanging part, its amount, the expiry of its hold, its status and what
- * was captured and refunded. No object per charge. Not thread-safe (the book's lock guards it).
+ * primitives: the handle of its unchanging part, the expiry of its hold, its status and what was captured
+ * and refunded. No object per charge. Not thread-safe (the book's lock guards it).
  */
 final class ChargeTable {
     private static final ChargeStatus[] STATUSES = ChargeStatus.values();
@@ -17,7 +17,6 @@ final class ChargeTable {
     private static final long NO_EXPIRY = Long.MIN_VALUE;
 
     private long[] frozen;
-    private long[] amounts;
     private long[] expirySeconds;
     private int[] expiryNanos;
     private byte[] statuses;
@@ -30,11 +29,10 @@ final class ChargeTable {
     }
 
     /** Adds a charge; returns its number. */
-    int add(long frozenHandle, long amount, @Nullable Instant expiresAt, ChargeStatus status, long capturedAmount) {
+    int add(long frozenHandle, @Nullable Instant expiresAt, ChargeStatus status, long capturedAmount) {
         if (size == frozen.length) {
             int capacity = frozen.length * 2;
             frozen = Arrays.copyOf(frozen, capacity);
-            amounts = Arrays.copyOf(amounts, capacity);
             expirySeconds = Arrays.copyOf(expirySeconds, capacity);
             expiryNanos = Arrays.copyOf(expiryNanos, capacity);
             statuses = Arrays.copyOf(statuses, capacity);
@@ -43,7 +41,6 @@ final class ChargeTable {
         }
         int n = size++;
         frozen[n] = frozenHandle;
-        amounts[n] = amount;
         expirySeconds[n] = expiresAt == null ? NO_EXPIRY : expiresAt.getEpochSecond();
         expiryNanos[n] = expiresAt == null ? 0 : expiresAt.getNano();
         statuses[n] = (byte) status.ordinal();
@@ -58,10 +55,6 @@ final class ChargeTable {
 
     long frozen(int n) {
         return frozen[check(n)];
-    }
-
-    long amount(int n) {
-        return amounts[check(n)];
     }
 
     ChargeStatus status(int n) {
@@ -100,7 +93,6 @@ final class ChargeTable {
 
     void clear() {
         frozen = new long[INITIAL];
-        amounts = new long[INITIAL];
         expirySeconds = new long[INITIAL];
         expiryNanos = new int[INITIAL];
         statuses = new byte[INITIAL];
