@@ -46,8 +46,9 @@ import org.jspecify.annotations.Nullable;
  * there, through the same client library and pool: two raw round trips for a fresh key, one for a replay
  * (see {@link Variant}). Each mix (fresh keys; replays of keys completed beforehand; nine fresh keys in ten
  * with a replay, {@link Mix#MIXED}) runs every endpoint
- * once per round, a guarded endpoint right after its floor, so that a change in the machine's load falls
- * on both sides of a ratio; the ratios are per round, reported as the median and the spread.
+ * once per round, a guarded endpoint next to its floor (after it in odd rounds, before it in even ones), so
+ * that a change in the machine's load falls on both sides of a ratio and neither side always runs second;
+ * the ratios are per round, reported as the median and the spread.
  *
  * <p>Every answer is checked by the load script (status, whose answer it is, replay marker, replayed bytes
  * identical to the first answer), and every execution of the handler is counted per key: an error, a
@@ -87,7 +88,7 @@ public final class HttpBenchmark {
      * @param measure     time per (mix, endpoint) per round, whole seconds
      * @param rounds      measured rounds
      * @param replayKeys  keys completed per endpoint before the phases, for replays
-     * @param variants    endpoints to measure, in this order within a round
+     * @param variants    endpoints to measure, in this order within odd rounds and reversed in even ones
      * @param mixes       the mixes to run, in this order within a round
      */
     public record Settings(int threads, int connections, Duration warmup, Duration measure, int rounds,
@@ -147,6 +148,8 @@ public final class HttpBenchmark {
         out.printf("HTTP benchmark: wrk -t%d -c%d, %d s warm-up and %d x %d s per endpoint and mix, loopback%n",
                 settings.threads(), settings.connections(), settings.warmup().toSeconds(), settings.rounds(),
                 settings.measure().toSeconds());
+        out.printf("raw Redis floors' flushes: %s (the store's: consolidated)%n",
+                System.getProperty(StoreFixture.RAW_FLUSHES_PROPERTY, "lettuce"));
         HttpReport report = run(settings, out);
         report.print(out);
         if (!report.clean()) {
@@ -257,8 +260,12 @@ public final class HttpBenchmark {
             }
             for (int round = 1; round <= settings.rounds(); round++) {
                 loads.add("round " + round + ": " + Machine.sample(InstantSource.system()).loadAverage());
+                // odd rounds in the given order, even rounds reversed: each guarded endpoint next to its floor,
+                // after it in one round and before it in the next, so that neither side of a ratio is always
+                // the one that runs on what the other left behind (its garbage, its keys expiring)
+                List<Variant> order = round % 2 == 1 ? settings.variants() : settings.variants().reversed();
                 for (Mix mix : settings.mixes()) {
-                    for (Variant variant : settings.variants()) {
+                    for (Variant variant : order) {
                         PhaseResult result = phase(variant, mix, round, settings.measure());
                         progress.printf("round %d  %-12s %-20s %9.0f req/s, %d errors%n", round, mix.title(),
                                 variant.name(mix), result.rate(), result.errors());

@@ -25,6 +25,7 @@ import io.lettuce.core.api.sync.RedisCommands;
 import io.lettuce.core.cluster.ClusterClientOptions;
 import io.lettuce.core.cluster.RedisClusterClient;
 import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
+import io.lettuce.core.resource.ClientResources;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -40,6 +41,7 @@ import java.util.Deque;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import javax.sql.DataSource;
 import org.jspecify.annotations.Nullable;
@@ -63,6 +65,9 @@ public final class StoreFixture implements AutoCloseable {
             .lease(Duration.ofSeconds(30)).retention(Duration.ofSeconds(60)).build();
     private static final IdempotencyPolicy MEMORY_POLICY = IdempotencyPolicy.custom()
             .lease(Duration.ofSeconds(5)).retention(Duration.ofSeconds(10)).build();
+
+    /** How the raw Redis floors' clients flush: {@code lettuce} (its default) or {@code consolidated}. */
+    public static final String RAW_FLUSHES_PROPERTY = "exactly.bench.rawFlushes";
 
     private static final ScopeKey CONNECT_CHECK_KEY = new ScopeKey("0".repeat(64));
 
@@ -125,17 +130,20 @@ public final class StoreFixture implements AutoCloseable {
         List<RedisURI> nodes;
         if (cluster != null) {
             nodes = cluster.seeds();
-            RedisClusterClient client = RedisClusterClient.create(nodes);
+            ClientResources clientResources = rawClientResources();
+            RedisClusterClient client = RedisClusterClient.create(clientResources, nodes);
             client.setOptions(ClusterClientOptions.builder().timeoutOptions(RedisRawBaseline.TIMEOUTS).build());
             StatefulRedisClusterConnection<byte[], byte[]> connection = client.connect(ByteArrayCodec.INSTANCE);
             raw = new RedisRawBaseline(connection.async(), rawPrefix, () -> {
                 connection.close();
                 client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
+                clientResources.shutdown(0, 2, TimeUnit.SECONDS).awaitUninterruptibly();
             });
         } else {
             RedisURI node = RedisURI.create(uri);
             nodes = List.of(node);
-            RedisClient client = RedisClient.create(node);
+            ClientResources clientResources = rawClientResources();
+            RedisClient client = RedisClient.create(clientResources, node);
             client.setOptions(ClientOptions.builder().timeoutOptions(RedisRawBaseline.TIMEOUTS).build());
             StatefulRedisConnection<byte[], byte[]> connection = client.connect(ByteArrayCodec.INSTANCE);
             raw = new RedisRawBaseline(connection.async(), rawPrefix, () -> {
@@ -145,12 +153,30 @@ public final class StoreFixture implements AutoCloseable {
                 }
                 connection.close();
                 client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
+                clientResources.shutdown(0, 2, TimeUnit.SECONDS).awaitUninterruptibly();
             });
             // the same connection, keys of its own; the plain floor's close ends both
             fenced = RedisRawBaseline.fenced(connection.async(), prefix + "fenced:", () -> {});
         }
         resources.push(raw);
         return new StoreFixture(kind, store, raw, fenced, nodes, resources);
+    }
+
+    /**
+     * The resources of the raw floors' Lettuce clients: Lettuce's defaults, each command written and
+     * flushed on its own, unless {@value #RAW_FLUSHES_PROPERTY} is {@code consolidated}, which gives the
+     * floors the flush consolidation the store's own clients have
+     * ({@link RedisIdempotencyStore#consolidatedFlushes()}): how much of a ratio that accounts for.
+     */
+    private static ClientResources rawClientResources() {
+        String flushes = System.getProperty(RAW_FLUSHES_PROPERTY, "lettuce");
+        return switch (flushes) {
+            case "lettuce" -> ClientResources.create();
+            case "consolidated" -> ClientResources.builder()
+                    .nettyCustomizer(RedisIdempotencyStore.consolidatedFlushes()).build();
+            default -> throw new IllegalArgumentException(
+                    RAW_FLUSHES_PROPERTY + " is lettuce or consolidated, not " + flushes);
+        };
     }
 
     /**
