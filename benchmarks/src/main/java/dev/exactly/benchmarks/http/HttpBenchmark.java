@@ -14,6 +14,7 @@ import dev.exactly.testing.ProcessCpu;
 import java.io.BufferedWriter;
 import java.io.IOException;
 import java.io.PrintStream;
+import java.lang.management.CompilationMXBean;
 import java.lang.management.ManagementFactory;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -70,6 +71,12 @@ public final class HttpBenchmark {
      * long; a run planned to last longer is refused.
      */
     static final Duration KEPT = RawBaseline.KEPT;
+
+    /** The warm-up ends after a pass in which the JIT compiled for less than this share of the pass's time. */
+    static final double SETTLED_JIT_SHARE = 0.02;
+
+    /** Warm-up passes at most. */
+    static final int MAX_WARMUP_PASSES = 4;
     /** The guarded route's policy: records are kept an hour, longer than any run that is allowed to start. */
     static final IdempotencyPolicy ROUTE_POLICY = IdempotencyPolicy.custom()
             .lease(Duration.ofSeconds(30)).retention(KEPT).build();
@@ -84,7 +91,9 @@ public final class HttpBenchmark {
      *
      * @param threads     load generator threads ({@code wrk -t})
      * @param connections concurrent keep-alive connections, one request in flight on each ({@code wrk -c})
-     * @param warmup      time per (mix, endpoint) before measuring, whole seconds; zero skips the warm-up
+     * @param warmup      time per (mix, endpoint) in a warm-up pass, whole seconds; passes are repeated until the
+     *                    JIT compiled for less than {@value #SETTLED_JIT_SHARE} of one, at most
+     *                    {@value #MAX_WARMUP_PASSES}; zero skips the warm-up
      * @param measure     time per (mix, endpoint) per round, whole seconds
      * @param rounds      measured rounds
      * @param replayKeys  keys completed per endpoint before the phases, for replays
@@ -108,7 +117,8 @@ public final class HttpBenchmark {
             }
             // the replay keys are completed before the first phase and read in the last one: they must outlive
             // the run (with room for preparation, collections and waits between phases)
-            Duration planned = warmup.plus(measure.multipliedBy(rounds)).multipliedBy((long) variants.size() * mixes.size());
+            Duration planned = warmup.multipliedBy(MAX_WARMUP_PASSES).plus(measure.multipliedBy(rounds))
+                    .multipliedBy((long) variants.size() * mixes.size());
             if (planned.multipliedBy(3).dividedBy(2).compareTo(KEPT) > 0) {
                 throw new IllegalArgumentException("a run of " + planned.toMinutes() + " minutes of load (" + variants.size()
                         + " endpoints, " + mixes.size() + " mixes, " + rounds + " rounds) would outlive the replay keys, "
@@ -248,7 +258,12 @@ public final class HttpBenchmark {
             for (Variant variant : settings.variants()) {
                 prepare(variant);
             }
-            if (!settings.warmup().isZero()) {
+            // passes over every endpoint and mix until the JIT compiled for less than SETTLED_JIT_SHARE of a
+            // pass: a fixed warm-up of a few seconds each left it compiling into the first measured phase,
+            // which was then the slowest of its endpoint's in every run of 12-04, whichever endpoint it was
+            for (int pass = 1; !settings.warmup().isZero(); pass++) {
+                long compiledBefore = compilationMillis();
+                long passStart = System.nanoTime();
                 for (Mix mix : settings.mixes()) {
                     for (Variant variant : settings.variants()) {
                         PhaseResult result = phase(variant, mix, 0, settings.warmup());
@@ -256,6 +271,15 @@ public final class HttpBenchmark {
                                 variant.name(mix), result.rate(), result.errors());
                         other(result);
                     }
+                }
+                long compiled = compilationMillis();
+                if (compiledBefore < 0 || compiled < 0) {
+                    break;
+                }
+                double share = (compiled - compiledBefore) / ((System.nanoTime() - passStart) / 1e6);
+                progress.printf("warm-up pass %d: the JIT compiled for %.1f %% of it%n", pass, 100 * share);
+                if (share < SETTLED_JIT_SHARE || pass == MAX_WARMUP_PASSES) {
+                    break;
                 }
             }
             for (int round = 1; round <= settings.rounds(); round++) {
@@ -266,9 +290,12 @@ public final class HttpBenchmark {
                 List<Variant> order = round % 2 == 1 ? settings.variants() : settings.variants().reversed();
                 for (Mix mix : settings.mixes()) {
                     for (Variant variant : order) {
+                        long compiledBefore = compilationMillis();
                         PhaseResult result = phase(variant, mix, round, settings.measure());
-                        progress.printf("round %d  %-12s %-20s %9.0f req/s, %d errors%n", round, mix.title(),
-                                variant.name(mix), result.rate(), result.errors());
+                        long compiled = compilationMillis() - compiledBefore;
+                        progress.printf("round %d  %-12s %-20s %9.0f req/s, %d errors%s%n", round, mix.title(),
+                                variant.name(mix), result.rate(), result.errors(),
+                                compiledBefore < 0 ? "" : ", JIT " + compiled + " ms");
                         measured.add(result);
                     }
                 }
@@ -391,6 +418,15 @@ public final class HttpBenchmark {
             return new PhaseResult(variant, mix, round, report.responses(), errors, report.seconds(),
                     report.p50Millis(), report.p99Millis(), ran, redis, cpu, postgresCpu, samples);
         }
+    }
+
+    /**
+     * The time this JVM's JIT compilers have spent compiling so far (the sum over its compiler threads), or -1
+     * where the JVM does not tell.
+     */
+    static long compilationMillis() {
+        CompilationMXBean jit = ManagementFactory.getCompilationMXBean();
+        return jit != null && jit.isCompilationTimeMonitoringSupported() ? jit.getTotalCompilationTime() : -1;
     }
 
     /**

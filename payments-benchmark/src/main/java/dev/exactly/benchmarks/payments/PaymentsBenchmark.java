@@ -189,7 +189,7 @@ public final class PaymentsBenchmark {
             out.printf("  latency ms        p50 %.1f   p90 %.1f   p99 %.1f   max %.1f%n", m.p50Millis(), m.p90Millis(),
                     m.p99Millis(), m.maxMillis());
             if (roundTrips != null) {
-                out.printf("  socket writes per charge: %s (one per round trip to PostgreSQL and Redis)%n",
+                out.printf("  socket writes per charge: %s (one per round trip to PostgreSQL; to Redis, commands waiting together share one)%n",
                         roundTrips.perCharge(m.good()));
             }
             if (!pgbench.isEmpty()) {

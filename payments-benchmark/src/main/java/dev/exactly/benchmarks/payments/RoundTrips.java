@@ -11,9 +11,11 @@ import jdk.jfr.consumer.RecordingFile;
  * stand-in. Read from a flight recording of {@code jdk.SocketWrite} alone (no threshold, no stack traces,
  * a throttle far above any rate reached: recordings running at once share one throttle per event, the
  * highest rate among them, and "off" would lose to the 100/s of a profile recording started alongside).
- * pgjdbc and Lettuce flush once per round trip, so the writes to PostgreSQL and Redis count round trips;
- * the JDK HTTP client writes a request's head and body apart (two per processor call). Unlike charges per
- * second, these counts do not depend on the machine's load.
+ * pgjdbc flushes once per round trip, so the writes to PostgreSQL count its round trips (a batched commit's
+ * carries several charges); the Redis store's client sends the commands of concurrent requests that wait
+ * for its event loop at the same time in one write, so the writes to Redis are at most its commands, fewer
+ * the busier the service; the JDK HTTP client writes a request's head and body apart (two per processor
+ * call). The writes to PostgreSQL and the processor do not depend on the machine's load.
  *
  * @param postgres  writes to the database's port
  * @param redis     writes to the hot tier's port

@@ -55,12 +55,14 @@ class PaymentsBenchmarkSmokeTest {
         }
         // a charge commits twice at least (phase 1 before the processor call, phase 3 after it), each time in a
         // round trip it shares with at most five other charges (the service's default commit batch: six charges
-        // at most; charges that arrive together commit together); it claims and completes its hot record; it
+        // at most; charges that arrive together commit together); it claims and completes its hot record, two
+        // commands that leave in writes they share with the commands of other charges waiting for the Redis
+        // client's event loop at the same time (at most one per charge in flight, one per connection); it
         // calls the processor once
         RoundTrips roundTrips = result.roundTrips();
         assertThat(roundTrips).as("the socket writes were recorded").isNotNull();
         assertThat(roundTrips.postgres()).isGreaterThanOrEqualTo(2 * result.measured().good() / DEFAULT_BATCH_CHARGES);
-        assertThat(roundTrips.redis()).isGreaterThanOrEqualTo(2 * result.measured().good());
+        assertThat(roundTrips.redis()).isGreaterThanOrEqualTo(2 * result.measured().good() / settings.connections());
         assertThat(roundTrips.processor()).isGreaterThanOrEqualTo(result.measured().good());
         // the service's CPU and the part of it its JIT compiler threads used (on Linux, where /proc has them)
         if (result.cpuMillis() >= 0) {
