@@ -24,6 +24,8 @@ import org.springframework.web.bind.annotation.RestController;
 /** {@code /v1/charges}: create (idempotent, behind both tiers), read, list by customer. */
 @RestController
 public class ChargeController {
+    private static final String CURSOR = "must be a charge id";
+
     private final ChargePipeline pipeline;
     private final ChargeOperations operations;
 
@@ -58,8 +60,9 @@ public class ChargeController {
         if (customer == null || !ChargeRequest.ID.matcher(customer).matches()) {
             throw Http.invalidParam("customer", "is required: 1-64 letters, digits, '_' or '-'");
         }
-        if (startingAfter != null && !ChargeRequest.ID.matcher(startingAfter).matches()) {
-            throw Http.invalidParam("starting_after", "must be a charge id");
+        if (Http.given(startingAfter, "starting_after", CURSOR) != null
+                && !ChargeRequest.ID.matcher(startingAfter).matches()) {
+            throw Http.invalidParam("starting_after", CURSOR);
         }
         int pageSize = Http.intParam(limit, "limit", 10, 1, 100);
         List<ChargeRow> rows;

@@ -24,6 +24,8 @@ import org.springframework.http.ResponseEntity;
 
 /** Turning {@link ApiResponse}s into HTTP, and reading the idempotency key and query parameters. */
 final class Http {
+    private static final String NON_NEGATIVE = "must be a non-negative integer";
+
     private Http() {}
 
     /**
@@ -144,9 +146,23 @@ final class Http {
         return IdempotencyKey.parse(values);
     }
 
-    /** A bounded integer query parameter. */
+    /**
+     * A query parameter as given: null when it is absent; refused when it is present and empty ({@code ?after=}),
+     * with {@code rule}, what a value must be. An empty value is not taken for an absent one: a client that put an
+     * unset variable in its query ({@code ?after=${cursor}}) would get the first page again for every page, or the
+     * whole list for a filter, an answer to another question than the one it meant to ask.
+     */
+    static @Nullable String given(@Nullable String value, String name, String rule) {
+        if (value != null && value.isEmpty()) {
+            throw invalidParam(name, rule + " (it was given empty: leave the parameter out for its default)");
+        }
+        return value;
+    }
+
+    /** A bounded integer query parameter: {@code fallback} when absent, refused when empty or out of bounds. */
     static int intParam(@Nullable String value, String name, int fallback, int min, int max) {
-        if (value == null || value.isEmpty()) {
+        String rule = "must be an integer between " + min + " and " + max;
+        if (given(value, name, rule) == null) {
             return fallback;
         }
         try {
@@ -157,12 +173,12 @@ final class Http {
         } catch (NumberFormatException ignored) {
             // reported below
         }
-        throw invalidParam(name, "must be an integer between " + min + " and " + max);
+        throw invalidParam(name, rule);
     }
 
-    /** A non-negative long query parameter. */
+    /** A non-negative long query parameter: 0 when absent, refused when empty or negative. */
     static long longParam(@Nullable String value, String name) {
-        if (value == null || value.isEmpty()) {
+        if (given(value, name, NON_NEGATIVE) == null) {
             return 0;
         }
         try {
@@ -173,7 +189,7 @@ final class Http {
         } catch (NumberFormatException ignored) {
             // reported below
         }
-        throw invalidParam(name, "must be a non-negative integer");
+        throw invalidParam(name, NON_NEGATIVE);
     }
 
     static ApiException invalidParam(String name, String rule) {

@@ -48,11 +48,13 @@ public class LedgerController {
             @RequestParam(required = false) @Nullable String limit,
             HttpServletRequest request) {
         String tenant = Caller.of(request).requireTenant();
-        String code = currency == null ? "usd" : currency.toLowerCase(Locale.ROOT);
+        String currencyGiven = Http.given(currency, "currency", "must be an ISO 4217 code");
+        String code = currencyGiven == null ? "usd" : currencyGiven.toLowerCase(Locale.ROOT);
         if (!Currency.isKnown(code)) {
             throw Http.invalidParam("currency", "must be an ISO 4217 code");
         }
-        String name = account == null || account.isBlank() ? "clearing:" + code : account;
+        String given = Http.given(account, "account", "must be clearing:<currency> or customer:<id>:<currency>");
+        String name = given == null ? "clearing:" + code : given;
         long afterId = Http.longParam(after, "after");
         int pageSize = Http.intParam(limit, "limit", 50, 1, 500);
         ApiResponse answer = ledger.entries(tenant, name, afterId, pageSize)

@@ -31,6 +31,7 @@ import org.springframework.web.bind.annotation.RestController;
 public class OperatorController {
     private static final Pattern OUTCOME = Pattern.compile("succeeded|failed");
     private static final Pattern REASON = Pattern.compile("(?s).{1,500}");
+    private static final String STATES = "must be stuck or dead_lettered";
 
     private final ChargeOperations operations;
 
@@ -44,11 +45,11 @@ public class OperatorController {
             @RequestParam(required = false) @Nullable String limit,
             HttpServletRequest request) {
         Caller.of(request).requireOperator();
-        String s = state == null ? "dead_lettered" : state;
+        String s = Http.given(state, "state", STATES) == null ? "dead_lettered" : state;
         ChargeOperations.Queue queue = switch (s) {
             case "stuck" -> ChargeOperations.Queue.STUCK;
             case "dead_lettered" -> ChargeOperations.Queue.DEAD_LETTERED;
-            default -> throw Http.invalidParam("state", "must be stuck or dead_lettered");
+            default -> throw Http.invalidParam("state", STATES);
         };
         List<ChargeRepository.WithLease> rows = operations.list(queue, Http.intParam(limit, "limit", 50, 1, 500));
         Map<String, Object> json = new LinkedHashMap<>();

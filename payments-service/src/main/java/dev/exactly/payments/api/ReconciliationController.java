@@ -31,6 +31,7 @@ import org.springframework.web.bind.annotation.RestController;
 @RestController
 public class ReconciliationController {
     private static final Duration MAX_WINDOW = Duration.ofDays(31);
+    private static final String INSTANT = "must be an ISO-8601 instant such as 2026-12-01T00:00:00Z";
     /** The instants a window may name: the processor's books and the database hold nothing outside them. */
     private static final Instant EARLIEST = Instant.parse("1970-01-01T00:00:00Z");
     private static final Instant LATEST = Instant.parse("9999-12-31T23:59:59Z");
@@ -49,8 +50,8 @@ public class ReconciliationController {
             @RequestParam(required = false) @Nullable String to,
             HttpServletRequest request) {
         Caller.of(request).requireOperator();
-        Instant end = to == null || to.isEmpty() ? clock.instant() : instant(to, "to");
-        Instant start = from == null || from.isEmpty() ? end.minus(Duration.ofDays(1)) : instant(from, "from");
+        Instant end = Http.given(to, "to", INSTANT) == null ? clock.instant() : instant(to, "to");
+        Instant start = Http.given(from, "from", INSTANT) == null ? end.minus(Duration.ofDays(1)) : instant(from, "from");
         if (!start.isBefore(end)) {
             throw Http.invalidParam("from", "must be before to");
         }
@@ -72,7 +73,7 @@ public class ReconciliationController {
         try {
             instant = Instant.parse(value);
         } catch (DateTimeParseException e) {
-            throw Http.invalidParam(name, "must be an ISO-8601 instant such as 2026-12-01T00:00:00Z");
+            throw Http.invalidParam(name, INSTANT);
         }
         if (instant.isBefore(EARLIEST) || instant.isAfter(LATEST)) {
             throw Http.invalidParam(name, "must be between " + EARLIEST + " and " + LATEST);

@@ -32,6 +32,7 @@ import org.springframework.web.bind.annotation.RestController;
 public class WebhookController {
     private static final Pattern ENDPOINT_ID = Pattern.compile("we_[A-Za-z0-9]{1,64}");
     private static final Pattern EVENT_ID = Pattern.compile("evt_[A-Za-z0-9]{1,64}");
+    private static final String EVENT_CURSOR = "must be an event id (evt_...)";
     private final WebhookEndpoints endpoints;
     private final Events events;
 
@@ -84,13 +85,13 @@ public class WebhookController {
         String tenant = Caller.of(request).requireTenant();
         int pageSize = Http.intParam(limit, "limit", 50, 1, 500);
         EventType eventType = null;
-        if (type != null && !type.isEmpty()) {
-            eventType = EventType.of(type).orElseThrow(() -> Http.invalidParam("type",
-                    "must be one of " + String.join(", ", EventType.wireNames())));
+        String types = "must be one of " + String.join(", ", EventType.wireNames());
+        if (Http.given(type, "type", types) != null) {
+            eventType = EventType.of(type).orElseThrow(() -> Http.invalidParam("type", types));
         }
-        String cursor = after == null || after.isEmpty() ? null : after;
+        String cursor = Http.given(after, "after", EVENT_CURSOR);
         if (cursor != null && !EVENT_ID.matcher(cursor).matches()) {
-            throw Http.invalidParam("after", "must be an event id (evt_...)");
+            throw Http.invalidParam("after", EVENT_CURSOR);
         }
         Events.EventPage page = events.page(tenant, cursor, pageSize, eventType)
                 .orElseThrow(() -> Http.invalidParam("after", "must name one of your events"));
