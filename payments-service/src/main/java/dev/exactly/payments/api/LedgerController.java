@@ -21,6 +21,9 @@ import org.springframework.web.bind.annotation.RestController;
 /** The tenant's balances, journal entries (paged) and trial balance. */
 @RestController
 public class LedgerController {
+    private static final String CURRENCY = "must be an ISO 4217 code";
+    private static final String ACCOUNT = "must be clearing:<currency> or customer:<id>:<currency>";
+
     private final LedgerQueries ledger;
     private final ChargeOperations charges;
 
@@ -48,13 +51,11 @@ public class LedgerController {
             @RequestParam(required = false) @Nullable String limit,
             HttpServletRequest request) {
         String tenant = Caller.of(request).requireTenant();
-        String currencyGiven = Http.given(currency, "currency", "must be an ISO 4217 code");
-        String code = currencyGiven == null ? "usd" : currencyGiven.toLowerCase(Locale.ROOT);
+        String code = Http.given(currency, "currency", CURRENCY) == null ? "usd" : currency.toLowerCase(Locale.ROOT);
         if (!Currency.isKnown(code)) {
-            throw Http.invalidParam("currency", "must be an ISO 4217 code");
+            throw Http.invalidParam("currency", CURRENCY);
         }
-        String given = Http.given(account, "account", "must be clearing:<currency> or customer:<id>:<currency>");
-        String name = given == null ? "clearing:" + code : given;
+        String name = Http.given(account, "account", ACCOUNT) == null ? "clearing:" + code : account;
         long afterId = Http.longParam(after, "after");
         int pageSize = Http.intParam(limit, "limit", 50, 1, 500);
         ApiResponse answer = ledger.entries(tenant, name, afterId, pageSize)
