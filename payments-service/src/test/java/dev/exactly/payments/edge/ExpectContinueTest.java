@@ -3,11 +3,10 @@ package dev.exactly.payments.edge;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.exactly.payments.DefaultServiceTest;
-import java.io.ByteArrayOutputStream;
+import dev.exactly.testing.ExpectContinue;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
-import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import org.junit.jupiter.api.Test;
@@ -24,32 +23,13 @@ class ExpectContinueTest extends DefaultServiceTest {
 
     private static final String BODY = "{\"amount\":100,\"currency\":\"usd\",\"customer\":\"cus_expect\"}";
 
-    /** Sends the head of a request that expects 100-continue; returns the socket to go on with. */
+    /** Sends the head of a request to {@code /v1/charges} that expects 100-continue. */
     private Socket head(String headers, long contentLength) throws IOException {
-        Socket socket = new Socket();
-        socket.connect(new InetSocketAddress("127.0.0.1", port), 5_000);
-        socket.setSoTimeout(20_000);
-        String head = "POST /v1/charges HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n"
-                + "Expect: 100-continue\r\nContent-Length: " + contentLength + "\r\n" + headers + "\r\n";
-        socket.getOutputStream().write(head.getBytes(StandardCharsets.ISO_8859_1));
-        socket.getOutputStream().flush();
-        return socket;
+        return ExpectContinue.head(port, "/v1/charges", headers, contentLength);
     }
 
-    /** Reads one response head (through its blank line) and returns it. */
     private static String responseHead(InputStream in) throws IOException {
-        ByteArrayOutputStream head = new ByteArrayOutputStream();
-        int matched = 0;
-        byte[] end = {'\r', '\n', '\r', '\n'};
-        while (matched < 4) {
-            int b = in.read();
-            if (b < 0) {
-                break;
-            }
-            head.write(b);
-            matched = b == end[matched] ? matched + 1 : (b == '\r' ? 1 : 0);
-        }
-        return head.toString(StandardCharsets.ISO_8859_1);
+        return ExpectContinue.responseHead(in);
     }
 
     @Test

@@ -112,6 +112,15 @@ public class IdempotencyProperties implements InitializingBean {
      */
     private int filterOrder = 0;
 
+    /**
+     * On Tomcat: answer {@code Expect: 100-continue} only when the request's body is read (Tomcat's
+     * {@code continueResponseTiming=onRead}) instead of as soon as its headers are parsed, so that a request the
+     * filter refuses on its headers (no or an invalid key, no tenant, a declared body over the limit) is answered
+     * before the client was invited to send a body nobody reads. Set by the starter only where the connector
+     * still has Tomcat's default; false leaves the connector as it is.
+     */
+    private boolean continueOnRead = true;
+
     /** The guarded routes, matched in this order; requests that match none pass through untouched. */
     private List<Route> routes = new ArrayList<>();
 
@@ -152,6 +161,14 @@ public class IdempotencyProperties implements InitializingBean {
 
     public void setEnabled(boolean enabled) {
         this.enabled = enabled;
+    }
+
+    public boolean isContinueOnRead() {
+        return continueOnRead;
+    }
+
+    public void setContinueOnRead(boolean continueOnRead) {
+        this.continueOnRead = continueOnRead;
     }
 
     public StoreType getStore() {

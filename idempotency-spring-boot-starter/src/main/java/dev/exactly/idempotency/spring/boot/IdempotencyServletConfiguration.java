@@ -20,17 +20,20 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplicat
 import org.springframework.boot.web.servlet.FilterRegistrationBean;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.context.annotation.Import;
 import org.springframework.core.env.Environment;
 
 /**
  * The servlet stack's part of {@link IdempotencyAutoConfiguration}: the {@link TenantResolver} from
  * {@code tenant.mode}, and the {@link IdempotencyFilter} on the routes of the properties, of
  * {@link IdempotentRoute} beans and of {@code @Idempotent} controller methods, registered on {@code /*} for
- * the REQUEST dispatch.
+ * the REQUEST dispatch; on Tomcat, {@code Expect: 100-continue} answered when the body is read
+ * ({@link TomcatContinueConfiguration}).
  */
 @Configuration(proxyBeanMethods = false)
 @ConditionalOnClass({IdempotencyFilter.class, Filter.class, FilterRegistrationBean.class})
 @ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.SERVLET)
+@Import(TomcatContinueConfiguration.class)
 class IdempotencyServletConfiguration {
     private static final Log log = LogFactory.getLog(IdempotencyServletConfiguration.class);
 

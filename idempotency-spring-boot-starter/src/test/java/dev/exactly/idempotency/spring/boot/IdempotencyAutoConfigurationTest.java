@@ -30,7 +30,9 @@ import javax.sql.DataSource;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.health.contributor.Status;
+import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.WebApplicationContextRunner;
+import org.springframework.boot.tomcat.servlet.TomcatServletWebServerFactory;
 import org.springframework.boot.web.servlet.FilterRegistrationBean;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
@@ -44,6 +46,19 @@ class IdempotencyAutoConfigurationTest {
                     IdempotencyMetricsAutoConfiguration.class,
                     IdempotencyHealthAutoConfiguration.class))
             .withPropertyValues("exactly.idempotency.routes[0].path=/v1/charges");
+
+    @Test
+    void theContinueTimingIsSetOnTomcatOnlyAndCanBeTurnedOff() {
+        runner.run(context -> assertThat(context).hasBean("idempotencyContinueOnRead"));
+        runner.withPropertyValues("exactly.idempotency.continue-on-read=false")
+                .run(context -> assertThat(context).doesNotHaveBean("idempotencyContinueOnRead"));
+        // an application on another server: nothing of Tomcat is loaded, and the rest is configured as ever
+        runner.withClassLoader(new FilteredClassLoader(TomcatServletWebServerFactory.class)).run(context -> {
+            assertThat(context).hasNotFailed();
+            assertThat(context).doesNotHaveBean("idempotencyContinueOnRead");
+            assertThat(context).hasSingleBean(FilterRegistrationBean.class);
+        });
+    }
 
     @Test
     void defaultsGiveAnInMemoryStoreAnEngineAndAFilterOnTheConfiguredRoutes() {
