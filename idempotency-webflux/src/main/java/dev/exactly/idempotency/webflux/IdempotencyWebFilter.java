@@ -195,8 +195,8 @@ public final class IdempotencyWebFilter implements WebFilter, Ordered {
     /**
      * Before an answer given without reading the request (no tenant, no key, a refused type or length): reads the
      * body, up to the fingerprint's limit, and drops it; the server discards what is left after the answer. Reactor
-     * Netty 1.3 could leave the next request of a keep-alive connection unanswered when the one before it was
-     * answered at once, unread (29 of 400 such pairs from the JDK client); an answer that waits for the body is
+     * Netty before 1.3.8 could leave the next request of a keep-alive connection unanswered when the one before it
+     * was answered at once, unread (29 of 400 such pairs from the JDK client); an answer that waits for the body is
      * not given at once.
      */
     private Mono<Void> skipBody(ServerWebExchange exchange) {

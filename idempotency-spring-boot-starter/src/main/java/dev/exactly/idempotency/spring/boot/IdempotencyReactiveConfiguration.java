@@ -59,6 +59,10 @@ class IdempotencyReactiveConfiguration {
                 properties,
                 "",
                 environment);
+        String netty = ReactorNettyCheck.warning(ReactorNettyCheck.version(getClass().getClassLoader()));
+        if (netty != null) {
+            log.warn(netty);
+        }
         if (routes.isEmpty()) {
             log.warn("No idempotent routes: annotate controller methods with @Idempotent, set "
                     + IdempotencyProperties.PREFIX + ".routes[0].path (and method) or define IdempotentRoute beans; "
