@@ -6,6 +6,7 @@ import dev.exactly.benchmarks.Machine;
 import dev.exactly.benchmarks.store.RawBaseline;
 import dev.exactly.benchmarks.store.StoreFixture;
 import dev.exactly.benchmarks.store.StoreKind;
+import dev.exactly.idempotency.IdempotencyEngine;
 import dev.exactly.idempotency.IdempotencyPolicy;
 import dev.exactly.idempotency.servlet.IdempotencyFilter;
 import dev.exactly.idempotency.servlet.IdempotentRoute;
@@ -174,6 +175,7 @@ public final class HttpBenchmark {
         String run = "h" + Long.toHexString(System.nanoTime());
         Map<StoreKind, StoreFixture> fixtures = new EnumMap<>(StoreKind.class);
         Map<StoreKind, RedisCommandStats> redisStats = new EnumMap<>(StoreKind.class);
+        Map<Variant, RenewableMemoryStore> renewable = new EnumMap<>(Variant.class);
         Path work = Files.createTempDirectory("exactly-bench-http");
         try {
             Wrk wrk = Wrk.create(work);
@@ -185,11 +187,14 @@ public final class HttpBenchmark {
                 if (fixture != null && !fixture.redisNodes().isEmpty()) {
                     redisStats.computeIfAbsent(fixture.kind(), k -> new RedisCommandStats(fixture.redisNodes()));
                 }
-                endpoints.put(variant, endpoint(variant, fixture));
+                if (variant.role() == Variant.Role.GUARDED && fixture != null && fixture.kind() == StoreKind.MEMORY) {
+                    renewable.put(variant, new RenewableMemoryStore(InstantSource.system(), StoreFixture.MEMORY_MAX_ENTRIES));
+                }
+                endpoints.put(variant, endpoint(variant, fixture, renewable.get(variant)));
             }
             try (BenchServer server = BenchServer.start(endpoints)) {
                 progress.printf("stores and server ready in %d ms%n", (System.nanoTime() - started) / 1_000_000);
-                Phases phases = new Phases(settings, server, wrk, work, run, redisStats, progress);
+                Phases phases = new Phases(settings, server, wrk, work, run, redisStats, renewable, progress);
                 return phases.runAll(before);
             }
         } finally {
@@ -202,12 +207,15 @@ public final class HttpBenchmark {
         }
     }
 
-    private static BenchServer.Endpoint endpoint(Variant variant, @Nullable StoreFixture fixture) {
+    /** {@code memory}: the engine on a store of its own that the phases renew (the fixture's stays unused). */
+    private static BenchServer.Endpoint endpoint(Variant variant, @Nullable StoreFixture fixture,
+            @Nullable RenewableMemoryStore memory) {
         Executions executions = new Executions(variant.runsOncePerKey());
         return switch (variant.role()) {
             case UNGUARDED -> new BenchServer.Endpoint(null, new ChargeServlet(executions), executions);
             case GUARDED -> new BenchServer.Endpoint(
-                    IdempotencyFilter.builder(required(fixture, variant).engine())
+                    IdempotencyFilter.builder(memory != null
+                                    ? IdempotencyEngine.builder(memory).build() : required(fixture, variant).engine())
                             .route(IdempotentRoute.builder("POST", "/v1/charges").policy(ROUTE_POLICY).build())
                             .tenantResolver(TenantResolver.single("bench"))
                             .build(),
@@ -236,6 +244,7 @@ public final class HttpBenchmark {
         private final Path work;
         private final String run;
         private final Map<StoreKind, RedisCommandStats> redisStats;
+        private final Map<Variant, RenewableMemoryStore> renewable;
         private final PrintStream progress;
         private final List<PhaseResult> measured = new ArrayList<>();
         private final List<String> loads = new ArrayList<>();
@@ -244,13 +253,15 @@ public final class HttpBenchmark {
         private int phase;
 
         Phases(Settings settings, BenchServer server, Wrk wrk, Path work, String run,
-                Map<StoreKind, RedisCommandStats> redisStats, PrintStream progress) {
+                Map<StoreKind, RedisCommandStats> redisStats, Map<Variant, RenewableMemoryStore> renewable,
+                PrintStream progress) {
             this.settings = settings;
             this.server = server;
             this.wrk = wrk;
             this.work = work;
             this.run = run;
             this.redisStats = redisStats;
+            this.renewable = renewable;
             this.progress = progress;
         }
 
@@ -319,6 +330,23 @@ public final class HttpBenchmark {
                 keys.add(run + "-replay-" + variant.id() + "-" + i);
             }
             List<String> bodies = new ArrayList<>(keys.size());
+            RenewableMemoryStore memory = renewable.get(variant);
+            if (memory != null) {
+                memory.keepCompletedDuring(() -> complete(uri, keys, bodies));
+            } else {
+                complete(uri, keys, bodies);
+            }
+            try (BufferedWriter out = Files.newBufferedWriter(keyFile(variant), StandardCharsets.UTF_8)) {
+                for (int i = 0; i < keys.size(); i++) {
+                    out.write(keys.get(i) + "\t" + bodies.get(i) + "\n");
+                }
+            }
+            progress.printf("prepared %d replay keys of %-18s in %d ms%n", keys.size(), variant.id(),
+                    (System.nanoTime() - start) / 1_000_000);
+        }
+
+        /** Sends each key once, from a few clients at a time, and adds the answers' bodies to {@code bodies}. */
+        private static void complete(URI uri, List<String> keys, List<String> bodies) throws Exception {
             try (HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
                     ExecutorService clients = Executors.newFixedThreadPool(PREPARE_CLIENTS)) {
                 List<Future<String>> answers = new ArrayList<>(keys.size());
@@ -329,13 +357,6 @@ public final class HttpBenchmark {
                     bodies.add(answers.get(i).get());
                 }
             }
-            try (BufferedWriter out = Files.newBufferedWriter(keyFile(variant), StandardCharsets.UTF_8)) {
-                for (int i = 0; i < keys.size(); i++) {
-                    out.write(keys.get(i) + "\t" + bodies.get(i) + "\n");
-                }
-            }
-            progress.printf("prepared %d replay keys of %-18s in %d ms%n", keys.size(), variant.id(),
-                    (System.nanoTime() - start) / 1_000_000);
         }
 
         private static String send(HttpClient client, URI uri, String key) throws IOException, InterruptedException {
@@ -364,6 +385,10 @@ public final class HttpBenchmark {
             // the garbage of the phase before is collected now, not by the collector's threads during this one,
             // whose CPU time and pauses would be charged to this endpoint (the one after the in-memory endpoint's
             // fast phase paid for its garbage, and looked slower than what it does)
+            RenewableMemoryStore memory = renewable.get(variant);
+            if (memory != null) {
+                memory.renew(); // the fresh keys of its phases before go, the replay keys stay
+            }
             System.gc();
             Executions executions = server.executions(variant);
             long executionsBefore = executions.count();

@@ -22,7 +22,10 @@ public abstract class ForwardingIdempotencyStore implements IdempotencyStore {
         this.delegate = Objects.requireNonNull(delegate, "delegate");
     }
 
-    /** The store calls are forwarded to. */
+    /**
+     * The store calls are forwarded to, asked on every call: a subclass may return another store from one
+     * call to the next (one it swaps between phases of its own, say).
+     */
     protected IdempotencyStore delegate() {
         return delegate;
     }
@@ -30,36 +33,36 @@ public abstract class ForwardingIdempotencyStore implements IdempotencyStore {
     @Override
     public ClaimOutcome claim(ScopeKey key, Fingerprint fingerprint, OwnerToken owner, Duration lease,
             Duration retention) {
-        return delegate.claim(key, fingerprint, owner, lease, retention);
+        return delegate().claim(key, fingerprint, owner, lease, retention);
     }
 
     @Override
     public boolean complete(ScopeKey key, OwnerToken owner, RecordStatus outcome, StoredResponse response) {
-        return delegate.complete(key, owner, outcome, response);
+        return delegate().complete(key, owner, outcome, response);
     }
 
     @Override
     public boolean release(ScopeKey key, OwnerToken owner) {
-        return delegate.release(key, owner);
+        return delegate().release(key, owner);
     }
 
     @Override
     public boolean renew(ScopeKey key, OwnerToken owner, Duration lease) {
-        return delegate.renew(key, owner, lease);
+        return delegate().renew(key, owner, lease);
     }
 
     @Override
     public Optional<IdempotencyRecord> find(ScopeKey key) {
-        return delegate.find(key);
+        return delegate().find(key);
     }
 
     @Override
     public ChangeSubscription subscribe(ScopeKey key) {
-        return delegate.subscribe(key);
+        return delegate().subscribe(key);
     }
 
     @Override
     public void close() {
-        delegate.close();
+        delegate().close();
     }
 }
