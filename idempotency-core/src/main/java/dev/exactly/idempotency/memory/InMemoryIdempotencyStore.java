@@ -27,7 +27,8 @@ import org.jspecify.annotations.Nullable;
  * A bounded store in this process's memory. Each transition is one {@link ConcurrentHashMap#compute};
  * a replay of a finished record (immutable until it expires) is a plain, lock-free read. Waiters are
  * woken in-process. Expired records are purged lazily, and in full sweeps when the store
- * reaches its bound.
+ * reaches its bound, at most ten a second and none before the earliest expiry of its records: a store full
+ * of live records refuses a claim without reading them.
  *
  * <h2>When it is full</h2>
  * What a full store does depends on what stands behind it ({@link Builder#whenFull}):
@@ -76,7 +77,15 @@ public final class InMemoryIdempotencyStore implements IdempotencyStore {
     private final InstantSource clock;
     private final int maxEntries;
     private final WhenFull whenFull;
-    private final AtomicLong lastSweepNanos = new AtomicLong();
+    private final AtomicLong lastSweepNanos = new AtomicLong(System.nanoTime() - 1_000_000_000L);
+    /**
+     * No record held expires before this (epoch milliseconds; a lower bound): until then a full store has
+     * nothing to purge, and does not read its records to find that out. Lowered by every record created or
+     * taken over (nothing else sets an earlier expiry: a completion and a renewal only move it later); set by
+     * each sweep to the earliest expiry it left.
+     */
+    private final AtomicLong earliestExpiry = new AtomicLong(Long.MAX_VALUE);
+    private final LongAdder sweeps = new LongAdder();
     /** Finished records in the order they finished: the eviction order. May hold stale references. */
     private final ConcurrentLinkedQueue<Finished> finishedOrder = new ConcurrentLinkedQueue<>();
     private final AtomicInteger finishedOrderSize = new AtomicInteger();
@@ -149,6 +158,9 @@ public final class InMemoryIdempotencyStore implements IdempotencyStore {
             result[0] = new ClaimOutcome.InFlight(record);
             return existing;
         });
+        if (result[0] instanceof ClaimOutcome.Claimed claimed) {
+            noteExpiry(claimed.record().expiresAt());
+        }
         return result[0];
     }
 
@@ -277,23 +289,54 @@ public final class InMemoryIdempotencyStore implements IdempotencyStore {
 
     /** Removes every expired record; returns how many. */
     public int purgeExpired() {
+        sweeps.increment();
         Instant now = clock.instant();
         int[] removed = new int[1];
+        // before the reads: a record created meanwhile lowers it again, whether the reads see it or not
+        earliestExpiry.set(Long.MAX_VALUE);
         records.forEach((key, entry) -> {
-            if (expired(entry, now) && records.remove(key, entry)) {
-                removed[0]++;
+            if (expired(entry, now)) {
+                if (records.remove(key, entry)) {
+                    removed[0]++;
+                }
+            } else {
+                noteExpiry(entry.record().expiresAt());
             }
         });
         return removed[0];
     }
 
-    /** Sweeps at most once per 100 ms, so that a full store does not sweep on every claim. */
+    /**
+     * Sweeps at most once per 100 ms, so that a full store does not sweep on every claim, and only once the
+     * earliest expiry has passed: a store full of live records refuses a claim without reading them all (a
+     * bound of millions took a sweep of tens of milliseconds, ten times a second, while it refused).
+     */
     private void sweep() {
+        if (clock.millis() < earliestExpiry.get()) {
+            return;
+        }
         long now = System.nanoTime();
         long last = lastSweepNanos.get();
         if (now - last > 100_000_000L && lastSweepNanos.compareAndSet(last, now)) {
             purgeExpired();
         }
+    }
+
+    private void noteExpiry(Instant expiresAt) {
+        long at;
+        try {
+            at = expiresAt.toEpochMilli();
+        } catch (ArithmeticException beyondMillis) {
+            return; // past what a long of milliseconds holds: never the earliest
+        }
+        if (at < earliestExpiry.get()) {
+            earliestExpiry.accumulateAndGet(at, Math::min);
+        }
+    }
+
+    /** How many times the records were read to purge the expired ones, since creation. */
+    long sweeps() {
+        return sweeps.sum();
     }
 
     /**

@@ -40,6 +40,41 @@ class InMemoryIdempotencyStoreTest {
     }
 
     @Test
+    void aStoreFullOfLiveRecordsRefusesWithoutReadingThemUntilTheEarliestExpires() {
+        InMemoryIdempotencyStore store = InMemoryIdempotencyStore.create(clock, 3);
+        store.claim(key(0), fp, Duration.ofSeconds(1), Duration.ofMinutes(10));
+        store.claim(key(1), fp, Duration.ofSeconds(1), Duration.ofMinutes(5)); // the earliest
+        store.claim(key(2), fp, Duration.ofSeconds(1), Duration.ofMinutes(10));
+        for (int i = 0; i < 20; i++) {
+            clock.advance(Duration.ofSeconds(10));
+            assertThatThrownBy(() -> store.claim(key(3), fp, Duration.ofSeconds(1), Duration.ofMinutes(10)))
+                    .isInstanceOf(StoreUnavailableException.class);
+        }
+        assertThat(store.sweeps()).as("nothing could have expired: no sweep").isZero();
+        clock.advance(Duration.ofMinutes(2)); // 5 minutes 20 s after the claims: key 1 expired
+        assertThat(store.claim(key(3), fp, Duration.ofSeconds(1), Duration.ofMinutes(10)))
+                .isInstanceOf(ClaimOutcome.Claimed.class);
+        assertThat(store.sweeps()).isEqualTo(1);
+        assertThat(store.find(key(1))).isEmpty();
+        assertThat(store.find(key(0))).isPresent();
+        // full again; the earliest expiry is now key 0's, 10 minutes after the first claims
+        assertThatThrownBy(() -> store.claim(key(4), fp, Duration.ofSeconds(1), Duration.ofMinutes(10)))
+                .isInstanceOf(StoreUnavailableException.class);
+        assertThat(store.sweeps()).isEqualTo(1);
+    }
+
+    @Test
+    void aRecordCreatedWithAnEarlierExpiryThanTheRestIsPurgedWhenItExpires() {
+        InMemoryIdempotencyStore store = InMemoryIdempotencyStore.create(clock, 2);
+        store.claim(key(0), fp, Duration.ofSeconds(1), Duration.ofHours(1));
+        store.claim(key(1), fp, Duration.ofSeconds(1), Duration.ofSeconds(30)); // created last, expires first
+        clock.advance(Duration.ofSeconds(30));
+        assertThat(store.claim(key(2), fp, Duration.ofSeconds(1), Duration.ofHours(1)))
+                .isInstanceOf(ClaimOutcome.Claimed.class);
+        assertThat(store.find(key(1))).isEmpty();
+    }
+
+    @Test
     void expiredRecordsMakeRoom() {
         InMemoryIdempotencyStore store = InMemoryIdempotencyStore.create(clock, 2);
         store.claim(key(0), fp, Duration.ofSeconds(1), Duration.ofSeconds(10));
