@@ -59,7 +59,9 @@ class IdempotencyReactiveConfiguration {
                 properties,
                 "",
                 environment);
-        String netty = ReactorNettyCheck.warning(ReactorNettyCheck.version(getClass().getClassLoader()));
+        ClassLoader loader = getClass().getClassLoader();
+        String netty = ReactorNettyCheck.servesOnNetty(beans, loader)
+                ? ReactorNettyCheck.warning(ReactorNettyCheck.version(loader)) : null;
         if (netty != null) {
             log.warn(netty);
         }

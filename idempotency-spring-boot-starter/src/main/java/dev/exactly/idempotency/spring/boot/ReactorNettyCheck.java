@@ -1,6 +1,7 @@
 package dev.exactly.idempotency.spring.boot;
 
 import org.jspecify.annotations.Nullable;
+import org.springframework.beans.factory.ListableBeanFactory;
 
 /**
  * Whether the application serves on a Reactor Netty that leaves keep-alive requests unanswered. Reactor Netty
@@ -11,8 +12,23 @@ import org.jspecify.annotations.Nullable;
  */
 final class ReactorNettyCheck {
     static final String SERVER_CLASS = "reactor.netty.http.server.HttpServer";
+    /** Spring Boot's factory of a Reactor Netty server: a bean of it means the application serves on Reactor Netty. */
+    static final String BOOT_FACTORY_CLASS = "org.springframework.boot.reactor.netty.NettyReactiveWebServerFactory";
 
     private ReactorNettyCheck() {
+    }
+
+    /**
+     * Whether the application serves HTTP on Reactor Netty: it has a bean of Spring Boot's Netty server factory
+     * (a reactive application on Tomcat or Jetty may have Reactor Netty on its class path for its WebClient only).
+     */
+    static boolean servesOnNetty(ListableBeanFactory beans, ClassLoader loader) {
+        try {
+            Class<?> factory = Class.forName(BOOT_FACTORY_CLASS, false, loader);
+            return beans.getBeanNamesForType(factory, true, false).length > 0;
+        } catch (ClassNotFoundException | LinkageError e) {
+            return false;
+        }
     }
 
     /** The version of the Reactor Netty on the class path, or null when there is none or its jar does not say. */

@@ -8,6 +8,8 @@ import java.nio.file.Path;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 import org.junit.jupiter.api.Test;
+import org.springframework.beans.factory.support.StaticListableBeanFactory;
+import org.springframework.boot.reactor.netty.NettyReactiveWebServerFactory;
 
 class ReactorNettyCheckTest {
 
@@ -35,6 +37,22 @@ class ReactorNettyCheckTest {
         assertThat(version).isEqualTo(jar.getParent().getFileName().toString());
         try (URLClassLoader none = new URLClassLoader(new URL[0], null)) {
             assertThat(ReactorNettyCheck.version(none)).as("no Reactor Netty: nothing to say").isNull();
+        }
+    }
+
+    @Test
+    void onlyAnApplicationServingOnReactorNettyIsConcerned() {
+        ClassLoader loader = getClass().getClassLoader();
+        StaticListableBeanFactory none = new StaticListableBeanFactory();
+        assertThat(ReactorNettyCheck.servesOnNetty(none, loader))
+                .as("a reactive application on another server, Reactor Netty there for its WebClient").isFalse();
+        StaticListableBeanFactory netty = new StaticListableBeanFactory();
+        netty.addBean("nettyReactiveWebServerFactory", new NettyReactiveWebServerFactory());
+        assertThat(ReactorNettyCheck.servesOnNetty(netty, loader)).isTrue();
+        try (URLClassLoader withoutBoot = new URLClassLoader(new URL[0], null)) {
+            assertThat(ReactorNettyCheck.servesOnNetty(netty, withoutBoot)).isFalse();
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
         }
     }
 }
