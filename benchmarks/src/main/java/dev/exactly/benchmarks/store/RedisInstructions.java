@@ -48,7 +48,8 @@ import org.jspecify.annotations.Nullable;
  * {@code raw-redis-1}) and the store's replay of a completed key. Between phases the counters are dumped,
  * so each phase is counted alone, and {@code INFO commandstats} tells which commands each phase sent.
  *
- * <p>Options: {@code -Dexactly.bench.operations=5000} per phase. Needs {@code valgrind} and
+ * <p>Options: {@code -Dexactly.bench.operations=5000} per phase; {@code -Dexactly.bench.keep=true} keeps
+ * callgrind's dumps (one per phase) for {@code callgrind_annotate}. Needs {@code valgrind} and
  * {@code redis-server} on the PATH ({@code benchmarks/redis-instructions.sh} installs valgrind).
  */
 public final class RedisInstructions {
@@ -133,7 +134,11 @@ public final class RedisInstructions {
         } finally {
             rawClient.shutdown(Duration.ZERO, Duration.ofSeconds(2));
             server.stop();
-            RedisCluster.deleteTree(out);
+            if (Boolean.getBoolean("exactly.bench.keep")) {
+                progress.println("callgrind's dumps kept in " + out + " (one per phase, in order, after the warm-up's)");
+            } else {
+                RedisCluster.deleteTree(out);
+            }
             RedisCluster.deleteTree(server.dir());
         }
     }

@@ -10,6 +10,7 @@ import dev.exactly.idempotency.StoreUnavailableException;
 import dev.exactly.idempotency.StoredResponse;
 import dev.exactly.idempotency.redis.internal.CommandDeadlines;
 import dev.exactly.idempotency.redis.internal.FlushConsolidation;
+import dev.exactly.idempotency.redis.internal.HeldClaims;
 import dev.exactly.idempotency.redis.internal.LuaScript;
 import dev.exactly.idempotency.redis.internal.RecordValue;
 import dev.exactly.idempotency.redis.internal.RedisEndpoints;
@@ -83,11 +84,19 @@ import org.jspecify.annotations.Nullable;
  *       goes to the new token with a new lease and the retention as TTL ({@code Claimed}, takeover).
  *       On a Redis before 7.0 (its {@code INFO server} at connect, or a refused {@code SET ... NX GET})
  *       every claim is claim.lua, which also writes the value of a new claim.</li>
- *   <li><b>complete.lua</b> — only if {@code PROCESSING} and owned by the token presented (one comparison
- *       at a fixed offset): write the client's front (status, finish time) and response after the
- *       record's retention, owner, fingerprint and creation time, with the retention as TTL, and, if the
- *       scope's waiter marker exists, {@code PUBLISH} the scope hash on the change channel (both taken
- *       from the record's key, so that the common case, nobody waiting, sends neither).</li>
+ *   <li><b>finish.lua</b> — the completion of a claim this store made: only if {@code PROCESSING} and
+ *       owned by the token presented (one comparison at a fixed offset), write the finished value the
+ *       client sends whole (status, finish time, then the processing value's retention, owner,
+ *       fingerprint and creation time as its claim wrote them, then the response) with the retention as
+ *       TTL, and, if the scope's waiter marker exists, {@code PUBLISH} the scope hash on the change
+ *       channel (both taken from the record's key, so that the common case, nobody waiting, sends
+ *       neither). The store holds the value each of its claims wrote (or its takeover returned) until
+ *       the completion or release ({@code HeldClaims}): while the owner matches, no one else has changed
+ *       those bytes.</li>
+ *   <li><b>complete.lua</b> — the same step for an owner token whose claim this store does not hold
+ *       (another instance's, or one dropped from a full table): the client sends the front and the
+ *       response, and the script writes them around the stored value's retention, owner, fingerprint
+ *       and creation time. Both write the same bytes.</li>
  *   <li><b>release.lua</b> — only for the owner of a processing record: {@code DEL} it and, if the
  *       waiter marker exists, {@code PUBLISH}.</li>
  *   <li><b>renew.lua</b> — only for the owner of a processing record: lease end {@code = TIME + lease};
@@ -172,6 +181,7 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
     private final ServerClock clock = new ServerClock();
     private final long timeoutNanos;
     private final CommandDeadlines deadlines;
+    private final HeldClaims held = new HeldClaims();
     /** Claims start with {@code SET ... NX GET}; false on a Redis older than 7.0 (every claim a script). */
     private volatile boolean plainClaims = true;
     private volatile @Nullable Connections connections;
@@ -349,6 +359,7 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
                 }
                 if (plainClaims) {
                     if (previous == null) {
+                        held.hold(owner, recordKey, value);
                         return new ClaimOutcome.Claimed(
                                 RecordValue.claimed(key, fingerprint, owner, now, leaseMillis, retentionMillis), false);
                     }
@@ -369,9 +380,16 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
             byte[] outcome = (byte[]) reply.get(0);
             byte[] answer = (byte[]) reply.get(1);
             return switch (outcome[0]) {
-                case 'c' -> new ClaimOutcome.Claimed(
-                        RecordValue.claimed(key, fingerprint, owner, now, leaseMillis, retentionMillis), false);
-                case 't' -> new ClaimOutcome.Claimed(RecordValue.decode(key, answer), true);
+                case 'c' -> {
+                    held.hold(owner, recordKey, value);
+                    yield new ClaimOutcome.Claimed(
+                            RecordValue.claimed(key, fingerprint, owner, now, leaseMillis, retentionMillis), false);
+                }
+                case 't' -> {
+                    IdempotencyRecord taken = RecordValue.decode(key, answer);
+                    held.hold(owner, recordKey, answer);
+                    yield new ClaimOutcome.Claimed(taken, true);
+                }
                 case 'i' -> new ClaimOutcome.InFlight(RecordValue.decode(key, answer));
                 case 'f' -> new ClaimOutcome.Finished(RecordValue.decode(key, answer));
                 default -> throw new IllegalArgumentException(
@@ -392,15 +410,23 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
             throw new IllegalArgumentException("complete takes COMPLETED or FAILED");
         }
         byte[] part = RecordValue.finishedPart(response);
-        long applied = call("complete", commands -> LuaScript.COMPLETE.<Long>run(commands, deadlines,
-                scopeKeys(key), RecordValue.fence(owner), RecordValue.finishedFront(outcome, clock.nowMillis()), part));
+        byte[][] keys = scopeKeys(key);
+        byte[] processing = held.take(owner, keys[0]);
+        long applied = call("complete", commands -> processing != null
+                ? LuaScript.FINISH.<Long>run(commands, deadlines, keys, RecordValue.fence(owner),
+                        RecordValue.finished(processing, outcome, clock.nowMillis(), part),
+                        RecordValue.retention(processing))
+                : LuaScript.COMPLETE.<Long>run(commands, deadlines, keys, RecordValue.fence(owner),
+                        RecordValue.finishedFront(outcome, clock.nowMillis()), part));
         return signalledIf(applied == 1L, key);
     }
 
     @Override
     public boolean release(ScopeKey key, OwnerToken owner) {
+        byte[][] keys = scopeKeys(key);
+        held.take(owner, keys[0]);
         long applied = call("release", commands -> LuaScript.RELEASE.<Long>run(commands, deadlines,
-                scopeKeys(key), RecordValue.fence(owner)));
+                keys, RecordValue.fence(owner)));
         return signalledIf(applied == 1L, key);
     }
 
@@ -470,6 +496,11 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
     /** Whether claims start with {@code SET ... NX GET} (false once an older Redis was detected). */
     boolean plainClaims() {
         return plainClaims;
+    }
+
+    /** How many of this store's claims are held for their completion (tests). */
+    int heldClaims() {
+        return held.size();
     }
 
     /** Shifts this store's estimate of the server clock (tests: a wrong estimate never gives two owners). */

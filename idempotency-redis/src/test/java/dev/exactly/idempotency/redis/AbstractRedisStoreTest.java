@@ -26,6 +26,7 @@ import dev.exactly.idempotency.ScopeKey;
 import dev.exactly.idempotency.StoredResponse;
 import dev.exactly.idempotency.redis.internal.HeaderCodec;
 import dev.exactly.idempotency.redis.internal.LuaScript;
+import dev.exactly.idempotency.redis.internal.RecordValue;
 import dev.exactly.idempotency.spi.ChangeSubscription;
 import dev.exactly.idempotency.spi.ForwardingIdempotencyStore;
 import dev.exactly.idempotency.spi.IdempotencyStore;
@@ -246,6 +247,70 @@ abstract class AbstractRedisStoreTest {
         assertThat(reused).as("a different fingerprint gets the record untouched").isEqualTo(new ClaimOutcome.Finished(record));
     }
 
+    /**
+     * The claiming store completes with the value its claim wrote (finish.lua); any other store with the
+     * owner token, with the value on the server (complete.lua): the same record either way, after a
+     * renewal and after a takeover too.
+     */
+    @Test
+    void aCompletionWritesTheSameRecordWhetherOrNotTheCompletingStoreMadeTheClaim() {
+        StoredResponse response = new StoredResponse(201, Map.of("content-type", List.of("application/json"),
+                "x-multi", List.of("one", "two")), "{\"id\":\"ch_1\"}".getBytes(StandardCharsets.UTF_8));
+        for (boolean sameStore : new boolean[] {true, false}) {
+            for (boolean takenOver : new boolean[] {false, true}) {
+                ScopeKey key = randomKey();
+                OwnerToken owner;
+                if (takenOver) {
+                    store().claim(key, fingerprint("a"), Duration.ofMillis(1), RETENTION);
+                    await().atMost(Duration.ofSeconds(5)).until(() -> admin().pttl(redisKey(key)) < RETENTION.toMillis() - 1);
+                    ClaimOutcome.Claimed taken = claim(key, fingerprint("a"));
+                    assertThat(taken.takeover()).isTrue();
+                    owner = taken.owner();
+                } else {
+                    owner = claim(key, fingerprint("a")).owner();
+                }
+                assertThat(store().renew(key, owner, Duration.ofSeconds(40))).isTrue();
+                admin().pexpire(redisKey(key), 5_000);
+                String processing = admin().get(redisKey(key));
+
+                RedisIdempotencyStore completing = sameStore ? store() : otherStore();
+                int held = store().heldClaims();
+                assertThat(completing.complete(key, owner, RecordStatus.FAILED, response)).isTrue();
+                assertThat(store().heldClaims()).as("the claimant's value used and forgotten, or left alone")
+                        .isEqualTo(sameStore ? held - 1 : held);
+
+                String finished = admin().get(redisKey(key));
+                String part = new String(RecordValue.finishedPart(response), StandardCharsets.UTF_8);
+                assertThat(finished).as("same store %s, taken over %s", sameStore, takenOver)
+                        .isEqualTo("2F" + finished.substring(2, 15) + fixed(0) + fixed(0) + processing.substring(41) + part);
+                assertThat(admin().pttl(redisKey(key))).as("the retention from the completion")
+                        .isBetween(RETENTION.toMillis() - 5_000, RETENTION.toMillis());
+                assertThat(otherStore().find(key).orElseThrow().response()).isEqualTo(response);
+            }
+        }
+    }
+
+    @Test
+    void aReleaseForgetsTheHeldClaimAndAForeignCompletionCannotUseIt() {
+        ScopeKey key = randomKey();
+        int held = store().heldClaims();
+        OwnerToken owner = claim(key, fingerprint("a")).owner();
+        assertThat(store().heldClaims()).isEqualTo(held + 1);
+        assertThat(store().release(key, owner)).isTrue();
+        assertThat(store().heldClaims()).isEqualTo(held);
+        assertThat(store().complete(key, owner, RecordStatus.COMPLETED, binaryResponse()))
+                .as("released: nothing to complete").isFalse();
+
+        ScopeKey other = randomKey();
+        OwnerToken mine = claim(other, fingerprint("a")).owner();
+        assertThat(store().complete(randomKey(), mine, RecordStatus.COMPLETED, binaryResponse()))
+                .as("the owner of another key completes nothing").isFalse();
+        assertThat(store().find(other).orElseThrow().status()).isEqualTo(RecordStatus.PROCESSING);
+        assertThat(store().complete(other, mine, RecordStatus.COMPLETED, binaryResponse()))
+                .as("completed the other way, the held value forgotten").isTrue();
+        assertThat(store().find(other).orElseThrow().response()).isEqualTo(binaryResponse());
+    }
+
     @Test
     void aFailedOutcomeWithAnEmptyBodyIsKeptAndReplayed() {
         ScopeKey key = randomKey();
@@ -357,8 +422,15 @@ abstract class AbstractRedisStoreTest {
         assertThat(store().complete(key, owner, RecordStatus.COMPLETED, binaryResponse())).isTrue();
         assertThat(store().claim(key, fingerprint("a"), LEASE, RETENTION)).isInstanceOf(ClaimOutcome.Finished.class);
         assertThat(store().release(key, owner)).isFalse();
+        // a completion by a store that did not make the claim (complete.lua)
+        ScopeKey foreign = randomKey();
+        OwnerToken foreignOwner = claim(foreign, fingerprint("a")).owner();
+        assertThat(otherStore().complete(foreign, foreignOwner, RecordStatus.COMPLETED, binaryResponse())).isTrue();
 
-        assertThat(scriptsCachedFor(redisKey(key), shas)).as("EVAL cached every script again").containsOnly(true);
+        assertThat(scriptsCachedFor(redisKey(key), Arrays.stream(LuaScript.values())
+                .filter(script -> script != LuaScript.COMPLETE).map(LuaScript::sha1).toArray(String[]::new)))
+                .as("EVAL cached every script again").containsOnly(true);
+        assertThat(scriptsCachedFor(redisKey(foreign), LuaScript.COMPLETE.sha1())).containsOnly(true);
     }
 
     @Test

@@ -32,6 +32,8 @@ public enum LuaScript {
     CLAIM("claim.lua", ScriptOutputType.MULTI),
     /** See {@code complete.lua}. */
     COMPLETE("complete.lua", ScriptOutputType.INTEGER),
+    /** See {@code finish.lua}. */
+    FINISH("finish.lua", ScriptOutputType.INTEGER),
     /** See {@code release.lua}. */
     RELEASE("release.lua", ScriptOutputType.INTEGER),
     /** See {@code renew.lua}. */

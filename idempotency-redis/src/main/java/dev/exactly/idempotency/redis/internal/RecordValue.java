@@ -142,6 +142,11 @@ public final class RecordValue {
      */
     public static byte[] finishedFront(RecordStatus status, long finishedAtMillis) {
         byte[] out = new byte[2 + 3 * WIDTH];
+        putFinishedFront(out, status, finishedAtMillis);
+        return out;
+    }
+
+    private static void putFinishedFront(byte[] out, RecordStatus status, long finishedAtMillis) {
         out[0] = VERSION;
         out[1] = switch (status) {
             case COMPLETED -> 'C';
@@ -151,7 +156,41 @@ public final class RecordValue {
         fixed(out, 2, finishedAtMillis);
         fixed(out, 2 + WIDTH, 0);
         fixed(out, 2 + 2 * WIDTH, 0);
+    }
+
+    /**
+     * The whole finished layout-2 value of a processing value its owner holds: the finished front, then
+     * the processing value from its retention on (retention, owner, fingerprint, creation time, which no
+     * one changes while the owner holds the record), then {@code part} ({@link #finishedPart}). What
+     * complete.lua would assemble on the server from the stored value.
+     *
+     * @throws IllegalArgumentException {@code processing} is not a processing value of layout 2
+     */
+    public static byte[] finished(byte[] processing, RecordStatus status, long finishedAtMillis, byte[] part) {
+        requireProcessing(processing);
+        int front = 2 + 3 * WIDTH;
+        int kept = processing.length - front;
+        byte[] out = new byte[front + kept + part.length];
+        putFinishedFront(out, status, finishedAtMillis);
+        System.arraycopy(processing, front, out, front, kept);
+        System.arraycopy(part, 0, out, front + kept, part.length);
         return out;
+    }
+
+    /**
+     * The retention of a processing layout-2 value as {@code PX} takes it: decimal, no leading zeros.
+     *
+     * @throws IllegalArgumentException {@code processing} is not a processing value of layout 2
+     */
+    public static byte[] retention(byte[] processing) {
+        requireProcessing(processing);
+        return decimal(fixed(processing, 2 + 3 * WIDTH));
+    }
+
+    private static void requireProcessing(byte[] value) {
+        if (value.length <= OWNER_OFFSET || value[0] != VERSION || value[1] != 'P') {
+            throw new IllegalArgumentException("not a processing record of layout 2");
+        }
     }
 
     /** The finished part: {@code response_status:headers_len:headers body}. */

@@ -61,6 +61,13 @@ class RecordValueTest {
         System.arraycopy(processing, 41, finished, front.length, processing.length - 41);
         System.arraycopy(part, 0, finished, front.length + processing.length - 41, part.length);
 
+        assertThat(RecordValue.finished(processing, RecordStatus.FAILED, 5_000, part))
+                .as("what the owner sends (finish.lua) is what complete.lua assembles").isEqualTo(finished);
+        assertThat(new String(RecordValue.retention(processing), StandardCharsets.US_ASCII)).isEqualTo("60000");
+        assertThatThrownBy(() -> RecordValue.finished(finished, RecordStatus.COMPLETED, 6_000, part))
+                .as("only a processing value").isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> RecordValue.retention(finished)).isInstanceOf(IllegalArgumentException.class);
+
         IdempotencyRecord record = RecordValue.decode(KEY, finished);
         assertThat(record.status()).isEqualTo(RecordStatus.FAILED);
         assertThat(record.owner()).isEqualTo(OWNER);
