@@ -2,6 +2,7 @@ package dev.exactly.benchmarks.http;
 
 import static org.awaitility.Awaitility.await;
 
+import dev.exactly.benchmarks.CpuProfile;
 import dev.exactly.benchmarks.Machine;
 import dev.exactly.benchmarks.store.RawBaseline;
 import dev.exactly.benchmarks.store.StoreFixture;
@@ -64,7 +65,11 @@ import org.jspecify.annotations.Nullable;
  * Options (system properties): {@code -Dexactly.bench.threads=2 -Dexactly.bench.connections=32
  * -Dexactly.bench.warmup=2 -Dexactly.bench.seconds=5 -Dexactly.bench.rounds=3
  * -Dexactly.bench.replayKeys=1000 -Dexactly.bench.endpoints=unguarded,memory,raw-redis,redis,...
- * -Dexactly.bench.mixes=fresh,replays,mixed}.
+ * -Dexactly.bench.mixes=fresh,replays,mixed}, and {@code -Dexactly.bench.profile=DIR}: CPU samples of the measured
+ * phases ({@link CpuProfile}, one per millisecond of the JVM's CPU time), one file of collapsed stacks per mix and
+ * endpoint in {@code DIR}, and for each guarded endpoint the frames whose self time per request differs most
+ * from its floor's, printed after the rounds. Profiling costs the server about 1 %: the rates of a profiled
+ * run are not the ones to quote.
  */
 public final class HttpBenchmark {
     /**
@@ -84,6 +89,8 @@ public final class HttpBenchmark {
     private static final int STORE_CONNECTIONS = 16;
     private static final int PREPARE_CLIENTS = 8;
     private static final Duration IDLE_TIMEOUT = Duration.ofSeconds(30);
+    /** Frames listed per guarded endpoint in a profiled run. */
+    private static final int MOVED_FRAMES = 25;
 
     private HttpBenchmark() {}
 
@@ -194,7 +201,8 @@ public final class HttpBenchmark {
             }
             try (BenchServer server = BenchServer.start(endpoints)) {
                 progress.printf("stores and server ready in %d ms%n", (System.nanoTime() - started) / 1_000_000);
-                Phases phases = new Phases(settings, server, wrk, work, run, redisStats, renewable, progress);
+                Phases phases = new Phases(settings, server, wrk, work, run, redisStats, renewable,
+                        CpuProfile.fromSystemProperty().orElse(null), progress);
                 return phases.runAll(before);
             }
         } finally {
@@ -245,7 +253,9 @@ public final class HttpBenchmark {
         private final String run;
         private final Map<StoreKind, RedisCommandStats> redisStats;
         private final Map<Variant, RenewableMemoryStore> renewable;
+        private final @Nullable CpuProfile profile;
         private final PrintStream progress;
+        private final Map<Mix, Map<Variant, Profiled>> profiled = new EnumMap<>(Mix.class);
         private final List<PhaseResult> measured = new ArrayList<>();
         private final List<String> loads = new ArrayList<>();
         private final List<String> otherErrors = new ArrayList<>();
@@ -254,7 +264,7 @@ public final class HttpBenchmark {
 
         Phases(Settings settings, BenchServer server, Wrk wrk, Path work, String run,
                 Map<StoreKind, RedisCommandStats> redisStats, Map<Variant, RenewableMemoryStore> renewable,
-                PrintStream progress) {
+                @Nullable CpuProfile profile, PrintStream progress) {
             this.settings = settings;
             this.server = server;
             this.wrk = wrk;
@@ -262,6 +272,7 @@ public final class HttpBenchmark {
             this.run = run;
             this.redisStats = redisStats;
             this.renewable = renewable;
+            this.profile = profile;
             this.progress = progress;
         }
 
@@ -311,8 +322,56 @@ public final class HttpBenchmark {
                     }
                 }
             }
+            if (profile != null) {
+                printProfiles(profile);
+            }
             return new HttpReport(settings, before, Machine.sample(InstantSource.system()), measured, loads,
                     otherErrorCount, otherErrors);
+        }
+
+        /** The samples of one endpoint's measured phases of one mix, and the requests they answered. */
+        private record Profiled(CpuProfile.Stacks stacks, long requests) {
+            Profiled plus(CpuProfile.Stacks more, long moreRequests) {
+                return new Profiled(stacks.plus(more), requests + moreRequests);
+            }
+        }
+
+        /** Writes each endpoint's stacks and prints, per guarded endpoint, the frames that moved against its floor. */
+        private void printProfiles(CpuProfile profile) throws IOException {
+            progress.printf("%nCPU profile of the measured phases (one sample per ms of the JVM's CPU time), in %s%n",
+                    profile.directory());
+            for (Map.Entry<Mix, Map<Variant, Profiled>> byMix : profiled.entrySet()) {
+                Mix mix = byMix.getKey();
+                Map<Variant, Profiled> byVariant = byMix.getValue();
+                for (Map.Entry<Variant, Profiled> entry : byVariant.entrySet()) {
+                    Variant variant = entry.getKey();
+                    Profiled p = entry.getValue();
+                    Path file = profile.directory().resolve(mix.mode() + "-" + variant.name(mix) + ".collapsed");
+                    p.stacks().write(file);
+                    progress.printf("  %-12s %-20s %8.1f µs of CPU per request (%d samples, %d requests): %s%n",
+                            mix.title(), variant.name(mix), CpuProfile.micros(p.stacks().total(), p.requests()),
+                            p.stacks().total(), p.requests(), file.getFileName());
+                }
+                for (Variant variant : byVariant.keySet()) {
+                    List<Variant> floors = new ArrayList<>();
+                    variant.floor().filter(byVariant::containsKey).ifPresent(floors::add);
+                    variant.fencedFloor().filter(byVariant::containsKey).ifPresent(floors::add);
+                    for (Variant floor : floors) {
+                        printMoved(mix, variant, byVariant.get(variant), floor, byVariant.get(floor));
+                    }
+                }
+            }
+        }
+
+        private void printMoved(Mix mix, Variant variant, Profiled guarded, Variant floor, Profiled base) {
+            progress.printf("%n%s, %s against %s: self time per request by frame, µs (the largest differences)%n",
+                    mix.title(), variant.name(mix), floor.name(mix));
+            progress.printf("  %9s %9s %9s  %s%n", floor.name(mix), variant.name(mix), "moved", "frame");
+            for (CpuProfile.FrameDelta row : CpuProfile.moved(base.stacks(), base.requests(), guarded.stacks(),
+                    guarded.requests(), MOVED_FRAMES)) {
+                progress.printf("  %9.2f %9.2f %+9.2f  %s%n", row.floorMicros(), row.guardedMicros(), row.delta(),
+                        row.frame());
+            }
         }
 
         private void other(PhaseResult result) {
@@ -399,12 +458,22 @@ public final class HttpBenchmark {
             String tag = run + "-p" + phase++;
             boolean onPostgres = variant.store().filter(StoreKind.POSTGRES::equals).isPresent();
             Optional<ProcessCpu.Snapshot> postgresBefore = onPostgres ? ProcessCpu.snapshot() : Optional.empty();
+            boolean profiling = profile != null && round > 0;
+            if (profiling) {
+                profile.start();
+            }
             long cpuBefore = processCpuNanos();
             Wrk.Report report = wrk.run(server.uri(variant, mix), mix, tag, variant.marksReplays(), keyFile(variant),
                     settings.threads(), settings.connections(), duration);
             await("requests of " + tag + " finished").atMost(IDLE_TIMEOUT).pollInterval(Duration.ofMillis(5))
                     .until(() -> server.inProgress() == 0);
             long cpu = processCpuNanos() - cpuBefore;
+            if (profiling) {
+                CpuProfile.Stacks stacks = profile.stop();
+                profiled.computeIfAbsent(mix, m -> new EnumMap<>(Variant.class))
+                        .merge(variant, new Profiled(stacks, report.responses()),
+                                (had, more) -> had.plus(more.stacks(), more.requests()));
+            }
             Optional<ProcessCpu.Snapshot> postgresAfter = postgresBefore.isPresent() ? ProcessCpu.snapshot() : Optional.empty();
             OptionalLong postgresCpu = postgresBefore.isPresent() && postgresAfter.isPresent()
                     ? OptionalLong.of(ProcessCpu.micros(postgresBefore.get(), postgresAfter.get(), "postgres"))
