@@ -50,16 +50,17 @@ public final class CpuProfile {
     }
 
     /**
-     * Loads the profiler into this JVM (its native library, Linux x64, from the jar) and creates {@code directory}.
+     * Loads the profiler into this JVM (its native library, Linux x64, from the jar), creates {@code directory}
+     * and samples an empty span to see that the machine lets it.
      *
-     * @throws IllegalStateException on another platform, or where the library cannot be loaded
+     * @throws IllegalStateException on another platform, where the library cannot be loaded, or where sampling
+     *                               cannot start
      */
     public static CpuProfile open(Path directory) throws IOException {
-        String os = System.getProperty("os.name", "").toLowerCase(Locale.ROOT);
-        String arch = System.getProperty("os.arch", "");
-        if (!os.contains("linux") || !(arch.equals("amd64") || arch.equals("x86_64"))) {
+        if (!supported()) {
             throw new IllegalStateException("-D" + PROPERTY + " needs Linux on x64 (the profiler's native library"
-                    + " in the benchmark jar is that platform's); this is " + os + " on " + arch);
+                    + " in the benchmark jar is that platform's); this is " + System.getProperty("os.name") + " on "
+                    + System.getProperty("os.arch"));
         }
         AsyncProfiler profiler;
         try {
@@ -67,8 +68,24 @@ public final class CpuProfile {
         } catch (RuntimeException | LinkageError e) {
             throw new IllegalStateException("could not load the CPU profiler's native library: " + e, e);
         }
-        Files.createDirectories(directory);
-        return new CpuProfile(profiler, directory);
+        try {
+            Files.createDirectories(directory);
+        } catch (IOException e) {
+            throw new IOException("-D" + PROPERTY + "=" + directory + ": cannot create the directory for the stacks ("
+                    + e + ")", e);
+        }
+        CpuProfile profile = new CpuProfile(profiler, directory);
+        // a span now, so that a machine whose kernel refuses the sampling fails the run before its warm-up, not after
+        profile.start();
+        profile.stop();
+        return profile;
+    }
+
+    /** Whether this JVM runs where the profiler's native library in the jar does: Linux on x64. */
+    public static boolean supported() {
+        String os = System.getProperty("os.name", "").toLowerCase(Locale.ROOT);
+        String arch = System.getProperty("os.arch", "");
+        return os.contains("linux") && (arch.equals("amd64") || arch.equals("x86_64"));
     }
 
     /** Where the stacks are written. */

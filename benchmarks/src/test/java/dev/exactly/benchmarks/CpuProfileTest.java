@@ -10,7 +10,6 @@ import java.lang.management.ThreadMXBean;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -92,10 +91,7 @@ class CpuProfileTest {
 
     @Test
     void aSpanOfTheRealProfilerSeesTheMethodThatBurnedItsCpu(@TempDir Path dir) throws Exception {
-        String os = System.getProperty("os.name", "").toLowerCase(Locale.ROOT);
-        String arch = System.getProperty("os.arch", "");
-        assumeTrue(os.contains("linux") && (arch.equals("amd64") || arch.equals("x86_64")),
-                "the profiler's library in the jar is Linux x64's");
+        assumeTrue(CpuProfile.supported(), "the profiler's library in the jar is Linux x64's");
         CpuProfile profile = CpuProfile.open(dir.resolve("profile"));
         assertThat(profile.directory()).isDirectory();
 
@@ -115,6 +111,17 @@ class CpuProfileTest {
         profile.start();
         CpuProfile.Stacks next = profile.stop();
         assertThat(next.samples().keySet()).noneMatch(stack -> stack.contains("spinForTheProfiler"));
+    }
+
+    @Test
+    void aDirectoryThatCannotBeMadeIsNamedInTheError(@TempDir Path dir) throws Exception {
+        assumeTrue(CpuProfile.supported(), "the profiler's library in the jar is Linux x64's");
+        Path file = Files.writeString(dir.resolve("a-file"), "not a directory");
+
+        assertThatThrownBy(() -> CpuProfile.open(file.resolve("stacks")))
+                .isInstanceOf(java.io.IOException.class)
+                .hasMessageContaining("-Dexactly.bench.profile=" + file.resolve("stacks"))
+                .hasMessageContaining("cannot create the directory");
     }
 
     /** Hashes until this thread has used {@code cpuNanos} of CPU; returns the hash so the JIT keeps the work. */
