@@ -22,7 +22,8 @@ import one.profiler.Counter;
  * async-profiler's CPU event, one sample per millisecond of CPU time of any thread (Java, JIT, GC and the
  * kernel's work on the JVM's behalf), whole stacks. At the rates the benchmarks reach, a flight recording's
  * execution samples (a few threads every 10-20 ms) say too little to place a difference of a few microseconds
- * per request; one sample per millisecond of CPU gives thousands per second of load and costs the JVM about 1 %.
+ * per request; one sample per millisecond of CPU gives thousands per second of load. Each sample is a signal and
+ * a stack walk in the JVM it measures: a profiled run's rates are not the ones to quote.
  *
  * <p>Each span is its own {@link Stacks}: started with {@link #start()}, ended with {@link #stop()}. A
  * benchmark adds up the spans of one endpoint and compares its self time per request frame by frame with its

@@ -68,8 +68,8 @@ import org.jspecify.annotations.Nullable;
  * -Dexactly.bench.mixes=fresh,replays,mixed}, and {@code -Dexactly.bench.profile=DIR}: CPU samples of the measured
  * phases ({@link CpuProfile}, one per millisecond of the JVM's CPU time), one file of collapsed stacks per mix and
  * endpoint in {@code DIR}, and for each guarded endpoint the frames whose self time per request differs most
- * from its floor's, printed after the rounds. Profiling costs the server about 1 %: the rates of a profiled
- * run are not the ones to quote.
+ * from its floor's, printed after the rounds. Sampling adds work to the server it measures: the rates of a
+ * profiled run are not the ones to quote.
  */
 public final class HttpBenchmark {
     /**
