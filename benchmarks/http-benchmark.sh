@@ -14,4 +14,6 @@ need_command wrk wrk "the load generator"
 # the shaded jar is rebuilt from scratch: shading over a previous benchmarks.jar keeps its old classes and scripts
 rm -rf benchmarks/target
 ./mvnw -q -B -ntp -pl benchmarks -am -DskipTests package
-exec java -Xms2g -Xmx4g "$@" -cp benchmarks/target/benchmarks.jar dev.exactly.benchmarks.http.HttpBenchmark
+# native access: -Dexactly.bench.profile loads the profiler's library with System.load
+exec java -Xms2g -Xmx4g --enable-native-access=ALL-UNNAMED "$@" -cp benchmarks/target/benchmarks.jar \
+  dev.exactly.benchmarks.http.HttpBenchmark
