@@ -157,11 +157,6 @@ public final class CpuProfile {
             samples = Map.copyOf(samples);
         }
 
-        /** No samples. */
-        public static Stacks empty() {
-            return new Stacks(Map.of());
-        }
-
         /** Reads the collapsed format: one stack per line, its sample count after the last space. */
         public static Stacks parse(String collapsed) {
             Map<String, Long> samples = new HashMap<>();
