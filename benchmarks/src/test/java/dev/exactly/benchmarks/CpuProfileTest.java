@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.within;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import java.io.IOException;
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadMXBean;
 import java.nio.file.Files;
@@ -119,7 +120,7 @@ class CpuProfileTest {
         Path file = Files.writeString(dir.resolve("a-file"), "not a directory");
 
         assertThatThrownBy(() -> CpuProfile.open(file.resolve("stacks")))
-                .isInstanceOf(java.io.IOException.class)
+                .isInstanceOf(IOException.class)
                 .hasMessageContaining("-Dexactly.bench.profile=" + file.resolve("stacks"))
                 .hasMessageContaining("cannot create the directory");
     }
