@@ -21,7 +21,7 @@ import org.junit.jupiter.api.Test;
  */
 class PaymentsBenchmarkSmokeTest {
     /** The service's {@code exactly.payments.commit-batch.max-charges} by default. */
-    private static final long DEFAULT_BATCH_CHARGES = 6;
+    private static final long DEFAULT_BATCH_CHARGES = 7;
 
     @Test
     void everyChargeIsAnsweredCapturedAndJournaledOnce() throws Exception {
@@ -54,7 +54,7 @@ class PaymentsBenchmarkSmokeTest {
             assertThat(result.pgbench()).hasSize(2).allMatch(tps -> tps > 0);
         }
         // a charge commits twice at least (phase 1 before the processor call, phase 3 after it), each time in a
-        // round trip it shares with at most five other charges (the service's default commit batch: six charges
+        // round trip it shares with at most six other charges (the service's default commit batch: seven charges
         // at most; charges that arrive together commit together); it claims and completes its hot record, two
         // commands that leave in writes they share with the commands of other charges waiting for the Redis
         // client's event loop at the same time (at most one per charge in flight, one per connection); it

@@ -88,10 +88,13 @@ public record PaymentsProperties(
      * {@code clearing-shards}: batches never hold every shard, and a charge that finds its preferred shard
      * taken takes a free one instead of waiting.
      *
-     * @param maxCharges  most charges in one transaction; 1: each charge commits alone
-     * @param maxInFlight most such transactions at once, per phase (each holds a pooled connection)
+     * @param maxCharges   most charges in one transaction; 1: each charge commits alone
+     * @param maxInFlight  most such transactions at once, per phase (each holds a pooled connection)
+     * @param overlapAfter how long the latest transaction of a phase to start runs before another may start
+     *                     beside it (zero: whenever one of {@code maxInFlight} is free)
      */
-    public record CommitBatch(@DefaultValue("6") int maxCharges, @DefaultValue("2") int maxInFlight) {
+    public record CommitBatch(@DefaultValue("7") int maxCharges, @DefaultValue("2") int maxInFlight,
+            @DefaultValue("10ms") Duration overlapAfter) {
         public CommitBatch {
             if (maxCharges < 1 || maxCharges > 256) {
                 throw new IllegalArgumentException("exactly.payments.commit-batch.max-charges must be between 1 and 256");
@@ -99,11 +102,18 @@ public record PaymentsProperties(
             if (maxInFlight < 1) {
                 throw new IllegalArgumentException("exactly.payments.commit-batch.max-in-flight must be at least 1");
             }
+            if (overlapAfter.isNegative() || overlapAfter.compareTo(MAX_OVERLAP_AFTER) > 0) {
+                throw new IllegalArgumentException("exactly.payments.commit-batch.overlap-after must be between 0 and "
+                        + MAX_OVERLAP_AFTER.toMillis() + "ms");
+            }
         }
+
+        /** The longest {@code overlap-after}: a phase whose transaction stalls must not wait long for the next. */
+        public static final Duration MAX_OVERLAP_AFTER = Duration.ofSeconds(1);
 
         /** The batcher of one phase, or {@code null} when charges commit alone. */
         public @Nullable CommitBatcher batcher(Jdbc jdbc) {
-            return maxCharges == 1 ? null : new CommitBatcher(jdbc, maxCharges, maxInFlight);
+            return maxCharges == 1 ? null : new CommitBatcher(jdbc, maxCharges, maxInFlight, overlapAfter);
         }
     }
 

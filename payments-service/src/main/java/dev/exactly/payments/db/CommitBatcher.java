@@ -1,9 +1,11 @@
 package dev.exactly.payments.db;
 
+import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 import org.jspecify.annotations.Nullable;
@@ -20,6 +22,13 @@ import org.jspecify.annotations.Nullable;
  * pipelines that arrive form the next batch. A lone caller on an idle service runs at once, as it would
  * alone.
  *
+ * <p>A second transaction of the same batcher starts while one runs only once the latest to start has run
+ * {@code overlapAfter}: until then the pipelines that arrive wait for it and go into the next batch, which is
+ * then larger. Two transactions at once cost the database more per pipeline than one (two backends busy, two
+ * commits per round) and on a saturated machine buy no earlier commit; they are worth it when a transaction
+ * is slow, a batch waiting for a row lock or a backend waiting for the CPU, and then the next one need not
+ * wait for it. Zero starts a transaction whenever a slot is free.
+ *
  * <p>All or nothing, for each caller as for the batch: every statement of a batch commits, or none. A
  * statement that fails aborts all of them, and each caller is told to run its work alone
  * ({@link #commit} returns {@code false}), where the failure is its own again (a batch of one hands the
@@ -32,9 +41,11 @@ public final class CommitBatcher {
     private final Jdbc jdbc;
     private final int maxParts;
     private final int maxInFlight;
+    private final long overlapAfterNanos;
     private final ReentrantLock lock = new ReentrantLock();
     private final ArrayDeque<Part> waiting = new ArrayDeque<>();
-    private int inFlight;
+    /** When each running transaction started ({@link System#nanoTime}), in the order they started. */
+    private final ArrayList<Long> running = new ArrayList<>();
 
     private enum State { WAITING, COMMITTED, ALONE, FAILED }
 
@@ -54,16 +65,49 @@ public final class CommitBatcher {
     }
 
     /**
+     * A batcher that starts a transaction whenever one of its slots is free.
+     *
      * @param maxParts    most pipelines in one transaction
      * @param maxInFlight most batch transactions at once (each holds a pooled connection)
      */
     public CommitBatcher(Jdbc jdbc, int maxParts, int maxInFlight) {
+        this(jdbc, maxParts, maxInFlight, Duration.ZERO);
+    }
+
+    /**
+     * @param maxParts     most pipelines in one transaction
+     * @param maxInFlight  most batch transactions at once (each holds a pooled connection)
+     * @param overlapAfter how long the latest transaction to start runs before another may start beside it
+     */
+    public CommitBatcher(Jdbc jdbc, int maxParts, int maxInFlight, Duration overlapAfter) {
         if (maxParts < 1 || maxInFlight < 1) {
             throw new IllegalArgumentException("a batch takes at least one pipeline, and at least one batch runs");
+        }
+        if (overlapAfter.isNegative()) {
+            throw new IllegalArgumentException("overlapAfter must not be negative");
         }
         this.jdbc = jdbc;
         this.maxParts = maxParts;
         this.maxInFlight = maxInFlight;
+        this.overlapAfterNanos = overlapAfter.toNanos();
+    }
+
+    /**
+     * With the lock held: zero when a transaction may start now, the nanoseconds until one may start beside
+     * those running, or -1 when every slot is taken.
+     */
+    private long untilStart() {
+        if (running.isEmpty()) {
+            return 0;
+        }
+        if (running.size() >= maxInFlight) {
+            return -1;
+        }
+        if (overlapAfterNanos == 0) {
+            return 0;
+        }
+        long due = running.getLast() + overlapAfterNanos - System.nanoTime();
+        return Math.max(due, 0);
     }
 
     /**
@@ -79,22 +123,30 @@ public final class CommitBatcher {
      */
     public boolean commit(Pipeline pipeline, String order) {
         Part mine = new Part(pipeline, order, lock.newCondition());
+        boolean interrupted = false;
         lock.lock();
         try {
             waiting.add(mine);
             while (mine.state == State.WAITING) {
-                if (inFlight < maxInFlight && !waiting.isEmpty()) {
+                long until = untilStart();
+                if (until == 0 && !waiting.isEmpty()) {
                     List<Part> batch = new ArrayList<>(Math.min(maxParts, waiting.size()));
                     while (batch.size() < maxParts && !waiting.isEmpty()) {
                         batch.add(waiting.poll());
                     }
-                    inFlight++;
+                    Long started = System.nanoTime();
+                    running.add(started);
+                    // whoever leads the pipelines left behind counts the time until another may start
+                    Part left = waiting.peek();
+                    if (left != null) {
+                        left.woken.signal();
+                    }
                     lock.unlock();
                     try {
                         run(batch);
                     } finally {
                         lock.lock();
-                        inFlight--;
+                        running.remove(started);
                         // only the callers whose batch ended, and the one that leads the next batch
                         for (Part part : batch) {
                             part.woken.signal();
@@ -104,12 +156,21 @@ public final class CommitBatcher {
                             next.woken.signal();
                         }
                     }
+                } else if (until > 0 && waiting.peek() == mine) {
+                    try {
+                        mine.woken.awaitNanos(until);
+                    } catch (InterruptedException e) {
+                        interrupted = true;
+                    }
                 } else {
                     mine.woken.awaitUninterruptibly();
                 }
             }
         } finally {
             lock.unlock();
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
         }
         return switch (mine.state) {
             case COMMITTED -> true;

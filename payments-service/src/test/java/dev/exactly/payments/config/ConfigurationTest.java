@@ -18,7 +18,7 @@ class ConfigurationTest {
                 new PaymentsProperties.Recovery(true, Duration.ofSeconds(1), null, 5, Duration.ofSeconds(1),
                         Duration.ofSeconds(60), Duration.ofMinutes(10)),
                 new PaymentsProperties.Processor(Duration.ofSeconds(2), Duration.ofSeconds(10)),
-                new PaymentsProperties.CommitBatch(6, 2));
+                new PaymentsProperties.CommitBatch(6, 2, Duration.ZERO));
     }
 
     @Test
@@ -115,11 +115,15 @@ class ConfigurationTest {
                 .hasMessageContaining("keep-alive.max-hold must be at least exactly.payments.lease");
         assertThatThrownBy(() -> new PaymentsProperties("", "", Map.of(), "", "", "auto", Duration.ofSeconds(10),
                 Duration.ofHours(24), defaults.keepAlive(), 16, defaults.recovery(), defaults.processor(),
-                new PaymentsProperties.CommitBatch(8, 2)))
+                new PaymentsProperties.CommitBatch(8, 2, Duration.ZERO)))
                 .hasMessageStartingWith("exactly.payments.commit-batch.max-charges (8) times max-in-flight (2) must be "
                         + "below exactly.payments.clearing-shards (16)");
         assertThat(new PaymentsProperties("", "", Map.of(), "", "", "auto", Duration.ofSeconds(10),
                 Duration.ofHours(24), defaults.keepAlive(), 16, defaults.recovery(), defaults.processor(),
-                new PaymentsProperties.CommitBatch(1, 40)).commitBatch().batcher(null)).isNull();
+                new PaymentsProperties.CommitBatch(1, 40, Duration.ZERO)).commitBatch().batcher(null)).isNull();
+        assertThatThrownBy(() -> new PaymentsProperties.CommitBatch(6, 2, Duration.ofMillis(-1)))
+                .hasMessageStartingWith("exactly.payments.commit-batch.overlap-after must be between 0 and 1000ms");
+        assertThatThrownBy(() -> new PaymentsProperties.CommitBatch(6, 2, Duration.ofMillis(1001)))
+                .hasMessageStartingWith("exactly.payments.commit-batch.overlap-after must be between 0 and 1000ms");
     }
 }

@@ -151,6 +151,48 @@ class CommitBatcherTest {
     }
 
     @Test
+    void withASecondSlotACallerArrivingWhileATransactionIsHeldCommitsBesideIt() throws Exception {
+        CommitBatcher batcher = new CommitBatcher(jdbc, 64, 2);
+        Future<Boolean> first = firstHeld(batcher);
+        assertThat(batcher.commit(insert("beside"), "beside")).isTrue();
+        assertThat(first).isNotDone();
+        release();
+        assertThat(first.get(20, TimeUnit.SECONDS)).isTrue();
+        assertThat(count("SELECT count(DISTINCT xmin::text) FROM item")).isEqualTo(2);
+    }
+
+    @Test
+    void aSecondTransactionStartsBesideAHeldOneOnlyAfterOverlapAfterWithEveryCallerThatArrivedMeanwhile()
+            throws Exception {
+        Duration overlap = Duration.ofSeconds(3);
+        CommitBatcher batcher = new CommitBatcher(jdbc, 64, 2, overlap);
+        long before = System.nanoTime();
+        Future<Boolean> first = firstHeld(batcher);
+        List<Future<Boolean>> calls = new ArrayList<>();
+        for (int i = 0; i < 5; i++) {
+            String id = "item-" + i;
+            calls.add(threads.submit(() -> batcher.commit(insert(id), id)));
+        }
+        for (Future<Boolean> call : calls) {
+            assertThat(call.get(20, TimeUnit.SECONDS)).isTrue();
+        }
+        // not before the held transaction had run that long, and then beside it, all in one
+        assertThat(Duration.ofNanos(System.nanoTime() - before)).isGreaterThanOrEqualTo(overlap);
+        assertThat(first).isNotDone();
+        assertThat(count("SELECT count(DISTINCT xmin::text) FROM item WHERE id LIKE 'item-%'")).isEqualTo(1);
+        assertThat(count("SELECT count(*) FROM item WHERE id LIKE 'item-%'")).isEqualTo(5);
+        release();
+        assertThat(first.get(20, TimeUnit.SECONDS)).isTrue();
+        assertThat(batcher.waiting()).isZero();
+    }
+
+    @Test
+    void overlapAfterMustNotBeNegative() {
+        assertThatThrownBy(() -> new CommitBatcher(jdbc, 4, 2, Duration.ofMillis(-1)))
+                .isInstanceOf(IllegalArgumentException.class);
+    }
+
+    @Test
     void aFailureInABatchCommitsNothingOfItAndSendsEveryCallerToRunAlone() throws Exception {
         jdbc.inTransaction(c -> Jdbc.update(c, "INSERT INTO item (id) VALUES ('taken')", s -> {}));
         CommitBatcher batcher = new CommitBatcher(jdbc, 64, 1);
