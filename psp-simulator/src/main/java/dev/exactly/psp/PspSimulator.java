@@ -1,15 +1,18 @@
 package dev.exactly.psp;
 
-import com.sun.net.httpserver.HttpServer;
 import dev.exactly.psp.internal.ChargeBook;
 import dev.exactly.psp.internal.Counters;
 import dev.exactly.psp.internal.FaultInjector;
+import dev.exactly.psp.internal.Http1Server;
+import dev.exactly.psp.internal.Json;
 import dev.exactly.psp.internal.PspHandler;
+import dev.exactly.psp.internal.Wire;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.URI;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
@@ -17,13 +20,10 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.TimeUnit;
 
 /**
- * A payment processor stand-in served over HTTP (JDK {@link HttpServer}, one virtual thread per
- * request). It honours its own {@code Idempotency-Key}: a key captures at most once, a repeat with the
+ * A payment processor stand-in served over HTTP/1.1 (a server of its own: one thread per connection,
+ * each answer in one write). It honours its own {@code Idempotency-Key}: a key captures at most once, a repeat with the
  * same body replays the first answer byte for byte (with {@code Idempotent-Replayed: true}), a repeat
  * with another body gets 422. Concurrent requests with one key are serialised on that key: the first
  * decides, the others wait for it and replay (never 409). The same holds for its other operations
@@ -47,10 +47,13 @@ import java.util.concurrent.TimeUnit;
 public final class PspSimulator implements AutoCloseable {
 
     private static final int BACKLOG = 512;
+    /** How long a connection may wait for a request's bytes before it is closed. */
+    private static final Duration IDLE_TIMEOUT = Duration.ofSeconds(30);
+    /** Connections served at once (one thread each); more are answered 503 and closed. */
+    private static final int MAX_CONNECTIONS = 1024;
 
     private final PspConfig config;
-    private final HttpServer server;
-    private final ExecutorService executor;
+    private final Http1Server server;
     private final ChargeBook book;
     private final FaultInjector faults;
     private final Counters counters = new Counters();
@@ -60,11 +63,11 @@ public final class PspSimulator implements AutoCloseable {
         this.config = config;
         this.book = new ChargeBook(config.clock(), config.honourIdempotencyKeys(), config.authorizationTtl());
         this.faults = new FaultInjector(config.faults());
-        this.executor = Executors.newVirtualThreadPerTaskExecutor();
-        this.server = HttpServer.create(new InetSocketAddress(config.bindAddress(), config.port()), BACKLOG);
-        server.setExecutor(executor);
-        server.createContext("/", new PspHandler(book, faults, counters, config.maxBodyBytes(), closing));
-        server.start();
+        this.server = new Http1Server(new InetSocketAddress(config.bindAddress(), config.port()), BACKLOG,
+                new PspHandler(book, faults, counters, config.maxBodyBytes(), closing),
+                (status, code, message) -> Json.write(Wire.error(status >= 500 ? "api_error" : "invalid_request_error",
+                        code, message)).getBytes(StandardCharsets.UTF_8),
+                IDLE_TIMEOUT, MAX_CONNECTIONS);
     }
 
     /** Starts a simulator; it listens until {@link #close()}. */
@@ -88,12 +91,12 @@ public final class PspSimulator implements AutoCloseable {
 
     /** The port it listens on. */
     public int port() {
-        return server.getAddress().getPort();
+        return server.address().getPort();
     }
 
     /** {@code http://host:port} (loopback when bound to the wildcard address). */
     public URI baseUri() {
-        InetAddress address = server.getAddress().getAddress();
+        InetAddress address = server.address().getAddress();
         if (address.isAnyLocalAddress()) {
             address = InetAddress.getLoopbackAddress();
         }
@@ -267,13 +270,7 @@ public final class PspSimulator implements AutoCloseable {
     @Override
     public void close() {
         closing.countDown();
-        server.stop(0);
-        executor.shutdownNow();
-        try {
-            executor.awaitTermination(5, TimeUnit.SECONDS);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
+        server.close();
     }
 
     /**

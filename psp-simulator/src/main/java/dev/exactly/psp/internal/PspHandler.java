@@ -1,7 +1,5 @@
 package dev.exactly.psp.internal;
 
-import com.sun.net.httpserver.HttpExchange;
-import com.sun.net.httpserver.HttpHandler;
 import dev.exactly.psp.Capture;
 import dev.exactly.psp.ChargeStatus;
 import dev.exactly.psp.DeclineRule;
@@ -33,7 +31,7 @@ import org.jspecify.annotations.Nullable;
  * The simulator's HTTP API: routing, one pipeline with faults for every operation (charge, capture,
  * void, refund), lookups, logs, admin and the test-only planting endpoints.
  */
-public final class PspHandler implements HttpHandler {
+public final class PspHandler implements Http1Server.Handler {
 
     /** Header marking a replayed answer. */
     public static final String REPLAYED = "Idempotent-Replayed";
@@ -81,23 +79,21 @@ public final class PspHandler implements HttpHandler {
     }
 
     @Override
-    public void handle(HttpExchange ex) throws IOException {
-        try (ex) {
-            try {
-                route(ex);
-            } catch (Reply r) {
-                send(ex, r.status, r.body);
-            } catch (Wire.WireException e) {
-                send(ex, 400, Wire.error("invalid_request_error", e.code(), e.getMessage()));
-            } catch (RuntimeException e) {
-                send(ex, 500, Wire.error("api_error", "internal_error", String.valueOf(e)));
-            }
+    public void handle(Exchange ex) throws IOException {
+        try {
+            route(ex);
+        } catch (Reply r) {
+            send(ex, r.status, r.body);
+        } catch (Wire.WireException e) {
+            send(ex, 400, Wire.error("invalid_request_error", e.code(), e.getMessage()));
+        } catch (RuntimeException e) {
+            send(ex, 500, Wire.error("api_error", "internal_error", String.valueOf(e)));
         }
     }
 
-    private void route(HttpExchange ex) throws IOException {
-        String path = ex.getRequestURI().getPath();
-        String method = ex.getRequestMethod();
+    private void route(Exchange ex) throws IOException {
+        String path = ex.uri().getPath();
+        String method = ex.method();
         switch (path) {
             case "/health" -> {
                 allow(ex, "GET");
@@ -181,7 +177,7 @@ public final class PspHandler implements HttpHandler {
         }
     }
 
-    private void routePrefixed(HttpExchange ex, String path) throws IOException {
+    private void routePrefixed(Exchange ex, String path) throws IOException {
         if (path.startsWith(BY_KEY) && path.length() > BY_KEY.length()) {
             allow(ex, "GET");
             String key = path.substring(BY_KEY.length());
@@ -239,7 +235,7 @@ public final class PspHandler implements HttpHandler {
      * One request of an operation: validate (4xx, not recorded), latency, error, timeout, then decide
      * once per key or replay, then the faults after the commit.
      */
-    private void operation(HttpExchange ex, PspOperation op, Reader reader) throws IOException {
+    private void operation(Exchange ex, PspOperation op, Reader reader) throws IOException {
         Counters.Of count = counters.of(op);
         count.requests.increment();
         String key;
@@ -248,7 +244,7 @@ public final class PspHandler implements HttpHandler {
         try {
             key = idempotencyKey(ex);
             parsed = reader.read(readJson(ex, op == PspOperation.CAPTURE || op == PspOperation.VOID));
-            String header = ex.getRequestHeaders().getFirst(Fault.HEADER);
+            String header = ex.header(Fault.HEADER);
             requestFaults = header == null ? List.of() : parseFaults(header);
         } catch (Reply | Wire.WireException e) {
             count.rejected.increment();
@@ -266,7 +262,7 @@ public final class PspHandler implements HttpHandler {
         }
         if (plan.errorStatus() != 0) {
             fire(count, FaultKind.ERROR, fired);
-            ex.getResponseHeaders().set(FAULT_FIRED, fired.toString());
+            ex.setHeader(FAULT_FIRED, fired.toString());
             throw new Reply(plan.errorStatus(),
                     Wire.error("api_error", "processing_error", "injected fault: error before " + what));
         }
@@ -289,7 +285,7 @@ public final class PspHandler implements HttpHandler {
             }
             case ChargeBook.Replayed replayed -> {
                 count.replays.increment();
-                ex.getResponseHeaders().set(REPLAYED, "true");
+                ex.setHeader(REPLAYED, "true");
             }
             case ChargeBook.Created created -> {
                 if (created.entry().status() < 300) {
@@ -310,7 +306,7 @@ public final class PspHandler implements HttpHandler {
             return; // the exchange closes without a response: the client sees the connection drop
         }
         if (!fired.isEmpty()) {
-            ex.getResponseHeaders().set(FAULT_FIRED, fired.toString());
+            ex.setHeader(FAULT_FIRED, fired.toString());
         }
         ChargeBook.Entry entry = outcome.entry();
         sendBytes(ex, entry.status(), entry.body());
@@ -401,11 +397,11 @@ public final class PspHandler implements HttpHandler {
         return null;
     }
 
-    private void hangThen504(HttpExchange ex, Duration hold, StringBuilder fired, String message) throws IOException {
+    private void hangThen504(Exchange ex, Duration hold, StringBuilder fired, String message) throws IOException {
         if (!pause(hold)) {
             return; // closing: drop the connection
         }
-        ex.getResponseHeaders().set(FAULT_FIRED, fired.toString());
+        ex.setHeader(FAULT_FIRED, fired.toString());
         send(ex, 504, Wire.error("api_error", "processor_timeout", message));
     }
 
@@ -439,9 +435,9 @@ public final class PspHandler implements HttpHandler {
 
     // ---------------------------------------------------------------- request parsing
 
-    private static String idempotencyKey(HttpExchange ex) {
-        List<String> values = ex.getRequestHeaders().get("Idempotency-Key");
-        if (values == null || values.isEmpty()) {
+    private static String idempotencyKey(Exchange ex) {
+        List<String> values = ex.headers("Idempotency-Key");
+        if (values.isEmpty()) {
             throw invalid("idempotency_key_missing", "the Idempotency-Key header is required");
         }
         if (values.size() > 1) {
@@ -463,8 +459,8 @@ public final class PspHandler implements HttpHandler {
     }
 
     /** @param emptyIsObject whether an empty body reads as {@code {}} */
-    private JsonValue readJson(HttpExchange ex, boolean emptyIsObject) throws IOException {
-        byte[] bytes = ex.getRequestBody().readNBytes(maxBodyBytes + 1);
+    private JsonValue readJson(Exchange ex, boolean emptyIsObject) throws IOException {
+        byte[] bytes = ex.body().readNBytes(maxBodyBytes + 1);
         if (bytes.length > maxBodyBytes) {
             throw new Reply(413, Wire.error("invalid_request_error", "body_too_large",
                     "the request body exceeds " + maxBodyBytes + " bytes"));
@@ -489,7 +485,7 @@ public final class PspHandler implements HttpHandler {
         }
     }
 
-    private static String requiredQuery(HttpExchange ex, String name) {
+    private static String requiredQuery(Exchange ex, String name) {
         String value = queryParameter(ex, name);
         if (value == null) {
             throw invalid("parameter_missing", "missing required parameter: " + name);
@@ -498,7 +494,7 @@ public final class PspHandler implements HttpHandler {
     }
 
     /** An ISO-8601 instant query parameter ({@code 2026-12-01T12:00:00Z}), or null when absent or empty. */
-    private static @Nullable Instant instantQuery(HttpExchange ex, String name) {
+    private static @Nullable Instant instantQuery(Exchange ex, String name) {
         String value = queryParameter(ex, name);
         if (value == null || value.isEmpty()) {
             return null;
@@ -510,8 +506,8 @@ public final class PspHandler implements HttpHandler {
         }
     }
 
-    private static @Nullable String queryParameter(HttpExchange ex, String name) {
-        String query = ex.getRequestURI().getRawQuery();
+    private static @Nullable String queryParameter(Exchange ex, String name) {
+        String query = ex.uri().getRawQuery();
         if (query == null) {
             return null;
         }
@@ -525,28 +521,28 @@ public final class PspHandler implements HttpHandler {
         return null;
     }
 
-    private static void allow(HttpExchange ex, String... allowed) {
-        String method = ex.getRequestMethod();
+    private static void allow(Exchange ex, String... allowed) {
+        String method = ex.method();
         for (String a : allowed) {
             if (a.equals(method)) {
                 return;
             }
         }
-        ex.getResponseHeaders().set("Allow", String.join(", ", allowed));
+        ex.setHeader("Allow", String.join(", ", allowed));
         throw new Reply(405, Wire.error("invalid_request_error", "method_not_allowed",
                 method + " not allowed; use " + String.join(", ", allowed)));
     }
 
     // ---------------------------------------------------------------- responses
 
-    private static void sendCharge(HttpExchange ex, Optional<PspCharge> charge, String missing) throws IOException {
+    private static void sendCharge(Exchange ex, Optional<PspCharge> charge, String missing) throws IOException {
         if (charge.isEmpty()) {
             throw new Reply(404, Wire.error("invalid_request_error", "resource_missing", missing));
         }
         send(ex, 200, Wire.charge(charge.get()));
     }
 
-    private static void sendCapture(HttpExchange ex, Optional<Capture> capture, String chargeId) throws IOException {
+    private static void sendCapture(Exchange ex, Optional<Capture> capture, String chargeId) throws IOException {
         if (capture.isEmpty()) {
             throw new Reply(404, Wire.error("invalid_request_error", "resource_missing",
                     "no capture of charge " + chargeId + " in the log"));
@@ -554,20 +550,19 @@ public final class PspHandler implements HttpHandler {
         send(ex, 200, Wire.capture(capture.get()));
     }
 
-    private static void sendRefund(HttpExchange ex, Optional<PspRefund> refund, String missing) throws IOException {
+    private static void sendRefund(Exchange ex, Optional<PspRefund> refund, String missing) throws IOException {
         if (refund.isEmpty()) {
             throw new Reply(404, Wire.error("invalid_request_error", "resource_missing", missing));
         }
         send(ex, 200, Wire.refund(refund.get()));
     }
 
-    private static void send(HttpExchange ex, int status, JsonValue body) throws IOException {
+    private static void send(Exchange ex, int status, JsonValue body) throws IOException {
         sendBytes(ex, status, Json.write(body).getBytes(StandardCharsets.UTF_8));
     }
 
-    private static void sendBytes(HttpExchange ex, int status, byte[] body) throws IOException {
-        ex.getResponseHeaders().set("Content-Type", "application/json");
-        ex.sendResponseHeaders(status, body.length);
-        ex.getResponseBody().write(body);
+    private static void sendBytes(Exchange ex, int status, byte[] body) throws IOException {
+        ex.setHeader("Content-Type", "application/json");
+        ex.respond(status, body);
     }
 }
