@@ -7,7 +7,6 @@ import java.io.OutputStream;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
-import java.net.SocketAddress;
 import java.net.URI;
 import java.net.URISyntaxException;
 import java.nio.charset.StandardCharsets;
@@ -115,8 +114,7 @@ public final class Http1Server implements AutoCloseable {
 
     /** The address it listens on. */
     public InetSocketAddress address() {
-        SocketAddress bound = listener.getLocalSocketAddress();
-        return (InetSocketAddress) bound;
+        return (InetSocketAddress) listener.getLocalSocketAddress();
     }
 
     /** Connections open now. */
@@ -667,11 +665,6 @@ public final class Http1Server implements AutoCloseable {
             this.remaining = chunked ? 0 : length;
             this.ended = !chunked && length == 0;
             this.continueExpected = continueExpected;
-        }
-
-        /** Whether the client may still be waiting for 100 Continue (the handler never read the body). */
-        boolean neverRequested() {
-            return continueExpected;
         }
 
         private void start() throws IOException {
