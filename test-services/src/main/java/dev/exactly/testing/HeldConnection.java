@@ -72,6 +72,11 @@ public final class HeldConnection implements AutoCloseable {
         return physical;
     }
 
+    /** The server's URL, for connections of a test's own (a pool) beside the held one. */
+    public String jdbcUrl() {
+        return postgres.jdbcUrl();
+    }
+
     /** See {@link OwnPostgres#freeze()}. */
     public void freeze() {
         postgres.freeze();

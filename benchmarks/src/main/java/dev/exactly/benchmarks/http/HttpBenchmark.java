@@ -9,6 +9,7 @@ import dev.exactly.benchmarks.store.StoreFixture;
 import dev.exactly.benchmarks.store.StoreKind;
 import dev.exactly.idempotency.IdempotencyEngine;
 import dev.exactly.idempotency.IdempotencyPolicy;
+import dev.exactly.idempotency.postgres.PostgresStoreConfig;
 import dev.exactly.idempotency.servlet.IdempotencyFilter;
 import dev.exactly.idempotency.servlet.IdempotentRoute;
 import dev.exactly.idempotency.servlet.TenantResolver;
@@ -65,7 +66,8 @@ import org.jspecify.annotations.Nullable;
  * Options (system properties): {@code -Dexactly.bench.threads=2 -Dexactly.bench.connections=32
  * -Dexactly.bench.warmup=2 -Dexactly.bench.seconds=5 -Dexactly.bench.rounds=3
  * -Dexactly.bench.replayKeys=1000 -Dexactly.bench.endpoints=unguarded,memory,raw-redis,redis,...
- * -Dexactly.bench.mixes=fresh,replays,mixed}, and {@code -Dexactly.bench.profile=DIR}: CPU samples of the measured
+ * -Dexactly.bench.mixes=fresh,replays,mixed -Dexactly.bench.pgSharedLanes=4} (the PostgreSQL store's shared
+ * statement lanes; 0: every write its own statement), and {@code -Dexactly.bench.profile=DIR}: CPU samples of the measured
  * phases ({@link CpuProfile}, one per millisecond of the JVM's CPU time), one file of collapsed stacks per mix and
  * endpoint in {@code DIR}, and for each guarded endpoint the frames whose self time per request differs most
  * from its floor's, printed after the rounds. Sampling adds work to the server it measures: the rates of a
@@ -168,6 +170,9 @@ public final class HttpBenchmark {
                 settings.measure().toSeconds());
         out.printf("raw Redis floors' flushes: %s (the store's: consolidated)%n",
                 System.getProperty(StoreFixture.RAW_FLUSHES_PROPERTY, "lettuce"));
+        out.printf("PostgreSQL store's shared statement lanes: %d (0: every claim and completion its own statement)%n",
+                Integer.getInteger(StoreFixture.PG_SHARED_LANES_PROPERTY,
+                        PostgresStoreConfig.ofDefaults().sharedStatementLanes()));
         HttpReport report = run(settings, out);
         report.print(out);
         if (!report.clean()) {

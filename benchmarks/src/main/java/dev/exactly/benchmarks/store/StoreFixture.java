@@ -7,6 +7,7 @@ import dev.exactly.idempotency.IdempotencyPolicy;
 import dev.exactly.idempotency.ScopeKey;
 import dev.exactly.idempotency.memory.InMemoryIdempotencyStore;
 import dev.exactly.idempotency.postgres.PostgresIdempotencyStore;
+import dev.exactly.idempotency.postgres.PostgresStoreConfig;
 import dev.exactly.idempotency.redis.RedisIdempotencyStore;
 import dev.exactly.idempotency.redis.RedisStoreConfig;
 import dev.exactly.idempotency.spi.IdempotencyStore;
@@ -65,6 +66,12 @@ public final class StoreFixture implements AutoCloseable {
             .lease(Duration.ofSeconds(30)).retention(Duration.ofSeconds(60)).build();
     private static final IdempotencyPolicy MEMORY_POLICY = IdempotencyPolicy.custom()
             .lease(Duration.ofSeconds(5)).retention(Duration.ofSeconds(10)).build();
+
+    /**
+     * The PostgreSQL store's {@code sharedStatementLanes} ({@link PostgresStoreConfig}): the library's default
+     * unless set; 0 gives every claim and completion its own statement, as the raw floor does.
+     */
+    public static final String PG_SHARED_LANES_PROPERTY = "exactly.bench.pgSharedLanes";
 
     /** How the raw Redis floors' clients flush: {@code lettuce} (its default) or {@code consolidated}. */
     public static final String RAW_FLUSHES_PROPERTY = "exactly.bench.rawFlushes";
@@ -216,7 +223,9 @@ public final class StoreFixture implements AutoCloseable {
         String schema = currentSchema(pool);
         resources.push(() -> dropSchema(schema));
         PostgresIdempotencyStore.migrate(pool);
-        PostgresIdempotencyStore store = PostgresIdempotencyStore.create(pool);
+        int lanes = Integer.getInteger(PG_SHARED_LANES_PROPERTY, PostgresStoreConfig.ofDefaults().sharedStatementLanes());
+        PostgresIdempotencyStore store = PostgresIdempotencyStore.create(pool,
+                PostgresStoreConfig.custom().sharedStatementLanes(lanes).build());
         resources.push(store);
         RawBaseline raw = PostgresRawBaseline.create(pool);
         resources.push(raw);

@@ -21,11 +21,15 @@ import java.time.Instant;
 import java.time.OffsetDateTime;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.LongAdder;
 import javax.sql.DataSource;
@@ -55,6 +59,13 @@ import org.jspecify.annotations.Nullable;
  *       serialization failure ({@code 40001}), unique violation ({@code 23505}) or deadlock means that
  *       another transaction owns the key; a claim on the store's own connection then runs once more
  *       to read the outcome.</li>
+ *   <li><b>Shared statements under load.</b> While {@link PostgresStoreConfig#sharedStatementLanes()} claims of
+ *       fresh keys (or, counted apart, completions) run on the store's own connections, the next ones queue, and
+ *       the first in the queue runs up to {@link PostgresStoreConfig#maxSharedWrites()} of them as one statement
+ *       and one commit ({@link Sql#claimShared()}, {@link Sql#completeShared()}): per key the same row, the same
+ *       conditions, the same row rule, and every caller answered after the commit with its own result. A claim
+ *       whose key is taken goes on alone with the statements above. See {@link Combiner} for what a failure of
+ *       a shared statement does.</li>
  *   <li><b>Fencing.</b> {@link #complete}, {@link #release}, {@link #renew} and
  *       {@link #updateRecoveryPoint} apply only while the record is processing, unexpired and owned by
  *       the given token, and say whether they did.</li>
@@ -119,6 +130,10 @@ public final class PostgresIdempotencyStore implements IdempotencyStore {
      * synchronisation: a lost update only delays a switch by a claim.
      */
     private volatile int freshShare = ONE / 2;
+    /** Claims of fresh keys sharing statements while more arrive than lanes run ({@link Combiner}); null: off. */
+    private final @Nullable Combiner<ClaimWrite, @Nullable ClaimOutcome> claims;
+    /** Completions on the store's connections sharing statements likewise; null: off. */
+    private final @Nullable Combiner<CompleteWrite, Boolean> completions;
 
     private PostgresIdempotencyStore(DataSource dataSource, PostgresStoreConfig config) {
         this.dataSource = Objects.requireNonNull(dataSource, "dataSource");
@@ -126,6 +141,14 @@ public final class PostgresIdempotencyStore implements IdempotencyStore {
         this.sql = Sql.forTable(config.tableName());
         this.jdbc = new Jdbc(config.statementTimeout());
         this.listener = new NotificationListener(dataSource, config, waiters);
+        int lanes = config.sharedStatementLanes();
+        this.claims = lanes == 0 ? null : new Combiner<>(lanes, config.maxSharedWrites(),
+                w -> onOwnConnection("claim", c -> claimOn(c, true, true, w.key(), w.fingerprint(), w.owner(),
+                        w.lease(), w.retention())),
+                this::claimShared, e -> SqlFailures.unavailable("claim", e));
+        this.completions = lanes == 0 ? null : new Combiner<>(lanes, config.maxSharedWrites(),
+                w -> onOwnConnection("complete", c -> completeOn(c, w.key(), w.owner(), w.outcome(), w.response())),
+                this::completeShared, e -> SqlFailures.unavailable("complete", e));
         applyLoginTimeout(dataSource, config.loginTimeout());
     }
 
@@ -159,14 +182,25 @@ public final class PostgresIdempotencyStore implements IdempotencyStore {
             Duration retention) {
         requireClaimArguments(key, fingerprint, lease, retention);
         Objects.requireNonNull(owner, "owner");
-        return onOwnConnection("claim", c -> claimOn(c, true, key, fingerprint, owner, lease, retention));
+        if (claims != null && freshShare > FRESH_FIRST) {
+            // most keys lately were fresh: the insert first, shared with concurrent claims while lanes are busy
+            ClaimOutcome outcome = claims.submit(new ClaimWrite(key, fingerprint, owner, lease, retention));
+            if (outcome != null) {
+                return outcome;
+            }
+            // the key is taken: the claim's other statements decide
+            return onOwnConnection("claim", c -> claimOn(c, true, false, key, fingerprint, owner, lease, retention));
+        }
+        return onOwnConnection("claim", c -> claimOn(c, true, true, key, fingerprint, owner, lease, retention));
     }
 
     /** {@inheritDoc} Signals this process's subscribers at once, and every other instance's by NOTIFY. */
     @Override
     public boolean complete(ScopeKey key, OwnerToken owner, RecordStatus outcome, StoredResponse response) {
         requireFinish(key, owner, outcome, response);
-        boolean done = onOwnConnection("complete", c -> completeOn(c, key, owner, outcome, response));
+        boolean done = completions != null
+                ? completions.submit(new CompleteWrite(key, owner, outcome, response))
+                : onOwnConnection("complete", c -> completeOn(c, key, owner, outcome, response));
         if (done) {
             waiters.signal(key);
         }
@@ -239,7 +273,7 @@ public final class PostgresIdempotencyStore implements IdempotencyStore {
         requireClaimArguments(key, fingerprint, lease, retention);
         OwnerToken owner = OwnerToken.random();
         return onCallerConnection("claim", connection,
-                c -> claimOn(c, c.getAutoCommit(), key, fingerprint, owner, lease, retention));
+                c -> claimOn(c, c.getAutoCommit(), true, key, fingerprint, owner, lease, retention));
     }
 
     /**
@@ -460,8 +494,12 @@ public final class PostgresIdempotencyStore implements IdempotencyStore {
 
     // ------------------------------------------------------------------------- the statements
 
-    private ClaimOutcome claimOn(Connection c, boolean retryConflicts, ScopeKey key, Fingerprint fingerprint,
-            OwnerToken owner, Duration lease, Duration retention) throws SQLException {
+    /**
+     * @param retryConflicts whether a conflict runs the claim again (on the store's own connections)
+     * @param insertFirst    whether the insert alone may go first (false: the caller just sent it)
+     */
+    private ClaimOutcome claimOn(Connection c, boolean retryConflicts, boolean insertFirst, ScopeKey key,
+            Fingerprint fingerprint, OwnerToken owner, Duration lease, Duration retention) throws SQLException {
         long leaseMicros = micros(lease);
         long retentionMicros = micros(retention);
         SQLException conflict = null;
@@ -475,7 +513,7 @@ public final class PostgresIdempotencyStore implements IdempotencyStore {
                 count(false);
                 return finished.getFirst();
             }
-        } else if (share > FRESH_FIRST) {
+        } else if (insertFirst && share > FRESH_FIRST) {
             counted = true;
             // most keys lately were fresh: the insert alone, and the claim below only for a key that is taken
             try {
@@ -530,6 +568,120 @@ public final class PostgresIdempotencyStore implements IdempotencyStore {
         throw new StoreUnavailableException(
                 "idempotency claim: the record of " + key + " kept changing during " + CLAIM_ATTEMPTS + " attempts",
                 conflict);
+    }
+
+    /** A fresh key's claim, as {@link #claims} shares it. */
+    private record ClaimWrite(ScopeKey key, Fingerprint fingerprint, OwnerToken owner, Duration lease,
+            Duration retention) {}
+
+    /** A completion, as {@link #completions} shares it. */
+    private record CompleteWrite(ScopeKey key, OwnerToken owner, RecordStatus outcome, StoredResponse response) {}
+
+    /**
+     * The inserts of several claims as one statement ({@link Sql#claimShared()}), on a connection of the store's
+     * own: each write's claim, or null for a key that is taken (its caller goes on with the claim's other
+     * statements, which count it).
+     */
+    private List<@Nullable ClaimOutcome> claimShared(List<ClaimWrite> writes) throws SQLException {
+        List<ClaimWrite> sorted = new ArrayList<>(writes);
+        sorted.sort(Comparator.comparing(w -> w.key().hash()));
+        int n = sorted.size();
+        String[] keys = new String[n];
+        String[] fingerprints = new String[n];
+        String[] owners = new String[n];
+        long[] leases = new long[n];
+        long[] retentions = new long[n];
+        for (int i = 0; i < n; i++) {
+            ClaimWrite w = sorted.get(i);
+            keys[i] = w.key().hash();
+            fingerprints[i] = w.fingerprint().encoded();
+            owners[i] = w.owner().value();
+            leases[i] = micros(w.lease());
+            retentions[i] = micros(w.retention());
+        }
+        Map<String, Instant> created = new HashMap<>();
+        withOwnConnection(c -> jdbc.query(c, sql.claimShared(), s -> {
+            s.setObject(1, keys);
+            s.setObject(2, fingerprints);
+            s.setObject(3, owners);
+            s.setObject(4, leases);
+            s.setObject(5, retentions);
+        }, row -> created.put(row.getString(1) + ' ' + row.getString(2),
+                Objects.requireNonNull(Timestamps.instant(row, 3), "created_at"))));
+        List<@Nullable ClaimOutcome> outcomes = new ArrayList<>(writes.size());
+        for (ClaimWrite w : writes) {
+            Instant at = created.get(w.key().hash() + ' ' + w.owner().value());
+            if (at == null) {
+                outcomes.add(null);
+            } else {
+                count(true);
+                outcomes.add(claimed(w.key(), w.fingerprint(), w.owner(), at, micros(w.lease()),
+                        micros(w.retention())));
+            }
+        }
+        return outcomes;
+    }
+
+    /**
+     * The completions of several owners as one statement ({@link Sql#completeShared()}), on a connection of the
+     * store's own: whether each applied.
+     */
+    private List<Boolean> completeShared(List<CompleteWrite> writes) throws SQLException {
+        List<CompleteWrite> sorted = new ArrayList<>(writes);
+        sorted.sort(Comparator.comparing(w -> w.key().hash()));
+        int n = sorted.size();
+        List<String> headers = new ArrayList<>();
+        String[] keys = new String[n];
+        String[] owners = new String[n];
+        String[] statuses = new String[n];
+        int[] codes = new int[n];
+        byte[][] bodies = new byte[n][];
+        int[] first = new int[n];
+        int[] last = new int[n];
+        for (int i = 0; i < n; i++) {
+            CompleteWrite w = sorted.get(i);
+            String[] own = flatten(w.response().headers());
+            first[i] = headers.size() + 1;
+            headers.addAll(List.of(own));
+            last[i] = headers.size();
+            keys[i] = w.key().hash();
+            owners[i] = w.owner().value();
+            statuses[i] = w.outcome().name();
+            codes[i] = w.response().status();
+            bodies[i] = w.response().body();
+        }
+        Set<String> applied = new HashSet<>();
+        withOwnConnection(c -> jdbc.query(c, sql.completeShared(), s -> {
+            s.setObject(1, headers.toArray(String[]::new));
+            s.setObject(2, keys);
+            s.setObject(3, owners);
+            s.setObject(4, statuses);
+            s.setObject(5, codes);
+            s.setObject(6, bodies);
+            s.setObject(7, first);
+            s.setObject(8, last);
+            s.setString(9, config.notificationChannel());
+        }, row -> applied.add(row.getString(1) + ' ' + row.getString(2))));
+        List<Boolean> done = new ArrayList<>(writes.size());
+        for (CompleteWrite w : writes) {
+            done.add(applied.contains(w.key().hash() + ' ' + w.owner().value()));
+        }
+        return done;
+    }
+
+    /** For tests: claims waiting to share a statement now. */
+    int claimsQueued() {
+        return claims == null ? 0 : claims.queued();
+    }
+
+    /** For tests: completions waiting to share a statement now. */
+    int completionsQueued() {
+        return completions == null ? 0 : completions.queued();
+    }
+
+    /** For tests: claims and completions that went in shared statements. */
+    long sharedWrites() {
+        return (claims == null ? 0 : claims.shared()) + (completions == null ? 0 : completions.shared());
     }
 
     /** Counts a claim's key in {@link #freshShare}. */
@@ -749,13 +901,20 @@ public final class PostgresIdempotencyStore implements IdempotencyStore {
 
     /** Runs {@code work} on a connection of the store's own, in auto-commit mode (one statement, one commit). */
     private <T> T onOwnConnection(String operation, SqlWork<T> work) {
+        try {
+            return withOwnConnection(work);
+        } catch (SQLException e) {
+            throw SqlFailures.unavailable(operation, e);
+        }
+    }
+
+    /** {@link #onOwnConnection} with its failure as it is (a shared statement's, which {@link Combiner} sorts out). */
+    private <T> T withOwnConnection(SqlWork<T> work) throws SQLException {
         try (Connection connection = dataSource.getConnection()) {
             if (!connection.getAutoCommit()) {
                 connection.setAutoCommit(true);
             }
             return work.run(connection);
-        } catch (SQLException e) {
-            throw SqlFailures.unavailable(operation, e);
         }
     }
 

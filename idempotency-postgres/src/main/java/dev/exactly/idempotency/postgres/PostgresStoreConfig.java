@@ -28,6 +28,13 @@ import java.util.regex.Pattern;
  * @param listenerHealthCheckInterval how long the listener connection may be silent before the listener
  *                                    checks it with a round trip (to notice a half-open connection)
  * @param maxReconnectBackoff         the longest pause between reconnection attempts of the listener
+ * @param sharedStatementLanes        claims of fresh keys the store runs at once on its own connections (and,
+ *                                    counted apart, completions) before the next ones queue and share a
+ *                                    statement and its commit: when every lane is busy, the first caller in the
+ *                                    queue runs the writes of up to {@code maxSharedWrites} queued callers as one
+ *                                    statement as soon as a lane is free. 0: every write its own statement.
+ *                                    Each lane holds a connection while it runs (four by default)
+ * @param maxSharedWrites             the most writes one shared statement carries (at least two)
  */
 public record PostgresStoreConfig(
         String tableName,
@@ -36,7 +43,9 @@ public record PostgresStoreConfig(
         Duration loginTimeout,
         Duration listenerPollInterval,
         Duration listenerHealthCheckInterval,
-        Duration maxReconnectBackoff) {
+        Duration maxReconnectBackoff,
+        int sharedStatementLanes,
+        int maxSharedWrites) {
 
     /** The table the shipped migration creates. */
     public static final String DEFAULT_TABLE_NAME = "idempotency_records";
@@ -54,7 +63,9 @@ public record PostgresStoreConfig(
             Duration.ofSeconds(3),
             Duration.ofMillis(250),
             Duration.ofSeconds(10),
-            Duration.ofSeconds(5));
+            Duration.ofSeconds(5),
+            4,
+            32);
 
     public PostgresStoreConfig {
         Objects.requireNonNull(tableName, "tableName");
@@ -75,6 +86,13 @@ public record PostgresStoreConfig(
         requireWholeSeconds(loginTimeout, "loginTimeout");
         if (listenerPollInterval.toMillis() < 1 || listenerPollInterval.toMillis() > Integer.MAX_VALUE) {
             throw new IllegalArgumentException("listenerPollInterval must be between 1 ms and Integer.MAX_VALUE ms");
+        }
+        if (sharedStatementLanes < 0 || sharedStatementLanes > 1024) {
+            throw new IllegalArgumentException("sharedStatementLanes must be between 0 (off) and 1024: "
+                    + sharedStatementLanes);
+        }
+        if (maxSharedWrites < 2 || maxSharedWrites > 1000) {
+            throw new IllegalArgumentException("maxSharedWrites must be between 2 and 1000: " + maxSharedWrites);
         }
     }
 
@@ -115,6 +133,8 @@ public record PostgresStoreConfig(
         private Duration listenerPollInterval;
         private Duration listenerHealthCheckInterval;
         private Duration maxReconnectBackoff;
+        private int sharedStatementLanes;
+        private int maxSharedWrites;
 
         private Builder(PostgresStoreConfig base) {
             this.tableName = base.tableName;
@@ -124,6 +144,8 @@ public record PostgresStoreConfig(
             this.listenerPollInterval = base.listenerPollInterval;
             this.listenerHealthCheckInterval = base.listenerHealthCheckInterval;
             this.maxReconnectBackoff = base.maxReconnectBackoff;
+            this.sharedStatementLanes = base.sharedStatementLanes;
+            this.maxSharedWrites = base.maxSharedWrites;
         }
 
         public Builder tableName(String tableName) {
@@ -161,10 +183,23 @@ public record PostgresStoreConfig(
             return this;
         }
 
+        /** Writes of fresh keys run at once before the next ones share a statement; 0 turns sharing off. */
+        public Builder sharedStatementLanes(int sharedStatementLanes) {
+            this.sharedStatementLanes = sharedStatementLanes;
+            return this;
+        }
+
+        /** The most writes one shared statement carries. */
+        public Builder maxSharedWrites(int maxSharedWrites) {
+            this.maxSharedWrites = maxSharedWrites;
+            return this;
+        }
+
         /** @throws IllegalArgumentException if a setting is invalid */
         public PostgresStoreConfig build() {
             return new PostgresStoreConfig(tableName, notificationChannel, statementTimeout, loginTimeout,
-                    listenerPollInterval, listenerHealthCheckInterval, maxReconnectBackoff);
+                    listenerPollInterval, listenerHealthCheckInterval, maxReconnectBackoff, sharedStatementLanes,
+                    maxSharedWrites);
         }
     }
 }

@@ -32,6 +32,11 @@ import java.util.regex.Pattern;
  * @param takeOverExpired  params: lease µs, batch size
  * @param takeOverOne      params: owner, lease µs, key
  * @param phases           params: dead-lettered?, limit
+ * @param claimShared      params: keys, fingerprints, owners, lease µs, retention µs (arrays, one element per
+ *                         claim, in key order); a row of key, owner, creation time per key it inserted
+ * @param completeShared   params: headers of all completions (flattened, one after another), keys, owners,
+ *                         statuses, response statuses, bodies, first and last index of each one's headers in the
+ *                         first array, channel; a row of key, owner per completion that applied
  */
 record Sql(
         String claim,
@@ -50,7 +55,9 @@ record Sql(
         String retryLater,
         String takeOverExpired,
         String takeOverOne,
-        String phases) {
+        String phases,
+        String claimShared,
+        String completeShared) {
 
     private static final Pattern DEFAULT_TABLE = Pattern.compile("\\b" + PostgresStoreConfig.DEFAULT_TABLE_NAME);
 
@@ -332,6 +339,53 @@ record Sql(
               AND r.expires_at <= statement_timestamp()
             """;
 
+    /**
+     * The fresh-key claims of several callers as one statement and one commit ({@link Combiner}): per key, the
+     * insert of {@link #CLAIM_FRESH_FIRST}, the same row from the same values, each key claimed or left alone on its
+     * own ({@code ON CONFLICT DO NOTHING} also leaves alone a second row of a key that two callers claim in one
+     * statement). The store sends the keys in their order, so that two statements that share keys wait for each
+     * other in one order and never deadlock. Each inserted row comes back with its owner, which tells the callers
+     * of one key apart.
+     */
+    private static final String CLAIM_SHARED = """
+            INSERT INTO idempotency_records (
+                scope_key, status, fingerprint, owner_token, created_at, lease_expires_at,
+                expires_at, retention, takeovers, updated_at, purge_after)
+            SELECT c.scope_key, 'PROCESSING', c.fingerprint, c.owner_token, statement_timestamp(),
+                   statement_timestamp() + c.lease * interval '1 microsecond',
+                   statement_timestamp() + c.retention * interval '1 microsecond',
+                   c.retention * interval '1 microsecond', 0, statement_timestamp(),
+                   statement_timestamp() + c.retention * interval '1 microsecond'
+            FROM unnest(?::text[], ?::text[], ?::text[], ?::bigint[], ?::bigint[])
+                 AS c (scope_key, fingerprint, owner_token, lease, retention)
+            ON CONFLICT (scope_key) DO NOTHING
+            RETURNING scope_key, owner_token, created_at
+            """;
+
+    /**
+     * The completions of several callers as one statement and one commit ({@link Combiner}): per record, the
+     * update of {@link #COMPLETE_COUNTED}, with the same conditions (the owner's record, still processing and
+     * unexpired) and the same NOTIFY for a record somebody waits for. The headers of every completion travel as one
+     * flattened array, each completion's its slice of it (an empty slice is an empty array, as a completion without
+     * headers stores). A row comes back for each completion that applied.
+     */
+    private static final String COMPLETE_SHARED = """
+            UPDATE idempotency_records AS r
+            SET status = c.status,
+                lease_expires_at = NULL,
+                expires_at = statement_timestamp() + r.retention,
+                response_status = c.response_status,
+                response_headers = (?::text[])[c.headers_first:c.headers_last],
+                response_body = c.response_body,
+                updated_at = statement_timestamp()
+            FROM unnest(?::text[], ?::text[], ?::text[], ?::integer[], ?::bytea[], ?::integer[], ?::integer[])
+                 AS c (scope_key, owner_token, status, response_status, response_body, headers_first, headers_last)
+            WHERE r.scope_key = c.scope_key AND r.owner_token = c.owner_token AND r.status = 'PROCESSING'
+              AND r.expires_at > statement_timestamp()
+              AND (NOT r.waiters OR pg_notify(?, r.scope_key) IS NOT NULL)
+            RETURNING r.scope_key, r.owner_token
+            """;
+
     /** The statements for {@code tableName} (already validated by {@link PostgresStoreConfig}). */
     static Sql forTable(String tableName) {
         return new Sql(
@@ -351,7 +405,9 @@ record Sql(
                 onTable(RETRY_LATER, tableName),
                 onTable(TAKE_OVER_EXPIRED, tableName),
                 onTable(TAKE_OVER_ONE, tableName),
-                onTable(PHASES, tableName));
+                onTable(PHASES, tableName),
+                onTable(CLAIM_SHARED, tableName),
+                onTable(COMPLETE_SHARED, tableName));
     }
 
     /**

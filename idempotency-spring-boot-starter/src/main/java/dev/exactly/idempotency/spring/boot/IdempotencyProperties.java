@@ -664,6 +664,15 @@ public class IdempotencyProperties implements InitializingBean {
         /** Timeout of every statement the store runs, in whole seconds. */
         private Duration statementTimeout = Duration.ofSeconds(2);
 
+        /**
+         * Claims of fresh keys (and, counted apart, completions) run at once before the next ones queue and share
+         * one statement and commit; 0 gives every write its own statement.
+         */
+        private int sharedStatementLanes = 4;
+
+        /** The most claims or completions one shared statement carries. */
+        private int maxSharedWrites = 32;
+
         /** The scheduled purge of expired records. */
         private final Purge purge = new Purge();
 
@@ -697,6 +706,22 @@ public class IdempotencyProperties implements InitializingBean {
 
         public void setStatementTimeout(Duration statementTimeout) {
             this.statementTimeout = statementTimeout;
+        }
+
+        public int getSharedStatementLanes() {
+            return sharedStatementLanes;
+        }
+
+        public void setSharedStatementLanes(int sharedStatementLanes) {
+            this.sharedStatementLanes = sharedStatementLanes;
+        }
+
+        public int getMaxSharedWrites() {
+            return maxSharedWrites;
+        }
+
+        public void setMaxSharedWrites(int maxSharedWrites) {
+            this.maxSharedWrites = maxSharedWrites;
         }
 
         public Purge getPurge() {

@@ -32,6 +32,8 @@ final class PostgresStores {
                     .tableName(postgres.getTableName())
                     .notificationChannel(postgres.getNotificationChannel())
                     .statementTimeout(postgres.getStatementTimeout())
+                    .sharedStatementLanes(postgres.getSharedStatementLanes())
+                    .maxSharedWrites(postgres.getMaxSharedWrites())
                     .build();
         } catch (IllegalArgumentException | NullPointerException e) {
             throw new IllegalArgumentException(PropertiesReader.P + "postgres: " + e.getMessage(), e);

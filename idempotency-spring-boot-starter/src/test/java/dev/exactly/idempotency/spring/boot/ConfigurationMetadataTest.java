@@ -93,7 +93,11 @@ class ConfigurationMetadataTest {
                 Map.entry("exactly.idempotency.redis.eviction-allowed", "false"),
                 Map.entry("exactly.idempotency.when-store-unavailable", "refuse"),
                 Map.entry("exactly.idempotency.postgres.migrate", "false"),
-                Map.entry("exactly.idempotency.postgres.table-name", PostgresStoreConfig.DEFAULT_TABLE_NAME));
+                Map.entry("exactly.idempotency.postgres.table-name", PostgresStoreConfig.DEFAULT_TABLE_NAME),
+                Map.entry("exactly.idempotency.postgres.shared-statement-lanes",
+                        String.valueOf(PostgresStoreConfig.ofDefaults().sharedStatementLanes())),
+                Map.entry("exactly.idempotency.postgres.max-shared-writes",
+                        String.valueOf(PostgresStoreConfig.ofDefaults().maxSharedWrites())));
         defaults.forEach((name, value) -> assertThat(properties.get(name).get("defaultValue").asString())
                 .as(name).isEqualTo(value));
         assertThat(properties).containsKeys(
