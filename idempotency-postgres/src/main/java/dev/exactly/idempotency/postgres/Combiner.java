@@ -7,13 +7,15 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.ToLongFunction;
 import org.jspecify.annotations.Nullable;
 
 /**
  * Lets concurrent callers of one kind of write share a statement and its commit. At most {@code lanes} of them
  * run at once; a caller that finds a lane free runs its own write alone, as it would without this class (so a
  * store that is not busy answers as fast as before). A caller that finds every lane busy waits in a queue, and
- * when a lane comes free, the first in the queue takes up to {@code maxBatch} of the queue (itself first) and
+ * when a lane comes free, the first in the queue takes up to {@code maxBatch} of the queue (itself first, and no
+ * more once their sizes add up to {@code maxBatchSize}) and
  * runs their writes as one statement in its own thread, and every caller in it gets its own result.
  *
  * <p>A shared statement changes nothing about what each write is: the store's statements are one row each, the
@@ -51,6 +53,8 @@ final class Combiner<I, O> {
 
     private final int lanes;
     private final int maxBatch;
+    private final ToLongFunction<I> size;
+    private final long maxBatchSize;
     private final Alone<I, O> alone;
     private final Together<I, O> together;
     private final Failure failure;
@@ -61,15 +65,22 @@ final class Combiner<I, O> {
     private int running;
 
     /**
-     * @param lanes    writes run at once before callers queue; at least one
-     * @param maxBatch most writes in one shared statement; at least two
+     * @param lanes        writes run at once before callers queue; at least one
+     * @param maxBatch     most writes in one shared statement; at least two
+     * @param size         a write's bytes, as far as they matter (a response's body)
+     * @param maxBatchSize a shared statement takes no more writes once theirs add up to this (its first write is
+     *                     taken whatever its size), so that a few large writes do not make a statement that outlasts
+     *                     the statement timeout for everyone in it
      */
-    Combiner(int lanes, int maxBatch, Alone<I, O> alone, Together<I, O> together, Failure failure) {
-        if (lanes < 1 || maxBatch < 2) {
-            throw new IllegalArgumentException("lanes must be at least 1 and maxBatch at least 2");
+    Combiner(int lanes, int maxBatch, ToLongFunction<I> size, long maxBatchSize, Alone<I, O> alone,
+            Together<I, O> together, Failure failure) {
+        if (lanes < 1 || maxBatch < 2 || maxBatchSize < 1) {
+            throw new IllegalArgumentException("lanes and maxBatchSize must be at least 1 and maxBatch at least 2");
         }
         this.lanes = lanes;
         this.maxBatch = maxBatch;
+        this.size = size;
+        this.maxBatchSize = maxBatchSize;
         this.alone = alone;
         this.together = together;
         this.failure = failure;
@@ -162,7 +173,12 @@ final class Combiner<I, O> {
                 running--;
             } else {
                 next = new ArrayList<>(Math.min(queue.size(), maxBatch));
+                long bytes = 0;
                 while (!queue.isEmpty() && next.size() < maxBatch) {
+                    bytes += size.applyAsLong(queue.peekFirst().item);
+                    if (!next.isEmpty() && bytes > maxBatchSize) {
+                        break;
+                    }
                     next.add(queue.pollFirst());
                 }
             }

@@ -109,6 +109,8 @@ public final class PostgresIdempotencyStore implements IdempotencyStore {
     private static final int FRESH_FIRST = ONE * 3 / 4;
     /** Below this {@link #freshShare} a claim sends the read of a finished record first. */
     private static final int READ_FIRST = ONE / 4;
+    /** A shared completion takes no more records once their bodies add up to this. */
+    private static final long MAX_SHARED_BODY_BYTES = 1 << 20;
 
     private final DataSource dataSource;
     private final PostgresStoreConfig config;
@@ -142,11 +144,12 @@ public final class PostgresIdempotencyStore implements IdempotencyStore {
         this.jdbc = new Jdbc(config.statementTimeout());
         this.listener = new NotificationListener(dataSource, config, waiters);
         int lanes = config.sharedStatementLanes();
-        this.claims = lanes == 0 ? null : new Combiner<>(lanes, config.maxSharedWrites(),
+        this.claims = lanes == 0 ? null : new Combiner<>(lanes, config.maxSharedWrites(), w -> 0, 1,
                 w -> onOwnConnection("claim", c -> claimOn(c, true, true, w.key(), w.fingerprint(), w.owner(),
                         w.lease(), w.retention())),
                 this::claimShared, e -> SqlFailures.unavailable("claim", e));
         this.completions = lanes == 0 ? null : new Combiner<>(lanes, config.maxSharedWrites(),
+                w -> w.response().bodyLength(), MAX_SHARED_BODY_BYTES,
                 w -> onOwnConnection("complete", c -> completeOn(c, w.key(), w.owner(), w.outcome(), w.response())),
                 this::completeShared, e -> SqlFailures.unavailable("complete", e));
         applyLoginTimeout(dataSource, config.loginTimeout());

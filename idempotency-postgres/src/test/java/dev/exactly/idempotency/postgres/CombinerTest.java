@@ -44,7 +44,13 @@ class CombinerTest {
     }
 
     private Combiner<Integer, Integer> combiner(int lanes, int maxBatch, Combiner.Together<Integer, Integer> together) {
-        return new Combiner<>(lanes, maxBatch, this::runAlone, together,
+        return combiner(lanes, maxBatch, Long.MAX_VALUE, together);
+    }
+
+    /** Each item's size is its value. */
+    private Combiner<Integer, Integer> combiner(int lanes, int maxBatch, long maxBatchSize,
+            Combiner.Together<Integer, Integer> together) {
+        return new Combiner<>(lanes, maxBatch, Integer::longValue, maxBatchSize, this::runAlone, together,
                 e -> new IllegalStateException("unavailable: " + e.getSQLState(), e));
     }
 
@@ -93,6 +99,19 @@ class CombinerTest {
         // two and two share; the last one left is alone in its lane
         assertThat(batches).containsExactly(List.of(1, 2), List.of(3, 4));
         assertThat(alone.get()).isEqualTo(2);
+    }
+
+    @Test
+    void aSharedStatementTakesNoMoreWritesOnceTheirSizesReachTheBound() throws Exception {
+        // sizes 1, 2, 3, 4, 5 against a bound of 6: [1, 2, 3], then [4] and [5] (each alone: 4 + 5 > 6)
+        Combiner<Integer, Integer> combiner = combiner(1, 32, 6, this::timesTen);
+        List<Future<Integer>> results = queueBehindFirst(combiner, 5);
+        firstMayFinish.countDown();
+        for (int i = 0; i < results.size(); i++) {
+            assertThat(results.get(i).get(10, TimeUnit.SECONDS)).isEqualTo(i * 10);
+        }
+        assertThat(batches).containsExactly(List.of(1, 2, 3));
+        assertThat(alone.get()).isEqualTo(3);
     }
 
     @Test
@@ -190,12 +209,13 @@ class CombinerTest {
     void lanesAndBatchesAreChecked() {
         assertThatThrownBy(() -> combiner(0, 2, this::timesTen)).isInstanceOf(IllegalArgumentException.class);
         assertThatThrownBy(() -> combiner(1, 1, this::timesTen)).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> combiner(1, 2, 0, this::timesTen)).isInstanceOf(IllegalArgumentException.class);
     }
 
     @Test
     void aWriteAloneThatTheDatabaseDidNotAnswerFailsTheQueueBehindIt() throws Exception {
         CountDownLatch mayFail = new CountDownLatch(1);
-        Combiner<Integer, Integer> combiner = new Combiner<>(1, 32, item -> {
+        Combiner<Integer, Integer> combiner = new Combiner<>(1, 32, item -> 1, Long.MAX_VALUE, item -> {
             alone.incrementAndGet();
             try {
                 mayFail.await();
