@@ -20,11 +20,12 @@ import org.jspecify.annotations.Nullable;
  *
  * <p>A shared statement changes nothing about what each write is: the store's statements are one row each, the
  * same rules, in one transaction that commits before anyone is answered, and a statement that fails commits
- * nothing. When the database did not answer the shared statement (or a write alone in its lane) in time or the
- * connection failed, its callers and every caller queued behind them fail with that failure at once, so that a
- * stalled database fails closed for all of them within one statement's bound; when it failed otherwise (its writes met another transaction on a
- * key, a deadlock, or one caller's values were refused), each of its callers runs its own write alone, and only
- * the write that is refused alone fails.
+ * nothing. When the connection of the shared statement (or of a write alone in its lane) failed, or the server
+ * did not answer even its cancel (the connection is then aborted), its callers and every caller queued behind them
+ * fail with that failure at once, so that a stalled database fails closed for all of them within one statement's
+ * bound; when it failed otherwise (its writes met another transaction on a key, a deadlock, a statement timeout
+ * while waiting for a row another transaction holds, or one caller's values were refused), each of its callers
+ * runs its own write alone, and only the write that fails alone fails.
  *
  * <p>Waiting callers park on a future (a virtual thread unmounts) and cannot be interrupted out of a batch they
  * are part of: the leader answers every caller of its batch, whatever happens to the statement.
@@ -131,13 +132,18 @@ final class Combiner<I, O> {
         return done.result(this, item);
     }
 
-    /** Whether a write's failure is the database's: it did not answer in time, or the connection failed. */
+    /**
+     * Whether a write's failure is the database's: the connection failed, or the server is gone (a statement whose
+     * cancel went unanswered has its connection aborted). A statement timeout whose cancel the server answered is
+     * not: the server is up, and the statement may have waited for a row that another transaction holds (a key
+     * claimed inside a caller's transaction still open), which says nothing about the other writes.
+     */
     private static boolean databaseFailed(RuntimeException e) {
         return e.getCause() instanceof SQLException s && databaseFailed(s);
     }
 
     private static boolean databaseFailed(SQLException e) {
-        return SqlFailures.isConnectivity(e) || SqlFailures.isTimeout(e);
+        return SqlFailures.isConnectivity(e);
     }
 
     /** Callers waiting for a lane now (for tests). */

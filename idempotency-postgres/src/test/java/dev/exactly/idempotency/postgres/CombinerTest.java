@@ -130,7 +130,7 @@ class CombinerTest {
     }
 
     @Test
-    void aStatementTheDatabaseDidNotAnswerFailsItsCallersAndTheQueueBehindThem() throws Exception {
+    void aStatementWhoseConnectionWasAbortedFailsItsCallersAndTheQueueBehindThem() throws Exception {
         CountDownLatch batchStarted = new CountDownLatch(1);
         CountDownLatch batchMayFail = new CountDownLatch(1);
         Combiner<Integer, Integer> combiner = combiner(1, 2, items -> {
@@ -141,7 +141,8 @@ class CombinerTest {
             } catch (InterruptedException e) {
                 throw new IllegalStateException(e);
             }
-            throw new SQLException("canceling statement due to statement timeout", "57014");
+            // the server answered not even the cancel: the connection was aborted
+            throw new SQLException("An I/O error occurred while sending to the backend.", "08006");
         });
         List<Future<Integer>> results = queueBehindFirst(combiner, 2);
         firstMayFinish.countDown();
@@ -156,7 +157,7 @@ class CombinerTest {
         for (Future<Integer> failed : List.of(results.get(1), results.get(2), behind.get(0), behind.get(1))) {
             assertThatThrownBy(() -> failed.get(10, TimeUnit.SECONDS))
                     .hasCauseInstanceOf(IllegalStateException.class)
-                    .hasMessageContaining("unavailable: 57014");
+                    .hasMessageContaining("unavailable: 08006");
         }
         assertThat(batches).containsExactly(List.of(1, 2)); // the queue behind it never ran
         assertThat(alone.get()).isEqualTo(1);
@@ -213,7 +214,7 @@ class CombinerTest {
     }
 
     @Test
-    void aWriteAloneThatTheDatabaseDidNotAnswerFailsTheQueueBehindIt() throws Exception {
+    void aWriteAloneWhoseConnectionFailedFailsTheQueueBehindIt() throws Exception {
         CountDownLatch mayFail = new CountDownLatch(1);
         Combiner<Integer, Integer> combiner = new Combiner<>(1, 32, item -> 1, Long.MAX_VALUE, item -> {
             alone.incrementAndGet();
@@ -222,7 +223,7 @@ class CombinerTest {
             } catch (InterruptedException e) {
                 throw new IllegalStateException(e);
             }
-            throw new IllegalStateException("timed out", new SQLException("canceling statement", "57014"));
+            throw new IllegalStateException("connection lost", new SQLException("connection lost", "08006"));
         }, this::timesTen, e -> new IllegalStateException("unavailable", e));
         List<Future<Integer>> results = new ArrayList<>();
         results.add(threads.submit(() -> combiner.submit(0)));
@@ -234,9 +235,25 @@ class CombinerTest {
         }
         mayFail.countDown();
         for (Future<Integer> failed : results) {
-            assertThatThrownBy(() -> failed.get(10, TimeUnit.SECONDS)).hasMessageContaining("timed out");
+            assertThatThrownBy(() -> failed.get(10, TimeUnit.SECONDS)).hasMessageContaining("connection lost");
         }
         assertThat(batches).isEmpty(); // the queue never ran
         assertThat(alone.get()).isEqualTo(1);
+    }
+
+    /** A statement cancelled by its timeout (the server answered the cancel): it waited for a row, the server is up. */
+    @Test
+    void aStatementTimeoutTheServerAnsweredLetsEachCallerRunAlone() throws Exception {
+        Combiner<Integer, Integer> combiner = combiner(1, 32, items -> {
+            batches.add(List.copyOf(items));
+            throw new SQLException("canceling statement due to statement timeout", "57014");
+        });
+        List<Future<Integer>> results = queueBehindFirst(combiner, 3);
+        firstMayFinish.countDown();
+        for (int i = 0; i < results.size(); i++) {
+            assertThat(results.get(i).get(10, TimeUnit.SECONDS)).isEqualTo(i * 10);
+        }
+        assertThat(batches).containsExactly(List.of(1, 2, 3));
+        assertThat(alone.get()).isEqualTo(4);
     }
 }

@@ -3,6 +3,7 @@ package dev.exactly.idempotency.postgres;
 import static dev.exactly.idempotency.postgres.TestDatabase.randomFingerprint;
 import static dev.exactly.idempotency.postgres.TestDatabase.randomKey;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import dev.exactly.idempotency.ClaimOutcome;
@@ -11,6 +12,7 @@ import dev.exactly.idempotency.IdempotencyRecord;
 import dev.exactly.idempotency.OwnerToken;
 import dev.exactly.idempotency.RecordStatus;
 import dev.exactly.idempotency.ScopeKey;
+import dev.exactly.idempotency.StoreUnavailableException;
 import dev.exactly.idempotency.StoredResponse;
 import dev.exactly.idempotency.spi.ChangeSubscription;
 import java.nio.charset.StandardCharsets;
@@ -220,6 +222,61 @@ class SharedStatementsTest {
                     store::completionsQueued);
             assertThat(done).containsOnly(true);
             assertThat(subscription.await(Duration.ofSeconds(10))).isTrue();
+        }
+    }
+
+    /**
+     * A key claimed inside a caller's transaction that stays open: claims of it on the store's connections wait for
+     * that transaction until their statement timeout, alone in their lane or in a shared statement, and the claims
+     * of other keys queued behind them or sharing their statement are claimed all the same (the server answered the
+     * timeout's cancel: it is up).
+     */
+    @Test
+    void aClaimThatTimesOutWaitingForAnOpenTransactionFailsAloneAndTheOthersAreClaimed() throws Exception {
+        ScopeKey held = randomKey();
+        Fingerprint fingerprint = randomFingerprint();
+        try (PostgresIdempotencyStore timed = PostgresIdempotencyStore.create(database.pool(),
+                        PostgresStoreConfig.custom().statementTimeout(Duration.ofSeconds(1))
+                                .sharedStatementLanes(1).maxSharedWrites(16).build());
+                Connection caller = database.direct().getConnection()) {
+            timed.claimFirst("insert");
+            caller.setAutoCommit(false);
+            assertThat(timed.claim(caller, held, fingerprint, LEASE, RETENTION)).isInstanceOf(ClaimOutcome.Claimed.class);
+
+            // the first claim of the held key takes the lane and waits; one more of it and the others queue
+            List<Future<ClaimOutcome>> first = List.of(threads.submit(() -> timed.claim(held, fingerprint, LEASE, RETENTION)));
+            await().atMost(10, TimeUnit.SECONDS).until(() -> lockWaiters() >= 1);
+            List<ScopeKey> keys = new ArrayList<>();
+            List<Future<ClaimOutcome>> queued = new ArrayList<>();
+            for (int i = 0; i < 8; i++) {
+                ScopeKey key = i == 3 ? held : randomKey();
+                keys.add(key);
+                queued.add(threads.submit(() -> timed.claim(key, fingerprint, LEASE, RETENTION)));
+                int n = i + 1;
+                await().atMost(10, TimeUnit.SECONDS).until(() -> timed.claimsQueued() == n);
+            }
+            assertThatThrownBy(() -> first.getFirst().get(20, TimeUnit.SECONDS))
+                    .hasCauseInstanceOf(StoreUnavailableException.class).hasMessageContaining("did not answer in time");
+            for (int i = 0; i < keys.size(); i++) {
+                Future<ClaimOutcome> claim = queued.get(i);
+                if (keys.get(i).equals(held)) {
+                    assertThatThrownBy(() -> claim.get(20, TimeUnit.SECONDS))
+                            .hasCauseInstanceOf(StoreUnavailableException.class);
+                } else {
+                    assertThat(claim.get(20, TimeUnit.SECONDS)).isInstanceOf(ClaimOutcome.Claimed.class);
+                }
+            }
+            caller.rollback();
+        }
+    }
+
+    /** Sessions of the test's database waiting for a lock right now, as a claim of the held key does. */
+    private static int lockWaiters() throws Exception {
+        try (Connection c = database.direct().getConnection(); Statement s = c.createStatement();
+                java.sql.ResultSet r = s.executeQuery("SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock'"
+                        + " AND datname = current_database()")) {
+            r.next();
+            return r.getInt(1);
         }
     }
 }
