@@ -10,9 +10,8 @@ import java.io.InputStream;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.Collections;
 import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.Map;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -52,7 +51,8 @@ class ChargeEventsTest extends ServiceTest {
         }
     }
 
-    private final List<Received> received = Collections.synchronizedList(new ArrayList<>());
+    /** Added to by the receiver's threads while the test reads it: a snapshot per read. */
+    private final List<Received> received = new CopyOnWriteArrayList<>();
     private HttpServer receiver;
     private String secret;
 
