@@ -17,6 +17,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /** The sharing of statements among concurrent callers, with real threads and without a database. */
 class CombinerTest {
@@ -114,18 +116,24 @@ class CombinerTest {
         assertThat(alone.get()).isEqualTo(3);
     }
 
-    @Test
-    void aStatementRefusedForItsContentsLetsEachCallerRunAlone() throws Exception {
+    /**
+     * A shared statement the server refused or ended while it is up: a deadlock, a serialization failure, one
+     * caller's value refused (U+0000 in text), a statement timeout whose cancel it answered (the statement waited
+     * for a row another transaction holds). Each caller runs its own write alone.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"40P01", "40001", "22021", "57014"})
+    void aStatementTheServerRefusedOrEndedLetsEachCallerRunAlone(String sqlState) throws Exception {
         Combiner<Integer, Integer> combiner = combiner(1, 32, items -> {
             batches.add(List.copyOf(items));
-            throw new SQLException("deadlock detected", "40P01");
+            throw new SQLException("refused", sqlState);
         });
         List<Future<Integer>> results = queueBehindFirst(combiner, 4);
         firstMayFinish.countDown();
         for (int i = 0; i < results.size(); i++) {
             assertThat(results.get(i).get(10, TimeUnit.SECONDS)).isEqualTo(i * 10);
         }
-        assertThat(batches).hasSize(1);
+        assertThat(batches).containsExactly(List.of(1, 2, 3, 4));
         assertThat(alone.get()).isEqualTo(5);
     }
 
@@ -239,21 +247,5 @@ class CombinerTest {
         }
         assertThat(batches).isEmpty(); // the queue never ran
         assertThat(alone.get()).isEqualTo(1);
-    }
-
-    /** A statement cancelled by its timeout (the server answered the cancel): it waited for a row, the server is up. */
-    @Test
-    void aStatementTimeoutTheServerAnsweredLetsEachCallerRunAlone() throws Exception {
-        Combiner<Integer, Integer> combiner = combiner(1, 32, items -> {
-            batches.add(List.copyOf(items));
-            throw new SQLException("canceling statement due to statement timeout", "57014");
-        });
-        List<Future<Integer>> results = queueBehindFirst(combiner, 3);
-        firstMayFinish.countDown();
-        for (int i = 0; i < results.size(); i++) {
-            assertThat(results.get(i).get(10, TimeUnit.SECONDS)).isEqualTo(i * 10);
-        }
-        assertThat(batches).containsExactly(List.of(1, 2, 3));
-        assertThat(alone.get()).isEqualTo(4);
     }
 }
