@@ -89,20 +89,19 @@ final class Combiner<I, O> {
 
     /** Runs {@code item}'s write, alone or in a shared statement, and returns its result or throws its failure. */
     O submit(I item) {
-        Entry<I, O> me = new Entry<>(item);
+        Entry<I, O> me = null; // only a caller that queues needs one
         lock.lock();
-        boolean free;
         try {
-            free = running < lanes;
-            if (free) {
+            if (running < lanes) {
                 running++;
             } else {
+                me = new Entry<>(item);
                 queue.addLast(me);
             }
         } finally {
             lock.unlock();
         }
-        if (free) {
+        if (me == null) {
             RuntimeException unavailable = null;
             try {
                 return alone.run(item);
