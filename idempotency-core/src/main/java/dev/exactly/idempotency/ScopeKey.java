@@ -13,18 +13,25 @@ public record ScopeKey(String hash) {
         }
     }
 
-    /** {@code [0-9a-f]{64}}, checked without a regular expression (every request builds a key). */
+    /**
+     * {@code [0-9a-f]{64}}, checked without a regular expression and without a branch per character (every
+     * request builds a key): a digest's characters are digits and letters at random, so a test per character
+     * that first asks "a digit?" is mispredicted about every other time, which cost 0.2-0.3 µs a key.
+     * For each character, {@code x | (9 - x)} is negative unless {@code 0 <= x <= 9}: the sign bit of the
+     * fold says whether some character was neither a digit nor {@code a-f}.
+     */
     private static boolean isHex64(String hash) {
         if (hash.length() != 64) {
             return false;
         }
+        int outside = 0;
         for (int i = 0; i < 64; i++) {
-            char c = hash.charAt(i);
-            if ((c < '0' || c > '9') && (c < 'a' || c > 'f')) {
-                return false;
-            }
+            int c = hash.charAt(i);
+            int digit = c - '0';
+            int letter = c - 'a';
+            outside |= (digit | (9 - digit)) & (letter | (5 - letter));
         }
-        return true;
+        return outside >= 0;
     }
 
     /**
