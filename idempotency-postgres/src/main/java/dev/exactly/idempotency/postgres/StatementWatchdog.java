@@ -4,6 +4,7 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 
@@ -46,6 +47,12 @@ final class StatementWatchdog {
         private final Statement statement;
         private final long deadline;
         private final long abortDeadline;
+        /**
+         * The set's hash of this watch, drawn when it is made: {@code Object.hashCode} would first have the JVM
+         * generate an identity hash and write it into the object's header, a call into the runtime on every
+         * statement. Equality stays identity.
+         */
+        private final int hash = ThreadLocalRandom.current().nextInt();
         /** Set by the watchdog's thread alone, once it sent the cancel. */
         private boolean cancelled;
 
@@ -53,6 +60,16 @@ final class StatementWatchdog {
             this.statement = statement;
             this.deadline = deadline;
             this.abortDeadline = abortDeadline;
+        }
+
+        @Override
+        public int hashCode() {
+            return hash;
+        }
+
+        @Override
+        public boolean equals(Object other) {
+            return this == other;
         }
 
         @Override
