@@ -73,6 +73,23 @@ public final class TestRedis {
         return onPath("redis-server");
     }
 
+    /**
+     * A server with compare-and-set ({@code SET ... IFEQ}: Valkey 8.1 and later) for the tests of that path:
+     * {@code EXACTLY_VALKEY_SERVER} if set, else {@code valkey-server} from the PATH; null when there is none.
+     * CI provides one ({@code .ci/run} builds it when the machine has none).
+     */
+    public static @Nullable Path valkeyServerBinary() {
+        String configured = System.getenv("EXACTLY_VALKEY_SERVER");
+        if (configured != null && !configured.isBlank()) {
+            Path binary = Path.of(configured);
+            if (!Files.isExecutable(binary)) {
+                throw new IllegalStateException("EXACTLY_VALKEY_SERVER=" + configured + " is not an executable file");
+            }
+            return binary;
+        }
+        return onPath("valkey-server");
+    }
+
     /** The executable {@code program} in the first directory of the PATH that has one, or null. */
     public static @Nullable Path onPath(String program) {
         String path = System.getenv().getOrDefault("PATH", "");

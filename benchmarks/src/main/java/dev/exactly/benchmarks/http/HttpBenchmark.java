@@ -34,6 +34,7 @@ import java.util.Comparator;
 import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.concurrent.ExecutorService;
@@ -170,6 +171,8 @@ public final class HttpBenchmark {
                 settings.measure().toSeconds());
         out.printf("raw Redis floors' flushes: %s (the store's: consolidated)%n",
                 System.getProperty(StoreFixture.RAW_FLUSHES_PROPERTY, "lettuce"));
+        out.printf("Redis server binary: %s%n", Objects.requireNonNullElse(StoreFixture.redisServerBinary(),
+                "none of the benchmark's own (the test Redis)"));
         out.printf("PostgreSQL store's shared statement lanes: %d (0: every claim and completion its own statement)%n",
                 Integer.getInteger(StoreFixture.PG_SHARED_LANES_PROPERTY,
                         PostgresStoreConfig.ofDefaults().sharedStatementLanes()));

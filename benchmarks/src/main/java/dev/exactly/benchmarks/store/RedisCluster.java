@@ -46,12 +46,12 @@ public final class RedisCluster implements AutoCloseable {
 
     /** Whether a cluster can be started here ({@code redis-server} on the PATH). */
     public static boolean available() {
-        return TestRedis.redisServerOnPath() != null;
+        return StoreFixture.redisServerBinary() != null;
     }
 
     /** Starts {@code masters} nodes, assigns the slots evenly and waits (bounded) for {@code cluster_state:ok}. */
     public static RedisCluster start(int masters) {
-        Path binary = TestRedis.redisServerOnPath();
+        Path binary = StoreFixture.redisServerBinary();
         if (binary == null) {
             throw new IllegalStateException("redis-server is not on the PATH: a local Redis Cluster cannot be started");
         }

@@ -89,7 +89,7 @@ public final class RedisInstructions {
         if (!available()) {
             throw new IllegalStateException("needs redis-server, valgrind and callgrind_control on the PATH");
         }
-        Path redisServer = TestRedis.redisServerOnPath();
+        Path redisServer = StoreFixture.redisServerBinary();
         Path out = Files.createTempDirectory("exactly-callgrind");
         int port = TestRedis.freePort();
         RedisProcess server = RedisProcess.start(
@@ -258,7 +258,7 @@ public final class RedisInstructions {
 
     /** Whether it can run here: {@code redis-server}, {@code valgrind} and {@code callgrind_control} on the PATH. */
     static boolean available() {
-        return TestRedis.redisServerOnPath() != null && TestRedis.onPath("valgrind") != null
+        return StoreFixture.redisServerBinary() != null && TestRedis.onPath("valgrind") != null
                 && TestRedis.onPath("callgrind_control") != null;
     }
 }

@@ -76,6 +76,26 @@ public final class StoreFixture implements AutoCloseable {
     /** How the raw Redis floors' clients flush: {@code lettuce} (its default) or {@code consolidated}. */
     public static final String RAW_FLUSHES_PROPERTY = "exactly.bench.rawFlushes";
 
+    /**
+     * The server binary the benchmarks start for Redis (standalone and Cluster nodes), e.g. a
+     * {@code valkey-server} 8.1, whose {@code SET ... IFEQ} the store's completions use; unset: {@code
+     * redis-server} from the PATH.
+     */
+    public static final String REDIS_SERVER_PROPERTY = "exactly.bench.redisServer";
+
+    /** The binary of {@link #REDIS_SERVER_PROPERTY}, else {@code redis-server} from the PATH; null when neither. */
+    public static @Nullable Path redisServerBinary() {
+        String configured = System.getProperty(REDIS_SERVER_PROPERTY);
+        if (configured == null || configured.isBlank()) {
+            return TestRedis.redisServerOnPath();
+        }
+        Path binary = Path.of(configured);
+        if (!Files.isExecutable(binary)) {
+            throw new IllegalArgumentException("-D" + REDIS_SERVER_PROPERTY + "=" + configured + " is not an executable file");
+        }
+        return binary;
+    }
+
     private static final ScopeKey CONNECT_CHECK_KEY = new ScopeKey("0".repeat(64));
 
     private final StoreKind kind;
@@ -192,7 +212,7 @@ public final class StoreFixture implements AutoCloseable {
      * the test Redis.
      */
     private static String standaloneRedis(Deque<AutoCloseable> resources) {
-        Path binary = TestRedis.redisServerOnPath();
+        Path binary = redisServerBinary();
         if (binary == null) {
             return TestRedis.uri();
         }

@@ -36,6 +36,8 @@ import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
 import io.lettuce.core.cluster.models.partitions.RedisClusterNode;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 import io.lettuce.core.codec.ByteArrayCodec;
+import io.lettuce.core.output.IntegerOutput;
+import io.lettuce.core.output.StatusOutput;
 import io.lettuce.core.output.ValueOutput;
 import io.lettuce.core.protocol.CommandArgs;
 import io.lettuce.core.protocol.CommandType;
@@ -93,6 +95,13 @@ import org.jspecify.annotations.Nullable;
  *       neither). The store holds the value each of its claims wrote (or its takeover returned) until
  *       the completion or release ({@code HeldClaims}): while the owner matches, no one else has changed
  *       those bytes.</li>
+ *   <li><b>SET ... IFEQ</b> — the same completion without a script on a server with compare-and-set
+ *       (Valkey 8.1, Redis 8.4 and later; {@code INFO server} at connect): {@code SET record finished IFEQ
+ *       processing PX retention}, written only while the record is, byte for byte, the processing value
+ *       held, followed in the same flush by {@code EXISTS} of the waiter marker, and by {@code PUBLISH} when
+ *       it exists. A record that is not the value held (a renewal rewrote its lease fields, a takeover its
+ *       owner, a completion its status) goes to finish.lua, which decides by the owner; a refused
+ *       {@code IFEQ} (a server or Cluster node without it) switches the store to finish.lua.</li>
  *   <li><b>complete.lua</b> — the same step for an owner token whose claim this store does not hold
  *       (another instance's, or one dropped from a full table): the client sends the front and the
  *       response, and the script writes them around the stored value's retention, owner, fingerprint
@@ -167,6 +176,7 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
     private static final byte[] NX = {'N', 'X'};
     private static final byte[] PX = {'P', 'X'};
     private static final byte[] GET = {'G', 'E', 'T'};
+    private static final byte[] IFEQ = {'I', 'F', 'E', 'Q'};
 
     private final RedisStoreConfig config;
     private final String topology;
@@ -184,6 +194,11 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
     private final HeldClaims held = new HeldClaims();
     /** Claims start with {@code SET ... NX GET}; false on a Redis older than 7.0 (every claim a script). */
     private volatile boolean plainClaims = true;
+    /**
+     * Completions of held claims start with {@code SET ... IFEQ} (a server with compare-and-set: Valkey 8.1,
+     * Redis 8.4 and later, as {@code INFO server} tells at connect); false on any other, or once refused.
+     */
+    private volatile boolean compareAndSet;
     private volatile @Nullable Connections connections;
     private volatile boolean closed;
     private @Nullable RedisException lastConnectFailure;
@@ -351,7 +366,7 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
                     previous = await(commands.dispatch(CommandType.SET, new ValueOutput<>(CODEC),
                             new CommandArgs<>(CODEC).addKey(recordKey).add(value).add(NX).add(PX).add(ttl).add(GET)));
                 } catch (RedisCommandExecutionException refused) {
-                    if (!setNxGetRefused(refused)) {
+                    if (!syntaxRefused(refused)) {
                         throw refused;
                     }
                     plainClaims = false;
@@ -398,8 +413,11 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
         });
     }
 
-    /** Redis before 7.0 refuses {@code SET ... NX GET} as a syntax error, and runs nothing. */
-    static boolean setNxGetRefused(RedisCommandExecutionException e) {
+    /**
+     * A server refuses an option of {@code SET} it does not know ({@code NX GET} before Redis 7.0, {@code IFEQ}
+     * before Valkey 8.1 and Redis 8.4) as a syntax error, and runs nothing.
+     */
+    static boolean syntaxRefused(RedisCommandExecutionException e) {
         String message = e.getMessage();
         return message != null && message.startsWith("ERR syntax error");
     }
@@ -412,13 +430,70 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
         byte[] part = RecordValue.finishedPart(response);
         byte[][] keys = scopeKeys(key);
         byte[] processing = held.take(owner, keys[0]);
-        long applied = call("complete", commands -> processing != null
-                ? LuaScript.FINISH.<Long>run(commands, deadlines, keys, RecordValue.fence(owner),
-                        RecordValue.finished(processing, outcome, clock.nowMillis(), part),
-                        RecordValue.retention(processing))
-                : LuaScript.COMPLETE.<Long>run(commands, deadlines, keys, RecordValue.fence(owner),
-                        RecordValue.finishedFront(outcome, clock.nowMillis()), part));
+        long applied = call("complete", commands -> {
+            if (processing == null) {
+                return LuaScript.COMPLETE.<Long>run(commands, deadlines, keys, RecordValue.fence(owner),
+                        RecordValue.finishedFront(outcome, clock.nowMillis()), part);
+            }
+            byte[] finished = RecordValue.finished(processing, outcome, clock.nowMillis(), part);
+            byte[] retention = RecordValue.retention(processing);
+            if (compareAndSet && finishIfEqual(commands, key, keys, processing, finished, retention)) {
+                return 1L;
+            }
+            // no compare-and-set, or the record is not the value held (renewed, taken over, finished, gone):
+            // the script decides by the owner, as it always did
+            return LuaScript.FINISH.<Long>run(commands, deadlines, keys, RecordValue.fence(owner), finished, retention);
+        });
         return signalledIf(applied == 1L, key);
+    }
+
+    /**
+     * The completion of a held claim without a script, on a server with compare-and-set: {@code SET record
+     * finished IFEQ processing PX retention}, which writes only while the record is, byte for byte, the
+     * processing value this store's claim wrote (or its takeover returned), so only while its owner holds it
+     * unchanged; and, in the same flush on the same connection (the marker shares the record's slot),
+     * {@code EXISTS} of the scope's waiter marker. Redis runs the two in order: a waiter that sets its marker
+     * after the {@code EXISTS} re-reads the record after the {@code SET} and finds it finished; one that set
+     * it before is seen, and the scope hash is then published, as the scripts publish it. The publication
+     * follows the write instead of sharing its step: a process that stops between the two leaves that waiter
+     * to its wait's end, as a lost message does.
+     *
+     * @return whether the record was written; false when it was not as held (the caller's script decides)
+     *     or when the server refused {@code IFEQ} (then this store stops sending it)
+     */
+    private boolean finishIfEqual(RedisClusterAsyncCommands<byte[], byte[]> commands, ScopeKey key, byte[][] keys,
+            byte[] processing, byte[] finished, byte[] retention) {
+        RedisFuture<String> written = commands.dispatch(CommandType.SET, new StatusOutput<>(CODEC),
+                new CommandArgs<>(CODEC).addKey(keys[0]).add(finished).add(IFEQ).add(processing).add(PX).add(retention));
+        RedisFuture<Long> marked = commands.dispatch(CommandType.EXISTS, new IntegerOutput<>(CODEC),
+                new CommandArgs<>(CODEC).addKey(keys[1]));
+        String reply;
+        try {
+            reply = await(written);
+        } catch (RedisCommandExecutionException refused) {
+            if (!syntaxRefused(refused)) {
+                throw refused;
+            }
+            compareAndSet = false; // a server (or a Cluster node) without IFEQ: it ran nothing
+            return false;
+        }
+        if (reply == null) {
+            return false;
+        }
+        Long waiting;
+        try {
+            waiting = await(marked);
+        } catch (RedisException unknown) {
+            waiting = null; // the record is written: a needless message costs less than a missed one
+        }
+        if (waiting == null || waiting > 0) {
+            try {
+                await(commands.publish(channel, key.hash().getBytes(StandardCharsets.US_ASCII)));
+            } catch (RedisException lost) {
+                // the record is written; the waiter re-reads at its wait's end, or when its subscription is renewed
+            }
+        }
+        return true;
     }
 
     @Override
@@ -646,11 +721,14 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
             opened.pubSub().addListener(listener);
             opened.pubSub().sync().subscribe(channel);
             try {
-                if (plainClaims && !supportsSetNxGet(await(opened.commands().info("server")))) {
+                String server = await(opened.commands().info("server"));
+                if (plainClaims && !supportsSetNxGet(server)) {
                     plainClaims = false;
                 }
+                compareAndSet = supportsSetIfEqual(server);
             } catch (RedisCommandExecutionException refused) {
-                // INFO denied (an ACL): the first claim finds out, a refused SET ... NX GET switches to the script
+                // INFO denied (an ACL): the first claim finds out, a refused SET ... NX GET switches to the script;
+                // completions keep to the script
             }
             if (!config.evictionAllowed()) {
                 refuseEviction(opened);
@@ -766,6 +844,41 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
             }
         }
         return true;
+    }
+
+    /**
+     * Whether the server that answered {@code INFO server} accepts {@code SET ... IFEQ}: Valkey 8.1 and later
+     * ({@code valkey_version}; Valkey reports {@code redis_version} 7.2.4 for compatibility), or Redis 8.4 and
+     * later. Unknown versions are not tried: the script is what every server runs.
+     */
+    static boolean supportsSetIfEqual(String info) {
+        String redis = null;
+        for (String line : info.split("\r?\n")) {
+            if (line.startsWith("valkey_version:")) {
+                return atLeast(line.substring("valkey_version:".length()), 8, 1);
+            }
+            if (line.startsWith("redis_version:")) {
+                redis = line.substring("redis_version:".length());
+            }
+        }
+        return redis != null && atLeast(redis, 8, 4);
+    }
+
+    /** Whether a {@code major.minor[.patch]} version is at least {@code major.minor}; false if unreadable. */
+    private static boolean atLeast(String version, int major, int minor) {
+        String[] parts = version.strip().split("\\.");
+        try {
+            int actualMajor = Integer.parseInt(parts[0]);
+            int actualMinor = parts.length > 1 ? Integer.parseInt(parts[1]) : 0;
+            return actualMajor > major || (actualMajor == major && actualMinor >= minor);
+        } catch (NumberFormatException e) {
+            return false;
+        }
+    }
+
+    /** Whether completions of held claims start with {@code SET ... IFEQ} (tests). */
+    boolean compareAndSet() {
+        return compareAndSet;
     }
 
     private static Connections withPubSub(

@@ -31,9 +31,14 @@ import org.junit.jupiter.api.Test;
 class RedisStandaloneStoreTest extends AbstractRedisStoreTest {
     private RedisCommands<String, String> admin;
 
+    /** The port of the server under test. */
+    protected int port() {
+        return TestRedis.port();
+    }
+
     @BeforeAll
     void connectAdmin() {
-        RedisClient client = RedisClient.create(RedisURI.create(TestRedis.host(), TestRedis.port()));
+        RedisClient client = RedisClient.create(RedisURI.create(TestRedis.host(), port()));
         register(() -> client.shutdown(Duration.ZERO, Duration.ofSeconds(2)));
         StatefulRedisConnection<String, String> connection = register(client.connect());
         admin = connection.sync();
@@ -43,7 +48,7 @@ class RedisStandaloneStoreTest extends AbstractRedisStoreTest {
     protected RedisIdempotencyStore newStore(RedisStoreConfig config, String clientName) {
         RedisClient client = RedisClient.create(RedisURI.builder()
                 .withHost(TestRedis.host())
-                .withPort(TestRedis.port())
+                .withPort(port())
                 .withClientName(clientName)
                 .build());
         register(() -> client.shutdown(Duration.ZERO, Duration.ofSeconds(2)));
@@ -71,7 +76,7 @@ class RedisStandaloneStoreTest extends AbstractRedisStoreTest {
      */
     @Test
     void changesArePublishedOnlyWhileSomebodyWaitsForTheScope() throws InterruptedException {
-        RedisClient client = RedisClient.create(RedisURI.create(TestRedis.host(), TestRedis.port()));
+        RedisClient client = RedisClient.create(RedisURI.create(TestRedis.host(), port()));
         register(() -> client.shutdown(Duration.ZERO, Duration.ofSeconds(2)));
         StatefulRedisPubSubConnection<String, String> pubSub = register(client.connectPubSub());
         BlockingQueue<String> messages = new LinkedBlockingQueue<>();
@@ -101,7 +106,11 @@ class RedisStandaloneStoreTest extends AbstractRedisStoreTest {
         assertThat(admin.exists(config.waiterKey(completed), config.waiterKey(released))).isZero();
     }
 
-    private OwnerToken claimed(ScopeKey key) {
+    protected final RedisCommands<String, String> standaloneAdmin() {
+        return admin;
+    }
+
+    protected final OwnerToken claimed(ScopeKey key) {
         ClaimOutcome outcome = store().claim(key, fingerprint("a"), LEASE, RETENTION);
         assertThat(outcome).isInstanceOf(ClaimOutcome.Claimed.class);
         return ((ClaimOutcome.Claimed) outcome).owner();

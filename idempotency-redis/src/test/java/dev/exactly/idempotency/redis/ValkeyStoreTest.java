@@ -1,0 +1,92 @@
+package dev.exactly.idempotency.redis;
+
+import static dev.exactly.idempotency.redis.RedisStoreTestSupport.binaryResponse;
+import static dev.exactly.idempotency.redis.RedisStoreTestSupport.fingerprint;
+import static dev.exactly.idempotency.redis.RedisStoreTestSupport.randomKey;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.exactly.idempotency.ClaimOutcome;
+import dev.exactly.idempotency.IdempotencyRecord;
+import dev.exactly.idempotency.OwnerToken;
+import dev.exactly.idempotency.RecordStatus;
+import dev.exactly.idempotency.ScopeKey;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Every focused store test on a server with compare-and-set (Valkey 8.1 and later), where the completion
+ * of a claim the store holds is {@code SET ... IFEQ} and the scripts stay for the rest; and what that
+ * path does and does not send.
+ */
+class ValkeyStoreTest extends RedisStandaloneStoreTest {
+    @Override
+    protected int port() {
+        return TestValkey.port();
+    }
+
+    @Test
+    void aFreshKeyIsAClaimAndACompletionWithoutAScript() {
+        ScopeKey key = randomKey();
+        OwnerToken owner = claimed(key);
+        assertThat(store().compareAndSet()).as("detected from INFO server").isTrue();
+        standaloneAdmin().configResetstat();
+
+        assertThat(store().complete(key, owner, RecordStatus.COMPLETED, binaryResponse())).isTrue();
+
+        Map<String, Long> calls = commandCalls();
+        assertThat(calls).as("SET ... IFEQ and the waiter marker's EXISTS, nothing else")
+                .containsEntry("set", 1L).containsEntry("exists", 1L)
+                .doesNotContainKeys("evalsha", "eval", "publish");
+        ClaimOutcome replay = otherStore().claim(key, fingerprint("a"), LEASE, RETENTION);
+        assertThat(replay).isInstanceOf(ClaimOutcome.Finished.class);
+        IdempotencyRecord record = ((ClaimOutcome.Finished) replay).record();
+        assertThat(record.status()).isEqualTo(RecordStatus.COMPLETED);
+        assertThat(java.util.Objects.requireNonNull(record.response()).body()).isEqualTo(binaryResponse().body());
+        assertThat(standaloneAdmin().pttl(config.recordKey(key))).as("kept for the retention from the completion")
+                .isBetween(RETENTION.toMillis() - 5_000, RETENTION.toMillis());
+    }
+
+    @Test
+    void aRenewedClaimIsNoLongerTheValueHeldAndTheScriptCompletesIt() {
+        ScopeKey key = randomKey();
+        OwnerToken owner = claimed(key);
+        assertThat(store().renew(key, owner, Duration.ofSeconds(45))).isTrue();
+        standaloneAdmin().configResetstat();
+
+        assertThat(store().complete(key, owner, RecordStatus.COMPLETED, binaryResponse())).isTrue();
+
+        assertThat(commandCalls()).as("the SET ... IFEQ that found another value, then finish.lua")
+                .containsEntry("set", 2L).containsEntry("evalsha", 1L);
+        assertThat(store().find(key).orElseThrow().status()).isEqualTo(RecordStatus.COMPLETED);
+    }
+
+    @Test
+    void aWaiterMarkedBeforeTheCompletionHearsOfIt() throws InterruptedException {
+        ScopeKey key = randomKey();
+        OwnerToken owner = claimed(key);
+        try (var waiting = otherStore().subscribe(key)) {
+            assertThat(store().complete(key, owner, RecordStatus.COMPLETED, binaryResponse())).isTrue();
+            assertThat(waiting.await(Duration.ofSeconds(5))).as("published after the SET ... IFEQ").isTrue();
+        }
+    }
+
+    /** {@code INFO commandstats} as command name to calls (subcommands, e.g. {@code config|resetstat}, left out). */
+    private Map<String, Long> commandCalls() {
+        Map<String, Long> calls = new LinkedHashMap<>();
+        for (String line : standaloneAdmin().info("commandstats").split("\r?\n")) {
+            if (line.startsWith("cmdstat_") && !line.contains("|")) {
+                String name = line.substring("cmdstat_".length(), line.indexOf(':'));
+                String stats = line.substring(line.indexOf(':') + 1);
+                for (String field : stats.split(",")) {
+                    if (field.startsWith("calls=")) {
+                        calls.put(name, Long.parseLong(field.substring("calls=".length())));
+                    }
+                }
+            }
+        }
+        calls.remove("info");
+        return calls;
+    }
+}
