@@ -49,7 +49,7 @@ class RedisStallTest {
 
     @BeforeEach
     void startOwnRedis(@TempDir Path workDir) {
-        redis = RedisProcess.start(TestRedis.redisServerBinary(workDir), TestRedis.freePort(), List.of());
+        redis = RedisProcess.start(serverBinary(workDir), TestRedis.freePort(), List.of());
         store = RedisIdempotencyStore.create("redis://127.0.0.1:" + redis.port(), RedisStoreConfig.custom()
                 .keyPrefix(RedisStoreTestSupport.uniquePrefix())
                 .commandTimeout(COMMAND_TIMEOUT)
@@ -70,6 +70,11 @@ class RedisStallTest {
         } catch (Exception e) {
             throw new AssertionError(e);
         }
+    }
+
+    /** The server binary this test freezes. */
+    Path serverBinary(Path workDir) {
+        return TestRedis.redisServerBinary(workDir);
     }
 
     @AfterEach

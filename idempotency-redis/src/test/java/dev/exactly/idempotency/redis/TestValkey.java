@@ -18,17 +18,22 @@ final class TestValkey {
 
     private TestValkey() {}
 
+    /** The Valkey binary; fails under CI when there is none, and skips the caller elsewhere. */
+    static Path binary() {
+        Path binary = TestRedis.valkeyServerBinary();
+        if (binary == null) {
+            String missing = "no valkey-server on the PATH and EXACTLY_VALKEY_SERVER not set";
+            if (Ci.strict()) {
+                throw new IllegalStateException(missing + ": CI needs one (see .ci/run)");
+            }
+            Assumptions.abort(missing);
+        }
+        return binary;
+    }
+
     static synchronized int port() {
         if (server == null) {
-            Path binary = TestRedis.valkeyServerBinary();
-            if (binary == null) {
-                String missing = "no valkey-server on the PATH and EXACTLY_VALKEY_SERVER not set";
-                if (Ci.strict()) {
-                    throw new IllegalStateException(missing + ": CI needs one (see .ci/run)");
-                }
-                Assumptions.abort(missing);
-            }
-            RedisProcess started = RedisProcess.start(binary, TestRedis.freePort(), List.of());
+            RedisProcess started = RedisProcess.start(binary(), TestRedis.freePort(), List.of());
             Runtime.getRuntime().addShutdownHook(new Thread(started::stop));
             server = started;
         }
