@@ -70,7 +70,10 @@ public interface IdempotencyStore extends AutoCloseable {
 
     /**
      * Registers interest in the key: the returned subscription is signalled when the record leaves
-     * {@code PROCESSING}. Subscribe <em>before</em> re-reading the record, so no change is missed.
+     * {@code PROCESSING}. Subscribe <em>before</em> claiming again, so no change is missed: the change a
+     * subscription must signal is one to the record that claim found in flight (a store may do its part of
+     * the wait in that claim, as the Redis store marks the record waited for), and the engine claims again
+     * after every wake before it waits on.
      */
     ChangeSubscription subscribe(ScopeKey key);
 

@@ -63,7 +63,8 @@ import org.jspecify.annotations.Nullable;
  * One Redis string per scope at {@code keyPrefix + "{" + scopeHash + "}:r"} (see
  * {@link RedisStoreConfig#recordKey}): status, times, lease mark, owner, fingerprint and, once finished,
  * the response, packed into one value ({@code RecordValue} describes the bytes), so that a claim, and a
- * replay, is one {@code SET} and a completion one {@code SET} inside a small script. Next to it, while
+ * replay, is one {@code SET} and a completion one {@code SET} (inside a small script on a server without
+ * compare-and-set). Next to it, while
  * some process waits for the scope, a waiter marker ({@link RedisStoreConfig#waiterKey}). The braces are a
  * Cluster hash tag, so a scope's keys share one slot. All values go through a byte-array codec.
  *
@@ -98,10 +99,14 @@ import org.jspecify.annotations.Nullable;
  *   <li><b>SET ... IFEQ</b> — the same completion without a script on a server with compare-and-set
  *       (Valkey 8.1, Redis 8.4 and later; {@code INFO server} at connect): {@code SET record finished IFEQ
  *       processing PX retention}, written only while the record is, byte for byte, the processing value
- *       held, followed in the same flush by {@code EXISTS} of the waiter marker, and by {@code PUBLISH} when
- *       it exists. A record that is not the value held (a renewal rewrote its lease fields, a takeover its
- *       owner, a completion its status) goes to finish.lua, which decides by the owner; a refused
+ *       held; it publishes nothing (see touch.lua). A record that is not the value held (a waiter touched
+ *       it, a renewal rewrote its lease fields, a takeover its owner, a completion its status) goes to
+ *       finish.lua, which decides by the owner and publishes if the waiter marker exists; a refused
  *       {@code IFEQ} (a server or Cluster node without it) switches the store to finish.lua.</li>
+ *   <li><b>touch.lua</b> — a claim in flight while this process waits for the scope (its waiter marker set
+ *       before that claim): a processing record's expiry field is shown one millisecond earlier (nothing a
+ *       decision reads, nor the TTL), so that no owner holds that value any more and its completion is
+ *       finish.lua, which publishes; the record comes back as it now is (absent: the claim is made again).</li>
  *   <li><b>complete.lua</b> — the same step for an owner token whose claim this store does not hold
  *       (another instance's, or one dropped from a full table): the client sends the front and the
  *       response, and the script writes them around the stored value's retention, owner, fingerprint
@@ -128,12 +133,16 @@ import org.jspecify.annotations.Nullable;
  * <h2>Change notification</h2>
  * complete and release publish the scope hash on one channel, {@link RedisStoreConfig#changesChannel()},
  * when somebody waits for the scope: {@link #subscribe} sets the scope's waiter marker (one {@code SET}
- * with a TTL, renewed while the wait lasts) before the waiter re-reads the record, and the scripts
- * publish only while the marker exists, so the common case (nobody waits) sends no message and no
- * instance receives one. Each store holds one pub/sub connection subscribed to the channel (for
- * Cluster, the Cluster pub/sub connection; a classic {@code PUBLISH} reaches every node) and wakes the
- * matching {@link LocalWaiters}. Whenever the subscription is (re-)established, for instance after a
- * reconnect during which messages may have been lost, every local waiter is woken to re-read.
+ * with a TTL, renewed while the wait lasts) before the waiter claims again, and the scripts publish only
+ * while the marker exists, so the common case (nobody waits) sends no message and no instance receives
+ * one. That claim, finding the record in flight, touches it (touch.lua), so that a completion by
+ * {@code SET ... IFEQ}, which publishes nothing, cannot apply to a record someone waits for: it goes to
+ * finish.lua instead. A change is therefore published when it happens to the record a waiter's claim found
+ * in flight after its subscription, which is what {@link IdempotencyStore#subscribe} asks for. Each store
+ * holds one pub/sub connection subscribed to the channel (for Cluster, the Cluster pub/sub connection; a
+ * classic {@code PUBLISH} reaches every node) and wakes the matching {@link LocalWaiters}. Whenever the
+ * subscription is (re-)established, for instance after a reconnect during which messages may have been
+ * lost, every local waiter is woken to re-read.
  *
  * <h2>Failures and guarantees</h2>
  * Connections are opened on first use (a store can be built while Redis is down) and then re-established
@@ -169,6 +178,8 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
     private static final Duration MAX_DURATION = Duration.ofDays(36_500);
     private static final byte[] WAITER_MARK = {'1'};
     private static final SetArgs WAITER_MARK_ARGS = SetArgs.Builder.px(WAITER_MARK_MILLIS);
+    /** How many times in a row a waiter's claim re-claims a record that was gone when it came to touch it. */
+    private static final int TOUCH_ATTEMPTS = 3;
     /**
      * The claim's {@code SET} options as bytes: Lettuce's keyword constants differ between its versions
      * (6.x, which Spring Boot manages, has no {@code CommandKeyword.PX}), bytes are the same in all.
@@ -355,62 +366,84 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
         Objects.requireNonNull(owner, "owner");
         long leaseMillis = millis(lease, "lease");
         long retentionMillis = millis(retention, "retention");
-        long ttl = Math.max(leaseMillis, retentionMillis);
-        return call("claim", commands -> {
-            long now = clock.nowMillis();
-            byte[] value = RecordValue.processing(owner, fingerprint, now, leaseMillis, retentionMillis);
-            byte[] recordKey = recordKey(key);
-            if (plainClaims) {
-                byte[] previous;
-                try {
-                    previous = await(commands.dispatch(CommandType.SET, new ValueOutput<>(CODEC),
-                            new CommandArgs<>(CODEC).addKey(recordKey).add(value).add(NX).add(PX).add(ttl).add(GET)));
-                } catch (RedisCommandExecutionException refused) {
-                    if (!syntaxRefused(refused)) {
-                        throw refused;
-                    }
-                    plainClaims = false;
-                    previous = null;
-                }
-                if (plainClaims) {
-                    if (previous == null) {
-                        held.hold(owner, recordKey, value);
-                        return new ClaimOutcome.Claimed(
-                                RecordValue.claimed(key, fingerprint, owner, now, leaseMillis, retentionMillis), false);
-                    }
-                    IdempotencyRecord current = RecordValue.decode(key, previous);
-                    if (current.status().isFinished()) {
-                        return new ClaimOutcome.Finished(current);
-                    }
-                    if (!current.fingerprint().equals(fingerprint) || current.leaseExpiresAt().toEpochMilli()
-                            > clock.nowMillis() + clock.uncertaintyMillis()) {
-                        return new ClaimOutcome.InFlight(current);
-                    }
-                    // the lease may be over: the script decides on the server's count, atomically
-                }
+        ClaimOutcome outcome = call("claim", commands -> claimOnce(commands, key, fingerprint, owner, leaseMillis,
+                retentionMillis));
+        // A claim in flight while this process waits for the scope (its marker set by subscribe, before this
+        // re-claim) touches the record (touch.lua): an owner completing by SET ... IFEQ, which publishes nothing,
+        // then finds another value and goes to finish.lua, which publishes. A record gone in between is claimed again.
+        for (int gone = 0; outcome instanceof ClaimOutcome.InFlight && waiters.hasWaiters(key); gone++) {
+            byte[] touched = call("claim", commands -> LuaScript.TOUCH.<byte[]>run(commands, deadlines, recordKey(key)));
+            if (touched != null) {
+                IdempotencyRecord current = RecordValue.decode(key, touched);
+                return current.status().isFinished()
+                        ? new ClaimOutcome.Finished(current) : new ClaimOutcome.InFlight(current);
             }
-            List<?> reply = LuaScript.CLAIM.run(commands, deadlines, recordKey,
-                    RecordValue.ascii(fingerprint.encoded()), RecordValue.fence(owner),
-                    RecordValue.decimal(leaseMillis), RecordValue.decimal(retentionMillis), value);
-            byte[] outcome = (byte[]) reply.get(0);
-            byte[] answer = (byte[]) reply.get(1);
-            return switch (outcome[0]) {
-                case 'c' -> {
+            if (gone == TOUCH_ATTEMPTS) {
+                return outcome; // gone again and again: the wait ends at the lease end or the poll, then claims
+            }
+            outcome = call("claim", commands -> claimOnce(commands, key, fingerprint, owner, leaseMillis,
+                    retentionMillis));
+        }
+        return outcome;
+    }
+
+    /** One claim: {@code SET ... NX PX GET}, then claim.lua when the lease may be over (or every time before 7.0). */
+    private ClaimOutcome claimOnce(RedisClusterAsyncCommands<byte[], byte[]> commands, ScopeKey key,
+            Fingerprint fingerprint, OwnerToken owner, long leaseMillis, long retentionMillis) {
+        long ttl = Math.max(leaseMillis, retentionMillis);
+        long now = clock.nowMillis();
+        byte[] value = RecordValue.processing(owner, fingerprint, now, leaseMillis, retentionMillis);
+        byte[] recordKey = recordKey(key);
+        if (plainClaims) {
+            byte[] previous;
+            try {
+                previous = await(commands.dispatch(CommandType.SET, new ValueOutput<>(CODEC),
+                        new CommandArgs<>(CODEC).addKey(recordKey).add(value).add(NX).add(PX).add(ttl).add(GET)));
+            } catch (RedisCommandExecutionException refused) {
+                if (!syntaxRefused(refused)) {
+                    throw refused;
+                }
+                plainClaims = false;
+                previous = null;
+            }
+            if (plainClaims) {
+                if (previous == null) {
                     held.hold(owner, recordKey, value);
-                    yield new ClaimOutcome.Claimed(
+                    return new ClaimOutcome.Claimed(
                             RecordValue.claimed(key, fingerprint, owner, now, leaseMillis, retentionMillis), false);
                 }
-                case 't' -> {
-                    IdempotencyRecord taken = RecordValue.decode(key, answer);
-                    held.hold(owner, recordKey, answer);
-                    yield new ClaimOutcome.Claimed(taken, true);
+                IdempotencyRecord current = RecordValue.decode(key, previous);
+                if (current.status().isFinished()) {
+                    return new ClaimOutcome.Finished(current);
                 }
-                case 'i' -> new ClaimOutcome.InFlight(RecordValue.decode(key, answer));
-                case 'f' -> new ClaimOutcome.Finished(RecordValue.decode(key, answer));
-                default -> throw new IllegalArgumentException(
-                        "unknown claim outcome " + new String(outcome, StandardCharsets.US_ASCII));
-            };
-        });
+                if (!current.fingerprint().equals(fingerprint) || current.leaseExpiresAt().toEpochMilli()
+                        > clock.nowMillis() + clock.uncertaintyMillis()) {
+                    return new ClaimOutcome.InFlight(current);
+                }
+                // the lease may be over: the script decides on the server's count, atomically
+            }
+        }
+        List<?> reply = LuaScript.CLAIM.run(commands, deadlines, recordKey,
+                RecordValue.ascii(fingerprint.encoded()), RecordValue.fence(owner),
+                RecordValue.decimal(leaseMillis), RecordValue.decimal(retentionMillis), value);
+        byte[] outcome = (byte[]) reply.get(0);
+        byte[] answer = (byte[]) reply.get(1);
+        return switch (outcome[0]) {
+            case 'c' -> {
+                held.hold(owner, recordKey, value);
+                yield new ClaimOutcome.Claimed(
+                        RecordValue.claimed(key, fingerprint, owner, now, leaseMillis, retentionMillis), false);
+            }
+            case 't' -> {
+                IdempotencyRecord taken = RecordValue.decode(key, answer);
+                held.hold(owner, recordKey, answer);
+                yield new ClaimOutcome.Claimed(taken, true);
+            }
+            case 'i' -> new ClaimOutcome.InFlight(RecordValue.decode(key, answer));
+            case 'f' -> new ClaimOutcome.Finished(RecordValue.decode(key, answer));
+            default -> throw new IllegalArgumentException(
+                    "unknown claim outcome " + new String(outcome, StandardCharsets.US_ASCII));
+        };
     }
 
     /**
@@ -437,7 +470,7 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
             }
             byte[] finished = RecordValue.finished(processing, outcome, clock.nowMillis(), part);
             byte[] retention = RecordValue.retention(processing);
-            if (compareAndSet && finishIfEqual(commands, key, keys, processing, finished, retention)) {
+            if (compareAndSet && finishIfEqual(commands, keys[0], processing, finished, retention)) {
                 return 1L;
             }
             // no compare-and-set, or the record is not the value held (renewed, taken over, finished, gone):
@@ -451,25 +484,19 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
      * The completion of a held claim without a script, on a server with compare-and-set: {@code SET record
      * finished IFEQ processing PX retention}, which writes only while the record is, byte for byte, the
      * processing value this store's claim wrote (or its takeover returned), so only while its owner holds it
-     * unchanged; and, in the same flush on the same connection (the marker shares the record's slot),
-     * {@code EXISTS} of the scope's waiter marker. Redis runs the two in order: a waiter that sets its marker
-     * after the {@code EXISTS} re-reads the record after the {@code SET} and finds it finished; one that set
-     * it before is seen, and the scope hash is then published, as the scripts publish it. The publication
-     * follows the write instead of sharing its step: a process that stops between the two leaves that waiter
-     * to its wait's end, as a lost message does.
+     * unchanged. It publishes nothing, and needs not: a process that waits for the scope sets its marker, then
+     * claims again, and a claim in flight under a marker touches the record ({@code touch.lua}), so a record
+     * someone waits for is never the value its owner holds; that owner's {@code IFEQ} finds another value and
+     * its completion goes to finish.lua, which publishes.
      *
      * @return whether the record was written; false when it was not as held (the caller's script decides)
      *     or when the server refused {@code IFEQ} (then this store stops sending it)
      */
-    private boolean finishIfEqual(RedisClusterAsyncCommands<byte[], byte[]> commands, ScopeKey key, byte[][] keys,
+    private boolean finishIfEqual(RedisClusterAsyncCommands<byte[], byte[]> commands, byte[] recordKey,
             byte[] processing, byte[] finished, byte[] retention) {
-        RedisFuture<String> written = commands.dispatch(CommandType.SET, new StatusOutput<>(CODEC),
-                new CommandArgs<>(CODEC).addKey(keys[0]).add(finished).add(IFEQ).add(processing).add(PX).add(retention));
-        RedisFuture<Long> marked = commands.dispatch(CommandType.EXISTS, new IntegerOutput<>(CODEC),
-                new CommandArgs<>(CODEC).addKey(keys[1]));
-        String reply;
         try {
-            reply = await(written);
+            return await(commands.dispatch(CommandType.SET, new StatusOutput<>(CODEC), new CommandArgs<>(CODEC)
+                    .addKey(recordKey).add(finished).add(IFEQ).add(processing).add(PX).add(retention))) != null;
         } catch (RedisCommandExecutionException refused) {
             if (!syntaxRefused(refused)) {
                 throw refused;
@@ -477,23 +504,6 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
             compareAndSet = false; // a server (or a Cluster node) without IFEQ: it ran nothing
             return false;
         }
-        if (reply == null) {
-            return false;
-        }
-        Long waiting;
-        try {
-            waiting = await(marked);
-        } catch (RedisException unknown) {
-            waiting = null; // the record is written: a needless message costs less than a missed one
-        }
-        if (waiting == null || waiting > 0) {
-            try {
-                await(commands.publish(channel, key.hash().getBytes(StandardCharsets.US_ASCII)));
-            } catch (RedisException lost) {
-                // the record is written; the waiter re-reads at its wait's end, or when its subscription is renewed
-            }
-        }
-        return true;
     }
 
     @Override
@@ -525,8 +535,9 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
      * Registers a local waiter (the store's single pub/sub subscription, opened with the first connection,
      * wakes it) and sets the scope's waiter marker ({@link RedisStoreConfig#waiterKey}, one {@code SET}
      * with a TTL of {@value #WAITER_MARK_MILLIS} ms, renewed while the subscription waits), so that
-     * completions and releases of the scope publish. The marker is set before this returns: a change after
-     * it is published, and a change before it is seen by the claim that follows the subscription.
+     * completions and releases of the scope publish. The marker is set before this returns: a change before
+     * it is seen by the claim that follows the subscription, and that claim, when it finds the record in
+     * flight, touches it, so that its completion or release is published.
      */
     @Override
     public ChangeSubscription subscribe(ScopeKey key) {

@@ -418,6 +418,10 @@ abstract class AbstractRedisStoreTest {
         await().atMost(Duration.ofSeconds(5)).until(() -> admin().pttl(redisKey(key)) < RETENTION.toMillis() - 1);
         OwnerToken owner = claim(key, fingerprint("a")).owner();
         assertThat(owner).as("taken over: the claim script ran").isNotEqualTo(first.owner());
+        try (ChangeSubscription waiting = store().subscribe(key)) {
+            assertThat(store().claim(key, fingerprint("a"), LEASE, RETENTION)).as("in flight and waited for: touched")
+                    .isInstanceOf(ClaimOutcome.InFlight.class);
+        }
         // a lease of another length: the record's lease fields change, so that on a server with compare-and-set
         // too the completion is finish.lua's (SET ... IFEQ finds another value than the one held)
         assertThat(store().renew(key, owner, LEASE.plusSeconds(7))).isTrue();
@@ -440,13 +444,12 @@ abstract class AbstractRedisStoreTest {
         ScopeKey completed = randomKey();
         ScopeKey released = randomKey();
         ScopeKey untouched = randomKey();
-        try (ChangeSubscription onCompleted = otherStore().subscribe(completed);
-                ChangeSubscription onReleased = otherStore().subscribe(released);
-                ChangeSubscription onUntouched = otherStore().subscribe(untouched)) {
-            OwnerToken first = claim(completed, fingerprint("a")).owner();
-            OwnerToken second = claim(released, fingerprint("a")).owner();
-            claim(untouched, fingerprint("a"));
-
+        OwnerToken first = claim(completed, fingerprint("a")).owner();
+        OwnerToken second = claim(released, fingerprint("a")).owner();
+        claim(untouched, fingerprint("a"));
+        try (ChangeSubscription onCompleted = waitFor(otherStore(), completed);
+                ChangeSubscription onReleased = waitFor(otherStore(), released);
+                ChangeSubscription onUntouched = waitFor(otherStore(), untouched)) {
             assertThat(store().complete(completed, first, RecordStatus.COMPLETED, binaryResponse())).isTrue();
             assertThat(store().release(released, second)).isTrue();
 
@@ -459,17 +462,18 @@ abstract class AbstractRedisStoreTest {
     @Test
     void changesFromEverySlotReachOneSubscriber() throws InterruptedException {
         List<ScopeKey> keys = new ArrayList<>();
+        List<OwnerToken> owners = new ArrayList<>();
         List<ChangeSubscription> subscriptions = new ArrayList<>();
-        for (int i = 0; i < 24; i++) {
-            ScopeKey key = randomKey();
-            keys.add(key);
-            subscriptions.add(otherStore().subscribe(key));
-        }
         try {
-            for (ScopeKey key : keys) {
-                OwnerToken owner = claim(key, fingerprint("a")).owner();
-                assertThat(store().complete(key, owner, RecordStatus.COMPLETED, StoredResponse.of(200, new byte[0])))
-                        .isTrue();
+            for (int i = 0; i < 24; i++) {
+                ScopeKey key = randomKey();
+                keys.add(key);
+                owners.add(claim(key, fingerprint("a")).owner());
+                subscriptions.add(waitFor(otherStore(), key));
+            }
+            for (int i = 0; i < keys.size(); i++) {
+                assertThat(store().complete(keys.get(i), owners.get(i), RecordStatus.COMPLETED,
+                        StoredResponse.of(200, new byte[0]))).isTrue();
             }
             for (ChangeSubscription subscription : subscriptions) {
                 assertThat(subscription.await(Duration.ofSeconds(5))).isTrue();
@@ -477,6 +481,67 @@ abstract class AbstractRedisStoreTest {
         } finally {
             subscriptions.forEach(ChangeSubscription::close);
         }
+    }
+
+    /**
+     * A waiter in another instance that subscribes and claims again while the owner completes, the two
+     * started together, over and over: whichever comes first, the waiter either finds the record finished or is
+     * woken by a signal, never left to its wait's end (on a server with compare-and-set the completion is a
+     * {@code SET ... IFEQ} that publishes nothing unless the waiter's claim touched the record first).
+     */
+    @Test
+    void aWaiterRacingTheCompletionIsNeverLeftWaiting() throws Exception {
+        ExecutorService threads = Executors.newFixedThreadPool(1);
+        int woken = 0;
+        int found = 0;
+        try {
+            for (int i = 0; i < 150; i++) {
+                ScopeKey key = randomKey();
+                OwnerToken owner = claim(key, fingerprint("a")).owner();
+                CyclicBarrier start = new CyclicBarrier(2);
+                Future<Boolean> waiter = threads.submit(() -> {
+                    start.await(5, TimeUnit.SECONDS);
+                    try (ChangeSubscription subscription = otherStore().subscribe(key)) {
+                        ClaimOutcome outcome = otherStore().claim(key, fingerprint("a"), LEASE, RETENTION);
+                        if (outcome instanceof ClaimOutcome.Finished) {
+                            return false;
+                        }
+                        assertThat(outcome).isInstanceOf(ClaimOutcome.InFlight.class);
+                        assertThat(subscription.await(Duration.ofSeconds(10)))
+                                .as("woken by the completion of the record its claim found in flight").isTrue();
+                        assertThat(otherStore().claim(key, fingerprint("a"), LEASE, RETENTION))
+                                .isInstanceOf(ClaimOutcome.Finished.class);
+                        return true;
+                    }
+                });
+                start.await(5, TimeUnit.SECONDS);
+                assertThat(store().complete(key, owner, RecordStatus.COMPLETED, binaryResponse())).isTrue();
+                if (waiter.get(15, TimeUnit.SECONDS)) {
+                    woken++;
+                } else {
+                    found++;
+                }
+            }
+        } finally {
+            threads.shutdownNow();
+        }
+        assertThat(woken + found).isEqualTo(150);
+    }
+
+    /**
+     * What a waiter does (the engine's wait): subscribes, then claims again, and finds the record in flight;
+     * the subscription is then signalled when that record changes.
+     */
+    protected static ChangeSubscription waitFor(IdempotencyStore waiter, ScopeKey key) {
+        ChangeSubscription subscription = waiter.subscribe(key);
+        try {
+            assertThat(waiter.claim(key, fingerprint("a"), LEASE, RETENTION)).as("claimed again after subscribing")
+                    .isInstanceOf(ClaimOutcome.InFlight.class);
+        } catch (RuntimeException | AssertionError e) {
+            subscription.close();
+            throw e;
+        }
+        return subscription;
     }
 
     @Test

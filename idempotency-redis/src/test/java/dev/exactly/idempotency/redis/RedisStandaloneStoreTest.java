@@ -93,10 +93,11 @@ class RedisStandaloneStoreTest extends AbstractRedisStoreTest {
         ScopeKey watched = randomKey();
         assertThat(store().complete(completed, claimed(completed), RecordStatus.COMPLETED, binaryResponse())).isTrue();
         assertThat(store().release(released, claimed(released))).isTrue();
-        try (ChangeSubscription waiting = otherStore().subscribe(watched)) {
+        OwnerToken owner = claimed(watched);
+        try (ChangeSubscription waiting = waitFor(otherStore(), watched)) {
             assertThat(admin.pttl(config.waiterKey(watched))).as("the waiter marker, with a TTL")
                     .isBetween(1L, RedisIdempotencyStore.WAITER_MARK_MILLIS);
-            assertThat(store().complete(watched, claimed(watched), RecordStatus.COMPLETED, binaryResponse())).isTrue();
+            assertThat(store().complete(watched, owner, RecordStatus.COMPLETED, binaryResponse())).isTrue();
 
             assertThat(messages.poll(5, TimeUnit.SECONDS))
                     .as("the first message is the watched scope's: nothing was published for the others")

@@ -7,6 +7,7 @@ import io.lettuce.core.codec.ByteArrayCodec;
 import io.lettuce.core.output.CommandOutput;
 import io.lettuce.core.output.IntegerOutput;
 import io.lettuce.core.output.NestedMultiOutput;
+import io.lettuce.core.output.ValueOutput;
 import io.lettuce.core.protocol.CommandArgs;
 import io.lettuce.core.protocol.CommandType;
 import java.io.IOException;
@@ -37,7 +38,9 @@ public enum LuaScript {
     /** See {@code release.lua}. */
     RELEASE("release.lua", ScriptOutputType.INTEGER),
     /** See {@code renew.lua}. */
-    RENEW("renew.lua", ScriptOutputType.INTEGER);
+    RENEW("renew.lua", ScriptOutputType.INTEGER),
+    /** See {@code touch.lua}. */
+    TOUCH("touch.lua", ScriptOutputType.VALUE);
 
     private static final String RESOURCE_DIR = "/dev/exactly/idempotency/redis/";
 
@@ -106,6 +109,7 @@ public enum LuaScript {
         return (CommandOutput<byte[], byte[], T>) switch (outputType) {
             case INTEGER -> new IntegerOutput<>(ByteArrayCodec.INSTANCE);
             case MULTI -> new NestedMultiOutput<>(ByteArrayCodec.INSTANCE);
+            case VALUE -> new ValueOutput<>(ByteArrayCodec.INSTANCE);
             default -> throw new IllegalStateException("no output for " + outputType);
         };
     }
