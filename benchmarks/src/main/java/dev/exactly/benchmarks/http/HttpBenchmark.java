@@ -176,15 +176,26 @@ public final class HttpBenchmark {
         out.printf("PostgreSQL store's shared statement lanes: %d (0: every claim and completion its own statement)%n",
                 Integer.getInteger(StoreFixture.PG_SHARED_LANES_PROPERTY,
                         PostgresStoreConfig.ofDefaults().sharedStatementLanes()));
-        HttpReport report = run(settings, out);
+        int ballast = Integer.getInteger(StoreFixture.REDIS_BALLAST_PROPERTY, StoreFixture.DEFAULT_BALLAST);
+        out.printf("ballast per Redis server of the benchmark's own: %,d keys (-D%s)%n", ballast,
+                StoreFixture.REDIS_BALLAST_PROPERTY);
+        HttpReport report = run(settings, out, ballast);
         report.print(out);
         if (!report.clean()) {
             System.exit(1);
         }
     }
 
-    /** Runs every phase and returns the report; progress goes to {@code progress}. */
+    /** Runs every phase and returns the report; progress goes to {@code progress}; no ballast. */
     public static HttpReport run(Settings settings, PrintStream progress) throws Exception {
+        return run(settings, progress, 0);
+    }
+
+    /**
+     * Runs every phase and returns the report; progress goes to {@code progress}; {@code ballast} keys are
+     * written first to each Redis server the benchmark starts ({@link StoreFixture#REDIS_BALLAST_PROPERTY}).
+     */
+    public static HttpReport run(Settings settings, PrintStream progress, int ballast) throws Exception {
         Machine before = Machine.sample(InstantSource.system());
         long started = System.nanoTime();
         String run = "h" + Long.toHexString(System.nanoTime());
@@ -197,7 +208,7 @@ public final class HttpBenchmark {
             Map<Variant, BenchServer.Endpoint> endpoints = new EnumMap<>(Variant.class);
             for (Variant variant : settings.variants()) {
                 StoreFixture fixture = variant.store()
-                        .map(kind -> fixtures.computeIfAbsent(kind, k -> StoreFixture.open(k, STORE_CONNECTIONS)))
+                        .map(kind -> fixtures.computeIfAbsent(kind, k -> StoreFixture.open(k, STORE_CONNECTIONS, ballast)))
                         .orElse(null);
                 if (fixture != null && !fixture.redisNodes().isEmpty()) {
                     redisStats.computeIfAbsent(fixture.kind(), k -> new RedisCommandStats(fixture.redisNodes()));

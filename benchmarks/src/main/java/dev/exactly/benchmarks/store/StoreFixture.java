@@ -14,20 +14,26 @@ import dev.exactly.idempotency.spi.IdempotencyStore;
 import dev.exactly.testing.RedisProcess;
 import dev.exactly.testing.TestPostgres;
 import dev.exactly.testing.TestRedis;
+import io.lettuce.core.AbstractRedisClient;
 import io.lettuce.core.ClientOptions;
 import io.lettuce.core.KeyScanCursor;
 import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisFuture;
+import io.lettuce.core.SetArgs;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.codec.ByteArrayCodec;
 import io.lettuce.core.ScanArgs;
 import io.lettuce.core.ScanCursor;
+import io.lettuce.core.api.StatefulConnection;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.sync.RedisCommands;
 import io.lettuce.core.cluster.ClusterClientOptions;
 import io.lettuce.core.cluster.RedisClusterClient;
 import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
+import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 import io.lettuce.core.resource.ClientResources;
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
@@ -37,6 +43,7 @@ import java.sql.Statement;
 import java.time.Duration;
 import java.time.InstantSource;
 import java.util.ArrayDeque;
+import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.Deque;
 import java.util.HexFormat;
@@ -83,6 +90,19 @@ public final class StoreFixture implements AutoCloseable {
      */
     public static final String REDIS_SERVER_PROPERTY = "exactly.bench.redisServer";
 
+    /**
+     * Keys written to a Redis server of the benchmark's own before it is used ({@link #ballast}); a Cluster of
+     * three nodes, each taking a third of the run's keys, gets one and a half times as many, half as many per
+     * node. The default, 2^22 + 2^16, leaves a Redis 7.0 server's tables at 2^23 entries (room for four
+     * million more keys than the ballast: a whole run of five rounds writes about three) and a Cluster node's at
+     * 2^22; 0 writes none. The HTTP benchmark's command writes it; its smoke test and the store benchmarks do not.
+     */
+    public static final String REDIS_BALLAST_PROPERTY = "exactly.bench.redisBallast";
+    public static final int DEFAULT_BALLAST = (1 << 22) + (1 << 16);
+    /** The ballast outlives the longest run the HTTP benchmark starts ({@link RawBaseline#KEPT}). */
+    private static final Duration KEPT_AFTER_RUN = RawBaseline.KEPT.plusHours(1);
+    private static final int BALLAST_BATCH = 10_000;
+
     /** The binary of {@link #REDIS_SERVER_PROPERTY}, else {@code redis-server} from the PATH; null when neither. */
     public static @Nullable Path redisServerBinary() {
         String configured = System.getProperty(REDIS_SERVER_PROPERTY);
@@ -125,16 +145,27 @@ public final class StoreFixture implements AutoCloseable {
      * @param connections the PostgreSQL pool size (one per benchmark thread)
      */
     public static StoreFixture open(StoreKind kind, int connections) {
+        return open(kind, connections, 0);
+    }
+
+    /**
+     * Opens a store of {@code kind}, writing {@code ballast} keys to a Redis server of the benchmark's own first
+     * ({@link #REDIS_BALLAST_PROPERTY}).
+     *
+     * @param connections the PostgreSQL pool size (one per benchmark thread)
+     */
+    public static StoreFixture open(StoreKind kind, int connections, int ballast) {
         Deque<AutoCloseable> resources = new ArrayDeque<>();
         try {
             return switch (kind) {
                 case MEMORY -> new StoreFixture(kind,
                         InMemoryIdempotencyStore.create(InstantSource.system(), MEMORY_MAX_ENTRIES), null, null,
                         List.of(), resources);
-                case REDIS -> openRedis(kind, standaloneRedis(resources), null, resources);
+                case REDIS -> openRedis(kind, standaloneRedis(resources, ballast), null, resources);
                 case REDIS_CLUSTER -> {
                     RedisCluster cluster = RedisCluster.start(3);
                     resources.push(cluster);
+                    ballast(cluster.uri(), true, ballast / 2 * 3);
                     yield openRedis(kind, cluster.uri(), cluster, resources);
                 }
                 case POSTGRES -> openPostgres(connections, resources);
@@ -211,12 +242,13 @@ public final class StoreFixture implements AutoCloseable {
      * that no other client shares its CPU and its command statistics are the benchmark's alone), else
      * the test Redis.
      */
-    private static String standaloneRedis(Deque<AutoCloseable> resources) {
+    private static String standaloneRedis(Deque<AutoCloseable> resources, int ballast) {
         Path binary = redisServerBinary();
         if (binary == null) {
             return TestRedis.uri();
         }
         RedisProcess server = RedisProcess.start(binary, TestRedis.freePort(), List.of());
+        String uri = "redis://" + TestRedis.host() + ":" + server.port();
         // stopped with the fixture, or by the JVM's exit should the benchmark be ended early
         Thread stopAtExit = new Thread(server::stop, "redis-stop-" + server.port());
         Runtime.getRuntime().addShutdownHook(stopAtExit);
@@ -229,7 +261,51 @@ public final class StoreFixture implements AutoCloseable {
                 // the hook runs or ran: the server is stopped either way
             }
         });
-        return "redis://" + TestRedis.host() + ":" + server.port();
+        ballast(uri, false, ballast);
+        return uri;
+    }
+
+    /**
+     * Writes {@code keys} keys that expire after the run ({@code SET ballast:i b PX ...}, pipelined) to a server of
+     * the benchmark's own (through a Cluster client when {@code cluster}, which spreads them over the nodes), so
+     * that each server's table of keys, and its table of keys with a TTL, has doubled past its size at the
+     * largest run before the first phase. A table that doubles during a phase moves every key to the new one
+     * (incrementally, but seconds of the server's CPU at millions of keys): the phase then running, whichever
+     * endpoint it is, ran at two thirds of its rate for a few seconds, and a guarded phase's round fell to 0.6-0.7
+     * of its floor's.
+     */
+    static void ballast(String uri, boolean cluster, int keys) {
+        if (keys <= 0) {
+            return;
+        }
+        long start = System.nanoTime();
+        AbstractRedisClient client = cluster ? RedisClusterClient.create(uri) : RedisClient.create(uri);
+        try (StatefulConnection<byte[], byte[]> connection = cluster
+                ? ((RedisClusterClient) client).connect(ByteArrayCodec.INSTANCE)
+                : ((RedisClient) client).connect(ByteArrayCodec.INSTANCE)) {
+            RedisClusterAsyncCommands<byte[], byte[]> commands = connection instanceof StatefulRedisClusterConnection<byte[], byte[]> c
+                    ? c.async() : ((StatefulRedisConnection<byte[], byte[]>) connection).async();
+            connection.setAutoFlushCommands(false);
+            byte[] value = {'b'};
+            SetArgs expiring = SetArgs.Builder.px(KEPT_AFTER_RUN.toMillis());
+            List<RedisFuture<String>> batch = new ArrayList<>(BALLAST_BATCH);
+            for (int i = 0; i < keys; i++) {
+                batch.add(commands.set(("ballast:" + i).getBytes(StandardCharsets.US_ASCII), value, expiring));
+                if (batch.size() == BALLAST_BATCH || i == keys - 1) {
+                    connection.flushCommands();
+                    for (RedisFuture<String> reply : batch) {
+                        reply.get(30, TimeUnit.SECONDS);
+                    }
+                    batch.clear();
+                }
+            }
+        } catch (Exception e) {
+            throw new IllegalStateException("could not write the ballast keys", e);
+        } finally {
+            client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
+        }
+        System.out.printf("ballast: %,d expiring keys written to %s in %d ms%n", keys, cluster ? "the Cluster" : "Redis",
+                (System.nanoTime() - start) / 1_000_000);
     }
 
     private static StoreFixture openPostgres(int connections, Deque<AutoCloseable> resources) {
