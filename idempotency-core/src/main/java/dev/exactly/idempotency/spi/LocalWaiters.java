@@ -29,6 +29,9 @@ public final class LocalWaiters {
 
     /** Wakes every subscription of {@code key}. */
     public void signal(ScopeKey key) {
+        if (byKey.isEmpty()) {
+            return; // the common case, nobody waits: no hash of the key (its 64 characters) to compute
+        }
         Set<Subscription> set = byKey.get(key);
         if (set != null) {
             set.forEach(Subscription::signal);
@@ -42,7 +45,7 @@ public final class LocalWaiters {
 
     /** Whether anybody in this process waits for {@code key} (stores may skip work otherwise). */
     public boolean hasWaiters(ScopeKey key) {
-        return byKey.containsKey(key);
+        return !byKey.isEmpty() && byKey.containsKey(key);
     }
 
     /** The number of keys with waiters, for tests and gauges. */
