@@ -165,7 +165,7 @@ public final class StoreFixture implements AutoCloseable {
                 case REDIS_CLUSTER -> {
                     RedisCluster cluster = RedisCluster.start(3);
                     resources.push(cluster);
-                    ballast(cluster.uri(), true, ballast / 2 * 3);
+                    ballast(cluster.seeds(), true, ballast / 2 * 3);
                     yield openRedis(kind, cluster.uri(), cluster, resources);
                 }
                 case POSTGRES -> openPostgres(connections, resources);
@@ -261,7 +261,7 @@ public final class StoreFixture implements AutoCloseable {
                 // the hook runs or ran: the server is stopped either way
             }
         });
-        ballast(uri, false, ballast);
+        ballast(List.of(RedisURI.create(uri)), false, ballast);
         return uri;
     }
 
@@ -274,12 +274,12 @@ public final class StoreFixture implements AutoCloseable {
      * endpoint it is, ran at two thirds of its rate for a few seconds, and a guarded phase's round fell to 0.6-0.7
      * of its floor's.
      */
-    static void ballast(String uri, boolean cluster, int keys) {
+    static void ballast(List<RedisURI> nodes, boolean cluster, int keys) {
         if (keys <= 0) {
             return;
         }
         long start = System.nanoTime();
-        AbstractRedisClient client = cluster ? RedisClusterClient.create(uri) : RedisClient.create(uri);
+        AbstractRedisClient client = cluster ? RedisClusterClient.create(nodes) : RedisClient.create(nodes.getFirst());
         try (StatefulConnection<byte[], byte[]> connection = cluster
                 ? ((RedisClusterClient) client).connect(ByteArrayCodec.INSTANCE)
                 : ((RedisClient) client).connect(ByteArrayCodec.INSTANCE)) {
