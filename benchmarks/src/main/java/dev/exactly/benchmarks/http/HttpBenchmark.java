@@ -86,6 +86,8 @@ public final class HttpBenchmark {
 
     /** Warm-up passes at most. */
     static final int MAX_WARMUP_PASSES = 4;
+    /** Fresh keys a second that {@link #ballast} counts per endpoint (this machine reaches 30,000-37,000). */
+    static final int BALLAST_KEYS_PER_SECOND = 40_000;
     /** The guarded route's policy: records are kept an hour, longer than any run that is allowed to start. */
     static final IdempotencyPolicy ROUTE_POLICY = IdempotencyPolicy.custom()
             .lease(Duration.ofSeconds(30)).retention(KEPT).build();
@@ -176,14 +178,40 @@ public final class HttpBenchmark {
         out.printf("PostgreSQL store's shared statement lanes: %d (0: every claim and completion its own statement)%n",
                 Integer.getInteger(StoreFixture.PG_SHARED_LANES_PROPERTY,
                         PostgresStoreConfig.ofDefaults().sharedStatementLanes()));
-        int ballast = Integer.getInteger(StoreFixture.REDIS_BALLAST_PROPERTY, StoreFixture.DEFAULT_BALLAST);
-        out.printf("ballast per Redis server of the benchmark's own: %,d keys (-D%s)%n", ballast,
+        Integer ballast = Integer.getInteger(StoreFixture.REDIS_BALLAST_PROPERTY);
+        out.printf("ballast per Redis server (Cluster node) of the benchmark's own: %s (-D%s)%n",
+                ballast == null ? "sized to the run" : String.format("%,d keys", ballast),
                 StoreFixture.REDIS_BALLAST_PROPERTY);
         HttpReport report = run(settings, out, ballast);
         report.print(out);
         if (!report.clean()) {
             System.exit(1);
         }
+    }
+
+    /**
+     * The keys to write to each server (node) of a Redis of {@code kind} before the run: 2^k + 2^16 for the least
+     * 2^k (at least 2^20) that the run's own keys on one server stay under, counting
+     * {@value #BALLAST_KEYS_PER_SECOND} keys a second for every second of every phase with fresh keys on that
+     * store (more than this machine reaches), a Cluster's spread over its three nodes. A server's tables then hold
+     * 2^(k+1) entries and the run does not fill them; 0 for a store that is not Redis.
+     */
+    static int ballast(Settings settings, StoreKind kind) {
+        if (kind != StoreKind.REDIS && kind != StoreKind.REDIS_CLUSTER) {
+            return 0;
+        }
+        long endpoints = settings.variants().stream().filter(v -> v.store().orElse(null) == kind).count();
+        double freshShare = settings.mixes().stream()
+                .mapToDouble(mix -> mix == Mix.FRESH ? 1.0 : mix == Mix.MIXED ? 0.9 : 0.0).sum();
+        long seconds = settings.rounds() * settings.measure().toSeconds()
+                + MAX_WARMUP_PASSES * settings.warmup().toSeconds();
+        double keys = endpoints * freshShare * seconds * BALLAST_KEYS_PER_SECOND
+                / (kind == StoreKind.REDIS_CLUSTER ? StoreFixture.CLUSTER_MASTERS : 1);
+        int power = 20;
+        while ((1L << power) < keys && power < 28) {
+            power++;
+        }
+        return (1 << power) + (1 << 16);
     }
 
     /** Runs every phase and returns the report; progress goes to {@code progress}; no ballast. */
@@ -193,9 +221,10 @@ public final class HttpBenchmark {
 
     /**
      * Runs every phase and returns the report; progress goes to {@code progress}; {@code ballast} keys are
-     * written first to each Redis server the benchmark starts ({@link StoreFixture#REDIS_BALLAST_PROPERTY}).
+     * written first to each Redis server (Cluster node) the benchmark starts, or, when null, as many as
+     * {@link #ballast} sizes for the run ({@link StoreFixture#REDIS_BALLAST_PROPERTY}).
      */
-    public static HttpReport run(Settings settings, PrintStream progress, int ballast) throws Exception {
+    public static HttpReport run(Settings settings, PrintStream progress, @Nullable Integer ballast) throws Exception {
         Machine before = Machine.sample(InstantSource.system());
         long started = System.nanoTime();
         String run = "h" + Long.toHexString(System.nanoTime());
@@ -208,7 +237,8 @@ public final class HttpBenchmark {
             Map<Variant, BenchServer.Endpoint> endpoints = new EnumMap<>(Variant.class);
             for (Variant variant : settings.variants()) {
                 StoreFixture fixture = variant.store()
-                        .map(kind -> fixtures.computeIfAbsent(kind, k -> StoreFixture.open(k, STORE_CONNECTIONS, ballast)))
+                        .map(kind -> fixtures.computeIfAbsent(kind, k -> StoreFixture.open(k, STORE_CONNECTIONS,
+                                ballast != null ? ballast : ballast(settings, k))))
                         .orElse(null);
                 if (fixture != null && !fixture.redisNodes().isEmpty()) {
                     redisStats.computeIfAbsent(fixture.kind(), k -> new RedisCommandStats(fixture.redisNodes()));

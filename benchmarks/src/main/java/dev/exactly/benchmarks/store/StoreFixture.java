@@ -91,14 +91,13 @@ public final class StoreFixture implements AutoCloseable {
     public static final String REDIS_SERVER_PROPERTY = "exactly.bench.redisServer";
 
     /**
-     * Keys written to a Redis server of the benchmark's own before it is used ({@link #ballast}); a Cluster of
-     * three nodes, each taking a third of the run's keys, gets one and a half times as many, half as many per
-     * node. The default, 2^22 + 2^16, leaves a Redis 7.0 server's tables at 2^23 entries (room for four
-     * million more keys than the ballast: a whole run of five rounds writes about three) and a Cluster node's at
-     * 2^22; 0 writes none. The HTTP benchmark's command writes it; its smoke test and the store benchmarks do not.
+     * Keys written to each Redis server (each Cluster node) of the benchmark's own before it is used
+     * ({@link #ballast}); unset, the HTTP benchmark sizes them to the run; 0 writes none. The smoke test and the
+     * store benchmarks write none.
      */
     public static final String REDIS_BALLAST_PROPERTY = "exactly.bench.redisBallast";
-    public static final int DEFAULT_BALLAST = (1 << 22) + (1 << 16);
+    /** The masters of the benchmarks' Redis Cluster. */
+    public static final int CLUSTER_MASTERS = 3;
     /** The ballast outlives the longest run the HTTP benchmark starts ({@link RawBaseline#KEPT}). */
     private static final Duration KEPT_AFTER_RUN = RawBaseline.KEPT.plusHours(1);
     private static final int BALLAST_BATCH = 10_000;
@@ -149,8 +148,8 @@ public final class StoreFixture implements AutoCloseable {
     }
 
     /**
-     * Opens a store of {@code kind}, writing {@code ballast} keys to a Redis server of the benchmark's own first
-     * ({@link #REDIS_BALLAST_PROPERTY}).
+     * Opens a store of {@code kind}, writing {@code ballast} keys to each Redis server (Cluster node) of the
+     * benchmark's own first ({@link #REDIS_BALLAST_PROPERTY}).
      *
      * @param connections the PostgreSQL pool size (one per benchmark thread)
      */
@@ -163,9 +162,9 @@ public final class StoreFixture implements AutoCloseable {
                         List.of(), resources);
                 case REDIS -> openRedis(kind, standaloneRedis(resources, ballast), null, resources);
                 case REDIS_CLUSTER -> {
-                    RedisCluster cluster = RedisCluster.start(3);
+                    RedisCluster cluster = RedisCluster.start(CLUSTER_MASTERS);
                     resources.push(cluster);
-                    ballast(cluster.seeds(), true, ballast / 2 * 3);
+                    ballast(cluster.seeds(), true, ballast * CLUSTER_MASTERS);
                     yield openRedis(kind, cluster.uri(), cluster, resources);
                 }
                 case POSTGRES -> openPostgres(connections, resources);

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.exactly.benchmarks.store.RedisCluster;
+import dev.exactly.benchmarks.store.StoreKind;
 import dev.exactly.testing.Ci;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
@@ -111,6 +112,23 @@ class HttpBenchmarkSmokeTest {
         // the documented run (5 rounds) fits
         assertThat(new HttpBenchmark.Settings(2, 32, Duration.ofSeconds(2), Duration.ofSeconds(5), 5, 1000,
                 List.of(Variant.values()), List.of(Mix.values())).rounds()).isEqualTo(5);
+    }
+
+    @Test
+    void theBallastOutgrowsWhatTheRunWritesToEachServer() {
+        // the documented run: three endpoints on the standalone Redis write fresh keys in two mixes for 5 x 5 s and
+        // up to four 2 s warm-up passes, at most 7.5 million at 40,000 a second: its tables start at 2^24
+        HttpBenchmark.Settings whole = new HttpBenchmark.Settings(2, 32, Duration.ofSeconds(2), Duration.ofSeconds(5), 5,
+                1000, List.of(Variant.values()), List.of(Mix.values()));
+        assertThat(HttpBenchmark.ballast(whole, StoreKind.REDIS)).isEqualTo((1 << 23) + (1 << 16));
+        // two Cluster endpoints, their keys over three nodes: 1.7 million a node
+        assertThat(HttpBenchmark.ballast(whole, StoreKind.REDIS_CLUSTER)).isEqualTo((1 << 21) + (1 << 16));
+        assertThat(HttpBenchmark.ballast(whole, StoreKind.POSTGRES)).isZero();
+        assertThat(HttpBenchmark.ballast(whole, StoreKind.MEMORY)).isZero();
+        // replays write no keys: the least ballast
+        HttpBenchmark.Settings replays = new HttpBenchmark.Settings(2, 32, Duration.ofSeconds(2), Duration.ofSeconds(5), 3,
+                1000, List.of(Variant.RAW_REDIS, Variant.REDIS), List.of(Mix.REPLAYS));
+        assertThat(HttpBenchmark.ballast(replays, StoreKind.REDIS)).isEqualTo((1 << 20) + (1 << 16));
     }
 
     @Test
