@@ -92,10 +92,12 @@ import org.jspecify.annotations.Nullable;
  *       client sends whole (status, finish time, then the processing value's retention, owner,
  *       fingerprint and creation time as its claim wrote them, then the response) with the retention as
  *       TTL, and, if the scope's waiter marker exists, {@code PUBLISH} the scope hash on the change
- *       channel (both taken from the record's key, so that the common case, nobody waiting, sends
- *       neither). The store holds the value each of its claims wrote (or its takeover returned) until
- *       the completion or release ({@code HeldClaims}): while the owner matches, no one else has changed
- *       those bytes.</li>
+ *       channel (both taken from the record's key). The store holds the value each of its claims wrote
+ *       (or its takeover returned) until the completion or release ({@code HeldClaims}): while the owner
+ *       matches, no one else has changed those bytes. A record that is still that value byte for byte is
+ *       written without looking for the marker, as {@code SET ... IFEQ} would (see touch.lua): the common
+ *       case, nobody waiting, is the script's {@code GET} and {@code SET}, the least a fenced completion
+ *       costs.</li>
  *   <li><b>SET ... IFEQ</b> — the same completion without a script on a server with compare-and-set
  *       (Valkey 8.1, Redis 8.4 and later; {@code INFO server} at connect): {@code SET record finished IFEQ
  *       processing PX retention}, written only while the record is, byte for byte, the processing value
@@ -105,8 +107,9 @@ import org.jspecify.annotations.Nullable;
  *       {@code IFEQ} (a server or Cluster node without it) switches the store to finish.lua.</li>
  *   <li><b>touch.lua</b> — a claim in flight while this process waits for the scope (its waiter marker set
  *       before that claim): a processing record's expiry field is shown one millisecond earlier (nothing a
- *       decision reads, nor the TTL), so that no owner holds that value any more and its completion is
- *       finish.lua, which publishes; the record comes back as it now is (absent: the claim is made again).</li>
+ *       decision reads, nor the TTL), so that no owner holds that value any more and its completion, by
+ *       {@code SET ... IFEQ} or by finish.lua, finds another value and publishes; the record comes back as it
+ *       now is (absent: the claim is made again).</li>
  *   <li><b>complete.lua</b> — the same step for an owner token whose claim this store does not hold
  *       (another instance's, or one dropped from a full table): the client sends the front and the
  *       response, and the script writes them around the stored value's retention, owner, fingerprint
@@ -135,9 +138,9 @@ import org.jspecify.annotations.Nullable;
  * when somebody waits for the scope: {@link #subscribe} sets the scope's waiter marker (one {@code SET}
  * with a TTL, renewed while the wait lasts) before the waiter claims again, and the scripts publish only
  * while the marker exists, so the common case (nobody waits) sends no message and no instance receives
- * one. That claim, finding the record in flight, touches it (touch.lua), so that a completion by
- * {@code SET ... IFEQ}, which publishes nothing, cannot apply to a record someone waits for: it goes to
- * finish.lua instead. A change is therefore published when it happens to the record a waiter's claim found
+ * one. That claim, finding the record in flight, touches it (touch.lua), so that a completion that looks
+ * for no marker ({@code SET ... IFEQ}, or finish.lua finding the value its owner holds) cannot apply to a
+ * record someone waits for: it goes to finish.lua's owner check, which publishes. A change is therefore published when it happens to the record a waiter's claim found
  * in flight after its subscription, which is what {@link IdempotencyStore#subscribe} asks for. Each store
  * holds one pub/sub connection subscribed to the channel (for Cluster, the Cluster pub/sub connection; a
  * classic {@code PUBLISH} reaches every node) and wakes the matching {@link LocalWaiters}. Whenever the
@@ -188,6 +191,8 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
     private static final byte[] PX = {'P', 'X'};
     private static final byte[] GET = {'G', 'E', 'T'};
     private static final byte[] IFEQ = {'I', 'F', 'E', 'Q'};
+    /** finish.lua's held value when the compare is known to fail (no record is empty). */
+    private static final byte[] NOT_HELD = {};
 
     private final RedisStoreConfig config;
     private final String topology;
@@ -470,12 +475,18 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
             }
             byte[] finished = RecordValue.finished(processing, outcome, clock.nowMillis(), part);
             byte[] retention = RecordValue.retention(processing);
-            if (compareAndSet && finishIfEqual(commands, keys[0], processing, finished, retention)) {
+            if (!compareAndSet) {
+                // the script compares with the value held, as IFEQ would, then decides by the owner
+                return LuaScript.FINISH.<Long>run(commands, deadlines, keys, RecordValue.fence(owner), finished,
+                        retention, processing);
+            }
+            if (finishIfEqual(commands, keys[0], processing, finished, retention)) {
                 return 1L;
             }
-            // no compare-and-set, or the record is not the value held (renewed, taken over, finished, gone):
-            // the script decides by the owner, as it always did
-            return LuaScript.FINISH.<Long>run(commands, deadlines, keys, RecordValue.fence(owner), finished, retention);
+            // the record is not the value held (touched, renewed, taken over, finished, gone), or the server
+            // refused IFEQ: the script decides by the owner, as it always did
+            return LuaScript.FINISH.<Long>run(commands, deadlines, keys, RecordValue.fence(owner), finished,
+                    retention, compareAndSet ? NOT_HELD : processing);
         });
         return signalledIf(applied == 1L, key);
     }

@@ -1,10 +1,11 @@
 -- touch: the re-read of a scope by a process that waits for it (its waiter marker set before), which
 -- makes a processing record unlike any value its owner holds.
--- On a server with compare-and-set an owner completes the claim it holds with SET ... IFEQ, which sends no
--- message: it succeeds only while the record is, byte for byte, the value the claim wrote. A waiter changes
--- those bytes here (the expiry shown, 16..28, one millisecond earlier; nothing any decision reads: not the
--- lease end, the lease mark, the retention, the owner, the fingerprint, nor the TTL), so that the owner's
--- IFEQ finds another value and its completion goes to finish.lua, which publishes while the marker exists.
+-- An owner completes the claim it holds without looking for a waiter while the record is, byte for byte, the
+-- value its claim wrote: with SET ... IFEQ on a server with compare-and-set, else in finish.lua, and neither
+-- publishes then. A waiter changes those bytes here (the expiry shown, 16..28, one millisecond earlier;
+-- nothing any decision reads: not the lease end, the lease mark, the retention, the owner, the fingerprint,
+-- nor the TTL), so that the owner's completion finds another value and goes to finish.lua's owner check,
+-- which publishes while the marker exists.
 -- Each touch lowers the expiry shown again: no sequence of touches gives back a value an owner holds.
 --
 -- KEYS[1]  the record of one scope: prefix{scope hash}:r

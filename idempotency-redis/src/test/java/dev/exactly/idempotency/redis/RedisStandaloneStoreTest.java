@@ -6,6 +6,7 @@ import static dev.exactly.idempotency.redis.RedisStoreTestSupport.randomKey;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.exactly.idempotency.ClaimOutcome;
+import dev.exactly.idempotency.IdempotencyRecord;
 import dev.exactly.idempotency.OwnerToken;
 import dev.exactly.idempotency.RecordStatus;
 import dev.exactly.idempotency.ScopeKey;
@@ -13,17 +14,22 @@ import dev.exactly.idempotency.spi.ChangeSubscription;
 import dev.exactly.testing.TestRedis;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
+import io.lettuce.core.SetArgs;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.sync.RedisCommands;
 import io.lettuce.core.cluster.api.sync.RedisClusterCommands;
 import io.lettuce.core.pubsub.RedisPubSubAdapter;
 import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
 import java.time.Duration;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.Objects;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
@@ -107,6 +113,55 @@ class RedisStandaloneStoreTest extends AbstractRedisStoreTest {
         assertThat(admin.exists(config.waiterKey(completed), config.waiterKey(released))).isZero();
     }
 
+    @Test
+    void aCompletionNobodyWaitsForLooksForNoMarkerAndPublishesNothing() {
+        ScopeKey key = randomKey();
+        OwnerToken owner = claimed(key);
+        admin.configResetstat();
+
+        assertThat(store().complete(key, owner, RecordStatus.COMPLETED, binaryResponse())).isTrue();
+
+        assertThat(commandCalls()).as("one SET of the finished value (IFEQ, or inside finish.lua after its GET)")
+                .containsEntry("set", 1L).doesNotContainKeys("exists", "publish");
+        ClaimOutcome replay = otherStore().claim(key, fingerprint("a"), LEASE, RETENTION);
+        assertThat(replay).isInstanceOf(ClaimOutcome.Finished.class);
+        IdempotencyRecord record = ((ClaimOutcome.Finished) replay).record();
+        assertThat(record.status()).isEqualTo(RecordStatus.COMPLETED);
+        assertThat(record.owner()).isEqualTo(owner);
+        assertThat(Objects.requireNonNull(record.response()).body()).isEqualTo(binaryResponse().body());
+    }
+
+    @Test
+    void aRecordAWaiterTouchedIsCompletedByItsOwnerAndPublished() throws InterruptedException {
+        Assumptions.assumeFalse(store().compareAndSet(), "IFEQ's side: ValkeyStoreTest");
+        ScopeKey key = randomKey();
+        OwnerToken owner = claimed(key);
+        try (ChangeSubscription waiting = waitFor(otherStore(), key)) {
+            admin.configResetstat();
+
+            assertThat(store().complete(key, owner, RecordStatus.COMPLETED, binaryResponse())).isTrue();
+
+            assertThat(commandCalls()).as("finish.lua: not the value held, so the owner check, the marker and the message")
+                    .containsEntry("evalsha", 1L).containsEntry("set", 1L).containsEntry("exists", 1L)
+                    .containsEntry("publish", 1L);
+            assertThat(waiting.await(Duration.ofSeconds(5))).as("the waiter in the other instance woke").isTrue();
+        }
+        assertThat(store().find(key).orElseThrow().status()).isEqualTo(RecordStatus.COMPLETED);
+    }
+
+    @Test
+    void aStaleOwnerWhoseValueWasTakenOverWritesNothing() {
+        ScopeKey key = randomKey();
+        OwnerToken owner = claimed(key);
+        String held = admin.get(config.recordKey(key));
+        admin.set(config.recordKey(key), held.replace(owner.value(), OwnerToken.random().value()), SetArgs.Builder.keepttl());
+
+        assertThat(store().complete(key, owner, RecordStatus.COMPLETED, binaryResponse())).isFalse();
+
+        assertThat(store().find(key).orElseThrow().status()).isEqualTo(RecordStatus.PROCESSING);
+        assertThat(store().find(key).orElseThrow().owner()).isNotEqualTo(owner);
+    }
+
     protected final RedisCommands<String, String> standaloneAdmin() {
         return admin;
     }
@@ -115,5 +170,23 @@ class RedisStandaloneStoreTest extends AbstractRedisStoreTest {
         ClaimOutcome outcome = store().claim(key, fingerprint("a"), LEASE, RETENTION);
         assertThat(outcome).isInstanceOf(ClaimOutcome.Claimed.class);
         return ((ClaimOutcome.Claimed) outcome).owner();
+    }
+
+    /** {@code INFO commandstats} as command name to calls (subcommands, e.g. {@code config|resetstat}, left out). */
+    protected final Map<String, Long> commandCalls() {
+        Map<String, Long> calls = new LinkedHashMap<>();
+        for (String line : admin.info("commandstats").split("\r?\n")) {
+            if (line.startsWith("cmdstat_") && !line.contains("|")) {
+                String name = line.substring("cmdstat_".length(), line.indexOf(':'));
+                String stats = line.substring(line.indexOf(':') + 1);
+                for (String field : stats.split(",")) {
+                    if (field.startsWith("calls=")) {
+                        calls.put(name, Long.parseLong(field.substring("calls=".length())));
+                    }
+                }
+            }
+        }
+        calls.remove("info");
+        return calls;
     }
 }

@@ -13,7 +13,6 @@ import dev.exactly.idempotency.ScopeKey;
 import dev.exactly.idempotency.spi.ChangeSubscription;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.LinkedHashMap;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
@@ -116,23 +115,5 @@ class ValkeyStoreTest extends RedisStandaloneStoreTest {
         String held = standaloneAdmin().get(config.recordKey(key));
         assertThat(otherStore().claim(key, fingerprint("a"), LEASE, RETENTION)).isInstanceOf(ClaimOutcome.InFlight.class);
         assertThat(standaloneAdmin().get(config.recordKey(key))).isEqualTo(held);
-    }
-
-    /** {@code INFO commandstats} as command name to calls (subcommands, e.g. {@code config|resetstat}, left out). */
-    private Map<String, Long> commandCalls() {
-        Map<String, Long> calls = new LinkedHashMap<>();
-        for (String line : standaloneAdmin().info("commandstats").split("\r?\n")) {
-            if (line.startsWith("cmdstat_") && !line.contains("|")) {
-                String name = line.substring("cmdstat_".length(), line.indexOf(':'));
-                String stats = line.substring(line.indexOf(':') + 1);
-                for (String field : stats.split(",")) {
-                    if (field.startsWith("calls=")) {
-                        calls.put(name, Long.parseLong(field.substring("calls=".length())));
-                    }
-                }
-            }
-        }
-        calls.remove("info");
-        return calls;
     }
 }
