@@ -140,8 +140,9 @@ import org.jspecify.annotations.Nullable;
  * while the marker exists, so the common case (nobody waits) sends no message and no instance receives
  * one. That claim, finding the record in flight, touches it (touch.lua), so that a completion that looks
  * for no marker ({@code SET ... IFEQ}, or finish.lua finding the value its owner holds) cannot apply to a
- * record someone waits for: it goes to finish.lua's owner check, which publishes. A change is therefore published when it happens to the record a waiter's claim found
- * in flight after its subscription, which is what {@link IdempotencyStore#subscribe} asks for. Each store
+ * record someone waits for: it goes to finish.lua's owner check, which publishes. A change is therefore
+ * published when it happens to the record a waiter's claim found in flight after its subscription, which is
+ * what {@link IdempotencyStore#subscribe} asks for. Each store
  * holds one pub/sub connection subscribed to the channel (for Cluster, the Cluster pub/sub connection; a
  * classic {@code PUBLISH} reaches every node) and wakes the matching {@link LocalWaiters}. Whenever the
  * subscription is (re-)established, for instance after a reconnect during which messages may have been
