@@ -10,7 +10,8 @@ import java.util.concurrent.atomic.LongAdder;
 /**
  * Counts the executions of one endpoint's handler and, where a key must run at most once, finds any key
  * that ran twice. The load script's keys are {@code <series>-<n>} (a phase's tag and client thread, then a
- * counter; or a run's replay keys and their index), kept as one bit per key and series, so that millions
+ * counter; or a run's replay keys and their index), after the random prefix of {@link KeyOrder#RANDOM},
+ * kept as one bit per key and series, so that millions
  * of fresh keys cost little memory. Thread-safe.
  */
 final class Executions {
@@ -40,7 +41,8 @@ final class Executions {
         return ids.incrementAndGet();
     }
 
-    private boolean firstRun(String key) {
+    private boolean firstRun(String random) {
+        String key = KeyOrder.ordered(random);
         int dash = key.lastIndexOf('-');
         String name = key;
         int index = 0;

@@ -36,6 +36,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.SplittableRandom;
 import java.util.OptionalLong;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -67,7 +68,8 @@ import org.jspecify.annotations.Nullable;
  * Options (system properties): {@code -Dexactly.bench.threads=2 -Dexactly.bench.connections=32
  * -Dexactly.bench.warmup=2 -Dexactly.bench.seconds=5 -Dexactly.bench.rounds=3
  * -Dexactly.bench.replayKeys=1000 -Dexactly.bench.endpoints=unguarded,memory,raw-redis,redis,...
- * -Dexactly.bench.mixes=fresh,replays,mixed -Dexactly.bench.pgSharedLanes=4} (the PostgreSQL store's shared
+ * -Dexactly.bench.mixes=fresh,replays,mixed -Dexactly.bench.keys=random -Dexactly.bench.pgSharedLanes=4} ({@link
+ * KeyOrder}; the PostgreSQL store's shared
  * statement lanes; 0: every write its own statement), and {@code -Dexactly.bench.profile=DIR}: CPU samples of the measured
  * phases ({@link CpuProfile}, one per millisecond of the JVM's CPU time), one file of collapsed stacks per mix and
  * endpoint in {@code DIR}, and for each guarded endpoint the frames whose self time per request differs most
@@ -112,9 +114,10 @@ public final class HttpBenchmark {
      * @param replayKeys  keys completed per endpoint before the phases, for replays
      * @param variants    endpoints to measure, in this order within odd rounds and reversed in even ones
      * @param mixes       the mixes to run, in this order within a round
+     * @param keys        where the keys fall in a sorted index ({@link KeyOrder#RANDOM}, as clients send them)
      */
     public record Settings(int threads, int connections, Duration warmup, Duration measure, int rounds,
-            int replayKeys, List<Variant> variants, List<Mix> mixes) {
+            int replayKeys, List<Variant> variants, List<Mix> mixes, KeyOrder keys) {
 
         public Settings {
             variants = List.copyOf(variants);
@@ -139,7 +142,13 @@ public final class HttpBenchmark {
             }
         }
 
-        /** wrk -t2 -c32, 2 s warm-up, 3 rounds of 5 s, 1000 replay keys, every endpoint and mix. */
+        /** Random keys, as clients send them. */
+        public Settings(int threads, int connections, Duration warmup, Duration measure, int rounds, int replayKeys,
+                List<Variant> variants, List<Mix> mixes) {
+            this(threads, connections, warmup, measure, rounds, replayKeys, variants, mixes, KeyOrder.RANDOM);
+        }
+
+        /** wrk -t2 -c32, 2 s warm-up, 3 rounds of 5 s, 1000 replay keys, every endpoint and mix, random keys. */
         public static Settings defaults() {
             return new Settings(2, 32, Duration.ofSeconds(2), Duration.ofSeconds(5), 3, 1000, List.of(Variant.values()),
                     List.of(Mix.values()));
@@ -161,16 +170,17 @@ public final class HttpBenchmark {
                             : Arrays.stream(endpoints.split(",")).map(String::strip).map(Variant::of).toList(),
                     mixes == null
                             ? d.mixes()
-                            : Arrays.stream(mixes.split(",")).map(String::strip).map(Mix::of).toList());
+                            : Arrays.stream(mixes.split(",")).map(String::strip).map(Mix::of).toList(),
+                    KeyOrder.of(System.getProperty("exactly.bench.keys", d.keys().mode())));
         }
     }
 
     public static void main(String[] args) throws Exception {
         Settings settings = Settings.fromSystemProperties();
         PrintStream out = System.out;
-        out.printf("HTTP benchmark: wrk -t%d -c%d, %d s warm-up and %d x %d s per endpoint and mix, loopback%n",
+        out.printf("HTTP benchmark: wrk -t%d -c%d, %d s warm-up and %d x %d s per endpoint and mix, loopback, %s keys%n",
                 settings.threads(), settings.connections(), settings.warmup().toSeconds(), settings.rounds(),
-                settings.measure().toSeconds());
+                settings.measure().toSeconds(), settings.keys().mode());
         out.printf("raw Redis floors' flushes: %s (the store's: consolidated)%n",
                 System.getProperty(StoreFixture.RAW_FLUSHES_PROPERTY, "lettuce"));
         out.printf("Redis server binary: %s%n", Objects.requireNonNullElse(StoreFixture.redisServerBinary(),
@@ -434,8 +444,9 @@ public final class HttpBenchmark {
             long start = System.nanoTime();
             URI uri = server.uri(variant, Mix.FRESH);
             List<String> keys = new ArrayList<>(settings.replayKeys());
+            SplittableRandom random = new SplittableRandom();
             for (int i = 0; i < settings.replayKeys(); i++) {
-                keys.add(run + "-replay-" + variant.id() + "-" + i);
+                keys.add(settings.keys().key(run + "-replay-" + variant.id() + "-" + i, random));
             }
             List<String> bodies = new ArrayList<>(keys.size());
             RenewableMemoryStore memory = renewable.get(variant);
@@ -512,8 +523,8 @@ public final class HttpBenchmark {
                 profile.start();
             }
             long cpuBefore = processCpuNanos();
-            Wrk.Report report = wrk.run(server.uri(variant, mix), mix, tag, variant.marksReplays(), keyFile(variant),
-                    settings.threads(), settings.connections(), duration);
+            Wrk.Report report = wrk.run(server.uri(variant, mix), mix, tag, settings.keys(), variant.marksReplays(),
+                    keyFile(variant), settings.threads(), settings.connections(), duration);
             await("requests of " + tag + " finished").atMost(IDLE_TIMEOUT).pollInterval(Duration.ofMillis(5))
                     .until(() -> server.inProgress() == 0);
             long cpu = processCpuNanos() - cpuBefore;

@@ -79,11 +79,13 @@ final class Wrk {
     /**
      * Runs one phase against {@code uri} and waits for it.
      *
-     * @param tag    unique to the phase: fresh keys are {@code tag-<thread>-<n>}
+     * @param tag    unique to the phase: fresh keys are {@code tag-<thread>-<n>}, in {@code order}
+     * @param order  where the keys fall in a sorted index
      * @param marked whether replays must come back marked as replays (see {@code phase.lua})
      * @param keys   the replay keys and their first answers (replay and mixed modes)
      */
-    Report run(URI uri, Mix mix, String tag, boolean marked, Path keys, int threads, int connections, Duration duration)
+    Report run(URI uri, Mix mix, String tag, KeyOrder order, boolean marked, Path keys, int threads, int connections,
+            Duration duration)
             throws IOException, InterruptedException {
         List<String> command = List.of(binary.toString(),
                 "-t", Integer.toString(threads),
@@ -93,7 +95,7 @@ final class Wrk {
                 "--latency",
                 "-s", script.toString(),
                 uri.toString(),
-                "--", mix.mode(), tag, marked ? "1" : "0", keys.toString());
+                "--", mix.mode(), tag, marked ? "1" : "0", keys.toString(), order.mode());
         Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
         byte[] output;
         try (InputStream in = process.getInputStream()) {

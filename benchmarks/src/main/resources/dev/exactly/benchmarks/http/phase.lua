@@ -5,10 +5,12 @@
 --   1  mode: "fresh" (each request a key never sent before), "replay" (keys completed beforehand) or
 --      "mixed" (every tenth request of a thread a replay, the others fresh keys; a replay carries
 --      X-Bench-Replay: 1, which only the raw floor reads: it is told what a guard must find out)
---   2  tag: unique to this phase; a fresh key is tag-<thread>-<n>
+--   2  tag: unique to this phase; a fresh key is tag-<thread>-<n>, after a random prefix in random order
 --   3  marked: "1" if replays must carry Idempotent-Replayed: true (a guard, or a raw replay read);
 --      "0" if no answer may carry it (the unguarded endpoint runs every request)
 --   4  keys file (replay and mixed modes): one "key<TAB>first answer's body" per line
+--   5  key order: "random" (each fresh key starts with eight random hex digits and a dot, so that keys fall
+--      anywhere in a sorted index, as clients' random keys do) or "ordered" (consecutive keys adjacent)
 --
 -- An answer passes if its status is 201, its body names the request's key space ("reference"), a fresh
 -- key's answer is not marked as a replay, and a replay's answer is marked (or not) as required and, when
@@ -27,6 +29,10 @@ function init(args)
   mode = args[1]
   marked = args[3] == "1"
   prefix = args[2] .. "-" .. id .. "-"
+  scatter = args[5] == "random"
+  if not scatter and args[5] ~= "ordered" then
+    error("key order must be random or ordered, not " .. tostring(args[5]))
+  end
   counter = 0
   checked = 0
   failed = 0
@@ -47,7 +53,12 @@ function init(args)
   elseif mode ~= "fresh" then
     error("mode must be fresh, replay or mixed, not " .. tostring(mode))
   end
-  math.randomseed(id * 7919)
+  -- a seed of its own per thread and phase: the prefixes of one phase do not repeat the phase's before
+  local seed = id * 7919
+  for i = 1, #args[2] do
+    seed = (seed * 31 + args[2]:byte(i)) % 2147483647
+  end
+  math.randomseed(seed)
   headers = { ["Content-Type"] = "application/json" }
 end
 
@@ -55,7 +66,11 @@ function request()
   local key
   counter = counter + 1
   if mode == "fresh" or (mode == "mixed" and counter % 10 ~= 0) then
-    key = prefix .. counter
+    if scatter then
+      key = string.format("%04x%04x.", math.random(0, 65535), math.random(0, 65535)) .. prefix .. counter
+    else
+      key = prefix .. counter
+    end
     headers["X-Bench-Replay"] = nil
   else
     key = keys[math.random(#keys)]
@@ -85,8 +100,9 @@ function response(status, headers, body)
     return fail("no reference in " .. body)
   end
   local replayed = headers["Idempotent-Replayed"]
-  if mode == "fresh" or (mode == "mixed" and ref:sub(1, #prefix) == prefix) then
-    if ref:sub(1, #prefix) ~= prefix then
+  local ordered = ref:match("^%x+%.(.*)$") or ref
+  if mode == "fresh" or (mode == "mixed" and ordered:sub(1, #prefix) == prefix) then
+    if ordered:sub(1, #prefix) ~= prefix then
       return fail("answer for " .. ref .. " on a connection that sent keys " .. prefix .. "*")
     end
     if replayed then

@@ -6,14 +6,25 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.exactly.benchmarks.store.RedisCluster;
 import dev.exactly.benchmarks.store.StoreKind;
 import dev.exactly.testing.Ci;
+import dev.exactly.idempotency.servlet.IdempotencyFilter;
+import jakarta.servlet.ServletException;
+import jakarta.servlet.ServletRequest;
+import jakarta.servlet.ServletResponse;
+import jakarta.servlet.http.HttpServlet;
+import jakarta.servlet.http.HttpServletRequest;
+import jakarta.servlet.http.HttpServletResponse;
 import java.io.ByteArrayOutputStream;
+import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collections;
+import java.util.Comparator;
 import java.util.List;
+import java.util.SplittableRandom;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -142,8 +153,8 @@ class HttpBenchmarkSmokeTest {
             Wrk wrk = Wrk.create(work);
 
             // replays that must come back marked and identical: the unguarded endpoint runs them again
-            Wrk.Report report = wrk.run(server.uri(Variant.UNGUARDED, Mix.REPLAYS), Mix.REPLAYS, "smoke", true, keys,
-                    1, 2, Duration.ofSeconds(1));
+            Wrk.Report report = wrk.run(server.uri(Variant.UNGUARDED, Mix.REPLAYS), Mix.REPLAYS, "smoke",
+                    KeyOrder.RANDOM, true, keys, 1, 2, Duration.ofSeconds(1));
 
             assertThat(report.responses()).isPositive();
             assertThat(report.failed()).isEqualTo(report.responses());
@@ -152,5 +163,69 @@ class HttpBenchmarkSmokeTest {
             assertThat(executions.duplicates()).isGreaterThan(0);
             assertThat(executions.duplicateSamples()).contains("smoke-replay-0");
         }
+    }
+
+    @Test
+    void randomKeysStartAnywhereAndOrderedKeysFollowEachOther(@TempDir Path work) throws Exception {
+        Executions executions = new Executions(true);
+        List<String> seen = Collections.synchronizedList(new ArrayList<>());
+        HttpServlet recording = new HttpServlet() {
+            private final ChargeServlet charges = new ChargeServlet(executions);
+
+            @Override
+            protected void service(HttpServletRequest request, HttpServletResponse response)
+                    throws ServletException, IOException {
+                seen.add(request.getHeader(IdempotencyFilter.KEY_HEADER));
+                charges.service((ServletRequest) request, (ServletResponse) response);
+            }
+        };
+        BenchServer.Endpoint unguarded = new BenchServer.Endpoint(null, recording, executions);
+        try (BenchServer server = BenchServer.start(java.util.Map.of(Variant.UNGUARDED, unguarded))) {
+            Wrk wrk = Wrk.create(work);
+            Path none = work.resolve("no-keys");
+
+            Wrk.Report random = wrk.run(server.uri(Variant.UNGUARDED, Mix.FRESH), Mix.FRESH, "r1", KeyOrder.RANDOM,
+                    false, none, 2, 4, Duration.ofSeconds(1));
+            List<String> randomKeys = List.copyOf(seen);
+            seen.clear();
+            Wrk.Report ordered = wrk.run(server.uri(Variant.UNGUARDED, Mix.FRESH), Mix.FRESH, "o1", KeyOrder.ORDERED,
+                    false, none, 2, 4, Duration.ofSeconds(1));
+            List<String> orderedKeys = List.copyOf(seen);
+
+            assertThat(random.failed()).as("%s", random.errorSamples()).isZero();
+            assertThat(ordered.failed()).as("%s", ordered.errorSamples()).isZero();
+            // every key once: the random prefix does not hide a repeated series and number
+            assertThat(executions.duplicates()).isZero();
+            assertThat(randomKeys).hasSizeGreaterThan(100).doesNotHaveDuplicates()
+                    .allMatch(key -> key.matches("[0-9a-f]{8}\\.r1-[12]-[0-9]+"));
+            // random keys fall all over a sorted index: their first hex digits take all sixteen values
+            assertThat(randomKeys.stream().map(key -> key.charAt(0)).distinct().count()).isEqualTo(16);
+            // ordered keys follow each other: a thread's are one run of consecutive numbers behind a common prefix
+            assertThat(orderedKeys).hasSizeGreaterThan(100).doesNotHaveDuplicates()
+                    .allMatch(key -> key.matches("o1-[12]-[0-9]+"));
+            List<Integer> firstThread = orderedKeys.stream().filter(key -> key.startsWith("o1-1-"))
+                    .map(key -> Integer.parseInt(key.substring("o1-1-".length()))).sorted().toList();
+            assertThat(firstThread.getLast() - firstThread.getFirst() + 1).isEqualTo(firstThread.size());
+        }
+    }
+
+    @Test
+    void aRandomPrefixDoesNotHideAKeyThatRanTwice() {
+        Executions executions = new Executions(true);
+
+        executions.record("0000abcd.h1-p0-1-7");
+        executions.record("ffff0000.h1-p0-1-8");
+        executions.record("h1-p0-1-9");
+        assertThat(executions.duplicates()).isZero();
+
+        // the same series and number is the same key of the load, whatever its prefix
+        executions.record("12345678.h1-p0-1-7");
+        executions.record("h1-p0-1-8");
+        assertThat(executions.duplicates()).isEqualTo(2);
+        assertThat(KeyOrder.ordered("12345678.h1-p0-1-7")).isEqualTo("h1-p0-1-7");
+        assertThat(KeyOrder.RANDOM.key("h1-replay-postgres-3", new SplittableRandom(1)))
+                .matches("[0-9a-f]{8}\\.h1-replay-postgres-3");
+        assertThat(KeyOrder.ORDERED.key("h1-replay-postgres-3", new SplittableRandom(1)))
+                .isEqualTo("h1-replay-postgres-3");
     }
 }
