@@ -22,11 +22,12 @@ import org.jspecify.annotations.Nullable;
  * alone.
  *
  * <p>A second transaction of the same batcher starts while one runs only once the latest to start has run
- * {@code overlapAfter}: until then the pipelines that arrive wait for it and go into the next batch, which is
- * then larger. Two transactions at once cost the database more per pipeline than one (two backends busy, two
- * commits per round) and on a saturated machine buy no earlier commit; they are worth it when a transaction
- * is slow, a batch waiting for a row lock or a backend waiting for the CPU, and then the next one need not
- * wait for it. Zero starts a transaction whenever a slot is free.
+ * {@code overlapAfter}, or as soon as a full batch ({@code maxParts}) waits: until then the pipelines that
+ * arrive wait for it and go into the next batch, which is then larger. Two transactions at once cost the
+ * database more per pipeline than one (two backends busy, two commits per round) and on a saturated machine
+ * buy no earlier commit; they are worth it when a transaction is slow, a batch waiting for a row lock or a
+ * backend waiting for the CPU, and then the next one need not wait for it, and when the next batch is full,
+ * since waiting longer would only delay it. Zero starts a transaction whenever a slot is free.
  *
  * <p>All or nothing, for each caller as for the batch: every statement of a batch commits, or none. A
  * statement that fails aborts all of them, and each caller is told to run its work alone
@@ -77,6 +78,7 @@ public final class CommitBatcher {
      * @param maxParts     most pipelines in one transaction
      * @param maxInFlight  most batch transactions at once (each holds a pooled connection)
      * @param overlapAfter how long the latest transaction to start runs before another may start beside it
+     *                     (at once when {@code maxParts} pipelines wait)
      */
     public CommitBatcher(Jdbc jdbc, int maxParts, int maxInFlight, Duration overlapAfter) {
         if (maxParts < 1 || maxInFlight < 1) {
@@ -102,8 +104,8 @@ public final class CommitBatcher {
         if (running.size() >= maxInFlight) {
             return -1;
         }
-        if (overlapAfterNanos == 0) {
-            return 0;
+        if (overlapAfterNanos == 0 || waiting.size() >= maxParts) {
+            return 0; // a full batch waits: holding it back would make it no larger, only later
         }
         long due = running.getLast() + overlapAfterNanos - System.nanoTime();
         return Math.max(due, 0);

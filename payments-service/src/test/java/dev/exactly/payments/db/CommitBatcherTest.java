@@ -187,6 +187,33 @@ class CommitBatcherTest {
     }
 
     @Test
+    void aFullBatchStartsBesideAHeldOneWithoutWaitingForOverlapAfter() throws Exception {
+        CommitBatcher batcher = new CommitBatcher(jdbc, 4, 2, Duration.ofMinutes(10));
+        Future<Boolean> first = firstHeld(batcher);
+        List<Pipeline> pipelines = new ArrayList<>();
+        List<String> orders = new ArrayList<>();
+        for (int i = 0; i < 3; i++) {
+            pipelines.add(insert("item-" + i));
+            orders.add("item-" + i);
+        }
+        // three of four: they wait for the held transaction (or for ten minutes of it)
+        List<Future<Boolean>> calls = new ArrayList<>(queue(batcher, pipelines, orders));
+        assertThat(calls).noneMatch(Future::isDone);
+
+        // the fourth fills a batch: it starts beside the held one at once, all four in it
+        calls.add(threads.submit(() -> batcher.commit(insert("item-3"), "item-3")));
+        for (Future<Boolean> call : calls) {
+            assertThat(call.get(20, TimeUnit.SECONDS)).isTrue();
+        }
+        assertThat(first).isNotDone();
+        assertThat(count("SELECT count(DISTINCT xmin::text) FROM item WHERE id LIKE 'item-%'")).isEqualTo(1);
+        assertThat(count("SELECT count(*) FROM item WHERE id LIKE 'item-%'")).isEqualTo(4);
+        release();
+        assertThat(first.get(20, TimeUnit.SECONDS)).isTrue();
+        assertThat(batcher.waiting()).isZero();
+    }
+
+    @Test
     void overlapAfterMustNotBeNegative() {
         assertThatThrownBy(() -> new CommitBatcher(jdbc, 4, 2, Duration.ofMillis(-1)))
                 .isInstanceOf(IllegalArgumentException.class);
