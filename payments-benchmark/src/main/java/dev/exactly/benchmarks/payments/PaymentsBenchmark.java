@@ -143,12 +143,16 @@ public final class PaymentsBenchmark {
      * @param compilerMillis the part of it its JIT compiler threads used, or -1 when unknown
      * @param roundTrips the service JVM's socket writes to PostgreSQL, Redis and the processor over the
      *                   measured phase, or {@code null} when they could not be recorded
+     * @param machine    where the machine's CPU time went over the measured phase, or {@code null} without
+     *                   {@code /proc}
+     * @param wal        the database server's WAL over the measured phase, or {@code null} when it has no
+     *                   {@code pg_stat_wal}
      * @param problems   every failed check: empty for a clean run
      * @param loads      the machine's load averages at the start, before and after the measured phase
      */
     public record Result(Settings settings, long warmedUp, ChargesWrk.Report measured,
             List<Double> pgbench, Books books, long cpuMillis, long compilerMillis, @Nullable RoundTrips roundTrips,
-            @Nullable MachineTime machine, List<String> problems, Map<String, String> loads) {
+            @Nullable MachineTime machine, @Nullable WalStats wal, List<String> problems, Map<String, String> loads) {
 
         public Result {
             pgbench = List.copyOf(pgbench);
@@ -191,6 +195,9 @@ public final class PaymentsBenchmark {
             if (roundTrips != null) {
                 out.printf("  socket writes per charge: %s (one per round trip to PostgreSQL; to Redis, commands waiting together share one)%n",
                         roundTrips.perCharge(m.good()));
+            }
+            if (wal != null && m.good() > 0) {
+                out.printf("  WAL               %s%n", wal.perCharge(m.good()));
             }
             if (!pgbench.isEmpty()) {
                 double mean = pgbench.stream().mapToDouble(Double::doubleValue).average().orElse(0);
@@ -348,11 +355,13 @@ public final class PaymentsBenchmark {
                 long cpuBefore = service.cpuMillis();
                 long compilerBefore = service.compilerCpuMillis();
                 Optional<ProcessCpu.Snapshot> machineBefore = ProcessCpu.snapshot();
+                Optional<WalStats> walBefore = WalStats.read(jdbcUrl);
                 ChargesWrk.Report measured = wrk.run(charges, run + "-m", apiKey, settings.customers(), AMOUNT,
                         settings.threads(), settings.connections(), settings.measure());
                 long cpuAfter = service.cpuMillis();
                 long compilerAfter = service.compilerCpuMillis();
                 Optional<ProcessCpu.Snapshot> machineAfter = ProcessCpu.snapshot();
+                Optional<WalStats> walAfter = WalStats.read(jdbcUrl);
                 jcmd(service.pid(), "JFR.stop", "name=socket-writes", "filename=" + socketWrites);
                 RoundTrips roundTrips = roundTrips(socketWrites, jdbcUrl, service.processor().getPort(), progress);
                 if (settings.jfr() != null) {
@@ -381,6 +390,7 @@ public final class PaymentsBenchmark {
                         compilerBefore < 0 || compilerAfter < 0 ? -1 : compilerAfter - compilerBefore, roundTrips,
                         machineBefore.isPresent() && machineAfter.isPresent()
                                 ? MachineTime.between(machineBefore.get(), machineAfter.get()) : null,
+                        walBefore.isPresent() && walAfter.isPresent() ? walAfter.get().since(walBefore.get()) : null,
                         problems, loads);
             }
         } finally {

@@ -76,9 +76,17 @@ class PaymentsBenchmarkSmokeTest {
             assertThat(machine.busyMicros()).isGreaterThanOrEqualTo(machine.postgresMicros() + machine.redisMicros());
             assertThat(machine.busyShare()).isBetween(0.0, 1.0);
         }
+        // what the charges wrote to the WAL: each commits, so at least a record per charge, some bytes each
+        WalStats wal = result.wal();
+        assertThat(wal).as("pg_stat_wal of PostgreSQL 14 and later").isNotNull();
+        assertThat(wal.records()).isGreaterThanOrEqualTo(result.measured().good());
+        assertThat(wal.bytes()).isGreaterThan(wal.records());
+        assertThat(wal.fullPages()).isBetween(0L, wal.records());
+        assertThat(wal.checkpoints()).isNotNegative();
         ByteArrayOutputStream text = new ByteArrayOutputStream();
         result.print(new PrintStream(text, true, StandardCharsets.UTF_8));
         assertThat(text.toString(StandardCharsets.UTF_8)).contains("charges/s", "p99", "socket writes per charge",
+                "KB per charge", "full-page images per charge",
                 result.cpuMillis() >= 0 ? "machine CPU" : "charges/s",
                 "every answer passed");
     }
