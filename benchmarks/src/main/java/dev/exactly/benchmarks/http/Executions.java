@@ -11,8 +11,7 @@ import java.util.concurrent.atomic.LongAdder;
  * Counts the executions of one endpoint's handler and, where a key must run at most once, finds any key
  * that ran twice. The load script's keys are {@code <series>-<n>} (a phase's tag and client thread, then a
  * counter; or a run's replay keys and their index), after the random prefix of {@link KeyOrder#RANDOM},
- * kept as one bit per key and series, so that millions
- * of fresh keys cost little memory. Thread-safe.
+ * kept as one bit per key and series, so that millions of fresh keys cost little memory. Thread-safe.
  */
 final class Executions {
     private static final int MAX_SAMPLES = 10;
@@ -41,8 +40,8 @@ final class Executions {
         return ids.incrementAndGet();
     }
 
-    private boolean firstRun(String random) {
-        String key = KeyOrder.ordered(random);
+    private boolean firstRun(String sent) {
+        String key = KeyOrder.ordered(sent);
         int dash = key.lastIndexOf('-');
         String name = key;
         int index = 0;

@@ -5,8 +5,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.exactly.benchmarks.store.RedisCluster;
 import dev.exactly.benchmarks.store.StoreKind;
-import dev.exactly.testing.Ci;
 import dev.exactly.idempotency.servlet.IdempotencyFilter;
+import dev.exactly.testing.Ci;
 import jakarta.servlet.ServletException;
 import jakarta.servlet.ServletRequest;
 import jakarta.servlet.ServletResponse;
@@ -22,7 +22,6 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
-import java.util.Comparator;
 import java.util.List;
 import java.util.SplittableRandom;
 import org.junit.jupiter.api.Assumptions;
