@@ -94,21 +94,23 @@ import org.jspecify.annotations.Nullable;
  *       TTL, and, if the scope's waiter marker exists, {@code PUBLISH} the scope hash on the change
  *       channel (both taken from the record's key). The store holds the value each of its claims wrote
  *       (or its takeover returned) until the completion or release ({@code HeldClaims}): while the owner
- *       matches, no one else has changed those bytes. A record that is still that value byte for byte is
- *       written without looking for the marker, as {@code SET ... IFEQ} would (see touch.lua): the common
- *       case, nobody waiting, is the script's {@code GET} and {@code SET}, the least a fenced completion
- *       costs.</li>
- *   <li><b>SET ... IFEQ</b> — the same completion without a script on a server with compare-and-set
- *       (Valkey 8.1, Redis 8.4 and later; {@code INFO server} at connect): {@code SET record finished IFEQ
- *       processing PX retention}, written only while the record is, byte for byte, the processing value
- *       held; it publishes nothing (see touch.lua). A record that is not the value held (a waiter touched
- *       it, a renewal rewrote its lease fields, a takeover its owner, a completion its status) goes to
- *       finish.lua, which decides by the owner and publishes if the waiter marker exists; a refused
- *       {@code IFEQ} (a server or Cluster node without it) switches the store to finish.lua.</li>
+ *       matches, no one else has changed those bytes. It runs only when the record is not that value byte
+ *       for byte (below).</li>
+ *   <li><b>SET ... IFEQ</b> — the common completion of a held claim, nobody waiting, without a script on a
+ *       server with compare-and-set (Valkey 8.1, Redis 8.4 and later; {@code INFO server} at connect):
+ *       {@code SET record finished IFEQ processing PX retention}, written only while the record is, byte
+ *       for byte, the processing value held; it publishes nothing (see touch.lua). On a server without it,
+ *       <b>finish-if-equal.lua</b> does the same in the least a fenced completion costs there: a {@code GET},
+ *       a comparison and a {@code SET}, one key and three arguments. A record that is not the value held (a
+ *       waiter touched it, a renewal rewrote its lease fields, a takeover its owner, a completion its
+ *       status) goes to finish.lua, which decides by the owner and publishes if the waiter marker exists: a
+ *       second round trip, taken only when someone waits or the owner's record changed. A refused
+ *       {@code IFEQ} (a server or Cluster node without it) switches the store to finish-if-equal.lua.</li>
  *   <li><b>touch.lua</b> — a claim in flight while this process waits for the scope (its waiter marker set
  *       before that claim): a processing record's expiry field is shown one millisecond earlier (nothing a
  *       decision reads, nor the TTL), so that no owner holds that value any more and its completion, by
- *       {@code SET ... IFEQ} or by finish.lua, finds another value and publishes; the record comes back as it
+ *       {@code SET ... IFEQ} or finish-if-equal.lua, finds another value and goes to finish.lua, which
+ *       publishes; the record comes back as it
  *       now is (absent: the claim is made again).</li>
  *   <li><b>complete.lua</b> — the same step for an owner token whose claim this store does not hold
  *       (another instance's, or one dropped from a full table): the client sends the front and the
@@ -139,7 +141,7 @@ import org.jspecify.annotations.Nullable;
  * with a TTL, renewed while the wait lasts) before the waiter claims again, and the scripts publish only
  * while the marker exists, so the common case (nobody waits) sends no message and no instance receives
  * one. That claim, finding the record in flight, touches it (touch.lua), so that a completion that looks
- * for no marker ({@code SET ... IFEQ}, or finish.lua finding the value its owner holds) cannot apply to a
+ * for no marker ({@code SET ... IFEQ}, or finish-if-equal.lua) cannot apply to a
  * record someone waits for: it goes to finish.lua's owner check, which publishes. A change is therefore
  * published when it happens to the record a waiter's claim found in flight after its subscription, which is
  * what {@link IdempotencyStore#subscribe} asks for. Each store
@@ -192,8 +194,6 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
     private static final byte[] PX = {'P', 'X'};
     private static final byte[] GET = {'G', 'E', 'T'};
     private static final byte[] IFEQ = {'I', 'F', 'E', 'Q'};
-    /** finish.lua's held value when the compare is known to fail (no record is empty). */
-    private static final byte[] NOT_HELD = {};
 
     private final RedisStoreConfig config;
     private final String topology;
@@ -476,25 +476,21 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
             }
             byte[] finished = RecordValue.finished(processing, outcome, clock.nowMillis(), part);
             byte[] retention = RecordValue.retention(processing);
-            if (!compareAndSet) {
-                // the script compares with the value held, as IFEQ would, then decides by the owner
-                return LuaScript.FINISH.<Long>run(commands, deadlines, keys, RecordValue.fence(owner), finished,
-                        retention, processing);
-            }
             if (finishIfEqual(commands, keys[0], processing, finished, retention)) {
                 return 1L;
             }
-            // the record is not the value held (touched, renewed, taken over, finished, gone), or the server
-            // refused IFEQ: the script decides by the owner, as it always did
+            // the record is not the value held (touched, renewed, taken over, finished, gone): the script
+            // decides by the owner, and publishes while someone waits
             return LuaScript.FINISH.<Long>run(commands, deadlines, keys, RecordValue.fence(owner), finished,
-                    retention, compareAndSet ? NOT_HELD : processing);
+                    retention);
         });
         return signalledIf(applied == 1L, key);
     }
 
     /**
-     * The completion of a held claim without a script, on a server with compare-and-set: {@code SET record
-     * finished IFEQ processing PX retention}, which writes only while the record is, byte for byte, the
+     * The completion of a held claim, on a server with compare-and-set without a script: {@code SET record
+     * finished IFEQ processing PX retention} (else finish-if-equal.lua, the same step in a script of a
+     * {@code GET} and a {@code SET}), which writes only while the record is, byte for byte, the
      * processing value this store's claim wrote (or its takeover returned), so only while its owner holds it
      * unchanged. It publishes nothing, and needs not: a process that waits for the scope sets its marker, then
      * claims again, and a claim in flight under a marker touches the record ({@code touch.lua}), so a record
@@ -502,10 +498,14 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
      * its completion goes to finish.lua, which publishes.
      *
      * @return whether the record was written; false when it was not as held (the caller's script decides)
-     *     or when the server refused {@code IFEQ} (then this store stops sending it)
+     *     or when the server refused {@code IFEQ} (then this store sends the script from then on)
      */
     private boolean finishIfEqual(RedisClusterAsyncCommands<byte[], byte[]> commands, byte[] recordKey,
             byte[] processing, byte[] finished, byte[] retention) {
+        if (!compareAndSet) {
+            return LuaScript.FINISH_IF_EQUAL.<Long>run(commands, deadlines, recordKey, finished, processing,
+                    retention) == 1L;
+        }
         try {
             return await(commands.dispatch(CommandType.SET, new StatusOutput<>(CODEC), new CommandArgs<>(CODEC)
                     .addKey(recordKey).add(finished).add(IFEQ).add(processing).add(PX).add(retention))) != null;

@@ -10,7 +10,6 @@
 --          retention, owner, fingerprint and creation time as the owner wrote them, then
 --          response_status:headers_len:headers body
 -- ARGV[3]  the retention in whole milliseconds, no leading zeros: the TTL from now
--- ARGV[4]  the processing value the owner holds (what its claim wrote, or its takeover returned), or empty
 --
 -- Returns 1 when applied, 0 when the record is absent, finished, of another layout or owned by someone
 -- else (a stale owner never overwrites). The fence is one comparison at a fixed offset. Whatever the
@@ -18,17 +17,12 @@
 -- writer changes a record's bytes from the retention on without taking it over, which changes the
 -- owner. On success, and only if a waiter marker exists, the scope hash (from KEYS[1]) is published on
 -- the change channel (KEYS[1]'s prefix .. 'changes') in the same step.
--- A record that is still, byte for byte, the value the owner holds is written without that check (what
--- SET ... IFEQ does where the server has it): nobody waits for it, since a waiter sets its marker, then
--- claims again, and a claim that finds the record in flight under a marker touches it (touch.lua), so a
--- record somebody waits for is never the value its owner holds.
+-- The owner sends this only after its SET ... IFEQ (or finish-if-equal.lua where the server has no IFEQ)
+-- found the record other than the value it holds: the common completion, of a record nobody waits for,
+-- never comes here.
 local current = redis.call('GET', KEYS[1])
 if not current then
   return 0
-end
-if current == ARGV[4] then
-  redis.call('SET', KEYS[1], ARGV[2], 'PX', ARGV[3])
-  return 1
 end
 local version, status = string.byte(current, 1, 2)
 if version ~= 50 or status ~= 80 or string.find(current, ARGV[1], 55, true) ~= 55 then

@@ -35,6 +35,8 @@ public enum LuaScript {
     COMPLETE("complete.lua", ScriptOutputType.INTEGER),
     /** See {@code finish.lua}. */
     FINISH("finish.lua", ScriptOutputType.INTEGER),
+    /** See {@code finish-if-equal.lua}. */
+    FINISH_IF_EQUAL("finish-if-equal.lua", ScriptOutputType.INTEGER),
     /** See {@code release.lua}. */
     RELEASE("release.lua", ScriptOutputType.INTEGER),
     /** See {@code renew.lua}. */
