@@ -110,8 +110,7 @@ import org.jspecify.annotations.Nullable;
  *       before that claim): a processing record's expiry field is shown one millisecond earlier (nothing a
  *       decision reads, nor the TTL), so that no owner holds that value any more and its completion, by
  *       {@code SET ... IFEQ} or finish-if-equal.lua, finds another value and goes to finish.lua, which
- *       publishes; the record comes back as it
- *       now is (absent: the claim is made again).</li>
+ *       publishes; the record comes back as it now is (absent: the claim is made again).</li>
  *   <li><b>complete.lua</b> — the same step for an owner token whose claim this store does not hold
  *       (another instance's, or one dropped from a full table): the client sends the front and the
  *       response, and the script writes them around the stored value's retention, owner, fingerprint
@@ -488,9 +487,9 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
     }
 
     /**
-     * The completion of a held claim, on a server with compare-and-set without a script: {@code SET record
-     * finished IFEQ processing PX retention} (else finish-if-equal.lua, the same step in a script of a
-     * {@code GET} and a {@code SET}), which writes only while the record is, byte for byte, the
+     * The completion of a held claim: on a server with compare-and-set {@code SET record finished IFEQ
+     * processing PX retention}, without a script, else finish-if-equal.lua, the same step in a script of a
+     * {@code GET} and a {@code SET}; either writes only while the record is, byte for byte, the
      * processing value this store's claim wrote (or its takeover returned), so only while its owner holds it
      * unchanged. It publishes nothing, and needs not: a process that waits for the scope sets its marker, then
      * claims again, and a claim in flight under a marker touches the record ({@code touch.lua}), so a record

@@ -10,9 +10,9 @@ import org.jspecify.annotations.Nullable;
  * release: with the value its claim wrote (or its takeover returned) at hand, a completion sends the
  * finished value whole, written only while the record is still that value ({@code SET ... IFEQ}, or
  * {@code finish-if-equal.lua}; else {@code finish.lua}, by the owner), and the server copies nothing out of
- * the stored one. A
- * completion whose claim is not held here (another process's owner token, a store restarted in between,
- * a full table) goes through {@code complete.lua}, which assembles the same value on the server.
+ * the stored one. A completion whose claim is not held here (another process's owner token, a store
+ * restarted in between, a full table) goes through {@code complete.lua}, which assembles the same value on
+ * the server.
  *
  * <p>Bounded: a caller of the store that claims and never completes or releases leaves an entry behind;
  * when {@link #limit} entries are held the table is emptied, and the claims in flight then complete the
