@@ -74,10 +74,16 @@ public final class PostgresSchema {
      * (the same rule, column and error), marked by the function's comment.
      */
     public static final String ROW_RULES_STEPS_MIGRATION_RESOURCE = "db/idempotency/V11__row_rules_fewer_steps.sql";
+    /**
+     * The class-path resource of the twelfth migration: the column {@code replay}, a finished record's fields
+     * packed for its replay, and the row trigger's function that keeps it ({@link PackedReplay}).
+     */
+    public static final String REPLAY_MIGRATION_RESOURCE = "db/idempotency/V12__replay_packed.sql";
     private static final List<String> MIGRATIONS = List.of(MIGRATION_RESOURCE, PHASES_MIGRATION_RESOURCE,
             WAITERS_MIGRATION_RESOURCE, CLAIM_MIGRATION_RESOURCE, LEASE_INDEX_MIGRATION_RESOURCE,
             HOT_COMPLETION_MIGRATION_RESOURCE, CLAIM_RECORD_MIGRATION_RESOURCE, PURGE_AFTER_MIGRATION_RESOURCE,
-            ROW_RULES_MIGRATION_RESOURCE, CLAIM_FRESH_MIGRATION_RESOURCE, ROW_RULES_STEPS_MIGRATION_RESOURCE);
+            ROW_RULES_MIGRATION_RESOURCE, CLAIM_FRESH_MIGRATION_RESOURCE, ROW_RULES_STEPS_MIGRATION_RESOURCE,
+            REPLAY_MIGRATION_RESOURCE);
     /** The name of the index that {@value #LEASE_INDEX_MIGRATION_RESOURCE} drops, for the default table name. */
     private static final String LEASE_INDEX = "idempotency_records_lease_idx";
     /** The signature of the claim function, for the default table name. */
@@ -125,7 +131,8 @@ public final class PostgresSchema {
             "dead_lettered_at", "timestamp with time zone",
             "waiters", "boolean",
             "purge_after", "timestamp with time zone",
-            "recovery_due", "timestamp with time zone");
+            "recovery_due", "timestamp with time zone",
+            "replay", "bytea");
 
     /** The columns of the second migration. */
     private static final List<String> PHASE_COLUMNS = List.of("checkpoint_state", "attempts", "last_error", "dead_lettered_at");
@@ -137,17 +144,19 @@ public final class PostgresSchema {
     private static final List<Upgrade> UPGRADES = List.of(
             new Upgrade(PHASES_MIGRATION_RESOURCE, PHASE_COLUMNS),
             new Upgrade(WAITERS_MIGRATION_RESOURCE, List.of("waiters")),
-            new Upgrade(HOT_COMPLETION_MIGRATION_RESOURCE, List.of("purge_after", "recovery_due")));
+            new Upgrade(HOT_COMPLETION_MIGRATION_RESOURCE, List.of("purge_after", "recovery_due")),
+            new Upgrade(REPLAY_MIGRATION_RESOURCE, List.of("replay")));
     /**
-     * The migrations that add no column (the claim functions, the dropped lease index, the written purge_after,
-     * the row trigger, the fresh key's claim function), after all of
-     * {@link #UPGRADES}; each may run again.
+     * The migrations that may run again on a table with every column (the claim functions, the dropped lease
+     * index, the written purge_after, the row trigger and its functions, the fresh key's claim function), in the
+     * order of their versions: the last, V12, also adds its column, and its trigger function replaces V9's and
+     * V11's.
      */
     private static final List<Upgrade> LATER = List.of(
             new Upgrade(CLAIM_MIGRATION_RESOURCE, List.of()), new Upgrade(LEASE_INDEX_MIGRATION_RESOURCE, List.of()),
             new Upgrade(CLAIM_RECORD_MIGRATION_RESOURCE, List.of()), new Upgrade(PURGE_AFTER_MIGRATION_RESOURCE, List.of()),
             new Upgrade(ROW_RULES_MIGRATION_RESOURCE, List.of()), new Upgrade(CLAIM_FRESH_MIGRATION_RESOURCE, List.of()),
-            new Upgrade(ROW_RULES_STEPS_MIGRATION_RESOURCE, List.of()));
+            new Upgrade(ROW_RULES_STEPS_MIGRATION_RESOURCE, List.of()), new Upgrade(REPLAY_MIGRATION_RESOURCE, List.of()));
     /** Whether an index of that name is in the schema of the table the search_path resolves. */
     private static final String INDEX_EXISTS = """
             SELECT EXISTS (
@@ -164,11 +173,11 @@ public final class PostgresSchema {
                 WHERE a.attrelid = to_regclass(?) AND a.attname = 'purge_after' AND a.attgenerated <> '')
             """;
     /**
-     * Whether the row trigger's function is the one of {@value #ROW_RULES_STEPS_MIGRATION_RESOURCE}, which marks
-     * it in its comment (V9's has none).
+     * Whether the row trigger's function is the one of {@value #REPLAY_MIGRATION_RESOURCE}, which marks it in its
+     * comment (V11's names V11, V9's has none).
      */
-    private static final String ROW_RULES_STEPS = """
-            SELECT coalesce(position('migration V11' in obj_description(to_regprocedure(?), 'pg_proc')) > 0, false)
+    private static final String ROW_RULES_CURRENT = """
+            SELECT coalesce(position('migration V12' in obj_description(to_regprocedure(?), 'pg_proc')) > 0, false)
             """;
     /** Whether the claim function is there, resolved through the search_path like the store's call of it. */
     private static final String FUNCTION_EXISTS = """
@@ -180,8 +189,9 @@ public final class PostgresSchema {
             + MIGRATION_RESOURCE + ", " + PHASES_MIGRATION_RESOURCE + ", " + WAITERS_MIGRATION_RESOURCE + ", "
             + CLAIM_MIGRATION_RESOURCE + ", " + LEASE_INDEX_MIGRATION_RESOURCE + ", " + HOT_COMPLETION_MIGRATION_RESOURCE
             + ", " + CLAIM_RECORD_MIGRATION_RESOURCE + ", " + PURGE_AFTER_MIGRATION_RESOURCE + ", "
-            + ROW_RULES_MIGRATION_RESOURCE + ", " + CLAIM_FRESH_MIGRATION_RESOURCE + " and "
-            + ROW_RULES_STEPS_MIGRATION_RESOURCE + " with Flyway (location classpath:db/idempotency)";
+            + ROW_RULES_MIGRATION_RESOURCE + ", " + CLAIM_FRESH_MIGRATION_RESOURCE + ", "
+            + ROW_RULES_STEPS_MIGRATION_RESOURCE + " and " + REPLAY_MIGRATION_RESOURCE
+            + " with Flyway (location classpath:db/idempotency)";
 
     /** Where the connection looks for unqualified names, and as whom. */
     private static final String SESSION = """
@@ -329,7 +339,7 @@ public final class PostgresSchema {
             List<Upgrade> upgrades = upgrades(actual.keySet());
             if (!problems.isEmpty() && !upgrades.isEmpty()) {
                 String resources = String.join(" and ", upgrades.stream().map(Upgrade::resource).toList()) + " (and "
-                        + String.join(", ", LATER.stream().map(Upgrade::resource).toList()) + ")";
+                        + String.join(", ", besides(upgrades).stream().map(Upgrade::resource).toList()) + ")";
                 throw new IllegalStateException("the idempotency table " + qualified + " was made by "
                         + (upgrades.size() == UPGRADES.size() ? MIGRATION_RESOURCE : "earlier migrations")
                         + " and lacks the columns of " + resources + " ("
@@ -396,8 +406,8 @@ public final class PostgresSchema {
     /**
      * The migrations a table made by an earlier one lacks, in order: the table has every column but
      * theirs, and none of theirs, and then the migrations that add no column; or, for a table with every
-     * column, those when a claim function or the row trigger's function is missing, the lease index still there or
-     * purge_after still generated. Any other table (up
+     * column, those when a claim function or the row trigger's function is missing or not V12's, the lease index
+     * still there or purge_after still generated. Any other table (up
      * to date, or no table of the store's at all) gets none: {@link #verify} says what is wrong with a
      * foreign one.
      */
@@ -407,7 +417,7 @@ public final class PostgresSchema {
         List<Upgrade> upgrades = upgrades(columns);
         if (!upgrades.isEmpty()) {
             // in the order of their versions: the table's columns, then the function, then the indexes
-            return Stream.concat(upgrades.stream(), LATER.stream())
+            return Stream.concat(upgrades.stream(), besides(upgrades).stream())
                     .sorted(Comparator.comparingInt(u -> MIGRATIONS.indexOf(u.resource())))
                     .toList();
         }
@@ -418,9 +428,15 @@ public final class PostgresSchema {
                         || purgeAfterGenerated(jdbc, connection, table)
                         || !functionExists(jdbc, connection, ROW_RULES_FUNCTION, table)
                         || !functionExists(jdbc, connection, CLAIM_FRESH_FUNCTION, table)
-                        || !rowRulesInFewerSteps(jdbc, connection, table))
+                        || !rowRulesCurrent(jdbc, connection, table))
                 ? LATER
                 : List.of();
+    }
+
+    /** {@link #LATER} but the migrations among {@code upgrades} (V12 adds a column and may run again). */
+    private static List<Upgrade> besides(List<Upgrade> upgrades) {
+        List<String> adding = upgrades.stream().map(Upgrade::resource).toList();
+        return LATER.stream().filter(u -> !adding.contains(u.resource())).toList();
     }
 
     private static boolean leaseIndexExists(Jdbc jdbc, Connection connection, String table) throws SQLException {
@@ -436,8 +452,8 @@ public final class PostgresSchema {
                 .getFirst();
     }
 
-    private static boolean rowRulesInFewerSteps(Jdbc jdbc, Connection connection, String table) throws SQLException {
-        return jdbc.query(connection, ROW_RULES_STEPS, s -> s.setString(1, Sql.onTable(ROW_RULES_FUNCTION, table)),
+    private static boolean rowRulesCurrent(Jdbc jdbc, Connection connection, String table) throws SQLException {
+        return jdbc.query(connection, ROW_RULES_CURRENT, s -> s.setString(1, Sql.onTable(ROW_RULES_FUNCTION, table)),
                 row -> row.getBoolean(1)).getFirst();
     }
 

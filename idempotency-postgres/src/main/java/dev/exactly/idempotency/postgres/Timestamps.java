@@ -31,10 +31,9 @@ final class Timestamps {
             return null;
         }
         if (raw.length == Long.BYTES && binary(row, column)) {
-            long micros = bigEndianLong(raw);
-            if (micros != Long.MAX_VALUE && micros != Long.MIN_VALUE) { // not ±infinity
-                return Instant.ofEpochSecond(POSTGRES_EPOCH_SECONDS + Math.floorDiv(micros, 1_000_000L),
-                        Math.floorMod(micros, 1_000_000L) * 1_000L);
+            Instant finite = ofMicros(bigEndianLong(raw, 0));
+            if (finite != null) {
+                return finite;
             }
         }
         OffsetDateTime value = row.getObject(column, OffsetDateTime.class);
@@ -47,9 +46,22 @@ final class Timestamps {
                 && meta.unwrap(PGResultSetMetaData.class).getFormat(column) == BINARY;
     }
 
-    static long bigEndianLong(byte[] b) {
+    /**
+     * A timestamp in PostgreSQL's binary form (microseconds since 2000-01-01 00:00 UTC), or null for
+     * {@code ±infinity}.
+     */
+    static @Nullable Instant ofMicros(long micros) {
+        if (micros == Long.MAX_VALUE || micros == Long.MIN_VALUE) {
+            return null;
+        }
+        return Instant.ofEpochSecond(POSTGRES_EPOCH_SECONDS + Math.floorDiv(micros, 1_000_000L),
+                Math.floorMod(micros, 1_000_000L) * 1_000L);
+    }
+
+    /** The eight bytes of {@code b} from {@code offset}, big-endian. */
+    static long bigEndianLong(byte[] b, int offset) {
         long v = 0;
-        for (int i = 0; i < Long.BYTES; i++) {
+        for (int i = offset; i < offset + Long.BYTES; i++) {
             v = (v << 8) | (b[i] & 0xFF);
         }
         return v;

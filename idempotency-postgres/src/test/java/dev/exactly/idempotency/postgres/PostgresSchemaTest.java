@@ -71,8 +71,8 @@ class PostgresSchemaTest {
                         + "db/idempotency/V3__waiters.sql, db/idempotency/V4__claim_function.sql, "
                         + "db/idempotency/V5__drop_lease_index.sql, db/idempotency/V6__hot_completion.sql, "
                         + "db/idempotency/V7__claim_insert_first.sql, db/idempotency/V8__purge_after_written.sql, "
-                        + "db/idempotency/V9__row_rules_in_trigger.sql, db/idempotency/V10__claim_fresh_scalar.sql and "
-                        + "db/idempotency/V11__row_rules_fewer_steps.sql "
+                        + "db/idempotency/V9__row_rules_in_trigger.sql, db/idempotency/V10__claim_fresh_scalar.sql, "
+                        + "db/idempotency/V11__row_rules_fewer_steps.sql and db/idempotency/V12__replay_packed.sql "
                         + "with Flyway "
                         + "(location classpath:db/idempotency)")
                 .hasMessageNotContaining("A table of that name");
@@ -111,7 +111,8 @@ class PostgresSchemaTest {
                 .hasMessageContaining("column updated_at (timestamp with time zone) is missing;")
                 .hasMessageContaining("column dead_lettered_at (timestamp with time zone) is missing;")
                 .hasMessageContaining("column waiters (boolean) is missing;")
-                .hasMessageContaining("column recovery_due (timestamp with time zone) is missing.")
+                .hasMessageContaining("column recovery_due (timestamp with time zone) is missing;")
+                .hasMessageContaining("column replay (bytea) is missing.")
                 .hasMessageContaining("It was not created by db/idempotency/V1__idempotency_records.sql: drop or rename it, "
                         + "or configure another table name for the store; then create the table with PostgresSchema.migrate")
                 .hasMessageNotContaining("column note");
@@ -258,7 +259,7 @@ class PostgresSchemaTest {
 
         assertThatThrownBy(() -> PostgresSchema.verify(schema, DEFAULTS))
                 .isInstanceOf(IllegalStateException.class)
-                .hasMessageContaining("still computes purge_after as a generated column")
+                .hasMessageContaining("lacks the columns of " + PostgresSchema.REPLAY_MIGRATION_RESOURCE)
                 .hasMessageContaining("PostgresSchema.migrate(dataSource, config)")
                 .hasMessageContaining(PostgresSchema.PURGE_AFTER_MIGRATION_RESOURCE);
 
@@ -329,7 +330,7 @@ class PostgresSchemaTest {
 
         assertThatThrownBy(() -> PostgresSchema.verify(schema, DEFAULTS))
                 .isInstanceOf(IllegalStateException.class)
-                .hasMessageContaining("still computes purge_after as a generated column")
+                .hasMessageContaining("lacks the columns of " + PostgresSchema.REPLAY_MIGRATION_RESOURCE)
                 .hasMessageContaining(PostgresSchema.PURGE_AFTER_MIGRATION_RESOURCE);
 
         assertThat(PostgresSchema.migrate(schema)).as("upgraded, not created").isFalse();
@@ -393,7 +394,7 @@ class PostgresSchemaTest {
         assertThat(recoveryDueIsLease(schema, phase)).isTrue();
         assertThatThrownBy(() -> PostgresSchema.verify(schema, DEFAULTS))
                 .isInstanceOf(IllegalStateException.class)
-                .hasMessageContaining("has no claim function idempotency_records_claim_fresh(")
+                .hasMessageContaining("lacks the columns of " + PostgresSchema.REPLAY_MIGRATION_RESOURCE)
                 .hasMessageContaining(PostgresSchema.CLAIM_FRESH_MIGRATION_RESOURCE);
 
         assertThat(PostgresSchema.migrate(schema)).as("upgraded, not created").isFalse();
@@ -452,9 +453,14 @@ class PostgresSchemaTest {
         assertThat(PostgresSchema.migrate(schema)).as("upgraded, not created").isFalse();
         assertThat(queryOne(schema, v9Function)).as("the trigger's function is replaced").isNotEqualTo(before);
         assertThat(queryOne(schema, "SELECT obj_description(to_regprocedure('idempotency_records_row_rules()'), "
-                + "'pg_proc')")).contains("migration V11");
+                + "'pg_proc')")).contains("migration V12");
         assertThat(PostgresSchema.migrate(schema)).as("nothing left to do").isFalse();
         execute(schema, resource(PostgresSchema.ROW_RULES_STEPS_MIGRATION_RESOURCE)); // may run again
+        assertThat(queryOne(schema, "SELECT obj_description(to_regprocedure('idempotency_records_row_rules()'), "
+                + "'pg_proc')")).as("V11's function again").contains("migration V11");
+        assertThat(PostgresSchema.migrate(schema)).as("V12's function restored, nothing created").isFalse();
+        assertThat(queryOne(schema, "SELECT obj_description(to_regprocedure('idempotency_records_row_rules()'), "
+                + "'pg_proc')")).contains("migration V12");
         PostgresSchema.verify(schema, DEFAULTS);
         // the rows are as they were
         assertThat(recoveryDueIsLease(schema, phase)).isTrue();
@@ -489,6 +495,51 @@ class PostgresSchemaTest {
                     .extracting(row -> ((ClaimOutcome.Claimed) row.outcome()).record().key())
                     .containsExactly(phase);
             assertThat(recoveryDueIsLease(schema, phase)).as("the takeover's new lease").isTrue();
+        }
+    }
+
+    @Test
+    void aTableOfTheEleventhMigrationWithLiveRowsGetsTheReplayColumnAndItsRecordsReplayAsBefore() throws SQLException {
+        DataSource schema = TestPostgres.freshSchema("schema_v11");
+        migrateUpTo(schema, PostgresSchema.ROW_RULES_STEPS_MIGRATION_RESOURCE);
+        Fingerprint fingerprint = TestDatabase.randomFingerprint();
+        ScopeKey finished = TestDatabase.randomKey();
+        ScopeKey inFlight = TestDatabase.randomKey();
+        execute(schema, INSERT_ROWS
+                + row(finished, "COMPLETED", fingerprint, "o1", "now()", "NULL", "now() + interval '1 hour'", FINISHED, "NULL") + ", "
+                + row(inFlight, "PROCESSING", fingerprint, "o2", "now()", "now() + interval '1 minute'",
+                        "now() + interval '1 hour'", UNFINISHED, "NULL"));
+        assertThatThrownBy(() -> PostgresSchema.verify(schema, DEFAULTS))
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("lacks the columns of " + PostgresSchema.REPLAY_MIGRATION_RESOURCE)
+                .hasMessageContaining("(replay)");
+
+        assertThat(PostgresSchema.migrate(schema)).as("upgraded, not created").isFalse();
+        PostgresSchema.verify(schema, DEFAULTS);
+        assertThat(PostgresSchema.migrate(schema)).as("nothing left to do").isFalse();
+        execute(schema, resource(PostgresSchema.REPLAY_MIGRATION_RESOURCE)); // may run again
+        assertThat(queryOne(schema, "SELECT count(*)::text FROM idempotency_records WHERE replay IS NULL"))
+                .as("the rows are not rewritten").isEqualTo("2");
+
+        try (PostgresIdempotencyStore store = PostgresIdempotencyStore.create(schema)) {
+            // a record finished before the migration has no replay column: the read goes on to the claim
+            store.claimFirst("read");
+            assertThat(store.claim(finished, fingerprint, OwnerToken.random(), Duration.ofMinutes(1), Duration.ofHours(1)))
+                    .isInstanceOfSatisfying(ClaimOutcome.Finished.class, f -> {
+                        assertThat(f.record().response().body()).isEqualTo("{}".getBytes(StandardCharsets.UTF_8));
+                        assertThat(f.record().response().headers()).containsExactly(
+                                Map.entry("content-type", List.of("application/json")));
+                        assertThat(f.record().owner()).isEqualTo(new OwnerToken("o1"));
+                    });
+            // one finished after it has, and replays from it what its columns hold
+            assertThat(store.complete(inFlight, new OwnerToken("o2"), RecordStatus.COMPLETED,
+                    TestDatabase.response(201, "{\"id\":2}"))).isTrue();
+            assertThat(queryOne(schema, "SELECT (replay IS NOT NULL)::text FROM idempotency_records WHERE scope_key = '"
+                    + inFlight.hash() + "'")).isEqualTo("true");
+            store.claimFirst("read");
+            assertThat(store.claim(inFlight, fingerprint, OwnerToken.random(), Duration.ofMinutes(1), Duration.ofHours(1)))
+                    .isInstanceOfSatisfying(ClaimOutcome.Finished.class,
+                            f -> assertThat(f.record()).isEqualTo(store.find(inFlight).orElseThrow()));
         }
     }
 

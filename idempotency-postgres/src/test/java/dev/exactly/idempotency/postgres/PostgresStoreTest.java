@@ -38,6 +38,7 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.postgresql.PGConnection;
+import org.postgresql.ds.PGSimpleDataSource;
 import org.postgresql.PGNotification;
 
 /** What the contract does not cover: PostgreSQL specifics, raw races on the SQL, timeouts, purge. */
@@ -298,6 +299,90 @@ class PostgresStoreTest {
                         .isTrue();
                 await().atMost(Duration.ofSeconds(10)).until(() -> adaptive.find(expired).isEmpty());
             }
+        }
+    }
+
+    @Test
+    void aReplayReadFirstAnswersFromThePackedColumnWhatTheRecordsColumnsHold() throws Exception {
+        Map<String, List<String>> headers = new LinkedHashMap<>();
+        headers.put("x-zeta", List.of("1"));
+        headers.put("content-type", List.of("application/json; charset=utf-8"));
+        headers.put("x-multi", List.of("a", "b, c", "", "ünïcødé \"quoted\" {braces} 😀"));
+        byte[] large = new byte[1 << 20];
+        ThreadLocalRandom.current().nextBytes(large);
+        List<StoredResponse> responses = List.of(new StoredResponse(201, headers, "{\"id\":7}".getBytes(StandardCharsets.UTF_8)),
+                new StoredResponse(500, Map.of(), new byte[0]), new StoredResponse(200, Map.of("x-a", List.of("b")), large));
+        for (RecordStatus outcome : List.of(RecordStatus.COMPLETED, RecordStatus.FAILED)) {
+            for (StoredResponse response : responses) {
+                ScopeKey key = randomKey();
+                Fingerprint fp = randomFingerprint();
+                OwnerToken owner = claimNew(key, fp, LONG);
+                assertThat(store.complete(key, owner, outcome, response)).isTrue();
+                assertThat(column(key, "replay")).as("packed by the row trigger").isNotNull();
+                IdempotencyRecord columns = store.find(key).orElseThrow();
+                assertThat(columns.owner()).isEqualTo(owner);
+
+                store.claimFirst("read");
+                assertThat(store.claim(key, fp, LONG, RETENTION)).isInstanceOfSatisfying(ClaimOutcome.Finished.class, f -> {
+                    assertThat(f.record()).isEqualTo(columns);
+                    assertThat(f.record().response().headers()).containsExactlyEntriesOf(response.headers());
+                });
+            }
+        }
+    }
+
+    @Test
+    void theRowTriggerKeepsThePackedColumnWithTheRecordAndTheStoreReadsTheColumnsWithoutIt() throws Exception {
+        ScopeKey key = randomKey();
+        Fingerprint fp = randomFingerprint();
+        OwnerToken owner = claimNew(key, fp, LONG);
+        assertThat(column(key, "replay")).as("a record in flight").isNull();
+        assertThat(store.complete(key, owner, RecordStatus.COMPLETED, response(201, "{\"id\":1}"))).isTrue();
+        String packed = column(key, "replay");
+        IdempotencyRecord columns = store.find(key).orElseThrow();
+
+        // written by hand, it is written again from the record
+        execute("UPDATE idempotency_records SET replay = '\\x01' WHERE scope_key = '" + key.hash() + "'");
+        assertThat(column(key, "replay")).isEqualTo(packed);
+        // a later expiry is packed too
+        execute("UPDATE idempotency_records SET expires_at = expires_at + interval '1 hour' WHERE scope_key = '"
+                + key.hash() + "'");
+        assertThat(column(key, "replay")).isNotEqualTo(packed);
+        IdempotencyRecord later = store.find(key).orElseThrow();
+        assertThat(later.expiresAt()).isEqualTo(columns.expiresAt().plus(Duration.ofHours(1)));
+        store.claimFirst("read");
+        assertThat(store.claim(key, fp, LONG, RETENTION)).isInstanceOfSatisfying(ClaimOutcome.Finished.class,
+                f -> assertThat(f.record()).isEqualTo(later));
+
+        // a session in another client encoding would pack its text in that encoding: it packs nothing, and the
+        // store reads the record's columns
+        PGSimpleDataSource latin1 = new PGSimpleDataSource();
+        latin1.setURL(database.direct().unwrap(PGSimpleDataSource.class).getURL());
+        latin1.setAllowEncodingChanges(true);
+        try (Connection c = latin1.getConnection(); Statement s = c.createStatement()) {
+            s.execute("SET client_encoding TO 'LATIN1'");
+            s.execute("UPDATE idempotency_records SET expires_at = expires_at WHERE scope_key = '" + key.hash() + "'");
+        }
+        assertThat(column(key, "replay")).isNull();
+        store.claimFirst("read");
+        assertThat(store.claim(key, fp, LONG, RETENTION)).isInstanceOfSatisfying(ClaimOutcome.Finished.class,
+                f -> assertThat(f.record()).isEqualTo(later));
+
+        // an expired record that a claim replaces is in flight again, without a replay
+        ScopeKey expiring = randomKey();
+        OwnerToken first = ownerOf(store.claim(expiring, fp, LONG, Duration.ofMillis(300)));
+        assertThat(store.complete(expiring, first, RecordStatus.COMPLETED, response(201, "{}"))).isTrue();
+        assertThat(column(expiring, "replay")).isNotNull();
+        await().atMost(Duration.ofSeconds(10)).until(() -> store.find(expiring).isEmpty());
+        store.claimFirst("read");
+        assertThat(store.claim(expiring, fp, LONG, RETENTION)).isInstanceOf(ClaimOutcome.Claimed.class);
+        assertThat(column(expiring, "status")).isEqualTo("PROCESSING");
+        assertThat(column(expiring, "replay")).isNull();
+    }
+
+    private static void execute(String sql) throws SQLException {
+        try (Connection c = database.direct().getConnection(); Statement s = c.createStatement()) {
+            s.execute(sql);
         }
     }
 
