@@ -34,10 +34,9 @@ final class PackedReplay {
     /**
      * The finished record that {@code replay} and {@code body} hold, or null when there is none to read from
      * them: no column (a record in flight, one finished before V12, or by a session whose client encoding is
-     * not UTF8), a version this store does not know, or a time at infinity. The store then reads the record's
-     * columns.
-     *
-     * @throws IllegalStateException if the column is not in the layout its version byte names
+     * not UTF8), a version this store does not know, a time at infinity, or bytes that are not in the layout
+     * their version byte names (which the trigger never writes: it rewrites any value written by hand). The
+     * store then reads the record's columns, which stay the record: the packed column only saves the read.
      */
     static @Nullable IdempotencyRecord record(ScopeKey key, byte @Nullable [] replay, byte @Nullable [] body) {
         if (replay == null || body == null || replay.length == 0 || replay[0] != VERSION) {
@@ -72,8 +71,8 @@ final class PackedReplay {
             return new IdempotencyRecord(key, status, fingerprint, owner == null ? null : new OwnerToken(owner),
                     created, null, expires,
                     new StoredResponse(responseStatus, PostgresIdempotencyStore.unflatten(headers), body));
-        } catch (BufferUnderflowException | IllegalArgumentException e) {
-            throw new IllegalStateException("the replay column of " + key + " is malformed: " + e.getMessage(), e);
+        } catch (BufferUnderflowException | IllegalArgumentException malformed) {
+            return null;
         }
     }
 
