@@ -2,18 +2,14 @@ package dev.exactly.idempotency;
 
 import java.io.IOException;
 import java.io.OutputStream;
-import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.Collections;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 
 /**
  * The outcome replayed to every retry: a status, allow-listed headers and the exact body bytes.
- * Immutable: the constructor and {@link #body()} copy the bytes, so no caller can change what a later
- * replay sends.
+ * Immutable: the constructor copies the headers and the bytes, and {@link #body()} the bytes, so no caller
+ * can change what a later replay sends.
  *
  * @param status  the status code (HTTP semantics, but the engine does not interpret it)
  * @param headers header names (lower-cased) to values, in order
@@ -25,18 +21,7 @@ public record StoredResponse(int status, Map<String, List<String>> headers, byte
         if (status < 100 || status > 999) {
             throw new IllegalArgumentException("status must be a three-digit code");
         }
-        Map<String, List<String>> copy = new LinkedHashMap<>();
-        for (Map.Entry<String, List<String>> header : headers.entrySet()) {
-            String name = header.getKey().toLowerCase(Locale.ROOT);
-            List<String> values = List.copyOf(header.getValue());
-            List<String> earlier = copy.putIfAbsent(name, values);
-            if (earlier != null) { // names differing only in case: one header, values in order
-                List<String> merged = new ArrayList<>(earlier);
-                merged.addAll(values);
-                copy.put(name, List.copyOf(merged));
-            }
-        }
-        headers = Collections.unmodifiableMap(copy);
+        headers = ResponseHeaders.copyOf(headers);
         body = body.clone();
     }
 

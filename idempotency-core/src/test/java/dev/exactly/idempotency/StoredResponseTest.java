@@ -5,6 +5,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -34,6 +36,85 @@ class StoredResponseTest {
         StoredResponse response = new StoredResponse(200,
                 Map.of("Link", List.of("<a>"), "LINK", List.of("<b>")), new byte[0]);
         assertThat(response.headers().get("link")).containsExactlyInAnyOrder("<a>", "<b>");
+    }
+
+    @Test
+    void keepsTheHeadersInTheirOrderMergingNamesThatDifferInCaseWhereTheFirstStood() {
+        Map<String, List<String>> given = new LinkedHashMap<>();
+        given.put("Location", List.of("/v1/charges/ch_1"));
+        given.put("Link", List.of("<a>"));
+        given.put("Content-Type", List.of("application/json"));
+        given.put("LINK", List.of("<b>", "<c>"));
+        StoredResponse response = new StoredResponse(201, given, new byte[0]);
+
+        assertThat(response.headers().keySet()).containsExactly("location", "link", "content-type");
+        assertThat(response.headers().get("link")).containsExactly("<a>", "<b>", "<c>");
+        assertThat(response.headers().get("Link")).isNull();
+        assertThat(response.headers()).containsKey("content-type").doesNotContainKey("x-absent").hasSize(3);
+        List<String> seen = new ArrayList<>();
+        response.headers().forEach((name, values) -> seen.add(name + "=" + values));
+        assertThat(seen).containsExactly("location=[/v1/charges/ch_1]", "link=[<a>, <b>, <c>]",
+                "content-type=[application/json]");
+
+        Map<String, List<String>> same = new LinkedHashMap<>();
+        same.put("content-type", List.of("application/json"));
+        same.put("location", List.of("/v1/charges/ch_1"));
+        same.put("link", List.of("<a>", "<b>", "<c>"));
+        assertThat(response.headers()).isEqualTo(same).hasSameHashCodeAs(same);
+        assertThat(same).isEqualTo(response.headers());
+        assertThat(new StoredResponse(201, response.headers(), new byte[0])).isEqualTo(response);
+        assertThat(new StoredResponse(201, same, new byte[0])).isEqualTo(response);
+    }
+
+    @Test
+    void mergesAndOrdersManyHeadersAsFew() {
+        Map<String, List<String>> given = new LinkedHashMap<>();
+        for (int i = 0; i < 40; i++) {
+            given.put("X-H" + i, List.of("v" + i));
+        }
+        for (int i = 0; i < 40; i += 3) {
+            given.put("x-h" + i, List.of("w" + i));
+        }
+        Map<String, List<String>> headers = new StoredResponse(200, given, new byte[0]).headers();
+
+        assertThat(headers).hasSize(40);
+        assertThat(headers.keySet()).first().isEqualTo("x-h0");
+        assertThat(headers.keySet()).last().isEqualTo("x-h39");
+        assertThat(headers.get("x-h3")).containsExactly("v3", "w3");
+        assertThat(headers.get("x-h4")).containsExactly("v4");
+    }
+
+    @Test
+    void noHeadersAndOneHeaderAreHeadersToo() {
+        assertThat(StoredResponse.of(204, new byte[0]).headers()).isEmpty();
+        assertThat(new StoredResponse(204, new HashMap<>(), new byte[0]).headers()).isEqualTo(Map.of());
+        Map<String, List<String>> one = new StoredResponse(200, Map.of("ETag", List.of("\"1\"")), new byte[0]).headers();
+        assertThat(one).isEqualTo(Map.of("etag", List.of("\"1\""))).hasToString("{etag=[\"1\"]}");
+    }
+
+    @Test
+    void theHeadersCannotBeChangedThroughAnyView() {
+        Map<String, List<String>> headers = new StoredResponse(200,
+                Map.of("Content-Type", List.of("application/json")), new byte[0]).headers();
+
+        assertThatThrownBy(() -> headers.put("x", List.of())).isInstanceOf(UnsupportedOperationException.class);
+        assertThatThrownBy(() -> headers.remove("content-type")).isInstanceOf(UnsupportedOperationException.class);
+        assertThatThrownBy(() -> headers.remove("absent")).isInstanceOf(UnsupportedOperationException.class);
+        assertThatThrownBy(headers::clear).isInstanceOf(UnsupportedOperationException.class);
+        assertThatThrownBy(() -> headers.putAll(Map.of("x", List.of()))).isInstanceOf(UnsupportedOperationException.class);
+        assertThatThrownBy(() -> headers.replaceAll((k, v) -> List.of())).isInstanceOf(UnsupportedOperationException.class);
+        assertThatThrownBy(() -> headers.keySet().remove("content-type")).isInstanceOf(UnsupportedOperationException.class);
+        assertThatThrownBy(() -> headers.entrySet().iterator().next().setValue(List.of()))
+                .isInstanceOf(UnsupportedOperationException.class);
+        assertThatThrownBy(() -> {
+            Iterator<Map.Entry<String, List<String>>> entries = headers.entrySet().iterator();
+            entries.next();
+            entries.remove();
+        }).isInstanceOf(UnsupportedOperationException.class);
+        assertThatThrownBy(() -> headers.get("content-type").add("text/plain"))
+                .isInstanceOf(UnsupportedOperationException.class);
+        assertThat(headers).containsOnlyKeys("content-type");
+        assertThat(headers.get("content-type")).containsExactly("application/json");
     }
 
     @Test

@@ -7,6 +7,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.stream.Collectors;
 
 /**
  * Which response headers are stored and replayed: an allow-list, minus a deny-list of credentials and
@@ -28,6 +29,11 @@ final class HeaderPolicy {
 
     private final Set<String> allowed;
     private final Set<String> denied;
+    /**
+     * Each allowed name to itself: a stored response names its headers with these strings, not with the
+     * lower-cased copy each response makes, which a store would keep once per record.
+     */
+    private final Map<String, String> allowedNames;
 
     HeaderPolicy(Collection<String> extraAllowed, Collection<String> credentialHeaders) {
         Set<String> deny = new TreeSet<>(ALWAYS_DENIED);
@@ -37,6 +43,7 @@ final class HeaderPolicy {
         allow.removeAll(deny);
         this.allowed = Set.copyOf(allow);
         this.denied = Set.copyOf(deny);
+        this.allowedNames = allowed.stream().collect(Collectors.toUnmodifiableMap(name -> name, name -> name));
     }
 
     boolean stored(String name) {
@@ -52,9 +59,9 @@ final class HeaderPolicy {
     Map<String, List<String>> filter(List<CapturedResponse.Header> headers) {
         Map<String, List<String>> kept = new LinkedHashMap<>();
         for (CapturedResponse.Header header : headers) {
-            String lower = header.name().toLowerCase(Locale.ROOT);
-            if (allowed.contains(lower)) { // the deny-list was taken out of it
-                kept.put(lower, header.values());
+            String name = allowedNames.get(header.name().toLowerCase(Locale.ROOT));
+            if (name != null) { // the deny-list was taken out of it
+                kept.put(name, header.values());
             }
         }
         return kept;

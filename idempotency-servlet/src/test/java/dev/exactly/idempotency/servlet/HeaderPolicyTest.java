@@ -1,0 +1,37 @@
+package dev.exactly.idempotency.servlet;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+class HeaderPolicyTest {
+
+    private final HeaderPolicy policy = new HeaderPolicy(List.of("X-Request-Cost", "Authorization"), List.of("X-Api-Key"));
+
+    @Test
+    void keepsTheAllowedHeadersInOrderUnderLowerCaseNamesAndDropsTheRest() {
+        Map<String, List<String>> kept = policy.filter(List.of(
+                new CapturedResponse.Header("Location", List.of("/v1/charges/ch_1")),
+                new CapturedResponse.Header("Set-Cookie", List.of("session=1")),
+                new CapturedResponse.Header("X-REQUEST-COST", List.of("3")),
+                new CapturedResponse.Header("Authorization", List.of("Bearer t")),
+                new CapturedResponse.Header("X-Api-Key", List.of("k")),
+                new CapturedResponse.Header("X-Unlisted", List.of("u")),
+                new CapturedResponse.Header("Content-Type", List.of("application/json"))));
+
+        assertThat(kept.keySet()).containsExactly("location", "x-request-cost", "content-type");
+        assertThat(kept.get("x-request-cost")).containsExactly("3");
+    }
+
+    @Test
+    void everyResponseNamesItsHeadersWithThePolicysOwnStrings() {
+        String first = policy.filter(List.of(new CapturedResponse.Header("Content-Type", List.of("a/b"))))
+                .keySet().iterator().next();
+        String second = policy.filter(List.of(new CapturedResponse.Header("CONTENT-TYPE", List.of("a/b"))))
+                .keySet().iterator().next();
+
+        assertThat(first).isEqualTo("content-type").isSameAs(second);
+    }
+}
