@@ -59,6 +59,9 @@ final class ResponseHeaders extends AbstractMap<String, List<String>> {
             if (index != null) {
                 index.put(name, filled);
             }
+            if (filled == pairs.length) { // a map that grew while it was read
+                pairs = Arrays.copyOf(pairs, 2 * filled);
+            }
             pairs[filled++] = name;
             pairs[filled++] = given;
         }

@@ -3,12 +3,14 @@ package dev.exactly.idempotency;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import java.util.AbstractMap;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import org.junit.jupiter.api.Test;
 
 class StoredResponseTest {
@@ -82,6 +84,28 @@ class StoredResponseTest {
         assertThat(headers.keySet()).last().isEqualTo("x-h39");
         assertThat(headers.get("x-h3")).containsExactly("v3", "w3");
         assertThat(headers.get("x-h4")).containsExactly("v4");
+    }
+
+    @Test
+    void keepsEveryHeaderOfAMapThatHasMoreThanItsSizeSaid() {
+        // a map that grew while it was read: its size said one, its entries were three
+        Map<String, List<String>> growing = new AbstractMap<>() {
+            @Override
+            public Set<Map.Entry<String, List<String>>> entrySet() {
+                Map<String, List<String>> all = new LinkedHashMap<>();
+                all.put("Location", List.of("/a"));
+                all.put("ETag", List.of("\"1\""));
+                all.put("Link", List.of("<b>"));
+                return all.entrySet();
+            }
+
+            @Override
+            public int size() {
+                return 1;
+            }
+        };
+        assertThat(new StoredResponse(200, growing, new byte[0]).headers().keySet())
+                .containsExactly("location", "etag", "link");
     }
 
     @Test
