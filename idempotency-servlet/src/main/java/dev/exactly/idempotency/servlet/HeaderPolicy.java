@@ -27,11 +27,10 @@ final class HeaderPolicy {
             IdempotencyFilter.LEGACY_REPLAYED_HEADER.toLowerCase(Locale.ROOT),
             IdempotencyFilter.EXPIRES_HEADER.toLowerCase(Locale.ROOT));
 
-    private final Set<String> allowed;
     private final Set<String> denied;
     /**
-     * Each allowed name to itself: a stored response names its headers with these strings, not with the
-     * lower-cased copy each response makes, which a store would keep once per record.
+     * Each allowed name to itself (its key set is the allow-list): a stored response names its headers with
+     * these strings, not with the lower-cased copy each response makes, which a store would keep once per record.
      */
     private final Map<String, String> allowedNames;
 
@@ -41,18 +40,17 @@ final class HeaderPolicy {
         Set<String> allow = new TreeSet<>(DEFAULT_ALLOWED);
         extraAllowed.forEach(h -> allow.add(h.toLowerCase(Locale.ROOT)));
         allow.removeAll(deny);
-        this.allowed = Set.copyOf(allow);
         this.denied = Set.copyOf(deny);
-        this.allowedNames = allowed.stream().collect(Collectors.toUnmodifiableMap(name -> name, name -> name));
+        this.allowedNames = allow.stream().collect(Collectors.toUnmodifiableMap(name -> name, name -> name));
     }
 
     boolean stored(String name) {
         String lower = name.toLowerCase(Locale.ROOT);
-        return allowed.contains(lower) && !denied.contains(lower);
+        return allowedNames.containsKey(lower) && !denied.contains(lower);
     }
 
     Set<String> allowed() {
-        return allowed;
+        return allowedNames.keySet();
     }
 
     /** The allow-listed headers of a captured response, names lower-cased. */
