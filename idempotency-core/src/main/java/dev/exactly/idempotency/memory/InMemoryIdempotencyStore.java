@@ -114,7 +114,30 @@ public final class InMemoryIdempotencyStore implements IdempotencyStore {
         return new Builder();
     }
 
-    private record Entry(IdempotencyRecord record, Duration retention) {}
+    /**
+     * What the store holds for a key: a {@link Processing} record, or a finished one {@linkplain PackedRecord
+     * packed} into a few objects for the rest of its retention.
+     */
+    sealed interface Entry permits Processing, PackedRecord {
+        /** Whether the record has expired at {@code now}. */
+        boolean expired(Instant now);
+
+        /** When it expires, epoch milliseconds ({@link Long#MAX_VALUE} past what a long of them holds). */
+        long expiresAtMillis();
+    }
+
+    /** A record being processed, with the retention its completion will keep it for. */
+    record Processing(IdempotencyRecord record, Duration retention) implements Entry {
+        @Override
+        public boolean expired(Instant now) {
+            return !now.isBefore(record.expiresAt());
+        }
+
+        @Override
+        public long expiresAtMillis() {
+            return millis(record.expiresAt());
+        }
+    }
 
     /** A finished entry, as it was when it finished: evicted only if it is still exactly that entry. */
     private record Finished(ScopeKey key, Entry entry) {}
@@ -124,11 +147,10 @@ public final class InMemoryIdempotencyStore implements IdempotencyStore {
             Duration retention) {
         Objects.requireNonNull(owner, "owner");
         Entry seen = records.get(key);
-        if (seen != null && seen.record().status().isFinished()) {
+        if (seen instanceof PackedRecord finished) {
             // a finished record never changes until it expires: a replay needs no lock (no compute)
-            Instant now = clock.instant();
-            if (!expired(seen, now)) {
-                return new ClaimOutcome.Finished(seen.record());
+            if (!finished.expired(clock.instant())) {
+                return new ClaimOutcome.Finished(finished.record(key));
             }
         }
         if (records.size() >= maxEntries && seen == null) {
@@ -140,18 +162,18 @@ public final class InMemoryIdempotencyStore implements IdempotencyStore {
         Instant now = clock.instant();
         ClaimOutcome[] result = new ClaimOutcome[1];
         records.compute(key, (k, existing) -> {
-            if (existing == null || expired(existing, now)) {
-                Entry created = processing(key, fingerprint, owner, now, now, lease, retention);
+            if (existing == null || existing.expired(now)) {
+                Processing created = processing(key, fingerprint, owner, now, now, lease, retention);
                 result[0] = new ClaimOutcome.Claimed(created.record(), false);
                 return created;
             }
-            IdempotencyRecord record = existing.record();
-            if (record.status().isFinished()) {
-                result[0] = new ClaimOutcome.Finished(record);
+            if (existing instanceof PackedRecord finished) {
+                result[0] = new ClaimOutcome.Finished(finished.record(key));
                 return existing;
             }
+            IdempotencyRecord record = ((Processing) existing).record();
             if (record.leaseExpired(now) && record.fingerprint().equals(fingerprint)) {
-                Entry taken = processing(key, fingerprint, owner, record.createdAt(), now, lease, retention);
+                Processing taken = processing(key, fingerprint, owner, record.createdAt(), now, lease, retention);
                 result[0] = new ClaimOutcome.Claimed(taken.record(), true);
                 return taken;
             }
@@ -159,7 +181,7 @@ public final class InMemoryIdempotencyStore implements IdempotencyStore {
             return existing;
         });
         if (result[0] instanceof ClaimOutcome.Claimed claimed) {
-            noteExpiry(claimed.record().expiresAt());
+            noteExpiry(millis(claimed.record().expiresAt()));
         }
         return result[0];
     }
@@ -189,12 +211,12 @@ public final class InMemoryIdempotencyStore implements IdempotencyStore {
         }
     }
 
-    private static Entry processing(ScopeKey key, Fingerprint fingerprint, OwnerToken owner, Instant createdAt,
+    private static Processing processing(ScopeKey key, Fingerprint fingerprint, OwnerToken owner, Instant createdAt,
             Instant now, Duration lease, Duration retention) {
         IdempotencyRecord record = new IdempotencyRecord(
                 key, RecordStatus.PROCESSING, fingerprint, owner, createdAt, now.plus(lease),
                 now.plus(retention), null);
-        return new Entry(record, retention);
+        return new Processing(record, retention);
     }
 
     @Override
@@ -203,14 +225,14 @@ public final class InMemoryIdempotencyStore implements IdempotencyStore {
             throw new IllegalArgumentException("complete takes COMPLETED or FAILED");
         }
         Instant now = clock.instant();
-        Entry[] done = new Entry[1];
+        PackedRecord[] done = new PackedRecord[1];
         records.computeIfPresent(key, (k, existing) -> {
-            if (!ownedBy(existing, owner, now)) {
+            if (!(existing instanceof Processing processing) || !ownedBy(processing, owner, now)) {
                 return existing;
             }
-            IdempotencyRecord r = existing.record();
-            done[0] = new Entry(new IdempotencyRecord(key, outcome, r.fingerprint(), owner, r.createdAt(), null,
-                    now.plus(existing.retention()), response), existing.retention());
+            IdempotencyRecord r = processing.record();
+            done[0] = PackedRecord.of(new IdempotencyRecord(key, outcome, r.fingerprint(), owner, r.createdAt(),
+                    null, now.plus(processing.retention()), response));
             return done[0];
         });
         if (done[0] == null) {
@@ -226,7 +248,7 @@ public final class InMemoryIdempotencyStore implements IdempotencyStore {
         Instant now = clock.instant();
         boolean[] done = new boolean[1];
         records.computeIfPresent(key, (k, existing) -> {
-            if (!ownedBy(existing, owner, now)) {
+            if (!(existing instanceof Processing processing) || !ownedBy(processing, owner, now)) {
                 return existing;
             }
             done[0] = true;
@@ -243,30 +265,25 @@ public final class InMemoryIdempotencyStore implements IdempotencyStore {
         Instant now = clock.instant();
         boolean[] done = new boolean[1];
         records.computeIfPresent(key, (k, existing) -> {
-            if (!ownedBy(existing, owner, now)) {
+            if (!(existing instanceof Processing processing) || !ownedBy(processing, owner, now)) {
                 return existing;
             }
-            IdempotencyRecord r = existing.record();
+            IdempotencyRecord r = processing.record();
             done[0] = true;
             Instant leaseEnd = now.plus(lease);
             Instant expiresAt = r.expiresAt().isBefore(leaseEnd) ? leaseEnd : r.expiresAt();
-            return new Entry(new IdempotencyRecord(key, r.status(), r.fingerprint(), owner, r.createdAt(), leaseEnd,
-                    expiresAt, null), existing.retention());
+            return new Processing(new IdempotencyRecord(key, r.status(), r.fingerprint(), owner, r.createdAt(),
+                    leaseEnd, expiresAt, null), processing.retention());
         });
         return done[0];
     }
 
     /**
-     * Owned means: processing, same token, not expired. An owner whose lease ran out still owns the
-     * record until somebody takes it over (nobody else needed it), as in every other store.
+     * Owned means: same token, not expired (a processing entry is processing). An owner whose lease ran out
+     * still owns the record until somebody takes it over (nobody else needed it), as in every other store.
      */
-    private static boolean ownedBy(Entry entry, OwnerToken owner, Instant now) {
-        IdempotencyRecord r = entry.record();
-        return r.status() == RecordStatus.PROCESSING && owner.equals(r.owner()) && !expired(entry, now);
-    }
-
-    private static boolean expired(Entry entry, Instant now) {
-        return !now.isBefore(entry.record().expiresAt());
+    private static boolean ownedBy(Processing entry, OwnerToken owner, Instant now) {
+        return owner.equals(entry.record().owner()) && !entry.expired(now);
     }
 
     @Override
@@ -275,11 +292,14 @@ public final class InMemoryIdempotencyStore implements IdempotencyStore {
         if (entry == null) {
             return Optional.empty();
         }
-        if (expired(entry, clock.instant())) {
+        if (entry.expired(clock.instant())) {
             records.remove(key, entry);
             return Optional.empty();
         }
-        return Optional.of(entry.record());
+        return Optional.of(switch (entry) {
+            case Processing processing -> processing.record();
+            case PackedRecord finished -> finished.record(key);
+        });
     }
 
     @Override
@@ -295,12 +315,12 @@ public final class InMemoryIdempotencyStore implements IdempotencyStore {
         // before the reads: a record created meanwhile lowers it again, whether the reads see it or not
         earliestExpiry.set(Long.MAX_VALUE);
         records.forEach((key, entry) -> {
-            if (expired(entry, now)) {
+            if (entry.expired(now)) {
                 if (records.remove(key, entry)) {
                     removed[0]++;
                 }
             } else {
-                noteExpiry(entry.record().expiresAt());
+                noteExpiry(entry.expiresAtMillis());
             }
         });
         return removed[0];
@@ -322,15 +342,18 @@ public final class InMemoryIdempotencyStore implements IdempotencyStore {
         }
     }
 
-    private void noteExpiry(Instant expiresAt) {
-        long at;
-        try {
-            at = expiresAt.toEpochMilli();
-        } catch (ArithmeticException beyondMillis) {
-            return; // past what a long of milliseconds holds: never the earliest
-        }
+    private void noteExpiry(long at) {
         if (at < earliestExpiry.get()) {
             earliestExpiry.accumulateAndGet(at, Math::min);
+        }
+    }
+
+    /** Epoch milliseconds, {@link Long#MAX_VALUE} past what a long of them holds (never the earliest expiry). */
+    private static long millis(Instant at) {
+        try {
+            return at.toEpochMilli();
+        } catch (ArithmeticException beyondMillis) {
+            return Long.MAX_VALUE;
         }
     }
 
