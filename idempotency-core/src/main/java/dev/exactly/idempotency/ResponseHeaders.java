@@ -44,17 +44,52 @@ final class ResponseHeaders extends AbstractMap<String, List<String>> {
         if (size == 0) {
             return EMPTY;
         }
-        Object[] pairs = new Object[2 * size];
-        // the names seen so far are compared one by one, unless there are many of them
-        @Nullable Map<String, Integer> index = size > LINEAR_SEARCH_MAX ? new HashMap<>() : null;
-        int filled = 0;
+        Builder out = new Builder(size);
         for (Map.Entry<String, List<String>> header : headers.entrySet()) {
-            String name = header.getKey().toLowerCase(Locale.ROOT);
-            List<String> given = List.copyOf(header.getValue());
+            out.add(header.getKey(), List.copyOf(header.getValue()));
+        }
+        return out.build();
+    }
+
+    /**
+     * The headers given as names and values in turn ({@code name, value, name, value...}): the same as
+     * {@link #copyOf} of the map those pairs make, names lower-cased and a name that comes again adding its value.
+     *
+     * @throws IllegalArgumentException an odd number of elements
+     * @throws NullPointerException     a null name or value
+     */
+    static ResponseHeaders ofPairs(String[] namesAndValues) {
+        if (namesAndValues.length % 2 != 0) {
+            throw new IllegalArgumentException("headers as pairs hold an even number of elements");
+        }
+        if (namesAndValues.length == 0) {
+            return EMPTY;
+        }
+        Builder out = new Builder(namesAndValues.length / 2);
+        for (int i = 0; i < namesAndValues.length; i += 2) {
+            out.add(namesAndValues[i], List.of(namesAndValues[i + 1]));
+        }
+        return out.build();
+    }
+
+    /** Headers added one name at a time, in order. */
+    private static final class Builder {
+        private Object[] pairs;
+        private int filled;
+        /** The names seen so far are compared one by one, unless there are many of them. */
+        private final @Nullable Map<String, Integer> index;
+
+        Builder(int expected) {
+            pairs = new Object[2 * expected];
+            index = expected > LINEAR_SEARCH_MAX ? new HashMap<>() : null;
+        }
+
+        void add(String givenName, List<String> values) {
+            String name = givenName.toLowerCase(Locale.ROOT);
             int earlier = index == null ? indexOf(pairs, filled, name) : index.getOrDefault(name, -1);
             if (earlier >= 0) {
-                pairs[earlier + 1] = merged(pairs[earlier + 1], given);
-                continue;
+                pairs[earlier + 1] = merged(pairs[earlier + 1], values);
+                return;
             }
             if (index != null) {
                 index.put(name, filled);
@@ -63,9 +98,12 @@ final class ResponseHeaders extends AbstractMap<String, List<String>> {
                 pairs = Arrays.copyOf(pairs, 2 * filled);
             }
             pairs[filled++] = name;
-            pairs[filled++] = given;
+            pairs[filled++] = values;
         }
-        return new ResponseHeaders(filled == pairs.length ? pairs : Arrays.copyOf(pairs, filled));
+
+        ResponseHeaders build() {
+            return new ResponseHeaders(filled == pairs.length ? pairs : Arrays.copyOf(pairs, filled));
+        }
     }
 
     private static List<String> merged(Object earlier, List<String> more) {

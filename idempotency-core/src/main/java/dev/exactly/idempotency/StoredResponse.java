@@ -29,6 +29,18 @@ public record StoredResponse(int status, Map<String, List<String>> headers, byte
         return new StoredResponse(status, Map.of(), body);
     }
 
+    /**
+     * A response whose headers are given as names and values in turn ({@code name, value, name, value...}), as a
+     * store that keeps them flat reads them back: equal to the response of the map those pairs make (names
+     * lower-cased, a name that comes again adding its value), without the map.
+     *
+     * @throws IllegalArgumentException an odd number of header elements, or a status that is not three digits
+     * @throws NullPointerException     a null name or value
+     */
+    public static StoredResponse ofHeaderPairs(int status, String[] namesAndValues, byte[] body) {
+        return new StoredResponse(status, ResponseHeaders.ofPairs(namesAndValues), body);
+    }
+
     /** A copy of the body. */
     @Override
     public byte[] body() {

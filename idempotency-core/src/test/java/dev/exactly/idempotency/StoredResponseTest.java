@@ -34,6 +34,59 @@ class StoredResponseTest {
     }
 
     @Test
+    void headersGivenAsPairsMakeTheResponseTheirMapMakes() {
+        String[] pairs = {"Location", "/v1/charges/ch_1", "Link", "<a>", "Content-Type", "application/json",
+                "LINK", "<b>", "link", "<c>", "Set-Cookie", ""};
+        byte[] body = {1, 2};
+        StoredResponse fromPairs = StoredResponse.ofHeaderPairs(201, pairs, body);
+
+        Map<String, List<String>> map = new LinkedHashMap<>();
+        map.put("Location", List.of("/v1/charges/ch_1"));
+        map.put("Link", List.of("<a>"));
+        map.put("Content-Type", List.of("application/json"));
+        map.put("LINK", List.of("<b>"));
+        map.put("link", List.of("<c>"));
+        map.put("Set-Cookie", List.of(""));
+        assertThat(fromPairs).isEqualTo(new StoredResponse(201, map, body)).hasSameHashCodeAs(new StoredResponse(201, map, body));
+        assertThat(fromPairs.headers().keySet()).containsExactly("location", "link", "content-type", "set-cookie");
+        assertThat(fromPairs.headers().get("link")).containsExactly("<a>", "<b>", "<c>");
+
+        pairs[1] = "/elsewhere";
+        body[0] = 9;
+        assertThat(fromPairs.headers().get("location")).as("copied").containsExactly("/v1/charges/ch_1");
+        assertThat(fromPairs.body()).containsExactly(1, 2);
+    }
+
+    @Test
+    void manyHeadersGivenAsPairsMergeAsTheirMapDoes() {
+        String[] pairs = new String[2 * 60];
+        Map<String, List<String>> map = new LinkedHashMap<>();
+        for (int i = 0; i < 60; i++) {
+            String name = "X-H" + (i % 25);
+            pairs[2 * i] = i % 2 == 0 ? name : name.toUpperCase(java.util.Locale.ROOT);
+            pairs[2 * i + 1] = "v" + i;
+            map.computeIfAbsent(name.toLowerCase(java.util.Locale.ROOT), n -> new ArrayList<>()).add("v" + i);
+        }
+        StoredResponse fromPairs = StoredResponse.ofHeaderPairs(200, pairs, new byte[0]);
+        assertThat(fromPairs).isEqualTo(new StoredResponse(200, map, new byte[0]));
+        assertThat(fromPairs.headers()).hasSize(25);
+        assertThat(fromPairs.headers().get("x-h3")).containsExactly("v3", "v28", "v53");
+    }
+
+    @Test
+    void headersAsPairsAreWholePairsWithoutNulls() {
+        assertThat(StoredResponse.ofHeaderPairs(204, new String[0], new byte[0]).headers()).isEmpty();
+        assertThatThrownBy(() -> StoredResponse.ofHeaderPairs(200, new String[] {"a", "b", "c"}, new byte[0]))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("even");
+        assertThatThrownBy(() -> StoredResponse.ofHeaderPairs(200, new String[] {"a", null}, new byte[0]))
+                .isInstanceOf(NullPointerException.class);
+        assertThatThrownBy(() -> StoredResponse.ofHeaderPairs(200, new String[] {null, "b"}, new byte[0]))
+                .isInstanceOf(NullPointerException.class);
+        assertThatThrownBy(() -> StoredResponse.ofHeaderPairs(99, new String[0], new byte[0]))
+                .isInstanceOf(IllegalArgumentException.class);
+    }
+
+    @Test
     void headerNamesAreCaseInsensitiveAndMerged() {
         StoredResponse response = new StoredResponse(200,
                 Map.of("Link", List.of("<a>"), "LINK", List.of("<b>")), new byte[0]);

@@ -24,7 +24,6 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.HashSet;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -813,7 +812,7 @@ public final class PostgresIdempotencyStore implements IdempotencyStore {
         if (status.isFinished()) {
             Array array = row.getArray(8);
             try {
-                response = new StoredResponse(row.getInt(7), unflatten((String[]) array.getArray()), row.getBytes(9));
+                response = StoredResponse.ofHeaderPairs(row.getInt(7), (String[]) array.getArray(), row.getBytes(9));
             } finally {
                 array.free();
             }
@@ -850,7 +849,7 @@ public final class PostgresIdempotencyStore implements IdempotencyStore {
     private static StoredResponse response(ResultSet row) throws SQLException {
         Array array = row.getArray("response_headers");
         try {
-            return new StoredResponse(row.getInt("response_status"), unflatten((String[]) array.getArray()),
+            return StoredResponse.ofHeaderPairs(row.getInt("response_status"), (String[]) array.getArray(),
                     row.getBytes("response_body"));
         } finally {
             array.free();
@@ -873,17 +872,6 @@ public final class PostgresIdempotencyStore implements IdempotencyStore {
 
     private static String storable(String text) {
         return text.indexOf('\u0000') < 0 ? text : text.replace('\u0000', '\uFFFD');
-    }
-
-    static Map<String, List<String>> unflatten(String[] pairs) {
-        if (pairs.length % 2 != 0) {
-            throw new IllegalStateException("response_headers holds an odd number of elements");
-        }
-        Map<String, List<String>> headers = new LinkedHashMap<>();
-        for (int i = 0; i < pairs.length; i += 2) {
-            headers.computeIfAbsent(pairs[i], name -> new ArrayList<>()).add(pairs[i + 1]);
-        }
-        return headers;
     }
 
     private static Instant instant(ResultSet row, String column) throws SQLException {
