@@ -1,14 +1,10 @@
 package dev.exactly.idempotency.postgres;
 
+import dev.exactly.idempotency.internal.Slots;
 import java.sql.SQLException;
 import java.sql.Statement;
-import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicReferenceArray;
 import java.util.concurrent.locks.LockSupport;
-import org.jspecify.annotations.Nullable;
 
 /**
  * The statement timeout of the store: cancels a statement that runs longer than its timeout, as JDBC's
@@ -17,8 +13,7 @@ import org.jspecify.annotations.Nullable;
  * schedules a task on one timer shared by every connection of the process for each statement with a query
  * timeout, and cancels it afterwards: a lock, a heap insertion and removal and an allocation per statement,
  * on the hot path of every claim and completion. Here a statement under way takes a free slot of an array
- * (a concurrent set holds those that find none free nearby), and one daemon thread looks over them every
- * {@value #TICK_MILLIS} ms; a statement is cancelled
+ * ({@link Slots}), and one daemon thread looks over them every {@value #TICK_MILLIS} ms; a statement is cancelled
  * within that much after its timeout (the timeouts are whole seconds); after ten seconds without any, the
  * thread ends, and the next statement starts another. The cancel request itself goes out on a thread of
  * its own, so that a server that does not answer it cannot hold up the next one.
@@ -42,17 +37,8 @@ final class StatementWatchdog {
 
     /** Slots for the statements under way: more than any pool runs at once. */
     static final int SLOTS = 1024;
-    /** Slots a statement tries, from the one its hash names, before it goes to {@link #OVERFLOW}. */
-    private static final int PROBES = 8;
 
-    /**
-     * Statements under way, each in a slot it took with one compare-and-set and leaves with another. A set
-     * cost a statement about 0.6 µs of CPU to enter and leave (its bin's lock, a node, the shared count,
-     * under the contention of every carrier thread); a free slot is one cache line's write.
-     */
-    private static final AtomicReferenceArray<@Nullable Watch> RUNNING = new AtomicReferenceArray<>(SLOTS);
-    /** Statements that found no free slot among their probes. */
-    private static final Set<Watch> OVERFLOW = ConcurrentHashMap.newKeySet();
+    private static final Slots<Watch> RUNNING = new Slots<>(SLOTS);
     private static volatile boolean started;
 
     private StatementWatchdog() {}
@@ -62,16 +48,10 @@ final class StatementWatchdog {
         private final Statement statement;
         private final long deadline;
         private final long abortDeadline;
-        /**
-         * The set's hash of this watch, drawn when it is made: {@code Object.hashCode} would first have the JVM
-         * generate an identity hash and write it into the object's header, a call into the runtime on every
-         * statement. Equality stays identity.
-         */
-        private final int hash = ThreadLocalRandom.current().nextInt();
         /** Set by the watchdog's thread alone, once it sent the cancel. */
         private boolean cancelled;
-        /** The slot it holds in {@link #RUNNING}, or -1: it is in {@link #OVERFLOW}. */
-        private int slot = -1;
+        /** The slot it holds in {@link #RUNNING}; read by the thread that made the watch alone. */
+        private int slot = Slots.OVERFLOW;
 
         private Watch(Statement statement, long deadline, long abortDeadline) {
             this.statement = statement;
@@ -80,18 +60,8 @@ final class StatementWatchdog {
         }
 
         @Override
-        public int hashCode() {
-            return hash;
-        }
-
-        @Override
-        public boolean equals(Object other) {
-            return this == other;
-        }
-
-        @Override
         public void close() {
-            leave(this);
+            RUNNING.leave(slot, this);
         }
     }
 
@@ -99,7 +69,7 @@ final class StatementWatchdog {
     static Watch watch(Statement statement, long timeoutNanos) {
         long now = System.nanoTime();
         Watch watch = new Watch(statement, now + timeoutNanos, now + 2 * timeoutNanos);
-        enter(watch);
+        watch.slot = RUNNING.enter(watch);
         // after the entry: a thread that ends looks again after it cleared the flag (see stopIfIdle)
         if (!started) {
             start();
@@ -107,36 +77,9 @@ final class StatementWatchdog {
         return watch;
     }
 
-    private static void enter(Watch watch) {
-        int first = watch.hash & (SLOTS - 1);
-        for (int i = 0; i < PROBES; i++) {
-            int slot = (first + i) & (SLOTS - 1);
-            // the slot is written before the watch is published: the watchdog reads it from what it finds
-            watch.slot = slot;
-            if (RUNNING.get(slot) == null && RUNNING.compareAndSet(slot, null, watch)) {
-                return;
-            }
-        }
-        watch.slot = -1;
-        OVERFLOW.add(watch);
-    }
-
-    /** Takes the watch out; false if it was out already (the watchdog took it out to abort its statement). */
-    private static boolean leave(Watch watch) {
-        return watch.slot >= 0 ? RUNNING.compareAndSet(watch.slot, watch, null) : OVERFLOW.remove(watch);
-    }
-
     /** Whether no statement is under way. */
     static boolean idle() {
-        if (!OVERFLOW.isEmpty()) {
-            return false;
-        }
-        for (int i = 0; i < SLOTS; i++) {
-            if (RUNNING.get(i) != null) {
-                return false;
-            }
-        }
-        return true;
+        return RUNNING.isEmpty();
     }
 
     private static synchronized void start() {
@@ -168,24 +111,16 @@ final class StatementWatchdog {
                 return;
             }
             long now = System.nanoTime();
-            for (int i = 0; i < SLOTS; i++) {
-                Watch watch = RUNNING.get(i);
-                if (watch != null) {
-                    look(watch, now);
-                }
-            }
-            for (Watch watch : OVERFLOW) {
-                look(watch, now);
-            }
+            RUNNING.forEach((slot, watch) -> look(slot, watch, now));
         }
     }
 
     /** Cancels the watch's statement once past its deadline; aborts its connection once past the second. */
-    private static void look(Watch watch, long now) {
+    private static void look(int slot, Watch watch, long now) {
         if (!watch.cancelled && now - watch.deadline >= 0) {
             watch.cancelled = true;
             Thread.ofVirtual().name("exactly-postgres-cancel").start(() -> cancel(watch.statement));
-        } else if (watch.cancelled && now - watch.abortDeadline >= 0 && leave(watch)) {
+        } else if (watch.cancelled && now - watch.abortDeadline >= 0 && RUNNING.leave(slot, watch)) {
             Thread.ofVirtual().name("exactly-postgres-abort").start(() -> abort(watch.statement));
         }
     }
