@@ -74,6 +74,37 @@ class StoredResponseTest {
     }
 
     @Test
+    void theValuesOfANameThatComesAgainGatherInOrder() {
+        String[] pairs = {"set-cookie", "a", "set-cookie", "b", "set-cookie", "c", "x", "1", "set-cookie", "d",
+                "Set-Cookie", "e", "x", "2"};
+        StoredResponse fromPairs = StoredResponse.ofHeaderPairs(200, pairs, new byte[0]);
+        assertThat(fromPairs.headers().keySet()).containsExactly("set-cookie", "x");
+        assertThat(fromPairs.headers().get("set-cookie")).containsExactly("a", "b", "c", "d", "e");
+        assertThat(fromPairs.headers().get("x")).containsExactly("1", "2");
+        assertThat(fromPairs).isEqualTo(new StoredResponse(200,
+                Map.of("set-cookie", List.of("a", "b", "c", "d", "e"), "x", List.of("1", "2")), new byte[0]));
+
+        String[] many = new String[2 * 20_000];
+        for (int i = 0; i < 20_000; i++) {
+            many[2 * i] = "link";
+            many[2 * i + 1] = "<" + i + ">";
+        }
+        List<String> links = StoredResponse.ofHeaderPairs(200, many, new byte[0]).headers().get("link");
+        assertThat(links).hasSize(20_000).startsWith("<0>", "<1>").endsWith("<19999>");
+        String[] interleaved = new String[2 * 20_000];
+        for (int i = 0; i < 20_000; i++) {
+            interleaved[2 * i] = i % 2 == 0 ? "Link" : "set-cookie";
+            interleaved[2 * i + 1] = Integer.toString(i);
+        }
+        Map<String, List<String>> both = StoredResponse.ofHeaderPairs(200, interleaved, new byte[0]).headers();
+        assertThat(both.keySet()).containsExactly("link", "set-cookie");
+        assertThat(both.get("set-cookie")).hasSize(10_000).startsWith("1", "3").endsWith("19999");
+        assertThatThrownBy(() -> both.get("link").add("x")).isInstanceOf(UnsupportedOperationException.class);
+        assertThatThrownBy(() -> StoredResponse.ofHeaderPairs(200, new String[] {"a", "1", "a", null}, new byte[0]))
+                .isInstanceOf(NullPointerException.class);
+    }
+
+    @Test
     void headersAsPairsAreWholePairsWithoutNulls() {
         assertThat(StoredResponse.ofHeaderPairs(204, new String[0], new byte[0]).headers()).isEmpty();
         assertThatThrownBy(() -> StoredResponse.ofHeaderPairs(200, new String[] {"a", "b", "c"}, new byte[0]))
