@@ -86,7 +86,10 @@ import org.jspecify.annotations.Nullable;
  *       which only the server's count of the TTL decides; then, with the same fingerprint, the record
  *       goes to the new token with a new lease and the retention as TTL ({@code Claimed}, takeover).
  *       On a Redis before 7.0 (its {@code INFO server} at connect, or a refused {@code SET ... NX GET})
- *       every claim is claim.lua, which also writes the value of a new claim.</li>
+ *       every claim is claim.lua, which also writes the value of a new claim. While more than three in
+ *       four keys the store claimed lately had a finished record (a storm of retries), a claim is first a
+ *       plain {@code GET}: a finished record is the answer ({@code Finished}; finished records change no
+ *       more, so the read decides as the {@code SET} would), any other key goes on as above.</li>
  *   <li><b>finish.lua</b> — the completion of a claim this store made: only if {@code PROCESSING} and
  *       owned by the token presented (one comparison at a fixed offset), write the finished value the
  *       client sends whole (status, finish time, then the processing value's retention, owner,
@@ -193,6 +196,10 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
     private static final byte[] PX = {'P', 'X'};
     private static final byte[] GET = {'G', 'E', 'T'};
     private static final byte[] IFEQ = {'I', 'F', 'E', 'Q'};
+    /** {@link #finishedShare} of all keys replays. */
+    private static final int ONE = 1024;
+    /** Above this {@link #finishedShare} a claim reads first. */
+    private static final int READ_FIRST = ONE * 3 / 4;
 
     private final RedisStoreConfig config;
     private final String topology;
@@ -210,6 +217,17 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
     private final HeldClaims held = new HeldClaims();
     /** Claims start with {@code SET ... NX GET}; false on a Redis older than 7.0 (every claim a script). */
     private volatile boolean plainClaims = true;
+    /**
+     * The share of finished records among the keys claimed lately, in 1/{@value #ONE}: each claim moves it a
+     * sixteenth of the way to {@value #ONE} (the key had a finished record: a replay) or to 0 (any other key).
+     * Above {@value #READ_FIRST} (three in four replays, as in a storm of retries after an outage) a claim
+     * sends a plain {@code GET} first and the claim only for a key that has no finished record: a replay is
+     * then the one read any replay must make, with no value built and sent, and any other key pays a second
+     * round trip. Updated without synchronisation: a lost update only delays a switch by a claim.
+     */
+    private volatile int finishedShare;
+    /** Tests: the claims' first command stays as set ({@link #claimFirst}); claims do not move it. */
+    private volatile boolean finishedSharePinned;
     /**
      * Completions of held claims start with {@code SET ... IFEQ} (a server with compare-and-set: Valkey 8.1,
      * Redis 8.4 and later, as {@code INFO server} tells at connect); false on any other, or once refused.
@@ -372,7 +390,8 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
         long leaseMillis = millis(lease, "lease");
         long retentionMillis = millis(retention, "retention");
         ClaimOutcome outcome = call("claim", commands -> claimOnce(commands, key, fingerprint, owner, leaseMillis,
-                retentionMillis));
+                retentionMillis, finishedShare > READ_FIRST));
+        count(outcome instanceof ClaimOutcome.Finished);
         // A claim in flight while this process waits for the scope (its marker set by subscribe, before this
         // re-claim) touches the record (touch.lua): an owner completing by SET ... IFEQ, which publishes nothing,
         // then finds another value and goes to finish.lua, which publishes. A record gone in between is claimed again.
@@ -387,18 +406,30 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
                 return outcome; // gone again and again: the wait ends at the lease end or the poll, then claims
             }
             outcome = call("claim", commands -> claimOnce(commands, key, fingerprint, owner, leaseMillis,
-                    retentionMillis));
+                    retentionMillis, false));
         }
         return outcome;
     }
 
-    /** One claim: {@code SET ... NX PX GET}, then claim.lua when the lease may be over (or every time before 7.0). */
+    /**
+     * One claim: {@code SET ... NX PX GET}, then claim.lua when the lease may be over (or every time before 7.0);
+     * with {@code readFirst}, a {@code GET} before them, which alone answers a key with a finished record.
+     */
     private ClaimOutcome claimOnce(RedisClusterAsyncCommands<byte[], byte[]> commands, ScopeKey key,
-            Fingerprint fingerprint, OwnerToken owner, long leaseMillis, long retentionMillis) {
+            Fingerprint fingerprint, OwnerToken owner, long leaseMillis, long retentionMillis, boolean readFirst) {
+        byte[] recordKey = recordKey(key);
+        if (readFirst) {
+            byte[] current = await(commands.get(recordKey));
+            if (current != null) {
+                IdempotencyRecord record = RecordValue.decode(key, current);
+                if (record.status().isFinished()) {
+                    return new ClaimOutcome.Finished(record); // finished records change no more: no write needed
+                }
+            }
+        }
         long ttl = Math.max(leaseMillis, retentionMillis);
         long now = clock.nowMillis();
         byte[] value = RecordValue.processing(owner, fingerprint, now, leaseMillis, retentionMillis);
-        byte[] recordKey = recordKey(key);
         if (plainClaims) {
             byte[] previous;
             try {
@@ -583,6 +614,36 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
         shutdownClient.run();
         deadlines.close();
         waiters.signalAll();
+    }
+
+    /** Counts a claim's key in {@link #finishedShare}. */
+    private void count(boolean finished) {
+        if (finishedSharePinned) {
+            return;
+        }
+        int now = finishedShare;
+        int next = finished ? now + ((ONE - now) >> 4) : now - (now >> 4);
+        if (next != now) {
+            finishedShare = next;
+        }
+    }
+
+    /**
+     * Tests: makes the claims' first command {@code first} ({@code "get"} or {@code "set"}, {@link #claimsFirst()});
+     * {@code pinned}: claims do not move it.
+     */
+    void claimFirst(String first, boolean pinned) {
+        finishedSharePinned = pinned;
+        finishedShare = switch (first) {
+            case "get" -> READ_FIRST + (ONE - READ_FIRST) / 2;
+            case "set" -> 0;
+            default -> throw new IllegalArgumentException(first);
+        };
+    }
+
+    /** Tests: the claims' first command now, {@code "get"} or {@code "set"} (or the claim script). */
+    String claimsFirst() {
+        return finishedShare > READ_FIRST ? "get" : "set";
     }
 
     /** Every claim through the claim script, as on a Redis older than 7.0 (tests of that path). */

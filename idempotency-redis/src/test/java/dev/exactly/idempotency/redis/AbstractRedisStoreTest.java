@@ -639,6 +639,77 @@ abstract class AbstractRedisStoreTest {
         return killed[0];
     }
 
+    /** The last command of each of {@code clientName}'s connections that is not a pub/sub one, on every node. */
+    private List<String> lastCommands(String clientName) {
+        List<String> commands = new java.util.ArrayList<>();
+        onEveryNode(node -> {
+            for (String line : node.clientList().split("\n")) {
+                if (line.contains(" name=" + clientName + " ") && line.contains(" sub=0 ")) {
+                    int at = line.indexOf(" cmd=") + 5;
+                    commands.add(line.substring(at, line.indexOf(' ', at)));
+                }
+            }
+        });
+        return commands;
+    }
+
+    @Test
+    void whileMostKeysAreReplaysAClaimReadsFirstAndEveryKindOfKeyGetsTheSameAnswer() {
+        String clientName = "exactly-test-read-first-" + RedisStoreTestSupport.randomHex(4);
+        RedisIdempotencyStore reading = register(newStore(config, clientName));
+        assertThat(reading.claimsFirst()).as("a new store expects fresh keys").isEqualTo("set");
+        ScopeKey done = randomKey();
+        ClaimOutcome.Claimed first = claim(done, fingerprint("a"));
+        assertThat(store().complete(done, first.owner(), RecordStatus.COMPLETED, binaryResponse())).isTrue();
+        IdempotencyRecord finished = store().find(done).orElseThrow();
+
+        assertThat(reading.claim(done, fingerprint("a"), LEASE, RETENTION)).isEqualTo(new ClaimOutcome.Finished(finished));
+        assertThat(lastCommands(clientName)).as("a replay claimed first: SET ... NX GET").contains("set")
+                .doesNotContain("get");
+        for (int i = 0; i < 40 && reading.claimsFirst().equals("set"); i++) {
+            assertThat(reading.claim(done, fingerprint("b"), LEASE, RETENTION))
+                    .as("a replay whatever the fingerprint; the engine decides on it")
+                    .isEqualTo(new ClaimOutcome.Finished(finished));
+        }
+        assertThat(reading.claimsFirst()).as("replays one after another: reads first").isEqualTo("get");
+        assertThat(reading.claim(done, fingerprint("a"), LEASE, RETENTION)).isEqualTo(new ClaimOutcome.Finished(finished));
+        assertThat(lastCommands(clientName)).as("the replay was one GET").contains("get").doesNotContain("set");
+        assertThat(admin().pttl(redisKey(done))).as("a read writes nothing, nor the TTL")
+                .isLessThanOrEqualTo(RETENTION.toMillis());
+
+        // while it reads first, a key without a finished record is claimed as before, after the read
+        reading.claimFirst("get", true);
+        ScopeKey fresh = randomKey();
+        ClaimOutcome.Claimed claimed = (ClaimOutcome.Claimed) reading.claim(fresh, fingerprint("a"), LEASE, RETENTION);
+        assertThat(claimed.takeover()).isFalse();
+        assertThat(store().find(fresh)).contains(claimed.record());
+        assertThat(reading.claim(fresh, fingerprint("a"), LEASE, RETENTION))
+                .as("in flight").isEqualTo(new ClaimOutcome.InFlight(claimed.record()));
+        assertThat(reading.complete(fresh, claimed.owner(), RecordStatus.FAILED, StoredResponse.of(409, new byte[0])))
+                .as("the claim is held as any other: its completion is fenced by its owner").isTrue();
+        assertThat(reading.claim(fresh, fingerprint("a"), LEASE, RETENTION))
+                .isEqualTo(new ClaimOutcome.Finished(store().find(fresh).orElseThrow()));
+
+        ScopeKey abandoned = randomKey();
+        IdempotencyRecord dead = ((ClaimOutcome.Claimed) store().claim(
+                abandoned, fingerprint("a"), Duration.ofMillis(50), RETENTION)).record();
+        await().atMost(Duration.ofSeconds(5))
+                .until(() -> admin().pttl(redisKey(abandoned)) <= RETENTION.toMillis() - 50);
+        assertThat(reading.claim(abandoned, fingerprint("b"), LEASE, RETENTION))
+                .as("another fingerprint never takes over").isEqualTo(new ClaimOutcome.InFlight(dead));
+        ClaimOutcome.Claimed taken = (ClaimOutcome.Claimed) reading.claim(abandoned, fingerprint("a"), LEASE, RETENTION);
+        assertThat(taken.takeover()).as("an abandoned claim is taken over after the read").isTrue();
+        assertThat(store().release(abandoned, dead.owner())).isFalse();
+        assertThat(reading.release(abandoned, taken.owner())).isTrue();
+
+        // keys without a finished record move it back
+        reading.claimFirst("get", false);
+        for (int i = 0; i < 40 && reading.claimsFirst().equals("get"); i++) {
+            reading.claim(randomKey(), fingerprint("a"), LEASE, RETENTION);
+        }
+        assertThat(reading.claimsFirst()).as("fresh keys one after another: claims first again").isEqualTo("set");
+    }
+
     @Test
     void concurrentClaimsFromTwoInstancesHaveExactlyOneWinner() throws Exception {
         ScopeKey key = randomKey();
