@@ -117,6 +117,46 @@ class RedisStallTest {
     }
 
     @Test
+    void whileTheStoreReadsFirstAStallFailsClosedAndRunsNothingAndEveryKeyIsAnsweredAfterIt() throws Exception {
+        store.claimFirst("get", true);
+        IdempotencyRequest finished = request("finished-before-the-stall");
+        AtomicInteger runs = new AtomicInteger();
+        assertThat(engine.execute(finished, lease -> {
+            runs.incrementAndGet();
+            return Outcome.complete(created);
+        }).kind()).isEqualTo(IdempotentResult.Kind.EXECUTED);
+        IdempotencyRequest fresh = request("fresh-during-the-stall");
+
+        Signals.stop(redis.pid());
+        assertThatThrownBy(() -> engine.execute(fresh, lease -> {
+                    runs.incrementAndGet();
+                    return Outcome.complete(created);
+                }))
+                .as("the read timed out: nothing was claimed, the handler not called").isInstanceOf(StoreUnavailableException.class);
+        assertThatThrownBy(() -> engine.execute(finished, lease -> {
+                    runs.incrementAndGet();
+                    return Outcome.complete(created);
+                }))
+                .as("a replay fails closed too").isInstanceOf(StoreUnavailableException.class);
+        Signals.resume(redis.pid());
+
+        IdempotentResult replay = engine.execute(finished, lease -> {
+            runs.incrementAndGet();
+            return Outcome.complete(StoredResponse.of(500, new byte[0]));
+        });
+        assertThat(replay.replayed()).isTrue();
+        assertThat(replay.response().body()).isEqualTo(created.body());
+        IdempotentResult retry = engine.execute(fresh, lease -> {
+            runs.incrementAndGet();
+            return Outcome.complete(created);
+        });
+        assertThat(retry.kind()).as("the key is free at once: the timed-out read took nothing")
+                .isEqualTo(IdempotentResult.Kind.EXECUTED);
+        assertThat(runs).hasValue(2);
+        assertThat(store.claimsFirst()).isEqualTo("get");
+    }
+
+    @Test
     void anOutcomeThatCouldNotBeRecordedDuringAStallIsAnsweredAndRecordedAfterIt() throws Exception {
         IdempotencyRequest request = request("stalled-complete");
         IdempotentResult result = engine.execute(request, lease -> {
