@@ -1,6 +1,7 @@
 package dev.exactly.idempotency.servlet;
 
 import java.util.Collection;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -33,6 +34,12 @@ final class HeaderPolicy {
      * these strings, not with the lower-cased copy each response makes, which a store would keep once per record.
      */
     private final Map<String, String> allowedNames;
+    /**
+     * The same names under the spellings responses mostly use, each to its lower-cased name: the name as
+     * given and in title case ({@code Content-Type}); any other spelling is lower-cased first. Spares a
+     * response's allowed headers a lower-cased copy each.
+     */
+    private final Map<String, String> spellings;
 
     HeaderPolicy(Collection<String> extraAllowed, Collection<String> credentialHeaders) {
         Set<String> deny = new TreeSet<>(ALWAYS_DENIED);
@@ -42,6 +49,25 @@ final class HeaderPolicy {
         allow.removeAll(deny);
         this.denied = Set.copyOf(deny);
         this.allowedNames = allow.stream().collect(Collectors.toUnmodifiableMap(name -> name, name -> name));
+        Map<String, String> spelled = new HashMap<>();
+        for (String name : allow) {
+            spelled.put(name, name);
+            spelled.put(titleCase(name), name);
+        }
+        this.spellings = Map.copyOf(spelled);
+    }
+
+    /** {@code content-type} as {@code Content-Type}. */
+    static String titleCase(String lowerCase) {
+        char[] chars = lowerCase.toCharArray();
+        boolean start = true;
+        for (int i = 0; i < chars.length; i++) {
+            if (start && chars[i] >= 'a' && chars[i] <= 'z') {
+                chars[i] = (char) (chars[i] - ('a' - 'A'));
+            }
+            start = chars[i] == '-';
+        }
+        return new String(chars);
     }
 
     boolean stored(String name) {
@@ -57,7 +83,10 @@ final class HeaderPolicy {
     Map<String, List<String>> filter(List<CapturedResponse.Header> headers) {
         Map<String, List<String>> kept = new LinkedHashMap<>();
         for (CapturedResponse.Header header : headers) {
-            String name = allowedNames.get(header.name().toLowerCase(Locale.ROOT));
+            String name = spellings.get(header.name());
+            if (name == null) {
+                name = allowedNames.get(header.name().toLowerCase(Locale.ROOT));
+            }
             if (name != null) { // the deny-list was taken out of it
                 kept.put(name, header.values());
             }

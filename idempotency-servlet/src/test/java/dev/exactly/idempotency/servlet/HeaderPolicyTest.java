@@ -34,4 +34,28 @@ class HeaderPolicyTest {
 
         assertThat(first).isEqualTo("content-type").isSameAs(second);
     }
+
+    @Test
+    void everySpellingOfAnAllowedNameIsKeptAndOfADeniedOneDropped() {
+        for (String spelling : List.of("etag", "Etag", "ETag", "ETAG", "eTaG")) {
+            assertThat(policy.filter(List.of(new CapturedResponse.Header(spelling, List.of("\"v1\"")))))
+                    .as(spelling).containsOnlyKeys("etag");
+        }
+        for (String spelling : List.of("x-request-cost", "X-Request-Cost", "x-Request-cost")) {
+            assertThat(policy.filter(List.of(new CapturedResponse.Header(spelling, List.of("3")))))
+                    .as(spelling).containsOnlyKeys("x-request-cost");
+        }
+        for (String spelling : List.of("x-api-key", "X-Api-Key", "X-API-KEY", "authorization", "Authorization")) {
+            assertThat(policy.filter(List.of(new CapturedResponse.Header(spelling, List.of("secret")))))
+                    .as(spelling).isEmpty();
+        }
+    }
+
+    @Test
+    void titleCaseCapitalisesEachWord() {
+        assertThat(HeaderPolicy.titleCase("content-type")).isEqualTo("Content-Type");
+        assertThat(HeaderPolicy.titleCase("etag")).isEqualTo("Etag");
+        assertThat(HeaderPolicy.titleCase("x-1a-b")).isEqualTo("X-1a-B");
+        assertThat(HeaderPolicy.titleCase("a--b-")).isEqualTo("A--B-");
+    }
 }
