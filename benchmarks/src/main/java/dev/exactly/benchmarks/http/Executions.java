@@ -8,8 +8,8 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
 
 /**
- * Counts the executions of one endpoint's handler and, where a key must run at most once, finds any key
- * that ran twice. The load script's keys are {@code <series>-<n>} (a phase's tag and client thread, then a
+ * Counts the executions of one endpoint's handler, notes every key it ran, and, where a key must run at most
+ * once, finds any key that ran twice. The load script's keys are {@code <series>-<n>} (a phase's tag and client thread, then a
  * counter; or a run's replay keys and their index), after the random prefix of {@link KeyOrder#RANDOM},
  * kept as one bit per key and series, so that millions of fresh keys cost little memory. Thread-safe.
  */
@@ -27,9 +27,13 @@ final class Executions {
         this.oncePerKey = oncePerKey;
     }
 
-    /** Records one execution of {@code key}; returns its number (1, 2, ...), which names the charge. */
+    /**
+     * Records one execution of {@code key}; returns its number (1, 2, ...), which names the charge. Every
+     * endpoint's handler keeps the same books, so that their cost is the same on both sides of a ratio: the
+     * unguarded endpoint's too, where a key's second execution is no failure (it runs every replay).
+     */
     long record(String key) {
-        if (oncePerKey && !firstRun(key)) {
+        if (!firstRun(key) && oncePerKey) {
             duplicates.increment();
             synchronized (samples) {
                 if (samples.size() < MAX_SAMPLES) {
