@@ -75,8 +75,8 @@ public class DatabaseConfiguration {
         }
         HikariConfig migrations = connections(properties, embedded);
         migrations.setPoolName("payments-migrations");
-        // Flyway holds its lock on one connection while it migrates on another
-        migrations.setMaximumPoolSize(3);
+        // the schema's migration lock on one connection (migrate), Flyway's lock on a second, its work on a third
+        migrations.setMaximumPoolSize(4);
         migrations.setMinimumIdle(0);
         try (HikariDataSource migrating = new HikariDataSource(migrations)) {
             migrate(migrating);
@@ -147,19 +147,53 @@ public class DatabaseConfiguration {
         return config;
     }
 
-    /** Runs the three migration sets (several instances starting at once serialise on Flyway's lock). */
+    /**
+     * Runs the three migration sets, one instance at a time per schema. Flyway's own lock covers applying a
+     * set's migrations, not its first look at the schema: an instance that found a set's schema history table
+     * that another had just created, not yet holding a row, took the schema for one to baseline and failed to
+     * start ("Unable to baseline schema history table ... as it already exists, and is empty"), as two
+     * replicas deployed at once on a new database would. So every instance first takes a session advisory lock
+     * of the schema on a connection of its own and keeps it until all three sets are done; the next one then
+     * finds them migrated. The lock ends with its session, so an instance that dies mid-migration frees it.
+     */
     public static void migrate(DataSource dataSource) {
-        for (String[] set : MIGRATIONS) {
-            Flyway.configure()
-                    .dataSource(dataSource)
-                    .locations(set[0])
-                    .table(set[1])
-                    .baselineOnMigrate(true)
-                    .baselineVersion("0")
-                    .load()
-                    .migrate();
+        try (Connection lock = dataSource.getConnection()) {
+            try (Statement s = lock.createStatement()) {
+                s.execute(MIGRATION_LOCK);
+            }
+            try {
+                for (String[] set : MIGRATIONS) {
+                    Flyway.configure()
+                            .dataSource(dataSource)
+                            .locations(set[0])
+                            .table(set[1])
+                            .baselineOnMigrate(true)
+                            .baselineVersion("0")
+                            .load()
+                            .migrate();
+                }
+            } finally {
+                unlock(lock);
+            }
+        } catch (SQLException e) {
+            throw new IllegalStateException("could not take the lock of the schema's migrations", e);
         }
     }
+
+    /** Gives the schema's migration lock back; a failure here must not hide the migration's own. */
+    private static void unlock(Connection lock) {
+        try (Statement s = lock.createStatement()) {
+            s.execute(MIGRATION_UNLOCK);
+        } catch (SQLException e) {
+            // the lock ends with the session, which the caller's pool closes
+            log.warn("could not give back the lock of the schema's migrations: {}", e.getMessage());
+        }
+    }
+
+    private static final String MIGRATION_LOCK = "SELECT pg_advisory_lock(hashtext('dev.exactly.payments.migrations'), "
+            + "hashtext(coalesce(current_schema(), '')))";
+    private static final String MIGRATION_UNLOCK = "SELECT pg_advisory_unlock(hashtext('dev.exactly.payments.migrations'), "
+            + "hashtext(coalesce(current_schema(), '')))";
 
     /**
      * The embedded server and its data directory, when there is one.
