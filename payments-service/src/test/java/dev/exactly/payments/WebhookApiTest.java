@@ -127,6 +127,9 @@ class WebhookApiTest extends DefaultServiceTest {
             {"{\"url\":\"https://example.com/#frag\"}", "url", "url_invalid"},
             {"{\"url\":\"https:///nohost\"}", "url", "url_invalid"},
             {"{\"url\":\"https://" + "a".repeat(2100) + ".com/\"}", "url", "url_invalid"},
+            // a number for a host is 127.0.0.1 to one resolver and a name to another: refused even in demo mode
+            {"{\"url\":\"http://2130706433/\"}", "url", "url_invalid"},
+            {"{\"url\":\"http://0177.0.0.1/\"}", "url", "url_invalid"},
             {"{\"url\":42}", "url", "parameter_invalid"},
             {"{}", "url", "parameter_missing"},
             {"{\"url\":\"https://example.com/\",\"enabled_events\":[\"charge.exploded\"]}", "enabled_events", "event_type_unknown"},

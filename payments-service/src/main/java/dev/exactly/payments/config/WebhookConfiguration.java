@@ -30,8 +30,9 @@ public class WebhookConfiguration {
     }
 
     @Bean
-    WebhookEndpoints webhookEndpoints(Jdbc jdbc, InstantSource clock) {
-        return new WebhookEndpoints(jdbc, clock);
+    WebhookEndpoints webhookEndpoints(Jdbc jdbc, WebhookProperties properties, PaymentsProperties payments,
+            InstantSource clock) {
+        return new WebhookEndpoints(jdbc, clock, properties.settings(payments.demoMode()).allowPrivateNetworks());
     }
 
     @Bean

@@ -71,9 +71,9 @@ public final class Destinations {
         }
         if (!allowPrivateNetworks) {
             for (InetAddress address : addresses) {
-                Optional<String> kind = notPublic(address);
-                if (kind.isPresent()) {
-                    return new Resolution.Refused(address.getHostAddress() + ", a " + kind.get() + " address");
+                Optional<String> refusal = describeNotPublic(address);
+                if (refusal.isPresent()) {
+                    return new Resolution.Refused(refusal.get());
                 }
             }
         }
@@ -86,6 +86,15 @@ public final class Destinations {
                 ? "refused: the host " + host + " does not resolve"
                 : "refused: the host " + host + " resolves to " + refusal
                         + " (set exactly.payments.webhooks.allow-private-networks to allow it)";
+    }
+
+    /**
+     * {@code address} and what kind of non-public address it is ({@code "10.0.0.5, a private address"}), or
+     * empty when it is public.
+     */
+    public static Optional<String> describeNotPublic(InetAddress address) {
+        return notPublic(address).map(kind -> address.getHostAddress()
+                + ("aeiou".indexOf(kind.charAt(0)) >= 0 ? ", an " : ", a ") + kind + " address");
     }
 
     /**

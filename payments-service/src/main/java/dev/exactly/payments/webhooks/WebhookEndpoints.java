@@ -46,15 +46,21 @@ public final class WebhookEndpoints {
 
     private final Jdbc jdbc;
     private final InstantSource clock;
+    private final boolean allowPrivateNetworks;
 
-    public WebhookEndpoints(Jdbc jdbc, InstantSource clock) {
+    /**
+     * @param allowPrivateNetworks whether deliveries may go to non-public addresses: if not, a URL whose host is
+     *                             such an address by itself is refused at creation ({@link EndpointRequest})
+     */
+    public WebhookEndpoints(Jdbc jdbc, InstantSource clock, boolean allowPrivateNetworks) {
         this.jdbc = jdbc;
         this.clock = clock;
+        this.allowPrivateNetworks = allowPrivateNetworks;
     }
 
     /** Creates an endpoint from a request body. */
     public EndpointResult create(String tenant, byte[] body) {
-        return switch (EndpointRequest.parse(body)) {
+        return switch (EndpointRequest.parse(body, allowPrivateNetworks)) {
             case Parsed.Invalid<EndpointRequest> invalid -> new EndpointResult.Invalid(invalid.errors());
             case Parsed.Valid<EndpointRequest> valid -> create(tenant, valid.value());
         };

@@ -33,7 +33,7 @@ final class WebhookDatabase implements AutoCloseable {
         pool = new HikariDataSource(config);
         jdbc = new Jdbc(pool);
         outbox = new Outbox(InstantSource.system());
-        endpoints = new WebhookEndpoints(jdbc, InstantSource.system());
+        endpoints = new WebhookEndpoints(jdbc, InstantSource.system(), true); // receivers on this machine
     }
 
     @Override
