@@ -20,11 +20,11 @@ import org.jspecify.annotations.Nullable;
  * {@code url} is required: an absolute {@code http} or {@code https} URL with a host, without user
  * information or fragment, of at most {@value #MAX_URL} characters. A host written as a number must be an IPv4
  * address in dotted-decimal form ({@code 2130706433} and {@code 0177.0.0.1} are read as different addresses by
- * different resolvers, and a C resolver reads {@code 0x7f000001} as one too). Unless private networks are allowed, a host that names a non-public address by itself, an
- * IP address ({@link Destinations#notPublic}) or {@code localhost} and its subdomains, is refused here
- * ({@code url_not_public}), since no delivery to it would ever be sent; a name that resolves to such an address is
- * refused at each delivery attempt, where the name is resolved. {@code enabled_events} lists known event types, or
- * is {@code ["*"]} (the default) for every type.
+ * different resolvers, and a C resolver reads {@code 0x7f000001} as one too). Unless private networks are
+ * allowed, a host that names a non-public address by itself, an IP address ({@link Destinations#notPublic}) or
+ * {@code localhost} and its subdomains, is refused here ({@code url_not_public}), since no delivery to it would
+ * ever be sent; a name that resolves to such an address is refused at each delivery attempt, where the name is
+ * resolved. {@code enabled_events} lists known event types, or is {@code ["*"]} (the default) for every type.
  *
  * @param url           the URL as sent
  * @param enabledEvents the types, without duplicates, or {@code ["*"]}
