@@ -132,29 +132,21 @@ public record EndpointRequest(String url, List<String> enabledEvents, @Nullable 
         if (name.equals("localhost") || name.endsWith(".localhost")) {
             return Optional.of(host + ", a loopback name");
         }
-        InetAddress address;
+        String literal;
         if (name.startsWith("[") && name.endsWith("]")) {
-            String literal = name.substring(1, name.length() - 1);
-            int zone = literal.indexOf('%');
-            if (zone >= 0) {
-                literal = literal.substring(0, zone);
-            }
+            int zone = name.indexOf('%');
+            literal = zone < 0 ? name : name.substring(0, zone) + "]";
             if (literal.indexOf(':') < 0) {
                 throw new UnknownHostException("not an IPv6 literal");
             }
-            // in brackets, the JDK parses it as an IPv6 address or throws: it never looks a bracketed host up
-            address = InetAddress.getByName("[" + literal + "]");
         } else if (DOTTED_DECIMAL.matcher(name).matches()) {
-            String[] parts = name.split("\\.");
-            byte[] octets = new byte[4];
-            for (int i = 0; i < 4; i++) {
-                octets[i] = (byte) Integer.parseInt(parts[i]);
-            }
-            address = InetAddress.getByAddress(octets);
+            literal = name;
         } else {
             return Optional.empty();
         }
-        return Destinations.describeNotPublic(address);
+        // the JDK parses an IPv6 address in brackets (or throws) and a dotted-decimal IPv4 address: it looks
+        // neither up
+        return Destinations.describeNotPublic(InetAddress.getByName(literal));
     }
 
     private static List<String> events(@Nullable List<String> requested, JsonFields fields) {
