@@ -25,7 +25,8 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * A bounded store in this process's memory. Each transition is one {@link ConcurrentHashMap#compute};
- * a replay of a finished record (immutable until it expires) is a plain, lock-free read. Waiters are
+ * a claim of a key the map does not hold is one {@link ConcurrentHashMap#putIfAbsent}, and a replay of a
+ * finished record (immutable until it expires) is a plain, lock-free read. Waiters are
  * woken in-process. Expired records are purged lazily, and in full sweeps when the store
  * reaches its bound, at most ten a second and none before the earliest expiry of its records: a store full
  * of live records refuses a claim without reading them.
@@ -160,6 +161,15 @@ public final class InMemoryIdempotencyStore implements IdempotencyStore {
             refusing = false;
         }
         Instant now = clock.instant();
+        if (seen == null) {
+            // a key seen nowhere: one insert-if-absent (a CAS into an empty bin, no lock, no lambda) claims it;
+            // if another claim or an expired record got there in between, the compute below decides
+            Processing created = processing(key, fingerprint, owner, now, now, lease, retention);
+            if (records.putIfAbsent(key, created) == null) {
+                noteExpiry(millis(created.record().expiresAt()));
+                return new ClaimOutcome.Claimed(created.record(), false);
+            }
+        }
         ClaimOutcome[] result = new ClaimOutcome[1];
         records.compute(key, (k, existing) -> {
             if (existing == null || existing.expired(now)) {
