@@ -162,8 +162,8 @@ public final class InMemoryIdempotencyStore implements IdempotencyStore {
         }
         Instant now = clock.instant();
         if (seen == null) {
-            // a key seen nowhere: one insert-if-absent (a CAS into an empty bin, no lock, no lambda) claims it;
-            // if another claim or an expired record got there in between, the compute below decides
+            // a key the map did not hold: one insert-if-absent claims it (a CAS when its bin is empty, as most are;
+            // no lambda); if another claim inserted it in between, the compute below decides
             Processing created = processing(key, fingerprint, owner, now, now, lease, retention);
             if (records.putIfAbsent(key, created) == null) {
                 noteExpiry(millis(created.record().expiresAt()));
