@@ -1,6 +1,7 @@
 package dev.exactly.chaos;
 
 import dev.exactly.testing.OwnPostgres;
+import dev.exactly.testing.SystemProperties;
 import dev.exactly.testing.TestPostgres;
 import java.nio.file.Path;
 import java.sql.Connection;
@@ -66,7 +67,7 @@ abstract sealed class ChaosDatabase implements AutoCloseable {
 
         @Override
         public void close() {
-            if (Boolean.getBoolean("exactly.chaos.keep")) {
+            if (SystemProperties.flag("exactly.chaos.keep")) {
                 return;
             }
             PGSimpleDataSource ds = new PGSimpleDataSource();

@@ -2,6 +2,7 @@ package dev.exactly.chaos;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.exactly.testing.SystemProperties;
 import java.time.Duration;
 import java.util.List;
 import java.util.function.Supplier;
@@ -20,7 +21,7 @@ import org.junit.jupiter.api.Test;
 @Tag("soak")
 class ChaosSoakTest {
     /** Payments per scenario; {@code -Dexactly.chaos.payments=N} changes it. */
-    private static final int PAYMENTS = Integer.getInteger("exactly.chaos.payments", 400);
+    private static final int PAYMENTS = SystemProperties.integer("exactly.chaos.payments", 400);
     private static final Duration SLOW = Duration.ofMillis(1200);
 
     private record Scenario(String name, int payments, Supplier<Fault> fault) {}

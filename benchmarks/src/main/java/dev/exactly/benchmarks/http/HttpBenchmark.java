@@ -14,6 +14,7 @@ import dev.exactly.idempotency.servlet.IdempotencyFilter;
 import dev.exactly.idempotency.servlet.IdempotentRoute;
 import dev.exactly.idempotency.servlet.TenantResolver;
 import dev.exactly.testing.ProcessCpu;
+import dev.exactly.testing.SystemProperties;
 import java.io.BufferedWriter;
 import java.io.IOException;
 import java.io.PrintStream;
@@ -124,12 +125,14 @@ public final class HttpBenchmark {
             mixes = List.copyOf(mixes);
             if (threads < 1 || connections < threads || rounds < 1 || replayKeys < 1 || variants.isEmpty()
                     || mixes.isEmpty()) {
-                throw new IllegalArgumentException("threads, rounds, replayKeys, endpoints and mixes must be "
-                        + "positive, connections at least threads");
+                throw new IllegalArgumentException("threads (" + threads + "), rounds (" + rounds + ") and replayKeys ("
+                        + replayKeys + ") must be positive, connections (" + connections + ") at least threads, "
+                        + "and endpoints and mixes not empty");
             }
             if (measure.toSeconds() < 1 || warmup.isNegative() || measure.toMillis() % 1000 != 0
                     || warmup.toMillis() % 1000 != 0) {
-                throw new IllegalArgumentException("the load generator times whole seconds: measure at least 1 s");
+                throw new IllegalArgumentException("the load generator times whole seconds: measure at least 1 s ("
+                        + measure.toSeconds() + " s), warm-up 0 s or more (" + warmup.toSeconds() + " s)");
             }
             // the replay keys are completed before the first phase and read in the last one: they must outlive
             // the run (with room for preparation, collections and waits between phases)
@@ -159,12 +162,12 @@ public final class HttpBenchmark {
             String endpoints = System.getProperty("exactly.bench.endpoints");
             String mixes = System.getProperty("exactly.bench.mixes");
             return new Settings(
-                    Integer.getInteger("exactly.bench.threads", d.threads()),
-                    Integer.getInteger("exactly.bench.connections", d.connections()),
-                    Duration.ofSeconds(Integer.getInteger("exactly.bench.warmup", (int) d.warmup().toSeconds())),
-                    Duration.ofSeconds(Integer.getInteger("exactly.bench.seconds", (int) d.measure().toSeconds())),
-                    Integer.getInteger("exactly.bench.rounds", d.rounds()),
-                    Integer.getInteger("exactly.bench.replayKeys", d.replayKeys()),
+                    SystemProperties.integer("exactly.bench.threads", d.threads()),
+                    SystemProperties.integer("exactly.bench.connections", d.connections()),
+                    SystemProperties.seconds("exactly.bench.warmup", d.warmup()),
+                    SystemProperties.seconds("exactly.bench.seconds", d.measure()),
+                    SystemProperties.integer("exactly.bench.rounds", d.rounds()),
+                    SystemProperties.integer("exactly.bench.replayKeys", d.replayKeys()),
                     endpoints == null
                             ? d.variants()
                             : Arrays.stream(endpoints.split(",")).map(String::strip).map(Variant::of).toList(),
@@ -186,9 +189,9 @@ public final class HttpBenchmark {
         out.printf("Redis server binary: %s%n", Objects.requireNonNullElse(StoreFixture.redisServerBinary(),
                 "none of the benchmark's own (the test Redis)"));
         out.printf("PostgreSQL store's shared statement lanes: %d (0: every claim and completion its own statement)%n",
-                Integer.getInteger(StoreFixture.PG_SHARED_LANES_PROPERTY,
+                SystemProperties.integer(StoreFixture.PG_SHARED_LANES_PROPERTY,
                         PostgresStoreConfig.ofDefaults().sharedStatementLanes()));
-        Integer ballast = Integer.getInteger(StoreFixture.REDIS_BALLAST_PROPERTY);
+        Integer ballast = SystemProperties.integer(StoreFixture.REDIS_BALLAST_PROPERTY);
         out.printf("ballast per Redis server (Cluster node) of the benchmark's own: %s (-D%s)%n",
                 ballast == null ? "sized to the run" : String.format("%,d keys", ballast),
                 StoreFixture.REDIS_BALLAST_PROPERTY);

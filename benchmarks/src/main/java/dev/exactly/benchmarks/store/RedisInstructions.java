@@ -7,6 +7,7 @@ import dev.exactly.idempotency.IdempotencyPolicy;
 import dev.exactly.idempotency.redis.RedisIdempotencyStore;
 import dev.exactly.idempotency.redis.RedisStoreConfig;
 import dev.exactly.testing.RedisProcess;
+import dev.exactly.testing.SystemProperties;
 import dev.exactly.testing.TestRedis;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
@@ -82,7 +83,7 @@ public final class RedisInstructions {
     }
 
     public static void main(String[] args) throws Exception {
-        int operations = Integer.getInteger("exactly.bench.operations", 5_000);
+        int operations = SystemProperties.integer("exactly.bench.operations", 5_000);
         List<Phase> phases = run(operations, System.out);
         report(phases, System.out);
     }
@@ -141,7 +142,7 @@ public final class RedisInstructions {
         } finally {
             rawClient.shutdown(Duration.ZERO, Duration.ofSeconds(2));
             server.stop();
-            if (Boolean.getBoolean("exactly.bench.keep")) {
+            if (SystemProperties.flag("exactly.bench.keep")) {
                 progress.println("callgrind's dumps kept in " + out + " (one per phase, in order, after the warm-up's)");
             } else {
                 RedisCluster.deleteTree(out);

@@ -12,6 +12,7 @@ import dev.exactly.idempotency.redis.RedisIdempotencyStore;
 import dev.exactly.idempotency.redis.RedisStoreConfig;
 import dev.exactly.idempotency.spi.IdempotencyStore;
 import dev.exactly.testing.RedisProcess;
+import dev.exactly.testing.SystemProperties;
 import dev.exactly.testing.TestPostgres;
 import dev.exactly.testing.TestRedis;
 import io.lettuce.core.AbstractRedisClient;
@@ -318,7 +319,7 @@ public final class StoreFixture implements AutoCloseable {
         String schema = currentSchema(pool);
         resources.push(() -> dropSchema(schema));
         PostgresIdempotencyStore.migrate(pool);
-        int lanes = Integer.getInteger(PG_SHARED_LANES_PROPERTY, PostgresStoreConfig.ofDefaults().sharedStatementLanes());
+        int lanes = SystemProperties.integer(PG_SHARED_LANES_PROPERTY, PostgresStoreConfig.ofDefaults().sharedStatementLanes());
         PostgresIdempotencyStore store = PostgresIdempotencyStore.create(pool,
                 PostgresStoreConfig.custom().sharedStatementLanes(lanes).build());
         resources.push(store);

@@ -115,6 +115,26 @@ class HttpBenchmarkSmokeTest {
     }
 
     @Test
+    void aSettingThatDoesNotReadIsRefusedNotReplacedByItsDefault() {
+        System.setProperty("exactly.bench.seconds", "60s");
+        try {
+            assertThatThrownBy(HttpBenchmark.Settings::fromSystemProperties)
+                    .isInstanceOf(IllegalArgumentException.class)
+                    .hasMessage("-Dexactly.bench.seconds=60s is not a whole number");
+        } finally {
+            System.clearProperty("exactly.bench.seconds");
+        }
+        System.setProperty("exactly.bench.warmup", "-1");
+        try {
+            assertThatThrownBy(HttpBenchmark.Settings::fromSystemProperties)
+                    .isInstanceOf(IllegalArgumentException.class)
+                    .hasMessageContaining("warm-up 0 s or more (-1 s)");
+        } finally {
+            System.clearProperty("exactly.bench.warmup");
+        }
+    }
+
+    @Test
     void aRunThatWouldOutliveItsReplayKeysIsRefusedBeforeItStarts() {
         // every endpoint and mix, 40 rounds of 5 s: 92 minutes of load, past the hour the replay keys are kept
         assertThatThrownBy(() -> new HttpBenchmark.Settings(2, 32, Duration.ofSeconds(2), Duration.ofSeconds(5), 40,

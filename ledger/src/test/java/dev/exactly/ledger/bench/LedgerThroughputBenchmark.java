@@ -9,6 +9,7 @@ import dev.exactly.ledger.Ledger;
 import dev.exactly.ledger.LedgerSchema;
 import dev.exactly.ledger.Money;
 import dev.exactly.ledger.TrialBalance;
+import dev.exactly.testing.SystemProperties;
 import dev.exactly.testing.TestPostgres;
 import java.sql.Connection;
 import java.sql.ResultSet;
@@ -61,12 +62,12 @@ public final class LedgerThroughputBenchmark {
         /** The full run, adjustable with {@code exactly.bench.*} system properties. */
         public static Config fromSystemProperties() {
             return new Config(
-                    Integer.getInteger("exactly.bench.threads", 16),
-                    Integer.getInteger("exactly.bench.shards", 16),
-                    Integer.getInteger("exactly.bench.customers", 1000),
-                    Duration.ofSeconds(Integer.getInteger("exactly.bench.warmup", 3)),
-                    Duration.ofSeconds(Integer.getInteger("exactly.bench.seconds", 5)),
-                    Integer.getInteger("exactly.bench.rounds", 2));
+                    SystemProperties.integer("exactly.bench.threads", 16),
+                    SystemProperties.integer("exactly.bench.shards", 16),
+                    SystemProperties.integer("exactly.bench.customers", 1000),
+                    SystemProperties.seconds("exactly.bench.warmup", Duration.ofSeconds(3)),
+                    SystemProperties.seconds("exactly.bench.seconds", Duration.ofSeconds(5)),
+                    SystemProperties.integer("exactly.bench.rounds", 2));
         }
 
         /** A run of about two seconds for the test suite. */

@@ -3,6 +3,7 @@ package dev.exactly.benchmarks.payments;
 import static org.awaitility.Awaitility.await;
 
 import dev.exactly.testing.ProcessCpu;
+import dev.exactly.testing.SystemProperties;
 import dev.exactly.testing.TestPostgres;
 import dev.exactly.testing.TestRedis;
 import java.io.IOException;
@@ -95,11 +96,15 @@ public final class PaymentsBenchmark {
             jvmOptions = List.copyOf(jvmOptions);
             serviceArguments = List.copyOf(serviceArguments);
             if (threads < 1 || connections < threads || customers < 1 || pgbenchClients < threads) {
-                throw new IllegalArgumentException("threads and customers must be positive, connections at least threads");
+                throw new IllegalArgumentException("threads (" + threads + ") and customers (" + customers
+                        + ") must be positive, connections (" + connections + ") and pgbenchClients (" + pgbenchClients
+                        + ") at least threads");
             }
             if (measure.toSeconds() < 1 || warmup.isNegative() || pgbench.isNegative()
                     || measure.toMillis() % 1000 != 0 || warmup.toMillis() % 1000 != 0 || pgbench.toMillis() % 1000 != 0) {
-                throw new IllegalArgumentException("wrk and pgbench time whole seconds: measure at least 1 s");
+                throw new IllegalArgumentException("wrk and pgbench time whole seconds: measure at least 1 s ("
+                        + measure.toSeconds() + " s), warm-up and pgbench 0 s or more (" + warmup.toSeconds() + " s, "
+                        + pgbench.toSeconds() + " s)");
             }
         }
 
@@ -117,14 +122,14 @@ public final class PaymentsBenchmark {
             String jfr = System.getProperty("exactly.bench.jfr");
             String arguments = System.getProperty("exactly.bench.args", "");
             return new Settings(
-                    Integer.getInteger("exactly.bench.threads", d.threads()),
-                    Integer.getInteger("exactly.bench.connections", d.connections()),
-                    Duration.ofSeconds(Integer.getInteger("exactly.bench.warmup", (int) d.warmup().toSeconds())),
-                    Integer.getInteger("exactly.bench.warmupCharges", d.warmupCharges()),
-                    Duration.ofSeconds(Integer.getInteger("exactly.bench.seconds", (int) d.measure().toSeconds())),
-                    Integer.getInteger("exactly.bench.customers", d.customers()),
-                    Duration.ofSeconds(Integer.getInteger("exactly.bench.pgbench", (int) d.pgbench().toSeconds())),
-                    Integer.getInteger("exactly.bench.pgbenchClients", d.pgbenchClients()),
+                    SystemProperties.integer("exactly.bench.threads", d.threads()),
+                    SystemProperties.integer("exactly.bench.connections", d.connections()),
+                    SystemProperties.seconds("exactly.bench.warmup", d.warmup()),
+                    SystemProperties.integer("exactly.bench.warmupCharges", d.warmupCharges()),
+                    SystemProperties.seconds("exactly.bench.seconds", d.measure()),
+                    SystemProperties.integer("exactly.bench.customers", d.customers()),
+                    SystemProperties.seconds("exactly.bench.pgbench", d.pgbench()),
+                    SystemProperties.integer("exactly.bench.pgbenchClients", d.pgbenchClients()),
                     d.jar(),
                     jvm == null ? d.jvmOptions() : Arrays.stream(jvm.strip().split("\\s+")).filter(s -> !s.isEmpty()).toList(),
                     jfr == null || jfr.isBlank() ? null : Path.of(jfr).toAbsolutePath(),

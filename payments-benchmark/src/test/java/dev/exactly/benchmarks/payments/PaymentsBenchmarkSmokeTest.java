@@ -1,6 +1,7 @@
 package dev.exactly.benchmarks.payments;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.exactly.testing.Ci;
 import java.io.ByteArrayOutputStream;
@@ -22,6 +23,26 @@ import org.junit.jupiter.api.Test;
 class PaymentsBenchmarkSmokeTest {
     /** The service's {@code exactly.payments.commit-batch.max-charges} by default. */
     private static final long DEFAULT_BATCH_CHARGES = 7;
+
+    @Test
+    void aSettingThatDoesNotReadIsRefusedNotReplacedByItsDefault() {
+        System.setProperty("exactly.bench.seconds", "1m");
+        try {
+            assertThatThrownBy(PaymentsBenchmark.Settings::fromSystemProperties)
+                    .isInstanceOf(IllegalArgumentException.class)
+                    .hasMessage("-Dexactly.bench.seconds=1m is not a whole number");
+        } finally {
+            System.clearProperty("exactly.bench.seconds");
+        }
+        System.setProperty("exactly.bench.connections", "1");
+        try {
+            assertThatThrownBy(PaymentsBenchmark.Settings::fromSystemProperties)
+                    .isInstanceOf(IllegalArgumentException.class)
+                    .hasMessageContaining("connections (1) and pgbenchClients (16) at least threads");
+        } finally {
+            System.clearProperty("exactly.bench.connections");
+        }
+    }
 
     @Test
     void everyChargeIsAnsweredCapturedAndJournaledOnce() throws Exception {

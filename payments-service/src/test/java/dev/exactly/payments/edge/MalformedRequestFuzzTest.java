@@ -3,6 +3,7 @@ package dev.exactly.payments.edge;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.exactly.payments.DefaultServiceTest;
+import dev.exactly.testing.SystemProperties;
 import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -24,8 +25,8 @@ import org.springframework.boot.test.context.SpringBootTest;
  */
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT)
 class MalformedRequestFuzzTest extends DefaultServiceTest {
-    private static final long SEED = Long.getLong("exactly.fuzz.seed", 20261201L);
-    private static final int REQUESTS = Integer.getInteger("exactly.fuzz.requests", 600);
+    private static final long SEED = SystemProperties.longInteger("exactly.fuzz.seed", 20261201L);
+    private static final int REQUESTS = SystemProperties.integer("exactly.fuzz.requests", 600);
     private static final String[] METHODS = {"POST", "POST", "POST", "POST", "GET", "PUT", "DELETE", "PATCH", "OPTIONS",
         "HEAD", "TRACE", "FOO", "post"};
     private static final String[] PATHS = {"/v1/charges", "/v1/charges", "/v1/refunds", "/v1/charges/ch_fuzz",
