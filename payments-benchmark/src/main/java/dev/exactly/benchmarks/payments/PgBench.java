@@ -44,24 +44,28 @@ final class PgBench {
         this.script = script;
     }
 
-    /** {@code pgbench} on the PATH (Debian: postgresql-client or postgresql-contrib), if any. */
+    /**
+     * {@code pgbench}, if any: the newest in Debian's server package directories (the binary itself), else one on
+     * the PATH (on Debian, {@code /usr/bin/pgbench} is a wrapper that runs the server package's).
+     */
     static Optional<Path> onPath() {
-        return Tools.onPath("pgbench").or(() -> {
-            // Debian keeps it out of the PATH in the server package's bin directory
-            try (var versions = Files.list(Path.of("/usr/lib/postgresql"))) {
-                return versions.map(v -> v.resolve("bin/pgbench")).filter(Files::isExecutable)
-                        .max(Path::compareTo);
-            } catch (IOException e) {
-                return Optional.empty();
+        try (var versions = Files.list(Path.of("/usr/lib/postgresql"))) {
+            Optional<Path> packaged = versions.map(v -> v.resolve("bin/pgbench")).filter(Files::isExecutable)
+                    .max(Path::compareTo);
+            if (packaged.isPresent()) {
+                return packaged;
             }
-        });
+        } catch (IOException e) {
+            // no such directory: not Debian's layout
+        }
+        return Tools.onPath("pgbench");
     }
 
     /** Creates the table in {@code schema} (a schema of the run) and writes the script into {@code workDir}. */
     static PgBench create(String jdbcUrl, String schema, Path workDir) throws IOException, SQLException {
         Path binary = onPath().orElseThrow(() -> new IllegalStateException(
-                "pgbench is not on the PATH; install it (Debian: apt-get install -y postgresql-client) or run "
-                        + "benchmarks/payments-benchmark.sh"));
+                "no pgbench: install it (Debian ships it with the server package, apt-get install -y postgresql-15), "
+                        + "or set -Dexactly.bench.pgbench=0 to run without the reference"));
         try (Connection c = DriverManager.getConnection(jdbcUrl); Statement s = c.createStatement()) {
             s.execute("CREATE TABLE " + schema + ".pgbench_commit (k bigint PRIMARY KEY)");
         }
