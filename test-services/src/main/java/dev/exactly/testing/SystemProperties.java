@@ -53,6 +53,23 @@ public final class SystemProperties {
         };
     }
 
+    /**
+     * Runs {@code action} with {@code name} set to {@code value}, then gives the property back what it held (or
+     * clears it): how a test reads a setting as a run would be given it.
+     */
+    public static void with(String name, String value, Runnable action) {
+        String before = System.setProperty(name, value);
+        try {
+            action.run();
+        } finally {
+            if (before == null) {
+                System.clearProperty(name);
+            } else {
+                System.setProperty(name, before);
+            }
+        }
+    }
+
     private static <T> @Nullable T parsed(String name, Function<String, T> parse) {
         String text = System.getProperty(name);
         if (text == null) {

@@ -42,6 +42,16 @@ class SystemPropertiesTest {
     }
 
     @Test
+    void aPropertySetForAnActionIsGivenBackWhatItHeld() {
+        SystemProperties.with(NAME, "3", () -> assertThat(SystemProperties.integer(NAME, 5)).isEqualTo(3));
+        assertThat(System.getProperty(NAME)).isNull();
+        System.setProperty(NAME, "7");
+        assertThatThrownBy(() -> SystemProperties.with(NAME, "x", () -> SystemProperties.integer(NAME, 5)))
+                .hasMessageContaining("is not a whole number");
+        assertThat(System.getProperty(NAME)).isEqualTo("7");
+    }
+
+    @Test
     void anUnreadableValueIsRefusedWithItsNameNotReplacedByTheFallback() {
         for (String text : new String[] {"60s", "", "abc", "1e3", "2147483648", "1.5"}) {
             System.setProperty(NAME, text);

@@ -7,6 +7,7 @@ import dev.exactly.benchmarks.store.RedisCluster;
 import dev.exactly.benchmarks.store.StoreKind;
 import dev.exactly.idempotency.servlet.IdempotencyFilter;
 import dev.exactly.testing.Ci;
+import dev.exactly.testing.SystemProperties;
 import jakarta.servlet.ServletException;
 import jakarta.servlet.ServletRequest;
 import jakarta.servlet.ServletResponse;
@@ -116,22 +117,14 @@ class HttpBenchmarkSmokeTest {
 
     @Test
     void aSettingThatDoesNotReadIsRefusedNotReplacedByItsDefault() {
-        System.setProperty("exactly.bench.seconds", "60s");
-        try {
-            assertThatThrownBy(HttpBenchmark.Settings::fromSystemProperties)
-                    .isInstanceOf(IllegalArgumentException.class)
-                    .hasMessage("-Dexactly.bench.seconds=60s is not a whole number");
-        } finally {
-            System.clearProperty("exactly.bench.seconds");
-        }
-        System.setProperty("exactly.bench.warmup", "-1");
-        try {
-            assertThatThrownBy(HttpBenchmark.Settings::fromSystemProperties)
-                    .isInstanceOf(IllegalArgumentException.class)
-                    .hasMessageContaining("warm-up 0 s or more (-1 s)");
-        } finally {
-            System.clearProperty("exactly.bench.warmup");
-        }
+        SystemProperties.with("exactly.bench.seconds", "60s", () -> assertThatThrownBy(
+                HttpBenchmark.Settings::fromSystemProperties)
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("-Dexactly.bench.seconds=60s is not a whole number"));
+        SystemProperties.with("exactly.bench.warmup", "-1", () -> assertThatThrownBy(
+                HttpBenchmark.Settings::fromSystemProperties)
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("warm-up 0 s or more (-1 s)"));
     }
 
     @Test

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.exactly.testing.Ci;
+import dev.exactly.testing.SystemProperties;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
@@ -26,22 +27,14 @@ class PaymentsBenchmarkSmokeTest {
 
     @Test
     void aSettingThatDoesNotReadIsRefusedNotReplacedByItsDefault() {
-        System.setProperty("exactly.bench.seconds", "1m");
-        try {
-            assertThatThrownBy(PaymentsBenchmark.Settings::fromSystemProperties)
-                    .isInstanceOf(IllegalArgumentException.class)
-                    .hasMessage("-Dexactly.bench.seconds=1m is not a whole number");
-        } finally {
-            System.clearProperty("exactly.bench.seconds");
-        }
-        System.setProperty("exactly.bench.connections", "1");
-        try {
-            assertThatThrownBy(PaymentsBenchmark.Settings::fromSystemProperties)
-                    .isInstanceOf(IllegalArgumentException.class)
-                    .hasMessageContaining("connections (1) and pgbenchClients (16) at least threads");
-        } finally {
-            System.clearProperty("exactly.bench.connections");
-        }
+        SystemProperties.with("exactly.bench.seconds", "1m", () -> assertThatThrownBy(
+                PaymentsBenchmark.Settings::fromSystemProperties)
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("-Dexactly.bench.seconds=1m is not a whole number"));
+        SystemProperties.with("exactly.bench.connections", "1", () -> assertThatThrownBy(
+                PaymentsBenchmark.Settings::fromSystemProperties)
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("connections (1) and pgbenchClients (16) at least threads"));
     }
 
     @Test
