@@ -48,7 +48,7 @@ final class PgBench {
      * {@code pgbench}, if any: the newest in Debian's server package directories (the binary itself), else one on
      * the PATH (on Debian, {@code /usr/bin/pgbench} is a wrapper that runs the server package's).
      */
-    static Optional<Path> onPath() {
+    static Optional<Path> installed() {
         try (var versions = Files.list(Path.of("/usr/lib/postgresql"))) {
             Optional<Path> packaged = versions.map(v -> v.resolve("bin/pgbench")).filter(Files::isExecutable)
                     .max(Path::compareTo);
@@ -63,7 +63,7 @@ final class PgBench {
 
     /** Creates the table in {@code schema} (a schema of the run) and writes the script into {@code workDir}. */
     static PgBench create(String jdbcUrl, String schema, Path workDir) throws IOException, SQLException {
-        Path binary = onPath().orElseThrow(() -> new IllegalStateException(
+        Path binary = installed().orElseThrow(() -> new IllegalStateException(
                 "no pgbench: install it (Debian ships it with the server package, apt-get install -y postgresql-15), "
                         + "or set -Dexactly.bench.pgbench=0 to run without the reference"));
         try (Connection c = DriverManager.getConnection(jdbcUrl); Statement s = c.createStatement()) {

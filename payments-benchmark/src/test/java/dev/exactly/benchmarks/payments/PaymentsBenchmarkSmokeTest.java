@@ -48,7 +48,7 @@ class PaymentsBenchmarkSmokeTest {
         Path jar = Path.of(System.getProperty("exactly.repo.root", "..")).resolve("payments-service/target/payments-service.jar");
         assertThat(jar).as("the reactor builds payments-service first").isRegularFile();
         // pgbench is the speed reference only: the smoke run exercises it when it is there
-        Duration pgbench = PgBench.onPath().isPresent() ? Duration.ofSeconds(1) : Duration.ZERO;
+        Duration pgbench = PgBench.installed().isPresent() ? Duration.ofSeconds(1) : Duration.ZERO;
         PaymentsBenchmark.Settings settings = new PaymentsBenchmark.Settings(2, 8, Duration.ZERO, 0, Duration.ofSeconds(3),
                 50, pgbench, 4, jar, List.of("-Xmx384m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1"), null,
                 List.of());
