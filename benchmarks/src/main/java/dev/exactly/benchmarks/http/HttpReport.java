@@ -23,6 +23,9 @@ import java.util.Optional;
 public record HttpReport(HttpBenchmark.Settings settings, Machine before, Machine after, List<PhaseResult> phases,
         List<String> loads, long otherErrors, List<String> otherErrorSamples) {
 
+    /** Issue 11: a Redis Cluster's figures within 0.8 of the standalone server's. */
+    static final double PER_NODE_TARGET = 0.8;
+
     public HttpReport {
         phases = List.copyOf(phases);
         loads = List.copyOf(loads);
@@ -81,6 +84,28 @@ public record HttpReport(HttpBenchmark.Settings settings, Machine before, Machin
         int n = ratios.size();
         double median = n % 2 == 1 ? ratios.get(n / 2) : (ratios.get(n / 2 - 1) + ratios.get(n / 2)) / 2;
         return Optional.of(new Ratio(median, ratios.getFirst(), ratios.getLast()));
+    }
+
+    /**
+     * The Redis Cluster store's rate over the standalone Redis store's, round by round: what the same guard
+     * gives on a Cluster of this run's nodes against one server (issue 11's "per node" figure); empty unless
+     * both ran.
+     */
+    public Optional<Ratio> perNode(Mix mix) {
+        return ratio(mix, Variant.REDIS_CLUSTER, Optional.of(Variant.REDIS));
+    }
+
+    /**
+     * The same for the floors, the Cluster's raw round trips over the standalone server's: what the Cluster
+     * itself costs on this machine (its nodes share the cores with everything else), whatever guard it runs.
+     */
+    public Optional<Ratio> floorsPerNode(Mix mix) {
+        return ratio(mix, Variant.RAW_REDIS_CLUSTER, Optional.of(Variant.RAW_REDIS));
+    }
+
+    /** The least Cluster per node figure this project aims at, for fresh keys and replays. */
+    static Optional<Double> perNodeTarget(Mix mix) {
+        return mix == Mix.MIXED ? Optional.empty() : Optional.of(PER_NODE_TARGET);
     }
 
     /** The ratio this project aims at for {@code variant} in {@code mix}, if any. */
@@ -185,6 +210,18 @@ public record HttpReport(HttpBenchmark.Settings settings, Machine before, Machin
                         mix.title(), variant.name(mix), TextTable.ratio(fenced.median()),
                         variant.fencedFloor().orElseThrow().name(mix),
                         "spread " + TextTable.ratio(fenced.min()) + "-" + TextTable.ratio(fenced.max())));
+            }
+        }
+        for (Mix mix : Mix.values()) {
+            Optional<Ratio> perNode = perNode(mix);
+            Optional<Double> target = perNodeTarget(mix);
+            if (perNode.isPresent() && target.isPresent()) {
+                out.printf("%-12s %-14s %s vs %-22s %s (target %s): %s%s%n", mix.title(), Variant.REDIS_CLUSTER.name(mix),
+                        TextTable.ratio(perNode.get().median()), Variant.REDIS.name(mix) + " (per node)",
+                        "spread " + TextTable.ratio(perNode.get().min()) + "-" + TextTable.ratio(perNode.get().max()),
+                        TextTable.ratio(target.get()), perNode.get().median() >= target.get() ? "met" : "NOT met",
+                        floorsPerNode(mix).map(floors -> "; the floors " + Variant.RAW_REDIS_CLUSTER.name(mix) + " vs "
+                                + Variant.RAW_REDIS.name(mix) + " " + TextTable.ratio(floors.median())).orElse(""));
             }
         }
         out.println();
