@@ -15,6 +15,7 @@ import dev.exactly.idempotency.redis.internal.LuaScript;
 import dev.exactly.idempotency.redis.internal.RecordValue;
 import dev.exactly.idempotency.redis.internal.RedisEndpoints;
 import dev.exactly.idempotency.redis.internal.ServerClock;
+import dev.exactly.idempotency.redis.internal.StoreClientResources;
 import dev.exactly.idempotency.spi.ChangeSubscription;
 import dev.exactly.idempotency.spi.IdempotencyStore;
 import dev.exactly.idempotency.spi.LocalWaiters;
@@ -284,7 +285,10 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
      * Cluster client refreshes its topology on redirects and reconnects
      * (Lettuce's adaptive triggers) and every 30 seconds. Its channels consolidate flushes
      * ({@link #consolidatedFlushes()}): the commands of concurrent requests waiting for the event loop
-     * leave in one socket write. Nothing is connected until the first call.
+     * leave in one socket write. All of its connections (a Cluster's, one per node) share one event loop,
+     * which its commands keep busier than the several Lettuce would give it, so that fewer of them wake a
+     * sleeping loop; a client of the caller's own ({@link #cluster}) keeps its own arrangement. Nothing is
+     * connected until the first call.
      *
      * @throws IllegalArgumentException the connection string is not one of these forms
      */
@@ -305,7 +309,7 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
     public static RedisIdempotencyStore create(RedisURI uri, RedisStoreConfig config) {
         Objects.requireNonNull(config, "config");
         uri.setTimeout(config.commandTimeout());
-        ClientResources resources = FlushConsolidation.clientResources();
+        ClientResources resources = StoreClientResources.create();
         RedisClient client = RedisClient.create(resources, uri);
         client.setOptions(ClientOptions.builder()
                 .socketOptions(socketOptions(config))
@@ -328,7 +332,7 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
         List<RedisURI> uris = List.copyOf(seeds);
         uris.forEach(seed -> seed.setTimeout(config.commandTimeout()));
         SocketOptions socket = socketOptions(config);
-        ClientResources resources = FlushConsolidation.clientResources();
+        ClientResources resources = StoreClientResources.create();
         RedisClusterClient client = RedisClusterClient.create(resources, uris);
         client.setOptions(ClusterClientOptions.builder()
                 .socketOptions(socket)
@@ -346,7 +350,7 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
         try {
             client.run();
         } finally {
-            resources.shutdown(0, 2, TimeUnit.SECONDS).awaitUninterruptibly();
+            StoreClientResources.shutdown(resources);
         }
     }
 

@@ -1,6 +1,7 @@
 package dev.exactly.idempotency.redis;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import dev.exactly.idempotency.ClaimOutcome;
 import dev.exactly.idempotency.ScopeKey;
@@ -16,6 +17,7 @@ import java.util.List;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
+import java.util.stream.Collectors;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
@@ -82,5 +84,34 @@ class RedisClusterStoreTest extends AbstractRedisStoreTest {
             assertThat(store().find(key)).contains(outcome.record());
             assertThat(fromUri.toString()).contains("cluster");
         }
+    }
+
+    @Test
+    void theStoresOwnClientCarriesEveryNodesConnectionOnOneEventLoopAndStopsItWhenClosed() {
+        Set<Thread> before = lettuceEventLoops();
+        Set<Thread> loops = new HashSet<>();
+        try (RedisIdempotencyStore own = RedisIdempotencyStore.create(cluster.uri(), config)) {
+            Set<String> masters = new HashSet<>();
+            for (int i = 0; i < 30; i++) {
+                ScopeKey key = RedisStoreTestSupport.randomKey();
+                ClaimOutcome outcome = own.claim(key, RedisStoreTestSupport.fingerprint("a"), LEASE, RETENTION);
+                assertThat(outcome).isInstanceOf(ClaimOutcome.Claimed.class);
+                assertThat(own.release(key, outcome.record().owner())).isTrue();
+                masters.add(adminConnection.getPartitions().getPartitionBySlot(SlotHash.getSlot(key.hash())).getNodeId());
+            }
+            assertThat(masters).as("the store talked to every master").hasSize(3);
+            loops.addAll(lettuceEventLoops());
+            loops.removeAll(before);
+            // Lettuce's own resources give a client one loop per core, at least two, and spread the nodes over them
+            assertThat(loops).as("the event loops the store's client started").hasSize(1);
+        }
+        await().atMost(Duration.ofSeconds(5))
+                .untilAsserted(() -> assertThat(loops).as("its loop, after close").noneMatch(Thread::isAlive));
+    }
+
+    private static Set<Thread> lettuceEventLoops() {
+        return Thread.getAllStackTraces().keySet().stream()
+                .filter(t -> t.getName().startsWith("lettuce-") && t.getName().contains("EventLoop"))
+                .collect(Collectors.toSet());
     }
 }

@@ -1,6 +1,5 @@
 package dev.exactly.idempotency.redis.internal;
 
-import io.lettuce.core.resource.ClientResources;
 import io.lettuce.core.resource.NettyCustomizer;
 import io.netty.channel.Channel;
 import io.netty.handler.flush.FlushConsolidationHandler;
@@ -30,11 +29,6 @@ public final class FlushConsolidation implements NettyCustomizer {
     /** The customizer: stateless, one handler of its own per channel. */
     public static NettyCustomizer customizer() {
         return INSTANCE;
-    }
-
-    /** Client resources of their own (threads, timers) whose channels consolidate flushes. */
-    public static ClientResources clientResources() {
-        return ClientResources.builder().nettyCustomizer(INSTANCE).build();
     }
 
     @Override
