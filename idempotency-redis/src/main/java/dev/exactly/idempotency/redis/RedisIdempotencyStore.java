@@ -285,10 +285,10 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
      * Cluster client refreshes its topology on redirects and reconnects
      * (Lettuce's adaptive triggers) and every 30 seconds. Its channels consolidate flushes
      * ({@link #consolidatedFlushes()}): the commands of concurrent requests waiting for the event loop
-     * leave in one socket write. All of its connections (a Cluster's, one per node) share one event loop,
-     * which its commands keep busier than the several Lettuce would give it, so that fewer of them wake a
-     * sleeping loop; a client of the caller's own ({@link #cluster}) keeps its own arrangement. Nothing is
-     * connected until the first call.
+     * leave in one socket write. A Cluster client's connections, one per node, share one event loop, which
+     * its commands keep busier than the several Lettuce would give it, so that fewer of them wake a sleeping
+     * loop; a client of the caller's own ({@link #cluster}) keeps its own arrangement. Nothing is connected
+     * until the first call.
      *
      * @throws IllegalArgumentException the connection string is not one of these forms
      */
@@ -309,7 +309,7 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
     public static RedisIdempotencyStore create(RedisURI uri, RedisStoreConfig config) {
         Objects.requireNonNull(config, "config");
         uri.setTimeout(config.commandTimeout());
-        ClientResources resources = StoreClientResources.create();
+        ClientResources resources = StoreClientResources.standalone();
         RedisClient client = RedisClient.create(resources, uri);
         client.setOptions(ClientOptions.builder()
                 .socketOptions(socketOptions(config))
@@ -332,7 +332,7 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
         List<RedisURI> uris = List.copyOf(seeds);
         uris.forEach(seed -> seed.setTimeout(config.commandTimeout()));
         SocketOptions socket = socketOptions(config);
-        ClientResources resources = StoreClientResources.create();
+        ClientResources resources = StoreClientResources.cluster();
         RedisClusterClient client = RedisClusterClient.create(resources, uris);
         client.setOptions(ClusterClientOptions.builder()
                 .socketOptions(socket)
