@@ -16,9 +16,8 @@ import org.openjdk.jmh.runner.options.OptionsBuilder;
  * Runs the store benchmark and its raw baselines in one JMH run and prints the ratio table:
  *
  * <pre>
- * ./mvnw -pl benchmarks -am -DskipTests package
- * java -jar benchmarks/target/benchmarks.jar                 # every store, about 4 minutes
- * java -jar benchmarks/target/benchmarks.jar -p store=redis  # JMH options pass through
+ * benchmarks/store-benchmark.sh                 # every store: builds, then runs with the same JDK
+ * benchmarks/store-benchmark.sh -p store=redis  # JMH options pass through
  * </pre>
  *
  * Without an include pattern it runs {@link StoreBenchmark} and {@link RawBaselineBenchmark}; with
