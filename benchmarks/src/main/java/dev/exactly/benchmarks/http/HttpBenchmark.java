@@ -238,6 +238,9 @@ public final class HttpBenchmark {
      * {@link #ballast} sizes for the run ({@link StoreFixture#REDIS_BALLAST_PROPERTY}).
      */
     public static HttpReport run(Settings settings, PrintStream progress, @Nullable Integer ballast) throws Exception {
+        // the profile's directory and the profiler before any store: a directory it cannot take fails the run now,
+        // not after minutes of ballast and the stores' start
+        CpuProfile profile = CpuProfile.fromSystemProperty().orElse(null);
         Machine before = Machine.sample(InstantSource.system());
         long started = System.nanoTime();
         String run = "h" + Long.toHexString(System.nanoTime());
@@ -263,8 +266,7 @@ public final class HttpBenchmark {
             }
             try (BenchServer server = BenchServer.start(endpoints)) {
                 progress.printf("stores and server ready in %d ms%n", (System.nanoTime() - started) / 1_000_000);
-                Phases phases = new Phases(settings, server, wrk, work, run, redisStats, renewable,
-                        CpuProfile.fromSystemProperty().orElse(null), progress);
+                Phases phases = new Phases(settings, server, wrk, work, run, redisStats, renewable, profile, progress);
                 return phases.runAll(before);
             }
         } finally {

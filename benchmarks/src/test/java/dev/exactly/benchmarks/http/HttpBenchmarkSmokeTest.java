@@ -3,6 +3,7 @@ package dev.exactly.benchmarks.http;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.exactly.benchmarks.CpuProfile;
 import dev.exactly.benchmarks.store.RedisCluster;
 import dev.exactly.benchmarks.store.StoreKind;
 import dev.exactly.idempotency.servlet.IdempotencyFilter;
@@ -125,6 +126,22 @@ class HttpBenchmarkSmokeTest {
                 HttpBenchmark.Settings::fromSystemProperties)
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("warm-up 0 s or more (-1 s)"));
+    }
+
+    @Test
+    void aProfileDirectoryThatCannotBeMadeIsRefusedBeforeAnyStoreStarts(@TempDir Path dir) throws IOException {
+        Assumptions.assumeTrue(CpuProfile.supported(), "the profiler's library in the jar is Linux x64's");
+        Path notADirectory = Files.writeString(dir.resolve("a-file"), "");
+        HttpBenchmark.Settings settings = new HttpBenchmark.Settings(
+                2, 4, Duration.ZERO, Duration.ofSeconds(1), 1, 20, List.of(Variant.UNGUARDED, Variant.MEMORY), List.of(Mix.FRESH));
+        ByteArrayOutputStream progress = new ByteArrayOutputStream();
+
+        SystemProperties.with("exactly.bench.profile", notADirectory.resolve("stacks").toString(), () -> assertThatThrownBy(
+                () -> HttpBenchmark.run(settings, new PrintStream(progress, true, StandardCharsets.UTF_8)))
+                .isInstanceOf(IOException.class)
+                .hasMessageContaining("-Dexactly.bench.profile=" + notADirectory.resolve("stacks"))
+                .hasMessageContaining("cannot create the directory"));
+        assertThat(progress.toString(StandardCharsets.UTF_8)).as("nothing started before the refusal").isEmpty();
     }
 
     @Test

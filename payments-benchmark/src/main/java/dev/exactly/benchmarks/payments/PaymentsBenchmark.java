@@ -270,6 +270,9 @@ public final class PaymentsBenchmark {
 
     /** Runs the benchmark; progress goes to {@code progress}. */
     public static Result run(Settings settings, PrintStream progress) throws Exception {
+        if (settings.jfr() != null) {
+            prepareRecordingPath(settings.jfr());
+        }
         if (!Files.isRegularFile(settings.jar())) {
             throw new IllegalStateException("no service jar at " + settings.jar()
                     + " (./mvnw -pl payments-service -am package -DskipTests)");
@@ -443,6 +446,29 @@ public final class PaymentsBenchmark {
     }
 
     /** Runs {@code jcmd <pid> <command> <options>} from this JDK and waits for it. */
+    /**
+     * Makes the flight recording's directory before any load, so that a path the recording cannot take (its
+     * directory a file, or not writable, or the path itself a directory) fails the run now, not at its end, when
+     * the service is told to write the recording and the measured phase would be lost.
+     *
+     * @throws IllegalArgumentException naming {@code -Dexactly.bench.jfr} and why
+     */
+    static void prepareRecordingPath(Path jfr) {
+        String named = "-Dexactly.bench.jfr=" + jfr;
+        if (Files.isDirectory(jfr)) {
+            throw new IllegalArgumentException(named + " is a directory: name the recording's file");
+        }
+        Path directory = jfr.toAbsolutePath().getParent();
+        try {
+            Files.createDirectories(directory);
+        } catch (IOException e) {
+            throw new IllegalArgumentException(named + ": cannot create its directory (" + e + ")", e);
+        }
+        if (!Files.isWritable(directory)) {
+            throw new IllegalArgumentException(named + ": its directory " + directory + " is not writable");
+        }
+    }
+
     private static void jcmd(long pid, String... command) throws IOException, InterruptedException {
         List<String> line = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "jcmd").toString(),
                 Long.toString(pid)));

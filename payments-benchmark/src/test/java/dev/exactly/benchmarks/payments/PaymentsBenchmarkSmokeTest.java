@@ -15,6 +15,7 @@ import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Runs the payments benchmark for a few seconds against the service's jar and checks correctness only:
@@ -35,6 +36,27 @@ class PaymentsBenchmarkSmokeTest {
                 PaymentsBenchmark.Settings::fromSystemProperties)
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("connections (1) and pgbenchClients (16) at least threads"));
+    }
+
+    @Test
+    void aRecordingPathThatCannotBeWrittenIsRefusedBeforeAnyLoad(@TempDir Path dir) throws Exception {
+        Path jar = Files.writeString(dir.resolve("service.jar"), ""); // the jar's own check passes; nothing starts
+        Path notADirectory = Files.writeString(dir.resolve("a-file"), "");
+        for (Path jfr : List.of(notADirectory.resolve("charges.jfr"), dir)) {
+            PaymentsBenchmark.Settings settings = new PaymentsBenchmark.Settings(2, 8, Duration.ZERO, 0, Duration.ofSeconds(3),
+                    50, Duration.ZERO, 4, jar, List.of(), jfr, List.of());
+            ByteArrayOutputStream progress = new ByteArrayOutputStream();
+
+            assertThatThrownBy(() -> PaymentsBenchmark.run(settings, new PrintStream(progress, true, StandardCharsets.UTF_8)))
+                    .isInstanceOf(IllegalArgumentException.class)
+                    .hasMessageStartingWith("-Dexactly.bench.jfr=" + jfr)
+                    .hasMessageContaining(jfr.equals(dir) ? "is a directory" : "cannot create its directory");
+            assertThat(progress.toString(StandardCharsets.UTF_8)).as("nothing started before the refusal").isEmpty();
+        }
+        // a recording in a directory that does not exist yet is fine: the directory is made
+        Path nested = dir.resolve("recordings/today/charges.jfr");
+        PaymentsBenchmark.prepareRecordingPath(nested);
+        assertThat(nested.getParent()).isDirectory();
     }
 
     @Test
