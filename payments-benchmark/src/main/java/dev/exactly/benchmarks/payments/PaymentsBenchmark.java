@@ -373,8 +373,14 @@ public final class PaymentsBenchmark {
                 jcmd(service.pid(), "JFR.stop", "name=socket-writes", "filename=" + socketWrites);
                 RoundTrips roundTrips = roundTrips(socketWrites, jdbcUrl, service.processor().getPort(), progress);
                 if (settings.jfr() != null) {
-                    jcmd(service.pid(), "JFR.stop", "name=bench", "filename=" + settings.jfr());
-                    progress.printf("flight recording of the measured phase: %s%n", settings.jfr());
+                    String said = jcmd(service.pid(), "JFR.stop", "name=bench", "filename=" + settings.jfr());
+                    if (Files.isRegularFile(settings.jfr()) && Files.size(settings.jfr()) > 0) {
+                        progress.printf("flight recording of the measured phase: %s%n", settings.jfr());
+                    } else {
+                        // jcmd exits 0 when the service cannot write the recording: its answer says why
+                        progress.printf("flight recording of the measured phase NOT written to %s: %s%n", settings.jfr(),
+                                said.strip());
+                    }
                 }
                 loads.put("3 after", loadAverage());
                 progress.printf("measured  %8.0f charges/s, p50 %.1f ms, p99 %.1f ms, %d errors%n", measured.rate(),
@@ -449,7 +455,8 @@ public final class PaymentsBenchmark {
     /**
      * Makes the flight recording's directory before any load, so that a path the recording cannot take (its
      * directory a file, or not writable, or the path itself a directory) fails the run now, not at its end, when
-     * the service is told to write the recording and the measured phase would be lost.
+     * the service is told to write the recording and the measured phase would be lost; and removes an earlier
+     * recording at the path, so that a file found there after the run is this run's.
      *
      * @throws IllegalArgumentException naming {@code -Dexactly.bench.jfr} and why
      */
@@ -467,13 +474,19 @@ public final class PaymentsBenchmark {
         if (!Files.isWritable(directory)) {
             throw new IllegalArgumentException(named + ": its directory " + directory + " is not writable");
         }
+        try {
+            Files.deleteIfExists(jfr);
+        } catch (IOException e) {
+            throw new IllegalArgumentException(named + ": cannot remove the earlier recording there (" + e + ")", e);
+        }
     }
 
-    private static void jcmd(long pid, String... command) throws IOException, InterruptedException {
+    /** Runs a diagnostic command in the service's JVM and returns its answer (jcmd's exit status says little). */
+    private static String jcmd(long pid, String... command) throws IOException, InterruptedException {
         List<String> line = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "jcmd").toString(),
                 Long.toString(pid)));
         line.addAll(List.of(command));
-        Tools.run(line, Map.of(), Duration.ofSeconds(60));
+        return Tools.run(line, Map.of(), Duration.ofSeconds(60));
     }
 
     private static String loadAverage() {

@@ -57,10 +57,14 @@ class PaymentsBenchmarkSmokeTest {
         Path nested = dir.resolve("recordings/today/charges.jfr");
         PaymentsBenchmark.prepareRecordingPath(nested);
         assertThat(nested.getParent()).isDirectory();
+        // an earlier recording at the path goes, so that a file found there after the run is the run's own
+        Files.writeString(nested, "an earlier run's recording");
+        PaymentsBenchmark.prepareRecordingPath(nested);
+        assertThat(nested).doesNotExist();
     }
 
     @Test
-    void everyChargeIsAnsweredCapturedAndJournaledOnce() throws Exception {
+    void everyChargeIsAnsweredCapturedAndJournaledOnce(@TempDir Path dir) throws Exception {
         if (ChargesWrk.onPath().isEmpty()) {
             if (Ci.strict()) {
                 throw new IllegalStateException("wrk is not on the PATH, and CI=true requires the payments benchmark smoke run");
@@ -71,8 +75,10 @@ class PaymentsBenchmarkSmokeTest {
         assertThat(jar).as("the reactor builds payments-service first").isRegularFile();
         // pgbench is the speed reference only: the smoke run exercises it when it is there
         Duration pgbench = PgBench.installed().isPresent() ? Duration.ofSeconds(1) : Duration.ZERO;
+        // the flight recording asked for, in a directory not there yet
+        Path recording = dir.resolve("recordings").resolve("charges.jfr");
         PaymentsBenchmark.Settings settings = new PaymentsBenchmark.Settings(2, 8, Duration.ZERO, 0, Duration.ofSeconds(3),
-                50, pgbench, 4, jar, List.of("-Xmx384m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1"), null,
+                50, pgbench, 4, jar, List.of("-Xmx384m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1"), recording,
                 List.of());
 
         ByteArrayOutputStream progress = new ByteArrayOutputStream();
@@ -80,6 +86,10 @@ class PaymentsBenchmarkSmokeTest {
                 new PrintStream(progress, true, StandardCharsets.UTF_8));
 
         assertThat(result.problems()).as(progress.toString(StandardCharsets.UTF_8)).isEmpty();
+        assertThat(progress.toString(StandardCharsets.UTF_8)).contains("flight recording of the measured phase: " + recording);
+        assertThat(jdk.jfr.consumer.RecordingFile.readAllEvents(recording)).as("the service's recording of the phase")
+                .anyMatch(event -> event.getEventType().getName().equals("jdk.ExecutionSample")
+                        || event.getEventType().getName().equals("jdk.CPUTimeSample"));
         Books books = result.books();
         assertThat(result.measured().good()).isPositive();
         assertThat(books.succeeded()).isEqualTo(books.captures()).isEqualTo(books.chargeEntries())
