@@ -451,7 +451,6 @@ public final class PaymentsBenchmark {
         return all.toArray(String[]::new);
     }
 
-    /** Runs {@code jcmd <pid> <command> <options>} from this JDK and waits for it. */
     /**
      * Makes the flight recording's directory before any load, so that a path the recording cannot take (its
      * directory a file, or not writable, or the path itself a directory) fails the run now, not at its end, when
@@ -481,7 +480,10 @@ public final class PaymentsBenchmark {
         }
     }
 
-    /** Runs a diagnostic command in the service's JVM and returns its answer (jcmd's exit status says little). */
+    /**
+     * Runs {@code jcmd <pid> <command> <options>} from this JDK, waits for it and returns its answer: its exit
+     * status says little (0 when a recording could not be written).
+     */
     private static String jcmd(long pid, String... command) throws IOException, InterruptedException {
         List<String> line = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "jcmd").toString(),
                 Long.toString(pid)));
