@@ -167,7 +167,7 @@ class StoreRepairTest {
                 return write.get();
             }
             if (mode == Mode.APPLY_THEN_FAIL) {
-                write.get();
+                T unused = write.get(); // applied, and then the answer is lost
             }
             throw new StoreUnavailableException("command timed out (" + operation + ")", null);
         }

@@ -67,8 +67,8 @@ class ReconciliationTest extends ServiceTest {
         // behind the service's back: a capture nobody asked for, a capture log with another amount, a
         // capture the log lost, a refund the service never made
         String planted = psp().plantCapture("recon-planted-key", 777, "usd", Map.of()).id();
-        psp().amendCapture(processorId(amended), 2500).orElseThrow();
-        psp().removeCapture(processorId(removed)).orElseThrow();
+        assertThat(psp().amendCapture(processorId(amended), 2500)).isPresent();
+        assertThat(psp().removeCapture(processorId(removed))).isPresent();
         psp().plantRefund(new PspRefundRequest(processorId(refunded), 400, "usd", null, Map.of()), "recon-planted-refund");
         // and a refund through the service whose processor total then differs from the ledger's
         Answer refund = post("/v1/refunds", ACME, "recon-refund-1",

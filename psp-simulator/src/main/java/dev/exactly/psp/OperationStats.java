@@ -3,6 +3,7 @@ package dev.exactly.psp;
 import java.util.Collections;
 import java.util.EnumMap;
 import java.util.Map;
+import java.util.Objects;
 
 /**
  * Counters of one {@link PspOperation} in a simulator run.
@@ -26,7 +27,7 @@ public record OperationStats(
 
     /** How many times faults of this kind fired on this operation. */
     public long fired(FaultKind kind) {
-        return faults.get(kind);
+        return Objects.requireNonNull(faults.get(kind), "every kind");
     }
 
     static Map<FaultKind, Long> allKinds(Map<FaultKind, Long> faults) {

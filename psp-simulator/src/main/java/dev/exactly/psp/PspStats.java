@@ -3,6 +3,7 @@ package dev.exactly.psp;
 import java.util.Collections;
 import java.util.EnumMap;
 import java.util.Map;
+import java.util.Objects;
 
 /**
  * Counters of one simulator run: totals over every {@link PspOperation}, and each operation's own.
@@ -39,16 +40,16 @@ public record PspStats(
 
     /** How many times faults of this kind fired, over all operations. */
     public long fired(FaultKind kind) {
-        return faults.get(kind);
+        return Objects.requireNonNull(faults.get(kind), "every kind");
     }
 
     /** How many times faults of this kind fired on this operation. */
     public long fired(PspOperation operation, FaultKind kind) {
-        return operations.get(operation).fired(kind);
+        return operation(operation).fired(kind);
     }
 
     /** The counters of one operation. */
     public OperationStats operation(PspOperation operation) {
-        return operations.get(operation);
+        return Objects.requireNonNull(operations.get(operation), "every operation");
     }
 }

@@ -7,6 +7,7 @@ import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Optional;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The CPU time of this machine's processes by name (PostgreSQL's {@code postgres} processes: the
@@ -95,7 +96,7 @@ public final class ProcessCpu {
         return total <= 0 ? 0 : (double) (after.machineBusyTicks() - before.machineBusyTicks()) / total;
     }
 
-    private static Sample sampleOf(Path stat) {
+    private static @Nullable Sample sampleOf(Path stat) {
         try {
             return parse(Files.readString(stat));
         } catch (IOException | RuntimeException gone) { // exited meanwhile, or not ours to read

@@ -421,7 +421,8 @@ public final class HttpBenchmark {
                     variant.floor().filter(byVariant::containsKey).ifPresent(floors::add);
                     variant.fencedFloor().filter(byVariant::containsKey).ifPresent(floors::add);
                     for (Variant floor : floors) {
-                        printMoved(mix, variant, byVariant.get(variant), floor, byVariant.get(floor));
+                        printMoved(mix, variant, Objects.requireNonNull(byVariant.get(variant), "a key"), floor,
+                                Objects.requireNonNull(byVariant.get(floor), "kept above"));
                     }
                 }
             }
@@ -523,9 +524,9 @@ public final class HttpBenchmark {
             String tag = run + "-p" + phase++;
             boolean onPostgres = variant.store().filter(StoreKind.POSTGRES::equals).isPresent();
             Optional<ProcessCpu.Snapshot> postgresBefore = onPostgres ? ProcessCpu.snapshot() : Optional.empty();
-            boolean profiling = profile != null && round > 0;
-            if (profiling) {
-                profile.start();
+            CpuProfile profiling = round > 0 ? profile : null; // the warm-up is not sampled
+            if (profiling != null) {
+                profiling.start();
             }
             long cpuBefore = processCpuNanos();
             Wrk.Report report = wrk.run(server.uri(variant, mix), mix, tag, settings.keys(), variant.marksReplays(),
@@ -533,8 +534,8 @@ public final class HttpBenchmark {
             await("requests of " + tag + " finished").atMost(IDLE_TIMEOUT).pollInterval(Duration.ofMillis(5))
                     .until(() -> server.inProgress() == 0);
             long cpu = processCpuNanos() - cpuBefore;
-            if (profiling) {
-                CpuProfile.Stacks stacks = profile.stop();
+            if (profiling != null) {
+                CpuProfile.Stacks stacks = profiling.stop();
                 profiled.computeIfAbsent(mix, m -> new EnumMap<>(Variant.class))
                         .merge(variant, new Profiled(stacks, report.responses()),
                                 (had, more) -> had.plus(more.stacks(), more.requests()));
@@ -544,8 +545,8 @@ public final class HttpBenchmark {
                     ? OptionalLong.of(ProcessCpu.micros(postgresBefore.get(), postgresAfter.get(), "postgres"))
                     : OptionalLong.empty();
             long ran = executions.count() - executionsBefore;
-            RedisCommandStats.Delta redis = stats == null ? null : RedisCommandStats.between(redisBefore, stats.snapshot(),
-                    stats.cpuMicros() - redisCpuBefore);
+            RedisCommandStats.Delta redis = stats == null || redisBefore == null ? null
+                    : RedisCommandStats.between(redisBefore, stats.snapshot(), stats.cpuMicros() - redisCpuBefore);
 
             List<String> samples = new ArrayList<>(report.errorSamples());
             long errors = report.failed() + report.socketErrors();

@@ -12,6 +12,7 @@ import dev.exactly.idempotency.spi.IdempotencyStore;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.InstantSource;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -83,7 +84,8 @@ final class RenewableMemoryStore extends ForwardingIdempotencyStore {
             Duration left = Duration.between(now, record.expiresAt());
             OwnerToken owner = OwnerToken.random();
             if (!(next.claim(key, record.fingerprint(), owner, left, left) instanceof ClaimOutcome.Claimed)
-                    || !next.complete(key, owner, record.status(), record.response())) {
+                    || !next.complete(key, owner, record.status(),
+                            Objects.requireNonNull(record.response(), "a finished record holds its answer"))) {
                 throw new IllegalStateException("could not carry " + key + " over");
             }
             carried++;

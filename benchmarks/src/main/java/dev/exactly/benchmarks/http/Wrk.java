@@ -1,5 +1,6 @@
 package dev.exactly.benchmarks.http;
 
+import dev.exactly.testing.WrkResult;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
@@ -8,10 +9,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 
@@ -113,34 +111,9 @@ final class Wrk {
     }
 
     static Report parse(String output) {
-        Map<String, Long> figures = null;
-        List<String> samples = new ArrayList<>();
-        for (String line : output.split("\n")) {
-            if (line.startsWith("EXACTLY ")) {
-                figures = new HashMap<>();
-                for (String pair : line.substring("EXACTLY ".length()).trim().split(" ")) {
-                    int eq = pair.indexOf('=');
-                    figures.put(pair.substring(0, eq), Long.parseLong(pair.substring(eq + 1)));
-                }
-            } else if (line.startsWith("EXACTLY-ERROR ")) {
-                samples.add(line.substring("EXACTLY-ERROR ".length()));
-            }
-        }
-        if (figures == null) {
-            throw new IllegalStateException("wrk printed no result line:\n" + output);
-        }
-        long responses = figures.get("responses");
-        long failed = figures.get("failed");
-        long unchecked = responses - figures.get("checked");
-        if (unchecked != 0) {
-            samples.add(unchecked + " answers were not checked");
-        }
-        long socketErrors = figures.get("connect") + figures.get("read") + figures.get("write") + figures.get("timeout");
-        if (socketErrors > 0) {
-            samples.add("socket errors: connect " + figures.get("connect") + ", read " + figures.get("read")
-                    + ", write " + figures.get("write") + ", timeout " + figures.get("timeout"));
-        }
-        return new Report(responses, failed + Math.abs(unchecked), socketErrors, figures.get("duration_us") / 1e6,
-                figures.get("p50_us") / 1000.0, figures.get("p99_us") / 1000.0, samples, figures.get("fresh"));
+        WrkResult wrk = WrkResult.parse(output);
+        return new Report(wrk.responses(), wrk.figure("failed") + Math.abs(wrk.unchecked()), wrk.socketErrors(),
+                wrk.figure("duration_us") / 1e6, wrk.figure("p50_us") / 1000.0, wrk.figure("p99_us") / 1000.0,
+                wrk.samples(), wrk.figure("fresh"));
     }
 }

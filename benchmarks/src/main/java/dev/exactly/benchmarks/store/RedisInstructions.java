@@ -94,6 +94,9 @@ public final class RedisInstructions {
             throw new IllegalStateException("needs redis-server, valgrind and callgrind_control on the PATH");
         }
         Path redisServer = StoreFixture.redisServerBinary();
+        if (redisServer == null) {
+            throw new IllegalStateException("needs redis-server on the PATH (or -D" + StoreFixture.REDIS_SERVER_PROPERTY + ")");
+        }
         Path out = Files.createTempDirectory("exactly-callgrind");
         int port = TestRedis.freePort();
         RedisProcess server = RedisProcess.start(

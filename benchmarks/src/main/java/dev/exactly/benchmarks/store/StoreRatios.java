@@ -3,6 +3,7 @@ package dev.exactly.benchmarks.store;
 import dev.exactly.benchmarks.TextTable;
 import java.util.EnumMap;
 import java.util.Map;
+import org.jspecify.annotations.Nullable;
 import org.openjdk.jmh.results.Result;
 import org.openjdk.jmh.results.RunResult;
 
@@ -72,7 +73,7 @@ public final class StoreRatios {
         return table;
     }
 
-    private static String rate(Rate rate) {
+    private static String rate(@Nullable Rate rate) {
         if (rate == null) {
             return "-";
         }
@@ -81,7 +82,7 @@ public final class StoreRatios {
                 : TextTable.rate(rate.perSecond());
     }
 
-    private static double ratio(Rate numerator, Rate denominator) {
+    private static double ratio(@Nullable Rate numerator, @Nullable Rate denominator) {
         return numerator == null || denominator == null ? Double.NaN : numerator.perSecond() / denominator.perSecond();
     }
 }

@@ -6,9 +6,11 @@ import java.net.http.HttpHeaders;
 import java.net.http.HttpResponse;
 import java.nio.ByteBuffer;
 import java.util.List;
+import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Flow;
+import org.jspecify.annotations.Nullable;
 
 /**
  * An answer's body in memory, up to a limit: a body that declares more ({@code Content-Length}) is refused
@@ -42,7 +44,7 @@ final class BoundedBody implements HttpResponse.BodySubscriber<byte[]> {
     private final HttpResponse.ResponseInfo info;
     private final CompletableFuture<byte[]> body = new CompletableFuture<>();
     private final ByteArrayOutputStream read = new ByteArrayOutputStream();
-    private Flow.Subscription subscription;
+    private Flow.@Nullable Subscription subscription; // set by onSubscribe, before any other call
 
     private BoundedBody(int limit, HttpResponse.ResponseInfo info) {
         this.limit = limit;
@@ -81,7 +83,7 @@ final class BoundedBody implements HttpResponse.BodySubscriber<byte[]> {
     }
 
     private void refuse() {
-        subscription.cancel();
+        Objects.requireNonNull(subscription, "subscribed").cancel();
         body.completeExceptionally(new TooLarge(info.statusCode(), info.headers(), limit));
     }
 

@@ -33,16 +33,16 @@ import org.jspecify.annotations.Nullable;
  * @param <I> one caller's write
  * @param <O> its result
  */
-final class Combiner<I, O> {
+final class Combiner<I, O extends @Nullable Object> {
     /** One write, on its own. */
     @FunctionalInterface
-    interface Alone<I, O> {
+    interface Alone<I, O extends @Nullable Object> {
         O run(I item);
     }
 
     /** Several writes as one statement: one result per write, in their order. */
     @FunctionalInterface
-    interface Together<I, O> {
+    interface Together<I, O extends @Nullable Object> {
         List<O> run(List<I> items) throws SQLException;
     }
 
@@ -240,7 +240,7 @@ final class Combiner<I, O> {
     }
 
     /** A queued caller: woken with a {@link Lead} or its {@link Done}. */
-    private static final class Entry<I, O> {
+    private static final class Entry<I, O extends @Nullable Object> {
         final I item;
         final CompletableFuture<Object> wake = new CompletableFuture<>();
 
@@ -253,9 +253,9 @@ final class Combiner<I, O> {
     private record Lead<E>(List<E> batch) {}
 
     /** A caller's answer: its result, its failure, or that it is to run its write alone. */
-    private record Done<O>(@Nullable O value, @Nullable Throwable thrown, boolean runAlone,
+    private record Done<O extends @Nullable Object>(@Nullable O value, @Nullable Throwable thrown, boolean runAlone,
             @Nullable RuntimeException unavailable) {
-        static <O> Done<O> of(O value) {
+        static <O extends @Nullable Object> Done<O> of(O value) {
             return new Done<>(value, null, false, null);
         }
 
@@ -268,6 +268,8 @@ final class Combiner<I, O> {
             return new Done<>(null, thrown, false, database && thrown instanceof RuntimeException r ? r : null);
         }
 
+        /** The caller's result: {@code value} is one whenever the write neither runs alone nor failed. */
+        @SuppressWarnings("NullAway") // value is an O there (null only where O admits it), unknown to the record's type
         <I> O result(Combiner<I, O> combiner, I item) {
             if (runAlone) {
                 return combiner.alone.run(item);

@@ -8,6 +8,7 @@ import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The one JDBC command template of this module: prepares a statement, binds, runs it under the statement
@@ -31,12 +32,13 @@ final class Jdbc {
 
     /** Maps the current row of a result set. */
     @FunctionalInterface
-    interface RowMapper<T> {
+    interface RowMapper<T extends @Nullable Object> {
         T map(ResultSet row) throws SQLException;
     }
 
     /** Runs a statement that returns rows, and maps every row. */
-    <T> List<T> query(Connection connection, String sql, Binder binder, RowMapper<T> mapper) throws SQLException {
+    <T extends @Nullable Object> List<T> query(Connection connection, String sql, Binder binder, RowMapper<T> mapper)
+            throws SQLException {
         try (PreparedStatement statement = connection.prepareStatement(sql)) {
             binder.bind(statement);
             try (ResultSet rows = executeQuery(statement)) {

@@ -511,7 +511,7 @@ public final class PostgresIdempotencyStore implements IdempotencyStore {
             // most keys lately had a record: the read alone, and the claim below only for a key it does not find
             List<@Nullable IdempotencyRecord> finished = jdbc.query(c, sql.findFinished(),
                     s -> s.setString(1, key.hash()), row -> PackedReplay.record(key, row.getBytes(1), row.getBytes(2)));
-            IdempotencyRecord record = finished.isEmpty() ? null : finished.getFirst();
+            @Nullable IdempotencyRecord record = finished.isEmpty() ? null : finished.getFirst();
             if (record != null) {
                 count(false);
                 return new ClaimOutcome.Finished(record);
@@ -547,7 +547,7 @@ public final class PostgresIdempotencyStore implements IdempotencyStore {
                             s.setString(6, key.hash());
                         },
                         row -> claimOutcome(row, key, fingerprint, owner, leaseMicros, retentionMicros));
-                ClaimOutcome first = read.getFirst();
+                @Nullable ClaimOutcome first = read.getFirst();
                 if (!counted && attempt == 1) {
                     count(first instanceof ClaimOutcome.Claimed);
                 }

@@ -456,7 +456,8 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
                 if (current.status().isFinished()) {
                     return new ClaimOutcome.Finished(current);
                 }
-                if (!current.fingerprint().equals(fingerprint) || current.leaseExpiresAt().toEpochMilli()
+                if (!current.fingerprint().equals(fingerprint)
+                        || Objects.requireNonNull(current.leaseExpiresAt(), "a record in flight has a lease").toEpochMilli()
                         > clock.nowMillis() + clock.uncertaintyMillis()) {
                     return new ClaimOutcome.InFlight(current);
                 }
@@ -571,7 +572,7 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
 
     @Override
     public Optional<IdempotencyRecord> find(ScopeKey key) {
-        return Optional.ofNullable(call("find", commands -> {
+        return Optional.ofNullable(this.<@Nullable IdempotencyRecord>call("find", commands -> {
             byte[] value = await(commands.get(recordKey(key)));
             return value == null ? null : RecordValue.decode(key, value);
         }));
@@ -727,7 +728,8 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
         return deadlines.await(future);
     }
 
-    private <T> T call(String operation, Function<RedisClusterAsyncCommands<byte[], byte[]>, T> command) {
+    private <T extends @Nullable Object> T call(String operation,
+            Function<RedisClusterAsyncCommands<byte[], byte[]>, T> command) {
         Connections open = connections();
         if (clock.claimRefresh()) {
             refreshClock(open.commands());

@@ -10,6 +10,7 @@ import dev.exactly.idempotency.RequestInFlightException;
 import dev.exactly.idempotency.StoreUnavailableException;
 import java.net.URI;
 import java.util.Map;
+import java.util.Objects;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -203,7 +204,7 @@ public final class Problems {
         return switch (exception) {
             case InvalidIdempotencyKeyException invalid -> invalid.reason() == InvalidIdempotencyKeyException.Reason.MISSING
                     ? keyMissing()
-                    : keyInvalid(invalid.getMessage());
+                    : keyInvalid(Objects.requireNonNullElse(invalid.getMessage(), "the Idempotency-Key is not valid"));
             case PayloadTooLargeException tooLarge -> payloadTooLarge(tooLarge.limitBytes());
             case JsonTooDeepException tooDeep -> jsonTooDeep(tooDeep.maxDepth());
             case IdempotencyKeyReusedException reused -> keyReused();

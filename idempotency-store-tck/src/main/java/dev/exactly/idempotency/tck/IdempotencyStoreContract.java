@@ -15,8 +15,8 @@ import dev.exactly.idempotency.IdempotencyRecord;
 import dev.exactly.idempotency.IdempotencyRequest;
 import dev.exactly.idempotency.IdempotentResult;
 import dev.exactly.idempotency.InFlightPolicy;
-import dev.exactly.idempotency.OwnerToken;
 import dev.exactly.idempotency.Outcome;
+import dev.exactly.idempotency.OwnerToken;
 import dev.exactly.idempotency.RecordStatus;
 import dev.exactly.idempotency.RequestInFlightException;
 import dev.exactly.idempotency.Scope;
@@ -31,6 +31,8 @@ import java.util.Collections;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.CyclicBarrier;
@@ -237,10 +239,10 @@ public abstract class IdempotencyStoreContract {
         body[0] ^= 0x7f; // the caller's buffer changing later must not change what is replayed
         assertThat(store.complete(key, owner, RecordStatus.COMPLETED, response)).isTrue();
 
-        IdempotencyRecord record = store.find(key).orElseThrow();
-        assertThat(record.response()).isNotNull();
-        assertThat(record.response().body()).isEqualTo(sent);
-        assertThat(record.response().status()).isEqualTo(200);
+        StoredResponse stored = store.find(key).orElseThrow().response();
+        assertThat(stored).isNotNull();
+        assertThat(Objects.requireNonNull(stored).body()).isEqualTo(sent);
+        assertThat(stored.status()).isEqualTo(200);
     }
 
     @Test
@@ -381,8 +383,9 @@ public abstract class IdempotencyStoreContract {
     @Test
     @DisplayName("a waiter on another instance is woken by the push (polling disabled) and replays")
     void waiterOnPeerInstanceWokenByPush() throws Exception {
-        IdempotencyStore peer = createPeerStore().orElse(null);
-        org.junit.jupiter.api.Assumptions.assumeTrue(peer != null, "single-process store: no peer instance");
+        Optional<IdempotencyStore> peerStore = createPeerStore();
+        org.junit.jupiter.api.Assumptions.assumeTrue(peerStore.isPresent(), "single-process store: no peer instance");
+        IdempotencyStore peer = peerStore.orElseThrow();
         try {
             IdempotencyEngine peerEngine = IdempotencyEngine.builder(peer).pollInterval(null).build();
             Fingerprint fp = randomFingerprint();
@@ -645,7 +648,7 @@ public abstract class IdempotencyStoreContract {
                 return Outcome.complete(original);
             }));
             assertThat(started.await(10, TimeUnit.SECONDS)).isTrue();
-            OwnerToken first = store.find(request.key()).orElseThrow().owner();
+            OwnerToken first = Objects.requireNonNull(store.find(request.key()).orElseThrow().owner(), "in flight: owned");
             Future<IdempotentResult> waiter = pool.submit(() -> engine.execute(waiting, lease -> {
                 runs.incrementAndGet();
                 return Outcome.complete(response(201, "{\"id\":\"ch_waiter\"}"));

@@ -15,7 +15,6 @@ import dev.exactly.idempotency.Scope;
 import dev.exactly.idempotency.StoreUnavailableException;
 import dev.exactly.idempotency.StoredResponse;
 import dev.exactly.idempotency.servlet.HttpProtocol;
-import dev.exactly.idempotency.servlet.IdempotencyFilter;
 import dev.exactly.idempotency.servlet.IdempotentRoute;
 import dev.exactly.idempotency.servlet.Problem;
 import dev.exactly.idempotency.servlet.Problems;
@@ -51,7 +50,7 @@ import reactor.core.scheduler.Schedulers;
 
 /**
  * A Spring WebFlux {@link WebFilter} that makes configured routes idempotent, with the HTTP semantics of the
- * servlet {@link IdempotencyFilter} (see its documentation and {@code docs/http-semantics.md}): the same
+ * servlet {@code IdempotencyFilter} (see its documentation and {@code docs/http-semantics.md}): the same
  * routes, key headers, problem documents, recording rules, replay headers and {@code Idempotency-Expires};
  * a store that fails before the handler is 503 {@code idempotency-store-unavailable} (or, with
  * {@link StoreUnavailablePolicy#PASS_THROUGH}, the handler unguarded), while it runs 503
@@ -75,17 +74,17 @@ public final class IdempotencyWebFilter implements WebFilter, Ordered {
      * code that reads the lease or marks a response (a shared helper, a handler moved from one stack to the
      * other) works under either filter.
      */
-    /** An exchange attribute holding the running {@link Lease} while the handler runs ({@link IdempotencyFilter#LEASE}). */
+    /** An exchange attribute holding the running {@link Lease} while the handler runs ({@code IdempotencyFilter#LEASE}). */
     public static final String LEASE = HttpProtocol.LEASE_ATTRIBUTE;
     /**
      * An exchange attribute: set (to any value) by a handler, its response is not recorded and the key released
-     * ({@link IdempotencyFilter#DO_NOT_RECORD}).
+     * ({@code IdempotencyFilter#DO_NOT_RECORD}).
      */
     public static final String DO_NOT_RECORD = HttpProtocol.DO_NOT_RECORD_ATTRIBUTE;
     /**
      * An exchange attribute ({@code Boolean.TRUE}) of a request on a guarded route that the handler gets
      * without the guard: the store was unavailable and the filter passes requests through
-     * ({@link StoreUnavailablePolicy#PASS_THROUGH}; {@link IdempotencyFilter#UNGUARDED}).
+     * ({@link StoreUnavailablePolicy#PASS_THROUGH}; {@code IdempotencyFilter#UNGUARDED}).
      */
     public static final String UNGUARDED = HttpProtocol.UNGUARDED_ATTRIBUTE;
     /** The default order: after Spring Security's WebFilter (-100), so that the principal is known. */
@@ -454,7 +453,7 @@ public final class IdempotencyWebFilter implements WebFilter, Ordered {
         return "IdempotencyWebFilter[routes=" + routeList.size() + "]";
     }
 
-    /** Validating builder, as {@link IdempotencyFilter.Builder}. */
+    /** Validating builder, as {@code IdempotencyFilter.Builder}. */
     public static final class Builder {
         private final IdempotencyEngine engine;
         private final List<IdempotentRoute> routes = new ArrayList<>();

@@ -5,8 +5,8 @@ import dev.exactly.ledger.AccountConflictException;
 import dev.exactly.ledger.AccountSpec;
 import dev.exactly.ledger.AccountType;
 import dev.exactly.ledger.Currency;
-import dev.exactly.ledger.LedgerValidationException;
 import dev.exactly.ledger.LedgerValidationException.Reason;
+import dev.exactly.ledger.LedgerValidationException;
 import dev.exactly.ledger.Side;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -18,6 +18,7 @@ import java.util.Collection;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 
@@ -77,7 +78,7 @@ public final class AccountDirectory {
 
     /** The account with this id (cached), or {@link Reason#UNKNOWN_ACCOUNT}. */
     public Account require(Connection c, long id) throws SQLException {
-        return require(c, List.of(id)).get(id);
+        return Objects.requireNonNull(require(c, List.of(id)).get(id), "require holds every id asked for");
     }
 
     /** The accounts with these ids when every one of them is cached; otherwise empty (nothing is read). */

@@ -10,8 +10,8 @@ import dev.exactly.ledger.EntryWrite;
 import dev.exactly.ledger.JournalEntry;
 import dev.exactly.ledger.LedgerConflictException;
 import dev.exactly.ledger.LedgerStorageException;
-import dev.exactly.ledger.LedgerValidationException;
 import dev.exactly.ledger.LedgerValidationException.Reason;
+import dev.exactly.ledger.LedgerValidationException;
 import dev.exactly.ledger.Money;
 import dev.exactly.ledger.Posting;
 import dev.exactly.ledger.PostingRequest;
@@ -313,10 +313,15 @@ public final class EntryWriter {
         return prepare(draft, accounts.require(c, accountIds(draft)));
     }
 
+    /** An account of the entry: {@code touched} holds every one its lines name ({@link AccountDirectory#require}). */
+    private static Account account(Map<Long, Account> touched, long id) {
+        return Objects.requireNonNull(touched.get(id), "an account of the entry");
+    }
+
     private Prepared prepare(Draft draft, Map<Long, Account> touched) {
         TreeMap<Long, Change> changes = new TreeMap<>();
         for (Line l : draft.lines()) {
-            Account account = touched.get(l.accountId());
+            Account account = account(touched, l.accountId());
             if (!account.currency().equals(l.amount().currency())) {
                 throw new LedgerValidationException(Reason.CURRENCY_MISMATCH,
                         "posting of " + l.amount() + " to account " + account.code() + " held in " + account.currency());
@@ -357,7 +362,7 @@ public final class EntryWriter {
         @Override
         public boolean mayBeRefused() {
             return changes.entrySet().stream()
-                    .anyMatch(e -> !touched.get(e.getKey()).isSharded() && e.getValue().unreserved().isNegative());
+                    .anyMatch(e -> !account(touched, e.getKey()).isSharded() && e.getValue().unreserved().isNegative());
         }
 
         @Override
@@ -422,8 +427,8 @@ public final class EntryWriter {
         // ascending account id, unsharded and sharded apart
         Map<Long, Change> single = new TreeMap<>();
         Map<Long, Change> sharded = new TreeMap<>();
-        changes.forEach((id, change) -> (touched.get(id).isSharded() ? sharded : single).put(id, change));
-        int[] shardCounts = sharded.keySet().stream().mapToInt(id -> touched.get(id).shards()).toArray();
+        changes.forEach((id, change) -> (account(touched, id).isSharded() ? sharded : single).put(id, change));
+        int[] shardCounts = sharded.keySet().stream().mapToInt(id -> account(touched, id).shards()).toArray();
         // Java arrays, which pgjdbc sends in binary, instead of java.sql.Arrays built by createArrayOf, whose
         // text literals the JVM escapes and the server parses again
         int index = first;
@@ -476,7 +481,8 @@ public final class EntryWriter {
         Array refused = rs.getArray("refused");
         if (refused != null) {
             long accountId = ((Number) ((Object[]) refused.getArray())[0]).longValue();
-            throw floorCrossed(c, touched.get(accountId), changes.get(accountId));
+            throw floorCrossed(c, account(touched, accountId),
+                    Objects.requireNonNull(changes.get(accountId), "the refused account is one the entry changes"));
         }
         return entryId;
     }

@@ -22,6 +22,7 @@ import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.stream.Stream;
 import org.jspecify.annotations.Nullable;
@@ -281,7 +282,8 @@ public final class PaymentsBenchmark {
         loads.put("1 start", loadAverage());
         String run = "pb" + Long.toHexString(System.nanoTime());
         String jdbcUrl = TestPostgres.jdbcUrl();
-        String schema = ((PGSimpleDataSource) TestPostgres.freshSchema("paybench")).getCurrentSchema();
+        String schema = Objects.requireNonNull(((PGSimpleDataSource) TestPostgres.freshSchema("paybench")).getCurrentSchema(),
+                "a fresh schema is its data source's current one");
         // the application name tells the service's sessions apart in pg_stat_activity
         String serviceUrl = jdbcUrl + (jdbcUrl.contains("?") ? "&" : "?") + "currentSchema=" + schema
                 + "&ApplicationName=exactly-payments-benchmark";

@@ -146,7 +146,7 @@ public final class AllowedMethods {
         }
 
         @Override
-        public Object getAttribute(String name) {
+        public @Nullable Object getAttribute(String name) {
             return attributes.get(name);
         }
 

@@ -51,11 +51,13 @@ public class LedgerController {
             @RequestParam(required = false) @Nullable String limit,
             HttpServletRequest request) {
         String tenant = Caller.of(request).requireTenant();
-        String code = Http.given(currency, "currency", CURRENCY) == null ? "usd" : currency.toLowerCase(Locale.ROOT);
+        String givenCurrency = Http.given(currency, "currency", CURRENCY);
+        String code = givenCurrency == null ? "usd" : givenCurrency.toLowerCase(Locale.ROOT);
         if (!Currency.isKnown(code)) {
             throw Http.invalidParam("currency", CURRENCY);
         }
-        String name = Http.given(account, "account", ACCOUNT) == null ? "clearing:" + code : account;
+        String givenAccount = Http.given(account, "account", ACCOUNT);
+        String name = givenAccount == null ? "clearing:" + code : givenAccount;
         long afterId = Http.longParam(after, "after");
         int pageSize = Http.intParam(limit, "limit", 50, 1, 500);
         ApiResponse answer = ledger.entries(tenant, name, afterId, pageSize)

@@ -45,7 +45,8 @@ public class OperatorController {
             @RequestParam(required = false) @Nullable String limit,
             HttpServletRequest request) {
         Caller.of(request).requireOperator();
-        String s = Http.given(state, "state", STATES) == null ? "dead_lettered" : state;
+        String given = Http.given(state, "state", STATES);
+        String s = given == null ? "dead_lettered" : given;
         ChargeOperations.Queue queue = switch (s) {
             case "stuck" -> ChargeOperations.Queue.STUCK;
             case "dead_lettered" -> ChargeOperations.Queue.DEAD_LETTERED;

@@ -50,8 +50,10 @@ public class ReconciliationController {
             @RequestParam(required = false) @Nullable String to,
             HttpServletRequest request) {
         Caller.of(request).requireOperator();
-        Instant end = Http.given(to, "to", INSTANT) == null ? clock.instant() : instant(to, "to");
-        Instant start = Http.given(from, "from", INSTANT) == null ? end.minus(Duration.ofDays(1)) : instant(from, "from");
+        String givenTo = Http.given(to, "to", INSTANT);
+        Instant end = givenTo == null ? clock.instant() : instant(givenTo, "to");
+        String givenFrom = Http.given(from, "from", INSTANT);
+        Instant start = givenFrom == null ? end.minus(Duration.ofDays(1)) : instant(givenFrom, "from");
         if (!start.isBefore(end)) {
             throw Http.invalidParam("from", "must be before to");
         }

@@ -86,8 +86,9 @@ public class WebhookController {
         int pageSize = Http.intParam(limit, "limit", 50, 1, 500);
         EventType eventType = null;
         String types = "must be one of " + String.join(", ", EventType.wireNames());
-        if (Http.given(type, "type", types) != null) {
-            eventType = EventType.of(type).orElseThrow(() -> Http.invalidParam("type", types));
+        String givenType = Http.given(type, "type", types);
+        if (givenType != null) {
+            eventType = EventType.of(givenType).orElseThrow(() -> Http.invalidParam("type", types));
         }
         String cursor = Http.given(after, "after", EVENT_CURSOR);
         if (cursor != null && !EVENT_ID.matcher(cursor).matches()) {

@@ -10,6 +10,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Objects;
 import java.util.TreeMap;
 import java.util.regex.Pattern;
 import org.jspecify.annotations.Nullable;
@@ -121,8 +122,14 @@ public record ChargeRequest(
         @SuppressWarnings("unchecked")
         Map<String, String> metadata = (Map<String, String>) m.get("metadata");
         Object description = m.get("description");
-        return new PspChargeRequest(((Number) m.get("amount")).longValue(), (String) m.get("currency"),
-                (String) m.get("source"), description == null ? null : description.toString(), metadata,
+        return new PspChargeRequest(((Number) persisted(m, "amount")).longValue(), (String) persisted(m, "currency"),
+                (String) persisted(m, "source"), description == null ? null : description.toString(),
+                Objects.requireNonNull(metadata, "a persisted processor request's metadata"),
                 !Boolean.FALSE.equals(m.get("capture")));
+    }
+
+    /** A member every persisted processor request holds ({@link #processorRequestJson}, the refund's likewise). */
+    public static Object persisted(Map<String, Object> request, String member) {
+        return Objects.requireNonNull(request.get(member), () -> "a persisted processor request's " + member);
     }
 }

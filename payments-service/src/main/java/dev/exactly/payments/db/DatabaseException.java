@@ -30,7 +30,7 @@ public final class DatabaseException extends RuntimeException {
 
     /** The SQLSTATE of the failure, e.g. {@code 23505}, or the empty string. */
     public String sqlState() {
-        String state = ((SQLException) getCause()).getSQLState();
+        String state = getCause() instanceof SQLException failure ? failure.getSQLState() : null;
         return state == null ? "" : state;
     }
 

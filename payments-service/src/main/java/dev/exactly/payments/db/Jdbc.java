@@ -33,7 +33,7 @@ public final class Jdbc {
 
     /** Work inside a transaction. */
     @FunctionalInterface
-    public interface TxWork<T> {
+    public interface TxWork<T extends @Nullable Object> {
         T run(Connection connection) throws SQLException;
     }
 
@@ -93,7 +93,7 @@ public final class Jdbc {
      * Runs {@code work} in one transaction on a pooled connection: commits when it returns, rolls back
      * when it throws (anything, an {@link Error} included).
      */
-    public <T> T inTransaction(TxWork<T> work) {
+    public <T extends @Nullable Object> T inTransaction(TxWork<T> work) {
         Connection pooled;
         try {
             pooled = dataSource.getConnection();

@@ -37,12 +37,12 @@ public final class Pipeline {
 
     /** Reads a step's result, the statement positioned on it ({@link Statement#getResultSet()} or the update count). */
     @FunctionalInterface
-    public interface Reader<T> {
+    public interface Reader<T extends @Nullable Object> {
         T read(Statement statement) throws SQLException;
     }
 
     /** What a step read, available once the pipeline ran. */
-    public static final class Result<T> {
+    public static final class Result<T extends @Nullable Object> {
         private final Reader<T> reader;
         private @Nullable T value;
         private boolean read;
@@ -51,6 +51,7 @@ public final class Pipeline {
             this.reader = reader;
         }
 
+        @SuppressWarnings("NullAway") // once read, value is what the reader returned, null only where T admits it
         public T get() {
             if (!read) {
                 throw new IllegalStateException("the pipeline has not run");
@@ -73,7 +74,7 @@ public final class Pipeline {
      *
      * @return where its result is found after {@link #run}
      */
-    public <T> Result<T> add(String sql, Binder binder, Reader<T> reader) {
+    public <T extends @Nullable Object> Result<T> add(String sql, Binder binder, Reader<T> reader) {
         Result<T> result = new Result<>(Objects.requireNonNull(reader, "reader"));
         steps.add(new Step(Objects.requireNonNull(sql, "sql"), Objects.requireNonNull(binder, "binder"), result));
         return result;

@@ -10,6 +10,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.TreeMap;
 
 /**
@@ -54,7 +55,9 @@ public record RefundRequest(String charge, long amount) {
         @SuppressWarnings("unchecked")
         Map<String, String> metadata = (Map<String, String>) m.get("metadata");
         Object reason = m.get("reason");
-        return new PspRefundRequest((String) m.get("charge"), ((Number) m.get("amount")).longValue(),
-                (String) m.get("currency"), reason == null ? null : reason.toString(), metadata);
+        return new PspRefundRequest((String) ChargeRequest.persisted(m, "charge"),
+                ((Number) ChargeRequest.persisted(m, "amount")).longValue(), (String) ChargeRequest.persisted(m, "currency"),
+                reason == null ? null : reason.toString(),
+                Objects.requireNonNull(metadata, "a persisted processor request's metadata"));
     }
 }

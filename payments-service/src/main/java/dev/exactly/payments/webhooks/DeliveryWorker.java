@@ -14,6 +14,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
@@ -374,7 +375,8 @@ public final class DeliveryWorker implements SmartLifecycle {
         boolean dead = settings.retries().exhausted(delivery.attempt());
         Instant next = dead ? now : now.plus(settings.retries().delayAfter(delivery.attempt(), random));
         Integer code = status == 0 ? null : status;
-        String reason = error.length() > MAX_ERROR ? error.substring(0, MAX_ERROR) : error;
+        String ended = Objects.requireNonNull(error, "every way above says how the attempt ended");
+        String reason = ended.length() > MAX_ERROR ? ended.substring(0, MAX_ERROR) : ended;
         int written = jdbc.inTransaction(c -> Jdbc.update(c, FAILED, s -> {
             s.setBoolean(1, dead);
             s.setTimestamp(2, Jdbc.timestamp(next));

@@ -19,6 +19,7 @@ import java.util.EnumMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.concurrent.ConcurrentHashMap;
@@ -216,7 +217,7 @@ public final class ChargeBook {
         synchronized (deciding[Math.floorMod(KeyIndex.hash(key), STRIPES)]) {
             long existing;
             synchronized (lock) {
-                existing = answers.get(operation).get(key);
+                existing = Objects.requireNonNull(answers.get(operation), "every operation").get(key);
             }
             if (existing != KeyIndex.NONE && honourKeys) {
                 Entry recorded = entryOf(slab.read(existing));

@@ -6,6 +6,7 @@ import dev.exactly.psp.PspOperation;
 import dev.exactly.psp.PspStats;
 import java.util.EnumMap;
 import java.util.Map;
+import java.util.Objects;
 import java.util.concurrent.atomic.LongAdder;
 
 /** The run's counters per operation, updated lock-free by request threads. */
@@ -28,7 +29,7 @@ public final class Counters {
 
         /** Counts a fault that really fired. */
         public void fired(FaultKind kind) {
-            faults.get(kind).increment();
+            Objects.requireNonNull(faults.get(kind), "every kind").increment();
         }
 
         private OperationStats snapshot() {
@@ -60,7 +61,7 @@ public final class Counters {
 
     /** The counters of one operation. */
     public Of of(PspOperation operation) {
-        return operations.get(operation);
+        return Objects.requireNonNull(operations.get(operation), "every operation");
     }
 
     public PspStats snapshot() {
@@ -77,7 +78,7 @@ public final class Counters {
             rejected += s.rejected();
             s.faults().forEach((k, n) -> faults.merge(k, n, Long::sum));
         }
-        return new PspStats(requests, captures.sum(), ops.get(PspOperation.CHARGE).refused(), replays, rejected,
+        return new PspStats(requests, captures.sum(), Objects.requireNonNull(ops.get(PspOperation.CHARGE), "every operation").refused(), replays, rejected,
                 faults, ops);
     }
 

@@ -9,6 +9,7 @@ import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Random;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import org.jspecify.annotations.Nullable;
@@ -67,11 +68,15 @@ public final class FaultInjector {
         clearPending();
     }
 
+    private ConcurrentLinkedQueue<List<Fault>> queue(PspOperation operation) {
+        return Objects.requireNonNull(next.get(operation), "every operation");
+    }
+
     /** The next {@code count} requests of this operation also suffer these faults. */
     public void enqueue(PspOperation operation, int count, List<Fault> faults) {
         List<Fault> copy = List.copyOf(faults);
         for (int i = 0; i < count; i++) {
-            next.get(operation).add(copy);
+            queue(operation).add(copy);
         }
     }
 
@@ -82,7 +87,7 @@ public final class FaultInjector {
 
     /** One-shot fault sets of this operation not yet consumed. */
     public int pending(PspOperation operation) {
-        return next.get(operation).size();
+        return queue(operation).size();
     }
 
     /** Drops the queued one-shots. */
@@ -93,7 +98,7 @@ public final class FaultInjector {
     /** Decides the faults of one request (consuming one of its operation's queued one-shot sets, if any). */
     public Plan plan(PspOperation operation, List<Fault> requestFaults) {
         List<Fault> faults = new ArrayList<>(requestFaults);
-        List<Fault> oneShot = next.get(operation).poll();
+        List<Fault> oneShot = queue(operation).poll();
         if (oneShot != null) {
             faults.addAll(oneShot);
         }

@@ -13,6 +13,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
@@ -225,6 +226,11 @@ public final class Http1Server implements AutoCloseable {
             super(message);
             this.status = status;
             this.code = code;
+        }
+
+        @Override
+        public String getMessage() {
+            return Objects.requireNonNull(super.getMessage(), "made with one");
         }
     }
 

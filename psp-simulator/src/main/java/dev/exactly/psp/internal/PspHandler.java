@@ -85,7 +85,7 @@ public final class PspHandler implements Http1Server.Handler {
         } catch (Reply r) {
             send(ex, r.status, r.body);
         } catch (Wire.WireException e) {
-            send(ex, 400, Wire.error("invalid_request_error", e.code(), e.getMessage()));
+            send(ex, 400, Wire.error("invalid_request_error", e.code(), Wire.messageOf(e)));
         } catch (RuntimeException e) {
             send(ex, 500, Wire.error("api_error", "internal_error", String.valueOf(e)));
         }
@@ -150,7 +150,7 @@ public final class PspHandler implements Http1Server.Handler {
                 try {
                     send(ex, 200, Wire.charge(book.plantCapture(newId("py_"), planted.key(), planted.request())));
                 } catch (IllegalStateException e) {
-                    throw keyReused(e.getMessage());
+                    throw keyReused(Wire.messageOf(e));
                 }
             }
             case "/v1/test/plant-refund" -> {
@@ -160,7 +160,7 @@ public final class PspHandler implements Http1Server.Handler {
                     PspRefund refund = book.plantRefund(newId("re_"), planted.key(), planted.request());
                     send(ex, refund.succeeded() ? 200 : 402, Wire.refund(refund));
                 } catch (IllegalStateException e) {
-                    throw keyReused(e.getMessage());
+                    throw keyReused(Wire.messageOf(e));
                 }
             }
             case "/v1/test/amend-capture" -> {
@@ -454,7 +454,7 @@ public final class PspHandler implements Http1Server.Handler {
         try {
             return Fault.parseHeader(spec);
         } catch (IllegalArgumentException e) {
-            throw invalid("fault_invalid", e.getMessage());
+            throw invalid("fault_invalid", Wire.messageOf(e));
         }
     }
 
@@ -481,7 +481,7 @@ public final class PspHandler implements Http1Server.Handler {
         try {
             return Json.parse(text);
         } catch (JsonException e) {
-            throw invalid("invalid_json", e.getMessage());
+            throw invalid("invalid_json", Wire.messageOf(e));
         }
     }
 

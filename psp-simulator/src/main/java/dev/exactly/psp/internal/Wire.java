@@ -22,6 +22,7 @@ import java.util.EnumMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.OptionalLong;
 import java.util.Set;
 import org.jspecify.annotations.Nullable;
@@ -85,7 +86,7 @@ public final class Wire {
         try {
             return new PspChargeRequest(amount, currency, source, description, metadata, capture);
         } catch (IllegalArgumentException e) {
-            throw new WireException("parameter_invalid", e.getMessage());
+            throw new WireException("parameter_invalid", messageOf(e));
         }
     }
 
@@ -136,7 +137,7 @@ public final class Wire {
                     optionalLong(obj, "amount_refunded", 0),
                     expiresAt < 0 ? null : Instant.ofEpochSecond(expiresAt));
         } catch (IllegalArgumentException e) {
-            throw new WireException("parameter_invalid", e.getMessage());
+            throw new WireException("parameter_invalid", messageOf(e));
         }
     }
 
@@ -284,7 +285,7 @@ public final class Wire {
         try {
             return new PspRefundRequest(charge, amount, currency, reason, metadata);
         } catch (IllegalArgumentException e) {
-            throw new WireException("parameter_invalid", e.getMessage());
+            throw new WireException("parameter_invalid", messageOf(e));
         }
     }
 
@@ -324,7 +325,7 @@ public final class Wire {
                     optionalString(obj, "reason"),
                     stringMap(obj, "metadata"));
         } catch (IllegalArgumentException e) {
-            throw new WireException("parameter_invalid", e.getMessage());
+            throw new WireException("parameter_invalid", messageOf(e));
         }
     }
 
@@ -396,7 +397,7 @@ public final class Wire {
             return new PlantedCapture(key, new PspChargeRequest(requiredLong(obj, "amount"),
                     requiredString(obj, "currency"), "tok_planted", null, stringMap(obj, "metadata")));
         } catch (IllegalArgumentException e) {
-            throw new WireException("parameter_invalid", e.getMessage());
+            throw new WireException("parameter_invalid", messageOf(e));
         }
     }
 
@@ -434,6 +435,11 @@ public final class Wire {
     // ---------------------------------------------------------------- errors
 
     /** A Stripe-style error body: {@code {"error":{"type":…,"code":…,"message":…}}}. */
+    /** An exception's message for an error's text: its class's name when it has none. */
+    public static String messageOf(Throwable e) {
+        return Objects.requireNonNullElse(e.getMessage(), e.getClass().getSimpleName());
+    }
+
     public static JsonValue.Obj error(String type, String code, String message) {
         return JsonValue.object()
                 .put("error", JsonValue.object().put("type", type).put("code", code).put("message", message).build())
@@ -513,7 +519,7 @@ public final class Wire {
         try {
             return b.build();
         } catch (IllegalArgumentException e) {
-            throw new WireException("parameter_invalid", e.getMessage());
+            throw new WireException("parameter_invalid", messageOf(e));
         }
     }
 
@@ -535,7 +541,7 @@ public final class Wire {
             }
             return DeclineRule.amountAtLeast(requiredLong(r, "amount_at_least"), code);
         } catch (IllegalArgumentException e) {
-            throw new WireException("parameter_invalid", e.getMessage());
+            throw new WireException("parameter_invalid", messageOf(e));
         }
     }
 
@@ -589,7 +595,7 @@ public final class Wire {
         try {
             op = operation == null ? PspOperation.CHARGE : PspOperation.fromWire(operation);
         } catch (IllegalArgumentException e) {
-            throw new WireException("parameter_invalid", e.getMessage());
+            throw new WireException("parameter_invalid", messageOf(e));
         }
         return new NextFaults(op, (int) count, requiredString(obj, "faults"));
     }

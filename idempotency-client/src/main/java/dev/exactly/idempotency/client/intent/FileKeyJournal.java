@@ -25,6 +25,7 @@ import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
 import java.util.concurrent.locks.ReentrantLock;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A journal in a directory: one file per intent, named by the SHA-256 of the intent
@@ -250,11 +251,11 @@ public final class FileKeyJournal implements KeyJournal {
     }
 
     @FunctionalInterface
-    private interface IoAction<T> {
+    private interface IoAction<T extends @Nullable Object> {
         T run() throws IOException;
     }
 
-    private <T> T locked(IoAction<T> action) {
+    private <T extends @Nullable Object> T locked(IoAction<T> action) {
         localLock.lock();
         try (FileChannel lockChannel = FileChannel.open(directory.resolve(LOCK_FILE), StandardOpenOption.CREATE,
                 StandardOpenOption.WRITE); FileLock ignored = lockChannel.lock()) {

@@ -4,10 +4,11 @@ import dev.exactly.idempotency.redis.RedisIdempotencyStore;
 import dev.exactly.idempotency.redis.RedisStoreConfig;
 import io.lettuce.core.RedisURI;
 import java.util.List;
+import java.util.Objects;
 import org.jspecify.annotations.Nullable;
 import org.springframework.beans.factory.ListableBeanFactory;
-import org.springframework.boot.data.redis.autoconfigure.DataRedisConnectionDetails;
 import org.springframework.boot.data.redis.autoconfigure.DataRedisConnectionDetails.Node;
+import org.springframework.boot.data.redis.autoconfigure.DataRedisConnectionDetails;
 
 /**
  * The Redis store on Spring Boot's Redis connection ({@link DataRedisConnectionDetails}): the one that
@@ -63,7 +64,8 @@ final class DataRedisConnections {
             }
             return RedisIdempotencyStore.create(builder.build(), config);
         }
-        DataRedisConnectionDetails.Standalone standalone = details.getStandalone();
+        DataRedisConnectionDetails.Standalone standalone = Objects.requireNonNull(details.getStandalone(),
+                "Spring Data Redis's connection details name no Cluster, no Sentinel and no standalone server");
         RedisURI.Builder builder = node(new Node(standalone.getHost(), standalone.getPort()), ssl,
                 details.getUsername(), details.getPassword())
                 .withDatabase(standalone.getDatabase());

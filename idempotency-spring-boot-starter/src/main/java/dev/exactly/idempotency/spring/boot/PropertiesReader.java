@@ -354,7 +354,7 @@ final class PropertiesReader {
     /** Runs a conversion, recording its {@link IllegalArgumentException} as a problem. */
     private static void check(List<String> problems, Supplier<?> conversion) {
         try {
-            conversion.get();
+            Object unused = conversion.get(); // only whether it converts
         } catch (IllegalArgumentException e) {
             String message = Objects.requireNonNullElse(e.getMessage(), e.toString());
             problems.add(message.startsWith(P) ? message : P.substring(0, P.length() - 1) + ": " + message);
