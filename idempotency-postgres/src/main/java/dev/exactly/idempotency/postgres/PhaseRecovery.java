@@ -16,14 +16,17 @@ import org.jspecify.annotations.Nullable;
  * {@link RecoveryPolicy#parallelism()} phases whose lease ran out (one statement, {@code FOR UPDATE SKIP
  * LOCKED}, each under a fresh owner token) and resumes them at once, each on a virtual thread with its
  * lease kept alive, through the application's {@link PhaseResumer}; a round that took a full batch is
- * followed by another at once. A resumer that throws counts as a failed attempt
+ * followed by another at once. A resumer that throws (an {@link Error} too) counts as a failed attempt
  * ({@link AtomicPhases#retryLater}). Nothing waits for a thread while it holds a lease, and never more
  * than {@code parallelism} connections are used for resuming at once by this worker.
  *
  * <p>{@link #start()} runs rounds every {@link RecoveryPolicy#interval()} on a daemon thread of its own;
- * {@link #close()} stops it. Several workers, in this process or others, share the work safely.
+ * {@link #close()} stops it; a round that fails (the database unavailable, an {@link Error}) is followed by the
+ * next as scheduled. Several workers, in this process or others, share the work safely.
  */
 public final class PhaseRecovery implements AutoCloseable {
+    private static final System.Logger LOG = System.getLogger(PhaseRecovery.class.getName());
+
     private final AtomicPhases phases;
     private final PhaseResumer resumer;
     private final IdempotencyPolicy policy;
@@ -48,7 +51,7 @@ public final class PhaseRecovery implements AutoCloseable {
         }
         try (ExecutorService each = Executors.newVirtualThreadPerTaskExecutor()) {
             for (Phase phase : taken) {
-                each.submit(() -> resume(phase));
+                each.execute(() -> resume(phase));
             }
         }
         resumed.addAndGet(taken.size());
@@ -63,7 +66,9 @@ public final class PhaseRecovery implements AutoCloseable {
     private void resume(Phase phase) {
         try (LeaseKeeper alive = phases.keepAlive(phase)) {
             resumer.resume(phase);
-        } catch (Exception e) {
+        } catch (Exception | Error e) {
+            // an Error too (a resumer that recurses without end, a class that does not link): left to the thread's
+            // future, it would leave the phase to be taken over again and again without an attempt counted
             try {
                 phases.store().withOwnConnection("retry later", c -> phases.retryLater(c, phase, e.toString()));
             } catch (RuntimeException unavailable) {
@@ -79,6 +84,9 @@ public final class PhaseRecovery implements AutoCloseable {
             }
         } catch (RuntimeException e) {
             // the database is unavailable: the next round tries again
+        } catch (Error e) {
+            // thrown out of a scheduled round, it would end the schedule for good, without a word
+            LOG.log(System.Logger.Level.ERROR, "phase recovery round failed; the next round runs as scheduled", e);
         }
     }
 

@@ -94,11 +94,6 @@ record Sql(
             """;
 
     /**
-     * A claim by V4's function, with every column of the row: a phase's claim (which also reads its checkpoint
-     * and attempts), and the claim of a key that {@link #CLAIM} found taken. Returns no row when the key's row
-     * committed after the statement's snapshot: run it again.
-     */
-    /**
      * A fresh key's claim as the statement itself, without the read of a finished record before it: the insert
      * of V10's function ({@code INSERT ... ON CONFLICT DO NOTHING}), its creation time returned, no row when the
      * key is taken (then the store goes on with {@link #CLAIM}). The store sends it first while nearly every key
@@ -139,6 +134,11 @@ record Sql(
     /** The columns of {@link #CLAIM}, by position: status .. response_body, then claimed_at. */
     static final int CLAIM_COLUMNS = 10;
 
+    /**
+     * A claim by V4's function, with every column of the row: a phase's claim (which also reads its checkpoint
+     * and attempts), and the claim of a key that {@link #CLAIM} found taken. Returns no row when the key's row
+     * committed after the statement's snapshot: run it again.
+     */
     private static final String CLAIM_PHASE = """
             SELECT c.is_claimed AS claimed, (c.rec).*
             FROM idempotency_records_claim(?, ?, ?, ?, ?) AS c

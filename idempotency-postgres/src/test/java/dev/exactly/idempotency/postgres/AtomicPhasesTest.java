@@ -34,6 +34,8 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * The transactional API against a real PostgreSQL: the claim and the business writes commit or roll back
@@ -320,8 +322,10 @@ class AtomicPhasesTest {
         assertThat(shipments(order)).isEqualTo(1);
     }
 
-    @Test
-    void recoveryDeadLettersAfterTheLastAttemptAndAnOperatorResolvesIt() throws Exception {
+    /** A resumer's Error is a failed attempt like its exception: the phase is not taken over again and again. */
+    @ParameterizedTest(name = "the resumer throws an Error: {0}")
+    @ValueSource(booleans = {false, true})
+    void recoveryDeadLettersAfterTheLastAttemptAndAnOperatorResolvesIt(boolean anError) throws Exception {
         String order = unique();
         try (Connection c = tx()) {
             Phase phase = ((PhaseStart.Owned) phases.begin(c, request(order, SHORT))).phase();
@@ -333,6 +337,9 @@ class AtomicPhasesTest {
         PhaseRecovery recovery = phases.recovery(phase -> {
             if (phase.key().equals(request(order, SHORT).key())) {
                 attempts.incrementAndGet();
+                if (anError) {
+                    throw new NoClassDefFoundError("carrier unreachable: its client does not link");
+                }
                 throw new IllegalStateException("carrier unreachable");
             }
         }, SHORT);
@@ -344,7 +351,8 @@ class AtomicPhasesTest {
         PhaseRecord dead = phases.deadLetters(100).stream()
                 .filter(r -> r.key().equals(request(order, SHORT).key())).findFirst().orElseThrow();
         assertThat(dead.attempts()).isEqualTo(3);
-        assertThat(dead.lastError()).contains("carrier unreachable");
+        assertThat(dead.lastError()).contains("carrier unreachable")
+                .contains(anError ? "NoClassDefFoundError" : "IllegalStateException");
         assertThat(dead.checkpoint()).isEqualTo(Checkpoint.of("shipment_created"));
 
         // nobody takes a dead letter over: not recovery, not a client retry

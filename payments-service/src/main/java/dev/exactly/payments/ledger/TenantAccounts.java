@@ -56,15 +56,15 @@ public final class TenantAccounts {
     }
 
     /**
-     * The internal code of an account named the tenant's way ({@code clearing:usd},
-     * {@code customer:cus_1:usd}), or empty when the name is not one.
-     */
-    /**
      * A customer id as a charge names it: anything else names no account (a NUL in it went to the database,
      * which refused it, and the client was told the database was unavailable).
      */
     private static final java.util.regex.Pattern CUSTOMER = java.util.regex.Pattern.compile("[A-Za-z0-9_-]{1,64}");
 
+    /**
+     * The internal code of an account named the tenant's way ({@code clearing:usd},
+     * {@code customer:cus_1:usd}), or empty when the name is not one.
+     */
     public static Optional<String> internalCode(String publicCode, String tenant) {
         String[] parts = publicCode.split(":", -1);
         try {

@@ -9,8 +9,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * A task run on a daemon thread of its own, with a fixed pause between the end of one run and the start of
- * the next. A run that throws is logged and the next one runs on time: a database or processor outage
- * never stops the schedule.
+ * the next. A run that throws is logged and the next one runs on time: a database or processor outage, or an
+ * {@link Error} such as running out of memory, never stops the schedule.
  */
 public final class Periodic implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(Periodic.class);
@@ -42,6 +42,10 @@ public final class Periodic implements AutoCloseable {
                 task.run();
             } catch (RuntimeException e) {
                 log.warn("{} failed; next run in {}", name, pause, e);
+            } catch (Error e) {
+                // thrown out of a scheduled run, it would end the schedule for good, without a word: the recovery
+                // of charges, the webhooks' deliveries, the purge would stop until the next restart
+                log.error("{} failed with an error; next run in {}", name, pause, e);
             }
         }, initialDelay.toMillis(), pause.toMillis(), TimeUnit.MILLISECONDS);
         return new Periodic(s);

@@ -71,9 +71,9 @@ public final class DeliveryWorker implements SmartLifecycle {
     private static final ThreadFactory THREADS = Thread.ofVirtual().name("payments-webhooks-", 0).factory();
     private static final int MAX_ERROR = 500;
 
-    /** Claims due deliveries: counts the attempt and holds them until the lease ends. */
     /**
-     * The endpoints with pending deliveries, found by skipping through the index of pending deliveries by
+     * Claims due deliveries: counts the attempt and holds them until the lease ends. The endpoints with pending
+     * deliveries, found by skipping through the index of pending deliveries by
      * endpoint (one probe per endpoint, however many deliveries each has); of those with a due delivery and
      * a share left (the default, or what this worker's attempts under way to it leave), the batch's worth
      * whose oldest due delivery is oldest; of each of these, its oldest due deliveries up to its share,

@@ -17,7 +17,7 @@ import org.springframework.context.SmartLifecycle;
  * {@code batchSize} rows (each one short transaction that skips rows another purger or a claim holds, so
  * several instances may purge at once) until a batch comes back short. Expired records are already
  * invisible to every request; the purge only gives their space back. A run that fails (the database is
- * down) is logged and counted, and the next run tries again.
+ * down, or an {@link Error} such as running out of memory) is logged and counted, and the next run tries again.
  *
  * <p>Runs on one daemon thread of its own, started and stopped with the application context. Meters:
  * {@code exactly.idempotency.purge.rows} and {@code exactly.idempotency.purge.failures}
@@ -63,6 +63,11 @@ final class ExpiredRecordPurger implements SmartLifecycle {
             failures.incrementAndGet();
             log.warn("Could not purge expired idempotency records (the next run in " + PropertiesReader.format(interval)
                     + " tries again): " + String.valueOf(e.getMessage()).replaceAll("\\s*[\\r\\n]+\\s*", " "));
+        } catch (Error e) {
+            // thrown out of a scheduled run, it would end the schedule for good, without a word
+            failures.incrementAndGet();
+            log.error("Purging expired idempotency records failed (the next run in " + PropertiesReader.format(interval)
+                    + " tries again)", e);
         } finally {
             runs.incrementAndGet();
         }
