@@ -43,8 +43,8 @@ public final class Periodic implements AutoCloseable {
             } catch (RuntimeException e) {
                 log.warn("{} failed; next run in {}", name, pause, e);
             } catch (Error e) {
-                // thrown out of a scheduled run, it would end the schedule for good, without a word: the recovery
-                // of charges, the webhooks' deliveries, the purge would stop until the next restart
+                // thrown out of a scheduled run, it would end the schedule for good, without a word: the webhooks'
+                // deliveries, the expiry of authorizations, reconciliation or the purge would stop until a restart
                 log.error("{} failed with an error; next run in {}", name, pause, e);
             }
         }, initialDelay.toMillis(), pause.toMillis(), TimeUnit.MILLISECONDS);

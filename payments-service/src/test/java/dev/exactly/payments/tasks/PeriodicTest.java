@@ -12,8 +12,8 @@ class PeriodicTest {
 
     /**
      * A scheduled executor runs a task again only while no run has thrown: an Error out of one run (running out of
-     * memory, a class that does not link) would end the recovery of charges, the webhooks' deliveries or the purge
-     * until the next restart, and nothing would say so.
+     * memory, a class that does not link) would end the webhooks' deliveries, the expiry of authorizations,
+     * reconciliation or the purge until the next restart, and nothing would say so.
      */
     @Test
     void runsThatThrowAnErrorOrAnExceptionAreFollowedByTheNext() throws Exception {
