@@ -6,19 +6,19 @@ import java.util.List;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The RFC 8785 canonical form of the JSON documents requests usually carry, without building a tree:
- * an object or array at the top, holding strings, integers, {@code true}, {@code false}, {@code null},
- * objects and arrays. Anything else (a number with a fraction or an exponent, a scalar at the top, a
- * duplicate member name, a lone surrogate, text that is not JSON) is answered {@code null}, and the caller
- * runs the general canonicaliser, so this class only ever returns what that one would: a faster road to
- * the same bytes, never a different fingerprint.
+ * The RFC 8785 canonical form of a JSON document, written in one pass without building a tree: an object or
+ * array at the top, holding strings, numbers, {@code true},
+ * {@code false}, {@code null}, objects and arrays. A document this class does not canonicalise is answered
+ * {@code null} and fingerprinted by its bytes: text that is not JSON by RFC 8259's grammar, a scalar at the
+ * top, a duplicate member name, a lone surrogate (UTF-8 cannot carry one), and a number whose double does
+ * not stand for it ({@link JsonNumbers#roundTrips}).
  *
  * <p>The rules applied: no whitespace; object members sorted by their names' UTF-16 code units; strings
  * written as ECMAScript's {@code JSON.stringify} writes them ({@code \"}, {@code \\}, {@code \b}, {@code \f},
  * {@code \n}, {@code \r}, {@code \t}, other control characters as {@code \}{@code u00xx}, everything else as
- * itself); an integer literal of at most 15 digits as itself ({@code -0} as {@code 0}): a double holds it
- * exactly and ECMAScript prints it in plain digits. Arrays and objects nested deeper than the limit stop
- * the parse at once ({@link #tooDeep()}), so no input can exhaust the stack.
+ * itself); numbers as ECMAScript writes their doubles ({@link JsonNumbers}), an integer of at most 15
+ * digits as itself ({@code -0} as {@code 0}). Arrays and objects nested deeper than the limit stop the parse
+ * at once ({@link #tooDeep()}), so no input can exhaust the stack.
  */
 final class CanonicalJson {
     private final String text;
@@ -71,7 +71,7 @@ final class CanonicalJson {
             case 't' -> literal(out, "true");
             case 'f' -> literal(out, "false");
             case 'n' -> literal(out, "null");
-            default -> c == '-' || (c >= '0' && c <= '9') ? integer(out) : false;
+            default -> c == '-' || (c >= '0' && c <= '9') ? number(out) : false;
         };
     }
 
@@ -129,7 +129,7 @@ final class CanonicalJson {
             Member member = members.get(i);
             if (i > 0) {
                 if (member.name.equals(members.get(i - 1).name)) {
-                    return false; // a duplicate name: the general canonicaliser decides
+                    return false; // a duplicate name: RFC 8785 has no canonical form for it
                 }
                 out.append(',');
             }
@@ -263,7 +263,7 @@ final class CanonicalJson {
         return false; // unterminated
     }
 
-    /** No unpaired surrogate: those are left to the general canonicaliser. */
+    /** No unpaired surrogate: UTF-8 has no encoding for one. */
     private static boolean wellFormed(CharSequence s) {
         int n = s.length();
         for (int i = 0; i < n; i++) {
@@ -305,34 +305,66 @@ final class CanonicalJson {
         out.append('"');
     }
 
-    /** An integer literal of 1-15 digits, JSON's grammar (no leading zero, no plus sign). */
-    private boolean integer(StringBuilder out) {
+    /**
+     * A number literal by JSON's grammar (no leading zero, no plus sign, digits on both sides of a point). An
+     * integer of 1-15 digits is written as it is ({@code -0} as {@code 0}): a double holds it exactly and
+     * ECMAScript prints it in plain digits. Any other is written as ECMAScript writes its double, if it
+     * {@linkplain JsonNumbers#roundTrips reads as one that stands for the same number}; if not, the document
+     * is not canonicalised.
+     */
+    private boolean number(StringBuilder out) {
         int start = pos;
-        int n = text.length();
-        boolean negative = text.charAt(pos) == '-';
-        if (negative) {
+        if (peek() == '-') {
             pos++;
         }
-        int digitsStart = pos;
-        while (pos < n && text.charAt(pos) >= '0' && text.charAt(pos) <= '9') {
+        int integerStart = pos;
+        if (peek() == '0') {
             pos++;
-        }
-        int digits = pos - digitsStart;
-        if (digits < 1 || digits > 15 || (digits > 1 && text.charAt(digitsStart) == '0')) {
+        } else if (!digits()) {
             return false;
         }
-        if (pos < n) {
-            char next = text.charAt(pos);
-            if (next == '.' || next == 'e' || next == 'E') {
-                return false; // not an integer literal: the general canonicaliser formats it
+        int integerDigits = pos - integerStart;
+        boolean integral = true;
+        if (peek() == '.') {
+            pos++;
+            integral = false;
+            if (!digits()) {
+                return false;
             }
         }
-        if (negative && digits == 1 && text.charAt(digitsStart) == '0') {
-            out.append('0'); // -0 prints as 0
-        } else {
-            out.append(text, start, pos);
+        if (peek() == 'e' || peek() == 'E') {
+            pos++;
+            integral = false;
+            if (peek() == '+' || peek() == '-') {
+                pos++;
+            }
+            if (!digits()) {
+                return false;
+            }
         }
+        if (integral && integerDigits <= 15) {
+            if (integerDigits == 1 && text.charAt(integerStart) == '0') {
+                out.append('0'); // -0 prints as 0
+            } else {
+                out.append(text, start, pos);
+            }
+            return true;
+        }
+        String literal = text.substring(start, pos);
+        if (!JsonNumbers.roundTrips(literal)) {
+            return false;
+        }
+        JsonNumbers.appendEcmaScript(out, Double.parseDouble(literal));
         return true;
+    }
+
+    /** Moves past one or more decimal digits; false if there is none. */
+    private boolean digits() {
+        int first = pos;
+        while (pos < text.length() && text.charAt(pos) >= '0' && text.charAt(pos) <= '9') {
+            pos++;
+        }
+        return pos > first;
     }
 
     private boolean literal(StringBuilder out, String word) {

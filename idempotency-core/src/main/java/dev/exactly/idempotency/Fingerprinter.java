@@ -1,11 +1,8 @@
 package dev.exactly.idempotency;
 
 import dev.exactly.idempotency.internal.Hashing;
-import java.io.IOException;
-import java.math.BigDecimal;
 import java.nio.charset.StandardCharsets;
 import java.util.Locale;
-import org.erdtman.jcs.JsonCanonicalizer;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -17,16 +14,17 @@ import org.jspecify.annotations.Nullable;
  * members in order, integers, strings without escapes: what a client that sorts its members sends) is
  * recognised by one scan over its bytes and hashed as it is.
  *
- * <p>Two cases fall back to hashing the exact body bytes (algorithm id {@value #RAW_SHA256}): a body
- * that is not JSON, and a JSON body holding a number that an IEEE double cannot represent exactly
- * (RFC 8785 reads numbers as doubles, so {@code 9007199254740993} and {@code 9007199254740992} would
- * otherwise look alike and a different request could be taken for a replay). The fallback can only
- * turn an equivalent request into a mismatch, never a different request into a match.
+ * <p>Other bodies are fingerprinted by their exact bytes (algorithm id {@value #RAW_SHA256}): a body that
+ * is not JSON (by RFC 8259's grammar, with an object or array at the top), one with a member name twice, one
+ * with a lone surrogate, and one holding a number that an IEEE double does not stand for (RFC 8785 reads
+ * numbers as doubles, so {@code 9007199254740993} and {@code 9007199254740992} would otherwise look alike
+ * and a different request could be taken for a replay). The fallback can only turn an equivalent request
+ * into a mismatch, never a different request into a match.
  *
  * <p>Bodies larger than {@link #maxBodyBytes()} raise {@link PayloadTooLargeException}. A body declared
  * as JSON that nests arrays and objects deeper than {@link #maxJsonDepth()} raises
- * {@link JsonTooDeepException}: the depth is counted by a linear scan before the (recursive) canonicaliser
- * runs, so no body can exhaust the stack. A body of no declared type that nests that deep is fingerprinted
+ * {@link JsonTooDeepException}, whether or not it is otherwise valid JSON; the canonicaliser stops at that
+ * depth, so no body can exhaust the stack. A body of no declared type that nests that deep is fingerprinted
  * by its bytes instead. Number literals longer than {@value #MAX_EXACT_NUMBER_CHARS} characters are not
  * parsed at all: they switch to the exact-bytes fingerprint.
  */
@@ -40,9 +38,7 @@ public final class Fingerprinter {
     /** Default cap on JSON nesting (arrays and objects): 64 levels. */
     public static final int DEFAULT_MAX_JSON_DEPTH = 64;
     /** Longest number literal whose exactness is checked; longer ones are fingerprinted by bytes. */
-    static final int MAX_EXACT_NUMBER_CHARS = 64;
-
-    private static final BigDecimal MAX_EXACT = BigDecimal.valueOf(1L << 53);
+    static final int MAX_EXACT_NUMBER_CHARS = JsonNumbers.MAX_CHECKED_CHARS;
 
     private final int maxBodyBytes;
     private final int maxJsonDepth;
@@ -130,32 +126,15 @@ public final class Fingerprinter {
         if (text == null) {
             return null; // bytes that are not text in their charset: hashed as they are
         }
-        CanonicalJson ordinary = new CanonicalJson(text, maxJsonDepth);
-        String fast = ordinary.canonicalise();
-        if (fast != null) {
-            return utf8(fast);
+        CanonicalJson parser = new CanonicalJson(text, maxJsonDepth);
+        String canonical = parser.canonicalise();
+        if (canonical != null) {
+            return canonical.getBytes(StandardCharsets.UTF_8); // a lone surrogate never gets here
         }
-        if (ordinary.tooDeep()) {
-            if (declaredJson) {
-                throw new JsonTooDeepException(maxJsonDepth);
-            }
-            return null;
+        if (declaredJson && (parser.tooDeep() || nestsDeeperThan(text, maxJsonDepth))) {
+            throw new JsonTooDeepException(maxJsonDepth);
         }
-        Scan scan = scan(text, maxJsonDepth);
-        if (scan == Scan.TOO_DEEP) {
-            if (declaredJson) {
-                throw new JsonTooDeepException(maxJsonDepth);
-            }
-            return null;
-        }
-        if (scan == Scan.INEXACT_NUMBER) {
-            return null;
-        }
-        try {
-            return utf8(new JsonCanonicalizer(text).getEncodedString());
-        } catch (IOException | RuntimeException notJson) {
-            return null;
-        }
+        return null; // not JSON, or nothing RFC 8785 can stand for: hashed as it is
     }
 
     /**
@@ -211,41 +190,12 @@ public final class Fingerprinter {
     }
 
     /**
-     * The canonical text as UTF-8, or {@code null} (the body is then hashed as its bytes) when it holds a lone
-     * surrogate ({@code "\\ud800"} in the JSON): UTF-8 has no encoding for one, and every one became the same
-     * {@code ?}, so that {@code "\\ud800"} and {@code "\\udbff"} had one fingerprint.
+     * Whether {@code [} and <code>{</code> outside strings nest deeper than {@code maxDepth}, counted in one pass
+     * over text that need not be JSON. Nothing here recurses.
      */
-    private static byte @Nullable [] utf8(String canonical) {
-        for (int i = 0; i < canonical.length(); i++) {
-            char c = canonical.charAt(i);
-            if (Character.isHighSurrogate(c) && i + 1 < canonical.length() && Character.isLowSurrogate(canonical.charAt(i + 1))) {
-                i++;
-            } else if (Character.isSurrogate(c)) {
-                return null;
-            }
-        }
-        return canonical.getBytes(StandardCharsets.UTF_8);
-    }
-
-    /** What the linear pre-scan found. */
-    enum Scan {
-        /** Nesting within the limit, every number exact as a double: safe to canonicalise. */
-        CANONICALISABLE,
-        /** A number a double cannot hold exactly (or too long to check): fingerprint the bytes. */
-        INEXACT_NUMBER,
-        /** Arrays and objects nest deeper than the limit. */
-        TOO_DEEP
-    }
-
-    /**
-     * One pass over the text, outside strings: the nesting depth of {@code [} and <code>{</code>, and
-     * whether every number literal survives a round trip through a double (integers up to 2^53 and
-     * decimals of at most 15 significant digits always do). Nothing here recurses.
-     */
-    static Scan scan(String json, int maxDepth) {
+    static boolean nestsDeeperThan(String json, int maxDepth) {
         int n = json.length();
         int depth = 0;
-        boolean exact = true;
         int i = 0;
         while (i < n) {
             char c = json.charAt(i);
@@ -254,66 +204,15 @@ public final class Fingerprinter {
                 while (i < n && json.charAt(i) != '"') {
                     i += json.charAt(i) == '\\' ? 2 : 1;
                 }
-                i++;
             } else if (c == '[' || c == '{') {
                 if (++depth > maxDepth) {
-                    return Scan.TOO_DEEP;
+                    return true;
                 }
-                i++;
             } else if (c == ']' || c == '}') {
                 depth--;
-                i++;
-            } else if (c == '-' || (c >= '0' && c <= '9')) {
-                int start = i;
-                while (i < n && "+-.eE0123456789".indexOf(json.charAt(i)) >= 0) {
-                    i++;
-                }
-                if (exact && !shortInteger(json, start, i)
-                        && (i - start > MAX_EXACT_NUMBER_CHARS || !exact(json.substring(start, i)))) {
-                    exact = false;
-                }
-            } else {
-                i++;
             }
+            i++;
         }
-        return exact ? Scan.CANONICALISABLE : Scan.INEXACT_NUMBER;
-    }
-
-    /** Whether every number literal outside strings survives a round trip through a double. */
-    static boolean numbersAreExact(String json) {
-        return scan(json, Integer.MAX_VALUE) == Scan.CANONICALISABLE;
-    }
-
-    /** An integer literal of at most 15 digits (a double holds it exactly): no need to parse it. */
-    private static boolean shortInteger(String json, int start, int end) {
-        int digits = start < end && json.charAt(start) == '-' ? start + 1 : start;
-        if (end - digits < 1 || end - digits > 15) {
-            return false;
-        }
-        for (int k = digits; k < end; k++) {
-            char d = json.charAt(k);
-            if (d < '0' || d > '9') {
-                return false;
-            }
-        }
-        return true;
-    }
-
-    private static boolean exact(String literal) {
-        BigDecimal decimal;
-        try {
-            decimal = new BigDecimal(literal);
-        } catch (NumberFormatException notANumber) {
-            return true; // the JSON parser will refuse it; nothing to protect
-        }
-        BigDecimal stripped = decimal.stripTrailingZeros();
-        if (stripped.scale() <= 0) {
-            return stripped.abs().compareTo(MAX_EXACT) <= 0;
-        }
-        if (stripped.precision() <= 15) {
-            return true;
-        }
-        double d = decimal.doubleValue();
-        return !Double.isInfinite(d) && new BigDecimal(d).compareTo(decimal) == 0;
+        return false;
     }
 }

@@ -3,9 +3,12 @@ package dev.exactly.idempotency;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.IOException;
+import java.math.BigDecimal;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.SplittableRandom;
+import java.util.regex.Pattern;
 import net.jqwik.api.Arbitraries;
 import net.jqwik.api.Arbitrary;
 import net.jqwik.api.Combinators;
@@ -14,30 +17,63 @@ import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
 import net.jqwik.api.Provide;
 import org.erdtman.jcs.JsonCanonicalizer;
+import org.erdtman.jcs.NumberToJSON;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The fast canonical form is the general canonicaliser's, byte for byte, on every document it accepts,
- * and it hands every other document over: random documents with shuffled members, random whitespace,
- * escapes, control and non-ASCII characters, surrogate pairs and integers at the 15-digit edge.
+ * The canonical form is the one an independent RFC 8785 implementation writes (erdtman's
+ * java-json-canonicalization, a test dependency only), byte for byte, on every document canonicalised:
+ * random documents with shuffled members, random whitespace, escapes, control and non-ASCII characters,
+ * surrogate pairs, integers at the 15-digit edge and decimals in every notation; and random doubles of every
+ * magnitude are written as that implementation writes them. A document it does not canonicalise is one of
+ * the kinds it is meant to hand to the exact-bytes fingerprint.
  */
 class CanonicalJsonTest {
+    private static final Pattern DECIMAL = Pattern.compile("[0-9](\\.[0-9]|e[+-])|[0-9]{16}");
 
     @Property(tries = 500)
-    void whatTheFastPathAcceptsItCanonicalisesExactlyAsTheLibraryDoes(@ForAll("documents") String json)
+    void documentsAreCanonicalisedExactlyAsAnIndependentImplementationDoes(@ForAll("documents") String json)
             throws IOException {
-        String fast = canonical(json);
-        assertThat(fast).as("a document of the handled kind is handled: %s", json).isNotNull();
-        assertThat(fast).isEqualTo(new JsonCanonicalizer(json).getEncodedString());
+        String canonical = canonical(json);
+        assertThat(canonical).as("a JSON document is canonicalised: %s", json).isNotNull();
+        assertThat(canonical).isEqualTo(new JsonCanonicalizer(json).getEncodedString());
     }
 
     @Property(tries = 500)
-    void aDocumentWithAnythingElseIsLeftToTheLibrary(@ForAll("documents") String json,
-            @ForAll("foreign") String foreign) throws IOException {
-        String mixed = "[" + json + "," + foreign + "]";
-        String fast = canonical(mixed);
-        if (fast != null) {
-            assertThat(fast).isEqualTo(new JsonCanonicalizer(mixed).getEncodedString());
+    void aDocumentWithSomethingTheSchemeCannotStandForIsNotCanonicalised(@ForAll("documents") String json,
+            @ForAll("foreign") String foreign) {
+        assertThat(canonical("[" + json + "," + foreign + "]")).isNull();
+        assertThat(canonical("{\"a\":" + json + ",\"b\":" + foreign + "}")).isNull();
+    }
+
+    @Property(tries = 20)
+    void doublesAreWrittenAsEcmaScriptWritesThem(@ForAll long seed) throws IOException {
+        SplittableRandom random = new SplittableRandom(seed);
+        StringBuilder ours = new StringBuilder();
+        for (int i = 0; i < 5_000; i++) {
+            double d = switch (i % 4) {
+                case 0 -> Double.longBitsToDouble(random.nextLong()); // any bit pattern: subnormals to 1e308
+                case 1 -> random.nextLong(-1_000_000_000L, 1_000_000_000L) / 100.0; // amounts with cents
+                case 2 -> random.nextDouble(-1e-5, 1e-5); // where plain notation ends below
+                default -> Math.scalb(random.nextDouble(), random.nextInt(60, 80)); // and above, around 1e21
+            };
+            if (!Double.isFinite(d)) {
+                continue;
+            }
+            ours.setLength(0);
+            JsonNumbers.appendEcmaScript(ours, d);
+            assertThat(ours.toString()).as("%s (bits %x)", d, Double.doubleToRawLongBits(d))
+                    .isEqualTo(NumberToJSON.serializeNumber(d));
+        }
+    }
+
+    @Example
+    void whereOneDigitIsEnoughOneIsWritten() throws IOException {
+        for (double d : new double[] {Double.MIN_VALUE, 2 * Double.MIN_VALUE, 1e23, 5e-324, 1e21, 1e-7, 1e-6,
+                123e18, 0.1, -0.0, Double.MAX_VALUE, Double.MIN_NORMAL, 9007199254740993.0}) {
+            StringBuilder ours = new StringBuilder();
+            JsonNumbers.appendEcmaScript(ours, d);
+            assertThat(ours.toString()).as("%s", d).isEqualTo(NumberToJSON.serializeNumber(d));
         }
     }
 
@@ -50,7 +86,10 @@ class CanonicalJsonTest {
             }
         }
         String canonical = new JsonCanonicalizer(json).getEncodedString();
-        boolean plain = canonical.chars().allMatch(c -> c >= 0x20 && c < 0x80 && c != '\\');
+        // ASCII without escapes, integers of at most 15 digits only (the strings generated hold no digits but in
+        // escapes of control characters, never 16 of them, a point or an e+/e- after one)
+        boolean plain = canonical.chars().allMatch(c -> c >= 0x20 && c < 0x80 && c != '\\')
+                && !DECIMAL.matcher(canonical).find();
         assertThat(CanonicalJson.alreadyCanonical(canonical.getBytes(StandardCharsets.UTF_8), 64))
                 .as("the canonical form of %s, %s", json, canonical).isEqualTo(plain);
     }
@@ -71,11 +110,20 @@ class CanonicalJsonTest {
 
     @Example
     void edgesAreHandedOver() {
-        for (String json : List.of("1", "\"a\"", "true", "{\"a\":1.5}", "{\"a\":1e3}", "{\"a\":1234567890123456}",
-                "{\"a\":1,\"a\":2}", "{\"a\":\"\\ud800\"}", "{\"a\":01}", "{\"a\":+1}", "[1,]", "{\"a\":1,}",
+        for (String json : List.of("1", "\"a\"", "true", "{\"a\":1,\"a\":2}", "{\"a\":\"\\ud800\"}", "{\"a\":01}", "{\"a\":+1}", "[1,]", "{\"a\":1,}",
                 "{\"a\" 1}", "[1 2]", "{\"a\":tru}", "{\"a\":\"x}", "[\"\u0001\"]", "{} {}", "[nulls]",
-                "{\"a\":\"\\x\"}", "[-]", "[\"\\u12g4\"]")) {
+                "{\"a\":\"\\x\"}", "[-]", "[\"\\u12g4\"]", "[1.]", "[.5]", "[1e]", "[1e+]", "[-01]", "[1.5.5]",
+                "[1e400]", "[1e-400]", "[9007199254740993]", "[12345678901234567890]", "[0." + "1".repeat(70) + "]")) {
             assertThat(canonical(json)).as(json).isNull();
+        }
+    }
+
+    @Example
+    void numbersInEveryNotationFollowTheScheme() throws IOException {
+        for (String json : List.of("{\"a\":1.5}", "{\"a\":1e3}", "{\"a\":1234567890123456}", "[1E+2,1e-2,-0.0,0e5]",
+                "[1e-7,0.000001,2.5e-5,100.00,-1.25E-3,1e15,12.5e14]", "[9007199254740992,-9007199254740992]",
+                "[0.1,0.5e-300,123456.789,3.14159,-2.5E-300,1.5E-7]")) {
+            assertThat(canonical(json)).as(json).isEqualTo(new JsonCanonicalizer(json).getEncodedString());
         }
     }
 
@@ -95,7 +143,7 @@ class CanonicalJsonTest {
         CanonicalJson enough = new CanonicalJson("[{\"a\":[1]}]", 3);
         assertThat(enough.canonicalise()).isEqualTo("[{\"a\":[1]}]");
         assertThat(enough.tooDeep()).isFalse();
-        CanonicalJson foreign = new CanonicalJson("[1.5]", 3);
+        CanonicalJson foreign = new CanonicalJson("[1.5,01]", 3);
         assertThat(foreign.canonicalise()).isNull();
         assertThat(foreign.tooDeep()).isFalse();
         assertThat(new CanonicalJson("[".repeat(100_000), 64).canonicalise()).isNull();
@@ -113,12 +161,12 @@ class CanonicalJsonTest {
 
     @Provide
     Arbitrary<String> foreign() {
-        return Arbitraries.of("1.5", "-0.0", "1e21", "1E-7", "12345678901234567", "\"\\udc00\"", "{\"k\":1,\"k\":1}",
-                "0.1", "123456789012345.5");
+        return Arbitraries.of("12345678901234567", "9007199254740993", "1e-400", "1e400", "1e21", "01", "-", "1.", "+1",
+                "\"\\udc00\"", "\"\\ud800x\"", "{\"k\":1,\"k\":1}", "tru", "\"\u0001\"", "NaN");
     }
 
     private Arbitrary<String> value(int depth) {
-        List<Arbitrary<String>> choices = new ArrayList<>(List.of(string(), integer(),
+        List<Arbitrary<String>> choices = new ArrayList<>(List.of(string(), integer(), decimal(),
                 Arbitraries.of("true", "false", "null")));
         if (depth > 0) {
             choices.add(Arbitraries.lazy(() -> object(depth - 1)));
@@ -169,6 +217,16 @@ class CanonicalJsonTest {
         return Arbitraries.oneOf(
                 Arbitraries.longs().between(-999_999_999_999_999L, 999_999_999_999_999L).map(String::valueOf),
                 Arbitraries.of("0", "-0", "999999999999999", "-999999999999999", "100000000000000"));
+    }
+
+    /** Decimals that a double stands for, in the notations JSON allows. */
+    private Arbitrary<String> decimal() {
+        return Arbitraries.oneOf(
+                Arbitraries.longs().between(-99_999_999_999L, 99_999_999_999L).map(cents -> BigDecimal.valueOf(cents, 2).toPlainString()),
+                Arbitraries.doubles().map(String::valueOf).filter(d -> !d.contains("N") && !d.contains("I"))
+                        .filter(JsonNumbers::roundTrips),
+                Arbitraries.of("1.5", "-0.0", "1e15", "1E-7", "0.1", "123456789012345.5", "1e+2", "2E0", "0.000001",
+                        "1234567890123456", "9007199254740992"));
     }
 
     private Arbitrary<String> ws() {

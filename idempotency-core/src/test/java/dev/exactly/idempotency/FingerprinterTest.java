@@ -64,7 +64,24 @@ class FingerprinterTest {
         assertThat(a.algorithm()).isEqualTo(Fingerprinter.RAW_SHA256);
         assertThat(json("{\"order\":9007199254740992}").algorithm()).isEqualTo(Fingerprinter.JCS_SHA256);
         assertThat(json("{\"x\":0.1000000000000000055511151231257827}")).isNotEqualTo(json("{\"x\":0.1}"));
-        assertThat(Fingerprinter.numbersAreExact("{\"s\":\"12345678901234567890\"}")).isTrue();
+        assertThat(json("{\"s\":\"12345678901234567890\"}").algorithm()).isEqualTo(Fingerprinter.JCS_SHA256);
+        // a decimal too small for any double reads as 0, and an integer beyond 2^53 is not taken for its double
+        assertThat(json("{\"x\":1e-400}")).isNotEqualTo(json("{\"x\":0}"));
+        assertThat(json("{\"x\":1e-400}").algorithm()).isEqualTo(Fingerprinter.RAW_SHA256);
+        assertThat(json("{\"x\":1e22}").algorithm()).isEqualTo(Fingerprinter.RAW_SHA256);
+        // a subnormal double holds fewer than 15 digits: 1.23456789012345e-320 would read back as 1.2346e-320
+        assertThat(json("{\"x\":1.23456789012345e-320}")).isNotEqualTo(json("{\"x\":1.2346e-320}"));
+        assertThat(json("{\"x\":5e-324}")).isNotEqualTo(json("{\"x\":4.9e-324}"));
+        assertThat(json("{\"x\":0.15E1}")).isEqualTo(json("{\"x\":1.50}")).isEqualTo(json("{\"x\":1.5}"));
+    }
+
+    @Test
+    void jsonThatIsNotJsonByItsGrammarIsHashedAsItsBytes() {
+        for (String body : new String[] {"{\"a\":01}", "{\"a\":-01}", "{\"a\":1.}", "{\"a\":.5}", "{\"a\":+1}",
+                "{\"a\":1e}", "{\"a\":1,\"a\":1}", "1", "\"text\""}) {
+            assertThat(json(body).algorithm()).as(body).isEqualTo(Fingerprinter.RAW_SHA256);
+        }
+        assertThat(json("{\"a\":01}")).isNotEqualTo(json("{\"a\":1}"));
     }
 
     @Test
