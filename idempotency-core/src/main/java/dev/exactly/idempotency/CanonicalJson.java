@@ -395,7 +395,7 @@ final class CanonicalJson {
      * Whether {@code json} is already its own canonical form, checked on the bytes without building
      * anything: ASCII only, an object or array at the top (nested at most {@code maxDepth} deep), no
      * whitespace, member names without escapes in strictly increasing order, strings without escapes or
-     * control characters, integers of at most 15 digits as {@link #integer} writes them (no {@code -0}),
+     * control characters, integers of at most 15 digits as {@link #number} writes them (no {@code -0}),
      * and the literals. Such a document is exactly what {@link #canonicalise()} would write for it, so its
      * bytes are the canonical bytes; for anything else (which may still be canonical) the answer is false
      * and the document goes the usual way.

@@ -116,7 +116,7 @@ public final class LedgerSchema {
 
     /** The SQL text of one migration resource, e.g. {@link #PENDING_MIGRATION_RESOURCE}. */
     public static String migrationSql(String resource) {
-        try (InputStream in = LedgerSchema.class.getClassLoader().getResourceAsStream(resource)) {
+        try (InputStream in = LedgerSchema.class.getResourceAsStream("/" + resource)) {
             if (in == null) {
                 throw new IllegalStateException(resource + " is missing from the classpath");
             }

@@ -28,11 +28,11 @@ class LedgerSchemaTest {
                 .contains("CREATE TABLE ledger_account", "CREATE TABLE ledger_balance", "CREATE TABLE ledger_entry",
                         "CREATE TABLE ledger_posting", "CREATE TABLE ledger_open_hold")
                 .doesNotContain("ledger.ledger_", "public.");
-        assertThat(LedgerSchema.class.getClassLoader().getResource("db/ledger/V1__ledger.sql")).isNotNull();
-        assertThat(LedgerSchema.class.getClassLoader().getResource("db/ledger/V2__pending_entries.sql")).isNotNull();
-        assertThat(LedgerSchema.class.getClassLoader().getResource(LedgerSchema.LIGHTER_WRITES_MIGRATION_RESOURCE))
+        assertThat(LedgerSchema.class.getResource("/db/ledger/V1__ledger.sql")).isNotNull();
+        assertThat(LedgerSchema.class.getResource("/db/ledger/V2__pending_entries.sql")).isNotNull();
+        assertThat(LedgerSchema.class.getResource("/" + LedgerSchema.LIGHTER_WRITES_MIGRATION_RESOURCE))
                 .isNotNull();
-        assertThat(LedgerSchema.class.getClassLoader().getResource(LedgerSchema.CHEAPER_CHECKS_MIGRATION_RESOURCE))
+        assertThat(LedgerSchema.class.getResource("/" + LedgerSchema.CHEAPER_CHECKS_MIGRATION_RESOURCE))
                 .isNotNull();
     }
 

@@ -16,6 +16,10 @@ import java.util.concurrent.TimeUnit;
 public final class LocalWaiters {
     private final ConcurrentHashMap<ScopeKey, Set<Subscription>> byKey = new ConcurrentHashMap<>();
 
+    /** An empty registry: a store holds one for its lifetime. */
+    public LocalWaiters() {
+    }
+
     /** Registers a subscription for {@code key}. */
     public ChangeSubscription subscribe(ScopeKey key) {
         Subscription subscription = new Subscription(key);

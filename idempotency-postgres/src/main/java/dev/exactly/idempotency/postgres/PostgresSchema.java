@@ -236,7 +236,7 @@ public final class PostgresSchema {
     }
 
     private static String resource(String resource, PostgresStoreConfig config) {
-        try (InputStream in = PostgresSchema.class.getClassLoader().getResourceAsStream(resource)) {
+        try (InputStream in = PostgresSchema.class.getResourceAsStream("/" + resource)) {
             Objects.requireNonNull(in, resource + " is missing from the class path");
             return Sql.onTable(new String(in.readAllBytes(), StandardCharsets.UTF_8), config.tableName());
         } catch (IOException e) {

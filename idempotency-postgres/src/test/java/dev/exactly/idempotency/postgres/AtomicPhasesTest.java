@@ -487,8 +487,8 @@ class AtomicPhasesTest {
     void aTableOfTheFirstMigrationIsUpgraded() throws Exception {
         TestDatabase old = TestDatabase.createEmpty("idem_v1", 2);
         try {
-            old.execute(new String(PostgresSchema.class.getClassLoader()
-                    .getResourceAsStream(PostgresSchema.MIGRATION_RESOURCE).readAllBytes(), StandardCharsets.UTF_8));
+            old.execute(new String(PostgresSchema.class
+                    .getResourceAsStream("/" + PostgresSchema.MIGRATION_RESOURCE).readAllBytes(), StandardCharsets.UTF_8));
             assertThatThrownBy(() -> PostgresSchema.verify(old.pool(), PostgresStoreConfig.ofDefaults()))
                     .hasMessageContaining("lacks the columns of " + PostgresSchema.PHASES_MIGRATION_RESOURCE)
                     .hasMessageContaining("PostgresSchema.migrate");

@@ -669,7 +669,7 @@ class PostgresSchemaTest {
     }
 
     private static String resource(String resource) {
-        try (InputStream in = PostgresSchema.class.getClassLoader().getResourceAsStream(resource)) {
+        try (InputStream in = PostgresSchema.class.getResourceAsStream("/" + resource)) {
             return new String(in.readAllBytes(), StandardCharsets.UTF_8);
         } catch (IOException e) {
             throw new UncheckedIOException(e);

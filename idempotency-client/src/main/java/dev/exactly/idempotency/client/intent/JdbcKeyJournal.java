@@ -88,7 +88,7 @@ public final class JdbcKeyJournal implements KeyJournal {
 
     /** The schema script ({@value #SCHEMA_RESOURCE}). */
     public static String schema() {
-        try (InputStream in = JdbcKeyJournal.class.getClassLoader().getResourceAsStream(SCHEMA_RESOURCE)) {
+        try (InputStream in = JdbcKeyJournal.class.getResourceAsStream("/" + SCHEMA_RESOURCE)) {
             Objects.requireNonNull(in, SCHEMA_RESOURCE + " is missing from the class path");
             return new String(in.readAllBytes(), StandardCharsets.UTF_8);
         } catch (IOException e) {

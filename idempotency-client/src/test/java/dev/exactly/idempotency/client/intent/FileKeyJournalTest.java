@@ -92,6 +92,16 @@ class FileKeyJournalTest extends KeyJournalContract {
     }
 
     /**
+     * The tests' classes and everything they run on, as one class path for a child JVM: the tests run on the module
+     * path (the client is a named module), so its classes are on {@code jdk.module.path}, not the class path.
+     */
+    private static String classPath() {
+        String modules = System.getProperty("jdk.module.path");
+        String classes = System.getProperty("java.class.path");
+        return modules == null || modules.isEmpty() ? classes : classes + java.io.File.pathSeparator + modules;
+    }
+
+    /**
      * A real crash: a child JVM writes and finishes entries with large bodies in a loop and is killed with
      * {@code kill -9} (destroyForcibly) while it writes. After each kill every entry file reads whole, every
      * entry the child reported as written is there, and the temporary files left mid-write are cleaned up.
@@ -107,7 +117,7 @@ class FileKeyJournalTest extends KeyJournalContract {
         while (rounds < 8 && (tornWrites == 0 || rounds < 3)) {
             rounds++;
             Path out = base.resolve("writer-" + rounds + ".out");
-            Process child = new ProcessBuilder(javaLauncher(), "-cp", System.getProperty("java.class.path"),
+            Process child = new ProcessBuilder(javaLauncher(), "-cp", classPath(),
                     JournalWriterMain.class.getName(), dir.toString(), "round" + rounds)
                     .redirectError(ProcessBuilder.Redirect.DISCARD).redirectOutput(out.toFile()).start();
             int atLeast = 3 + rounds;
