@@ -160,7 +160,7 @@ public final class CpuProfile {
         /** Reads the collapsed format: one stack per line, its sample count after the last space. */
         public static Stacks parse(String collapsed) {
             Map<String, Long> samples = new HashMap<>();
-            for (String line : collapsed.split("\n")) {
+            for (String line : collapsed.split("\n", -1)) {
                 int space = line.lastIndexOf(' ');
                 if (space <= 0) {
                     continue;
@@ -200,7 +200,7 @@ public final class CpuProfile {
         }
 
         private static String runningFrame(String stack) {
-            String[] frames = stack.split(";");
+            String[] frames = stack.split(";", -1);
             int last = frames.length - 1;
             while (last > 0 && frames[last].endsWith(KERNEL)) {
                 last--;

@@ -30,7 +30,7 @@ public record Machine(Instant at, int cores, String loadAverage, String jvm) {
 
     private static String readLoadAverage() {
         try {
-            String[] fields = Files.readString(LOADAVG).strip().split("\\s+");
+            String[] fields = Files.readString(LOADAVG).strip().split("\\s+", -1);
             if (fields.length >= 3) {
                 return fields[0] + " " + fields[1] + " " + fields[2];
             }

@@ -71,7 +71,7 @@ final class CanonicalJson {
             case 't' -> literal(out, "true");
             case 'f' -> literal(out, "false");
             case 'n' -> literal(out, "null");
-            default -> c == '-' || (c >= '0' && c <= '9') ? number(out) : false;
+            default -> (c == '-' || (c >= '0' && c <= '9')) && number(out);
         };
     }
 

@@ -176,7 +176,7 @@ public final class Fingerprinter {
         if (contentType == null) {
             return null;
         }
-        for (String parameter : contentType.split(";")) {
+        for (String parameter : contentType.split(";", -1)) {
             int equals = parameter.indexOf('=');
             if (equals > 0 && parameter.substring(0, equals).strip().equalsIgnoreCase("charset")) {
                 String value = parameter.substring(equals + 1).strip();

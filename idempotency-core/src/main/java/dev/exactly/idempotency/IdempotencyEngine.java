@@ -56,6 +56,7 @@ public final class IdempotencyEngine {
     private final StoreRepairs repairs;
     private final ExecutionInterceptor interceptor;
 
+    @SuppressWarnings("ReferenceEquality") // identity: the NOOP instance, not an equal one
     private IdempotencyEngine(Builder builder) {
         this.store = builder.store;
         this.clock = builder.clock;

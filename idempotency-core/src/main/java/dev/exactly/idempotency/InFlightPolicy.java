@@ -15,7 +15,11 @@ public sealed interface InFlightPolicy {
         return new Wait(maxWait);
     }
 
-    /** @param retryAfter hint sent to the client; at least one second */
+    /**
+     * Answer at once that the request is in flight.
+     *
+     * @param retryAfter hint sent to the client; at least one second
+     */
     record Reject(Duration retryAfter) implements InFlightPolicy {
         public Reject {
             if (retryAfter.isNegative()) {
@@ -27,7 +31,11 @@ public sealed interface InFlightPolicy {
         }
     }
 
-    /** @param maxWait the bound on the wait; at most {@link IdempotencyPolicy#MAX_WAIT} */
+    /**
+     * Wait for the request in flight to finish, then replay its outcome.
+     *
+     * @param maxWait the bound on the wait; at most {@link IdempotencyPolicy#MAX_WAIT}
+     */
     record Wait(Duration maxWait) implements InFlightPolicy {
         public Wait {
             if (maxWait.isNegative() || maxWait.isZero() || maxWait.compareTo(IdempotencyPolicy.MAX_WAIT) > 0) {

@@ -94,7 +94,11 @@ public sealed interface Fault {
         return new Decline(code);
     }
 
-    /** @param delay positive, at most {@link #MAX_DELAY} */
+    /**
+     * Delay the request.
+     *
+     * @param delay positive, at most {@link #MAX_DELAY}
+     */
     record Latency(Duration delay) implements Fault {
         public Latency {
             requireDelay(delay, "latency");
@@ -111,7 +115,11 @@ public sealed interface Fault {
         }
     }
 
-    /** @param status a 5xx status */
+    /**
+     * Answer with a 5xx status before anything is recorded.
+     *
+     * @param status a 5xx status
+     */
     record ServerError(int status) implements Fault {
         public ServerError {
             if (status < 500 || status > 599) {
@@ -131,6 +139,8 @@ public sealed interface Fault {
     }
 
     /**
+     * Hang, then answer 504; with {@code afterCapture}, the charge is committed first.
+     *
      * @param hold         how long to hang, positive, at most {@link #MAX_DELAY}
      * @param afterCapture whether the charge is committed before the hang
      */
@@ -163,7 +173,11 @@ public sealed interface Fault {
         }
     }
 
-    /** @param code decline code: lower-case letters, digits and underscores, 1–64 characters */
+    /**
+     * Decline a new charge.
+     *
+     * @param code decline code: lower-case letters, digits and underscores, 1–64 characters
+     */
     record Decline(String code) implements Fault {
         public Decline {
             Checks.declineCode(code);

@@ -132,11 +132,11 @@ public final class CurlWalkthrough {
         while (true) {
             int headEnd = text.indexOf("\n\n", at);
             String head = headEnd < 0 ? text.substring(at) : text.substring(at, headEnd);
-            String[] headLines = head.split("\n");
+            String[] headLines = head.split("\n", -1);
             if (!headLines[0].startsWith("HTTP/")) {
                 throw new IllegalStateException("no HTTP status line in curl's output: " + output);
             }
-            int status = Integer.parseInt(headLines[0].split(" ")[1]);
+            int status = Integer.parseInt(headLines[0].split(" ", -1)[1]);
             if (status < 200 && headEnd >= 0) {
                 at = headEnd + 2;
                 continue;

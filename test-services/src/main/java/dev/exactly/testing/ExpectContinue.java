@@ -3,6 +3,7 @@ package dev.exactly.testing;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
@@ -17,7 +18,7 @@ public final class ExpectContinue {
     /** Sends the head of a JSON POST that expects 100-continue, with {@code headers}; returns the socket. */
     public static Socket head(int port, String path, String headers, long contentLength) throws IOException {
         Socket socket = new Socket();
-        socket.connect(new InetSocketAddress("127.0.0.1", port), 5_000);
+        socket.connect(new InetSocketAddress(InetAddress.getByAddress(new byte[] {127, 0, 0, 1}), port), 5_000);
         socket.setSoTimeout(20_000);
         String head = "POST " + path + " HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n"
                 + "Expect: 100-continue\r\nContent-Length: " + contentLength + "\r\n" + headers + "\r\n";

@@ -187,7 +187,7 @@ public final class OwnPostgres implements AutoCloseable {
     private Path pgCtlBinary() {
         try {
             String opts = Files.readString(dataDir.resolve("postmaster.opts"), StandardCharsets.UTF_8).strip();
-            String binary = opts.startsWith("\"") ? opts.substring(1, opts.indexOf('"', 1)) : opts.split("\\s+")[0];
+            String binary = opts.startsWith("\"") ? opts.substring(1, opts.indexOf('"', 1)) : opts.split("\\s+", -1)[0];
             Path pgCtl = Path.of(binary).resolveSibling("pg_ctl");
             if (!Files.isExecutable(pgCtl)) {
                 throw new IllegalStateException("no pg_ctl next to " + binary);

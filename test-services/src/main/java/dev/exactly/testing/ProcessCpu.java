@@ -137,7 +137,7 @@ public final class ProcessCpu {
      */
     static long[] machineTicks(String procStat) {
         String first = procStat.substring(0, procStat.indexOf('\n'));
-        String[] fields = first.trim().split("\\s+");
+        String[] fields = first.trim().split("\\s+", -1);
         if (!fields[0].equals("cpu")) {
             throw new IllegalArgumentException("not /proc/stat: " + first);
         }

@@ -93,7 +93,7 @@ public final class TestRedis {
     /** The executable {@code program} in the first directory of the PATH that has one, or null. */
     public static @Nullable Path onPath(String program) {
         String path = System.getenv().getOrDefault("PATH", "");
-        for (String dir : path.split(java.io.File.pathSeparator)) {
+        for (String dir : path.split(java.io.File.pathSeparator, -1)) {
             Path candidate = Path.of(dir, program);
             if (Files.isExecutable(candidate)) {
                 return candidate;

@@ -29,10 +29,10 @@ public record WrkResult(Map<String, Long> figures, List<String> samples, String 
     public static WrkResult parse(String output) {
         Map<String, Long> figures = null;
         List<String> samples = new ArrayList<>();
-        for (String line : output.split("\n")) {
+        for (String line : output.split("\n", -1)) {
             if (line.startsWith(RESULT)) {
                 figures = new HashMap<>();
-                for (String pair : line.substring(RESULT.length()).trim().split(" ")) {
+                for (String pair : line.substring(RESULT.length()).trim().split(" ", -1)) {
                     int eq = pair.indexOf('=');
                     if (eq <= 0) {
                         throw new IllegalStateException("wrk's result line has '" + pair + "', not name=value:\n" + output);

@@ -100,14 +100,14 @@ final class BenchServer implements AutoCloseable {
             context.setClearReferencesThreadLocals(false);
             context.setClearReferencesRmiTargets(false);
             Tomcat.addServlet(context, "charges", endpoint.charges());
-            context.addServletMappingDecoded("/v1/charges", "charges", false);
+            context.addServletMapping("/v1/charges", "charges");
             if (endpoint.told() != null) {
                 Tomcat.addServlet(context, "told", endpoint.told());
-                context.addServletMappingDecoded("/v1/told", "told", false);
+                context.addServletMapping("/v1/told", "told");
             }
             if (endpoint.replays() != null) {
                 Tomcat.addServlet(context, "replays", endpoint.replays());
-                context.addServletMappingDecoded("/v1/replays", "replays", false);
+                context.addServletMapping("/v1/replays", "replays");
             }
             addFilter(context, "in-progress", new InProgressFilter(inProgress));
             if (endpoint.guard() != null) {

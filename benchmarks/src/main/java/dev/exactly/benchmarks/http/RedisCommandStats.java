@@ -41,7 +41,7 @@ final class RedisCommandStats implements AutoCloseable {
     long cpuMicros() {
         long total = 0;
         for (StatefulRedisConnection<String, String> connection : connections) {
-            for (String line : connection.sync().info("cpu").split("\r?\n")) {
+            for (String line : connection.sync().info("cpu").split("\r?\n", -1)) {
                 // used_cpu_sys:1.234567 (the server's main process; the _children lines are forks)
                 if (line.startsWith("used_cpu_sys:") || line.startsWith("used_cpu_user:")) {
                     total += Math.round(Double.parseDouble(line.substring(line.indexOf(':') + 1).strip()) * 1_000_000);
@@ -55,7 +55,7 @@ final class RedisCommandStats implements AutoCloseable {
     Map<String, Stat> snapshot() {
         Map<String, Stat> total = new HashMap<>();
         for (StatefulRedisConnection<String, String> connection : connections) {
-            for (String line : connection.sync().info("commandstats").split("\r?\n")) {
+            for (String line : connection.sync().info("commandstats").split("\r?\n", -1)) {
                 // cmdstat_set:calls=12,usec=34,usec_per_call=2.83,rejected_calls=0,failed_calls=0
                 if (!line.startsWith("cmdstat_")) {
                     continue;
@@ -66,7 +66,7 @@ final class RedisCommandStats implements AutoCloseable {
                 }
                 long calls = 0;
                 long micros = 0;
-                for (String field : line.substring(line.indexOf(':') + 1).split(",")) {
+                for (String field : line.substring(line.indexOf(':') + 1).split(",", -1)) {
                     if (field.startsWith("calls=")) {
                         calls = Long.parseLong(field.substring(6));
                     } else if (field.startsWith("usec=")) {

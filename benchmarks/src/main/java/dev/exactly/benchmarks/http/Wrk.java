@@ -34,7 +34,7 @@ final class Wrk {
 
     /** {@code wrk} on the PATH, if any. */
     static Optional<Path> onPath() {
-        for (String dir : System.getenv().getOrDefault("PATH", "").split(java.io.File.pathSeparator)) {
+        for (String dir : System.getenv().getOrDefault("PATH", "").split(java.io.File.pathSeparator, -1)) {
             Path candidate = Path.of(dir, "wrk");
             if (Files.isExecutable(candidate)) {
                 return Optional.of(candidate);

@@ -233,7 +233,7 @@ public final class RedisInstructions {
             }
             for (String line : Files.readAllLines(after.get(0))) {
                 if (line.startsWith("totals:") || line.startsWith("summary:")) {
-                    return Long.parseLong(line.substring(line.indexOf(':') + 1).strip().split("\\s+")[0]);
+                    return Long.parseLong(line.substring(line.indexOf(':') + 1).strip().split("\\s+", -1)[0]);
                 }
             }
             throw new IllegalStateException("no instruction total in " + after.get(0));
@@ -249,7 +249,7 @@ public final class RedisInstructions {
         /** Calls per command since the last reset, {@code INFO} and {@code CONFIG} left out. */
         private Map<String, Long> commands() {
             Map<String, Long> calls = new LinkedHashMap<>();
-            for (String line : admin.sync().info("commandstats").split("\r?\n")) {
+            for (String line : admin.sync().info("commandstats").split("\r?\n", -1)) {
                 if (!line.startsWith("cmdstat_")) {
                     continue;
                 }

@@ -176,7 +176,7 @@ public final class IdempotentRequest {
         private static URI checkTarget(URI target) {
             Objects.requireNonNull(target, "target");
             String scheme = target.getScheme();
-            if (!"http".equalsIgnoreCase(scheme) && !"https".equalsIgnoreCase(scheme) || target.getHost() == null) {
+            if ((!"http".equalsIgnoreCase(scheme) && !"https".equalsIgnoreCase(scheme)) || target.getHost() == null) {
                 throw new IllegalArgumentException("target must be an absolute http or https URI: " + target);
             }
             return target;

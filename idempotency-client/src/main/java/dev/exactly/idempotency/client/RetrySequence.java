@@ -135,6 +135,7 @@ public final class RetrySequence {
      * Whether the request certainly did not leave the client: the connection could not be opened.
      * Everything else (reset, closed, timed out waiting for the answer) may have reached the server.
      */
+    @SuppressWarnings("ReferenceEquality") // identity: a throwable that is its own cause ends the walk
     public static boolean neverSent(IOException error) {
         if (error instanceof HttpConnectTimeoutException) {
             return true;

@@ -377,6 +377,7 @@ public final class InMemoryIdempotencyStore implements IdempotencyStore {
      * purged, evicted) are dropped from the front as they come up; should they pile up behind a live
      * one (mixed retentions), one pass removes them all, at most once per {@code maxEntries} completions.
      */
+    @SuppressWarnings("ReferenceEquality") // identity: is the entry remembered still the one in the map
     private void rememberFinished(ScopeKey key, Entry entry) {
         if (whenFull != WhenFull.EVICT_FINISHED) {
             return;

@@ -60,7 +60,7 @@ final class Combiner<I, O extends @Nullable Object> {
     private final Together<I, O> together;
     private final Failure failure;
     private final ReentrantLock lock = new ReentrantLock();
-    private final ArrayDeque<Entry<I, O>> queue = new ArrayDeque<>();
+    private final ArrayDeque<Entry<I>> queue = new ArrayDeque<>();
     private final LongAdder shared = new LongAdder();
     /** Lanes in use: callers running alone and leaders running a batch; guarded by {@link #lock}. */
     private int running;
@@ -89,7 +89,7 @@ final class Combiner<I, O extends @Nullable Object> {
 
     /** Runs {@code item}'s write, alone or in a shared statement, and returns its result or throws its failure. */
     O submit(I item) {
-        Entry<I, O> me = null; // only a caller that queues needs one
+        Entry<I> me = null; // only a caller that queues needs one
         lock.lock();
         try {
             if (running < lanes) {
@@ -115,7 +115,7 @@ final class Combiner<I, O extends @Nullable Object> {
         Object signal = me.wake.join();
         if (signal instanceof Lead<?> lead) {
             @SuppressWarnings("unchecked")
-            List<Entry<I, O>> batch = (List<Entry<I, O>>) lead.batch();
+            List<Entry<I>> batch = (List<Entry<I>>) lead.batch();
             RuntimeException unavailable = null;
             Done<O> mine;
             try {
@@ -165,7 +165,7 @@ final class Combiner<I, O extends @Nullable Object> {
      * failed as unavailable, the queue fails with it instead.
      */
     private void handOff(@Nullable RuntimeException unavailable) {
-        List<Entry<I, O>> next;
+        List<Entry<I>> next;
         lock.lock();
         try {
             if (queue.isEmpty()) {
@@ -202,7 +202,7 @@ final class Combiner<I, O extends @Nullable Object> {
      * Runs a batch led by its first entry, in the leader's lane: answers the others (every one of them, whatever
      * happens), and returns the leader's own answer.
      */
-    private Done<O> runBatch(List<Entry<I, O>> batch) {
+    private Done<O> runBatch(List<Entry<I>> batch) {
         if (batch.size() == 1) {
             try {
                 return Done.of(alone.run(batch.getFirst().item));
@@ -240,7 +240,7 @@ final class Combiner<I, O extends @Nullable Object> {
     }
 
     /** A queued caller: woken with a {@link Lead} or its {@link Done}. */
-    private static final class Entry<I, O extends @Nullable Object> {
+    private static final class Entry<I> {
         final I item;
         final CompletableFuture<Object> wake = new CompletableFuture<>();
 

@@ -96,6 +96,7 @@ final class NotificationListener implements AutoCloseable {
         }
     }
 
+    @SuppressWarnings("NonAtomicVolatileUpdate") // one writer, the listener's own thread; readers only read
     private void listen(Connection connection) throws SQLException {
         connection.setAutoCommit(true);
         PGConnection pg = connection.unwrap(PGConnection.class);

@@ -93,7 +93,7 @@ final class PackedReplay {
         if (length > in.remaining()) {
             throw new BufferUnderflowException();
         }
-        String text = new String(in.array(), in.position(), length, StandardCharsets.UTF_8);
+        String text = new String(in.array(), in.arrayOffset() + in.position(), length, StandardCharsets.UTF_8);
         in.position(in.position() + length);
         return text;
     }

@@ -91,6 +91,7 @@ public final class PhaseRecovery implements AutoCloseable {
     }
 
     /** Runs rounds every interval until {@link #close()}. */
+    @SuppressWarnings("FutureReturnValueIgnored") // a round catches everything it can throw, so the schedule's future never fails; close() shuts the executor down
     public synchronized void start() {
         if (scheduler != null) {
             return;

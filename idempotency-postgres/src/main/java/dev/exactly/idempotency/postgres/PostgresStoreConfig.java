@@ -195,7 +195,11 @@ public record PostgresStoreConfig(
             return this;
         }
 
-        /** @throws IllegalArgumentException if a setting is invalid */
+        /**
+         * The configuration of the settings given.
+         *
+         * @throws IllegalArgumentException if a setting is invalid
+         */
         public PostgresStoreConfig build() {
             return new PostgresStoreConfig(tableName, notificationChannel, statementTimeout, loginTimeout,
                     listenerPollInterval, listenerHealthCheckInterval, maxReconnectBackoff, sharedStatementLanes,

@@ -207,7 +207,7 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
     private final Connector connector;
     private final Runnable shutdownClient;
     private final byte[] channel;
-    /** Every scope key up to the scope hash: {@code keyPrefix + "{"}. */
+    /** Every scope key up to the scope hash: the key prefix and an opening brace. */
     private final byte[] recordKeyHead;
     private final LocalWaiters waiters = new LocalWaiters();
     private final ChangeListener listener = new ChangeListener();
@@ -699,7 +699,10 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
         return new byte[][] {scopeKey(hash, RECORD_KEY_TAIL), scopeKey(hash, WAITER_KEY_TAIL)};
     }
 
-    /** {@code keyPrefix + "{" + hash + tail}, {@code hash} being the scope hash's 64 lowercase hex digits. */
+    /**
+     * A scope's Redis key: the key prefix, an opening brace, {@code hash} (the scope hash's 64 lowercase hex
+     * digits) and {@code tail}.
+     */
     private byte[] scopeKey(byte[] hash, byte[] tail) {
         byte[] out = new byte[recordKeyHead.length + hash.length + tail.length];
         System.arraycopy(recordKeyHead, 0, out, 0, recordKeyHead.length);
@@ -745,6 +748,7 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
     }
 
     /** Takes a new sample of the server's clock without waiting for it (see {@link ServerClock}). */
+    @SuppressWarnings("FutureReturnValueIgnored") // whenComplete handles the answer and the failure alike
     private void refreshClock(RedisClusterAsyncCommands<byte[], byte[]> commands) {
         long sent = System.nanoTime();
         try {
@@ -883,7 +887,7 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
     static @Nullable String evictingPolicy(String info) {
         String maxmemory = null;
         String policy = null;
-        for (String line : info.split("\r?\n")) {
+        for (String line : info.split("\r?\n", -1)) {
             if (line.startsWith("maxmemory:")) {
                 maxmemory = line.substring("maxmemory:".length()).strip();
             } else if (line.startsWith("maxmemory_policy:")) {
@@ -921,7 +925,7 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
      * later); unknown versions are tried (a refusal switches the store to the claim script).
      */
     static boolean supportsSetNxGet(String info) {
-        for (String line : info.split("\r?\n")) {
+        for (String line : info.split("\r?\n", -1)) {
             if (line.startsWith("redis_version:")) {
                 String version = line.substring("redis_version:".length()).strip();
                 int dot = version.indexOf('.');
@@ -942,7 +946,7 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
      */
     static boolean supportsSetIfEqual(String info) {
         String redis = null;
-        for (String line : info.split("\r?\n")) {
+        for (String line : info.split("\r?\n", -1)) {
             if (line.startsWith("valkey_version:")) {
                 return atLeast(line.substring("valkey_version:".length()), 8, 1);
             }
@@ -955,7 +959,7 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
 
     /** Whether a {@code major.minor[.patch]} version is at least {@code major.minor}; false if unreadable. */
     private static boolean atLeast(String version, int major, int minor) {
-        String[] parts = version.strip().split("\\.");
+        String[] parts = version.strip().split("\\.", -1);
         try {
             int actualMajor = Integer.parseInt(parts[0]);
             int actualMinor = parts.length > 1 ? Integer.parseInt(parts[1]) : 0;

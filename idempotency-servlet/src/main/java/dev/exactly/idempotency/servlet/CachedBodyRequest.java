@@ -70,7 +70,7 @@ final class CachedBodyRequest extends HttpServletRequestWrapper {
      */
     static boolean formReadUpstream(HttpServletRequest request, byte[] read) {
         long declared = request.getContentLengthLong();
-        return isForm(request.getContentType()) && (declared > read.length || declared < 0 && read.length == 0);
+        return isForm(request.getContentType()) && (declared > read.length || (declared < 0 && read.length == 0));
     }
 
     /**
@@ -309,7 +309,7 @@ final class CachedBodyRequest extends HttpServletRequestWrapper {
 
     /** Parses {@code a=1&b=2}; percent-escapes are decoded as {@code charset}, malformed pairs skipped. */
     private static void parseForm(String encoded, Charset charset, Map<String, List<String>> into) {
-        for (String pair : encoded.split("&")) {
+        for (String pair : encoded.split("&", -1)) {
             if (pair.isEmpty()) {
                 continue;
             }

@@ -363,7 +363,7 @@ final class CapturingResponse extends HttpServletResponseWrapper {
 
     private static String withoutCharset(String type) {
         StringBuilder out = new StringBuilder();
-        for (String param : type.split(";")) {
+        for (String param : type.split(";", 0)) { // 0: a trailing empty parameter is dropped, not written back
             if (!param.strip().regionMatches(true, 0, "charset=", 0, 8)) {
                 out.append(out.isEmpty() ? "" : ";").append(param);
             }

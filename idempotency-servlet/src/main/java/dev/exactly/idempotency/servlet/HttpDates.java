@@ -47,7 +47,7 @@ final class HttpDates {
 
     private static String imfFixdate(LocalDate date, int secondOfDay) {
         byte[] out = new byte[LENGTH];
-        ascii(out, 0, DAYS[date.getDayOfWeek().ordinal()]);
+        ascii(out, 0, DAYS[date.getDayOfWeek().getValue() - 1]);
         out[3] = ',';
         out[4] = ' ';
         digits(out, 5, date.getDayOfMonth(), 2);

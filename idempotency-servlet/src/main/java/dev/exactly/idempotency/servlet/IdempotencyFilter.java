@@ -214,7 +214,7 @@ public final class IdempotencyFilter implements Filter {
             chain.doFilter(req, res);
             return;
         }
-        request.setAttribute(APPLIED, Boolean.TRUE);
+        request.setAttribute(APPLIED, true);
         try {
             guard(request, response, chain, route, path);
         } catch (IdempotencyException e) {
@@ -311,7 +311,7 @@ public final class IdempotencyFilter implements Filter {
     private static void passThrough(HttpServletRequest request, HttpServletResponse response, FilterChain chain,
             byte[] body, @Nullable Map<String, String[]> upstream) throws IOException, ServletException {
         CachedBodyRequest unguarded = new CachedBodyRequest(request, body, null, upstream);
-        unguarded.setAttribute(UNGUARDED, Boolean.TRUE);
+        unguarded.setAttribute(UNGUARDED, true);
         chain.doFilter(unguarded, response);
     }
 

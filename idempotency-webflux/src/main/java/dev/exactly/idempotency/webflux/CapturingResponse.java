@@ -182,6 +182,7 @@ final class CapturingResponse extends ServerHttpResponseDecorator {
      * gathered before the limit is checked, so a large or endless body never sits whole in memory.
      */
     @Override
+    @SuppressWarnings("ReferenceEquality") // identity: the very buffer that crossed the limit
     public Mono<Void> writeWith(Publisher<? extends DataBuffer> body) {
         if (streamed) {
             return toClient(counted(Flux.from(body)));

@@ -165,7 +165,7 @@ public final class IdempotencyWebFilter implements WebFilter, Ordered {
         if (route == null) {
             return chain.filter(exchange);
         }
-        exchange.getAttributes().put(APPLIED, Boolean.TRUE);
+        exchange.getAttributes().put(APPLIED, true);
         List<String> keys = new ArrayList<>(request.getHeaders().getOrEmpty(keyHeader));
         for (String alias : keyHeaderAliases) {
             keys.addAll(request.getHeaders().getOrEmpty(alias));
@@ -199,7 +199,7 @@ public final class IdempotencyWebFilter implements WebFilter, Ordered {
      * not given at once.
      */
     private Mono<Void> skipBody(ServerWebExchange exchange) {
-        if (exchange.getAttributes().putIfAbsent(BODY_TAKEN, Boolean.TRUE) != null) {
+        if (exchange.getAttributes().putIfAbsent(BODY_TAKEN, true) != null) {
             return Mono.empty();
         }
         ServerHttpRequest request = exchange.getRequest();
@@ -255,7 +255,7 @@ public final class IdempotencyWebFilter implements WebFilter, Ordered {
         }
         fingerprinter.checkLength(request.getHeaders().getContentLength());
         int limit = fingerprinter.maxBodyBytes();
-        exchange.getAttributes().put(BODY_TAKEN, Boolean.TRUE);
+        exchange.getAttributes().put(BODY_TAKEN, true);
         return DataBufferUtils.join(request.getBody(), limit)
                 .map(joined -> {
                     byte[] bytes = new byte[joined.readableByteCount()];
@@ -315,7 +315,7 @@ public final class IdempotencyWebFilter implements WebFilter, Ordered {
     /** The handler, unguarded: the body it was sent, the {@link #UNGUARDED} mark, no lease, nothing recorded. */
     private static Mono<Void> passThrough(ServerWebExchange exchange, WebFilterChain chain, byte[] body) {
         CachedBodyRequest request = new CachedBodyRequest(exchange.getRequest(), body);
-        exchange.getAttributes().put(UNGUARDED, Boolean.TRUE);
+        exchange.getAttributes().put(UNGUARDED, true);
         return chain.filter(new CachedFormExchange(exchange.mutate().request(request).build(), request));
     }
 

@@ -32,6 +32,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
+import java.util.SortedMap;
 import java.util.TreeMap;
 import org.jspecify.annotations.Nullable;
 
@@ -339,10 +340,10 @@ public final class EntryWriter {
     private final class Prepared implements EntryWrite {
         private final Draft draft;
         private final Instant postedAt;
-        private final TreeMap<Long, Change> changes;
+        private final SortedMap<Long, Change> changes;
         private final Map<Long, Account> touched;
 
-        Prepared(Draft draft, Instant postedAt, TreeMap<Long, Change> changes, Map<Long, Account> touched) {
+        Prepared(Draft draft, Instant postedAt, SortedMap<Long, Change> changes, Map<Long, Account> touched) {
             this.draft = draft;
             this.postedAt = postedAt;
             this.changes = changes;
@@ -407,7 +408,7 @@ public final class EntryWriter {
      *
      * @return the index after the last parameter
      */
-    private static int bind(PreparedStatement ps, int first, Draft draft, Instant postedAt, TreeMap<Long, Change> changes,
+    private static int bind(PreparedStatement ps, int first, Draft draft, Instant postedAt, SortedMap<Long, Change> changes,
             Map<Long, Account> touched) throws SQLException {
         List<Line> lines = draft.lines();
         int n = lines.size();
@@ -471,7 +472,7 @@ public final class EntryWriter {
      *
      * @throws BalanceFloorException when an account's floor refused the entry
      */
-    private static @Nullable Long entryId(Connection c, ResultSet rs, TreeMap<Long, Change> changes,
+    private static @Nullable Long entryId(Connection c, ResultSet rs, SortedMap<Long, Change> changes,
             Map<Long, Account> touched) throws SQLException {
         rs.next();
         long entryId = rs.getLong("entry_id");

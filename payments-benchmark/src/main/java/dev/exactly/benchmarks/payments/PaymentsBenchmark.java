@@ -495,7 +495,7 @@ public final class PaymentsBenchmark {
 
     private static String loadAverage() {
         try {
-            String[] fields = Files.readString(Path.of("/proc/loadavg")).strip().split("\\s+");
+            String[] fields = Files.readString(Path.of("/proc/loadavg")).strip().split("\\s+", -1);
             return fields[0] + " " + fields[1] + " " + fields[2];
         } catch (IOException | RuntimeException e) {
             return "unknown";

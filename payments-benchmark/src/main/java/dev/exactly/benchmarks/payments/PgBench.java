@@ -27,10 +27,6 @@ import org.jspecify.annotations.Nullable;
  */
 final class PgBench {
     private static final Pattern TPS = Pattern.compile("tps = ([0-9.]+) \\(without initial connection time\\)");
-    private static final String SCRIPT = """
-            \\set k random(1, 4000000000)
-            INSERT INTO %s.pgbench_commit (k) VALUES (:k) ON CONFLICT (k) DO NOTHING;
-            """;
 
     private final Path binary;
     private final String jdbcUrl;
@@ -70,7 +66,10 @@ final class PgBench {
             s.execute("CREATE TABLE " + schema + ".pgbench_commit (k bigint PRIMARY KEY)");
         }
         Path script = workDir.resolve("pgbench-commit.sql");
-        Files.writeString(script, SCRIPT.formatted(schema));
+        Files.writeString(script, """
+                \\set k random(1, 4000000000)
+                INSERT INTO %s.pgbench_commit (k) VALUES (:k) ON CONFLICT (k) DO NOTHING;
+                """.formatted(schema));
         return new PgBench(binary, jdbcUrl, schema, script);
     }
 
@@ -107,7 +106,7 @@ final class PgBench {
         if (query == null) {
             return null;
         }
-        for (String pair : query.split("&")) {
+        for (String pair : query.split("&", -1)) {
             if (pair.startsWith(name + "=")) {
                 return URLDecoder.decode(pair.substring(name.length() + 1), StandardCharsets.UTF_8);
             }

@@ -85,7 +85,7 @@ final class ServiceProcess implements AutoCloseable {
         try {
             String stat = Files.readString(Path.of("/proc", Long.toString(process.pid()), "stat"));
             // the fields after the command's closing parenthesis: state is field 3, utime 14, stime 15
-            String[] fields = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+            String[] fields = stat.substring(stat.lastIndexOf(')') + 2).split(" ", -1);
             return (Long.parseLong(fields[11]) + Long.parseLong(fields[12])) * 10;
         } catch (IOException | RuntimeException e) {
             return -1;
@@ -110,7 +110,7 @@ final class ServiceProcess implements AutoCloseable {
                 }
                 String name = stat.substring(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
                 if (name.startsWith("C1 CompilerThre") || name.startsWith("C2 CompilerThre")) {
-                    String[] fields = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+                    String[] fields = stat.substring(stat.lastIndexOf(')') + 2).split(" ", -1);
                     millis += (Long.parseLong(fields[11]) + Long.parseLong(fields[12])) * 10;
                 }
             }

@@ -18,7 +18,7 @@ final class Tools {
 
     /** The executable {@code name} on the PATH, if any. */
     static Optional<Path> onPath(String name) {
-        for (String dir : System.getenv().getOrDefault("PATH", "").split(File.pathSeparator)) {
+        for (String dir : System.getenv().getOrDefault("PATH", "").split(File.pathSeparator, -1)) {
             Path candidate = Path.of(dir.isEmpty() ? "." : dir, name);
             if (Files.isExecutable(candidate)) {
                 return Optional.of(candidate);

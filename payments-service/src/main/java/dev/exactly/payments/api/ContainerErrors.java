@@ -140,7 +140,7 @@ public class ContainerErrors {
         @Override
         public void service(org.apache.coyote.Request request, org.apache.coyote.Response response) throws Exception {
             boolean asterisk = request.requestURI().equals("*");
-            if (!asterisk || (response.getStatus() < 400 && request.method().equalsIgnoreCase("OPTIONS"))) {
+            if (!asterisk || (response.getStatus() < 400 && request.getMethod().equalsIgnoreCase("OPTIONS"))) {
                 tomcat.service(request, response);
                 return;
             }
@@ -220,7 +220,7 @@ public class ContainerErrors {
                 }
                 // something already took the writer: its charset is part of the type from here on
                 response.setContentType(answer.contentType());
-                response.setCharacterEncoding(StandardCharsets.UTF_8.name());
+                response.setCharacterEncoding(StandardCharsets.UTF_8);
                 Writer writer = response.getReporter();
                 if (writer != null) {
                     writer.write(new String(body, StandardCharsets.UTF_8));

@@ -61,7 +61,7 @@ final class Http {
 
     private static void markUnrecordable(ApiResponse answer, HttpServletRequest request) {
         if (!answer.recordable()) {
-            request.setAttribute(IdempotencyFilter.DO_NOT_RECORD, Boolean.TRUE);
+            request.setAttribute(IdempotencyFilter.DO_NOT_RECORD, true);
         }
     }
 

@@ -22,6 +22,8 @@ public final class AuthorizationExpiry {
     }
 
     /**
+     * How long authorizations live and how the expiry runs.
+     *
      * @param ttl      how long an authorization may stay uncaptured
      * @param interval the pause between rounds
      * @param batch    the most authorizations one round voids

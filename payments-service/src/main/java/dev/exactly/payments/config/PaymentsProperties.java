@@ -133,7 +133,7 @@ public record PaymentsProperties(
             all.putAll(new java.util.TreeMap<>(DEMO_KEYS));
         }
         all.putAll(apiKeys);
-        for (String pair : apiKeyList.split(",")) {
+        for (String pair : apiKeyList.split(",", -1)) {
             String p = pair.strip();
             if (p.isEmpty()) {
                 continue;

@@ -244,7 +244,7 @@ public final class JsonFields {
     static @Nullable String unstorable(String text) {
         for (int i = 0; i < text.length(); i++) {
             char c = text.charAt(i);
-            if (c < 0x20 && c != '\t' && c != '\n' && c != '\r' || c == 0x7f) {
+            if ((c < 0x20 && c != '\t' && c != '\n' && c != '\r') || c == 0x7f) {
                 return String.format("control characters (U+%04X)", (int) c);
             }
             if (Character.isHighSurrogate(c) && i + 1 < text.length() && Character.isLowSurrogate(text.charAt(i + 1))) {

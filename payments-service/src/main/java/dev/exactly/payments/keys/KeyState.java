@@ -8,7 +8,7 @@ import org.jspecify.annotations.Nullable;
  *
  * @param key                  the key as the client sent it
  * @param route                the route template ({@link IdempotentRoutes#CHARGES}, {@link IdempotentRoutes#REFUNDS})
- * @param status               {@code processing}, {@code completed}, {@code failed}, or {@code expired} when
+ * @param status               {@code processing}, {@code completed}, {@code failed}, or {@code "expired"} when
  *                             only the business row is left
  * @param checkpoint           how far the request got (the charge's or refund's recovery point)
  * @param created              when the record (or, once it expired, the row) was created

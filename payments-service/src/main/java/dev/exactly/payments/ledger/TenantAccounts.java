@@ -47,7 +47,7 @@ public final class TenantAccounts {
 
     /** The code as the tenant names it: without the tenant, currency in lower case ({@code customer:cus_1:usd}). */
     public static String publicCode(String accountCode, String tenant) {
-        String[] parts = accountCode.split(":");
+        String[] parts = accountCode.split(":", -1);
         StringBuilder out = new StringBuilder(parts[0]);
         for (int i = 2; i < parts.length; i++) {
             out.append(':').append(i == parts.length - 1 ? parts[i].toLowerCase(Locale.ROOT) : parts[i]);

@@ -30,6 +30,8 @@ public final class ReconciliationSchedule implements SmartLifecycle {
     }
 
     /**
+     * Whether and how often this instance reconciles.
+     *
      * @param enabled  whether this instance reconciles on a schedule
      * @param interval pause between two runs
      * @param lookback the window of each run, ending now

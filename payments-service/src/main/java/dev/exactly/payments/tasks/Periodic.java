@@ -28,6 +28,7 @@ public final class Periodic implements AutoCloseable {
      * @param initialDelay pause before the first run
      * @param pause        pause between the end of a run and the next
      */
+    @SuppressWarnings("FutureReturnValueIgnored") // a run catches everything it can throw, so the schedule's future never fails; close() shuts the executor down
     public static Periodic start(String name, Duration initialDelay, Duration pause, Runnable task) {
         if (pause.toMillis() < 1 || initialDelay.isNegative()) {
             throw new IllegalArgumentException("the pause must be positive and the initial delay not negative");

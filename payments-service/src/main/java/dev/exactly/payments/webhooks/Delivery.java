@@ -10,7 +10,7 @@ import org.jspecify.annotations.Nullable;
  * The state of one event's delivery to one endpoint.
  *
  * @param endpointId    the endpoint
- * @param status        {@code pending}, {@code delivered}, {@code dead_lettered} or {@code canceled}
+ * @param status        {@code "pending"}, {@code "delivered"}, {@code "dead_lettered"} or {@code "canceled"}
  * @param attempts      attempts started
  * @param lastStatus    the HTTP status of the last answer, or {@code null} (none, or no answer)
  * @param lastError     why the last attempt failed, or {@code null}

@@ -163,7 +163,7 @@ public final class Destinations {
                 return Optional.empty(); // ::1 and the like: IPv6 loopback, not an IPv4 address
             }
         } else if (v6[0] == 0x00 && v6[1] == 0x64 && (v6[2] & 0xff) == 0xff && (v6[3] & 0xff) == 0x9b
-                && (allZero(v6, 4, 12) || v6[4] == 0x00 && v6[5] == 0x01)) { // 64:ff9b::/96, 64:ff9b:1::/48
+                && (allZero(v6, 4, 12) || (v6[4] == 0x00 && v6[5] == 0x01))) { // 64:ff9b::/96, 64:ff9b:1::/48
             v4 = java.util.Arrays.copyOfRange(v6, 12, 16);
         } else if (allZero(v6, 0, 8) && (v6[8] & 0xff) == 0xff && (v6[9] & 0xff) == 0xff && allZero(v6, 10, 12)) {
             v4 = java.util.Arrays.copyOfRange(v6, 12, 16); // ::ffff:0:a.b.c.d, IPv4-translated

@@ -230,7 +230,7 @@ final class WebhookPost {
     private static byte[] ascii(String text) {
         for (int i = 0; i < text.length(); i++) {
             char c = text.charAt(i);
-            if (c > 0x7e || c < 0x20 && c != '\r' && c != '\n') {
+            if (c > 0x7e || (c < 0x20 && c != '\r' && c != '\n')) {
                 throw new IllegalArgumentException("a request head must be printable ASCII");
             }
         }

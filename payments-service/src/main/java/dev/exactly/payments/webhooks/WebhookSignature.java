@@ -74,7 +74,7 @@ public final class WebhookSignature {
         }
         long timestamp = -1;
         List<byte[]> signatures = new ArrayList<>();
-        for (String part : header.split(",")) {
+        for (String part : header.split(",", -1)) {
             int eq = part.indexOf('=');
             if (eq <= 0) {
                 throw new InvalidSignatureException("malformed " + HEADER + " header");

@@ -158,8 +158,9 @@ public final class ChargeBook {
             out.writeUTF(capture.chargeId());
             out.writeLong(capture.amount());
             out.writeUTF(capture.currency());
-            out.writeLong(capture.capturedAt().getEpochSecond());
-            out.writeInt(capture.capturedAt().getNano());
+            Instant capturedAt = capture.capturedAt();
+            out.writeLong(capturedAt.getEpochSecond());
+            out.writeInt(capturedAt.getNano());
             Records.writeMap(out, capture.metadata());
         });
     }

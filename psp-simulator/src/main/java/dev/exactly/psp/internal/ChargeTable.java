@@ -8,8 +8,10 @@ import org.jspecify.annotations.Nullable;
 /**
  * Every charge's changing state, by charge number (the order the book opened them in), in arrays of
  * primitives: the handle of its unchanging part, the expiry of its hold, its status and what was captured
- * and refunded. No object per charge. Not thread-safe (the book's lock guards it).
+ * and refunded. No object per charge. Not thread-safe (the book's lock guards it). A status is kept as its ordinal
+ * in a byte: the table lives and dies with the process, so no stored ordinal outlives a change of the enum.
  */
+@SuppressWarnings("EnumOrdinal")
 final class ChargeTable {
     private static final ChargeStatus[] STATUSES = ChargeStatus.values();
     private static final int INITIAL = 1024;

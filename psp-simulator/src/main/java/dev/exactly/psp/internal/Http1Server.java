@@ -258,7 +258,7 @@ public final class Http1Server implements AutoCloseable {
         /** Whether a {@code Connection} header names this token. */
         boolean connectionHas(String token) {
             for (String value : all("Connection")) {
-                for (String t : value.split(",")) {
+                for (String t : value.split(",", -1)) {
                     if (t.trim().equalsIgnoreCase(token)) {
                         return true;
                     }

@@ -230,8 +230,8 @@ public final class PlainHttpClient extends HttpClient {
         if (!userAgent) {
             head.append("User-Agent: ").append(USER_AGENT).append("\r\n");
         }
-        if (body.length > 0 || request.bodyPublisher().map(p -> p.contentLength() >= 0).orElse(false)
-                && !request.method().equals("GET")) {
+        if (body.length > 0 || (request.bodyPublisher().map(p -> p.contentLength() >= 0).orElse(false)
+                && !request.method().equals("GET"))) {
             head.append("Content-Length: ").append(body.length).append("\r\n");
         }
         head.append("\r\n");

@@ -511,7 +511,7 @@ public final class PspHandler implements Http1Server.Handler {
         if (query == null) {
             return null;
         }
-        for (String pair : query.split("&")) {
+        for (String pair : query.split("&", -1)) {
             int eq = pair.indexOf('=');
             String n = URLDecoder.decode(eq < 0 ? pair : pair.substring(0, eq), StandardCharsets.UTF_8);
             if (n.equals(name)) {

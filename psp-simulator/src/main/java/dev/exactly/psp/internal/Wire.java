@@ -434,12 +434,12 @@ public final class Wire {
 
     // ---------------------------------------------------------------- errors
 
-    /** A Stripe-style error body: {@code {"error":{"type":…,"code":…,"message":…}}}. */
     /** An exception's message for an error's text: its class's name when it has none. */
     public static String messageOf(Throwable e) {
         return Objects.requireNonNullElse(e.getMessage(), e.getClass().getSimpleName());
     }
 
+    /** A Stripe-style error body: {@code {"error":{"type":…,"code":…,"message":…}}}. */
     public static JsonValue.Obj error(String type, String code, String message) {
         return JsonValue.object()
                 .put("error", JsonValue.object().put("type", type).put("code", code).put("message", message).build())

@@ -133,6 +133,7 @@ public final class IdempotencyRetryFilter implements ExchangeFilterFunction {
     }
 
     /** The I/O failure behind an exchange error (connection refused or lost, or the attempt's timeout), or null. */
+    @SuppressWarnings("ReferenceEquality") // identity: a throwable that is its own cause ends the walk
     private static @Nullable IOException ioFailure(Throwable error) {
         if (error instanceof TimeoutException) {
             return new HttpTimeoutException("no answer within the attempt timeout");

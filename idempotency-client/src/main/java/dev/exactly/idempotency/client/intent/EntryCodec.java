@@ -76,8 +76,9 @@ final class EntryCodec {
             byte[] body = e.request().body();
             out.writeInt(body.length);
             out.write(body);
-            out.writeLong(e.createdAt().getEpochSecond());
-            out.writeInt(e.createdAt().getNano());
+            Instant created = e.createdAt();
+            out.writeLong(created.getEpochSecond());
+            out.writeInt(created.getNano());
             Instant finished = e.finishedAt();
             out.writeByte(finished == null ? 0 : 1);
             if (finished != null) {

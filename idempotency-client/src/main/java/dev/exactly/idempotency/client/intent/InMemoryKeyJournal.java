@@ -14,6 +14,10 @@ import java.util.concurrent.atomic.AtomicInteger;
 public final class InMemoryKeyJournal implements KeyJournal {
     private final ConcurrentMap<IntentId, JournalEntry> entries = new ConcurrentHashMap<>();
 
+    /** An empty journal. */
+    public InMemoryKeyJournal() {
+    }
+
     @Override
     public JournalEntry putIfAbsent(JournalEntry candidate) {
         Objects.requireNonNull(candidate, "candidate");

@@ -28,6 +28,7 @@ import java.util.HexFormat;
  * was encoded to once, and every argument as the byte array it already is ({@code CommandArgs.add(byte[])}),
  * with only the first key through the codec, where a Cluster connection finds the slot to route to.
  */
+@SuppressWarnings("ImmutableEnumChecker") // the script and its digest, filled once here, are only ever read
 public enum LuaScript {
     /** See {@code claim.lua}. */
     CLAIM("claim.lua", ScriptOutputType.MULTI),
@@ -75,12 +76,14 @@ public enum LuaScript {
      * {@code NOSCRIPT}, each answer awaited within {@code deadlines}. Redis errors propagate as Lettuce
      * exceptions.
      */
+    @SuppressWarnings("TypeParameterUnusedInFormals") // T is what the script's output type decodes, known to the caller
     public <T> T run(RedisClusterAsyncCommands<byte[], byte[]> commands, CommandDeadlines deadlines, byte[] key,
             byte[]... args) {
         return run(commands, deadlines, new byte[][] {key}, args);
     }
 
     /** As {@link #run(RedisClusterAsyncCommands, CommandDeadlines, byte[], byte[]...)} with several keys, all in one slot. */
+    @SuppressWarnings("TypeParameterUnusedInFormals") // T is what the script's output type decodes, known to the caller
     public <T> T run(RedisClusterAsyncCommands<byte[], byte[]> commands, CommandDeadlines deadlines, byte[][] keys,
             byte[]... args) {
         try {

@@ -64,7 +64,7 @@ public record RedisEndpoints(boolean cluster, List<RedisURI> uris) {
         String userInfo = at >= 0 ? authority.substring(0, at + 1) : "";
         String hosts = authority.substring(at + 1);
         List<RedisURI> uris = new ArrayList<>();
-        for (String host : hosts.split(",")) {
+        for (String host : hosts.split(",", -1)) {
             String trimmed = host.strip();
             if (trimmed.isEmpty()) {
                 throw new IllegalArgumentException("empty host in Redis Cluster seed list");
@@ -76,8 +76,11 @@ public record RedisEndpoints(boolean cluster, List<RedisURI> uris) {
 
     private static List<RedisURI> uriList(String text) {
         List<RedisURI> uris = new ArrayList<>();
-        for (String part : text.split(",")) {
+        for (String part : text.split(",", -1)) {
             String trimmed = part.strip();
+            if (trimmed.isEmpty()) {
+                throw new IllegalArgumentException("empty element in Redis URI list");
+            }
             if (!trimmed.contains("://")) {
                 throw new IllegalArgumentException(
                         "mixed Redis URI list: every element needs a scheme, or use redis-cluster://h1:p1,h2:p2");

@@ -61,5 +61,10 @@ class RedisEndpointsTest {
                 .isInstanceOf(IllegalArgumentException.class);
         assertThatThrownBy(() -> RedisEndpoints.parse("redis://n1:7000,redis://n2:7001,n3:7002"))
                 .isInstanceOf(IllegalArgumentException.class);
+        // an empty element at the end is as empty as one in the middle (String.split had dropped it unseen)
+        assertThatThrownBy(() -> RedisEndpoints.parse("redis-cluster://n1:7000,n2:7001,"))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("empty host");
+        assertThatThrownBy(() -> RedisEndpoints.parse("redis://n1:7000,redis://n2:7001,"))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("empty element");
     }
 }

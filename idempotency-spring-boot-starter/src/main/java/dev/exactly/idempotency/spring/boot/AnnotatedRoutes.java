@@ -283,8 +283,8 @@ final class AnnotatedRoutes {
 
     /** Literal segments sort before variables, position by position. */
     private static int specificity(String a, String b) {
-        String[] x = a.split("/");
-        String[] y = b.split("/");
+        String[] x = a.split("/", -1);
+        String[] y = b.split("/", -1);
         for (int i = 0; i < Math.min(x.length, y.length); i++) {
             boolean vx = x[i].startsWith("{");
             boolean vy = y[i].startsWith("{");

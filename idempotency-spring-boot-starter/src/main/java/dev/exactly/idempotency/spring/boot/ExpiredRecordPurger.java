@@ -89,6 +89,7 @@ final class ExpiredRecordPurger implements SmartLifecycle {
     }
 
     @Override
+    @SuppressWarnings("FutureReturnValueIgnored") // a round catches everything it can throw, so the schedule's future never fails; stop() shuts the executor down
     public synchronized void start() {
         if (scheduler != null) {
             return;

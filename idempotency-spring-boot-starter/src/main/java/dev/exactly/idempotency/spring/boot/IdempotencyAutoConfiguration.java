@@ -94,6 +94,7 @@ public class IdempotencyAutoConfiguration {
     }
 
     /** The interceptors, the first outermost. */
+    @SuppressWarnings("ReferenceEquality") // identity: the NONE instance, not an equal one
     static ExecutionInterceptor nested(List<ExecutionInterceptor> interceptors) {
         ExecutionInterceptor nested = ExecutionInterceptor.NONE;
         for (ExecutionInterceptor current : interceptors.reversed()) {

@@ -53,6 +53,7 @@ public final class ObservingIdempotencyListener implements IdempotencyListener, 
     /** A request by identity: two equal requests running at once are two executions. */
     private record Running(IdempotencyRequest request) {
         @Override
+        @SuppressWarnings("ReferenceEquality") // identity, on purpose (above)
         public boolean equals(Object other) {
             return other instanceof Running r && r.request == request;
         }
