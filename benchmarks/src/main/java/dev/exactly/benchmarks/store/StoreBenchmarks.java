@@ -1,5 +1,6 @@
 package dev.exactly.benchmarks.store;
 
+import dev.exactly.benchmarks.fingerprint.FingerprintBenchmark;
 import dev.exactly.benchmarks.Machine;
 import java.io.PrintStream;
 import java.time.InstantSource;
@@ -52,6 +53,9 @@ public final class StoreBenchmarks {
             }
         }
         Machine after = Machine.sample(InstantSource.system());
+        if (FingerprintBenchmark.report(results, before, after, out)) {
+            return;
+        }
         StoreRatios ratios = StoreRatios.of(results);
         out.println();
         out.println("Store benchmark: ops/s summed over all benchmark threads; guarded = claim + complete on a"

@@ -20,10 +20,13 @@ public final class StoreRatios {
     private final Map<StoreKind, Rate> raw = new EnumMap<>(StoreKind.class);
     private final Map<StoreKind, Rate> rawRead = new EnumMap<>(StoreKind.class);
 
-    /** Sorts JMH results by benchmark method and {@code store} parameter. */
+    /** Sorts JMH results by benchmark method and {@code store} parameter; results without one are not the stores'. */
     public static StoreRatios of(Iterable<RunResult> results) {
         StoreRatios ratios = new StoreRatios();
         for (RunResult result : results) {
+            if (result.getParams().getParam("store") == null) {
+                continue;
+            }
             String benchmark = result.getParams().getBenchmark();
             StoreKind kind = StoreKind.of(result.getParams().getParam("store"));
             Result<?> primary = result.getPrimaryResult();
