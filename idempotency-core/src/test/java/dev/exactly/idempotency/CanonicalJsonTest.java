@@ -119,6 +119,27 @@ class CanonicalJsonTest {
     }
 
     @Example
+    void membersInOrderOutOfOrderAtAnyPointOrNamedTwice() throws IOException {
+        for (String json : List.of("{\"a\":1,\"b\":{\"y\":[2,{\"q\":1,\"p\":0}],\"x\":1},\"c\":\"\\u00e9\",\"aa\":3}",
+                "{\"b\":1,\"a\":2}", "{\"a\":{\"c\":1,\"d\":2},\"b\":[],\"c\":{}}", "{\"\\u0062\":1,\"a\":2,\"c\":3}",
+                "{\"a\":1,\"c\":2,\"b\":3,\"d\":4,\"e\":5,\"f\":6,\"g\":7,\"h\":8,\"i\":9,\"j\":10}")) {
+            assertThat(canonical(json)).as(json).isEqualTo(new JsonCanonicalizer(json).getEncodedString());
+        }
+        StringBuilder many = new StringBuilder("{");
+        for (int i = 0; i < 40; i++) {
+            many.append(i == 0 ? "" : ",").append("\"k").append(100 + i).append("\":").append(i);
+        }
+        String ascending = many.append('}').toString();
+        assertThat(canonical(ascending)).isEqualTo(new JsonCanonicalizer(ascending).getEncodedString());
+        String descendingLast = ascending.replace("}", ",\"a\":0}");
+        assertThat(canonical(descendingLast)).isEqualTo(new JsonCanonicalizer(descendingLast).getEncodedString());
+        // a name twice: next to itself, or apart
+        assertThat(canonical("{\"a\":1,\"a\":2}")).isNull();
+        assertThat(canonical("{\"a\":1,\"b\":2,\"a\":3}")).isNull();
+        assertThat(canonical("{\"b\":1,\"a\":2,\"b\":3}")).isNull();
+    }
+
+    @Example
     void numbersInEveryNotationFollowTheScheme() throws IOException {
         for (String json : List.of("{\"a\":1.5}", "{\"a\":1e3}", "{\"a\":1234567890123456}", "[1E+2,1e-2,-0.0,0e5]",
                 "[1e-7,0.000001,2.5e-5,100.00,-1.25E-3,1e15,12.5e14]", "[9007199254740992,-9007199254740992]",
