@@ -7,11 +7,10 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * The RFC 8785 canonical form of a JSON document, written in one pass without building a tree: an object or
- * array at the top, holding strings, numbers, {@code true},
- * {@code false}, {@code null}, objects and arrays. A document this class does not canonicalise is answered
- * {@code null} and fingerprinted by its bytes: text that is not JSON by RFC 8259's grammar, a scalar at the
- * top, a duplicate member name, a lone surrogate (UTF-8 cannot carry one), and a number whose double does
- * not stand for it ({@link JsonNumbers#roundTrips}).
+ * array at the top, holding strings, numbers, {@code true}, {@code false}, {@code null}, objects and arrays. A
+ * document this class does not canonicalise is answered {@code null} and fingerprinted by its bytes: text
+ * that is not JSON by RFC 8259's grammar, a scalar at the top, a duplicate member name, a lone surrogate
+ * (UTF-8 cannot carry one), and a number whose double does not stand for it ({@link JsonNumbers#roundTrips}).
  *
  * <p>The rules applied: no whitespace; object members sorted by their names' UTF-16 code units; strings
  * written as ECMAScript's {@code JSON.stringify} writes them ({@code \"}, {@code \\}, {@code \b}, {@code \f},
