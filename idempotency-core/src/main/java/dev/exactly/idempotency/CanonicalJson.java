@@ -349,6 +349,9 @@ final class CanonicalJson {
             }
             return true;
         }
+        if (JsonNumbers.appendShort(out, text, start, pos)) {
+            return true;
+        }
         String literal = text.substring(start, pos);
         if (!JsonNumbers.roundTrips(literal)) {
             return false;

@@ -52,6 +52,85 @@ final class JsonNumbers {
         return new BigDecimal(d).compareTo(decimal) == 0;
     }
 
+    /**
+     * Appends the number literal {@code text[start, end)} (JSON's grammar, already checked) as ECMAScript writes its
+     * double, without parsing it, when it has at most 15 significant digits, lies well inside the range of normal
+     * doubles ({@code 1e-300} to {@code 1e300}) and is not an integer beyond 15 digits: then no other decimal of as
+     * few digits reads as the same double, so the double's shortest digits are the literal's own, trailing zeros
+     * dropped. False, with nothing appended, for any other literal.
+     */
+    static boolean appendShort(StringBuilder out, CharSequence text, int start, int end) {
+        char[] digits = new char[15];
+        int count = 0;
+        int pendingZeros = 0; // zeros after the last nonzero digit: kept only if another nonzero digit follows
+        int n = 0; // the value is 0.digits × 10^n
+        boolean seen = false; // a nonzero digit
+        boolean fraction = false;
+        int i = start;
+        boolean negative = text.charAt(i) == '-';
+        if (negative) {
+            i++;
+        }
+        for (; i < end; i++) {
+            char c = text.charAt(i);
+            if (c == '.') {
+                fraction = true;
+                continue;
+            }
+            if (c == 'e' || c == 'E') {
+                break;
+            }
+            if (!seen && c == '0') {
+                if (fraction) {
+                    n--; // 0.001 is 0.1 × 10^-2
+                }
+                continue;
+            }
+            seen = true;
+            if (!fraction) {
+                n++;
+            }
+            if (c == '0') {
+                pendingZeros++;
+                continue;
+            }
+            if (count + pendingZeros + 1 > digits.length) {
+                return false;
+            }
+            for (; pendingZeros > 0; pendingZeros--) {
+                digits[count++] = '0';
+            }
+            digits[count++] = c;
+        }
+        if (i < end) { // the exponent
+            i++;
+            boolean negativeExponent = text.charAt(i) == '-';
+            if (negativeExponent || text.charAt(i) == '+') {
+                i++;
+            }
+            if (end - i > 4) {
+                return false; // |exponent| of five digits or more: the slow road decides
+            }
+            int exponent = 0;
+            for (; i < end; i++) {
+                exponent = exponent * 10 + (text.charAt(i) - '0');
+            }
+            n += negativeExponent ? -exponent : exponent;
+        }
+        if (!seen) {
+            out.append('0'); // any spelling of zero, -0 included
+            return true;
+        }
+        if (n < -300 || n > 300 || (n >= count && n > 15)) {
+            return false;
+        }
+        if (negative) {
+            out.append('-');
+        }
+        write(out, java.nio.CharBuffer.wrap(digits, 0, count), n);
+        return true;
+    }
+
     /** Appends a finite double as ECMAScript writes it. */
     static void appendEcmaScript(StringBuilder out, double value) {
         if (!Double.isFinite(value)) {

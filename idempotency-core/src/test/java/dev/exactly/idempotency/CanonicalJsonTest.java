@@ -67,6 +67,35 @@ class CanonicalJsonTest {
         }
     }
 
+    @Property(tries = 20)
+    void decimalLiteralsInAnySpellingAreWrittenAsTheIndependentImplementationWritesThem(@ForAll long seed)
+            throws IOException {
+        SplittableRandom random = new SplittableRandom(seed);
+        for (int i = 0; i < 2_000; i++) {
+            StringBuilder literal = new StringBuilder(random.nextBoolean() ? "-" : "");
+            String digits = Long.toString(random.nextLong(1, 1_000_000_000_000_000L)); // 1 to 18 digits
+            int point = random.nextInt(digits.length() + 1);
+            String whole = digits.substring(0, point);
+            literal.append(whole.isEmpty() ? "0" : whole.replaceFirst("^0+(?=.)", ""));
+            literal.append('.').append("0".repeat(random.nextInt(3))).append(digits, point, digits.length())
+                    .append("0".repeat(random.nextInt(3)));
+            if (literal.charAt(literal.length() - 1) == '.') {
+                literal.append('0');
+            }
+            if (random.nextBoolean()) {
+                literal.append(random.nextBoolean() ? 'e' : 'E').append(random.nextBoolean() ? "-" : "+")
+                        .append(random.nextInt(330));
+            }
+            String json = "[" + literal + "]";
+            String ours = canonical(json);
+            if (JsonNumbers.roundTrips(literal.toString())) {
+                assertThat(ours).as(json).isEqualTo(new JsonCanonicalizer(json).getEncodedString());
+            } else {
+                assertThat(ours).as("%s does not stand for its double", json).isNull();
+            }
+        }
+    }
+
     @Example
     void whereOneDigitIsEnoughOneIsWritten() throws IOException {
         for (double d : new double[] {Double.MIN_VALUE, 2 * Double.MIN_VALUE, 1e23, 5e-324, 1e21, 1e-7, 1e-6,
