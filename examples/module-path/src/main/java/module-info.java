@@ -3,9 +3,11 @@
  * {@code internal} packages, which the modules do not export.
  */
 module dev.exactly.examples.modular {
-    requires dev.exactly.idempotency.redis;     // and, through it, dev.exactly.idempotency
+    requires dev.exactly.idempotency.redis; // and, through it, dev.exactly.idempotency
     requires dev.exactly.idempotency.postgres;
     requires dev.exactly.ledger;
-    requires org.postgresql.jdbc;               // the driver's data source; pgjdbc is an automatic module,
-    requires java.naming;                       // which does not say that its data sources need java.naming
+    // the driver's data source; pgjdbc is an automatic module, which does not say that its data sources
+    // need java.naming
+    requires org.postgresql.jdbc;
+    requires java.naming;
 }

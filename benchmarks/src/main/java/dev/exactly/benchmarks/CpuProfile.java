@@ -72,8 +72,8 @@ public final class CpuProfile {
         try {
             Files.createDirectories(directory);
         } catch (IOException e) {
-            throw new IOException("-D" + PROPERTY + "=" + directory + ": cannot create the directory for the stacks ("
-                    + e + ")", e);
+            throw new IOException(
+                    "-D" + PROPERTY + "=" + directory + ": cannot create the directory for the stacks (" + e + ")", e);
         }
         CpuProfile profile = new CpuProfile(profiler, directory);
         // a span now, so that a machine whose kernel refuses the sampling fails the run before its warm-up, not after
@@ -117,15 +117,17 @@ public final class CpuProfile {
      * The frames whose self time per request differs most between {@code guarded} and its {@code floor}, the
      * largest differences first, at most {@code limit} of them.
      */
-    public static List<FrameDelta> moved(Stacks floor, long floorRequests, Stacks guarded, long guardedRequests,
-            int limit) {
+    public static List<FrameDelta> moved(
+            Stacks floor, long floorRequests, Stacks guarded, long guardedRequests, int limit) {
         Map<String, Long> floorSelf = floor.selfByFrame();
         Map<String, Long> guardedSelf = guarded.selfByFrame();
         Set<String> frames = new HashSet<>(floorSelf.keySet());
         frames.addAll(guardedSelf.keySet());
         List<FrameDelta> rows = new ArrayList<>(frames.size());
         for (String frame : frames) {
-            rows.add(new FrameDelta(frame, micros(floorSelf.getOrDefault(frame, 0L), floorRequests),
+            rows.add(new FrameDelta(
+                    frame,
+                    micros(floorSelf.getOrDefault(frame, 0L), floorRequests),
                     micros(guardedSelf.getOrDefault(frame, 0L), guardedRequests)));
         }
         rows.sort(Comparator.comparingDouble((FrameDelta row) -> -Math.abs(row.delta()))
@@ -218,7 +220,9 @@ public final class CpuProfile {
         public void write(Path file) throws IOException {
             try (BufferedWriter out = Files.newBufferedWriter(file, StandardCharsets.UTF_8)) {
                 List<Map.Entry<String, Long>> rows = new ArrayList<>(samples.entrySet());
-                rows.sort(Map.Entry.<String, Long>comparingByValue().reversed().thenComparing(Map.Entry.comparingByKey()));
+                rows.sort(Map.Entry.<String, Long>comparingByValue()
+                        .reversed()
+                        .thenComparing(Map.Entry.comparingByKey()));
                 for (Map.Entry<String, Long> row : rows) {
                     out.write(row.getKey() + " " + row.getValue() + "\n");
                 }

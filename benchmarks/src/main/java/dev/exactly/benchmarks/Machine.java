@@ -24,7 +24,10 @@ public record Machine(Instant at, int cores, String loadAverage, String jvm) {
 
     /** Samples the machine now. */
     public static Machine sample(InstantSource clock) {
-        return new Machine(clock.instant(), Runtime.getRuntime().availableProcessors(), readLoadAverage(),
+        return new Machine(
+                clock.instant(),
+                Runtime.getRuntime().availableProcessors(),
+                readLoadAverage(),
                 Runtime.version() + " " + System.getProperty("java.vm.name", "?"));
     }
 
@@ -43,7 +46,7 @@ public record Machine(Instant at, int cores, String loadAverage, String jvm) {
 
     /** One line: {@code 2026-11-30 05:10 UTC, 2 cores, load 1.15 2.21 4.18, JVM 25+36 ...}. */
     public String describe() {
-        return DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm 'UTC'").format(at.atOffset(ZoneOffset.UTC))
-                + ", " + cores + " cores, load average " + loadAverage + ", JVM " + jvm;
+        return DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm 'UTC'").format(at.atOffset(ZoneOffset.UTC)) + ", " + cores
+                + " cores, load average " + loadAverage + ", JVM " + jvm;
     }
 }

@@ -32,10 +32,11 @@ class CpuProfileTest {
         CpuProfile.Stacks floor = CpuProfile.Stacks.parse(FLOOR);
 
         assertThat(floor.total()).isEqualTo(60);
-        assertThat(floor.selfByFrame()).isEqualTo(Map.of(
-                "__GI_write (kernel)", 30L,
-                "dev.exactly.Raw.claim", 10L,
-                "dev.exactly.Raw.complete", 20L));
+        assertThat(floor.selfByFrame())
+                .isEqualTo(Map.of(
+                        "__GI_write (kernel)", 30L,
+                        "dev.exactly.Raw.claim", 10L,
+                        "dev.exactly.Raw.complete", 20L));
         assertThat(CpuProfile.Stacks.parse(GUARDED).selfByFrame())
                 .containsEntry("(kernel)", 5L)
                 .containsEntry("java.lang.String.hashCode", 40L)
@@ -47,19 +48,26 @@ class CpuProfileTest {
         CpuProfile.Stacks twice = CpuProfile.Stacks.parse(FLOOR).plus(CpuProfile.Stacks.parse(FLOOR + GUARDED));
 
         assertThat(twice.total()).isEqualTo(180);
-        assertThat(twice.samples()).containsEntry("java/lang/Thread.run;dev/exactly/Raw.complete", 40L)
+        assertThat(twice.samples())
+                .containsEntry("java/lang/Thread.run;dev/exactly/Raw.complete", 40L)
                 .containsEntry("swapper_[k];do_idle_[k]", 5L);
     }
 
     @Test
     void movedFramesArePerRequestDifferencesLargestFirst() {
         // floor: 60 samples over 20 requests; guarded: 60 samples over 10 requests; 1 ms of CPU per sample
-        List<CpuProfile.FrameDelta> moved = CpuProfile.moved(CpuProfile.Stacks.parse(FLOOR), 20,
-                CpuProfile.Stacks.parse(GUARDED), 10, 10);
+        List<CpuProfile.FrameDelta> moved =
+                CpuProfile.moved(CpuProfile.Stacks.parse(FLOOR), 20, CpuProfile.Stacks.parse(GUARDED), 10, 10);
 
         // equal differences in the order of the frames' names; a frame that did not move comes last
-        assertThat(moved).extracting(CpuProfile.FrameDelta::frame).containsExactly("java.lang.String.hashCode",
-                "dev.exactly.Raw.complete", "(kernel)", "dev.exactly.Raw.claim", "__GI_write (kernel)");
+        assertThat(moved)
+                .extracting(CpuProfile.FrameDelta::frame)
+                .containsExactly(
+                        "java.lang.String.hashCode",
+                        "dev.exactly.Raw.complete",
+                        "(kernel)",
+                        "dev.exactly.Raw.claim",
+                        "__GI_write (kernel)");
         assertThat(moved.get(0).delta()).isCloseTo(4000, within(1e-9)); // 40 samples / 10 requests
         assertThat(moved.get(1).floorMicros()).isCloseTo(1000, within(1e-9)); // 20 samples / 20 requests
         assertThat(moved.get(1).delta()).isCloseTo(-1000, within(1e-9));
@@ -105,7 +113,8 @@ class CpuProfileTest {
                 .mapToLong(Map.Entry::getValue)
                 .sum();
         // 300 ms of this thread's CPU at one sample per ms: most of them land in the spinning method
-        assertThat(spinning).as("samples in the spinning method (of %d in all)", stacks.total())
+        assertThat(spinning)
+                .as("samples in the spinning method (of %d in all)", stacks.total())
                 .isGreaterThanOrEqualTo(100);
         assertThat(burned).isNotZero();
 

@@ -22,15 +22,25 @@ final class BrokenProcessor {
     static ChaosRun.Result run(int payments) {
         PspConfig broken = PspConfig.custom()
                 .honourIdempotencyKeys(false)
-                .faults(FaultSettings.custom().latency(Duration.ofMillis(2500), Duration.ZERO).build())
+                .faults(FaultSettings.custom()
+                        .latency(Duration.ofMillis(2500), Duration.ZERO)
+                        .build())
                 .build();
-        Topology.Settings oneInstance = new Topology.Settings(1, Duration.ofSeconds(1), Duration.ofMillis(200),
-                Duration.ofSeconds(6), 6).withoutKeepAlive();
-        try (Topology topology = Topology.start("broken", oneInstance,
+        Topology.Settings oneInstance = new Topology.Settings(
+                        1, Duration.ofSeconds(1), Duration.ofMillis(200), Duration.ofSeconds(6), 6)
+                .withoutKeepAlive();
+        try (Topology topology = Topology.start(
+                "broken",
+                oneInstance,
                 dir -> ChaosDatabase.sharedSchema("chaos_broken"),
                 dir -> Processor.startInProcess(broken),
                 LoadGenerator.Settings.defaults().withDuplicates(2).withPacing(Duration.ofMillis(100)))) {
-            return new ChaosRun(topology, "broken").run("broken processor", payments, () -> Faults.none("processor calls slower than the lease, keys ignored"), 1);
+            return new ChaosRun(topology, "broken")
+                    .run(
+                            "broken processor",
+                            payments,
+                            () -> Faults.none("processor calls slower than the lease, keys ignored"),
+                            1);
         }
     }
 }

@@ -72,7 +72,8 @@ abstract sealed class ChaosDatabase implements AutoCloseable {
             }
             PGSimpleDataSource ds = new PGSimpleDataSource();
             ds.setUrl(baseUrl);
-            try (Connection c = ds.getConnection(); Statement s = c.createStatement()) {
+            try (Connection c = ds.getConnection();
+                    Statement s = c.createStatement()) {
                 s.execute("DROP SCHEMA IF EXISTS \"" + schema.replace("\"", "") + "\" CASCADE");
             } catch (SQLException e) {
                 System.err.println("[chaos] could not drop schema " + schema + ": " + e);

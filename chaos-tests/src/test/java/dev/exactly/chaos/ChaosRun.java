@@ -38,13 +38,20 @@ final class ChaosRun {
      * @param answers  what the clients were answered during the attempt, by kind
      * @param took     wall time of the attempt
      */
-    record Result(String scenario, String fault, int attempt, Fault.Evidence evidence, InvariantChecker.Report report,
-            Map<String, Long> answers, Duration took) {
+    record Result(
+            String scenario,
+            String fault,
+            int attempt,
+            Fault.Evidence evidence,
+            InvariantChecker.Report report,
+            Map<String, Long> answers,
+            Duration took) {
         String describe() {
             return "[" + scenario + (attempt > 1 ? " attempt " + attempt : "") + "] " + fault + ": "
                     + (evidence.hit() ? "HIT" : "MISSED")
                     + ": " + evidence.figures() + "\n    answers " + answers + "\n    checked " + report.figures()
-                    + "\n    " + (report.clean() ? "invariants hold" : report.describe()) + "\n    took " + took.toSeconds() + " s";
+                    + "\n    " + (report.clean() ? "invariants hold" : report.describe()) + "\n    took "
+                    + took.toSeconds() + " s";
         }
     }
 
@@ -88,7 +95,8 @@ final class ChaosRun {
      * fault rather than a cold start.
      */
     Result warmUp(int payments) {
-        LoadGenerator.Settings gentle = topology.load().settings().withDuplicates(1).withPacing(Duration.ofMillis(100));
+        LoadGenerator.Settings gentle =
+                topology.load().settings().withDuplicates(1).withPacing(Duration.ofMillis(100));
         try (LoadGenerator generator = new LoadGenerator(topology.instances(), Topology.API_KEY, gentle)) {
             return runOnce("warm-up", 1, payments, Faults.none("one request per payment, 10 payments/s"), generator);
         }
@@ -116,8 +124,8 @@ final class ChaosRun {
         }
         all.addAll(load.logs());
         InvariantChecker.Drain drain = topology.checker().drain(Duration.ofSeconds(90));
-        InvariantChecker.Report checked = topology.checker().check(List.copyOf(all), replaySample(load.logs()), drain,
-                topology.load(), topology.instances());
+        InvariantChecker.Report checked = topology.checker()
+                .check(List.copyOf(all), replaySample(load.logs()), drain, topology.load(), topology.instances());
         Fault.Evidence evidence = injectFailure == null
                 ? fault.evidence(topology, load)
                 : new Fault.Evidence(false, "the fault could not be injected: " + injectFailure);
@@ -129,7 +137,8 @@ final class ChaosRun {
                 answers.put(k, d);
             }
         });
-        Result result = new Result(name, fault.name(), attempt, evidence, checked, answers, Duration.ofNanos(System.nanoTime() - start));
+        Result result = new Result(
+                name, fault.name(), attempt, evidence, checked, answers, Duration.ofNanos(System.nanoTime() - start));
         results.add(result);
         log(result.describe());
         return result;

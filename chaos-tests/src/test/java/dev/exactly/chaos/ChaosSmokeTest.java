@@ -30,13 +30,16 @@ class ChaosSmokeTest {
 
     @BeforeAll
     void start() {
-        topology = Topology.start("smoke", Topology.Settings.twoInstances(8),
+        topology = Topology.start(
+                "smoke",
+                Topology.Settings.twoInstances(8),
                 dir -> ChaosDatabase.sharedSchema("chaos_smoke"),
                 dir -> Processor.startProcess(dir.resolve("psp.log")),
                 LoadGenerator.Settings.defaults());
         run = new ChaosRun(topology, "smoke");
-        run.log("topology: " + topology.database() + ", redis " + topology.redis().uri() + ", processor "
-                + topology.processor().baseUri() + ", instances " + topology.instances());
+        run.log("topology: " + topology.database() + ", redis "
+                + topology.redis().uri() + ", processor " + topology.processor().baseUri() + ", instances "
+                + topology.instances());
     }
 
     @AfterAll
@@ -55,7 +58,8 @@ class ChaosSmokeTest {
         ChaosRun.Result result = run().run("baseline", 15, () -> Faults.none("no fault"), 1);
 
         assertThat(result.report().violations()).as(result.report()::describe).isEmpty();
-        assertThat(result.report().figures().captures()).isEqualTo(result.report().figures().succeeded());
+        assertThat(result.report().figures().captures())
+                .isEqualTo(result.report().figures().succeeded());
     }
 
     @Test
@@ -64,8 +68,12 @@ class ChaosSmokeTest {
         ChaosRun.Result result = run().run("kill9", PAYMENTS, () -> Faults.killNine(0, 3, SLOW_PROCESSOR), 3);
 
         assertThat(result.report().violations()).as(result.report()::describe).isEmpty();
-        assertThat(result.evidence().hit()).as("the kill hit requests in flight: %s", result.evidence().figures()).isTrue();
-        assertThat(topology().instance(0).starts()).as("the killed instance was started again").isGreaterThanOrEqualTo(2);
+        assertThat(result.evidence().hit())
+                .as("the kill hit requests in flight: %s", result.evidence().figures())
+                .isTrue();
+        assertThat(topology().instance(0).starts())
+                .as("the killed instance was started again")
+                .isGreaterThanOrEqualTo(2);
     }
 
     @Test
@@ -74,8 +82,11 @@ class ChaosSmokeTest {
         ChaosRun.Result result = run().run("sigstop", PAYMENTS, () -> Faults.pausePastLease(1, 3, SLOW_PROCESSOR), 3);
 
         assertThat(result.report().violations()).as(result.report()::describe).isEmpty();
-        assertThat(result.evidence().hit()).as("the freeze outlived the lease of in-flight work: %s",
-                result.evidence().figures()).isTrue();
+        assertThat(result.evidence().hit())
+                .as(
+                        "the freeze outlived the lease of in-flight work: %s",
+                        result.evidence().figures())
+                .isTrue();
     }
 
     /**
@@ -88,10 +99,14 @@ class ChaosSmokeTest {
     void theCheckerCatchesADoubleCaptureByAProcessorThatIgnoresIdempotencyKeys() {
         ChaosRun.Result result = BrokenProcessor.run(6);
 
-        assertThat(result.report().clean()).as("the checker must report the broken processor").isFalse();
+        assertThat(result.report().clean())
+                .as("the checker must report the broken processor")
+                .isFalse();
         assertThat(result.report().violations()).anyMatch(v -> v.startsWith("double capture"));
-        assertThat(result.report().figures().captures()).isGreaterThan(result.report().figures().succeeded());
-        assertThat(result.report().figures().journalEntries()).isEqualTo(result.report().figures().succeeded());
+        assertThat(result.report().figures().captures())
+                .isGreaterThan(result.report().figures().succeeded());
+        assertThat(result.report().figures().journalEntries())
+                .isEqualTo(result.report().figures().succeeded());
         assertThat(result.report().figures().takeovers()).isPositive();
     }
 

@@ -22,6 +22,7 @@ import org.junit.jupiter.api.Test;
 class ChaosSoakTest {
     /** Payments per scenario; {@code -Dexactly.chaos.payments=N} changes it. */
     private static final int PAYMENTS = SystemProperties.integer("exactly.chaos.payments", 400);
+
     private static final Duration SLOW = Duration.ofMillis(1200);
 
     private record Scenario(String name, int payments, Supplier<Fault> fault) {}
@@ -41,27 +42,38 @@ class ChaosSoakTest {
                 new Scenario("slow-processor", PAYMENTS, () -> Faults.slowProcessor(Duration.ofMillis(4000), 5)));
         long start = System.nanoTime();
         SoftAssertions softly = new SoftAssertions();
-        try (Topology topology = Topology.start("soak", Topology.Settings.twoInstances(20),
+        try (Topology topology = Topology.start(
+                "soak",
+                Topology.Settings.twoInstances(20),
                 dir -> ChaosDatabase.ownServer(dir.resolve("pgdata")),
                 dir -> Processor.startProcess(dir.resolve("psp.log")),
                 LoadGenerator.Settings.defaults().withPacing(Duration.ofMillis(25)))) {
             ChaosRun run = new ChaosRun(topology, "soak");
-            run.log("topology: " + topology.database() + ", redis " + topology.redis().uri() + ", processor "
+            run.log("topology: " + topology.database() + ", redis "
+                    + topology.redis().uri() + ", processor "
                     + topology.processor().baseUri() + ", instances " + topology.instances());
             ChaosRun.Result warm = run.warmUp(60);
-            softly.assertThat(warm.report().violations()).as("warm-up: %s", warm.report().describe()).isEmpty();
+            softly.assertThat(warm.report().violations())
+                    .as("warm-up: %s", warm.report().describe())
+                    .isEmpty();
             for (Scenario s : scenarios) {
                 ChaosRun.Result result = run.run(s.name(), s.payments(), s.fault(), 3);
-                softly.assertThat(result.report().violations()).as("%s: %s", s.name(), result.report().describe()).isEmpty();
-                softly.assertThat(result.evidence().hit()).as("%s hit its window: %s", s.name(), result.evidence().figures()).isTrue();
+                softly.assertThat(result.report().violations())
+                        .as("%s: %s", s.name(), result.report().describe())
+                        .isEmpty();
+                softly.assertThat(result.evidence().hit())
+                        .as("%s hit its window: %s", s.name(), result.evidence().figures())
+                        .isTrue();
             }
             ChaosRun.Result last = run.results().getLast();
             run.log("soak: " + run.payments() + " payments, " + run.results().size() + " scenario attempts, "
-                    + Duration.ofNanos(System.nanoTime() - start).toSeconds() + " s; final " + last.report().figures());
+                    + Duration.ofNanos(System.nanoTime() - start).toSeconds() + " s; final "
+                    + last.report().figures());
         }
 
         ChaosRun.Result broken = BrokenProcessor.run(10);
-        softly.assertThat(broken.report().violations()).as("the broken processor is caught")
+        softly.assertThat(broken.report().violations())
+                .as("the broken processor is caught")
                 .anyMatch(v -> v.startsWith("double capture"));
         softly.assertAll();
         assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofMinutes(15));

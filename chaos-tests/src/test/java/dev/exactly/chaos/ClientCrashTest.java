@@ -51,10 +51,14 @@ class ClientCrashTest {
     void start() {
         // one instance; its durable lease outlives the slow processor call, so the killed client's request
         // finishes on its own and the resumed one is answered with its recorded answer
-        Topology.Settings settings = new Topology.Settings(1, Duration.ofSeconds(10), Duration.ofMillis(250),
-                Duration.ofSeconds(8), 4);
-        topology = Topology.start("client-crash", settings, dir -> ChaosDatabase.sharedSchema("chaos_client_crash"),
-                dir -> Processor.startProcess(dir.resolve("psp.log")), LoadGenerator.Settings.defaults());
+        Topology.Settings settings =
+                new Topology.Settings(1, Duration.ofSeconds(10), Duration.ofMillis(250), Duration.ofSeconds(8), 4);
+        topology = Topology.start(
+                "client-crash",
+                settings,
+                dir -> ChaosDatabase.sharedSchema("chaos_client_crash"),
+                dir -> Processor.startProcess(dir.resolve("psp.log")),
+                LoadGenerator.Settings.defaults());
     }
 
     @AfterAll
@@ -75,8 +79,14 @@ class ClientCrashTest {
         try {
             for (int i = 1; i <= ORDERS; i++) {
                 String order = "order-" + i;
-                String[] args = {service.baseUri().toString(), Topology.API_KEY, journal.toString(), order,
-                        Long.toString(1000L + i), "cus_crash_" + i};
+                String[] args = {
+                    service.baseUri().toString(),
+                    Topology.API_KEY,
+                    journal.toString(),
+                    order,
+                    Long.toString(1000L + i),
+                    "cus_crash_" + i
+                };
 
                 // 1. the first client sends, and is killed while the service works on its request
                 Path firstOut = t.directory().resolve("client-" + order + "-1.out");
@@ -84,11 +94,17 @@ class ClientCrashTest {
                 String key;
                 boolean inWindow;
                 try {
-                    await("the first attempt of " + order).atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(20))
+                    await("the first attempt of " + order)
+                            .atMost(Duration.ofSeconds(60))
+                            .pollInterval(Duration.ofMillis(20))
                             .until(() -> !lines(firstOut, "attempt ").isEmpty() || !first.isAlive());
-                    assertThat(first.isAlive()).as("client 1 of %s is running:%n%s", order, Files.readString(firstOut)).isTrue();
+                    assertThat(first.isAlive())
+                            .as("client 1 of %s is running:%n%s", order, Files.readString(firstOut))
+                            .isTrue();
                     key = field(lines(firstOut, "attempt ").getFirst(), 2);
-                    await("the service works on " + key).atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(20))
+                    await("the service works on " + key)
+                            .atMost(Duration.ofSeconds(30))
+                            .pollInterval(Duration.ofMillis(20))
                             .until(() -> Faults.processingAmong(t, List.of(key)) > 0);
                     inWindow = first.isAlive() && lines(firstOut, "answer ").isEmpty();
                 } finally {
@@ -101,19 +117,29 @@ class ClientCrashTest {
                     hits++;
                 }
                 List<String> firstAttempts = lines(firstOut, "attempt ");
-                JournalEntry journaled = FileKeyJournal.open(journal).find(IntentId.of("checkout", order)).orElseThrow();
-                assertThat(journaled.key()).as("the journal holds the key that went out").isEqualTo(key);
-                assertThat(journaled.finished()).as("no answer reached the killed client").isFalse();
+                JournalEntry journaled = FileKeyJournal.open(journal)
+                        .find(IntentId.of("checkout", order))
+                        .orElseThrow();
+                assertThat(journaled.key())
+                        .as("the journal holds the key that went out")
+                        .isEqualTo(key);
+                assertThat(journaled.finished())
+                        .as("no answer reached the killed client")
+                        .isFalse();
 
                 // 2. the client starts again with the same arguments and resumes the order from the journal
                 Path secondOut = t.directory().resolve("client-" + order + "-2.out");
                 Process second = startClient(args, secondOut);
                 try {
-                    assertThat(second.waitFor(90, TimeUnit.SECONDS)).as("client 2 of %s finished", order).isTrue();
+                    assertThat(second.waitFor(90, TimeUnit.SECONDS))
+                            .as("client 2 of %s finished", order)
+                            .isTrue();
                 } finally {
                     second.destroyForcibly();
                 }
-                assertThat(second.exitValue()).as("client 2 of %s:%n%s", order, Files.readString(secondOut)).isZero();
+                assertThat(second.exitValue())
+                        .as("client 2 of %s:%n%s", order, Files.readString(secondOut))
+                        .isZero();
                 List<String> secondAttempts = lines(secondOut, "attempt ");
                 String answer = lines(secondOut, "answer ").getFirst();
                 assertThat(secondAttempts).isNotEmpty().allSatisfy(line -> {
@@ -121,7 +147,9 @@ class ClientCrashTest {
                     assertThat(field(line, 3)).as("the same bytes").isEqualTo(field(firstAttempts.getFirst(), 3));
                 });
                 assertThat(field(answer, 1)).as(answer).isEqualTo("201");
-                assertThat(field(answer, 2)).as("a replay of the first request's charge: %s", answer).isEqualTo("true");
+                assertThat(field(answer, 2))
+                        .as("a replay of the first request's charge: %s", answer)
+                        .isEqualTo("true");
                 assertThat(field(answer, 4)).isEqualTo(key);
 
                 // 3. the service charged once, journaled once, and the processor captured once
@@ -130,9 +158,15 @@ class ClientCrashTest {
                 assertThat(answer).contains("\"id\":\"" + charge.id() + "\"");
                 assertThat(entriesOf(t, charge.id())).isEqualTo(1);
                 List<Capture> captures = t.processor().captures().stream()
-                        .filter(c -> c.idempotencyKey().equals(charge.downstreamKey())).toList();
-                assertThat(captures).as("captures of %s", charge.downstreamKey()).hasSize(1);
-                assertThat(FileKeyJournal.open(journal).find(IntentId.of("checkout", order)).orElseThrow().finalStatus())
+                        .filter(c -> c.idempotencyKey().equals(charge.downstreamKey()))
+                        .toList();
+                assertThat(captures)
+                        .as("captures of %s", charge.downstreamKey())
+                        .hasSize(1);
+                assertThat(FileKeyJournal.open(journal)
+                                .find(IntentId.of("checkout", order))
+                                .orElseThrow()
+                                .finalStatus())
                         .isEqualTo(201);
                 report.add(order + ": key " + key + ", killed " + (inWindow ? "in the window" : "OUTSIDE the window")
                         + (stillProcessing ? " (record still PROCESSING after the kill)" : "") + ", resumed in "
@@ -146,10 +180,18 @@ class ClientCrashTest {
     }
 
     private static Process startClient(String[] args, Path out) throws IOException {
-        List<String> command = new ArrayList<>(List.of(Workspace.java().toString(), "-Xmx64m", "-XX:TieredStopAtLevel=1",
-                "-cp", System.getProperty("java.class.path"), PaymentClientMain.class.getName()));
+        List<String> command = new ArrayList<>(List.of(
+                Workspace.java().toString(),
+                "-Xmx64m",
+                "-XX:TieredStopAtLevel=1",
+                "-cp",
+                System.getProperty("java.class.path"),
+                PaymentClientMain.class.getName()));
         command.addAll(List.of(args));
-        return new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(out.toFile()).start();
+        return new ProcessBuilder(command)
+                .redirectErrorStream(true)
+                .redirectOutput(out.toFile())
+                .start();
     }
 
     /** The complete lines of {@code file} that start with {@code prefix}. */
@@ -182,7 +224,8 @@ class ClientCrashTest {
 
     private static Charge chargeOf(Topology t, String key) throws SQLException {
         String scope = new Payment(key, 1, "", false, new byte[0]).scopeHash(Topology.TENANT);
-        try (Connection c = t.database().dataSource().getConnection(); PreparedStatement s = c.prepareStatement(CHARGES_OF_SCOPE)) {
+        try (Connection c = t.database().dataSource().getConnection();
+                PreparedStatement s = c.prepareStatement(CHARGES_OF_SCOPE)) {
             s.setString(1, scope);
             try (ResultSet rs = s.executeQuery()) {
                 List<Charge> charges = new ArrayList<>();
@@ -196,7 +239,8 @@ class ClientCrashTest {
     }
 
     private static long entriesOf(Topology t, String chargeId) throws SQLException {
-        try (Connection c = t.database().dataSource().getConnection(); PreparedStatement s = c.prepareStatement(ENTRIES_OF_CHARGE)) {
+        try (Connection c = t.database().dataSource().getConnection();
+                PreparedStatement s = c.prepareStatement(ENTRIES_OF_CHARGE)) {
             s.setString(1, "charge:" + chargeId);
             try (ResultSet rs = s.executeQuery()) {
                 rs.next();

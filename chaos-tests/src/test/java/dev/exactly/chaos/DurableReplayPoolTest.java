@@ -31,9 +31,11 @@ class DurableReplayPoolTest {
 
     @Test
     void durableReplaysOfFinishedPaymentsDoNotStarveASmallPool() {
-        Topology.Settings smallPool = new Topology.Settings(1, Duration.ofSeconds(3), Duration.ofMillis(250),
-                Duration.ofSeconds(2), 2);
-        try (Topology topology = Topology.start("replay-pool", smallPool,
+        Topology.Settings smallPool =
+                new Topology.Settings(1, Duration.ofSeconds(3), Duration.ofMillis(250), Duration.ofSeconds(2), 2);
+        try (Topology topology = Topology.start(
+                "replay-pool",
+                smallPool,
                 dir -> ChaosDatabase.sharedSchema("chaos_replay_pool"),
                 dir -> Processor.startProcess(dir.resolve("psp.log")),
                 LoadGenerator.Settings.defaults().withDuplicates(1))) {
@@ -43,16 +45,27 @@ class DurableReplayPoolTest {
 
             Map<String, LongAdder> answers = new ConcurrentHashMap<>();
             List<Long> millis = Collections.synchronizedList(new ArrayList<>());
-            Parallel.runAll(seed.logs().stream().<Runnable>map(log -> () -> {
-                long start = System.nanoTime();
-                LoadGenerator.Answer answer = topology.load().send(topology.instance(0), log.payment());
-                millis.add(Duration.ofNanos(System.nanoTime() - start).toMillis());
-                boolean same = java.util.Arrays.equals(answer.body(), log.first().orElseThrow().body());
-                answers.computeIfAbsent(same ? "recorded answer" : answer.kind(), k -> new LongAdder()).increment();
-            }).toList(), 40);
+            Parallel.runAll(
+                    seed.logs().stream()
+                            .<Runnable>map(log -> () -> {
+                                long start = System.nanoTime();
+                                LoadGenerator.Answer answer = topology.load().send(topology.instance(0), log.payment());
+                                millis.add(Duration.ofNanos(System.nanoTime() - start)
+                                        .toMillis());
+                                boolean same = java.util.Arrays.equals(
+                                        answer.body(), log.first().orElseThrow().body());
+                                answers.computeIfAbsent(same ? "recorded answer" : answer.kind(), k -> new LongAdder())
+                                        .increment();
+                            })
+                            .toList(),
+                    40);
 
-            assertThat(answers.keySet()).as("answers %s, in ms %s", answers, millis).containsExactly("recorded answer");
-            assertThat(Collections.max(millis)).as("slowest replay (ms) of %s", millis).isLessThan(3000);
+            assertThat(answers.keySet())
+                    .as("answers %s, in ms %s", answers, millis)
+                    .containsExactly("recorded answer");
+            assertThat(Collections.max(millis))
+                    .as("slowest replay (ms) of %s", millis)
+                    .isLessThan(3000);
         }
     }
 }

@@ -8,7 +8,6 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.Collection;
-import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import org.awaitility.core.ConditionTimeoutException;
@@ -27,6 +26,7 @@ final class Faults {
             LEFT JOIN idempotency_records r ON r.scope_key = c.scope_key
             WHERE c.scope_key = ANY (?)
             """;
+
     private static final String PROCESSING_AMONG =
             "SELECT count(*) FROM idempotency_records WHERE status = 'PROCESSING' AND scope_key = ANY (?)";
     private static final String RETRIED = "SELECT count(*) FROM payments_charge WHERE attempts > 0";
@@ -37,9 +37,11 @@ final class Faults {
      * work in progress (it is past the claim, e.g. waiting on the processor).
      */
     static void awaitInFlight(Topology t, ServiceInstance victim, int min) {
-        await("%d requests in flight at %s, one of its own PROCESSING".formatted(min, victim.name())).atMost(WINDOW)
+        await("%d requests in flight at %s, one of its own PROCESSING".formatted(min, victim.name()))
+                .atMost(WINDOW)
                 .pollInterval(Duration.ofMillis(20))
-                .until(() -> t.load().inFlight(victim) >= min && processingAmong(t, t.load().inFlightOnlyAt(victim)) > 0);
+                .until(() -> t.load().inFlight(victim) >= min
+                        && processingAmong(t, t.load().inFlightOnlyAt(victim)) > 0);
     }
 
     /** How many of these payments' durable records are PROCESSING. */
@@ -47,7 +49,8 @@ final class Faults {
         if (paymentKeys.isEmpty()) {
             return 0;
         }
-        try (Connection c = t.database().dataSource().getConnection(); PreparedStatement s = c.prepareStatement(PROCESSING_AMONG)) {
+        try (Connection c = t.database().dataSource().getConnection();
+                PreparedStatement s = c.prepareStatement(PROCESSING_AMONG)) {
             s.setArray(1, c.createArrayOf("text", scopes(paymentKeys)));
             try (ResultSet rs = s.executeQuery()) {
                 rs.next();
@@ -66,7 +69,8 @@ final class Faults {
 
     /** [taken over, taken over and finished] among the charges of these payment keys. */
     static long[] takenOver(Topology t, Collection<String> paymentKeys) {
-        try (Connection c = t.database().dataSource().getConnection(); PreparedStatement s = c.prepareStatement(TAKEN_OVER)) {
+        try (Connection c = t.database().dataSource().getConnection();
+                PreparedStatement s = c.prepareStatement(TAKEN_OVER)) {
             s.setArray(1, c.createArrayOf("text", scopes(paymentKeys)));
             try (ResultSet rs = s.executeQuery()) {
                 rs.next();
@@ -88,7 +92,8 @@ final class Faults {
     }
 
     static long retriedCharges(Topology t) {
-        try (Connection c = t.database().dataSource().getConnection(); PreparedStatement s = c.prepareStatement(RETRIED);
+        try (Connection c = t.database().dataSource().getConnection();
+                PreparedStatement s = c.prepareStatement(RETRIED);
                 ResultSet rs = s.executeQuery()) {
             rs.next();
             return rs.getLong(1);
@@ -161,9 +166,13 @@ final class Faults {
             public Evidence evidence(Topology t, LoadGenerator.Run run) {
                 long[] taken = takenOver(t, keys);
                 long takeovers = t.checker().takeovers() - takeoversBefore;
-                return new Evidence(inFlight > 0 && taken[0] > 0 && takeovers > 0,
-                        "requests in flight at the kill: " + inFlight + " (" + keys.size() + " payments), PROCESSING records: "
-                                + processing + " (" + ownProcessing + " of payments only the victim was serving), the victim's payments taken over: " + taken[0] + ", takeovers: +" + takeovers
+                return new Evidence(
+                        inFlight > 0 && taken[0] > 0 && takeovers > 0,
+                        "requests in flight at the kill: " + inFlight + " (" + keys.size()
+                                + " payments), PROCESSING records: "
+                                + processing + " (" + ownProcessing
+                                + " of payments only the victim was serving), the victim's payments taken over: "
+                                + taken[0] + ", takeovers: +" + takeovers
                                 + ", restart took " + seconds(restart));
             }
         };
@@ -209,7 +218,8 @@ final class Faults {
                             .atMost(lease.plus(Duration.ofSeconds(20)))
                             .pollDelay(lease.plus(t.settings().recoveryInterval()))
                             .pollInterval(Duration.ofMillis(100))
-                            .until(() -> takenOver(t, keys)[1] > 0 && t.checker().takeovers() > takeoversBefore);
+                            .until(() ->
+                                    takenOver(t, keys)[1] > 0 && t.checker().takeovers() > takeoversBefore);
                 } catch (ConditionTimeoutException e) {
                     // evidence() reports the miss
                 } finally {
@@ -227,15 +237,19 @@ final class Faults {
                 long[] taken = takenOver(t, keys);
                 Map<String, Long> after = t.load().answers();
                 long leaseLost = answered(answersAtResume, after, "409 idempotency_lease_lost");
-                long staleReplays = run.logs().stream().filter(l -> keys.contains(l.payment().key()))
+                long staleReplays = run.logs().stream()
+                        .filter(l -> keys.contains(l.payment().key()))
                         .flatMap(l -> l.acks().stream())
                         .filter(a -> a.instance().equals(t.instance(victimIndex).name()) && a.replayed())
                         .count();
-                return new Evidence(inFlight > 0 && takeoversWhilePaused > 0 && finishedWhilePaused > 0,
+                return new Evidence(
+                        inFlight > 0 && takeoversWhilePaused > 0 && finishedWhilePaused > 0,
                         "requests in flight at the freeze: " + inFlight + " (" + keys.size() + " payments), frozen for "
-                                + seconds(paused) + " (lease " + seconds(t.settings().lease()) + "), takeovers while frozen: +"
+                                + seconds(paused) + " (lease "
+                                + seconds(t.settings().lease()) + "), takeovers while frozen: +"
                                 + takeoversWhilePaused + ", the frozen owner's payments taken over: " + taken[0]
-                                + " (finished while frozen: " + finishedWhilePaused + "), its late answers: " + staleReplays
+                                + " (finished while frozen: " + finishedWhilePaused + "), its late answers: "
+                                + staleReplays
                                 + " replays of the winner's answer, " + leaseLost + " lease-lost 409s");
             }
         };
@@ -271,7 +285,8 @@ final class Faults {
                 try {
                     // keep it down until payments were answered without it (through the durable tier), at most a
                     // few seconds
-                    await("a payment answered while Redis is down").atMost(Duration.ofSeconds(4))
+                    await("a payment answered while Redis is down")
+                            .atMost(Duration.ofSeconds(4))
                             .pollInterval(Duration.ofMillis(50))
                             .until(() -> answered(atStop, t.load().answers(), "2") > 0);
                 } catch (ConditionTimeoutException e) {
@@ -285,7 +300,8 @@ final class Faults {
 
             @Override
             public Evidence evidence(Topology t, LoadGenerator.Run run) {
-                return new Evidence(keysBefore > 0 && inFlight > 0,
+                return new Evidence(
+                        keysBefore > 0 && inFlight > 0,
                         "hot-tier keys lost: " + keysBefore + ", requests in flight: " + inFlight + ", down for "
                                 + seconds(down) + ", answered meanwhile: " + answered(Map.of(), whileDown, "2")
                                 + " 2xx, " + answered(Map.of(), whileDown, "402") + " 402, "
@@ -329,7 +345,8 @@ final class Faults {
                     int done = run.sendersDone();
                     int step = Math.max(1, run.senders() / (times + 1));
                     try {
-                        await().atMost(WINDOW).pollInterval(Duration.ofMillis(50))
+                        await().atMost(WINDOW)
+                                .pollInterval(Duration.ofMillis(50))
                                 .until(() -> run.sendersDone() >= Math.min(run.senders(), done + step));
                     } catch (ConditionTimeoutException e) {
                         break;
@@ -339,8 +356,10 @@ final class Faults {
 
             @Override
             public Evidence evidence(Topology t, LoadGenerator.Run run) {
-                return new Evidence(flushes > 0 && keysFlushed > 0 && inFlight > 0,
-                        flushes + " FLUSHALL(s), hot-tier keys forgotten: " + keysFlushed + ", requests in flight: " + inFlight);
+                return new Evidence(
+                        flushes > 0 && keysFlushed > 0 && inFlight > 0,
+                        flushes + " FLUSHALL(s), hot-tier keys forgotten: " + keysFlushed + ", requests in flight: "
+                                + inFlight);
             }
         };
     }
@@ -368,7 +387,9 @@ final class Faults {
                 before = t.load().answers();
                 withLatency(t, processorLatency, () -> {
                     awaitAnyInFlight(t, minInFlight);
-                    await().atMost(WINDOW).pollInterval(Duration.ofMillis(20)).until(() -> t.checker().processing() > 0);
+                    await().atMost(WINDOW)
+                            .pollInterval(Duration.ofMillis(20))
+                            .until(() -> t.checker().processing() > 0);
                     inFlight = totalInFlight(t);
                     processing = t.checker().processing();
                     pidBefore = server.postmasterPid();
@@ -383,8 +404,10 @@ final class Faults {
             public Evidence evidence(Topology t, LoadGenerator.Run run) {
                 Map<String, Long> after = t.load().answers();
                 long unavailable = answered(before, after, "503");
-                return new Evidence(pidAfter != pidBefore && inFlight > 0 && processing > 0,
-                        "postmaster " + pidBefore + " -> " + pidAfter + " in " + seconds(took) + ", requests in flight: " + inFlight
+                return new Evidence(
+                        pidAfter != pidBefore && inFlight > 0 && processing > 0,
+                        "postmaster " + pidBefore + " -> " + pidAfter + " in " + seconds(took)
+                                + ", requests in flight: " + inFlight
                                 + ", PROCESSING records at the crash: " + processing + ", 503 answers: " + unavailable
                                 + ", connection errors: " + answered(before, after, "io"));
             }
@@ -422,7 +445,8 @@ final class Faults {
                 long late = after.get("timeout-after-capture") - firedBefore.get("timeout-after-capture");
                 long timeouts = after.get("timeout") - firedBefore.get("timeout");
                 long retried = retriedCharges(t) - retriedBefore;
-                return new Evidence(dropped > 0 && late > 0 && timeouts > 0 && retried > 0,
+                return new Evidence(
+                        dropped > 0 && late > 0 && timeouts > 0 && retried > 0,
                         "fired: drop-response " + dropped + ", timeout-after-capture " + late + ", timeout " + timeouts
                                 + "; charges that needed another attempt: +" + retried);
             }
@@ -454,7 +478,9 @@ final class Faults {
                     awaitAnyInFlight(t, minInFlight);
                     inFlight = totalInFlight(t);
                     try {
-                        await("takeovers of slow calls").atMost(WINDOW).pollInterval(Duration.ofMillis(100))
+                        await("takeovers of slow calls")
+                                .atMost(WINDOW)
+                                .pollInterval(Duration.ofMillis(100))
                                 .until(() -> t.checker().takeovers() > takeoversBefore);
                     } catch (ConditionTimeoutException e) {
                         // evidence() reports the miss
@@ -466,9 +492,12 @@ final class Faults {
             public Evidence evidence(Topology t, LoadGenerator.Run run) {
                 long takeovers = t.checker().takeovers() - takeoversBefore;
                 long replays = t.processor().stats().replays() - replaysBefore;
-                return new Evidence(inFlight > 0 && takeovers > 0 && replays > 0,
-                        "processor latency " + seconds(latency) + " (lease " + seconds(t.settings().lease()) + "), requests in flight: "
-                                + inFlight + ", takeovers: +" + takeovers + ", second calls answered by the processor's own record: "
+                return new Evidence(
+                        inFlight > 0 && takeovers > 0 && replays > 0,
+                        "processor latency " + seconds(latency) + " (lease "
+                                + seconds(t.settings().lease()) + "), requests in flight: "
+                                + inFlight + ", takeovers: +" + takeovers
+                                + ", second calls answered by the processor's own record: "
                                 + replays);
             }
         };
@@ -499,7 +528,9 @@ final class Faults {
     }
 
     private static void awaitAnyInFlight(Topology t, int min) {
-        await("%d requests in flight".formatted(min)).atMost(WINDOW).pollInterval(Duration.ofMillis(20))
+        await("%d requests in flight".formatted(min))
+                .atMost(WINDOW)
+                .pollInterval(Duration.ofMillis(20))
                 .until(() -> totalInFlight(t) >= min);
     }
 

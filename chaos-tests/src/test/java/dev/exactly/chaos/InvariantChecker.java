@@ -127,13 +127,24 @@ final class InvariantChecker {
      * @param retriedCharges  charges that needed more than one processor attempt
      * @param processorFaults processor faults that fired, by kind
      */
-    record Figures(int payments, int acknowledged, long acks, long replays, long succeeded, long failed, long captures,
-            long journalEntries, long takeovers, long retriedCharges, Map<String, Long> processorFaults) {
+    record Figures(
+            int payments,
+            int acknowledged,
+            long acks,
+            long replays,
+            long succeeded,
+            long failed,
+            long captures,
+            long journalEntries,
+            long takeovers,
+            long retriedCharges,
+            Map<String, Long> processorFaults) {
         @Override
         public String toString() {
             return "payments=" + payments + " acknowledged=" + acknowledged + " acks=" + acks + " replays=" + replays
                     + " succeeded=" + succeeded + " failed=" + failed + " captures=" + captures
-                    + " journalEntries=" + journalEntries + " takeovers=" + takeovers + " retriedCharges=" + retriedCharges
+                    + " journalEntries=" + journalEntries + " takeovers=" + takeovers + " retriedCharges="
+                    + retriedCharges
                     + " processorFaults=" + processorFaults;
         }
     }
@@ -143,7 +154,9 @@ final class InvariantChecker {
         long start = System.nanoTime();
         boolean drained;
         try {
-            await("drain").atMost(timeout).pollInterval(Duration.ofMillis(250))
+            await("drain")
+                    .atMost(timeout)
+                    .pollInterval(Duration.ofMillis(250))
                     .ignoreExceptionsInstanceOf(SQLException.class)
                     .until(() -> {
                         long[] open = open();
@@ -176,12 +189,16 @@ final class InvariantChecker {
      * Checks every invariant over {@code logs} (the payments sent so far) and the whole database and
      * processor; replays each payment of {@code replay} once on each instance.
      */
-    Report check(List<PaymentLog> logs, List<PaymentLog> replay, Drain drain, LoadGenerator load,
+    Report check(
+            List<PaymentLog> logs,
+            List<PaymentLog> replay,
+            Drain drain,
+            LoadGenerator load,
             List<ServiceInstance> instances) {
         List<String> violations = new ArrayList<>();
         if (!drain.drained() || drain.pending() > 0 || drain.processing() > 0) {
-            violations.add("not drained after " + drain.took().toSeconds() + " s: " + drain.pending() + " pending charge(s), "
-                    + drain.processing() + " PROCESSING record(s)");
+            violations.add("not drained after " + drain.took().toSeconds() + " s: " + drain.pending()
+                    + " pending charge(s), " + drain.processing() + " PROCESSING record(s)");
         }
         if (drain.deadLettered() > 0) {
             violations.add(drain.deadLettered() + " charge(s) dead-lettered");
@@ -195,11 +212,19 @@ final class InvariantChecker {
         long failed = 0;
         long entryCount;
         try (Connection c = dataSource.getConnection()) {
-            try (PreparedStatement s = c.prepareStatement(CHARGES); ResultSet rs = s.executeQuery()) {
+            try (PreparedStatement s = c.prepareStatement(CHARGES);
+                    ResultSet rs = s.executeQuery()) {
                 while (rs.next()) {
-                    ChargeRow row = new ChargeRow(rs.getString("id"), rs.getString("scope_key"), rs.getLong("amount"),
-                            rs.getString("status"), rs.getString("downstream_key"), (Integer) rs.getObject("response_status"),
-                            rs.getBytes("response_body"), rs.getInt("attempts"), rs.getInt("takeovers"));
+                    ChargeRow row = new ChargeRow(
+                            rs.getString("id"),
+                            rs.getString("scope_key"),
+                            rs.getLong("amount"),
+                            rs.getString("status"),
+                            rs.getString("downstream_key"),
+                            (Integer) rs.getObject("response_status"),
+                            rs.getBytes("response_body"),
+                            rs.getInt("attempts"),
+                            rs.getInt("takeovers"));
                     byScope.put(row.scopeKey(), row);
                     byDownstreamKey.put(row.downstreamKey(), row);
                     retried += row.attempts() > 0 ? 1 : 0;
@@ -207,22 +232,27 @@ final class InvariantChecker {
                     failed += row.status().equals("failed") ? 1 : 0;
                 }
             }
-            try (PreparedStatement s = c.prepareStatement(CHARGE_ENTRIES); ResultSet rs = s.executeQuery()) {
+            try (PreparedStatement s = c.prepareStatement(CHARGE_ENTRIES);
+                    ResultSet rs = s.executeQuery()) {
                 while (rs.next()) {
-                    entries.put(rs.getString("external_ref"),
+                    entries.put(
+                            rs.getString("external_ref"),
                             new EntryRow(rs.getLong("entries"), rs.getLong("debits"), rs.getLong("credits")));
                 }
             }
-            try (PreparedStatement s = c.prepareStatement(TRIAL_BALANCE); ResultSet rs = s.executeQuery()) {
+            try (PreparedStatement s = c.prepareStatement(TRIAL_BALANCE);
+                    ResultSet rs = s.executeQuery()) {
                 while (rs.next()) {
                     long debits = rs.getLong("debits");
                     long credits = rs.getLong("credits");
                     if (debits != credits) {
-                        violations.add("trial balance in " + rs.getString("currency") + ": debits " + debits + " != credits " + credits);
+                        violations.add("trial balance in " + rs.getString("currency") + ": debits " + debits
+                                + " != credits " + credits);
                     }
                 }
             }
-            try (PreparedStatement s = c.prepareStatement(BALANCES_VS_POSTINGS); ResultSet rs = s.executeQuery()) {
+            try (PreparedStatement s = c.prepareStatement(BALANCES_VS_POSTINGS);
+                    ResultSet rs = s.executeQuery()) {
                 while (rs.next()) {
                     if (rs.getLong("balance") != rs.getLong("postings")) {
                         violations.add("account " + rs.getString("code") + ": balance " + rs.getLong("balance")
@@ -240,7 +270,9 @@ final class InvariantChecker {
         List<Capture> captures = processor.captures();
         Map<String, List<Capture>> capturesByKey = new HashMap<>();
         for (Capture capture : captures) {
-            capturesByKey.computeIfAbsent(capture.idempotencyKey(), k -> new ArrayList<>()).add(capture);
+            capturesByKey
+                    .computeIfAbsent(capture.idempotencyKey(), k -> new ArrayList<>())
+                    .add(capture);
         }
         capturesByKey.forEach((key, list) -> {
             if (!byDownstreamKey.containsKey(key)) {
@@ -249,14 +281,16 @@ final class InvariantChecker {
         });
         Set<String> chargeRefs = new HashSet<>();
         byScope.values().forEach(row -> chargeRefs.add("charge:" + row.id()));
-        entries.keySet().stream().filter(ref -> !chargeRefs.contains(ref))
+        entries.keySet().stream()
+                .filter(ref -> !chargeRefs.contains(ref))
                 .forEach(ref -> violations.add("journal entry " + ref + " belongs to no charge"));
         for (ChargeRow row : byScope.values()) {
             List<Capture> captured = capturesByKey.getOrDefault(row.downstreamKey(), List.of());
             EntryRow entry = entries.get("charge:" + row.id());
             long entriesOfCharge = entry == null ? 0 : entry.entries();
             if (captured.size() > 1) {
-                violations.add("double capture: charge " + row.id() + " captured " + captured.size() + "x at the processor");
+                violations.add(
+                        "double capture: charge " + row.id() + " captured " + captured.size() + "x at the processor");
             }
             if (entriesOfCharge > 1) {
                 violations.add("double journal entry: charge " + row.id() + " has " + entriesOfCharge + " entries");
@@ -267,10 +301,13 @@ final class InvariantChecker {
                         violations.add("charge " + row.id() + " succeeded without a capture at the processor");
                     }
                     if (entry == null || entry.debits() != row.amount() || entry.credits() != row.amount()) {
-                        violations.add("charge " + row.id() + " succeeded but its journal entry is " + entry + " for " + row.amount());
+                        violations.add("charge " + row.id() + " succeeded but its journal entry is " + entry + " for "
+                                + row.amount());
                     }
-                    captured.stream().filter(cap -> cap.amount() != row.amount()).forEach(cap -> violations.add(
-                            "charge " + row.id() + " of " + row.amount() + " captured " + cap.amount()));
+                    captured.stream()
+                            .filter(cap -> cap.amount() != row.amount())
+                            .forEach(cap -> violations.add(
+                                    "charge " + row.id() + " of " + row.amount() + " captured " + cap.amount()));
                 }
                 case "failed" -> {
                     if (!captured.isEmpty()) {
@@ -280,7 +317,7 @@ final class InvariantChecker {
                         violations.add("charge " + row.id() + " failed but has a journal entry");
                     }
                 }
-                default -> { }
+                default -> {}
             }
         }
 
@@ -288,7 +325,9 @@ final class InvariantChecker {
         int acknowledged = 0;
         for (PaymentLog log : logs) {
             Payment p = log.payment();
-            log.unexpectedAnswers().stream().limit(3).forEach(u -> violations.add("payment " + p.key() + ": unexpected answer " + u));
+            log.unexpectedAnswers().stream()
+                    .limit(3)
+                    .forEach(u -> violations.add("payment " + p.key() + ": unexpected answer " + u));
             List<PaymentLog.Ack> all = log.acks();
             acks += all.size();
             ChargeRow row = byScope.get(p.scopeHash(tenant));
@@ -301,12 +340,14 @@ final class InvariantChecker {
             PaymentLog.Ack ack = first.get();
             for (PaymentLog.Ack other : all) {
                 if (other.status() != ack.status() || !Arrays.equals(other.body(), ack.body())) {
-                    violations.add("payment " + p.key() + ": acknowledgements differ: " + describe(ack) + " vs " + describe(other));
+                    violations.add("payment " + p.key() + ": acknowledgements differ: " + describe(ack) + " vs "
+                            + describe(other));
                     break;
                 }
             }
             if (row == null) {
-                violations.add("payment " + p.key() + " was acknowledged " + ack.status() + " but has no charge in the database");
+                violations.add("payment " + p.key() + " was acknowledged " + ack.status()
+                        + " but has no charge in the database");
                 continue;
             }
             String expectedStatus = p.declines() ? "failed" : "succeeded";
@@ -316,12 +357,14 @@ final class InvariantChecker {
                         + row.status() + " (expected " + expectedAck + "/" + expectedStatus + ")");
             }
             if (row.amount() != p.amount()) {
-                violations.add("payment " + p.key() + ": charge " + row.id() + " has amount " + row.amount() + ", requested " + p.amount());
+                violations.add("payment " + p.key() + ": charge " + row.id() + " has amount " + row.amount()
+                        + ", requested " + p.amount());
             }
-            if (row.responseStatus() == null || row.responseStatus() != ack.status()
+            if (row.responseStatus() == null
+                    || row.responseStatus() != ack.status()
                     || !Arrays.equals(row.responseBody(), ack.body())) {
-                violations.add("payment " + p.key() + ": the recorded answer of " + row.id() + " (" + row.responseStatus()
-                        + ") is not the acknowledged one (" + describe(ack) + ")");
+                violations.add("payment " + p.key() + ": the recorded answer of " + row.id() + " ("
+                        + row.responseStatus() + ") is not the acknowledged one (" + describe(ack) + ")");
             }
         }
 
@@ -333,14 +376,24 @@ final class InvariantChecker {
                 faults.put(kind.wireName(), n);
             }
         });
-        Figures figures = new Figures(logs.size(), acknowledged, acks, replays, succeeded, failed, captures.size(),
-                entryCount, takeovers, retried, faults);
+        Figures figures = new Figures(
+                logs.size(),
+                acknowledged,
+                acks,
+                replays,
+                succeeded,
+                failed,
+                captures.size(),
+                entryCount,
+                takeovers,
+                retried,
+                faults);
         return new Report(List.copyOf(violations), figures);
     }
 
     /** Replays every acknowledged payment on every instance; each answer must equal the first acknowledgement. */
-    private static long replayAll(List<PaymentLog> logs, LoadGenerator load, List<ServiceInstance> instances,
-            List<String> violations) {
+    private static long replayAll(
+            List<PaymentLog> logs, LoadGenerator load, List<ServiceInstance> instances, List<String> violations) {
         LongAdder sent = new LongAdder();
         List<String> found = java.util.Collections.synchronizedList(new ArrayList<>());
         List<Runnable> replays = new ArrayList<>();
@@ -373,7 +426,8 @@ final class InvariantChecker {
     }
 
     private long[] open() throws SQLException {
-        try (Connection c = dataSource.getConnection(); PreparedStatement s = c.prepareStatement(COUNT_OPEN);
+        try (Connection c = dataSource.getConnection();
+                PreparedStatement s = c.prepareStatement(COUNT_OPEN);
                 ResultSet rs = s.executeQuery()) {
             rs.next();
             return new long[] {rs.getLong(1), rs.getLong(2), rs.getLong(3)};
@@ -397,14 +451,23 @@ final class InvariantChecker {
     }
 
     private static long single(Connection c, String sql) throws SQLException {
-        try (PreparedStatement s = c.prepareStatement(sql); ResultSet rs = s.executeQuery()) {
+        try (PreparedStatement s = c.prepareStatement(sql);
+                ResultSet rs = s.executeQuery()) {
             rs.next();
             return rs.getLong(1);
         }
     }
 
-    private record ChargeRow(String id, String scopeKey, long amount, String status, String downstreamKey,
-            @Nullable Integer responseStatus, byte @Nullable [] responseBody, int attempts, int takeovers) {}
+    private record ChargeRow(
+            String id,
+            String scopeKey,
+            long amount,
+            String status,
+            String downstreamKey,
+            @Nullable Integer responseStatus,
+            byte @Nullable [] responseBody,
+            int attempts,
+            int takeovers) {}
 
     private record EntryRow(long entries, long debits, long credits) {}
 }

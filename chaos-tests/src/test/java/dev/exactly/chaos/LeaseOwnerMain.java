@@ -48,13 +48,16 @@ public final class LeaseOwnerMain {
                 .retention(RETENTION)
                 .keepAlive(keepAlive ? KeepAlive.ofDefaults() : KeepAlive.disabled())
                 .build();
-        return IdempotencyRequest.of(new Scope("lease-test", "POST", "/v1/charges", new IdempotencyKey(key)),
-                new Fingerprint("sha256-jcs", "fp-" + Integer.toHexString(key.hashCode())), policy);
+        return IdempotencyRequest.of(
+                new Scope("lease-test", "POST", "/v1/charges", new IdempotencyKey(key)),
+                new Fingerprint("sha256-jcs", "fp-" + Integer.toHexString(key.hashCode())),
+                policy);
     }
 
     /** The Redis store under {@code prefix}. */
     static RedisIdempotencyStore redis(String uri, String prefix) {
-        return RedisIdempotencyStore.create(uri, RedisStoreConfig.custom().keyPrefix(prefix).build());
+        return RedisIdempotencyStore.create(
+                uri, RedisStoreConfig.custom().keyPrefix(prefix).build());
     }
 
     /** The PostgreSQL store in {@code schema} (its table already created). */
@@ -79,14 +82,18 @@ public final class LeaseOwnerMain {
             case "postgres" -> postgres(options.get("jdbc"), options.get("schema"));
             case null, default -> throw new IllegalArgumentException("store=redis|postgres");
         };
-        IdempotencyRequest request = request(options.get("key"), Duration.ofMillis(Long.parseLong(options.get("lease"))),
+        IdempotencyRequest request = request(
+                options.get("key"),
+                Duration.ofMillis(Long.parseLong(options.get("lease"))),
                 Boolean.parseBoolean(options.get("keep-alive")));
-        IdempotencyEngine engine = IdempotencyEngine.builder(store).listener(new IdempotencyListener() {
-            @Override
-            public void onRenewal(IdempotencyRequest r, RenewalResult result) {
-                say("renewal " + result);
-            }
-        }).build();
+        IdempotencyEngine engine = IdempotencyEngine.builder(store)
+                .listener(new IdempotencyListener() {
+                    @Override
+                    public void onRenewal(IdempotencyRequest r, RenewalResult result) {
+                        say("renewal " + result);
+                    }
+                })
+                .build();
         BufferedReader input = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
         try {
             IdempotentResult result = engine.execute(request, lease -> {
@@ -96,7 +103,8 @@ public final class LeaseOwnerMain {
                     // only "finish" ends the action
                 }
                 say("lost=" + lease.isLost());
-                return Outcome.complete(StoredResponse.of(201, "{\"by\":\"owner process\"}".getBytes(StandardCharsets.UTF_8)));
+                return Outcome.complete(
+                        StoredResponse.of(201, "{\"by\":\"owner process\"}".getBytes(StandardCharsets.UTF_8)));
             });
             say("result " + result.kind());
         } catch (LeaseLostException lost) {

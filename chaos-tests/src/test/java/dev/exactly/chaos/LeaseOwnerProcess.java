@@ -38,7 +38,8 @@ final class LeaseOwnerProcess implements AutoCloseable {
 
     /** Where the owner processes and the test meet: a Redis key prefix, or a PostgreSQL schema. */
     enum Backend {
-        REDIS, POSTGRES;
+        REDIS,
+        POSTGRES;
 
         /** A fresh place on this backend (a unique prefix, or a new schema with the store's table). */
         Place open() {
@@ -76,19 +77,30 @@ final class LeaseOwnerProcess implements AutoCloseable {
         try {
             Files.createDirectories(directory);
             Path out = directory.resolve("owner-" + key + ".out");
-            List<String> command = new ArrayList<>(List.of(Workspace.java().toString(), "-Xmx64m",
-                    "-XX:TieredStopAtLevel=1", "-cp", System.getProperty("java.class.path"), LeaseOwnerMain.class.getName()));
+            List<String> command = new ArrayList<>(List.of(
+                    Workspace.java().toString(),
+                    "-Xmx64m",
+                    "-XX:TieredStopAtLevel=1",
+                    "-cp",
+                    System.getProperty("java.class.path"),
+                    LeaseOwnerMain.class.getName()));
             command.addAll(place.arguments());
             command.addAll(List.of("key=" + key, "lease=" + lease.toMillis(), "keep-alive=" + keepAlive));
-            Process process = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(out.toFile()).start();
-            LeaseOwnerProcess owner = new LeaseOwnerProcess(process, out, LeaseOwnerMain.request(key, lease, keepAlive));
+            Process process = new ProcessBuilder(command)
+                    .redirectErrorStream(true)
+                    .redirectOutput(out.toFile())
+                    .start();
+            LeaseOwnerProcess owner =
+                    new LeaseOwnerProcess(process, out, LeaseOwnerMain.request(key, lease, keepAlive));
             try {
-                await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(10)).until(() -> {
-                    if (!process.isAlive()) {
-                        throw new IllegalStateException("the owner process exited: " + owner.output());
-                    }
-                    return owner.output().contains("claimed ");
-                });
+                await().atMost(Duration.ofSeconds(60))
+                        .pollInterval(Duration.ofMillis(10))
+                        .until(() -> {
+                            if (!process.isAlive()) {
+                                throw new IllegalStateException("the owner process exited: " + owner.output());
+                            }
+                            return owner.output().contains("claimed ");
+                        });
             } catch (RuntimeException e) {
                 process.destroyForcibly();
                 throw e;
@@ -166,8 +178,12 @@ final class LeaseOwnerProcess implements AutoCloseable {
     Duration awaitTakeover(IdempotencyStore store, long sinceNanos, Duration atMost) {
         long[] at = new long[1];
         await().atMost(atMost).pollInterval(Duration.ofMillis(20)).until(() -> {
-            ClaimOutcome outcome = store.claim(request.key(), request.fingerprint(), OwnerToken.random(),
-                    request.policy().lease(), request.policy().retention());
+            ClaimOutcome outcome = store.claim(
+                    request.key(),
+                    request.fingerprint(),
+                    OwnerToken.random(),
+                    request.policy().lease(),
+                    request.policy().retention());
             if (outcome instanceof ClaimOutcome.Claimed claimed) {
                 at[0] = System.nanoTime();
                 if (!claimed.takeover()) {

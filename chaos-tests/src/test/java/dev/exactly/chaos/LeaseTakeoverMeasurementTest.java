@@ -36,7 +36,12 @@ import org.junit.jupiter.api.Test;
 @Tag("measurement")
 class LeaseTakeoverMeasurementTest {
     private static final Duration[] AGES = {
-        Duration.ofMillis(500), Duration.ofMillis(1600), Duration.ofMillis(2700), Duration.ofMillis(3800), Duration.ofMillis(4900)};
+        Duration.ofMillis(500),
+        Duration.ofMillis(1600),
+        Duration.ofMillis(2700),
+        Duration.ofMillis(3800),
+        Duration.ofMillis(4900)
+    };
 
     private record Setting(String name, Duration lease, boolean keepAlive) {}
 
@@ -54,12 +59,23 @@ class LeaseTakeoverMeasurementTest {
                 List<Duration> takeovers = measure(backend, setting, directory);
                 List<Duration> sorted = takeovers.stream().sorted().toList();
                 table.add("| " + setting.name() + " | " + backend.name().toLowerCase() + " | "
-                        + String.join(", ", java.util.Arrays.stream(AGES).map(LeaseTakeoverMeasurementTest::seconds).toList())
-                        + " | " + String.join(", ", takeovers.stream().map(LeaseTakeoverMeasurementTest::seconds).toList())
+                        + String.join(
+                                ", ",
+                                java.util.Arrays.stream(AGES)
+                                        .map(LeaseTakeoverMeasurementTest::seconds)
+                                        .toList())
+                        + " | "
+                        + String.join(
+                                ", ",
+                                takeovers.stream()
+                                        .map(LeaseTakeoverMeasurementTest::seconds)
+                                        .toList())
                         + " | " + seconds(sorted.getFirst()) + " | " + seconds(sorted.get(sorted.size() / 2)) + " | "
                         + seconds(sorted.getLast()) + " |");
                 for (Duration takeover : takeovers) {
-                    Duration bound = setting.keepAlive() ? setting.lease().plus(KeepAlive.interval(setting.lease())) : setting.lease();
+                    Duration bound = setting.keepAlive()
+                            ? setting.lease().plus(KeepAlive.interval(setting.lease()))
+                            : setting.lease();
                     assertThat(takeover).isLessThanOrEqualTo(bound);
                 }
             }
@@ -78,14 +94,20 @@ class LeaseTakeoverMeasurementTest {
             for (Duration age : AGES) {
                 runs.add(pool.submit(() -> {
                     try (IdempotencyStore store = place.store();
-                            LeaseOwnerProcess owner = LeaseOwnerProcess.start(place, directory,
-                                    "measure-" + UUID.randomUUID(), setting.lease(), setting.keepAlive())) {
+                            LeaseOwnerProcess owner = LeaseOwnerProcess.start(
+                                    place,
+                                    directory,
+                                    "measure-" + UUID.randomUUID(),
+                                    setting.lease(),
+                                    setting.keepAlive())) {
                         long killAt = owner.claimedNanos() + age.toNanos();
-                        await().atMost(age.plusSeconds(5)).pollInterval(Duration.ofMillis(2))
+                        await().atMost(age.plusSeconds(5))
+                                .pollInterval(Duration.ofMillis(2))
                                 .until(() -> System.nanoTime() - killAt >= 0);
                         owner.kill();
                         long killed = System.nanoTime();
-                        return owner.awaitTakeover(store, killed, setting.lease().multipliedBy(2).plusSeconds(30));
+                        return owner.awaitTakeover(
+                                store, killed, setting.lease().multipliedBy(2).plusSeconds(30));
                     }
                 }));
             }

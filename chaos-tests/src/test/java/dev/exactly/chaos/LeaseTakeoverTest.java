@@ -38,18 +38,26 @@ class LeaseTakeoverTest {
     void killNineOfTheOwnerIsTakenOverWithinTheLeaseAndOneRenewalInterval(Backend backend) throws Exception {
         Place place = backend.open();
         try (IdempotencyStore store = place.store();
-                LeaseOwnerProcess owner = LeaseOwnerProcess.start(place, LOGS, "kill-" + UUID.randomUUID(), LEASE, true)) {
+                LeaseOwnerProcess owner =
+                        LeaseOwnerProcess.start(place, LOGS, "kill-" + UUID.randomUUID(), LEASE, true)) {
             // alive past its lease: renewed, so the key stays in flight
-            await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(20))
-                    .until(() -> System.nanoTime() - owner.claimedNanos() > LEASE.plus(INTERVAL).toNanos());
+            await().atMost(Duration.ofSeconds(30))
+                    .pollInterval(Duration.ofMillis(20))
+                    .until(() -> System.nanoTime() - owner.claimedNanos()
+                            > LEASE.plus(INTERVAL).toNanos());
             assertThat(owner.count("renewal RENEWED")).isGreaterThanOrEqualTo(3);
             IdempotencyRequest request = owner.request();
-            assertThat(store.claim(request.key(), request.fingerprint(), LEASE, request.policy().retention()))
+            assertThat(store.claim(
+                            request.key(),
+                            request.fingerprint(),
+                            LEASE,
+                            request.policy().retention()))
                     .isInstanceOf(dev.exactly.idempotency.ClaimOutcome.InFlight.class);
 
             owner.kill();
             long killed = System.nanoTime();
-            Duration takeover = owner.awaitTakeover(store, killed, LEASE.plus(INTERVAL).plusSeconds(30));
+            Duration takeover =
+                    owner.awaitTakeover(store, killed, LEASE.plus(INTERVAL).plusSeconds(30));
 
             System.out.println("[lease] " + backend + ": kill -9 -> takeover in " + takeover.toMillis() + " ms (lease "
                     + LEASE.toMillis() + " ms, renewal interval " + INTERVAL.toMillis() + " ms)");
@@ -62,38 +70,54 @@ class LeaseTakeoverTest {
     void aFrozenOwnerPastItsLeaseIsTakenOverAndItsLateCompletionRefused(Backend backend) throws Exception {
         Place place = backend.open();
         try (IdempotencyStore store = place.store();
-                LeaseOwnerProcess owner = LeaseOwnerProcess.start(place, LOGS, "stop-" + UUID.randomUUID(), LEASE, true)) {
+                LeaseOwnerProcess owner =
+                        LeaseOwnerProcess.start(place, LOGS, "stop-" + UUID.randomUUID(), LEASE, true)) {
             owner.awaitRenewals(2, Duration.ofSeconds(30));
             IdempotencyRequest request = owner.request();
             IdempotencyEngine engine = IdempotencyEngine.builder(store).build();
-            StoredResponse winner = StoredResponse.of(201, "{\"by\":\"the process that took over\"}".getBytes(StandardCharsets.UTF_8));
+            StoredResponse winner =
+                    StoredResponse.of(201, "{\"by\":\"the process that took over\"}".getBytes(StandardCharsets.UTF_8));
 
             owner.freeze();
             long frozen = System.nanoTime();
             IdempotentResult[] taken = new IdempotentResult[1];
-            await().atMost(LEASE.plus(INTERVAL).plusSeconds(30)).pollInterval(Duration.ofMillis(20)).until(() -> {
-                try {
-                    taken[0] = engine.execute(request, lease -> {
-                        assertThat(lease.takeover()).isTrue();
-                        return Outcome.complete(winner);
+            await().atMost(LEASE.plus(INTERVAL).plusSeconds(30))
+                    .pollInterval(Duration.ofMillis(20))
+                    .until(() -> {
+                        try {
+                            taken[0] = engine.execute(request, lease -> {
+                                assertThat(lease.takeover()).isTrue();
+                                return Outcome.complete(winner);
+                            });
+                            return true;
+                        } catch (RequestInFlightException stillHeld) {
+                            return false;
+                        }
                     });
-                    return true;
-                } catch (RequestInFlightException stillHeld) {
-                    return false;
-                }
-            });
             Duration takeover = Duration.ofNanos(System.nanoTime() - frozen);
             assertThat(taken[0].kind()).isEqualTo(IdempotentResult.Kind.EXECUTED);
 
             owner.thaw();
             owner.finish();
-            assertThat(owner.waitForExit(Duration.ofSeconds(30))).as(owner.output()).isTrue();
-            System.out.println("[lease] " + backend + ": SIGSTOP -> takeover in " + takeover.toMillis() + " ms; the owner, "
-                    + "thawed: " + owner.output().lines().filter(l -> !l.startsWith("renewal RENEWED")).toList());
+            assertThat(owner.waitForExit(Duration.ofSeconds(30)))
+                    .as(owner.output())
+                    .isTrue();
+            System.out.println("[lease] " + backend + ": SIGSTOP -> takeover in " + takeover.toMillis()
+                    + " ms; the owner, " + "thawed: "
+                    + owner.output()
+                            .lines()
+                            .filter(l -> !l.startsWith("renewal RENEWED"))
+                            .toList());
             // a generous bound: the takeover here includes the taking process's own execution
-            assertThat(takeover).as("SIGSTOP to takeover").isLessThanOrEqualTo(LEASE.plus(INTERVAL).plusSeconds(5));
-            assertThat(owner.count("lost=true")).as("the thawed action sees its lease lost: %s", owner.output()).isEqualTo(1);
-            assertThat(owner.count("result LEASE_LOST")).as("its completion is refused: %s", owner.output()).isEqualTo(1);
+            assertThat(takeover)
+                    .as("SIGSTOP to takeover")
+                    .isLessThanOrEqualTo(LEASE.plus(INTERVAL).plusSeconds(5));
+            assertThat(owner.count("lost=true"))
+                    .as("the thawed action sees its lease lost: %s", owner.output())
+                    .isEqualTo(1);
+            assertThat(owner.count("result LEASE_LOST"))
+                    .as("its completion is refused: %s", owner.output())
+                    .isEqualTo(1);
             IdempotencyRecord record = store.find(request.key()).orElseThrow();
             assertThat(record.status()).isEqualTo(RecordStatus.COMPLETED);
             assertThat(record.response()).isEqualTo(winner);

@@ -53,11 +53,23 @@ final class LoadGenerator implements AutoCloseable {
      * @param backoffBase    first backoff
      * @param backoffCap     longest computed backoff (a {@code Retry-After} within the deadline wins)
      */
-    record Settings(int duplicates, Duration pacing, Duration requestTimeout, int maxAttempts, Duration deadline,
-            Duration backoffBase, Duration backoffCap) {
+    record Settings(
+            int duplicates,
+            Duration pacing,
+            Duration requestTimeout,
+            int maxAttempts,
+            Duration deadline,
+            Duration backoffBase,
+            Duration backoffCap) {
         static Settings defaults() {
-            return new Settings(3, Duration.ofMillis(40), Duration.ofSeconds(15), 60, Duration.ofSeconds(120),
-                    Duration.ofMillis(100), Duration.ofSeconds(2));
+            return new Settings(
+                    3,
+                    Duration.ofMillis(40),
+                    Duration.ofSeconds(15),
+                    60,
+                    Duration.ofSeconds(120),
+                    Duration.ofMillis(100),
+                    Duration.ofSeconds(2));
         }
 
         Settings withDuplicates(int n) {
@@ -70,8 +82,13 @@ final class LoadGenerator implements AutoCloseable {
 
         /** The client's retry policy for one duplicate request. */
         RetryPolicy policy() {
-            return RetryPolicy.custom().maxAttempts(maxAttempts).initialDelay(backoffBase).maxDelay(backoffCap)
-                    .deadline(deadline).attemptTimeout(requestTimeout).build();
+            return RetryPolicy.custom()
+                    .maxAttempts(maxAttempts)
+                    .initialDelay(backoffBase)
+                    .maxDelay(backoffCap)
+                    .deadline(deadline)
+                    .attemptTimeout(requestTimeout)
+                    .build();
         }
     }
 
@@ -86,8 +103,13 @@ final class LoadGenerator implements AutoCloseable {
         }
 
         static Answer of(RetriesExhaustedException e) {
-            return e.lastAnswer().map(Answer::of).orElseGet(() -> new Answer(0, new byte[0], false,
-                    e.lastFailure().map(LoadGenerator::kind).orElse("io")));
+            return e.lastAnswer()
+                    .map(Answer::of)
+                    .orElseGet(() -> new Answer(
+                            0,
+                            new byte[0],
+                            false,
+                            e.lastFailure().map(LoadGenerator::kind).orElse("io")));
         }
     }
 
@@ -102,6 +124,7 @@ final class LoadGenerator implements AutoCloseable {
     private final IdempotentHttpClient once;
     /** For checks after the load: retries by the settings to one instance, counted among the answers. */
     private final IdempotentHttpClient patient;
+
     private final Map<String, AtomicInteger> inFlight = new ConcurrentHashMap<>();
     private final Map<String, Map<String, AtomicInteger>> inFlightKeys = new ConcurrentHashMap<>();
     private final Map<String, LongAdder> answers = new ConcurrentHashMap<>();
@@ -110,17 +133,27 @@ final class LoadGenerator implements AutoCloseable {
         this.instances = List.copyOf(instances);
         this.apiKey = apiKey;
         this.settings = settings;
-        this.http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2))
-                .version(HttpClient.Version.HTTP_1_1).build();
+        this.http = HttpClient.newBuilder()
+                .connectTimeout(Duration.ofSeconds(2))
+                .version(HttpClient.Version.HTTP_1_1)
+                .build();
         for (ServiceInstance i : instances) {
             inFlight.put(i.name(), new AtomicInteger());
             inFlightKeys.put(i.name(), new ConcurrentHashMap<>());
             instanceByPort.put(i.port(), i.name());
         }
-        this.client = IdempotentHttpClient.builder(http).policy(settings.policy()).listener(new Counting(true)).build();
-        this.once = IdempotentHttpClient.builder(http).policy(RetryPolicy.from(settings.policy()).maxAttempts(1).build())
-                .listener(new Counting(false)).build();
-        this.patient = IdempotentHttpClient.builder(http).policy(settings.policy()).listener(new Counting(false)).build();
+        this.client = IdempotentHttpClient.builder(http)
+                .policy(settings.policy())
+                .listener(new Counting(true))
+                .build();
+        this.once = IdempotentHttpClient.builder(http)
+                .policy(RetryPolicy.from(settings.policy()).maxAttempts(1).build())
+                .listener(new Counting(false))
+                .build();
+        this.patient = IdempotentHttpClient.builder(http)
+                .policy(settings.policy())
+                .listener(new Counting(false))
+                .build();
     }
 
     /** Counts every attempt's answer by kind, and (for the load) the attempts in flight per instance and key. */
@@ -136,7 +169,10 @@ final class LoadGenerator implements AutoCloseable {
             if (inFlightToo) {
                 String instance = instanceOf(attempt.target());
                 inFlight.get(instance).incrementAndGet();
-                inFlightKeys.get(instance).computeIfAbsent(attempt.key(), k -> new AtomicInteger()).incrementAndGet();
+                inFlightKeys
+                        .get(instance)
+                        .computeIfAbsent(attempt.key(), k -> new AtomicInteger())
+                        .incrementAndGet();
             }
         }
 
@@ -234,7 +270,9 @@ final class LoadGenerator implements AutoCloseable {
                     int first = firstInstance(i, d);
                     executor.submit(() -> {
                         try {
-                            pauseUntil(at + TimeUnit.MILLISECONDS.toNanos(ThreadLocalRandom.current().nextInt(20)));
+                            pauseUntil(at
+                                    + TimeUnit.MILLISECONDS.toNanos(
+                                            ThreadLocalRandom.current().nextInt(20)));
                             sender(log, first);
                         } finally {
                             sendersDone.incrementAndGet();
@@ -288,20 +326,27 @@ final class LoadGenerator implements AutoCloseable {
      * each retry to the next instance, until a final answer or out of attempts or time.
      */
     private void sender(PaymentLog log, int firstInstance) {
-        IdempotentRequest.Builder request = IdempotentRequest.builder("POST", instances.get(firstInstance).baseUri().resolve(Payment.ROUTE));
+        IdempotentRequest.Builder request = IdempotentRequest.builder(
+                "POST", instances.get(firstInstance).baseUri().resolve(Payment.ROUTE));
         for (int i = 1; i < instances.size(); i++) {
-            request.alsoTo(instances.get((firstInstance + i) % instances.size()).baseUri().resolve(Payment.ROUTE));
+            request.alsoTo(instances
+                    .get((firstInstance + i) % instances.size())
+                    .baseUri()
+                    .resolve(Payment.ROUTE));
         }
         try {
-            IdempotentResponse answer = client.send(authorized(request, log.payment()), log.payment().key());
+            IdempotentResponse answer = client.send(
+                    authorized(request, log.payment()), log.payment().key());
             String instance = instanceOf(answer.uri());
             if (acknowledged(answer.status())) {
-                log.acknowledged(new PaymentLog.Ack(answer.status(), answer.body(), instance, answer.replayed(), System.nanoTime()));
+                log.acknowledged(new PaymentLog.Ack(
+                        answer.status(), answer.body(), instance, answer.replayed(), System.nanoTime()));
             } else {
                 log.unexpected(instance + ": " + kind(answer.status(), answer.body()) + " " + answer.bodyText());
             }
         } catch (IdempotencyKeyReusedException e) {
-            log.unexpected(instanceOf(e.answer().uri()) + ": 422 reused " + e.answer().bodyText());
+            log.unexpected(
+                    instanceOf(e.answer().uri()) + ": 422 reused " + e.answer().bodyText());
         } catch (RetriesExhaustedException e) {
             // no final answer within the attempts and the deadline: the payment stays unacknowledged, and the
             // checker reports it
@@ -322,8 +367,10 @@ final class LoadGenerator implements AutoCloseable {
 
     private Answer sendWith(IdempotentHttpClient sender, ServiceInstance instance, Payment payment) {
         try {
-            return Answer.of(sender.send(authorized(IdempotentRequest.builder("POST", instance.baseUri().resolve(Payment.ROUTE)),
-                    payment), payment.key()));
+            return Answer.of(sender.send(
+                    authorized(
+                            IdempotentRequest.builder("POST", instance.baseUri().resolve(Payment.ROUTE)), payment),
+                    payment.key()));
         } catch (RetriesExhaustedException e) {
             return Answer.of(e);
         } catch (IdempotencyKeyReusedException e) {
@@ -335,8 +382,10 @@ final class LoadGenerator implements AutoCloseable {
     }
 
     private IdempotentRequest authorized(IdempotentRequest.Builder request, Payment payment) {
-        return request.header("Authorization", "Bearer " + apiKey).header("Content-Type", "application/json")
-                .body(payment.body()).build();
+        return request.header("Authorization", "Bearer " + apiKey)
+                .header("Content-Type", "application/json")
+                .body(payment.body())
+                .build();
     }
 
     static boolean acknowledged(int status) {

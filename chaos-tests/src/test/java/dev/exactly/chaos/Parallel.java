@@ -36,7 +36,9 @@ final class Parallel {
                     throw new IllegalStateException("interrupted", e);
                 } catch (ExecutionException e) {
                     if (failure == null) {
-                        failure = e.getCause() instanceof RuntimeException r ? r : new IllegalStateException(e.getCause());
+                        failure = e.getCause() instanceof RuntimeException r
+                                ? r
+                                : new IllegalStateException(e.getCause());
                     }
                 }
             }

@@ -33,8 +33,7 @@ record Payment(String key, long amount, String customer, boolean declines, byte[
             boolean declines = random.nextInt(8) == 0;
             String source = declines ? "tok_chargeDeclined" : "tok_visa";
             String json = """
-                    {"amount":%d,"currency":"usd","customer":"%s","source":"%s","description":"chaos %s-%d"}"""
-                    .formatted(amount, customer, source, prefix, i);
+                    {"amount":%d,"currency":"usd","customer":"%s","source":"%s","description":"chaos %s-%d"}""".formatted(amount, customer, source, prefix, i);
             out.add(new Payment(prefix + "-" + i, amount, customer, declines, json.getBytes(StandardCharsets.UTF_8)));
         }
         return List.copyOf(out);
@@ -42,7 +41,9 @@ record Payment(String key, long amount, String customer, boolean declines, byte[
 
     /** The scope key the service stores for this payment of {@code tenant} (SHA-256, hex). */
     String scopeHash(String tenant) {
-        return new Scope(tenant, "POST", ROUTE, IdempotencyKey.parse(key)).toScopeKey().hash();
+        return new Scope(tenant, "POST", ROUTE, IdempotencyKey.parse(key))
+                .toScopeKey()
+                .hash();
     }
 
     @Override

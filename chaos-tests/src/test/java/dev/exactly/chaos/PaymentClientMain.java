@@ -40,25 +40,33 @@ public final class PaymentClientMain {
         FileKeyJournal journal = FileKeyJournal.open(Path.of(args[2]));
         IntentId order = IntentId.of("checkout", args[3]);
         String body = """
-                {"amount":%s,"currency":"usd","customer":"%s","source":"tok_visa","description":"order %s"}"""
-                .formatted(Long.parseLong(args[4]), args[5], args[3]);
+                {"amount":%s,"currency":"usd","customer":"%s","source":"tok_visa","description":"order %s"}""".formatted(Long.parseLong(args[4]), args[5], args[3]);
 
-        HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
+        HttpClient http =
+                HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
         IdempotentHttpClient client = IdempotentHttpClient.builder(http)
-                .policy(RetryPolicy.custom().deadline(Duration.ofSeconds(60)).maxAttempts(30).build())
+                .policy(RetryPolicy.custom()
+                        .deadline(Duration.ofSeconds(60))
+                        .maxAttempts(30)
+                        .build())
                 .listener(new IdempotentClientListener() {
                     @Override
                     public void attemptStarted(Attempt attempt) {
                         JournalEntry entry = journal.find(order).orElseThrow();
-                        say("attempt " + attempt.number() + " " + attempt.key() + " " + sha256(entry.request().body()));
+                        say("attempt " + attempt.number() + " " + attempt.key() + " "
+                                + sha256(entry.request().body()));
                     }
-                }).build();
+                })
+                .build();
         IntentClient intents = IntentClient.create(client, journal);
 
-        IdempotentResponse answer = intents.send(order, IdempotentRequest.builder("POST", base.resolve(Payment.ROUTE))
-                .header("Authorization", "Bearer " + apiKey)
-                .header("Content-Type", "application/json")
-                .body(body.getBytes(StandardCharsets.UTF_8)).build());
+        IdempotentResponse answer = intents.send(
+                order,
+                IdempotentRequest.builder("POST", base.resolve(Payment.ROUTE))
+                        .header("Authorization", "Bearer " + apiKey)
+                        .header("Content-Type", "application/json")
+                        .body(body.getBytes(StandardCharsets.UTF_8))
+                        .build());
         say("answer " + answer.status() + " " + answer.replayed() + " " + answer.attempts() + " " + answer.key() + " "
                 + answer.bodyText());
     }

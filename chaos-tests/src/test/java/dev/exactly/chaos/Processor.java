@@ -30,14 +30,17 @@ final class Processor implements AutoCloseable {
     private final URI baseUri;
     private final @Nullable Process process;
     private final @Nullable PspSimulator inProcess;
-    private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
+    private final HttpClient http =
+            HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
     private final PspClient client;
 
     private Processor(URI baseUri, @Nullable Process process, @Nullable PspSimulator inProcess) {
         this.baseUri = baseUri;
         this.process = process;
         this.inProcess = inProcess;
-        this.client = PspClient.builder(baseUri).requestTimeout(Duration.ofSeconds(20)).build();
+        this.client = PspClient.builder(baseUri)
+                .requestTimeout(Duration.ofSeconds(20))
+                .build();
     }
 
     /** Starts the simulator jar on a free loopback port and waits until it answers. */
@@ -45,8 +48,17 @@ final class Processor implements AutoCloseable {
         int port = TestRedis.freePort();
         Process p;
         try {
-            p = new ProcessBuilder(Workspace.java().toString(), "-Xmx256m", "-XX:+UseSerialGC", "-jar",
-                    Workspace.copy(Workspace.pspSimulatorJar(), log.getParent()).toString(), "--port", Integer.toString(port), "--bind", "127.0.0.1")
+            p = new ProcessBuilder(
+                            Workspace.java().toString(),
+                            "-Xmx256m",
+                            "-XX:+UseSerialGC",
+                            "-jar",
+                            Workspace.copy(Workspace.pspSimulatorJar(), log.getParent())
+                                    .toString(),
+                            "--port",
+                            Integer.toString(port),
+                            "--bind",
+                            "127.0.0.1")
                     .redirectErrorStream(true)
                     .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()))
                     .start();
@@ -55,7 +67,9 @@ final class Processor implements AutoCloseable {
         }
         Processor processor = new Processor(URI.create("http://127.0.0.1:" + port), p, null);
         try {
-            await("processor ready").atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(100))
+            await("processor ready")
+                    .atMost(Duration.ofSeconds(30))
+                    .pollInterval(Duration.ofMillis(100))
                     .ignoreExceptionsMatching(e -> e instanceof IOException)
                     .until(() -> {
                         if (!p.isAlive()) {
@@ -104,12 +118,17 @@ final class Processor implements AutoCloseable {
     }
 
     private HttpResponse<String> get(String path) throws IOException, InterruptedException {
-        return http.send(HttpRequest.newBuilder(baseUri.resolve(path)).timeout(Duration.ofSeconds(5)).GET().build(),
+        return http.send(
+                HttpRequest.newBuilder(baseUri.resolve(path))
+                        .timeout(Duration.ofSeconds(5))
+                        .GET()
+                        .build(),
                 HttpResponse.BodyHandlers.ofString());
     }
 
     private HttpResponse<String> post(String path, String json) {
-        return send(HttpRequest.newBuilder(baseUri.resolve(path)).header("Content-Type", "application/json")
+        return send(HttpRequest.newBuilder(baseUri.resolve(path))
+                .header("Content-Type", "application/json")
                 .POST(HttpRequest.BodyPublishers.ofString(json)));
     }
 
@@ -126,7 +145,8 @@ final class Processor implements AutoCloseable {
 
     private static void expectOk(HttpResponse<String> response, String what) {
         if (response.statusCode() != 200) {
-            throw new IllegalStateException("processor: " + what + " answered " + response.statusCode() + ": " + response.body());
+            throw new IllegalStateException(
+                    "processor: " + what + " answered " + response.statusCode() + ": " + response.body());
         }
     }
 

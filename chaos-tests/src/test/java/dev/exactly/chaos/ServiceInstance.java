@@ -1,8 +1,8 @@
 package dev.exactly.chaos;
 
-import dev.exactly.testing.Signals;
 import static org.awaitility.Awaitility.await;
 
+import dev.exactly.testing.Signals;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.URI;
@@ -24,8 +24,8 @@ import org.jspecify.annotations.Nullable;
  * with {@code SIGKILL}, frozen with {@code SIGSTOP} and resumed, and started again on the same port.
  */
 final class ServiceInstance implements AutoCloseable {
-    private static final List<String> JVM_OPTIONS = List.of(
-            "-Xmx384m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-XX:+ExitOnOutOfMemoryError");
+    private static final List<String> JVM_OPTIONS =
+            List.of("-Xmx384m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-XX:+ExitOnOutOfMemoryError");
 
     private final String name;
     private final int port;
@@ -33,12 +33,14 @@ final class ServiceInstance implements AutoCloseable {
     private final Map<String, String> environment;
     private final List<String> arguments;
     private final Path log;
-    private final HttpClient health = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(1)).build();
+    private final HttpClient health =
+            HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(1)).build();
     private @Nullable Process process;
     private boolean paused;
     private int starts;
 
-    ServiceInstance(String name, int port, Path jar, Map<String, String> environment, List<String> arguments, Path log) {
+    ServiceInstance(
+            String name, int port, Path jar, Map<String, String> environment, List<String> arguments, Path log) {
         this.name = name;
         this.port = port;
         this.jar = jar;
@@ -108,18 +110,25 @@ final class ServiceInstance implements AutoCloseable {
     /** Waits (bounded) until the service answers its health check; fails with the log's tail if it died. */
     void awaitReady(Duration timeout) {
         try {
-            await("%s ready".formatted(name)).atMost(timeout).pollInterval(Duration.ofMillis(200))
+            await("%s ready".formatted(name))
+                    .atMost(timeout)
+                    .pollInterval(Duration.ofMillis(200))
                     .ignoreExceptionsMatching(e -> e instanceof IOException)
                     .until(() -> {
                         if (!alive()) {
                             throw new IllegalStateException(name + " exited during start:\n" + Workspace.tail(log, 40));
                         }
-                        HttpResponse<Void> r = health.send(HttpRequest.newBuilder(baseUri().resolve("/actuator/health"))
-                                .timeout(Duration.ofSeconds(2)).GET().build(), HttpResponse.BodyHandlers.discarding());
+                        HttpResponse<Void> r = health.send(
+                                HttpRequest.newBuilder(baseUri().resolve("/actuator/health"))
+                                        .timeout(Duration.ofSeconds(2))
+                                        .GET()
+                                        .build(),
+                                HttpResponse.BodyHandlers.discarding());
                         return r.statusCode() == 200;
                     });
         } catch (ConditionTimeoutException e) {
-            throw new IllegalStateException(name + " did not become ready within " + timeout + ":\n" + Workspace.tail(log, 40), e);
+            throw new IllegalStateException(
+                    name + " did not become ready within " + timeout + ":\n" + Workspace.tail(log, 40), e);
         }
     }
 

@@ -17,6 +17,7 @@ import org.jspecify.annotations.Nullable;
 final class Topology implements AutoCloseable {
     /** The tenant of the load, and its API key. */
     static final String TENANT = "chaos";
+
     static final String API_KEY = "sk_chaos_load";
     static final String OPERATOR_KEY = "sk_chaos_operator";
 
@@ -31,7 +32,12 @@ final class Topology implements AutoCloseable {
      * @param keepAlive        whether owners renew their leases while they work (both tiers; on by default,
      *                         off only for the broken mode that must reproduce a takeover of a slow call)
      */
-    record Settings(int instances, Duration lease, Duration recoveryInterval, Duration processorTimeout, int poolSize,
+    record Settings(
+            int instances,
+            Duration lease,
+            Duration recoveryInterval,
+            Duration processorTimeout,
+            int poolSize,
             boolean keepAlive) {
         Settings(int instances, Duration lease, Duration recoveryInterval, Duration processorTimeout, int poolSize) {
             this(instances, lease, recoveryInterval, processorTimeout, poolSize, true);
@@ -90,8 +96,12 @@ final class Topology implements AutoCloseable {
      * @param database  makes the database, given the run directory
      * @param processor makes the processor, given the run directory
      */
-    static Topology start(String name, Settings settings, Function<Path, ChaosDatabase> database,
-            Function<Path, Processor> processor, LoadGenerator.Settings load) {
+    static Topology start(
+            String name,
+            Settings settings,
+            Function<Path, ChaosDatabase> database,
+            Function<Path, Processor> processor,
+            LoadGenerator.Settings load) {
         Topology t = new Topology(Workspace.runDirectory(name), settings);
         // if the test JVM is told to stop (a fork timeout), the processes still go, by their PIDs
         Runtime.getRuntime().addShutdownHook(t.shutdownHook);
@@ -104,7 +114,9 @@ final class Topology implements AutoCloseable {
         }
     }
 
-    private void startAll(Function<Path, ChaosDatabase> makeDatabase, Function<Path, Processor> makeProcessor,
+    private void startAll(
+            Function<Path, ChaosDatabase> makeDatabase,
+            Function<Path, Processor> makeProcessor,
             LoadGenerator.Settings loadSettings) {
         ChaosDatabase db = makeDatabase.apply(dir);
         started.add(db);
@@ -125,8 +137,13 @@ final class Topology implements AutoCloseable {
                 "OPERATOR_KEY", OPERATOR_KEY);
         for (int i = 0; i < settings.instances(); i++) {
             String instanceName = "svc-" + (char) ('a' + i);
-            ServiceInstance instance = new ServiceInstance(instanceName, TestRedis.freePort(), jar, env,
-                    settings.arguments(), dir.resolve(instanceName + ".log"));
+            ServiceInstance instance = new ServiceInstance(
+                    instanceName,
+                    TestRedis.freePort(),
+                    jar,
+                    env,
+                    settings.arguments(),
+                    dir.resolve(instanceName + ".log"));
             instances.add(instance);
             started.add(instance);
         }
@@ -140,7 +157,11 @@ final class Topology implements AutoCloseable {
 
     private static void startTogether(List<ServiceInstance> group) {
         group.forEach(ServiceInstance::start);
-        Parallel.runAll(group.stream().<Runnable>map(i -> () -> i.awaitReady(Duration.ofSeconds(120))).toList(), group.size() + 1);
+        Parallel.runAll(
+                group.stream()
+                        .<Runnable>map(i -> () -> i.awaitReady(Duration.ofSeconds(120)))
+                        .toList(),
+                group.size() + 1);
     }
 
     Path directory() {

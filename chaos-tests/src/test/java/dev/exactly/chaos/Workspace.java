@@ -43,10 +43,15 @@ final class Workspace {
         List<Path> jars;
         try (Stream<Path> files = Files.isDirectory(target) ? Files.list(target) : Stream.empty()) {
             jars = files.filter(p -> {
-                String name = p.getFileName().toString();
-                return name.startsWith("psp-simulator-") && name.endsWith(".jar")
-                        && !name.endsWith("-sources.jar") && !name.endsWith("-javadoc.jar") && !name.endsWith("-tests.jar");
-            }).sorted().toList();
+                        String name = p.getFileName().toString();
+                        return name.startsWith("psp-simulator-")
+                                && name.endsWith(".jar")
+                                && !name.endsWith("-sources.jar")
+                                && !name.endsWith("-javadoc.jar")
+                                && !name.endsWith("-tests.jar");
+                    })
+                    .sorted()
+                    .toList();
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
@@ -79,7 +84,9 @@ final class Workspace {
         String base = System.getProperty("exactly.chaos.work");
         Path parent = base == null ? Path.of("target", "chaos") : Path.of(base);
         String stamp = LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss"));
-        Path dir = parent.resolve(name + "-" + stamp + "-" + ProcessHandle.current().pid()).toAbsolutePath();
+        Path dir = parent.resolve(
+                        name + "-" + stamp + "-" + ProcessHandle.current().pid())
+                .toAbsolutePath();
         try {
             return Files.createDirectories(dir);
         } catch (IOException e) {

@@ -33,7 +33,8 @@ final class CanonicalJson {
     }
 
     /** The canonical text, or {@code null} when the document is not of the handled kind or nests too deep. */
-    @Nullable String canonicalise() {
+    @Nullable
+    String canonicalise() {
         StringBuilder out = new StringBuilder(text.length());
         skipWhitespace();
         char first = peek();
@@ -294,7 +295,9 @@ final class CanonicalJson {
                 case '\t' -> out.append("\\t");
                 default -> {
                     if (c < 0x20) {
-                        out.append("\\u00").append(Character.forDigit(c >> 4, 16)).append(Character.forDigit(c & 0xf, 16));
+                        out.append("\\u00")
+                                .append(Character.forDigit(c >> 4, 16))
+                                .append(Character.forDigit(c & 0xf, 16));
                     } else {
                         out.append(c);
                     }
@@ -456,8 +459,9 @@ final class CanonicalJson {
                 }
                 int start = pos + 1;
                 int end = string();
-                if (end < 0 || (previousStart >= 0 && Arrays.compare(
-                        json, previousStart, previousEnd, json, start, end) >= 0)) {
+                if (end < 0
+                        || (previousStart >= 0
+                                && Arrays.compare(json, previousStart, previousEnd, json, start, end) >= 0)) {
                     return false; // not in order, or a duplicate name
                 }
                 previousStart = start;
@@ -530,7 +534,9 @@ final class CanonicalJson {
                 pos++;
             }
             int digits = pos - digitsStart;
-            if (digits < 1 || digits > 15 || (digits > 1 && json[digitsStart] == '0')
+            if (digits < 1
+                    || digits > 15
+                    || (digits > 1 && json[digitsStart] == '0')
                     || (negative && digits == 1 && json[digitsStart] == '0')) {
                 return false;
             }

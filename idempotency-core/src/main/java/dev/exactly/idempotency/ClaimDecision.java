@@ -81,7 +81,8 @@ public sealed interface ClaimDecision {
         if (leaseEnd == null || !leaseEnd.isAfter(now)) {
             return Duration.ofSeconds(1);
         }
-        long seconds = Math.max(1, Math.min(Duration.between(now, leaseEnd).toSeconds() + 1, MAX_RETRY_AFTER.toSeconds()));
+        long seconds =
+                Math.max(1, Math.min(Duration.between(now, leaseEnd).toSeconds() + 1, MAX_RETRY_AFTER.toSeconds()));
         return Duration.ofSeconds(seconds);
     }
 }

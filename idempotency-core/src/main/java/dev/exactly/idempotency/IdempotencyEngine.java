@@ -52,6 +52,7 @@ public final class IdempotencyEngine {
     private final IdempotencyListener listener;
     /** Whether anybody listens: without a listener, hold times are not measured. */
     private final boolean listening;
+
     private final @Nullable Duration pollInterval;
     private final StoreRepairs repairs;
     private final ExecutionInterceptor interceptor;
@@ -94,13 +95,14 @@ public final class IdempotencyEngine {
         return switch (decide(request, claim(request), false)) {
             case ClaimDecision.Run run -> run(request, run.claimed(), sent, action);
             case ClaimDecision.Replay replay -> replay(request, replay.record());
-            case ClaimDecision.InFlight inFlight -> switch (request.policy().inFlight()) {
-                case InFlightPolicy.Reject reject -> {
-                    listener.onConflict(request, false);
-                    throw new RequestInFlightException(inFlight.retryAfter(), false);
-                }
-                case InFlightPolicy.Wait wait -> waitThenReplay(request, wait.maxWait(), action);
-            };
+            case ClaimDecision.InFlight inFlight ->
+                switch (request.policy().inFlight()) {
+                    case InFlightPolicy.Reject reject -> {
+                        listener.onConflict(request, false);
+                        throw new RequestInFlightException(inFlight.retryAfter(), false);
+                    }
+                    case InFlightPolicy.Wait wait -> waitThenReplay(request, wait.maxWait(), action);
+                };
         };
     }
 
@@ -177,15 +179,22 @@ public final class IdempotencyEngine {
      *
      * @param sent when the claim was sent ({@link System#nanoTime()}): the lease began no earlier
      */
-    private IdempotentResult run(IdempotencyRequest request, ClaimOutcome.Claimed claimed, long sent,
-            GuardedAction action) throws Exception {
+    private IdempotentResult run(
+            IdempotencyRequest request, ClaimOutcome.Claimed claimed, long sent, GuardedAction action)
+            throws Exception {
         listener.onClaim(request, claimed.takeover());
         Instant claimedAt = clock.instant();
         OwnerToken owner = claimed.owner();
         IdempotencyPolicy policy = request.policy();
         Outcome outcome;
-        try (LeaseKeeper keeper = LeaseKeeper.startedAt(store, request.key(), owner, policy.lease(),
-                policy.keepAlive(), result -> listener.onRenewal(request, result), sent)) {
+        try (LeaseKeeper keeper = LeaseKeeper.startedAt(
+                store,
+                request.key(),
+                owner,
+                policy.lease(),
+                policy.keepAlive(),
+                result -> listener.onRenewal(request, result),
+                sent)) {
             StoreLease lease = new StoreLease(request, owner, claimed.takeover(), keeper);
             outcome = Objects.requireNonNull(action.run(lease), "a guarded action returns an Outcome");
         } catch (Exception | Error failure) {
@@ -201,7 +210,8 @@ public final class IdempotencyEngine {
                 release(request, owner, claimedAt);
                 yield new IdempotentResult(release.response(), IdempotentResult.Kind.RELEASED, null);
             }
-            case Outcome.Complete complete -> record(request, owner, claimedAt, RecordStatus.COMPLETED, complete.response());
+            case Outcome.Complete complete ->
+                record(request, owner, claimedAt, RecordStatus.COMPLETED, complete.response());
             case Outcome.Fail fail -> record(request, owner, claimedAt, RecordStatus.FAILED, fail.response());
         };
     }
@@ -229,13 +239,19 @@ public final class IdempotencyEngine {
      * is repaired in the background with the owner token.
      */
     private IdempotentResult record(
-            IdempotencyRequest request, OwnerToken owner, Instant claimedAt, RecordStatus status, StoredResponse response) {
+            IdempotencyRequest request,
+            OwnerToken owner,
+            Instant claimedAt,
+            RecordStatus status,
+            StoredResponse response) {
         boolean recorded;
         try {
             recorded = store.complete(request.key(), owner, status, response);
         } catch (RuntimeException e) {
             listener.onStoreError(request, e);
-            repairs.submit(request, IdempotencyListener.Repair.RECORD,
+            repairs.submit(
+                    request,
+                    IdempotencyListener.Repair.RECORD,
                     () -> store.complete(request.key(), owner, status, response));
             return new IdempotentResult(response, IdempotentResult.Kind.UNRECORDED, null);
         }
@@ -272,11 +288,14 @@ public final class IdempotencyEngine {
         IdempotencyPolicy policy = request.policy();
         OwnerToken candidate = OwnerToken.random();
         try {
-            return guard(request, () -> store.claim(
-                    request.key(), request.fingerprint(), candidate, policy.lease(), policy.retention()));
+            return guard(
+                    request,
+                    () -> store.claim(
+                            request.key(), request.fingerprint(), candidate, policy.lease(), policy.retention()));
         } catch (StoreUnavailableException e) {
             if (e.mayHaveApplied()) {
-                repairs.submit(request, IdempotencyListener.Repair.UNDO_CLAIM, () -> store.release(request.key(), candidate));
+                repairs.submit(
+                        request, IdempotencyListener.Repair.UNDO_CLAIM, () -> store.release(request.key(), candidate));
             }
             throw e;
         }

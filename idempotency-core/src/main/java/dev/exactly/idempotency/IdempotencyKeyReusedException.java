@@ -9,8 +9,7 @@ public final class IdempotencyKeyReusedException extends IdempotencyException {
     private final Fingerprint presented;
 
     public IdempotencyKeyReusedException(Fingerprint stored, Fingerprint presented) {
-        super("idempotency_key_reused",
-                "this Idempotency-Key was already used with a different request payload", null);
+        super("idempotency_key_reused", "this Idempotency-Key was already used with a different request payload", null);
         this.stored = stored;
         this.presented = presented;
     }

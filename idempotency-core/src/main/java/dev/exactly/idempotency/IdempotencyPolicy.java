@@ -29,9 +29,8 @@ public record IdempotencyPolicy(Duration lease, Duration retention, InFlightPoli
     /** The longest retention accepted: 30 days. */
     public static final Duration MAX_RETENTION = Duration.ofDays(30);
 
-    private static final IdempotencyPolicy DEFAULTS =
-            new IdempotencyPolicy(DEFAULT_LEASE, DEFAULT_RETENTION, InFlightPolicy.reject(Duration.ofSeconds(1)),
-                    KeepAlive.ofDefaults());
+    private static final IdempotencyPolicy DEFAULTS = new IdempotencyPolicy(
+            DEFAULT_LEASE, DEFAULT_RETENTION, InFlightPolicy.reject(Duration.ofSeconds(1)), KeepAlive.ofDefaults());
 
     public IdempotencyPolicy {
         Objects.requireNonNull(lease, "lease");

@@ -23,8 +23,8 @@ public final class IdempotencyRequest {
         this(scope, key, fingerprint, policy, true);
     }
 
-    private IdempotencyRequest(Scope scope, ScopeKey key, Fingerprint fingerprint, IdempotencyPolicy policy,
-            boolean check) {
+    private IdempotencyRequest(
+            Scope scope, ScopeKey key, Fingerprint fingerprint, IdempotencyPolicy policy, boolean check) {
         this.scope = Objects.requireNonNull(scope, "scope");
         this.key = Objects.requireNonNull(key, "key");
         this.fingerprint = Objects.requireNonNull(fingerprint, "fingerprint");
@@ -62,8 +62,10 @@ public final class IdempotencyRequest {
     @Override
     public boolean equals(Object other) {
         return other instanceof IdempotencyRequest that
-                && scope.equals(that.scope) && key.equals(that.key)
-                && fingerprint.equals(that.fingerprint) && policy.equals(that.policy);
+                && scope.equals(that.scope)
+                && key.equals(that.key)
+                && fingerprint.equals(that.fingerprint)
+                && policy.equals(that.policy);
     }
 
     @Override
@@ -73,7 +75,7 @@ public final class IdempotencyRequest {
 
     @Override
     public String toString() {
-        return "IdempotencyRequest[scope=" + scope + ", key=" + key + ", fingerprint=" + fingerprint
-                + ", policy=" + policy + "]";
+        return "IdempotencyRequest[scope=" + scope + ", key=" + key + ", fingerprint=" + fingerprint + ", policy="
+                + policy + "]";
     }
 }

@@ -10,7 +10,8 @@ import org.jspecify.annotations.Nullable;
  * @param kind      whether it was executed now (recorded or not), or replayed
  * @param expiresAt when the record is forgotten; {@code null} when nothing was recorded
  */
-public record IdempotentResult(StoredResponse response, Kind kind, @Nullable Instant expiresAt) {
+public record IdempotentResult(
+        StoredResponse response, Kind kind, @Nullable Instant expiresAt) {
 
     /** How the response came about. */
     public enum Kind {

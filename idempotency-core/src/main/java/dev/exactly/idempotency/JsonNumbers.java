@@ -21,8 +21,7 @@ final class JsonNumbers {
     private static final BigDecimal MAX_EXACT_INTEGER = BigDecimal.valueOf(1L << 53);
     private static final MathContext ONE_DIGIT = new MathContext(1, RoundingMode.HALF_EVEN);
 
-    private JsonNumbers() {
-    }
+    private JsonNumbers() {}
 
     /**
      * Whether a JSON number literal reads as a double that stands for the same number: an integer up to 2^53 in
@@ -149,8 +148,9 @@ final class JsonNumbers {
         int e = java.indexOf('E');
         String mantissa = e < 0 ? java : java.substring(0, e);
         int dot = mantissa.indexOf('.');
-        StringBuilder digits = new StringBuilder(mantissa.length()).append(mantissa, 0, dot).append(mantissa, dot + 1,
-                mantissa.length());
+        StringBuilder digits = new StringBuilder(mantissa.length())
+                .append(mantissa, 0, dot)
+                .append(mantissa, dot + 1, mantissa.length());
         int point = dot + (e < 0 ? 0 : Integer.parseInt(java, e + 1, java.length(), 10));
         int leading = 0;
         while (leading < digits.length() - 1 && digits.charAt(leading) == '0') {

@@ -43,9 +43,11 @@ import org.jspecify.annotations.Nullable;
  * keepers never outnumber the work in progress and none outlives the max hold. A keeper is thread-safe.
  */
 public final class LeaseKeeper implements AutoCloseable {
-    private static final ThreadFactory THREADS = Thread.ofVirtual().name("exactly-lease-keeper-", 0).factory();
+    private static final ThreadFactory THREADS =
+            Thread.ofVirtual().name("exactly-lease-keeper-", 0).factory();
     /** Holds every keeper until its first renewal is due; entries of finished work are removed at once. */
     private static final FirstRenewals FIRST_RENEWALS = new FirstRenewals();
+
     private static final long MIN_EXTENSION_NANOS = Duration.ofMillis(1).toNanos();
     /** How often an unanswered renewal is retried within one interval. */
     private static final int RETRIES_PER_INTERVAL = 3;
@@ -63,18 +65,26 @@ public final class LeaseKeeper implements AutoCloseable {
     private volatile boolean refused;
     /** The lease ran past its end without a confirmed renewal: another owner may hold the key. */
     private volatile boolean doubted;
+
     private volatile boolean closed;
     private volatile @Nullable Thread thread;
     /** When the first renewal is due (System.nanoTime). */
     private final long firstDueNanos;
     /** The list this keeper waits in for its first renewal; null without keep-alive. Its lock guards the links. */
     private final FirstRenewals.@Nullable Stripe stripe;
+
     private @Nullable LeaseKeeper previous;
     private @Nullable LeaseKeeper next;
     private boolean linked;
 
-    private LeaseKeeper(IdempotencyStore store, ScopeKey key, OwnerToken owner, Duration lease, KeepAlive keepAlive,
-            Consumer<RenewalResult> listener, long startNanos) {
+    private LeaseKeeper(
+            IdempotencyStore store,
+            ScopeKey key,
+            OwnerToken owner,
+            Duration lease,
+            KeepAlive keepAlive,
+            Consumer<RenewalResult> listener,
+            long startNanos) {
         this.store = Objects.requireNonNull(store, "store");
         this.key = Objects.requireNonNull(key, "key");
         this.owner = Objects.requireNonNull(owner, "owner");
@@ -114,14 +124,25 @@ public final class LeaseKeeper implements AutoCloseable {
      * @param keepAlive whether to renew automatically, and for how long at most from now
      * @param listener  told of each renewal's result, on the keeper's thread; must be fast and not throw
      */
-    public static LeaseKeeper start(IdempotencyStore store, ScopeKey key, OwnerToken owner, Duration lease,
-            KeepAlive keepAlive, Consumer<RenewalResult> listener) {
+    public static LeaseKeeper start(
+            IdempotencyStore store,
+            ScopeKey key,
+            OwnerToken owner,
+            Duration lease,
+            KeepAlive keepAlive,
+            Consumer<RenewalResult> listener) {
         return new LeaseKeeper(store, key, owner, lease, keepAlive, listener, System.nanoTime());
     }
 
     /** As {@link #start}, for a lease that began at {@code startNanos} ({@link System#nanoTime()}), e.g. when its claim was sent. */
-    static LeaseKeeper startedAt(IdempotencyStore store, ScopeKey key, OwnerToken owner, Duration lease,
-            KeepAlive keepAlive, Consumer<RenewalResult> listener, long startNanos) {
+    static LeaseKeeper startedAt(
+            IdempotencyStore store,
+            ScopeKey key,
+            OwnerToken owner,
+            Duration lease,
+            KeepAlive keepAlive,
+            Consumer<RenewalResult> listener,
+            long startNanos) {
         return new LeaseKeeper(store, key, owner, lease, keepAlive, listener, startNanos);
     }
 
@@ -286,7 +307,10 @@ public final class LeaseKeeper implements AutoCloseable {
                 keeper.linked = true;
             }
             if (!running.get() && running.compareAndSet(false, true)) {
-                Thread t = Thread.ofPlatform().daemon(true).name("exactly-lease-timer").unstarted(this::sweep);
+                Thread t = Thread.ofPlatform()
+                        .daemon(true)
+                        .name("exactly-lease-timer")
+                        .unstarted(this::sweep);
                 sweeper = t;
                 t.start();
             } else if (sweeping || keeper.firstDueNanos - wakeAt < 0) {

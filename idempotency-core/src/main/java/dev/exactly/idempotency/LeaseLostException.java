@@ -9,8 +9,10 @@ public final class LeaseLostException extends IdempotencyException {
     private final OwnerToken owner;
 
     public LeaseLostException(OwnerToken owner) {
-        super("idempotency_lease_lost",
-                "the idempotency lease expired before the request finished; its outcome was not recorded", null);
+        super(
+                "idempotency_lease_lost",
+                "the idempotency lease expired before the request finished; its outcome was not recorded",
+                null);
         this.owner = owner;
     }
 

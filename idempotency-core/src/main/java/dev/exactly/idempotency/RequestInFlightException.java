@@ -11,7 +11,8 @@ public final class RequestInFlightException extends IdempotencyException {
     private final boolean waited;
 
     public RequestInFlightException(Duration retryAfter, boolean waited) {
-        super("idempotency_key_in_use",
+        super(
+                "idempotency_key_in_use",
                 waited
                         ? "a request with this Idempotency-Key is still in progress after waiting for it"
                         : "a request with this Idempotency-Key is already in progress",

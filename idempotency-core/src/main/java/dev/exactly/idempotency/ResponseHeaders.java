@@ -203,6 +203,7 @@ final class ResponseHeaders extends AbstractMap<String, List<String>> {
             }
         };
     }
+
     @Override
     public List<String> put(String name, List<String> value) {
         throw immutable();

@@ -22,12 +22,14 @@ final class StoreRepairs {
     static final int MAX_PENDING = 10_000;
     /** A repair tries for at least this long, or the lease if that is longer. */
     static final Duration MIN_WINDOW = Duration.ofSeconds(60);
+
     private static final long FIRST_PAUSE_NANOS = Duration.ofMillis(50).toNanos();
     private static final long MAX_PAUSE_NANOS = Duration.ofSeconds(1).toNanos();
 
     private final IdempotencyListener listener;
     private final Semaphore slots = new Semaphore(MAX_PENDING);
-    private final ThreadFactory threads = Thread.ofVirtual().name("exactly-store-repair-", 0).factory();
+    private final ThreadFactory threads =
+            Thread.ofVirtual().name("exactly-store-repair-", 0).factory();
 
     StoreRepairs(IdempotencyListener listener) {
         this.listener = listener;
@@ -47,12 +49,13 @@ final class StoreRepairs {
         Duration lease = request.policy().lease();
         long window = (lease.compareTo(MIN_WINDOW) > 0 ? lease : MIN_WINDOW).toNanos();
         threads.newThread(() -> {
-            try {
-                listener.onRepair(request, repair, retry(write, System.nanoTime() + window));
-            } finally {
-                slots.release();
-            }
-        }).start();
+                    try {
+                        listener.onRepair(request, repair, retry(write, System.nanoTime() + window));
+                    } finally {
+                        slots.release();
+                    }
+                })
+                .start();
     }
 
     private static RepairResult retry(BooleanSupplier write, long deadline) {

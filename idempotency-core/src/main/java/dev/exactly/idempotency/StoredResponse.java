@@ -71,6 +71,7 @@ public record StoredResponse(int status, Map<String, List<String>> headers, byte
 
     @Override
     public String toString() {
-        return "StoredResponse[status=" + status + ", headers=" + headers.keySet() + ", body=" + body.length + " bytes]";
+        return "StoredResponse[status=" + status + ", headers=" + headers.keySet() + ", body=" + body.length
+                + " bytes]";
     }
 }

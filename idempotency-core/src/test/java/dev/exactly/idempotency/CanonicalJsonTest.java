@@ -40,8 +40,8 @@ class CanonicalJsonTest {
     }
 
     @Property(tries = 500)
-    void aDocumentWithSomethingTheSchemeCannotStandForIsNotCanonicalised(@ForAll("documents") String json,
-            @ForAll("foreign") String foreign) {
+    void aDocumentWithSomethingTheSchemeCannotStandForIsNotCanonicalised(
+            @ForAll("documents") String json, @ForAll("foreign") String foreign) {
         assertThat(canonical("[" + json + "," + foreign + "]")).isNull();
         assertThat(canonical("{\"a\":" + json + ",\"b\":" + foreign + "}")).isNull();
     }
@@ -62,7 +62,8 @@ class CanonicalJsonTest {
             }
             ours.setLength(0);
             JsonNumbers.appendEcmaScript(ours, d);
-            assertThat(ours.toString()).as("%s (bits %x)", d, Double.doubleToRawLongBits(d))
+            assertThat(ours.toString())
+                    .as("%s (bits %x)", d, Double.doubleToRawLongBits(d))
                     .isEqualTo(NumberToJSON.serializeNumber(d));
         }
     }
@@ -77,13 +78,16 @@ class CanonicalJsonTest {
             int point = random.nextInt(digits.length() + 1);
             String whole = digits.substring(0, point);
             literal.append(whole.isEmpty() ? "0" : whole.replaceFirst("^0+(?=.)", ""));
-            literal.append('.').append("0".repeat(random.nextInt(3))).append(digits, point, digits.length())
+            literal.append('.')
+                    .append("0".repeat(random.nextInt(3)))
+                    .append(digits, point, digits.length())
                     .append("0".repeat(random.nextInt(3)));
             if (literal.charAt(literal.length() - 1) == '.') {
                 literal.append('0');
             }
             if (random.nextBoolean()) {
-                literal.append(random.nextBoolean() ? 'e' : 'E').append(random.nextBoolean() ? "-" : "+")
+                literal.append(random.nextBoolean() ? 'e' : 'E')
+                        .append(random.nextBoolean() ? "-" : "+")
                         .append(random.nextInt(330));
             }
             String json = "[" + literal + "]";
@@ -98,8 +102,21 @@ class CanonicalJsonTest {
 
     @Example
     void whereOneDigitIsEnoughOneIsWritten() throws IOException {
-        for (double d : new double[] {Double.MIN_VALUE, 2 * Double.MIN_VALUE, 1e23, 5e-324, 1e21, 1e-7, 1e-6,
-                123e18, 0.1, -0.0, Double.MAX_VALUE, Double.MIN_NORMAL, 9007199254740993.0}) {
+        for (double d : new double[] {
+            Double.MIN_VALUE,
+            2 * Double.MIN_VALUE,
+            1e23,
+            5e-324,
+            1e21,
+            1e-7,
+            1e-6,
+            123e18,
+            0.1,
+            -0.0,
+            Double.MAX_VALUE,
+            Double.MIN_NORMAL,
+            9007199254740993.0
+        }) {
             StringBuilder ours = new StringBuilder();
             JsonNumbers.appendEcmaScript(ours, d);
             assertThat(ours.toString()).as("%s", d).isEqualTo(NumberToJSON.serializeNumber(d));
@@ -107,8 +124,8 @@ class CanonicalJsonTest {
     }
 
     @Property(tries = 500)
-    void aDocumentRecognisedAsCanonicalIsTheLibrarysCanonicalFormAndItsOwn(@ForAll("documents") String json,
-            @ForAll("foreign") String foreign) throws IOException {
+    void aDocumentRecognisedAsCanonicalIsTheLibrarysCanonicalFormAndItsOwn(
+            @ForAll("documents") String json, @ForAll("foreign") String foreign) throws IOException {
         for (String document : List.of(json, "[" + json + "," + foreign + "]")) {
             if (CanonicalJson.alreadyCanonical(document.getBytes(StandardCharsets.UTF_8), 64)) {
                 assertThat(new JsonCanonicalizer(document).getEncodedString()).isEqualTo(document);
@@ -120,43 +137,101 @@ class CanonicalJsonTest {
         boolean plain = canonical.chars().allMatch(c -> c >= 0x20 && c < 0x80 && c != '\\')
                 && !DECIMAL.matcher(canonical).find();
         assertThat(CanonicalJson.alreadyCanonical(canonical.getBytes(StandardCharsets.UTF_8), 64))
-                .as("the canonical form of %s, %s", json, canonical).isEqualTo(plain);
+                .as("the canonical form of %s, %s", json, canonical)
+                .isEqualTo(plain);
     }
 
     @Example
     void onlyCompactSortedAsciiIsTakenAsItIs() {
-        for (String json : List.of("{}", "[]", "{\"a\":1,\"b\":[true,false,null,\"x\"],\"c\":{\"d\":-12}}",
-                "[999999999999999,0,-1]", "[\"\u007f\"]")) {
-            assertThat(CanonicalJson.alreadyCanonical(json.getBytes(StandardCharsets.UTF_8), 64)).as(json).isTrue();
+        for (String json : List.of(
+                "{}",
+                "[]",
+                "{\"a\":1,\"b\":[true,false,null,\"x\"],\"c\":{\"d\":-12}}",
+                "[999999999999999,0,-1]",
+                "[\"\u007f\"]")) {
+            assertThat(CanonicalJson.alreadyCanonical(json.getBytes(StandardCharsets.UTF_8), 64))
+                    .as(json)
+                    .isTrue();
         }
-        for (String json : List.of("{\"b\":1,\"a\":2}", "{\"a\":1,\"a\":1}", "{\"a\": 1}", "[-0]", "[1.0]", "[1e3]",
-                "[01]", "[1234567890123456]", "[\"\\n\"]", "[\"\u00e9\"]", "1", "\"a\"", "[1,]", "[1]x", "[tru]",
+        for (String json : List.of(
+                "{\"b\":1,\"a\":2}",
+                "{\"a\":1,\"a\":1}",
+                "{\"a\": 1}",
+                "[-0]",
+                "[1.0]",
+                "[1e3]",
+                "[01]",
+                "[1234567890123456]",
+                "[\"\\n\"]",
+                "[\"\u00e9\"]",
+                "1",
+                "\"a\"",
+                "[1,]",
+                "[1]x",
+                "[tru]",
                 "[[[1]]]")) {
-            assertThat(CanonicalJson.alreadyCanonical(json.getBytes(StandardCharsets.UTF_8), 2)).as(json).isFalse();
+            assertThat(CanonicalJson.alreadyCanonical(json.getBytes(StandardCharsets.UTF_8), 2))
+                    .as(json)
+                    .isFalse();
         }
-        assertThat(CanonicalJson.alreadyCanonical("[[1]]".getBytes(StandardCharsets.UTF_8), 2)).isTrue();
+        assertThat(CanonicalJson.alreadyCanonical("[[1]]".getBytes(StandardCharsets.UTF_8), 2))
+                .isTrue();
     }
 
     @Example
     void edgesAreHandedOver() {
-        for (String json : List.of("1", "\"a\"", "true", "{\"a\":1,\"a\":2}", "{\"a\":\"\\ud800\"}", "{\"a\":01}", "{\"a\":+1}", "[1,]", "{\"a\":1,}",
-                "{\"a\" 1}", "[1 2]", "{\"a\":tru}", "{\"a\":\"x}", "[\"\u0001\"]", "{} {}", "[nulls]",
-                "{\"a\":\"\\x\"}", "[-]", "[\"\\u12g4\"]", "[1.]", "[.5]", "[1e]", "[1e+]", "[-01]", "[1.5.5]",
-                "[1e400]", "[1e-400]", "[9007199254740993]", "[12345678901234567890]", "[0." + "1".repeat(70) + "]")) {
+        for (String json : List.of(
+                "1",
+                "\"a\"",
+                "true",
+                "{\"a\":1,\"a\":2}",
+                "{\"a\":\"\\ud800\"}",
+                "{\"a\":01}",
+                "{\"a\":+1}",
+                "[1,]",
+                "{\"a\":1,}",
+                "{\"a\" 1}",
+                "[1 2]",
+                "{\"a\":tru}",
+                "{\"a\":\"x}",
+                "[\"\u0001\"]",
+                "{} {}",
+                "[nulls]",
+                "{\"a\":\"\\x\"}",
+                "[-]",
+                "[\"\\u12g4\"]",
+                "[1.]",
+                "[.5]",
+                "[1e]",
+                "[1e+]",
+                "[-01]",
+                "[1.5.5]",
+                "[1e400]",
+                "[1e-400]",
+                "[9007199254740993]",
+                "[12345678901234567890]",
+                "[0." + "1".repeat(70) + "]")) {
             assertThat(canonical(json)).as(json).isNull();
         }
     }
 
     @Example
     void membersInOrderOutOfOrderAtAnyPointOrNamedTwice() throws IOException {
-        for (String json : List.of("{\"a\":1,\"b\":{\"y\":[2,{\"q\":1,\"p\":0}],\"x\":1},\"c\":\"\\u00e9\",\"aa\":3}",
-                "{\"b\":1,\"a\":2}", "{\"a\":{\"c\":1,\"d\":2},\"b\":[],\"c\":{}}", "{\"\\u0062\":1,\"a\":2,\"c\":3}",
+        for (String json : List.of(
+                "{\"a\":1,\"b\":{\"y\":[2,{\"q\":1,\"p\":0}],\"x\":1},\"c\":\"\\u00e9\",\"aa\":3}",
+                "{\"b\":1,\"a\":2}",
+                "{\"a\":{\"c\":1,\"d\":2},\"b\":[],\"c\":{}}",
+                "{\"\\u0062\":1,\"a\":2,\"c\":3}",
                 "{\"a\":1,\"c\":2,\"b\":3,\"d\":4,\"e\":5,\"f\":6,\"g\":7,\"h\":8,\"i\":9,\"j\":10}")) {
             assertThat(canonical(json)).as(json).isEqualTo(new JsonCanonicalizer(json).getEncodedString());
         }
         StringBuilder many = new StringBuilder("{");
         for (int i = 0; i < 40; i++) {
-            many.append(i == 0 ? "" : ",").append("\"k").append(100 + i).append("\":").append(i);
+            many.append(i == 0 ? "" : ",")
+                    .append("\"k")
+                    .append(100 + i)
+                    .append("\":")
+                    .append(i);
         }
         String ascending = many.append('}').toString();
         assertThat(canonical(ascending)).isEqualTo(new JsonCanonicalizer(ascending).getEncodedString());
@@ -170,8 +245,13 @@ class CanonicalJsonTest {
 
     @Example
     void numbersInEveryNotationFollowTheScheme() throws IOException {
-        for (String json : List.of("{\"a\":1.5}", "{\"a\":1e3}", "{\"a\":1234567890123456}", "[1E+2,1e-2,-0.0,0e5]",
-                "[1e-7,0.000001,2.5e-5,100.00,-1.25E-3,1e15,12.5e14]", "[9007199254740992,-9007199254740992]",
+        for (String json : List.of(
+                "{\"a\":1.5}",
+                "{\"a\":1e3}",
+                "{\"a\":1234567890123456}",
+                "[1E+2,1e-2,-0.0,0e5]",
+                "[1e-7,0.000001,2.5e-5,100.00,-1.25E-3,1e15,12.5e14]",
+                "[9007199254740992,-9007199254740992]",
                 "[0.1,0.5e-300,123456.789,3.14159,-2.5E-300,1.5E-7]")) {
             assertThat(canonical(json)).as(json).isEqualTo(new JsonCanonicalizer(json).getEncodedString());
         }
@@ -179,8 +259,12 @@ class CanonicalJsonTest {
 
     @Example
     void negativeZeroAndEscapesFollowTheScheme() throws IOException {
-        for (String json : List.of("[-0]", "{\"b\":[],\"a\":{}}", "[\"\\u001f\\u007f\\/\\\"\\\\\\b\\f\\n\\r\\t\"]",
-                "{\"\\u00e9\":1,\"e\":2,\"\\ud83d\\ude00\":3,\"\uffff\":4}", " [ 1 , -2 , 999999999999999 ] ")) {
+        for (String json : List.of(
+                "[-0]",
+                "{\"b\":[],\"a\":{}}",
+                "[\"\\u001f\\u007f\\/\\\"\\\\\\b\\f\\n\\r\\t\"]",
+                "{\"\\u00e9\":1,\"e\":2,\"\\ud83d\\ude00\":3,\"\uffff\":4}",
+                " [ 1 , -2 , 999999999999999 ] ")) {
             assertThat(canonical(json)).as(json).isEqualTo(new JsonCanonicalizer(json).getEncodedString());
         }
     }
@@ -211,13 +295,27 @@ class CanonicalJsonTest {
 
     @Provide
     Arbitrary<String> foreign() {
-        return Arbitraries.of("12345678901234567", "9007199254740993", "1e-400", "1e400", "1e21", "01", "-", "1.", "+1",
-                "\"\\udc00\"", "\"\\ud800x\"", "{\"k\":1,\"k\":1}", "tru", "\"\u0001\"", "NaN");
+        return Arbitraries.of(
+                "12345678901234567",
+                "9007199254740993",
+                "1e-400",
+                "1e400",
+                "1e21",
+                "01",
+                "-",
+                "1.",
+                "+1",
+                "\"\\udc00\"",
+                "\"\\ud800x\"",
+                "{\"k\":1,\"k\":1}",
+                "tru",
+                "\"\u0001\"",
+                "NaN");
     }
 
     private Arbitrary<String> value(int depth) {
-        List<Arbitrary<String>> choices = new ArrayList<>(List.of(string(), integer(), decimal(),
-                Arbitraries.of("true", "false", "null")));
+        List<Arbitrary<String>> choices =
+                new ArrayList<>(List.of(string(), integer(), decimal(), Arbitraries.of("true", "false", "null")));
         if (depth > 0) {
             choices.add(Arbitraries.lazy(() -> object(depth - 1)));
             choices.add(Arbitraries.lazy(() -> array(depth - 1)));
@@ -226,14 +324,18 @@ class CanonicalJsonTest {
     }
 
     private Arbitrary<String> object(int depth) {
-        Arbitrary<String> member = Combinators.combine(string(), ws(), ws(), value(depth))
-                .as((name, a, b, v) -> name + a + ":" + b + v);
-        return member.list().ofMaxSize(6).uniqueElements(CanonicalJsonTest::nameOf)
+        Arbitrary<String> member =
+                Combinators.combine(string(), ws(), ws(), value(depth)).as((name, a, b, v) -> name + a + ":" + b + v);
+        return member.list()
+                .ofMaxSize(6)
+                .uniqueElements(CanonicalJsonTest::nameOf)
                 .flatMap(members -> ws().map(w -> "{" + w + String.join("," + w, members) + w + "}"));
     }
 
     private Arbitrary<String> array(int depth) {
-        return value(depth).list().ofMaxSize(5)
+        return value(depth)
+                .list()
+                .ofMaxSize(5)
                 .flatMap(items -> ws().map(w -> "[" + w + String.join(w + "," + w, items) + "]"));
     }
 
@@ -258,25 +360,62 @@ class CanonicalJsonTest {
     private Arbitrary<String> string() {
         Arbitrary<String> piece = Arbitraries.oneOf(
                 Arbitraries.strings().withCharRange('a', 'z').ofMaxLength(4),
-                Arbitraries.of("\\\"", "\\\\", "\\/", "\\b", "\\f", "\\n", "\\r", "\\t", "\\u0000", "\\u001F",
-                        "\\u00e9", "\\u20AC", "\\ud83d\\ude00", "é", "€", "😀", "\u007f", "\u2028", " ", "A", "Z", "_"));
+                Arbitraries.of(
+                        "\\\"",
+                        "\\\\",
+                        "\\/",
+                        "\\b",
+                        "\\f",
+                        "\\n",
+                        "\\r",
+                        "\\t",
+                        "\\u0000",
+                        "\\u001F",
+                        "\\u00e9",
+                        "\\u20AC",
+                        "\\ud83d\\ude00",
+                        "é",
+                        "€",
+                        "😀",
+                        "\u007f",
+                        "\u2028",
+                        " ",
+                        "A",
+                        "Z",
+                        "_"));
         return piece.list().ofMaxSize(5).map(parts -> "\"" + String.join("", parts) + "\"");
     }
 
     private Arbitrary<String> integer() {
         return Arbitraries.oneOf(
-                Arbitraries.longs().between(-999_999_999_999_999L, 999_999_999_999_999L).map(String::valueOf),
+                Arbitraries.longs()
+                        .between(-999_999_999_999_999L, 999_999_999_999_999L)
+                        .map(String::valueOf),
                 Arbitraries.of("0", "-0", "999999999999999", "-999999999999999", "100000000000000"));
     }
 
     /** Decimals that a double stands for, in the notations JSON allows. */
     private Arbitrary<String> decimal() {
         return Arbitraries.oneOf(
-                Arbitraries.longs().between(-99_999_999_999L, 99_999_999_999L).map(cents -> BigDecimal.valueOf(cents, 2).toPlainString()),
-                Arbitraries.doubles().map(String::valueOf).filter(d -> !d.contains("N") && !d.contains("I"))
+                Arbitraries.longs()
+                        .between(-99_999_999_999L, 99_999_999_999L)
+                        .map(cents -> BigDecimal.valueOf(cents, 2).toPlainString()),
+                Arbitraries.doubles()
+                        .map(String::valueOf)
+                        .filter(d -> !d.contains("N") && !d.contains("I"))
                         .filter(JsonNumbers::roundTrips),
-                Arbitraries.of("1.5", "-0.0", "1e15", "1E-7", "0.1", "123456789012345.5", "1e+2", "2E0", "0.000001",
-                        "1234567890123456", "9007199254740992"));
+                Arbitraries.of(
+                        "1.5",
+                        "-0.0",
+                        "1e15",
+                        "1E-7",
+                        "0.1",
+                        "123456789012345.5",
+                        "1e+2",
+                        "2E0",
+                        "0.000001",
+                        "1234567890123456",
+                        "9007199254740992"));
     }
 
     private Arbitrary<String> ws() {

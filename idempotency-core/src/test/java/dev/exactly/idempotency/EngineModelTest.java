@@ -45,14 +45,20 @@ class EngineModelTest {
     }
 
     /** The model's view of one key. */
-    record Model(RecordStatus status, int fingerprint, OwnerToken owner, long leaseEnd, long expiresAt,
+    record Model(
+            RecordStatus status,
+            int fingerprint,
+            OwnerToken owner,
+            long leaseEnd,
+            long expiresAt,
             @Nullable StoredResponse response) {}
 
     /** The system under test and the model, side by side. */
     static final class World {
         final MutableClock clock = new MutableClock(Instant.parse("2026-01-01T00:00:00Z"));
         final InMemoryIdempotencyStore store = InMemoryIdempotencyStore.create(clock, 1_000);
-        final IdempotencyEngine engine = IdempotencyEngine.builder(store).clock(clock).build();
+        final IdempotencyEngine engine =
+                IdempotencyEngine.builder(store).clock(clock).build();
         final Map<Integer, Model> model = new HashMap<>();
         final Map<Integer, List<OwnerToken>> staleOwners = new HashMap<>();
         final List<Scope> scopes = new ArrayList<>();
@@ -77,7 +83,8 @@ class EngineModelTest {
         }
 
         /** The live model record of a key, after dropping an expired one. */
-        @Nullable Model live(int k) {
+        @Nullable
+        Model live(int k) {
             Model m = model.get(k);
             if (m != null && now() >= m.expiresAt()) {
                 model.remove(k);
@@ -90,7 +97,9 @@ class EngineModelTest {
         }
 
         StoredResponse nextResponse(int status) {
-            return new StoredResponse(status, Map.of("content-type", List.of("application/json")),
+            return new StoredResponse(
+                    status,
+                    Map.of("content-type", List.of("application/json")),
                     ("{\"n\":" + (++responses) + "}").getBytes(StandardCharsets.UTF_8));
         }
 
@@ -105,7 +114,9 @@ class EngineModelTest {
 
         boolean ownedBy(int k, OwnerToken owner) {
             Model m = live(k);
-            return m != null && m.status() == RecordStatus.PROCESSING && m.owner().equals(owner);
+            return m != null
+                    && m.status() == RecordStatus.PROCESSING
+                    && m.owner().equals(owner);
         }
 
         void retire(int k) {
@@ -118,7 +129,8 @@ class EngineModelTest {
 
     @Property(tries = 500)
     void engineFollowsTheModel(@ForAll("chains") ActionChain<World> chain) {
-        chain.withInvariant("store equals model", EngineModelTest::checkInvariant).run();
+        chain.withInvariant("store equals model", EngineModelTest::checkInvariant)
+                .run();
     }
 
     @Provide
@@ -161,26 +173,39 @@ class EngineModelTest {
     static final class ClaimAction implements Action.Independent<World> {
         @Override
         public Arbitrary<Transformer<World>> transformer() {
-            return Arbitraries.integers().between(0, KEYS - 1).flatMap(k ->
-                    Arbitraries.integers().between(0, FINGERPRINTS - 1).map(f ->
-                            Transformer.mutate("claim(k" + k + ", fp" + f + ")", w -> claim(w, k, f))));
+            return Arbitraries.integers()
+                    .between(0, KEYS - 1)
+                    .flatMap(k -> Arbitraries.integers()
+                            .between(0, FINGERPRINTS - 1)
+                            .map(f -> Transformer.mutate("claim(k" + k + ", fp" + f + ")", w -> claim(w, k, f))));
         }
 
         private static void claim(World w, int k, int f) {
             Model m = w.live(k);
             long now = w.now();
-            ClaimOutcome outcome = w.store.claim(w.key(k), World.fingerprint(f),
-                    Duration.ofMillis(LEASE_MS), Duration.ofMillis(RETENTION_MS));
+            ClaimOutcome outcome = w.store.claim(
+                    w.key(k), World.fingerprint(f), Duration.ofMillis(LEASE_MS), Duration.ofMillis(RETENTION_MS));
             if (m == null) {
-                assertThat(outcome).isInstanceOfSatisfying(ClaimOutcome.Claimed.class,
-                        c -> assertThat(c.takeover()).isFalse());
-                w.model.put(k, new Model(RecordStatus.PROCESSING, f, ((ClaimOutcome.Claimed) outcome).owner(),
-                        now + LEASE_MS, now + RETENTION_MS, null));
+                assertThat(outcome)
+                        .isInstanceOfSatisfying(
+                                ClaimOutcome.Claimed.class,
+                                c -> assertThat(c.takeover()).isFalse());
+                w.model.put(
+                        k,
+                        new Model(
+                                RecordStatus.PROCESSING,
+                                f,
+                                ((ClaimOutcome.Claimed) outcome).owner(),
+                                now + LEASE_MS,
+                                now + RETENTION_MS,
+                                null));
             } else if (m.status().isFinished()) {
                 assertThat(outcome).isInstanceOf(ClaimOutcome.Finished.class);
             } else if (now >= m.leaseEnd() && m.fingerprint() == f) {
-                assertThat(outcome).isInstanceOfSatisfying(ClaimOutcome.Claimed.class,
-                        c -> assertThat(c.takeover()).isTrue());
+                assertThat(outcome)
+                        .isInstanceOfSatisfying(
+                                ClaimOutcome.Claimed.class,
+                                c -> assertThat(c.takeover()).isTrue());
                 OwnerToken owner = ((ClaimOutcome.Claimed) outcome).owner();
                 assertThat(owner).isNotEqualTo(m.owner());
                 w.retire(k);
@@ -194,11 +219,13 @@ class EngineModelTest {
     static final class FinishAction implements Action.Independent<World> {
         @Override
         public Arbitrary<Transformer<World>> transformer() {
-            return Arbitraries.integers().between(0, KEYS - 1).flatMap(k ->
-                    Arbitraries.of(true, false).flatMap(current ->
-                            Arbitraries.of(RecordStatus.COMPLETED, RecordStatus.FAILED).map(status ->
-                                    Transformer.mutate((status == RecordStatus.COMPLETED ? "complete" : "fail")
-                                            + "(k" + k + (current ? ", owner" : ", stale") + ")",
+            return Arbitraries.integers()
+                    .between(0, KEYS - 1)
+                    .flatMap(k -> Arbitraries.of(true, false)
+                            .flatMap(current -> Arbitraries.of(RecordStatus.COMPLETED, RecordStatus.FAILED)
+                                    .map(status -> Transformer.mutate(
+                                            (status == RecordStatus.COMPLETED ? "complete" : "fail") + "(k" + k
+                                                    + (current ? ", owner" : ", stale") + ")",
                                             w -> finish(w, k, current, status)))));
         }
 
@@ -217,43 +244,62 @@ class EngineModelTest {
     static final class ReleaseAction implements Action.Independent<World> {
         @Override
         public Arbitrary<Transformer<World>> transformer() {
-            return Arbitraries.integers().between(0, KEYS - 1).flatMap(k -> Arbitraries.of(true, false).map(current ->
-                    Transformer.mutate("release(k" + k + (current ? ", owner" : ", stale") + ")", w -> {
-                        OwnerToken owner = w.owner(k, current);
-                        boolean expected = w.ownedBy(k, owner);
-                        assertThat(w.store.release(w.key(k), owner)).isEqualTo(expected);
-                        if (expected) {
-                            w.retire(k);
-                            w.model.remove(k);
-                        }
-                    })));
+            return Arbitraries.integers()
+                    .between(0, KEYS - 1)
+                    .flatMap(k -> Arbitraries.of(true, false)
+                            .map(current ->
+                                    Transformer.mutate("release(k" + k + (current ? ", owner" : ", stale") + ")", w -> {
+                                        OwnerToken owner = w.owner(k, current);
+                                        boolean expected = w.ownedBy(k, owner);
+                                        assertThat(w.store.release(w.key(k), owner))
+                                                .isEqualTo(expected);
+                                        if (expected) {
+                                            w.retire(k);
+                                            w.model.remove(k);
+                                        }
+                                    })));
         }
     }
 
     static final class RenewAction implements Action.Independent<World> {
         @Override
         public Arbitrary<Transformer<World>> transformer() {
-            return Arbitraries.integers().between(0, KEYS - 1).flatMap(k -> Arbitraries.of(true, false).flatMap(current ->
-                    Arbitraries.longs().between(100, 8_000).map(lease ->
-                            Transformer.mutate("renew(k" + k + (current ? ", owner" : ", stale") + ", " + lease + "ms)", w -> {
-                                OwnerToken owner = w.owner(k, current);
-                                boolean expected = w.ownedBy(k, owner);
-                                assertThat(w.store.renew(w.key(k), owner, Duration.ofMillis(lease))).isEqualTo(expected);
-                                if (expected) {
-                                    Model m = w.model.get(k);
-                                    long leaseEnd = w.now() + lease;
-                                    w.model.put(k, new Model(m.status(), m.fingerprint(), owner, leaseEnd,
-                                            Math.max(m.expiresAt(), leaseEnd), null));
-                                }
-                            }))));
+            return Arbitraries.integers()
+                    .between(0, KEYS - 1)
+                    .flatMap(k -> Arbitraries.of(true, false)
+                            .flatMap(current -> Arbitraries.longs()
+                                    .between(100, 8_000)
+                                    .map(lease -> Transformer.mutate(
+                                            "renew(k" + k + (current ? ", owner" : ", stale") + ", " + lease + "ms)",
+                                            w -> {
+                                                OwnerToken owner = w.owner(k, current);
+                                                boolean expected = w.ownedBy(k, owner);
+                                                assertThat(w.store.renew(w.key(k), owner, Duration.ofMillis(lease)))
+                                                        .isEqualTo(expected);
+                                                if (expected) {
+                                                    Model m = w.model.get(k);
+                                                    long leaseEnd = w.now() + lease;
+                                                    w.model.put(
+                                                            k,
+                                                            new Model(
+                                                                    m.status(),
+                                                                    m.fingerprint(),
+                                                                    owner,
+                                                                    leaseEnd,
+                                                                    Math.max(m.expiresAt(), leaseEnd),
+                                                                    null));
+                                                }
+                                            }))));
         }
     }
 
     static final class AdvanceClockAction implements Action.Independent<World> {
         @Override
         public Arbitrary<Transformer<World>> transformer() {
-            return Arbitraries.longs().between(0, 3_000).map(ms ->
-                    Transformer.mutate("advance(" + ms + "ms)", w -> w.clock.advance(Duration.ofMillis(ms))));
+            return Arbitraries.longs()
+                    .between(0, 3_000)
+                    .map(ms ->
+                            Transformer.mutate("advance(" + ms + "ms)", w -> w.clock.advance(Duration.ofMillis(ms))));
         }
     }
 
@@ -261,16 +307,21 @@ class EngineModelTest {
     static final class ConcurrentDuplicateAction implements Action.Independent<World> {
         @Override
         public Arbitrary<Transformer<World>> transformer() {
-            return Arbitraries.integers().between(0, KEYS - 1).flatMap(k ->
-                    Arbitraries.integers().between(0, FINGERPRINTS - 1).map(f ->
-                            Transformer.mutate("duplicates(k" + k + ", fp" + f + ")", w -> duplicates(w, k, f))));
+            return Arbitraries.integers()
+                    .between(0, KEYS - 1)
+                    .flatMap(k -> Arbitraries.integers()
+                            .between(0, FINGERPRINTS - 1)
+                            .map(f -> Transformer.mutate(
+                                    "duplicates(k" + k + ", fp" + f + ")", w -> duplicates(w, k, f))));
         }
 
         private static void duplicates(World w, int k, int f) {
             Model before = w.live(k);
             long now = w.now();
             IdempotencyPolicy policy = IdempotencyPolicy.custom()
-                    .lease(Duration.ofMillis(LEASE_MS)).retention(Duration.ofMillis(RETENTION_MS)).build();
+                    .lease(Duration.ofMillis(LEASE_MS))
+                    .retention(Duration.ofMillis(RETENTION_MS))
+                    .build();
             IdempotencyRequest request = IdempotencyRequest.of(w.scopes.get(k), World.fingerprint(f), policy);
             StoredResponse response = w.nextResponse(201);
             AtomicInteger runs = new AtomicInteger();
@@ -300,17 +351,28 @@ class EngineModelTest {
                 }
             }
             boolean runnable = before == null
-                    || (before.status() == RecordStatus.PROCESSING && now >= before.leaseEnd() && before.fingerprint() == f);
+                    || (before.status() == RecordStatus.PROCESSING
+                            && now >= before.leaseEnd()
+                            && before.fingerprint() == f);
             if (before != null && before.fingerprint() != f) {
                 assertThat(kinds).containsOnly("idempotency_key_reused");
                 assertThat(runs).hasValue(0);
             } else if (runnable) {
                 assertThat(runs).hasValue(1);
                 assertThat(kinds).containsOnlyOnce("EXECUTED");
-                assertThat(kinds).allMatch(s -> s.equals("EXECUTED") || s.equals("REPLAYED") || s.equals("idempotency_key_in_use"));
+                assertThat(kinds)
+                        .allMatch(s ->
+                                s.equals("EXECUTED") || s.equals("REPLAYED") || s.equals("idempotency_key_in_use"));
                 w.retire(k);
-                w.model.put(k, new Model(RecordStatus.COMPLETED, f, w.store.find(w.key(k)).orElseThrow().owner(),
-                        0, now + RETENTION_MS, response));
+                w.model.put(
+                        k,
+                        new Model(
+                                RecordStatus.COMPLETED,
+                                f,
+                                w.store.find(w.key(k)).orElseThrow().owner(),
+                                0,
+                                now + RETENTION_MS,
+                                response));
             } else if (before.status().isFinished()) {
                 assertThat(kinds).containsOnly("REPLAYED");
                 assertThat(runs).hasValue(0);

@@ -46,8 +46,10 @@ class ExecutionInterceptorTest {
             .build();
 
     private IdempotencyRequest request(String fingerprint) {
-        return IdempotencyRequest.of(new Scope("acme", "POST", "/v1/charges", new IdempotencyKey("k-1")),
-                new Fingerprint("sha256-jcs", fingerprint), IdempotencyPolicy.ofDefaults());
+        return IdempotencyRequest.of(
+                new Scope("acme", "POST", "/v1/charges", new IdempotencyKey("k-1")),
+                new Fingerprint("sha256-jcs", fingerprint),
+                IdempotencyPolicy.ofDefaults());
     }
 
     @Test
@@ -58,15 +60,25 @@ class ExecutionInterceptorTest {
             return Outcome.complete(created);
         });
         assertThat(engine.execute(request("a"), lease -> {
-            trail.add("action again");
-            return Outcome.complete(created);
-        }).replayed()).isTrue();
+                            trail.add("action again");
+                            return Outcome.complete(created);
+                        })
+                        .replayed())
+                .isTrue();
         assertThatThrownBy(() -> engine.execute(request("b"), lease -> Outcome.complete(created)))
                 .isInstanceOf(IdempotencyKeyReusedException.class);
 
-        assertThat(trail).containsExactly(
-                "before /v1/charges", "claim", "action", "after EXECUTED",
-                "before /v1/charges", "replay", "after REPLAYED",
-                "before /v1/charges", "mismatch", "failed IdempotencyKeyReusedException");
+        assertThat(trail)
+                .containsExactly(
+                        "before /v1/charges",
+                        "claim",
+                        "action",
+                        "after EXECUTED",
+                        "before /v1/charges",
+                        "replay",
+                        "after REPLAYED",
+                        "before /v1/charges",
+                        "mismatch",
+                        "failed IdempotencyKeyReusedException");
     }
 }

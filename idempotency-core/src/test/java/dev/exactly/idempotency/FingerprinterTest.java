@@ -13,13 +13,15 @@ class FingerprinterTest {
     private final Fingerprinter fingerprinter = Fingerprinter.ofDefaults();
 
     private Fingerprint json(String body) {
-        return fingerprinter.fingerprint("POST", "/v1/charges", body.getBytes(StandardCharsets.UTF_8), "application/json");
+        return fingerprinter.fingerprint(
+                "POST", "/v1/charges", body.getBytes(StandardCharsets.UTF_8), "application/json");
     }
 
     @Test
     void keyOrderWhitespaceAndNumberSpellingDoNotMatter() {
         Fingerprint a = json("{\"amount\":1999,\"currency\":\"usd\",\"metadata\":{\"b\":1,\"a\":2}}");
-        Fingerprint b = json("{ \"metadata\": {\"a\": 2.0, \"b\": 1e0},\n \"currency\": \"usd\", \"amount\": 1999.00 }");
+        Fingerprint b =
+                json("{ \"metadata\": {\"a\": 2.0, \"b\": 1e0},\n \"currency\": \"usd\", \"amount\": 1999.00 }");
         assertThat(a).isEqualTo(b);
         assertThat(a.algorithm()).isEqualTo(Fingerprinter.JCS_SHA256);
         assertThat(json("{\"x\":\"\\u0041\"}")).isEqualTo(json("{\"x\":\"A\"}"));
@@ -31,7 +33,8 @@ class FingerprinterTest {
         assertThat(json("{\"amount\":1998,\"currency\":\"usd\"}")).isNotEqualTo(a);
         assertThat(json("{\"amount\":\"1999\",\"currency\":\"usd\"}")).isNotEqualTo(a);
         assertThat(json("{\"amount\":1999,\"currency\":\"eur\"}")).isNotEqualTo(a);
-        assertThat(json("{\"amount\":1999,\"currency\":\"usd\",\"extra\":null}")).isNotEqualTo(a);
+        assertThat(json("{\"amount\":1999,\"currency\":\"usd\",\"extra\":null}"))
+                .isNotEqualTo(a);
         assertThat(json("[1,2]")).isNotEqualTo(json("[2,1]"));
     }
 
@@ -39,17 +42,20 @@ class FingerprinterTest {
     void methodAndRouteAreFingerprinted() {
         byte[] body = "{}".getBytes(StandardCharsets.UTF_8);
         Fingerprint post = fingerprinter.fingerprint("POST", "/v1/charges", body, "application/json");
-        assertThat(fingerprinter.fingerprint("PUT", "/v1/charges", body, "application/json")).isNotEqualTo(post);
-        assertThat(fingerprinter.fingerprint("POST", "/v1/refunds", body, "application/json")).isNotEqualTo(post);
+        assertThat(fingerprinter.fingerprint("PUT", "/v1/charges", body, "application/json"))
+                .isNotEqualTo(post);
+        assertThat(fingerprinter.fingerprint("POST", "/v1/refunds", body, "application/json"))
+                .isNotEqualTo(post);
     }
 
     @Test
     void nonJsonBodiesAreHashedByteForByte() {
-        Fingerprint form = fingerprinter.fingerprint("POST", "/r", "a=1&b=2".getBytes(StandardCharsets.UTF_8),
-                "application/x-www-form-urlencoded");
+        Fingerprint form = fingerprinter.fingerprint(
+                "POST", "/r", "a=1&b=2".getBytes(StandardCharsets.UTF_8), "application/x-www-form-urlencoded");
         assertThat(form.algorithm()).isEqualTo(Fingerprinter.RAW_SHA256);
-        assertThat(fingerprinter.fingerprint("POST", "/r", "b=2&a=1".getBytes(StandardCharsets.UTF_8),
-                "application/x-www-form-urlencoded")).isNotEqualTo(form);
+        assertThat(fingerprinter.fingerprint(
+                        "POST", "/r", "b=2&a=1".getBytes(StandardCharsets.UTF_8), "application/x-www-form-urlencoded"))
+                .isNotEqualTo(form);
         Fingerprint broken = json("{\"amount\": ");
         assertThat(broken.algorithm()).isEqualTo(Fingerprinter.RAW_SHA256);
         assertThat(fingerprinter.fingerprint("POST", "/r", new byte[0], null).algorithm())
@@ -77,8 +83,17 @@ class FingerprinterTest {
 
     @Test
     void jsonThatIsNotJsonByItsGrammarIsHashedAsItsBytes() {
-        for (String body : new String[] {"{\"a\":01}", "{\"a\":-01}", "{\"a\":1.}", "{\"a\":.5}", "{\"a\":+1}",
-                "{\"a\":1e}", "{\"a\":1,\"a\":1}", "1", "\"text\""}) {
+        for (String body : new String[] {
+            "{\"a\":01}",
+            "{\"a\":-01}",
+            "{\"a\":1.}",
+            "{\"a\":.5}",
+            "{\"a\":+1}",
+            "{\"a\":1e}",
+            "{\"a\":1,\"a\":1}",
+            "1",
+            "\"text\""
+        }) {
             assertThat(json(body).algorithm()).as(body).isEqualTo(Fingerprinter.RAW_SHA256);
         }
         assertThat(json("{\"a\":01}")).isNotEqualTo(json("{\"a\":1}"));
@@ -105,23 +120,26 @@ class FingerprinterTest {
     @Test
     void deepJsonIsRefusedBeforeAnyParserRecurses() {
         String deep = "[".repeat(20_000) + "]".repeat(20_000);
-        assertThatThrownBy(() -> json(deep))
-                .isInstanceOfSatisfying(JsonTooDeepException.class, e -> {
-                    assertThat(e.maxDepth()).isEqualTo(Fingerprinter.DEFAULT_MAX_JSON_DEPTH);
-                    assertThat(e.code()).isEqualTo("json_too_deep");
-                });
+        assertThatThrownBy(() -> json(deep)).isInstanceOfSatisfying(JsonTooDeepException.class, e -> {
+            assertThat(e.maxDepth()).isEqualTo(Fingerprinter.DEFAULT_MAX_JSON_DEPTH);
+            assertThat(e.code()).isEqualTo("json_too_deep");
+        });
         String objects = "{\"a\":".repeat(65) + "1" + "}".repeat(65);
         assertThatThrownBy(() -> json(objects)).isInstanceOf(JsonTooDeepException.class);
         // exactly at the limit is fine, and brackets inside strings do not count
         String atLimit = "{\"a\":".repeat(64) + "\"[[[[{{{{\"" + "}".repeat(64);
         assertThat(json(atLimit).algorithm()).isEqualTo(Fingerprinter.JCS_SHA256);
         // a body of no declared type that nests that deep is just bytes
-        assertThat(fingerprinter.fingerprint("POST", "/r", deep.getBytes(StandardCharsets.UTF_8), null).algorithm())
+        assertThat(fingerprinter
+                        .fingerprint("POST", "/r", deep.getBytes(StandardCharsets.UTF_8), null)
+                        .algorithm())
                 .isEqualTo(Fingerprinter.RAW_SHA256);
         assertThatThrownBy(() -> Fingerprinter.of(1024, 0)).isInstanceOf(IllegalArgumentException.class);
         assertThat(Fingerprinter.of(1024, 2).maxJsonDepth()).isEqualTo(2);
-        assertThatThrownBy(() -> Fingerprinter.of(1024, 2).fingerprint("POST", "/r", "[[[1]]]".getBytes(StandardCharsets.UTF_8),
-                "application/problem+json")).isInstanceOf(JsonTooDeepException.class);
+        assertThatThrownBy(() -> Fingerprinter.of(1024, 2)
+                        .fingerprint(
+                                "POST", "/r", "[[[1]]]".getBytes(StandardCharsets.UTF_8), "application/problem+json"))
+                .isInstanceOf(JsonTooDeepException.class);
     }
 
     @Test
@@ -148,7 +166,8 @@ class FingerprinterTest {
                 .isEqualTo("fd1fb0e21d014db01f7714413683bbc4950dbb5bbfed127ea61afde29c52e938");
         byte[] large = new byte[70_000];
         Arrays.fill(large, (byte) 'x');
-        String streamed = fingerprinter.fingerprint("POST", "/r", large, "text/plain").value();
+        String streamed =
+                fingerprinter.fingerprint("POST", "/r", large, "text/plain").value();
         MessageDigest digest = Hashing.sha256();
         Hashing.field(digest, "POST");
         Hashing.field(digest, "/r");

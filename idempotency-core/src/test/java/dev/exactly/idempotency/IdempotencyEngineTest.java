@@ -25,7 +25,10 @@ class IdempotencyEngineTest {
     private final IdempotencyRequest request = IdempotencyRequest.of(
             new Scope("acme", "POST", "/v1/charges", new IdempotencyKey("k-1")),
             new Fingerprint("sha256-jcs", "abc"),
-            IdempotencyPolicy.custom().lease(Duration.ofSeconds(5)).retention(Duration.ofHours(1)).build());
+            IdempotencyPolicy.custom()
+                    .lease(Duration.ofSeconds(5))
+                    .retention(Duration.ofHours(1))
+                    .build());
     private final StoredResponse created = StoredResponse.of(201, "{\"id\":\"ch_1\"}".getBytes());
 
     @Test
@@ -48,7 +51,8 @@ class IdempotencyEngineTest {
     void storeUnavailableIsPassedThroughAsIs() {
         StoreUnavailableException down = new StoreUnavailableException("redis down", null);
         store.failing = down;
-        assertThatThrownBy(() -> engine.execute(request, lease -> Outcome.complete(created))).isSameAs(down);
+        assertThatThrownBy(() -> engine.execute(request, lease -> Outcome.complete(created)))
+                .isSameAs(down);
     }
 
     @Test
@@ -95,7 +99,8 @@ class IdempotencyEngineTest {
         assertThatThrownBy(() -> engine.execute(request, lease -> {
                     // a GC pause past the lease; a retry takes over meanwhile
                     clock.advance(Duration.ofSeconds(6));
-                    assertThat(memory.claim(request.key(), request.fingerprint(), Duration.ofSeconds(5), Duration.ofHours(1)))
+                    assertThat(memory.claim(
+                                    request.key(), request.fingerprint(), Duration.ofSeconds(5), Duration.ofHours(1)))
                             .isInstanceOf(ClaimOutcome.Claimed.class);
                     assertThat(lease.renew(Duration.ofSeconds(5))).isFalse();
                     return Outcome.complete(created);
@@ -123,12 +128,15 @@ class IdempotencyEngineTest {
 
     @Test
     void aThrowingListenerNeverChangesTheOutcome() throws Exception {
-        IdempotencyEngine noisy = IdempotencyEngine.builder(memory).clock(clock).listener(new IdempotencyListener() {
-            @Override
-            public void onClaim(IdempotencyRequest r, boolean takeover) {
-                throw new IllegalStateException("metrics backend down");
-            }
-        }).build();
+        IdempotencyEngine noisy = IdempotencyEngine.builder(memory)
+                .clock(clock)
+                .listener(new IdempotencyListener() {
+                    @Override
+                    public void onClaim(IdempotencyRequest r, boolean takeover) {
+                        throw new IllegalStateException("metrics backend down");
+                    }
+                })
+                .build();
         assertThat(noisy.execute(request, lease -> Outcome.complete(created)).kind())
                 .isEqualTo(IdempotentResult.Kind.EXECUTED);
     }
@@ -136,7 +144,8 @@ class IdempotencyEngineTest {
     @Test
     void mismatchIsReportedAndTheRecordUntouched() throws Exception {
         engine.execute(request, lease -> Outcome.complete(created));
-        IdempotencyRequest other = IdempotencyRequest.of(request.scope(), new Fingerprint("sha256-jcs", "xyz"), request.policy());
+        IdempotencyRequest other =
+                IdempotencyRequest.of(request.scope(), new Fingerprint("sha256-jcs", "xyz"), request.policy());
         assertThatThrownBy(() -> engine.execute(other, lease -> Outcome.complete(created)))
                 .isInstanceOfSatisfying(IdempotencyKeyReusedException.class, e -> {
                     assertThat(e.stored()).isEqualTo(request.fingerprint());
@@ -147,14 +156,23 @@ class IdempotencyEngineTest {
 
     @Test
     void policiesValidate() {
-        assertThatThrownBy(() -> IdempotencyPolicy.custom().lease(Duration.ofHours(2)).retention(Duration.ofHours(1)).build())
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("two clocks");
-        assertThatThrownBy(() -> InFlightPolicy.waitUpTo(Duration.ofMinutes(5))).isInstanceOf(IllegalArgumentException.class);
-        assertThatThrownBy(() -> IdempotencyPolicy.custom().retention(Duration.ofDays(31)).build())
+        assertThatThrownBy(() -> IdempotencyPolicy.custom()
+                        .lease(Duration.ofHours(2))
+                        .retention(Duration.ofHours(1))
+                        .build())
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("two clocks");
+        assertThatThrownBy(() -> InFlightPolicy.waitUpTo(Duration.ofMinutes(5)))
                 .isInstanceOf(IllegalArgumentException.class);
-        assertThat(((InFlightPolicy.Reject) InFlightPolicy.reject(Duration.ZERO)).retryAfter()).isEqualTo(Duration.ofSeconds(1));
+        assertThatThrownBy(() -> IdempotencyPolicy.custom()
+                        .retention(Duration.ofDays(31))
+                        .build())
+                .isInstanceOf(IllegalArgumentException.class);
+        assertThat(((InFlightPolicy.Reject) InFlightPolicy.reject(Duration.ZERO)).retryAfter())
+                .isEqualTo(Duration.ofSeconds(1));
         IdempotencyPolicy base = IdempotencyPolicy.ofDefaults();
-        IdempotencyPolicy derived = IdempotencyPolicy.from(base).retention(Duration.ofDays(7)).build();
+        IdempotencyPolicy derived =
+                IdempotencyPolicy.from(base).retention(Duration.ofDays(7)).build();
         assertThat(derived.lease()).isEqualTo(base.lease());
         assertThat(derived.retention()).isEqualTo(Duration.ofDays(7));
     }
@@ -174,8 +192,8 @@ class IdempotencyEngineTest {
         }
 
         @Override
-        public ClaimOutcome claim(ScopeKey key, Fingerprint fingerprint, OwnerToken owner, Duration lease,
-                Duration retention) {
+        public ClaimOutcome claim(
+                ScopeKey key, Fingerprint fingerprint, OwnerToken owner, Duration lease, Duration retention) {
             maybeFail();
             return super.claim(key, fingerprint, owner, lease, retention);
         }
@@ -256,23 +274,31 @@ class IdempotencyEngineTest {
 
     @Test
     void aWaiterWhoseClockRunsAheadOfTheStoresBacksOffInsteadOfSpinning() throws Exception {
-        InMemoryIdempotencyStore memory = InMemoryIdempotencyStore.builder().clock(java.time.InstantSource.system()).build();
+        InMemoryIdempotencyStore memory = InMemoryIdempotencyStore.builder()
+                .clock(java.time.InstantSource.system())
+                .build();
         AtomicInteger claims = new AtomicInteger();
         IdempotencyStore counting = new ForwardingIdempotencyStore(memory) {
             @Override
-            public ClaimOutcome claim(ScopeKey key, Fingerprint fingerprint, OwnerToken owner, Duration lease,
-                    Duration retention) {
+            public ClaimOutcome claim(
+                    ScopeKey key, Fingerprint fingerprint, OwnerToken owner, Duration lease, Duration retention) {
                 claims.incrementAndGet();
                 return super.claim(key, fingerprint, owner, lease, retention);
             }
         };
         // the waiter's clock is 30 s ahead of the store's: by it, the owner's 10 s lease ended long ago
         IdempotencyEngine owner = IdempotencyEngine.builder(memory).build();
-        IdempotencyEngine waiter = IdempotencyEngine.builder(counting).clock(() -> Instant.now().plusSeconds(30)).build();
-        IdempotencyPolicy policy = IdempotencyPolicy.custom().lease(Duration.ofSeconds(10))
-                .inFlight(InFlightPolicy.waitUpTo(Duration.ofSeconds(2))).build();
-        IdempotencyRequest request = IdempotencyRequest.of(new Scope("acme", "POST", "/v1/charges", new IdempotencyKey("k-skew")),
-                new Fingerprint("sha256-jcs", "abc"), policy);
+        IdempotencyEngine waiter = IdempotencyEngine.builder(counting)
+                .clock(() -> Instant.now().plusSeconds(30))
+                .build();
+        IdempotencyPolicy policy = IdempotencyPolicy.custom()
+                .lease(Duration.ofSeconds(10))
+                .inFlight(InFlightPolicy.waitUpTo(Duration.ofSeconds(2)))
+                .build();
+        IdempotencyRequest request = IdempotencyRequest.of(
+                new Scope("acme", "POST", "/v1/charges", new IdempotencyKey("k-skew")),
+                new Fingerprint("sha256-jcs", "abc"),
+                policy);
         java.util.concurrent.CountDownLatch running = new java.util.concurrent.CountDownLatch(1);
         java.util.concurrent.CountDownLatch finish = new java.util.concurrent.CountDownLatch(1);
         Thread first = Thread.ofVirtual().start(() -> {
@@ -289,8 +315,9 @@ class IdempotencyEngineTest {
         try {
             running.await();
             assertThatThrownBy(() -> waiter.execute(request, lease -> {
-                throw new AssertionError("must not run while the owner's lease is live in the store");
-            })).isInstanceOf(RequestInFlightException.class);
+                        throw new AssertionError("must not run while the owner's lease is live in the store");
+                    }))
+                    .isInstanceOf(RequestInFlightException.class);
         } finally {
             finish.countDown();
             first.join();

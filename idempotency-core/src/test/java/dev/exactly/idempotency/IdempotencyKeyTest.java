@@ -15,7 +15,8 @@ class IdempotencyKeyTest {
     void quotedAndBareNameTheSameKey() {
         assertThat(IdempotencyKey.parse("\"abc-123\"")).isEqualTo(IdempotencyKey.parse("abc-123"));
         assertThat(IdempotencyKey.parse("  abc-123\t")).isEqualTo(new IdempotencyKey("abc-123"));
-        assertThat(IdempotencyKey.parse("\"a \\\"quoted\\\" \\\\ key\"").value()).isEqualTo("a \"quoted\" \\ key");
+        assertThat(IdempotencyKey.parse("\"a \\\"quoted\\\" \\\\ key\"").value())
+                .isEqualTo("a \"quoted\" \\ key");
     }
 
     @Test
@@ -29,11 +30,21 @@ class IdempotencyKeyTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"caf\u00e9", "tab\tinside", "new\nline", "\"unterminated", "\"a\"b", "\"bad\\escape\"",
-            "\"a\\\"", "nul\u0000"})
+    @ValueSource(
+            strings = {
+                "caf\u00e9",
+                "tab\tinside",
+                "new\nline",
+                "\"unterminated",
+                "\"a\"b",
+                "\"bad\\escape\"",
+                "\"a\\\"",
+                "nul\u0000"
+            })
     void illegalCharactersAndBrokenQuoting(String header) {
         assertThatThrownBy(() -> IdempotencyKey.parse(header))
-                .isInstanceOfSatisfying(InvalidIdempotencyKeyException.class,
+                .isInstanceOfSatisfying(
+                        InvalidIdempotencyKeyException.class,
                         e -> assertThat(e.reason()).isEqualTo(Reason.ILLEGAL_CHARACTER));
     }
 
@@ -51,7 +62,8 @@ class IdempotencyKeyTest {
     void repeatedHeadersMustAgree() {
         assertThat(IdempotencyKey.parse(List.of("k1", "\"k1\""))).isEqualTo(new IdempotencyKey("k1"));
         assertThatThrownBy(() -> IdempotencyKey.parse(List.of("k1", "k2")))
-                .isInstanceOfSatisfying(InvalidIdempotencyKeyException.class,
+                .isInstanceOfSatisfying(
+                        InvalidIdempotencyKeyException.class,
                         e -> assertThat(e.reason()).isEqualTo(Reason.AMBIGUOUS));
     }
 
@@ -62,11 +74,15 @@ class IdempotencyKeyTest {
             assertThat(IdempotencyKey.parse(joined)).as(joined).isEqualTo(new IdempotencyKey("k1"));
         }
         assertThat(IdempotencyKey.parse(List.of("k1", "k1, k1"))).isEqualTo(new IdempotencyKey("k1"));
-        assertThat(IdempotencyKey.parse("\"a,b\"").value()).as("a quoted comma is the key's").isEqualTo("a,b");
+        assertThat(IdempotencyKey.parse("\"a,b\"").value())
+                .as("a quoted comma is the key's")
+                .isEqualTo("a,b");
         assertThat(IdempotencyKey.parse("\"a,b\", \"a,b\"").value()).isEqualTo("a,b");
         for (String several : List.of("k1, k2", "k1,\"k2\"", "\"a,b\", a")) {
-            assertThatThrownBy(() -> IdempotencyKey.parse(several)).as(several)
-                    .isInstanceOfSatisfying(InvalidIdempotencyKeyException.class,
+            assertThatThrownBy(() -> IdempotencyKey.parse(several))
+                    .as(several)
+                    .isInstanceOfSatisfying(
+                            InvalidIdempotencyKeyException.class,
                             e -> assertThat(e.reason()).isEqualTo(Reason.AMBIGUOUS));
         }
         assertReason(",", Reason.EMPTY);

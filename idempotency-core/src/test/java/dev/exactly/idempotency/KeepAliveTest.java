@@ -30,34 +30,46 @@ import org.junit.jupiter.api.Timeout;
 class KeepAliveTest {
     /** Short enough to pass several times per test; renewed every 500 ms, so a loaded machine has a second to spare. */
     private static final Duration LEASE = Duration.ofMillis(1500);
+
     private static final Duration RETENTION = Duration.ofHours(1);
 
     private final InMemoryIdempotencyStore memory = InMemoryIdempotencyStore.create();
     private final CountingStore store = new CountingStore(memory);
     private final List<RenewalResult> renewals = new CopyOnWriteArrayList<>();
     private final List<String> events = new CopyOnWriteArrayList<>();
-    private final IdempotencyEngine engine = IdempotencyEngine.builder(store).listener(new IdempotencyListener() {
-        @Override
-        public void onRenewal(IdempotencyRequest request, RenewalResult result) {
-            renewals.add(result);
-        }
+    private final IdempotencyEngine engine = IdempotencyEngine.builder(store)
+            .listener(new IdempotencyListener() {
+                @Override
+                public void onRenewal(IdempotencyRequest request, RenewalResult result) {
+                    renewals.add(result);
+                }
 
-        @Override
-        public void onLeaseLost(IdempotencyRequest request, Duration held) {
-            events.add("leaseLost");
-        }
+                @Override
+                public void onLeaseLost(IdempotencyRequest request, Duration held) {
+                    events.add("leaseLost");
+                }
 
-        @Override
-        public void onRecorded(IdempotencyRequest request, RecordStatus status, Duration held) {
-            events.add("recorded");
-        }
-    }).build();
+                @Override
+                public void onRecorded(IdempotencyRequest request, RecordStatus status, Duration held) {
+                    events.add("recorded");
+                }
+            })
+            .build();
     private final StoredResponse created = StoredResponse.of(201, "{\"id\":\"ch_1\"}".getBytes());
 
     private static IdempotencyRequest request(KeepAlive keepAlive) {
-        return IdempotencyRequest.of(new Scope("acme", "POST", "/v1/charges", new IdempotencyKey(UUID.randomUUID().toString())),
+        return IdempotencyRequest.of(
+                new Scope(
+                        "acme",
+                        "POST",
+                        "/v1/charges",
+                        new IdempotencyKey(UUID.randomUUID().toString())),
                 new Fingerprint("sha256-jcs", "abc"),
-                IdempotencyPolicy.custom().lease(LEASE).retention(RETENTION).keepAlive(keepAlive).build());
+                IdempotencyPolicy.custom()
+                        .lease(LEASE)
+                        .retention(RETENTION)
+                        .keepAlive(keepAlive)
+                        .build());
     }
 
     @Test
@@ -69,10 +81,15 @@ class KeepAliveTest {
         assertThat(KeepAlive.interval(Duration.ofMillis(2))).isEqualTo(Duration.ofMillis(1));
         assertThat(new IdempotencyPolicy(LEASE, RETENTION, InFlightPolicy.reject(Duration.ofSeconds(1))).keepAlive())
                 .isEqualTo(KeepAlive.ofDefaults());
-        assertThatThrownBy(() -> IdempotencyPolicy.custom().lease(Duration.ofMinutes(10)).build())
+        assertThatThrownBy(() ->
+                        IdempotencyPolicy.custom().lease(Duration.ofMinutes(10)).build())
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("max hold (PT5M) must be at least the lease (PT10M)");
-        assertThat(IdempotencyPolicy.custom().lease(Duration.ofMinutes(10)).keepAlive(KeepAlive.disabled()).build().lease())
+        assertThat(IdempotencyPolicy.custom()
+                        .lease(Duration.ofMinutes(10))
+                        .keepAlive(KeepAlive.disabled())
+                        .build()
+                        .lease())
                 .isEqualTo(Duration.ofMinutes(10));
         assertThatThrownBy(() -> KeepAlive.upTo(Duration.ZERO)).isInstanceOf(IllegalArgumentException.class);
     }
@@ -82,21 +99,25 @@ class KeepAliveTest {
         IdempotencyRequest request = request(KeepAlive.ofDefaults());
         AtomicInteger runs = new AtomicInteger();
         CountDownLatch finish = new CountDownLatch(1);
-        CompletableFuture<IdempotentResult> first = CompletableFuture.supplyAsync(() -> call(() -> engine.execute(request, lease -> {
-            runs.incrementAndGet();
-            finish.await();
-            assertThat(lease.isLost()).isFalse();
-            return Outcome.complete(created);
-        })));
+        CompletableFuture<IdempotentResult> first =
+                CompletableFuture.supplyAsync(() -> call(() -> engine.execute(request, lease -> {
+                    runs.incrementAndGet();
+                    finish.await();
+                    assertThat(lease.isLost()).isFalse();
+                    return Outcome.complete(created);
+                })));
         await().atMost(Duration.ofSeconds(10)).until(() -> runs.get() == 1);
         OwnerToken owner = memory.find(request.key()).orElseThrow().owner();
         // for three leases, every duplicate finds the key in flight under the first owner
-        await().during(LEASE.multipliedBy(3)).atMost(LEASE.multipliedBy(3).plusSeconds(10)).pollInterval(Duration.ofMillis(100))
+        await().during(LEASE.multipliedBy(3))
+                .atMost(LEASE.multipliedBy(3).plusSeconds(10))
+                .pollInterval(Duration.ofMillis(100))
                 .until(() -> {
                     assertThatThrownBy(() -> engine.execute(request, lease -> {
-                        runs.incrementAndGet();
-                        return Outcome.complete(created);
-                    })).isInstanceOf(RequestInFlightException.class);
+                                runs.incrementAndGet();
+                                return Outcome.complete(created);
+                            }))
+                            .isInstanceOf(RequestInFlightException.class);
                     return owner.equals(memory.find(request.key()).orElseThrow().owner());
                 });
         finish.countDown();
@@ -115,16 +136,19 @@ class KeepAliveTest {
             return Outcome.complete(created);
         });
         int afterReturn = store.renewals.get();
-        await().during(LEASE.multipliedBy(2)).atMost(LEASE.multipliedBy(2).plusSeconds(5))
+        await().during(LEASE.multipliedBy(2))
+                .atMost(LEASE.multipliedBy(2).plusSeconds(5))
                 .until(() -> store.renewals.get() == afterReturn);
 
         IdempotencyRequest throwing = request(KeepAlive.ofDefaults());
         assertThatThrownBy(() -> engine.execute(throwing, lease -> {
-            await().atMost(Duration.ofSeconds(10)).until(() -> store.renewals.get() > afterReturn);
-            throw new IOException("bank unreachable before any side effect");
-        })).isInstanceOf(IOException.class);
+                    await().atMost(Duration.ofSeconds(10)).until(() -> store.renewals.get() > afterReturn);
+                    throw new IOException("bank unreachable before any side effect");
+                }))
+                .isInstanceOf(IOException.class);
         int afterThrow = store.renewals.get();
-        await().during(LEASE.multipliedBy(2)).atMost(LEASE.multipliedBy(2).plusSeconds(5))
+        await().during(LEASE.multipliedBy(2))
+                .atMost(LEASE.multipliedBy(2).plusSeconds(5))
                 .until(() -> store.renewals.get() == afterThrow);
         assertThat(memory.find(throwing.key())).isEmpty();
         assertThat(renewals).doesNotContain(RenewalResult.LOST, RenewalResult.FAILED);
@@ -136,19 +160,24 @@ class KeepAliveTest {
         AtomicInteger runs = new AtomicInteger();
         CountDownLatch finish = new CountDownLatch(1);
         AtomicReference<Lease> firstLease = new AtomicReference<>();
-        CompletableFuture<IdempotentResult> first = CompletableFuture.supplyAsync(() -> call(() -> engine.execute(request, lease -> {
-            runs.incrementAndGet();
-            firstLease.set(lease);
-            finish.await();
-            return Outcome.complete(created);
-        })));
+        CompletableFuture<IdempotentResult> first =
+                CompletableFuture.supplyAsync(() -> call(() -> engine.execute(request, lease -> {
+                    runs.incrementAndGet();
+                    firstLease.set(lease);
+                    finish.await();
+                    return Outcome.complete(created);
+                })));
         await().atMost(Duration.ofSeconds(10)).until(() -> firstLease.get() != null);
         // the lease runs out while the action is merely slow: the action can see it, and a retry takes over
         await().atMost(Duration.ofSeconds(10)).until(() -> firstLease.get().isLost());
-        IdempotentResult second = await().atMost(Duration.ofSeconds(10)).until(() -> tryExecute(request, runs), r -> r != null);
+        IdempotentResult second =
+                await().atMost(Duration.ofSeconds(10)).until(() -> tryExecute(request, runs), r -> r != null);
         assertThat(second.kind()).isEqualTo(IdempotentResult.Kind.EXECUTED);
         finish.countDown();
-        assertThat(first).failsWithin(Duration.ofSeconds(10)).withThrowableThat().havingRootCause()
+        assertThat(first)
+                .failsWithin(Duration.ofSeconds(10))
+                .withThrowableThat()
+                .havingRootCause()
                 .isInstanceOf(LeaseLostException.class);
         assertThat(runs).hasValue(2);
         assertThat(store.renewals).hasValue(0);
@@ -162,22 +191,27 @@ class KeepAliveTest {
         CountDownLatch finish = new CountDownLatch(1);
         AtomicReference<Lease> firstLease = new AtomicReference<>();
         Instant claimed = Instant.now();
-        CompletableFuture<IdempotentResult> first = CompletableFuture.supplyAsync(() -> call(() -> engine.execute(request, lease -> {
-            firstLease.set(lease);
-            finish.await();
-            return Outcome.complete(created);
-        })));
+        CompletableFuture<IdempotentResult> first =
+                CompletableFuture.supplyAsync(() -> call(() -> engine.execute(request, lease -> {
+                    firstLease.set(lease);
+                    finish.await();
+                    return Outcome.complete(created);
+                })));
         await().atMost(Duration.ofSeconds(10)).until(() -> renewals.contains(RenewalResult.MAX_HOLD));
         assertThat(renewals).contains(RenewalResult.RENEWED);
         // the last renewal reached exactly the max hold, no further
         Instant leaseEnd = memory.find(request.key()).orElseThrow().leaseExpiresAt();
         assertThat(leaseEnd).isBefore(claimed.plus(maxHold).plusMillis(500));
         AtomicInteger runs = new AtomicInteger();
-        IdempotentResult second = await().atMost(Duration.ofSeconds(10)).until(() -> tryExecute(request, runs), r -> r != null);
+        IdempotentResult second =
+                await().atMost(Duration.ofSeconds(10)).until(() -> tryExecute(request, runs), r -> r != null);
         assertThat(second.kind()).isEqualTo(IdempotentResult.Kind.EXECUTED);
         assertThat(firstLease.get().isLost()).isTrue();
         finish.countDown();
-        assertThat(first).failsWithin(Duration.ofSeconds(10)).withThrowableThat().havingRootCause()
+        assertThat(first)
+                .failsWithin(Duration.ofSeconds(10))
+                .withThrowableThat()
+                .havingRootCause()
                 .isInstanceOf(LeaseLostException.class);
         assertThat(renewals).containsOnlyOnce(RenewalResult.MAX_HOLD);
     }
@@ -187,7 +221,11 @@ class KeepAliveTest {
         IdempotencyRequest request = request(KeepAlive.ofDefaults());
         store.failRenewals = true;
         IdempotentResult result = engine.execute(request, lease -> {
-            await().atMost(Duration.ofSeconds(10)).until(() -> renewals.stream().filter(RenewalResult.FAILED::equals).count() >= 2);
+            await().atMost(Duration.ofSeconds(10))
+                    .until(() -> renewals.stream()
+                                    .filter(RenewalResult.FAILED::equals)
+                                    .count()
+                            >= 2);
             // unanswered past the lease end: the action learns that another owner may take over
             await().atMost(Duration.ofSeconds(10)).until(lease::isLost);
             store.failRenewals = false;
@@ -209,17 +247,19 @@ class KeepAliveTest {
         store.renewalBlocked = renewalsBlocked;
         AtomicInteger runs = new AtomicInteger();
         assertThatThrownBy(() -> engine.execute(request, lease -> {
-            runs.incrementAndGet();
-            // the keep-alive stalls (its renewal hangs); the lease runs out and another process takes over
-            assertThat(renewalsBlocked.await(10, TimeUnit.SECONDS)).isTrue();
-            await().atMost(Duration.ofSeconds(10)).until(lease::isLost);
-            IdempotencyEngine other = IdempotencyEngine.builder(memory).build();
-            IdempotentResult taken = await().atMost(Duration.ofSeconds(10)).until(() -> tryExecute(other, request, runs), r -> r != null);
-            assertThat(taken.kind()).isEqualTo(IdempotentResult.Kind.EXECUTED);
-            store.blockRenewals.countDown(); // the stalled renewal reaches the store now, too late
-            await().atMost(Duration.ofSeconds(10)).until(() -> renewals.contains(RenewalResult.LOST));
-            return Outcome.complete(StoredResponse.of(201, "{\"id\":\"late\"}".getBytes()));
-        })).isInstanceOf(LeaseLostException.class);
+                    runs.incrementAndGet();
+                    // the keep-alive stalls (its renewal hangs); the lease runs out and another process takes over
+                    assertThat(renewalsBlocked.await(10, TimeUnit.SECONDS)).isTrue();
+                    await().atMost(Duration.ofSeconds(10)).until(lease::isLost);
+                    IdempotencyEngine other = IdempotencyEngine.builder(memory).build();
+                    IdempotentResult taken = await().atMost(Duration.ofSeconds(10))
+                            .until(() -> tryExecute(other, request, runs), r -> r != null);
+                    assertThat(taken.kind()).isEqualTo(IdempotentResult.Kind.EXECUTED);
+                    store.blockRenewals.countDown(); // the stalled renewal reaches the store now, too late
+                    await().atMost(Duration.ofSeconds(10)).until(() -> renewals.contains(RenewalResult.LOST));
+                    return Outcome.complete(StoredResponse.of(201, "{\"id\":\"late\"}".getBytes()));
+                }))
+                .isInstanceOf(LeaseLostException.class);
         assertThat(runs).hasValue(2);
         assertThat(events).containsExactly("leaseLost");
         assertThat(memory.find(request.key()).orElseThrow().response()).isEqualTo(created);
@@ -244,28 +284,51 @@ class KeepAliveTest {
 
     @Test
     void aStandaloneKeeperRenewsUntilClosed() throws Exception {
-        ScopeKey key = new Scope("acme", "POST", "/v1/charges", new IdempotencyKey(UUID.randomUUID().toString())).toScopeKey();
+        ScopeKey key = new Scope(
+                        "acme",
+                        "POST",
+                        "/v1/charges",
+                        new IdempotencyKey(UUID.randomUUID().toString()))
+                .toScopeKey();
         Fingerprint fp = new Fingerprint("sha256-jcs", "abc");
         ClaimOutcome.Claimed claimed = (ClaimOutcome.Claimed) memory.claim(key, fp, LEASE, RETENTION);
         List<RenewalResult> seen = new CopyOnWriteArrayList<>();
-        try (LeaseKeeper keeper = LeaseKeeper.start(memory, key, claimed.owner(), LEASE, KeepAlive.ofDefaults(), seen::add)) {
-            await().during(LEASE.multipliedBy(3)).atMost(LEASE.multipliedBy(3).plusSeconds(10)).pollInterval(Duration.ofMillis(100))
+        try (LeaseKeeper keeper =
+                LeaseKeeper.start(memory, key, claimed.owner(), LEASE, KeepAlive.ofDefaults(), seen::add)) {
+            await().during(LEASE.multipliedBy(3))
+                    .atMost(LEASE.multipliedBy(3).plusSeconds(10))
+                    .pollInterval(Duration.ofMillis(100))
                     .until(() -> memory.claim(key, fp, LEASE, RETENTION) instanceof ClaimOutcome.InFlight);
             assertThat(keeper.isLost()).isFalse();
         }
         assertThat(seen).contains(RenewalResult.RENEWED).containsOnly(RenewalResult.RENEWED);
         // closed: the lease runs out and another owner takes over
-        await().atMost(Duration.ofSeconds(10)).until(() -> memory.claim(key, fp, LEASE, RETENTION) instanceof ClaimOutcome.Claimed c
-                && c.takeover());
+        await().atMost(Duration.ofSeconds(10))
+                .until(() -> memory.claim(key, fp, LEASE, RETENTION) instanceof ClaimOutcome.Claimed c && c.takeover());
     }
 
     @Test
     void aKeeperDueBeforeTheOthersIsRenewedOnTimeAndAClosedOneNever() throws Exception {
         Fingerprint fp = new Fingerprint("sha256-jcs", "abc");
         Duration longLease = Duration.ofMinutes(1);
-        ScopeKey waitingKey = new Scope("acme", "POST", "/v1/charges", new IdempotencyKey(UUID.randomUUID().toString())).toScopeKey();
-        ScopeKey closedKey = new Scope("acme", "POST", "/v1/charges", new IdempotencyKey(UUID.randomUUID().toString())).toScopeKey();
-        ScopeKey shortKey = new Scope("acme", "POST", "/v1/charges", new IdempotencyKey(UUID.randomUUID().toString())).toScopeKey();
+        ScopeKey waitingKey = new Scope(
+                        "acme",
+                        "POST",
+                        "/v1/charges",
+                        new IdempotencyKey(UUID.randomUUID().toString()))
+                .toScopeKey();
+        ScopeKey closedKey = new Scope(
+                        "acme",
+                        "POST",
+                        "/v1/charges",
+                        new IdempotencyKey(UUID.randomUUID().toString()))
+                .toScopeKey();
+        ScopeKey shortKey = new Scope(
+                        "acme",
+                        "POST",
+                        "/v1/charges",
+                        new IdempotencyKey(UUID.randomUUID().toString()))
+                .toScopeKey();
         OwnerToken waitingOwner = ((ClaimOutcome.Claimed) memory.claim(waitingKey, fp, longLease, RETENTION)).owner();
         OwnerToken closedOwner = ((ClaimOutcome.Claimed) memory.claim(closedKey, fp, LEASE, RETENTION)).owner();
         OwnerToken shortOwner = ((ClaimOutcome.Claimed) memory.claim(shortKey, fp, LEASE, RETENTION)).owner();
@@ -273,10 +336,15 @@ class KeepAliveTest {
         List<RenewalResult> closed = new CopyOnWriteArrayList<>();
         List<RenewalResult> shorter = new CopyOnWriteArrayList<>();
         // a keeper due in 20 s waits first: the sweeper sleeps until then, unless woken for an earlier one
-        try (LeaseKeeper first = LeaseKeeper.start(memory, waitingKey, waitingOwner, longLease, KeepAlive.ofDefaults(), waiting::add)) {
-            LeaseKeeper.start(memory, closedKey, closedOwner, LEASE, KeepAlive.ofDefaults(), closed::add).close();
-            try (LeaseKeeper later = LeaseKeeper.start(memory, shortKey, shortOwner, LEASE, KeepAlive.ofDefaults(), shorter::add)) {
-                await().during(LEASE.multipliedBy(3)).atMost(LEASE.multipliedBy(3).plusSeconds(10)).pollInterval(Duration.ofMillis(100))
+        try (LeaseKeeper first =
+                LeaseKeeper.start(memory, waitingKey, waitingOwner, longLease, KeepAlive.ofDefaults(), waiting::add)) {
+            LeaseKeeper.start(memory, closedKey, closedOwner, LEASE, KeepAlive.ofDefaults(), closed::add)
+                    .close();
+            try (LeaseKeeper later =
+                    LeaseKeeper.start(memory, shortKey, shortOwner, LEASE, KeepAlive.ofDefaults(), shorter::add)) {
+                await().during(LEASE.multipliedBy(3))
+                        .atMost(LEASE.multipliedBy(3).plusSeconds(10))
+                        .pollInterval(Duration.ofMillis(100))
                         .until(() -> memory.claim(shortKey, fp, LEASE, RETENTION) instanceof ClaimOutcome.InFlight);
                 assertThat(later.isLost()).isFalse();
             }
@@ -285,8 +353,11 @@ class KeepAliveTest {
         assertThat(shorter).contains(RenewalResult.RENEWED).containsOnly(RenewalResult.RENEWED);
         assertThat(waiting).as("not due yet").isEmpty();
         assertThat(closed).as("closed before its first renewal").isEmpty();
-        assertThat(memory.claim(closedKey, fp, LEASE, RETENTION)).as("its lease ran out unrenewed")
-                .isInstanceOfSatisfying(ClaimOutcome.Claimed.class, c -> assertThat(c.takeover()).isTrue());
+        assertThat(memory.claim(closedKey, fp, LEASE, RETENTION))
+                .as("its lease ran out unrenewed")
+                .isInstanceOfSatisfying(
+                        ClaimOutcome.Claimed.class,
+                        c -> assertThat(c.takeover()).isTrue());
     }
 
     private IdempotentResult tryExecute(IdempotencyRequest request, AtomicInteger runs) throws Exception {

@@ -21,7 +21,8 @@ class ScopeKeyTest {
                     accepted++;
                     assertThat(new ScopeKey(candidate).hash()).isEqualTo(candidate);
                 } else {
-                    assertThatIllegalArgumentException().as("character U+%04X at %d", c, position)
+                    assertThatIllegalArgumentException()
+                            .as("character U+%04X at %d", c, position)
                             .isThrownBy(() -> new ScopeKey(candidate));
                 }
             }
@@ -39,7 +40,9 @@ class ScopeKeyTest {
 
     @Test
     void aDigestIsAKey() {
-        String hash = new Scope("acme", "POST", "/v1/charges", new IdempotencyKey("k-1")).toScopeKey().hash();
+        String hash = new Scope("acme", "POST", "/v1/charges", new IdempotencyKey("k-1"))
+                .toScopeKey()
+                .hash();
         assertThat(new ScopeKey(hash).hash()).isEqualTo(hash);
     }
 }

@@ -13,7 +13,8 @@ class ScopeTest {
         assertThat(new Scope("globex", "POST", "/v1/charges", KEY).toScopeKey()).isNotEqualTo(base);
         assertThat(new Scope("acme", "PUT", "/v1/charges", KEY).toScopeKey()).isNotEqualTo(base);
         assertThat(new Scope("acme", "POST", "/v1/refunds", KEY).toScopeKey()).isNotEqualTo(base);
-        assertThat(new Scope("acme", "POST", "/v1/charges", new IdempotencyKey("order-43")).toScopeKey()).isNotEqualTo(base);
+        assertThat(new Scope("acme", "POST", "/v1/charges", new IdempotencyKey("order-43")).toScopeKey())
+                .isNotEqualTo(base);
         assertThat(new Scope("acme", "post", "/v1/charges", KEY).toScopeKey()).isEqualTo(base);
     }
 
@@ -34,7 +35,9 @@ class ScopeTest {
     /** The digest is the stores' key: a change of its layout would orphan every record written before. */
     @Test
     void theScopeKeyIsSha256OverLengthPrefixedFields() {
-        assertThat(new Scope("tenant-a", "post", "/v1/charges", new IdempotencyKey("key-1")).toScopeKey().hash())
+        assertThat(new Scope("tenant-a", "post", "/v1/charges", new IdempotencyKey("key-1"))
+                        .toScopeKey()
+                        .hash())
                 .isEqualTo("be16e0f03d3b060fd17bea40181d56023f79cd5d347bf0fce6525f4b9a3c589b");
     }
 }

@@ -25,16 +25,21 @@ class StoreRepairTest {
     private final InMemoryIdempotencyStore memory = InMemoryIdempotencyStore.create();
     private final StallingStore store = new StallingStore(memory);
     private final List<String> repairs = new CopyOnWriteArrayList<>();
-    private final IdempotencyEngine engine = IdempotencyEngine.builder(store).listener(new IdempotencyListener() {
-        @Override
-        public void onRepair(IdempotencyRequest request, Repair repair, RepairResult result) {
-            repairs.add(repair + ":" + result);
-        }
-    }).build();
+    private final IdempotencyEngine engine = IdempotencyEngine.builder(store)
+            .listener(new IdempotencyListener() {
+                @Override
+                public void onRepair(IdempotencyRequest request, Repair repair, RepairResult result) {
+                    repairs.add(repair + ":" + result);
+                }
+            })
+            .build();
     private final IdempotencyRequest request = IdempotencyRequest.of(
             new Scope("acme", "POST", "/v1/charges", new IdempotencyKey("k-1")),
             new Fingerprint("sha256-jcs", "abc"),
-            IdempotencyPolicy.custom().lease(Duration.ofSeconds(30)).retention(Duration.ofHours(1)).build());
+            IdempotencyPolicy.custom()
+                    .lease(Duration.ofSeconds(30))
+                    .retention(Duration.ofHours(1))
+                    .build());
     private final StoredResponse created = StoredResponse.of(201, "{\"id\":\"ch_1\"}".getBytes());
 
     @Test
@@ -71,7 +76,8 @@ class StoreRepairTest {
                 .isInstanceOf(StoreUnavailableException.class);
         store.recover();
         // another request claims the key before the repair runs: the repair's token is not its token
-        ClaimOutcome other = memory.claim(request.key(), request.fingerprint(), Duration.ofSeconds(30), Duration.ofHours(1));
+        ClaimOutcome other =
+                memory.claim(request.key(), request.fingerprint(), Duration.ofSeconds(30), Duration.ofHours(1));
         assertThat(other).isInstanceOf(ClaimOutcome.Claimed.class);
         await().atMost(Duration.ofSeconds(5)).until(() -> repairs.contains("UNDO_CLAIM:NOT_NEEDED"));
         assertThat(memory.find(request.key()).orElseThrow().owner()).isEqualTo(((ClaimOutcome.Claimed) other).owner());
@@ -124,20 +130,30 @@ class StoreRepairTest {
     @Test
     void aStoreThatRefusedUpFrontIsNotUndone() {
         InMemoryIdempotencyStore full = InMemoryIdempotencyStore.create(java.time.InstantSource.system(), 1);
-        full.claim(new Scope("acme", "POST", "/v1/charges", new IdempotencyKey("other")).toScopeKey(),
-                request.fingerprint(), Duration.ofSeconds(30), Duration.ofHours(1));
-        IdempotencyEngine onFull = IdempotencyEngine.builder(full).listener(new IdempotencyListener() {
-            @Override
-            public void onRepair(IdempotencyRequest r, Repair repair, RepairResult result) {
-                repairs.add(repair + ":" + result);
-            }
-        }).build();
+        full.claim(
+                new Scope("acme", "POST", "/v1/charges", new IdempotencyKey("other")).toScopeKey(),
+                request.fingerprint(),
+                Duration.ofSeconds(30),
+                Duration.ofHours(1));
+        IdempotencyEngine onFull = IdempotencyEngine.builder(full)
+                .listener(new IdempotencyListener() {
+                    @Override
+                    public void onRepair(IdempotencyRequest r, Repair repair, RepairResult result) {
+                        repairs.add(repair + ":" + result);
+                    }
+                })
+                .build();
         assertThatThrownBy(() -> onFull.execute(request, lease -> Outcome.complete(created)))
-                .isInstanceOfSatisfying(StoreUnavailableException.class, e -> assertThat(e.mayHaveApplied()).isFalse());
+                .isInstanceOfSatisfying(
+                        StoreUnavailableException.class,
+                        e -> assertThat(e.mayHaveApplied()).isFalse());
         assertThat(repairs).isEmpty();
     }
 
-    enum Mode { FAIL, APPLY_THEN_FAIL }
+    enum Mode {
+        FAIL,
+        APPLY_THEN_FAIL
+    }
 
     /** Forwards to a real store; a stalled operation fails (after applying it, in APPLY_THEN_FAIL mode). */
     static final class StallingStore extends ForwardingIdempotencyStore {
@@ -173,8 +189,8 @@ class StoreRepairTest {
         }
 
         @Override
-        public ClaimOutcome claim(ScopeKey key, Fingerprint fingerprint, OwnerToken owner, Duration lease,
-                Duration retention) {
+        public ClaimOutcome claim(
+                ScopeKey key, Fingerprint fingerprint, OwnerToken owner, Duration lease, Duration retention) {
             return call("claim", () -> super.claim(key, fingerprint, owner, lease, retention));
         }
 

@@ -6,7 +6,8 @@ public final class AccountConflictException extends LedgerException {
     private final Account existing;
 
     public AccountConflictException(Account existing, AccountSpec requested) {
-        super("ledger_account_conflict",
+        super(
+                "ledger_account_conflict",
                 "account " + existing.code() + " exists as " + existing + ", not as requested " + requested,
                 null);
         this.existing = existing;

@@ -38,15 +38,17 @@ public record AccountSpec(
             throw new LedgerValidationException(Reason.INVALID_ACCOUNT, "account code must have 1 to 200 characters");
         }
         if (shards < 1 || shards > MAX_SHARDS) {
-            throw new LedgerValidationException(Reason.INVALID_ACCOUNT,
-                    "shards must be between 1 and " + MAX_SHARDS + ", not " + shards);
+            throw new LedgerValidationException(
+                    Reason.INVALID_ACCOUNT, "shards must be between 1 and " + MAX_SHARDS + ", not " + shards);
         }
         if (floorMinorUnits != null && floorMinorUnits > 0) {
-            throw new LedgerValidationException(Reason.INVALID_ACCOUNT,
+            throw new LedgerValidationException(
+                    Reason.INVALID_ACCOUNT,
                     "a floor must be zero or negative (an overdraft limit), not " + floorMinorUnits);
         }
         if (floorMinorUnits != null && shards > 1) {
-            throw new LedgerValidationException(Reason.INVALID_ACCOUNT,
+            throw new LedgerValidationException(
+                    Reason.INVALID_ACCOUNT,
                     "a sharded account can't have a floor: its balance is not in one row to lock");
         }
     }
@@ -64,8 +66,8 @@ public record AccountSpec(
     /** This spec with a floor given as money in the account's currency. */
     public AccountSpec withFloor(Money floor) {
         if (!floor.currency().equals(currency)) {
-            throw new LedgerValidationException(Reason.CURRENCY_MISMATCH,
-                    "floor " + floor + " is not in the account's currency " + currency);
+            throw new LedgerValidationException(
+                    Reason.CURRENCY_MISMATCH, "floor " + floor + " is not in the account's currency " + currency);
         }
         return withFloor(floor.minorUnits());
     }

@@ -15,9 +15,10 @@ public final class BalanceFloorException extends LedgerException {
     private final Money change;
 
     public BalanceFloorException(long accountId, Money floor, Money balance, Money change) {
-        super("ledger_balance_floor",
-                "account " + accountId + " would go below its floor " + floor + ": balance " + balance
-                        + ", change " + change,
+        super(
+                "ledger_balance_floor",
+                "account " + accountId + " would go below its floor " + floor + ": balance " + balance + ", change "
+                        + change,
                 null);
         this.accountId = accountId;
         this.floor = floor;

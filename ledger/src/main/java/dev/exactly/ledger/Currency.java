@@ -32,8 +32,8 @@ public record Currency(String code, int exponent) {
             throw unknown(code);
         }
         if (known != exponent) {
-            throw new LedgerValidationException(Reason.UNKNOWN_CURRENCY,
-                    "ISO 4217 " + code + " has " + known + " decimals, not " + exponent);
+            throw new LedgerValidationException(
+                    Reason.UNKNOWN_CURRENCY, "ISO 4217 " + code + " has " + known + " decimals, not " + exponent);
         }
     }
 

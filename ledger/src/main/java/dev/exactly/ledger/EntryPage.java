@@ -10,7 +10,8 @@ import org.jspecify.annotations.Nullable;
  * @param entries   the entries in id order
  * @param nextQuery the query for the following page, {@code null} when this is the last one
  */
-public record EntryPage(List<JournalEntry> entries, @Nullable EntryQuery nextQuery) {
+public record EntryPage(
+        List<JournalEntry> entries, @Nullable EntryQuery nextQuery) {
 
     public EntryPage {
         entries = List.copyOf(entries);

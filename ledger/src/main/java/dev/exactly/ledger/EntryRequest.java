@@ -42,21 +42,24 @@ public record EntryRequest(
     public EntryRequest {
         postings = List.copyOf(postings);
         if (postings.size() < 2) {
-            throw new LedgerValidationException(Reason.TOO_FEW_POSTINGS,
-                    "an entry needs at least 2 postings, got " + postings.size());
+            throw new LedgerValidationException(
+                    Reason.TOO_FEW_POSTINGS, "an entry needs at least 2 postings, got " + postings.size());
         }
         if (postings.size() > MAX_POSTINGS) {
-            throw new LedgerValidationException(Reason.INVALID_ENTRY,
-                    "an entry may have at most " + MAX_POSTINGS + " postings");
+            throw new LedgerValidationException(
+                    Reason.INVALID_ENTRY, "an entry may have at most " + MAX_POSTINGS + " postings");
         }
         if (kind.requiresOriginal() && originalEntryId == null) {
-            throw new LedgerValidationException(Reason.INVALID_ENTRY, "a " + kind.dbValue() + " must name its original entry");
+            throw new LedgerValidationException(
+                    Reason.INVALID_ENTRY, "a " + kind.dbValue() + " must name its original entry");
         }
         if (!kind.allowsOriginal() && originalEntryId != null) {
-            throw new LedgerValidationException(Reason.INVALID_ENTRY, "a " + kind.dbValue() + " entry links to no original");
+            throw new LedgerValidationException(
+                    Reason.INVALID_ENTRY, "a " + kind.dbValue() + " entry links to no original");
         }
         if (externalRef != null && (externalRef.isEmpty() || externalRef.length() > 255)) {
-            throw new LedgerValidationException(Reason.INVALID_ENTRY, "an external reference must have 1 to 255 characters");
+            throw new LedgerValidationException(
+                    Reason.INVALID_ENTRY, "an external reference must have 1 to 255 characters");
         }
         if (description.length() > 1000) {
             throw new LedgerValidationException(Reason.INVALID_ENTRY, "a description may have at most 1000 characters");
@@ -85,19 +88,21 @@ public record EntryRequest(
         for (PostingRequest p : postings) {
             long[] sum = sums.computeIfAbsent(p.amount().currency().code(), c -> new long[2]);
             int column = p.side() == Side.DEBIT ? 0 : 1;
-            sum[column] = Money.exact(() -> Math.addExact(sum[column], p.amount().minorUnits()));
+            sum[column] =
+                    Money.exact(() -> Math.addExact(sum[column], p.amount().minorUnits()));
         }
         List<String> unbalanced = new ArrayList<>();
         sums.forEach((currency, sum) -> {
             if (sum[0] != sum[1]) {
                 Currency c = Currency.of(currency);
-                unbalanced.add(currency + " (debits " + Money.of(sum[0], c).toDecimal().toPlainString()
-                        + ", credits " + Money.of(sum[1], c).toDecimal().toPlainString() + ")");
+                unbalanced.add(
+                        currency + " (debits " + Money.of(sum[0], c).toDecimal().toPlainString() + ", credits "
+                                + Money.of(sum[1], c).toDecimal().toPlainString() + ")");
             }
         });
         if (!unbalanced.isEmpty()) {
-            throw new LedgerValidationException(Reason.UNBALANCED,
-                    "debits and credits differ in " + String.join(", ", unbalanced));
+            throw new LedgerValidationException(
+                    Reason.UNBALANCED, "debits and credits differ in " + String.join(", ", unbalanced));
         }
     }
 

@@ -245,16 +245,15 @@ public final class Ledger {
      * @throws LedgerValidationException when the entry does not exist or is not a pending entry
      * @throws LedgerConflictException when the external reference belongs to an entry that differs
      */
-    public JournalEntry capture(Connection connection, long pendingEntryId, @Nullable String externalRef,
-            String description) {
-        return Jdbc.inCallersTransaction(connection,
-                c -> writer.captureAll(c, pendingEntryId, externalRef, description));
+    public JournalEntry capture(
+            Connection connection, long pendingEntryId, @Nullable String externalRef, String description) {
+        return Jdbc.inCallersTransaction(
+                connection, c -> writer.captureAll(c, pendingEntryId, externalRef, description));
     }
 
     /** {@link #capture(Connection, long, String, String)} in a transaction of its own. */
     public JournalEntry capture(long pendingEntryId, @Nullable String externalRef, String description) {
-        return Jdbc.inTransaction(dataSource,
-                c -> writer.captureAll(c, pendingEntryId, externalRef, description));
+        return Jdbc.inTransaction(dataSource, c -> writer.captureAll(c, pendingEntryId, externalRef, description));
     }
 
     /**
@@ -267,9 +266,14 @@ public final class Ledger {
      * @throws DuplicateEntryException when the hold is captured or voided already by another entry
      * @see #capture(Connection, long, String, String)
      */
-    public JournalEntry capture(Connection connection, long pendingEntryId, Money amount, @Nullable String externalRef,
+    public JournalEntry capture(
+            Connection connection,
+            long pendingEntryId,
+            Money amount,
+            @Nullable String externalRef,
             String description) {
-        return Jdbc.inCallersTransaction(connection, c -> writer.capture(c, pendingEntryId, amount, externalRef, description));
+        return Jdbc.inCallersTransaction(
+                connection, c -> writer.capture(c, pendingEntryId, amount, externalRef, description));
     }
 
     /** {@link #capture(Connection, long, Money, String, String)} in a transaction of its own. */
@@ -286,15 +290,21 @@ public final class Ledger {
      * @throws DuplicateEntryException when the hold is captured or voided already by another entry
      * @see #capture(Connection, long, String, String)
      */
-    public JournalEntry capture(Connection connection, long pendingEntryId, List<PostingRequest> postings,
-            @Nullable String externalRef, String description) {
-        return Jdbc.inCallersTransaction(connection, c -> writer.capture(c, pendingEntryId, postings, externalRef, description));
+    public JournalEntry capture(
+            Connection connection,
+            long pendingEntryId,
+            List<PostingRequest> postings,
+            @Nullable String externalRef,
+            String description) {
+        return Jdbc.inCallersTransaction(
+                connection, c -> writer.capture(c, pendingEntryId, postings, externalRef, description));
     }
 
     /** {@link #capture(Connection, long, List, String, String)} in a transaction of its own. */
-    public JournalEntry capture(long pendingEntryId, List<PostingRequest> postings, @Nullable String externalRef,
-            String description) {
-        return Jdbc.inTransaction(dataSource, c -> writer.capture(c, pendingEntryId, postings, externalRef, description));
+    public JournalEntry capture(
+            long pendingEntryId, List<PostingRequest> postings, @Nullable String externalRef, String description) {
+        return Jdbc.inTransaction(
+                dataSource, c -> writer.capture(c, pendingEntryId, postings, externalRef, description));
     }
 
     /**
@@ -307,8 +317,8 @@ public final class Ledger {
      * @throws DuplicateEntryException when the hold is captured or voided already by another entry
      * @throws LedgerValidationException when the entry does not exist or is not a pending entry
      */
-    public JournalEntry voidHold(Connection connection, long pendingEntryId, @Nullable String externalRef,
-            String description) {
+    public JournalEntry voidHold(
+            Connection connection, long pendingEntryId, @Nullable String externalRef, String description) {
         return Jdbc.inCallersTransaction(connection, c -> writer.voidHold(c, pendingEntryId, externalRef, description));
     }
 
@@ -332,12 +342,14 @@ public final class Ledger {
      */
     public List<JournalEntry> lockOpenHolds(Connection connection, Instant postedBefore, int limit) {
         if (limit < 1 || limit > EntryQuery.MAX_LIMIT) {
-            throw new LedgerValidationException(LedgerValidationException.Reason.INVALID_ENTRY,
+            throw new LedgerValidationException(
+                    LedgerValidationException.Reason.INVALID_ENTRY,
                     "limit must be between 1 and " + EntryQuery.MAX_LIMIT);
         }
         return Jdbc.onConnection(connection, c -> {
             if (c.getAutoCommit()) {
-                throw new LedgerValidationException(LedgerValidationException.Reason.INVALID_ENTRY,
+                throw new LedgerValidationException(
+                        LedgerValidationException.Reason.INVALID_ENTRY,
                         "lockOpenHolds needs the caller's transaction: in auto-commit mode its locks would end with the statement");
             }
             return reader.lockOpenHolds(c, postedBefore, limit);

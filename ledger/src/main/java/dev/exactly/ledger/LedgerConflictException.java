@@ -13,7 +13,8 @@ public final class LedgerConflictException extends LedgerException {
     private final JournalEntry existing;
 
     public LedgerConflictException(String externalRef, JournalEntry existing, String difference) {
-        super("ledger_reference_conflict",
+        super(
+                "ledger_reference_conflict",
                 "external reference '" + externalRef + "' belongs to entry " + existing.id() + ", which differs: "
                         + difference,
                 null);

@@ -153,7 +153,8 @@ public final class LedgerSchema {
     }
 
     private static boolean ran(Connection c, String query) throws SQLException {
-        try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery(query)) {
+        try (Statement s = c.createStatement();
+                ResultSet rs = s.executeQuery(query)) {
             rs.next();
             return rs.getBoolean(1);
         }

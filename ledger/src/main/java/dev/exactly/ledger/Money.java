@@ -71,14 +71,16 @@ public record Money(long minorUnits, Currency currency) implements Comparable<Mo
         try {
             scaled = amount.setScale(currency.exponent(), RoundingMode.UNNECESSARY);
         } catch (ArithmeticException e) {
-            throw new LedgerValidationException(Reason.INVALID_AMOUNT,
+            throw new LedgerValidationException(
+                    Reason.INVALID_AMOUNT,
                     amount.toPlainString() + " has more decimals than " + currency.code() + " allows ("
                             + currency.exponent() + ")");
         }
         try {
             return new Money(scaled.unscaledValue().longValueExact(), currency);
         } catch (ArithmeticException e) {
-            throw new LedgerValidationException(Reason.AMOUNT_OVERFLOW,
+            throw new LedgerValidationException(
+                    Reason.AMOUNT_OVERFLOW,
                     amount.toPlainString() + " " + currency.code() + " does not fit in 64-bit minor units");
         }
     }
@@ -135,8 +137,7 @@ public record Money(long minorUnits, Currency currency) implements Comparable<Mo
 
     private void requireSameCurrency(Money other) {
         if (!currency.equals(other.currency)) {
-            throw new LedgerValidationException(Reason.CURRENCY_MISMATCH,
-                    "can't combine " + this + " with " + other);
+            throw new LedgerValidationException(Reason.CURRENCY_MISMATCH, "can't combine " + this + " with " + other);
         }
     }
 

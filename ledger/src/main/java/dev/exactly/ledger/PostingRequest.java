@@ -13,8 +13,8 @@ public record PostingRequest(long accountId, Side side, Money amount) {
 
     public PostingRequest {
         if (!amount.isPositive()) {
-            throw new LedgerValidationException(Reason.INVALID_AMOUNT,
-                    "a posting amount must be positive, not " + amount);
+            throw new LedgerValidationException(
+                    Reason.INVALID_AMOUNT, "a posting amount must be positive, not " + amount);
         }
     }
 

@@ -30,8 +30,10 @@ public record TrialBalance(@Nullable Instant asOf, List<Line> lines, Map<String,
         Map<String, Totals> totals = new TreeMap<>();
         for (Line line : lines) {
             Currency currency = line.account().currency();
-            totals.merge(currency.code(),
-                    new Totals(line.debit(), line.credit(), line.pendingDebit(), line.pendingCredit()), Totals::plus);
+            totals.merge(
+                    currency.code(),
+                    new Totals(line.debit(), line.credit(), line.pendingDebit(), line.pendingCredit()),
+                    Totals::plus);
         }
         return new TrialBalance(asOf, lines, totals);
     }
@@ -110,8 +112,11 @@ public record TrialBalance(@Nullable Instant asOf, List<Line> lines, Map<String,
         }
 
         Totals plus(Totals other) {
-            return new Totals(debits.plus(other.debits), credits.plus(other.credits),
-                    pendingDebits.plus(other.pendingDebits), pendingCredits.plus(other.pendingCredits));
+            return new Totals(
+                    debits.plus(other.debits),
+                    credits.plus(other.credits),
+                    pendingDebits.plus(other.pendingDebits),
+                    pendingCredits.plus(other.pendingCredits));
         }
     }
 }

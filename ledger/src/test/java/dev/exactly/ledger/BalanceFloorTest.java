@@ -13,7 +13,8 @@ class BalanceFloorTest extends LedgerTestSupport {
     @Test
     void anEntryThatWouldCrossAFloorIsRefusedAndLeavesNothing() {
         Account cash = open("cash", AccountType.ASSET);
-        Account wallet = open(AccountSpec.of("wallet", AccountType.LIABILITY, USD).withFloor(0));
+        Account wallet =
+                open(AccountSpec.of("wallet", AccountType.LIABILITY, USD).withFloor(0));
         Account shop = open("shop", AccountType.REVENUE);
         ledger.post(transfer(cash, wallet, 1_000)); // top-up: the wallet owes the customer 10.00
 
@@ -47,10 +48,12 @@ class BalanceFloorTest extends LedgerTestSupport {
     @Test
     void inTheCallersTransactionTheRefusalLeavesTheRollbackToTheCaller() throws Exception {
         Account cash = open("cash", AccountType.ASSET);
-        Account wallet = open(AccountSpec.of("wallet", AccountType.LIABILITY, USD).withFloor(0));
+        Account wallet =
+                open(AccountSpec.of("wallet", AccountType.LIABILITY, USD).withFloor(0));
         try (Connection c = connection()) {
             ledger.post(c, transfer(cash, wallet, 100));
-            assertThatThrownBy(() -> ledger.post(c, transfer(wallet, cash, 101))).isInstanceOf(BalanceFloorException.class);
+            assertThatThrownBy(() -> ledger.post(c, transfer(wallet, cash, 101)))
+                    .isInstanceOf(BalanceFloorException.class);
             c.rollback();
         }
         assertThat(ledger.balance(wallet.id())).isEqualTo(usd(0));
@@ -60,14 +63,20 @@ class BalanceFloorTest extends LedgerTestSupport {
     @Test
     void aCallerThatCommitsAfterTheRefusalCommitsNoHalfEntry() throws Exception {
         Account cash = open("cash", AccountType.ASSET);
-        Account wallet = open(AccountSpec.of("wallet", AccountType.LIABILITY, USD).withFloor(0));
+        Account wallet =
+                open(AccountSpec.of("wallet", AccountType.LIABILITY, USD).withFloor(0));
         Account shop = open("shop", AccountType.REVENUE);
         ledger.post(transfer(cash, wallet, 100));
         Money cashBefore = ledger.balance(cash.id());
         try (Connection c = connection()) {
             // the refused entry touches two other accounts: their balance rows were written before the refusal
-            assertThatThrownBy(() -> ledger.post(c, EntryRequest.builder()
-                    .debit(wallet.id(), usd(101)).credit(shop.id(), usd(50)).credit(cash.id(), usd(51)).build()))
+            assertThatThrownBy(() -> ledger.post(
+                            c,
+                            EntryRequest.builder()
+                                    .debit(wallet.id(), usd(101))
+                                    .credit(shop.id(), usd(50))
+                                    .credit(cash.id(), usd(51))
+                                    .build()))
                     .isInstanceOf(BalanceFloorException.class);
             try {
                 c.commit(); // a caller treating the refusal as "insufficient funds" and going on
@@ -85,12 +94,14 @@ class BalanceFloorTest extends LedgerTestSupport {
     @Test
     void onAnAutoCommitConnectionAnEntryIsStillAllOrNothing() throws Exception {
         Account cash = open("cash", AccountType.ASSET);
-        Account wallet = open(AccountSpec.of("wallet", AccountType.LIABILITY, USD).withFloor(0));
+        Account wallet =
+                open(AccountSpec.of("wallet", AccountType.LIABILITY, USD).withFloor(0));
         try (Connection c = dataSource.getConnection()) {
             assertThat(c.getAutoCommit()).isTrue();
             ledger.post(c, transfer(cash, wallet, 100));
             // the entry row is written before the floor is checked: it must not survive the refusal
-            assertThatThrownBy(() -> ledger.post(c, transfer(wallet, cash, 101))).isInstanceOf(BalanceFloorException.class);
+            assertThatThrownBy(() -> ledger.post(c, transfer(wallet, cash, 101)))
+                    .isInstanceOf(BalanceFloorException.class);
             assertThat(c.getAutoCommit()).isTrue();
         }
         assertThat(ledger.entries(EntryQuery.first(10)).entries()).hasSize(1);
@@ -101,7 +112,8 @@ class BalanceFloorTest extends LedgerTestSupport {
     @Test
     void sixteenConcurrentSpendersNeverTakeTheBalanceBelowTheFloor() throws Exception {
         Account cash = open("cash", AccountType.ASSET);
-        Account wallet = open(AccountSpec.of("wallet", AccountType.LIABILITY, USD).withFloor(0));
+        Account wallet =
+                open(AccountSpec.of("wallet", AccountType.LIABILITY, USD).withFloor(0));
         Account shop = open("shop", AccountType.REVENUE);
         long funded = 20_000;
         ledger.post(transfer(cash, wallet, funded));
@@ -134,13 +146,16 @@ class BalanceFloorTest extends LedgerTestSupport {
         int accepted = outcomes.stream().mapToInt(Outcome::accepted).sum();
         int refused = outcomes.stream().mapToInt(Outcome::refused).sum();
         assertThat(accepted + refused).isEqualTo(threads * attempts);
-        assertThat(refused).as("the attempts exceed the funds, so the floor was really hit").isPositive();
+        assertThat(refused)
+                .as("the attempts exceed the funds, so the floor was really hit")
+                .isPositive();
 
         Money balance = ledger.balance(wallet.id());
         assertThat(balance.minorUnits()).isGreaterThanOrEqualTo(0);
         assertThat(balance).isEqualTo(usd(funded - spent));
         assertThat(ledger.balance(shop.id())).isEqualTo(usd(spent));
-        assertThat(ledger.entries(EntryQuery.first(1000).forAccount(shop.id())).entries()).hasSize(accepted);
+        assertThat(ledger.entries(EntryQuery.first(1000).forAccount(shop.id())).entries())
+                .hasSize(accepted);
         assertThat(ledger.balance(wallet.id(), clock.instant())).isEqualTo(balance);
         assertThat(ledger.trialBalance().isBalanced()).isTrue();
     }

@@ -52,13 +52,22 @@ class DatabaseGuardTest extends LedgerTestSupport {
         }
     }
 
-    private static void rawPosting(Connection c, long entry, int line, long account, String currency, String side,
-            long amount) throws SQLException {
+    private static void rawPosting(
+            Connection c, long entry, int line, long account, String currency, String side, long amount)
+            throws SQLException {
         rawPosting(c, entry, line, account, currency, side, amount, false);
     }
 
-    private static void rawPosting(Connection c, long entry, int line, long account, String currency, String side,
-            long amount, boolean pending) throws SQLException {
+    private static void rawPosting(
+            Connection c,
+            long entry,
+            int line,
+            long account,
+            String currency,
+            String side,
+            long amount,
+            boolean pending)
+            throws SQLException {
         try (PreparedStatement ps = c.prepareStatement(INSERT_POSTING)) {
             ps.setLong(1, entry);
             ps.setInt(2, line);
@@ -97,7 +106,8 @@ class DatabaseGuardTest extends LedgerTestSupport {
             assertThatThrownBy(c::commit)
                     .isInstanceOf(SQLException.class)
                     .hasMessageContaining("does not balance in USD")
-                    .extracting(e -> ((SQLException) e).getSQLState()).isEqualTo("LG005");
+                    .extracting(e -> ((SQLException) e).getSQLState())
+                    .isEqualTo("LG005");
         }
         assertThat(entryCount()).isZero();
     }
@@ -137,7 +147,8 @@ class DatabaseGuardTest extends LedgerTestSupport {
                     rawPosting(c, entry, 2, revenue.id(), "USD", "credit", 1);
                     return entry;
                 }))
-                .isInstanceOfSatisfying(LedgerValidationException.class,
+                .isInstanceOfSatisfying(
+                        LedgerValidationException.class,
                         e -> assertThat(e.code()).isEqualTo("ledger_unbalanced"));
     }
 
@@ -147,9 +158,11 @@ class DatabaseGuardTest extends LedgerTestSupport {
         try (Connection c = connection()) {
             // balanced on its own, but it would change an immutable entry
             assertThatThrownBy(() -> {
-                rawPosting(c, committed.id(), 3, cash.id(), "USD", "debit", 5);
-                rawPosting(c, committed.id(), 4, revenue.id(), "USD", "credit", 5);
-            }).isInstanceOf(SQLException.class).hasMessageContaining("same transaction");
+                        rawPosting(c, committed.id(), 3, cash.id(), "USD", "debit", 5);
+                        rawPosting(c, committed.id(), 4, revenue.id(), "USD", "credit", 5);
+                    })
+                    .isInstanceOf(SQLException.class)
+                    .hasMessageContaining("same transaction");
             c.rollback();
         }
         assertThat(ledger.entry(committed.id()).orElseThrow().postings()).hasSize(2);
@@ -161,11 +174,13 @@ class DatabaseGuardTest extends LedgerTestSupport {
             long entry = rawEntry(c);
             assertThatThrownBy(() -> rawPosting(c, entry, 1, cash.id(), "EUR", "debit", 100))
                     .isInstanceOf(SQLException.class)
-                    .extracting(e -> ((SQLException) e).getSQLState()).isEqualTo("LG003");
+                    .extracting(e -> ((SQLException) e).getSQLState())
+                    .isEqualTo("LG003");
             c.rollback();
             long again = rawEntry(c);
             assertThatThrownBy(() -> rawPosting(c, again, 1, 987_654, "USD", "debit", 100))
-                    .extracting(e -> ((SQLException) e).getSQLState()).isEqualTo("LG002");
+                    .extracting(e -> ((SQLException) e).getSQLState())
+                    .isEqualTo("LG002");
             c.rollback();
         }
     }
@@ -179,22 +194,31 @@ class DatabaseGuardTest extends LedgerTestSupport {
             assertThatThrownBy(() -> rawPosting(c, entry, 1, cash.id(), "USD", side ? "both" : "debit", side ? 100 : 0))
                     .isInstanceOf(SQLException.class)
                     .hasMessageContaining("violates check constraint \"" + rule + "\"")
-                    .extracting(e -> ((SQLException) e).getSQLState()).isEqualTo("23514");
+                    .extracting(e -> ((SQLException) e).getSQLState())
+                    .isEqualTo("23514");
             c.rollback();
         }
         assertThat(entryCount()).isZero();
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"ledger_entry_kind_check", "ledger_entry_link_check", "ledger_entry_external_ref_check",
-        "ledger_entry_description_check"})
+    @ValueSource(
+            strings = {
+                "ledger_entry_kind_check",
+                "ledger_entry_link_check",
+                "ledger_entry_external_ref_check",
+                "ledger_entry_description_check"
+            })
     void aRawEntryBreakingARowRuleFailsAtCommit(String rule) throws Exception {
         String sql = switch (rule) {
-            case "ledger_entry_kind_check" -> "INSERT INTO ledger_entry (kind, posted_at) VALUES ('gift', ?) RETURNING id";
-            case "ledger_entry_link_check" -> "INSERT INTO ledger_entry (kind, original_id, posted_at) VALUES ('standard', 1, ?) RETURNING id";
+            case "ledger_entry_kind_check" ->
+                "INSERT INTO ledger_entry (kind, posted_at) VALUES ('gift', ?) RETURNING id";
+            case "ledger_entry_link_check" ->
+                "INSERT INTO ledger_entry (kind, original_id, posted_at) VALUES ('standard', 1, ?) RETURNING id";
             case "ledger_entry_external_ref_check" ->
-                    "INSERT INTO ledger_entry (kind, external_ref, posted_at) VALUES ('standard', '', ?) RETURNING id";
-            default -> "INSERT INTO ledger_entry (kind, description, posted_at) VALUES ('standard', repeat('x', 1001), ?) RETURNING id";
+                "INSERT INTO ledger_entry (kind, external_ref, posted_at) VALUES ('standard', '', ?) RETURNING id";
+            default ->
+                "INSERT INTO ledger_entry (kind, description, posted_at) VALUES ('standard', repeat('x', 1001), ?) RETURNING id";
         };
         try (Connection c = connection()) {
             long entry;
@@ -211,7 +235,8 @@ class DatabaseGuardTest extends LedgerTestSupport {
             assertThatThrownBy(c::commit)
                     .isInstanceOf(SQLException.class)
                     .hasMessageContaining("violates check constraint \"" + rule + "\"")
-                    .extracting(e -> ((SQLException) e).getSQLState()).isEqualTo("23514");
+                    .extracting(e -> ((SQLException) e).getSQLState())
+                    .isEqualTo("23514");
         }
         assertThat(entryCount()).isZero();
     }
@@ -230,7 +255,8 @@ class DatabaseGuardTest extends LedgerTestSupport {
             assertThatThrownBy(c::commit)
                     .isInstanceOf(SQLException.class)
                     .hasMessageContaining("violates check constraint \"ledger_entry_link_check\"")
-                    .extracting(e -> ((SQLException) e).getSQLState()).isEqualTo("23514");
+                    .extracting(e -> ((SQLException) e).getSQLState())
+                    .isEqualTo("23514");
         }
         assertThat(entryCount()).isEqualTo(1);
     }
@@ -240,27 +266,48 @@ class DatabaseGuardTest extends LedgerTestSupport {
         JournalEntry original = ledger.post(transfer(cash, revenue, 100));
         commitRaw("reversal", original.id(), cash, "credit", 100L, false, revenue, "debit", 100L, false);
         commitRaw("refund", original.id(), cash, "credit", 40L, false, revenue, "debit", 40L, false);
-        commitRaw("adjustment", null, cash, "debit", 7L, false, revenue, "credit", 3L, false, revenue, "credit", 4L, false);
+        commitRaw(
+                "adjustment",
+                null,
+                cash,
+                "debit",
+                7L,
+                false,
+                revenue,
+                "credit",
+                3L,
+                false,
+                revenue,
+                "credit",
+                4L,
+                false);
         commitRaw("pending", null, cash, "debit", 100L, true, revenue, "credit", 100L, true);
         assertThat(entryCount()).isEqualTo(5);
         // one currency, posted, but off by one
         assertThatThrownBy(() -> commitRaw("adjustment", null, cash, "debit", 7L, false, revenue, "credit", 6L, false))
                 .hasMessageContaining("does not balance in USD")
-                .extracting(e -> ((SQLException) e).getSQLState()).isEqualTo("LG005");
+                .extracting(e -> ((SQLException) e).getSQLState())
+                .isEqualTo("LG005");
         assertThat(entryCount()).isEqualTo(5);
     }
 
     @Test
     void theWriteFunctionRefusesUnsortedUnshardedAccounts() throws Exception {
-        try (Connection c = connection(); Statement s = c.createStatement()) {
+        try (Connection c = connection();
+                Statement s = c.createStatement()) {
             // two unsharded accounts in descending id order: the locks must be taken in ascending order
-            assertThatThrownBy(() -> s.execute("SELECT * FROM ledger_write_entry('standard', NULL, NULL, '', now(), ARRAY["
-                    + cash.id() + ", " + revenue.id() + "], ARRAY['USD', 'USD'], ARRAY['debit', 'credit'], "
-                    + "ARRAY[100, 100]::bigint[], ARRAY[false, false], ARRAY[" + Math.max(cash.id(), revenue.id()) + ", "
-                    + Math.min(cash.id(), revenue.id()) + "]::bigint[], ARRAY[100, -100]::bigint[], ARRAY[0, 0]::bigint[], "
-                    + "ARRAY[0, 0]::bigint[], ARRAY[]::bigint[], ARRAY[]::bigint[], ARRAY[]::bigint[], ARRAY[]::bigint[], "
-                    + "ARRAY[]::integer[])"))
-                    .extracting(e -> ((SQLException) e).getSQLState()).isEqualTo("LG008");
+            assertThatThrownBy(
+                            () -> s.execute("SELECT * FROM ledger_write_entry('standard', NULL, NULL, '', now(), ARRAY["
+                                    + cash.id() + ", " + revenue.id()
+                                    + "], ARRAY['USD', 'USD'], ARRAY['debit', 'credit'], "
+                                    + "ARRAY[100, 100]::bigint[], ARRAY[false, false], ARRAY["
+                                    + Math.max(cash.id(), revenue.id()) + ", "
+                                    + Math.min(cash.id(), revenue.id())
+                                    + "]::bigint[], ARRAY[100, -100]::bigint[], ARRAY[0, 0]::bigint[], "
+                                    + "ARRAY[0, 0]::bigint[], ARRAY[]::bigint[], ARRAY[]::bigint[], ARRAY[]::bigint[], ARRAY[]::bigint[], "
+                                    + "ARRAY[]::integer[])"))
+                    .extracting(e -> ((SQLException) e).getSQLState())
+                    .isEqualTo("LG008");
             c.rollback();
         }
         assertThat(entryCount()).isZero();
@@ -282,8 +329,15 @@ class DatabaseGuardTest extends LedgerTestSupport {
         try (Connection c = connection()) {
             long entry = rawEntry(c, kind, original);
             for (int i = 0; i < lines.length; i += 4) {
-                rawPosting(c, entry, i / 4 + 1, ((Account) lines[i]).id(), "USD", (String) lines[i + 1],
-                        (Long) lines[i + 2], (Boolean) lines[i + 3]);
+                rawPosting(
+                        c,
+                        entry,
+                        i / 4 + 1,
+                        ((Account) lines[i]).id(),
+                        "USD",
+                        (String) lines[i + 1],
+                        (Long) lines[i + 2],
+                        (Boolean) lines[i + 3]);
             }
             c.commit();
         }
@@ -294,11 +348,14 @@ class DatabaseGuardTest extends LedgerTestSupport {
         // balanced overall, but the pending line and the posted line each stand alone
         assertThatThrownBy(() -> commitRaw("pending", null, cash, "debit", 100L, true, revenue, "credit", 100L, false))
                 .hasMessageContaining("does not balance in USD, pending USD")
-                .extracting(e -> ((SQLException) e).getSQLState()).isEqualTo("LG005");
+                .extracting(e -> ((SQLException) e).getSQLState())
+                .isEqualTo("LG005");
         assertThatThrownBy(() -> commitRaw("standard", null, cash, "debit", 100L, true, revenue, "credit", 100L, true))
-                .extracting(e -> ((SQLException) e).getSQLState()).isEqualTo("LG007");
+                .extracting(e -> ((SQLException) e).getSQLState())
+                .isEqualTo("LG007");
         assertThatThrownBy(() -> commitRaw("pending", null, cash, "debit", 100L, false, revenue, "credit", 100L, false))
-                .extracting(e -> ((SQLException) e).getSQLState()).isEqualTo("LG007");
+                .extracting(e -> ((SQLException) e).getSQLState())
+                .isEqualTo("LG007");
         assertThat(entryCount()).isZero();
     }
 
@@ -309,44 +366,54 @@ class DatabaseGuardTest extends LedgerTestSupport {
         // releases only part of the hold
         assertThatThrownBy(() -> commitRaw("void", hold, cash, "credit", 60L, true, revenue, "debit", 60L, true))
                 .hasMessageContaining("does not release exactly")
-                .extracting(e -> ((SQLException) e).getSQLState()).isEqualTo("LG007");
+                .extracting(e -> ((SQLException) e).getSQLState())
+                .isEqualTo("LG007");
         // captures more than it holds
-        assertThatThrownBy(() -> commitRaw("capture", hold, cash, "credit", 100L, true, revenue, "debit", 100L, true,
-                        cash, "debit", 101L, false, revenue, "credit", 101L, false))
+        assertThatThrownBy(() -> commitRaw(
+                        "capture", hold, cash, "credit", 100L, true, revenue, "debit", 100L, true, cash, "debit", 101L,
+                        false, revenue, "credit", 101L, false))
                 .hasMessageContaining("more to account")
-                .extracting(e -> ((SQLException) e).getSQLState()).isEqualTo("LG007");
+                .extracting(e -> ((SQLException) e).getSQLState())
+                .isEqualTo("LG007");
         // resolves an entry that is not pending
-        assertThatThrownBy(() -> commitRaw("void", standard.id(), cash, "credit", 100L, true, revenue, "debit", 100L, true))
-                .extracting(e -> ((SQLException) e).getSQLState()).isEqualTo("LG007");
+        assertThatThrownBy(() ->
+                        commitRaw("void", standard.id(), cash, "credit", 100L, true, revenue, "debit", 100L, true))
+                .extracting(e -> ((SQLException) e).getSQLState())
+                .isEqualTo("LG007");
         commitRaw("void", hold, cash, "credit", 100L, true, revenue, "debit", 100L, true);
         // and only once
-        assertThatThrownBy(() -> commitRaw("capture", hold, cash, "credit", 100L, true, revenue, "debit", 100L, true,
-                        cash, "debit", 100L, false, revenue, "credit", 100L, false))
-                .extracting(e -> ((SQLException) e).getSQLState()).isEqualTo("23505");
+        assertThatThrownBy(() -> commitRaw(
+                        "capture", hold, cash, "credit", 100L, true, revenue, "debit", 100L, true, cash, "debit", 100L,
+                        false, revenue, "credit", 100L, false))
+                .extracting(e -> ((SQLException) e).getSQLState())
+                .isEqualTo("23505");
         assertThat(ledger.linkedEntries(hold)).hasSize(1);
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {
-        "UPDATE ledger_posting SET amount = amount + 1",
-        "DELETE FROM ledger_posting",
-        "TRUNCATE ledger_posting",
-        "UPDATE ledger_entry SET description = 'changed'",
-        "DELETE FROM ledger_entry",
-        "TRUNCATE ledger_entry CASCADE",
-        "UPDATE ledger_account SET currency = 'EUR'",
-        "DELETE FROM ledger_account",
-        "UPDATE ledger_balance SET floor_minor = -100",
-        "DELETE FROM ledger_balance",
-        "TRUNCATE ledger_open_hold"
-    })
+    @ValueSource(
+            strings = {
+                "UPDATE ledger_posting SET amount = amount + 1",
+                "DELETE FROM ledger_posting",
+                "TRUNCATE ledger_posting",
+                "UPDATE ledger_entry SET description = 'changed'",
+                "DELETE FROM ledger_entry",
+                "TRUNCATE ledger_entry CASCADE",
+                "UPDATE ledger_account SET currency = 'EUR'",
+                "DELETE FROM ledger_account",
+                "UPDATE ledger_balance SET floor_minor = -100",
+                "DELETE FROM ledger_balance",
+                "TRUNCATE ledger_open_hold"
+            })
     void entriesPostingsAndAccountsAreImmutable(String sql) throws Exception {
         JournalEntry entry = ledger.post(transfer(cash, revenue, 100));
-        try (Connection c = connection(); Statement s = c.createStatement()) {
+        try (Connection c = connection();
+                Statement s = c.createStatement()) {
             assertThatThrownBy(() -> s.execute(sql))
                     .isInstanceOf(SQLException.class)
                     .hasMessageContaining("is not allowed")
-                    .extracting(e -> ((SQLException) e).getSQLState()).isEqualTo("LG010");
+                    .extracting(e -> ((SQLException) e).getSQLState())
+                    .isEqualTo("LG010");
             c.rollback();
         }
         assertThat(ledger.entry(entry.id())).contains(entry);
@@ -355,12 +422,15 @@ class DatabaseGuardTest extends LedgerTestSupport {
 
     @Test
     void aBalanceRowCanNotBeWrittenBelowItsFloor() throws Exception {
-        Account wallet = open(AccountSpec.of("wallet", AccountType.LIABILITY, USD).withFloor(0));
+        Account wallet =
+                open(AccountSpec.of("wallet", AccountType.LIABILITY, USD).withFloor(0));
         try (Connection c = connection();
-                PreparedStatement ps = c.prepareStatement("UPDATE ledger_balance SET balance = -1 WHERE account_id = ?")) {
+                PreparedStatement ps =
+                        c.prepareStatement("UPDATE ledger_balance SET balance = -1 WHERE account_id = ?")) {
             ps.setLong(1, wallet.id());
             assertThatThrownBy(ps::executeUpdate)
-                    .extracting(e -> ((SQLException) e).getSQLState()).isEqualTo("23514");
+                    .extracting(e -> ((SQLException) e).getSQLState())
+                    .isEqualTo("23514");
             c.rollback();
         }
     }

@@ -33,14 +33,18 @@ class ExternalReferenceTest extends LedgerTestSupport {
     }
 
     private EntryRequest charge(String ref, long cents) {
-        return EntryRequest.builder().debit(cash.id(), usd(cents)).credit(revenue.id(), usd(cents)).externalRef(ref).build();
+        return EntryRequest.builder()
+                .debit(cash.id(), usd(cents))
+                .credit(revenue.id(), usd(cents))
+                .externalRef(ref)
+                .build();
     }
 
     @Test
     void aWritePreparedBeforeAConnectionReadsNothingOnceTheLedgerKnowsItsAccounts() throws Exception {
         AtomicInteger borrowed = new AtomicInteger();
-        DataSource counting = (DataSource) Proxy.newProxyInstance(DataSource.class.getClassLoader(),
-                new Class<?>[] {DataSource.class}, (proxy, method, args) -> {
+        DataSource counting = (DataSource) Proxy.newProxyInstance(
+                DataSource.class.getClassLoader(), new Class<?>[] {DataSource.class}, (proxy, method, args) -> {
                     if (method.getName().equals("getConnection")) {
                         borrowed.incrementAndGet();
                     }
@@ -62,8 +66,11 @@ class ExternalReferenceTest extends LedgerTestSupport {
         assertThat(borrowed.get() - before).isEqualTo(1);
         // an entry that names an original one is read on a connection all the same
         JournalEntry refunded = ledger.post(charge("charge:ch_k4", 50));
-        EntryRequest refund = EntryRequest.refundOf(refunded.id()).debit(revenue.id(), usd(50))
-                .credit(cash.id(), usd(50)).externalRef("refund:ch_k4").build();
+        EntryRequest refund = EntryRequest.refundOf(refunded.id())
+                .debit(revenue.id(), usd(50))
+                .credit(cash.id(), usd(50))
+                .externalRef("refund:ch_k4")
+                .build();
         fresh.preparePost(refund);
         assertThat(borrowed.get() - before).isEqualTo(2);
 
@@ -88,8 +95,11 @@ class ExternalReferenceTest extends LedgerTestSupport {
         clock.advance(Duration.ofMinutes(1));
         // the same postings in another order and with another description are the same business event
         JournalEntry again = ledger.post(EntryRequest.builder()
-                .credit(revenue.id(), usd(100)).debit(cash.id(), usd(100))
-                .externalRef("charge:ch_1").description("retried").build());
+                .credit(revenue.id(), usd(100))
+                .debit(cash.id(), usd(100))
+                .externalRef("charge:ch_1")
+                .description("retried")
+                .build());
 
         assertThat(again).isEqualTo(first);
         assertThat(ledger.balance(cash.id())).isEqualTo(usd(100));
@@ -139,15 +149,28 @@ class ExternalReferenceTest extends LedgerTestSupport {
         Account other = open("other", AccountType.REVENUE);
         JournalEntry first = ledger.post(charge("charge:ch_1", 100));
         List<EntryRequest> different = List.of(
-                charge("charge:ch_1", 999),                                                     // amount
-                EntryRequest.builder().debit(cash.id(), usd(100)).credit(other.id(), usd(100))
-                        .externalRef("charge:ch_1").build(),                                    // account
-                EntryRequest.builder().debit(revenue.id(), usd(100)).credit(cash.id(), usd(100))
-                        .externalRef("charge:ch_1").build(),                                    // direction
-                EntryRequest.adjustmentOf(first.id()).debit(cash.id(), usd(100)).credit(revenue.id(), usd(100))
-                        .externalRef("charge:ch_1").build(),                                    // kind and link
-                EntryRequest.builder().debit(cash.id(), usd(60)).debit(cash.id(), usd(40))
-                        .credit(revenue.id(), usd(100)).externalRef("charge:ch_1").build());    // lines
+                charge("charge:ch_1", 999), // amount
+                EntryRequest.builder()
+                        .debit(cash.id(), usd(100))
+                        .credit(other.id(), usd(100))
+                        .externalRef("charge:ch_1")
+                        .build(), // account
+                EntryRequest.builder()
+                        .debit(revenue.id(), usd(100))
+                        .credit(cash.id(), usd(100))
+                        .externalRef("charge:ch_1")
+                        .build(), // direction
+                EntryRequest.adjustmentOf(first.id())
+                        .debit(cash.id(), usd(100))
+                        .credit(revenue.id(), usd(100))
+                        .externalRef("charge:ch_1")
+                        .build(), // kind and link
+                EntryRequest.builder()
+                        .debit(cash.id(), usd(60))
+                        .debit(cash.id(), usd(40))
+                        .credit(revenue.id(), usd(100))
+                        .externalRef("charge:ch_1")
+                        .build()); // lines
         try (Connection c = connection()) {
             for (EntryRequest request : different) {
                 assertThatThrownBy(() -> ledger.post(c, request))
@@ -172,8 +195,11 @@ class ExternalReferenceTest extends LedgerTestSupport {
         try (Connection c = connection()) {
             JournalEntry first = ledger.post(c, charge("charge:ch_2", 500));
             assertThat(ledger.post(c, charge("charge:ch_2", 500))).isEqualTo(first);
-            assertThatThrownBy(() -> ledger.post(c, charge("charge:ch_2", 501))).isInstanceOf(LedgerConflictException.class);
-            assertThat(ledger.entryByExternalRef("charge:ch_2")).as("not committed by the ledger").isEmpty();
+            assertThatThrownBy(() -> ledger.post(c, charge("charge:ch_2", 501)))
+                    .isInstanceOf(LedgerConflictException.class);
+            assertThat(ledger.entryByExternalRef("charge:ch_2"))
+                    .as("not committed by the ledger")
+                    .isEmpty();
             c.rollback();
         }
         assertThat(ledger.entryByExternalRef("charge:ch_2")).isEmpty();
@@ -184,12 +210,14 @@ class ExternalReferenceTest extends LedgerTestSupport {
     void aRetriedReversalWithItsReferenceReturnsTheReversal() {
         JournalEntry charge = ledger.post(charge("charge:ch_3", 700));
         JournalEntry reversal = ledger.reverse(charge.id(), "reversal:ch_3", "disputed");
-        assertThat(ledger.reverse(charge.id(), "reversal:ch_3", "disputed again")).isEqualTo(reversal);
+        assertThat(ledger.reverse(charge.id(), "reversal:ch_3", "disputed again"))
+                .isEqualTo(reversal);
         // the reference of the charge is not a reversal of it
         assertThatThrownBy(() -> ledger.reverse(charge.id(), "charge:ch_3", ""))
                 .isInstanceOf(LedgerConflictException.class);
         assertThatThrownBy(() -> ledger.reverse(charge.id(), "reversal:other", ""))
-                .isInstanceOfSatisfying(DuplicateEntryException.class,
+                .isInstanceOfSatisfying(
+                        DuplicateEntryException.class,
                         e -> assertThat(e.existingEntryId()).isEqualTo(reversal.id()));
         assertThat(ledger.balance(cash.id())).isEqualTo(usd(0));
     }
@@ -240,10 +268,14 @@ class ExternalReferenceTest extends LedgerTestSupport {
             long winner = stored.postings().get(0).amount().minorUnits();
             for (int t = 0; t < threads; t++) {
                 if ((t % 2 == 0 ? 100 : 200) == winner) {
-                    assertThat(results.get(t)).as("round %d thread %d", round, t).isEqualTo(stored);
+                    assertThat(results.get(t))
+                            .as("round %d thread %d", round, t)
+                            .isEqualTo(stored);
                 } else {
-                    assertThat(results.get(t)).isInstanceOfSatisfying(LedgerConflictException.class,
-                            e -> assertThat(e.existing()).isEqualTo(stored));
+                    assertThat(results.get(t))
+                            .isInstanceOfSatisfying(
+                                    LedgerConflictException.class,
+                                    e -> assertThat(e.existing()).isEqualTo(stored));
                 }
             }
         }
@@ -254,18 +286,21 @@ class ExternalReferenceTest extends LedgerTestSupport {
     @Test
     void aWriterWaitingOnAReferenceWritesItWhenTheFirstWriterRollsBack() throws Exception {
         ExecutorService pool = Executors.newSingleThreadExecutor();
-        try (Connection first = connection(); Connection second = connection()) {
+        try (Connection first = connection();
+                Connection second = connection()) {
             ledger.post(first, charge("charge:ch_4", 100));
             int pid = backendPid(second);
-            CompletableFuture<JournalEntry> waiting = CompletableFuture.supplyAsync(() -> {
-                JournalEntry e = ledger.post(second, charge("charge:ch_4", 300));
-                try {
-                    second.commit();
-                } catch (java.sql.SQLException ex) {
-                    throw new IllegalStateException(ex);
-                }
-                return e;
-            }, pool);
+            CompletableFuture<JournalEntry> waiting = CompletableFuture.supplyAsync(
+                    () -> {
+                        JournalEntry e = ledger.post(second, charge("charge:ch_4", 300));
+                        try {
+                            second.commit();
+                        } catch (java.sql.SQLException ex) {
+                            throw new IllegalStateException(ex);
+                        }
+                        return e;
+                    },
+                    pool);
             await().atMost(Duration.ofSeconds(10)).until(() -> waitsOnLock(pid));
             assertThat(waiting).isNotDone();
             first.rollback();

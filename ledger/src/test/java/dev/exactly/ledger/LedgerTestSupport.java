@@ -1,5 +1,7 @@
 package dev.exactly.ledger;
 
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
 import dev.exactly.testing.TestPostgres;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -17,8 +19,6 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.function.IntFunction;
 import javax.sql.DataSource;
-import com.zaxxer.hikari.HikariConfig;
-import com.zaxxer.hikari.HikariDataSource;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 
@@ -72,7 +72,10 @@ abstract class LedgerTestSupport {
 
     /** debit {@code debit}, credit {@code credit}, {@code cents} USD. */
     static EntryRequest transfer(Account debit, Account credit, long cents) {
-        return EntryRequest.builder().debit(debit.id(), usd(cents)).credit(credit.id(), usd(cents)).build();
+        return EntryRequest.builder()
+                .debit(debit.id(), usd(cents))
+                .credit(credit.id(), usd(cents))
+                .build();
     }
 
     Connection connection() throws SQLException {
@@ -83,7 +86,8 @@ abstract class LedgerTestSupport {
 
     /** The server process of a connection (to watch it in {@code pg_stat_activity}). */
     static int backendPid(Connection c) throws SQLException {
-        try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SELECT pg_backend_pid()")) {
+        try (Statement s = c.createStatement();
+                ResultSet rs = s.executeQuery("SELECT pg_backend_pid()")) {
             rs.next();
             return rs.getInt(1);
         }
@@ -92,7 +96,8 @@ abstract class LedgerTestSupport {
     /** Whether the server process {@code pid} is waiting for a lock (a row lock, a unique index entry). */
     boolean waitsOnLock(int pid) throws SQLException {
         try (Connection c = dataSource.getConnection();
-                PreparedStatement ps = c.prepareStatement("SELECT wait_event_type FROM pg_stat_activity WHERE pid = ?")) {
+                PreparedStatement ps =
+                        c.prepareStatement("SELECT wait_event_type FROM pg_stat_activity WHERE pid = ?")) {
             ps.setInt(1, pid);
             try (ResultSet rs = ps.executeQuery()) {
                 return rs.next() && "Lock".equals(rs.getString(1));

@@ -22,8 +22,14 @@ class LockOrderTest extends LedgerTestSupport {
                     // even writers list a then b, odd writers list b then a: taken in request order, the
                     // row locks would cross and PostgreSQL would abort one side with a deadlock (40P01)
                     EntryRequest request = t % 2 == 0
-                            ? EntryRequest.builder().debit(a.id(), usd(1 + i)).credit(b.id(), usd(1 + i)).build()
-                            : EntryRequest.builder().debit(b.id(), usd(1 + i)).credit(a.id(), usd(1 + i)).build();
+                            ? EntryRequest.builder()
+                                    .debit(a.id(), usd(1 + i))
+                                    .credit(b.id(), usd(1 + i))
+                                    .build()
+                            : EntryRequest.builder()
+                                    .debit(b.id(), usd(1 + i))
+                                    .credit(a.id(), usd(1 + i))
+                                    .build();
                     ledger.post(c, request);
                     c.commit();
                     posted++;

@@ -14,17 +14,16 @@ import org.junit.jupiter.params.provider.ValueSource;
 class MoneyTest {
 
     private static void assertRefused(ThrowingCallable call, Reason reason) {
-        assertThatThrownBy(call)
-                .isInstanceOfSatisfying(LedgerValidationException.class, e -> {
-                    assertThat(e.reason()).isEqualTo(reason);
-                    assertThat(e.code()).isEqualTo(reason.code());
-                });
+        assertThatThrownBy(call).isInstanceOfSatisfying(LedgerValidationException.class, e -> {
+            assertThat(e.reason()).isEqualTo(reason);
+            assertThat(e.code()).isEqualTo(reason.code());
+        });
     }
 
     @ParameterizedTest
     @CsvSource({
-        "USD, 2", "EUR, 2", "GBP, 2", "CHF, 2", "CAD, 2", "AUD, 2", "SEK, 2",
-        "JPY, 0", "KRW, 0", "KWD, 3", "BHD, 3", "CLF, 4"
+        "USD, 2", "EUR, 2", "GBP, 2", "CHF, 2", "CAD, 2", "AUD, 2", "SEK, 2", "JPY, 0", "KRW, 0", "KWD, 3", "BHD, 3",
+        "CLF, 4"
     })
     void currenciesCarryTheirIsoExponent(String code, int exponent) {
         assertThat(Currency.of(code).exponent()).isEqualTo(exponent);
@@ -124,11 +123,16 @@ class MoneyTest {
     void floorsAndShardsAreValidated() {
         Currency usd = Currency.of("USD");
         assertRefused(() -> AccountSpec.of("a", AccountType.ASSET, usd).withFloor(1), Reason.INVALID_ACCOUNT);
-        assertRefused(() -> AccountSpec.of("a", AccountType.ASSET, usd).withShards(4).withFloor(0), Reason.INVALID_ACCOUNT);
+        assertRefused(
+                () -> AccountSpec.of("a", AccountType.ASSET, usd).withShards(4).withFloor(0), Reason.INVALID_ACCOUNT);
         assertRefused(() -> AccountSpec.of("a", AccountType.ASSET, usd).withShards(0), Reason.INVALID_ACCOUNT);
         assertRefused(() -> AccountSpec.of("", AccountType.ASSET, usd), Reason.INVALID_ACCOUNT);
-        assertRefused(() -> AccountSpec.of("a", AccountType.ASSET, usd).withFloor(Money.of(-1, "EUR")), Reason.CURRENCY_MISMATCH);
-        assertThat(AccountSpec.of("a", AccountType.LIABILITY, usd).normalBalance()).isEqualTo(Side.CREDIT);
-        assertThat(AccountSpec.of("a", AccountType.EXPENSE, usd).normalBalance()).isEqualTo(Side.DEBIT);
+        assertRefused(
+                () -> AccountSpec.of("a", AccountType.ASSET, usd).withFloor(Money.of(-1, "EUR")),
+                Reason.CURRENCY_MISMATCH);
+        assertThat(AccountSpec.of("a", AccountType.LIABILITY, usd).normalBalance())
+                .isEqualTo(Side.CREDIT);
+        assertThat(AccountSpec.of("a", AccountType.EXPENSE, usd).normalBalance())
+                .isEqualTo(Side.DEBIT);
     }
 }

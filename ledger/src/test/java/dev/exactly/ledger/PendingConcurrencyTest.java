@@ -51,13 +51,16 @@ class PendingConcurrencyTest extends LedgerTestSupport {
                 }
             });
             List<JournalEntry> written = results.stream()
-                    .filter(JournalEntry.class::isInstance).map(JournalEntry.class::cast).toList();
+                    .filter(JournalEntry.class::isInstance)
+                    .map(JournalEntry.class::cast)
+                    .toList();
             assertThat(written).as("round %d", round).hasSize(1);
             JournalEntry winner = written.get(0);
             DuplicateEntryException.Reason lost = winner.kind() == EntryKind.CAPTURE
                     ? DuplicateEntryException.Reason.ALREADY_CAPTURED
                     : DuplicateEntryException.Reason.ALREADY_VOIDED;
-            assertThat(results.stream().filter(DuplicateEntryException.class::isInstance)
+            assertThat(results.stream()
+                            .filter(DuplicateEntryException.class::isInstance)
                             .map(DuplicateEntryException.class::cast))
                     .hasSize(threads - 1)
                     .allSatisfy(e -> {
@@ -102,7 +105,8 @@ class PendingConcurrencyTest extends LedgerTestSupport {
                 if (t == workers) {
                     for (int i = 0; i < holds; i += 3) {
                         try {
-                            mine.add(ledger.capture(c, all.get(i).id(), null, "").originalEntryId());
+                            mine.add(
+                                    ledger.capture(c, all.get(i).id(), null, "").originalEntryId());
                             c.commit();
                         } catch (DuplicateEntryException e) {
                             assertThat(e.reason()).isEqualTo(DuplicateEntryException.Reason.ALREADY_VOIDED);
@@ -118,7 +122,8 @@ class PendingConcurrencyTest extends LedgerTestSupport {
                         break;
                     }
                     // locked by this worker, so nobody captures or voids it meanwhile
-                    ledger.voidHold(c, expired.get(0).id(), "expired:" + expired.get(0).id(), "expired");
+                    ledger.voidHold(
+                            c, expired.get(0).id(), "expired:" + expired.get(0).id(), "expired");
                     c.commit();
                     mine.add(expired.get(0).id());
                 }
@@ -127,19 +132,31 @@ class PendingConcurrencyTest extends LedgerTestSupport {
         });
 
         List<Long> resolved = done.stream().flatMap(List::stream).toList();
-        assertThat(resolved).as("every expired hold resolved once").hasSize(holds).doesNotHaveDuplicates();
+        assertThat(resolved)
+                .as("every expired hold resolved once")
+                .hasSize(holds)
+                .doesNotHaveDuplicates();
         Set<Long> expected = new HashSet<>();
         all.forEach(h -> expected.add(h.id()));
         assertThat(resolved).containsExactlyInAnyOrderElementsOf(expected);
         for (int t = 0; t < workers; t++) {
-            assertThat(done.get(t)).allSatisfy(id -> assertThat(ledger.pendingHold(id).orElseThrow().state())
-                    .isEqualTo(PendingHold.State.VOIDED));
+            assertThat(done.get(t))
+                    .allSatisfy(id -> assertThat(
+                                    ledger.pendingHold(id).orElseThrow().state())
+                            .isEqualTo(PendingHold.State.VOIDED));
         }
         long capturedSum = done.get(workers).stream()
-                .mapToLong(id -> ledger.entry(id).orElseThrow().postings().get(0).amount().minorUnits()).sum();
+                .mapToLong(id -> ledger.entry(id)
+                        .orElseThrow()
+                        .postings()
+                        .get(0)
+                        .amount()
+                        .minorUnits())
+                .sum();
         assertThat(ledger.balances(customer.id())).isEqualTo(new AccountBalance(usd(capturedSum), usd(1), usd(0)));
         try (Connection c = connection()) {
-            assertThat(ledger.lockOpenHolds(c, clock.instant().plusSeconds(1), 100)).hasSize(1);
+            assertThat(ledger.lockOpenHolds(c, clock.instant().plusSeconds(1), 100))
+                    .hasSize(1);
             c.rollback();
         }
         assertThat(ledger.trialBalance().isBalanced()).isTrue();
@@ -147,7 +164,8 @@ class PendingConcurrencyTest extends LedgerTestSupport {
 
     @Test
     void concurrentHoldsNeverReserveMoreThanTheFloorAllows() throws Exception {
-        Account wallet = open(AccountSpec.of("wallet", AccountType.LIABILITY, USD).withFloor(0));
+        Account wallet =
+                open(AccountSpec.of("wallet", AccountType.LIABILITY, USD).withFloor(0));
         Account shop = open("shop", AccountType.REVENUE);
         long funded = 10_000;
         ledger.post(transfer(clearing, wallet, funded));
@@ -185,7 +203,9 @@ class PendingConcurrencyTest extends LedgerTestSupport {
             return new Outcome(spent, refused);
         });
         long spent = outcomes.stream().mapToLong(Outcome::spent).sum();
-        assertThat(outcomes.stream().mapToInt(Outcome::refused).sum()).as("holds exceeded the funds at times").isPositive();
+        assertThat(outcomes.stream().mapToInt(Outcome::refused).sum())
+                .as("holds exceeded the funds at times")
+                .isPositive();
         assertThat(ledger.balances(wallet.id())).isEqualTo(new AccountBalance(usd(funded - spent), usd(0), usd(0)));
         assertThat(ledger.balances(shop.id())).isEqualTo(new AccountBalance(usd(spent), usd(0), usd(0)));
         assertThat(ledger.trialBalance().isBalanced()).isTrue();

@@ -27,7 +27,10 @@ class PendingEntryTest extends LedgerTestSupport {
     /** An authorization: debit clearing, credit the customer, pending. */
     private JournalEntry authorize(long cents, String ref) {
         return ledger.hold(EntryRequest.builder()
-                .debit(clearing.id(), usd(cents)).credit(customer.id(), usd(cents)).externalRef(ref).build());
+                .debit(clearing.id(), usd(cents))
+                .credit(customer.id(), usd(cents))
+                .externalRef(ref)
+                .build());
     }
 
     private static AccountBalance balances(long available, long increase, long decrease) {
@@ -40,8 +43,10 @@ class PendingEntryTest extends LedgerTestSupport {
 
         assertThat(hold.kind()).isEqualTo(EntryKind.PENDING);
         assertThat(hold.originalEntryId()).isNull();
-        assertThat(hold.postings()).extracting(Posting::accountId, Posting::side, Posting::amount, Posting::pending)
-                .containsExactly(tuple(clearing.id(), Side.DEBIT, usd(10_000), true),
+        assertThat(hold.postings())
+                .extracting(Posting::accountId, Posting::side, Posting::amount, Posting::pending)
+                .containsExactly(
+                        tuple(clearing.id(), Side.DEBIT, usd(10_000), true),
                         tuple(customer.id(), Side.CREDIT, usd(10_000), true));
         assertThat(ledger.entry(hold.id())).contains(hold);
         assertThat(ledger.balance(customer.id())).isEqualTo(usd(0));
@@ -53,7 +58,8 @@ class PendingEntryTest extends LedgerTestSupport {
 
         TrialBalance trial = ledger.trialBalance();
         assertThat(trial.isBalanced()).isTrue();
-        assertThat(trial.totals().get("USD")).isEqualTo(new TrialBalance.Totals(usd(0), usd(0), usd(10_000), usd(10_000)));
+        assertThat(trial.totals().get("USD"))
+                .isEqualTo(new TrialBalance.Totals(usd(0), usd(0), usd(10_000), usd(10_000)));
         assertThat(trial.line(customer.id()).orElseThrow().pendingCredit()).isEqualTo(usd(10_000));
         assertThat(trial.line(clearing.id()).orElseThrow().pendingDebit()).isEqualTo(usd(10_000));
     }
@@ -65,8 +71,10 @@ class PendingEntryTest extends LedgerTestSupport {
 
         assertThat(capture.kind()).isEqualTo(EntryKind.CAPTURE);
         assertThat(capture.originalEntryId()).isEqualTo(hold.id());
-        assertThat(capture.postings()).extracting(Posting::accountId, Posting::side, Posting::amount, Posting::pending)
-                .containsExactly(tuple(clearing.id(), Side.DEBIT, usd(10_000), false),
+        assertThat(capture.postings())
+                .extracting(Posting::accountId, Posting::side, Posting::amount, Posting::pending)
+                .containsExactly(
+                        tuple(clearing.id(), Side.DEBIT, usd(10_000), false),
                         tuple(customer.id(), Side.CREDIT, usd(10_000), false),
                         tuple(clearing.id(), Side.CREDIT, usd(10_000), true),
                         tuple(customer.id(), Side.DEBIT, usd(10_000), true));
@@ -85,15 +93,19 @@ class PendingEntryTest extends LedgerTestSupport {
         JournalEntry hold = authorize(10_000, "auth:ch_1");
         JournalEntry capture = ledger.capture(hold.id(), usd(6_000), "capture:ch_1", "");
 
-        assertThat(capture.postings()).filteredOn(p -> !p.pending())
+        assertThat(capture.postings())
+                .filteredOn(p -> !p.pending())
                 .extracting(Posting::accountId, Posting::side, Posting::amount)
-                .containsExactly(tuple(clearing.id(), Side.DEBIT, usd(6_000)), tuple(customer.id(), Side.CREDIT, usd(6_000)));
+                .containsExactly(
+                        tuple(clearing.id(), Side.DEBIT, usd(6_000)), tuple(customer.id(), Side.CREDIT, usd(6_000)));
         assertThat(ledger.balances(customer.id())).isEqualTo(balances(6_000, 0, 0));
         assertThat(ledger.balances(clearing.id())).isEqualTo(balances(6_000, 0, 0));
         assertThat(ledger.trialBalance().isBalanced()).isTrue();
         // what was captured can be refunded like any charge; what was released is gone
         ledger.post(EntryRequest.refundOf(capture.id())
-                .debit(customer.id(), usd(6_000)).credit(clearing.id(), usd(6_000)).build());
+                .debit(customer.id(), usd(6_000))
+                .credit(clearing.id(), usd(6_000))
+                .build());
         assertThat(ledger.balances(customer.id())).isEqualTo(balances(0, 0, 0));
     }
 
@@ -114,9 +126,11 @@ class PendingEntryTest extends LedgerTestSupport {
     void aHoldIsResolvedOnceNeverBothAndARetryWithItsReferenceGetsTheResolution() {
         JournalEntry captured = authorize(500, "auth:1");
         JournalEntry capture = ledger.capture(captured.id(), usd(400), "capture:1", "");
-        assertThat(ledger.capture(captured.id(), usd(400), "capture:1", "retried")).isEqualTo(capture);
+        assertThat(ledger.capture(captured.id(), usd(400), "capture:1", "retried"))
+                .isEqualTo(capture);
         assertThatThrownBy(() -> ledger.capture(captured.id(), usd(300), "capture:1", ""))
-                .isInstanceOfSatisfying(LedgerConflictException.class,
+                .isInstanceOfSatisfying(
+                        LedgerConflictException.class,
                         e -> assertThat(e.existingEntryId()).isEqualTo(capture.id()));
         for (Runnable second : List.<Runnable>of(
                 () -> ledger.capture(captured.id(), null, ""),
@@ -132,8 +146,7 @@ class PendingEntryTest extends LedgerTestSupport {
         JournalEntry voided = authorize(500, "auth:2");
         JournalEntry voidEntry = ledger.voidHold(voided.id(), null, "");
         for (Runnable second : List.<Runnable>of(
-                () -> ledger.capture(voided.id(), null, ""),
-                () -> ledger.voidHold(voided.id(), null, ""))) {
+                () -> ledger.capture(voided.id(), null, ""), () -> ledger.voidHold(voided.id(), null, ""))) {
             assertThatThrownBy(second::run).isInstanceOfSatisfying(DuplicateEntryException.class, e -> {
                 assertThat(e.reason()).isEqualTo(DuplicateEntryException.Reason.ALREADY_VOIDED);
                 assertThat(e.existingEntryId()).isEqualTo(voidEntry.id());
@@ -148,13 +161,18 @@ class PendingEntryTest extends LedgerTestSupport {
         JournalEntry hold = authorize(900, "auth:1");
         try (Connection c = connection()) {
             JournalEntry voided = ledger.voidHold(c, hold.id(), "void:1", "");
-            assertThat(ledger.pendingHold(c, hold.id()).orElseThrow().resolution()).isEqualTo(voided);
-            assertThat(ledger.pendingHold(hold.id()).orElseThrow().state()).as("not committed").isEqualTo(PendingHold.State.OPEN);
-            assertThatThrownBy(() -> ledger.capture(c, hold.id(), "capture:1", "")).isInstanceOf(DuplicateEntryException.class);
+            assertThat(ledger.pendingHold(c, hold.id()).orElseThrow().resolution())
+                    .isEqualTo(voided);
+            assertThat(ledger.pendingHold(hold.id()).orElseThrow().state())
+                    .as("not committed")
+                    .isEqualTo(PendingHold.State.OPEN);
+            assertThatThrownBy(() -> ledger.capture(c, hold.id(), "capture:1", ""))
+                    .isInstanceOf(DuplicateEntryException.class);
             c.rollback();
             assertThat(ledger.pendingHold(hold.id()).orElseThrow().state()).isEqualTo(PendingHold.State.OPEN);
             ledger.capture(c, hold.id(), usd(100), "capture:1", "");
-            assertThatThrownBy(() -> ledger.voidHold(c, hold.id(), null, "")).isInstanceOf(DuplicateEntryException.class);
+            assertThatThrownBy(() -> ledger.voidHold(c, hold.id(), null, ""))
+                    .isInstanceOf(DuplicateEntryException.class);
             ledger.post(c, transfer(clearing, customer, 1)); // still usable
             c.commit();
         }
@@ -170,39 +188,87 @@ class PendingEntryTest extends LedgerTestSupport {
         JournalEntry standard = ledger.post(transfer(clearing, customer, 5));
 
         assertThatThrownBy(() -> ledger.capture(hold.id(), usd(1_001), null, ""))
-                .isInstanceOfSatisfying(LedgerValidationException.class, e -> assertThat(e.reason()).isEqualTo(Reason.INVALID_AMOUNT));
+                .isInstanceOfSatisfying(
+                        LedgerValidationException.class,
+                        e -> assertThat(e.reason()).isEqualTo(Reason.INVALID_AMOUNT));
         assertThatThrownBy(() -> ledger.capture(hold.id(), Money.of(100, EUR), null, ""))
-                .isInstanceOfSatisfying(LedgerValidationException.class,
+                .isInstanceOfSatisfying(
+                        LedgerValidationException.class,
                         e -> assertThat(e.reason()).isEqualTo(Reason.CURRENCY_MISMATCH));
-        assertThatThrownBy(() -> ledger.capture(hold.id(), List.of(
-                        PostingRequest.debit(clearing.id(), usd(10)), PostingRequest.credit(merchant.id(), usd(10))), null, ""))
-                .isInstanceOfSatisfying(LedgerValidationException.class, e -> assertThat(e.reason()).isEqualTo(Reason.INVALID_ENTRY));
+        assertThatThrownBy(() -> ledger.capture(
+                        hold.id(),
+                        List.of(
+                                PostingRequest.debit(clearing.id(), usd(10)),
+                                PostingRequest.credit(merchant.id(), usd(10))),
+                        null,
+                        ""))
+                .isInstanceOfSatisfying(
+                        LedgerValidationException.class,
+                        e -> assertThat(e.reason()).isEqualTo(Reason.INVALID_ENTRY));
         assertThatThrownBy(() -> ledger.capture(standard.id(), null, ""))
-                .isInstanceOfSatisfying(LedgerValidationException.class, e -> assertThat(e.reason()).isEqualTo(Reason.INVALID_ENTRY));
+                .isInstanceOfSatisfying(
+                        LedgerValidationException.class,
+                        e -> assertThat(e.reason()).isEqualTo(Reason.INVALID_ENTRY));
         assertThatThrownBy(() -> ledger.voidHold(987_654, null, ""))
-                .isInstanceOfSatisfying(LedgerValidationException.class, e -> assertThat(e.reason()).isEqualTo(Reason.UNKNOWN_ENTRY));
+                .isInstanceOfSatisfying(
+                        LedgerValidationException.class,
+                        e -> assertThat(e.reason()).isEqualTo(Reason.UNKNOWN_ENTRY));
         assertThatThrownBy(() -> ledger.reverse(hold.id(), null, ""))
-                .isInstanceOfSatisfying(LedgerValidationException.class, e -> assertThat(e.reason()).isEqualTo(Reason.INVALID_ENTRY));
+                .isInstanceOfSatisfying(
+                        LedgerValidationException.class,
+                        e -> assertThat(e.reason()).isEqualTo(Reason.INVALID_ENTRY));
         assertThatThrownBy(() -> ledger.post(EntryRequest.refundOf(hold.id())
-                        .debit(customer.id(), usd(1)).credit(clearing.id(), usd(1)).build()))
-                .isInstanceOfSatisfying(LedgerValidationException.class, e -> assertThat(e.reason()).isEqualTo(Reason.INVALID_ENTRY));
-        assertThatThrownBy(() -> ledger.post(new EntryRequest(EntryKind.PENDING, null, null, "",
-                        List.of(PostingRequest.debit(clearing.id(), usd(1)), PostingRequest.credit(customer.id(), usd(1))))))
-                .isInstanceOfSatisfying(LedgerValidationException.class, e -> assertThat(e.reason()).isEqualTo(Reason.INVALID_ENTRY));
+                        .debit(customer.id(), usd(1))
+                        .credit(clearing.id(), usd(1))
+                        .build()))
+                .isInstanceOfSatisfying(
+                        LedgerValidationException.class,
+                        e -> assertThat(e.reason()).isEqualTo(Reason.INVALID_ENTRY));
+        assertThatThrownBy(() -> ledger.post(new EntryRequest(
+                        EntryKind.PENDING,
+                        null,
+                        null,
+                        "",
+                        List.of(
+                                PostingRequest.debit(clearing.id(), usd(1)),
+                                PostingRequest.credit(customer.id(), usd(1))))))
+                .isInstanceOfSatisfying(
+                        LedgerValidationException.class,
+                        e -> assertThat(e.reason()).isEqualTo(Reason.INVALID_ENTRY));
         assertThatThrownBy(() -> ledger.pendingHold(standard.id()))
-                .isInstanceOfSatisfying(LedgerValidationException.class, e -> assertThat(e.reason()).isEqualTo(Reason.INVALID_ENTRY));
+                .isInstanceOfSatisfying(
+                        LedgerValidationException.class,
+                        e -> assertThat(e.reason()).isEqualTo(Reason.INVALID_ENTRY));
         assertThat(ledger.pendingHold(987_654)).isEmpty();
 
         // a hold of several lines is captured by naming the postings, each at most what it holds
         JournalEntry split = ledger.hold(EntryRequest.builder()
-                .debit(clearing.id(), usd(100)).credit(merchant.id(), usd(97)).credit(fees.id(), usd(3)).build());
+                .debit(clearing.id(), usd(100))
+                .credit(merchant.id(), usd(97))
+                .credit(fees.id(), usd(3))
+                .build());
         assertThatThrownBy(() -> ledger.capture(split.id(), usd(50), null, ""))
-                .isInstanceOfSatisfying(LedgerValidationException.class, e -> assertThat(e.reason()).isEqualTo(Reason.INVALID_ENTRY));
-        assertThatThrownBy(() -> ledger.capture(split.id(), List.of(PostingRequest.debit(clearing.id(), usd(98)),
-                        PostingRequest.credit(merchant.id(), usd(98))), null, ""))
-                .isInstanceOfSatisfying(LedgerValidationException.class, e -> assertThat(e.reason()).isEqualTo(Reason.INVALID_AMOUNT));
-        JournalEntry capture = ledger.capture(split.id(), List.of(PostingRequest.debit(clearing.id(), usd(50)),
-                PostingRequest.credit(merchant.id(), usd(48)), PostingRequest.credit(fees.id(), usd(2))), null, "");
+                .isInstanceOfSatisfying(
+                        LedgerValidationException.class,
+                        e -> assertThat(e.reason()).isEqualTo(Reason.INVALID_ENTRY));
+        assertThatThrownBy(() -> ledger.capture(
+                        split.id(),
+                        List.of(
+                                PostingRequest.debit(clearing.id(), usd(98)),
+                                PostingRequest.credit(merchant.id(), usd(98))),
+                        null,
+                        ""))
+                .isInstanceOfSatisfying(
+                        LedgerValidationException.class,
+                        e -> assertThat(e.reason()).isEqualTo(Reason.INVALID_AMOUNT));
+        JournalEntry capture = ledger.capture(
+                split.id(),
+                List.of(
+                        PostingRequest.debit(clearing.id(), usd(50)),
+                        PostingRequest.credit(merchant.id(), usd(48)),
+                        PostingRequest.credit(fees.id(), usd(2))),
+                null,
+                "");
         assertThat(ledger.balances(merchant.id())).isEqualTo(balances(48, 0, 0));
         assertThat(ledger.balances(fees.id())).isEqualTo(balances(2, 0, 0));
 
@@ -216,7 +282,8 @@ class PendingEntryTest extends LedgerTestSupport {
 
     @Test
     void aHoldReservesAgainstTheFloor() {
-        Account wallet = open(AccountSpec.of("wallet", AccountType.LIABILITY, USD).withFloor(0));
+        Account wallet =
+                open(AccountSpec.of("wallet", AccountType.LIABILITY, USD).withFloor(0));
         Account shop = open("shop", AccountType.REVENUE);
         ledger.post(transfer(clearing, wallet, 100)); // the wallet owes its holder 1.00
 
@@ -262,14 +329,18 @@ class PendingEntryTest extends LedgerTestSupport {
         assertThat(atT1.line(customer.id()).orElseThrow().pending()).isEqualTo(usd(10_000));
         assertThat(atT1.line(customer.id()).orElseThrow().balance()).isEqualTo(usd(0));
         assertThat(ledger.trialBalance(t2).isBalanced()).isTrue();
-        assertThat(ledger.trialBalance(t3).lines()).isEqualTo(ledger.trialBalance().lines());
+        assertThat(ledger.trialBalance(t3).lines())
+                .isEqualTo(ledger.trialBalance().lines());
 
         // a hold on the other side: a wallet spending, pending against its normal side
-        Account wallet = open(AccountSpec.of("wallet", AccountType.LIABILITY, USD).withFloor(0));
+        Account wallet =
+                open(AccountSpec.of("wallet", AccountType.LIABILITY, USD).withFloor(0));
         ledger.post(transfer(clearing, wallet, 1_000));
         ledger.hold(transfer(wallet, customer, 400));
         Instant t4 = clock.advance(Duration.ofMinutes(1));
-        assertThat(ledger.balances(wallet.id(), t4)).isEqualTo(balances(1_000, 0, 400)).isEqualTo(ledger.balances(wallet.id()));
+        assertThat(ledger.balances(wallet.id(), t4))
+                .isEqualTo(balances(1_000, 0, 400))
+                .isEqualTo(ledger.balances(wallet.id()));
         assertThat(ledger.pendingHold(open.id()).orElseThrow().state()).isEqualTo(PendingHold.State.OPEN);
     }
 
@@ -284,7 +355,9 @@ class PendingEntryTest extends LedgerTestSupport {
         JournalEntry fresh = authorize(100, "auth:3");
         ledger.voidHold(h2.id(), null, ""); // resolved holds are no longer open
 
-        try (Connection worker = connection(); Connection other = connection(); Connection capturer = connection()) {
+        try (Connection worker = connection();
+                Connection other = connection();
+                Connection capturer = connection()) {
             assertThat(ledger.lockOpenHolds(worker, cutoff, 1)).containsExactly(h0);
             // a hold being captured in an open transaction is skipped as well
             ledger.capture(capturer, h1.id(), null, "");
@@ -294,19 +367,23 @@ class PendingEntryTest extends LedgerTestSupport {
             other.rollback();
             ledger.voidHold(worker, h0.id(), "void:0", "expired");
             worker.commit();
-            assertThat(ledger.lockOpenHolds(other, clock.instant().plusSeconds(1), 10)).containsExactly(h1, fresh);
+            assertThat(ledger.lockOpenHolds(other, clock.instant().plusSeconds(1), 10))
+                    .containsExactly(h1, fresh);
             other.rollback();
         }
         assertThatThrownBy(() -> {
-            try (Connection c = connection()) {
-                ledger.lockOpenHolds(c, cutoff, 0);
-            }
-        }).isInstanceOf(LedgerValidationException.class);
+                    try (Connection c = connection()) {
+                        ledger.lockOpenHolds(c, cutoff, 0);
+                    }
+                })
+                .isInstanceOf(LedgerValidationException.class);
         assertThatThrownBy(() -> {
-            try (Connection c = dataSource.getConnection()) {
-                ledger.lockOpenHolds(c, cutoff, 1); // auto-commit: the lock would not outlive the statement
-            }
-        }).isInstanceOf(LedgerValidationException.class).hasMessageContaining("auto-commit");
+                    try (Connection c = dataSource.getConnection()) {
+                        ledger.lockOpenHolds(c, cutoff, 1); // auto-commit: the lock would not outlive the statement
+                    }
+                })
+                .isInstanceOf(LedgerValidationException.class)
+                .hasMessageContaining("auto-commit");
         assertThat(ledger.pendingHold(h0.id()).orElseThrow().state()).isEqualTo(PendingHold.State.VOIDED);
     }
 }

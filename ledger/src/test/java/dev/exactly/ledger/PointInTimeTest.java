@@ -11,7 +11,8 @@ class PointInTimeTest extends LedgerTestSupport {
     @Test
     void balancesAsOfATimeCountOnlyEarlierPostings() {
         Account cash = open("cash", AccountType.ASSET);
-        Account wallet = open(AccountSpec.of("wallet", AccountType.LIABILITY, USD).withFloor(0));
+        Account wallet =
+                open(AccountSpec.of("wallet", AccountType.LIABILITY, USD).withFloor(0));
         Account shop = open("shop", AccountType.REVENUE);
 
         Instant t1 = clock.advance(Duration.ofMinutes(1));
@@ -39,7 +40,8 @@ class PointInTimeTest extends LedgerTestSupport {
         assertThat(past.isBalanced()).isTrue();
         assertThat(past.line(wallet.id()).orElseThrow().credit()).isEqualTo(usd(3_800));
         assertThat(past.line(cash.id()).orElseThrow().debit()).isEqualTo(usd(5_000));
-        assertThat(ledger.trialBalance(t3).lines()).isEqualTo(ledger.trialBalance().lines());
+        assertThat(ledger.trialBalance(t3).lines())
+                .isEqualTo(ledger.trialBalance().lines());
     }
 
     @Test

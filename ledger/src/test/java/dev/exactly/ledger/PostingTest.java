@@ -17,7 +17,8 @@ class PostingTest extends LedgerTestSupport {
 
     @Test
     void aChargeDebitsClearingAndCreditsTheCustomer() {
-        Account clearing = open(AccountSpec.of("clearing", AccountType.ASSET, USD).withShards(4));
+        Account clearing =
+                open(AccountSpec.of("clearing", AccountType.ASSET, USD).withShards(4));
         Account customer = open("customer:1", AccountType.LIABILITY);
 
         JournalEntry entry = ledger.post(EntryRequest.builder()
@@ -29,7 +30,8 @@ class PostingTest extends LedgerTestSupport {
 
         assertThat(entry.kind()).isEqualTo(EntryKind.STANDARD);
         assertThat(entry.postedAt()).isEqualTo(START);
-        assertThat(entry.postings()).extracting(Posting::line, Posting::accountId, Posting::side)
+        assertThat(entry.postings())
+                .extracting(Posting::line, Posting::accountId, Posting::side)
                 .containsExactly(
                         org.assertj.core.groups.Tuple.tuple(1, clearing.id(), Side.DEBIT),
                         org.assertj.core.groups.Tuple.tuple(2, customer.id(), Side.CREDIT));
@@ -52,7 +54,9 @@ class PostingTest extends LedgerTestSupport {
             c.commit();
             JournalEntry rolledBack = ledger.post(c, transfer(cash, revenue, 500));
             assertThat(ledger.balance(c, cash.id())).isEqualTo(usd(500));
-            assertThat(ledger.entry(rolledBack.id())).as("invisible to others before commit").isEmpty();
+            assertThat(ledger.entry(rolledBack.id()))
+                    .as("invisible to others before commit")
+                    .isEmpty();
             c.rollback();
             assertThat(ledger.entry(rolledBack.id())).isEmpty();
             assertThat(ledger.balance(cash.id())).isEqualTo(usd(0));
@@ -65,7 +69,8 @@ class PostingTest extends LedgerTestSupport {
             c.commit();
             assertThat(ledger.entry(committed.id())).contains(committed);
             assertThat(ledger.balance(cash.id())).isEqualTo(usd(700));
-            try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SELECT entry_id FROM charge")) {
+            try (Statement s = c.createStatement();
+                    ResultSet rs = s.executeQuery("SELECT entry_id FROM charge")) {
                 assertThat(rs.next()).isTrue();
                 assertThat(rs.getLong(1)).isEqualTo(committed.id());
             }
@@ -77,19 +82,27 @@ class PostingTest extends LedgerTestSupport {
         Account cash = open("cash", AccountType.ASSET);
         Account euros = ledger.openAccount(AccountSpec.of("euros", AccountType.LIABILITY, EUR));
 
-        assertThatThrownBy(() -> ledger.post(
-                        EntryRequest.builder().debit(cash.id(), usd(5)).credit(999_999, usd(5)).build()))
-                .isInstanceOfSatisfying(LedgerValidationException.class,
+        assertThatThrownBy(() -> ledger.post(EntryRequest.builder()
+                        .debit(cash.id(), usd(5))
+                        .credit(999_999, usd(5))
+                        .build()))
+                .isInstanceOfSatisfying(
+                        LedgerValidationException.class,
                         e -> assertThat(e.reason()).isEqualTo(Reason.UNKNOWN_ACCOUNT));
         assertThatThrownBy(() -> ledger.post(EntryRequest.builder()
-                        .debit(cash.id(), usd(5)).credit(euros.id(), usd(5)).build()))
+                        .debit(cash.id(), usd(5))
+                        .credit(euros.id(), usd(5))
+                        .build()))
                 .isInstanceOfSatisfying(LedgerValidationException.class, e -> {
                     assertThat(e.reason()).isEqualTo(Reason.CURRENCY_MISMATCH);
                     assertThat(e.code()).isEqualTo("ledger_currency_mismatch");
                 });
         assertThatThrownBy(() -> ledger.post(EntryRequest.refundOf(424242)
-                        .debit(cash.id(), usd(5)).credit(cash.id(), usd(5)).build()))
-                .isInstanceOfSatisfying(LedgerValidationException.class,
+                        .debit(cash.id(), usd(5))
+                        .credit(cash.id(), usd(5))
+                        .build()))
+                .isInstanceOfSatisfying(
+                        LedgerValidationException.class,
                         e -> assertThat(e.reason()).isEqualTo(Reason.UNKNOWN_ENTRY));
         assertThat(ledger.entries(EntryQuery.first(10)).entries()).isEmpty();
     }
@@ -102,21 +115,25 @@ class PostingTest extends LedgerTestSupport {
         Account eurFx = ledger.openAccount(AccountSpec.of("fx:EUR", AccountType.LIABILITY, EUR));
 
         JournalEntry fx = ledger.post(EntryRequest.builder()
-                .debit(usdCash.id(), usd(10_000)).credit(usdFx.id(), usd(10_000))
-                .debit(eurFx.id(), Money.of(9_200, EUR)).credit(eurCash.id(), Money.of(9_200, EUR))
+                .debit(usdCash.id(), usd(10_000))
+                .credit(usdFx.id(), usd(10_000))
+                .debit(eurFx.id(), Money.of(9_200, EUR))
+                .credit(eurCash.id(), Money.of(9_200, EUR))
                 .build());
 
         assertThat(ledger.entry(fx.id())).contains(fx);
         assertThat(ledger.balance(eurCash.id())).isEqualTo(Money.of(-9_200, EUR));
         TrialBalance trial = ledger.trialBalance();
         assertThat(trial.totals()).containsOnlyKeys("EUR", "USD");
-        assertThat(trial.totals().get("EUR")).isEqualTo(new TrialBalance.Totals(Money.of(9_200, EUR), Money.of(9_200, EUR)));
+        assertThat(trial.totals().get("EUR"))
+                .isEqualTo(new TrialBalance.Totals(Money.of(9_200, EUR), Money.of(9_200, EUR)));
         assertThat(trial.isBalanced()).isTrue();
     }
 
     @Test
     void openingAnAccountIsIdempotentByCode() {
-        AccountSpec spec = AccountSpec.of("customer:7", AccountType.LIABILITY, USD).withFloor(0);
+        AccountSpec spec =
+                AccountSpec.of("customer:7", AccountType.LIABILITY, USD).withFloor(0);
         Account first = ledger.openAccount(spec);
         clock.advance(Duration.ofHours(1));
         assertThat(ledger.openAccount(spec)).isEqualTo(first);

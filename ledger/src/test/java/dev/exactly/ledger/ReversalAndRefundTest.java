@@ -19,8 +19,10 @@ class ReversalAndRefundTest extends LedgerTestSupport {
         clearing = open(AccountSpec.of("clearing", AccountType.ASSET, USD).withShards(4));
         customer = open(AccountSpec.of("customer", AccountType.LIABILITY, USD).withFloor(0));
         charge = ledger.post(EntryRequest.builder()
-                .debit(clearing.id(), usd(10_000)).credit(customer.id(), usd(10_000))
-                .externalRef("charge:1").build());
+                .debit(clearing.id(), usd(10_000))
+                .credit(customer.id(), usd(10_000))
+                .externalRef("charge:1")
+                .build());
     }
 
     @Test
@@ -29,7 +31,8 @@ class ReversalAndRefundTest extends LedgerTestSupport {
 
         assertThat(reversal.kind()).isEqualTo(EntryKind.REVERSAL);
         assertThat(reversal.originalEntryId()).isEqualTo(charge.id());
-        assertThat(reversal.postings()).extracting(Posting::accountId, Posting::side, Posting::amount)
+        assertThat(reversal.postings())
+                .extracting(Posting::accountId, Posting::side, Posting::amount)
                 .containsExactly(
                         org.assertj.core.groups.Tuple.tuple(clearing.id(), Side.CREDIT, usd(10_000)),
                         org.assertj.core.groups.Tuple.tuple(customer.id(), Side.DEBIT, usd(10_000)));
@@ -50,10 +53,17 @@ class ReversalAndRefundTest extends LedgerTestSupport {
                     assertThat(e.existingEntryId()).isEqualTo(reversal.id());
                 });
         assertThatThrownBy(() -> ledger.reverse(999_999, null, "nothing"))
-                .isInstanceOfSatisfying(LedgerValidationException.class,
+                .isInstanceOfSatisfying(
+                        LedgerValidationException.class,
                         e -> assertThat(e.code()).isEqualTo("ledger_unknown_entry"));
-        assertThatThrownBy(() -> ledger.post(new EntryRequest(EntryKind.REVERSAL, charge.id(), null, "",
-                        reversal.postings().stream().map(p -> new PostingRequest(p.accountId(), p.side(), p.amount())).toList())))
+        assertThatThrownBy(() -> ledger.post(new EntryRequest(
+                        EntryKind.REVERSAL,
+                        charge.id(),
+                        null,
+                        "",
+                        reversal.postings().stream()
+                                .map(p -> new PostingRequest(p.accountId(), p.side(), p.amount()))
+                                .toList())))
                 .isInstanceOf(LedgerValidationException.class);
     }
 
@@ -83,19 +93,26 @@ class ReversalAndRefundTest extends LedgerTestSupport {
     @Test
     void partialRefundsAreNewEntriesLinkedToTheCharge() {
         JournalEntry first = ledger.post(EntryRequest.refundOf(charge.id())
-                .debit(customer.id(), usd(2_500)).credit(clearing.id(), usd(2_500))
-                .externalRef("refund:1").description("partial refund").build());
+                .debit(customer.id(), usd(2_500))
+                .credit(clearing.id(), usd(2_500))
+                .externalRef("refund:1")
+                .description("partial refund")
+                .build());
         clock.advance(java.time.Duration.ofMinutes(5));
         JournalEntry second = ledger.post(EntryRequest.refundOf(charge.id())
-                .debit(customer.id(), usd(1_000)).credit(clearing.id(), usd(1_000))
-                .externalRef("refund:2").build());
+                .debit(customer.id(), usd(1_000))
+                .credit(clearing.id(), usd(1_000))
+                .externalRef("refund:2")
+                .build());
 
         assertThat(first.kind()).isEqualTo(EntryKind.REFUND);
         assertThat(ledger.linkedEntries(charge.id())).containsExactly(first, second);
         assertThat(ledger.balance(customer.id())).isEqualTo(usd(6_500));
         // refunding more than is left would take the customer below its floor
         assertThatThrownBy(() -> ledger.post(EntryRequest.refundOf(charge.id())
-                        .debit(customer.id(), usd(6_501)).credit(clearing.id(), usd(6_501)).build()))
+                        .debit(customer.id(), usd(6_501))
+                        .credit(clearing.id(), usd(6_501))
+                        .build()))
                 .isInstanceOf(BalanceFloorException.class);
         // a reversal after partial refunds would also cross the floor
         assertThatThrownBy(() -> ledger.reverse(charge.id(), null, "too late"))

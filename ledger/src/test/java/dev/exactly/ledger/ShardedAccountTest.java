@@ -26,7 +26,8 @@ class ShardedAccountTest extends LedgerTestSupport {
 
     private Map<Integer, Long> shards(long accountId) throws SQLException {
         Map<Integer, Long> shards = new HashMap<>();
-        try (Connection c = dataSource.getConnection(); PreparedStatement ps = c.prepareStatement(SHARDS)) {
+        try (Connection c = dataSource.getConnection();
+                PreparedStatement ps = c.prepareStatement(SHARDS)) {
             ps.setLong(1, accountId);
             try (ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {
@@ -39,7 +40,8 @@ class ShardedAccountTest extends LedgerTestSupport {
 
     @Test
     void aShardedAccountsBalanceIsTheSumOfItsShards() throws Exception {
-        Account clearing = open(AccountSpec.of("clearing", AccountType.ASSET, USD).withShards(8));
+        Account clearing =
+                open(AccountSpec.of("clearing", AccountType.ASSET, USD).withShards(8));
         int threads = 8;
         int perThread = 25;
         AtomicInteger customers = new AtomicInteger();
@@ -60,7 +62,9 @@ class ShardedAccountTest extends LedgerTestSupport {
 
         Map<Integer, Long> shards = shards(clearing.id());
         assertThat(shards).hasSize(8);
-        assertThat(shards.values().stream().filter(v -> v != 0)).as("entries spread over the shards").hasSizeGreaterThan(4);
+        assertThat(shards.values().stream().filter(v -> v != 0))
+                .as("entries spread over the shards")
+                .hasSizeGreaterThan(4);
         assertThat(shards.values().stream().mapToLong(Long::longValue).sum()).isEqualTo(total);
         assertThat(ledger.balance(clearing.id())).isEqualTo(usd(total));
         assertThat(ledger.balance(clearing.id(), clock.instant())).isEqualTo(usd(total));
@@ -78,13 +82,15 @@ class ShardedAccountTest extends LedgerTestSupport {
 
     @Test
     void onAShardedAccountASecondChargeDoesNotWait() throws Exception {
-        Account spread = open(AccountSpec.of("clearing:spread", AccountType.ASSET, USD).withShards(16));
+        Account spread =
+                open(AccountSpec.of("clearing:spread", AccountType.ASSET, USD).withShards(16));
         assertThat(nextChargeWaits(spread, 1)).isFalse();
     }
 
     @Test
     void aChargeWaitsOnlyWhenEveryShardIsHeld() throws Exception {
-        Account spread = open(AccountSpec.of("clearing:spread", AccountType.ASSET, USD).withShards(3));
+        Account spread =
+                open(AccountSpec.of("clearing:spread", AccountType.ASSET, USD).withShards(3));
         assertThat(nextChargeWaits(spread, 2)).isFalse();
         assertThat(nextChargeWaits(spread, 3)).isTrue();
     }
@@ -105,15 +111,17 @@ class ShardedAccountTest extends LedgerTestSupport {
             }
             Account customer = open("next:" + held, AccountType.LIABILITY);
             int pid = backendPid(next);
-            CompletableFuture<JournalEntry> charge = CompletableFuture.supplyAsync(() -> {
-                JournalEntry e = ledger.post(next, transfer(clearing, customer, 200));
-                try {
-                    next.commit();
-                } catch (SQLException ex) {
-                    throw new IllegalStateException(ex);
-                }
-                return e;
-            }, pool);
+            CompletableFuture<JournalEntry> charge = CompletableFuture.supplyAsync(
+                    () -> {
+                        JournalEntry e = ledger.post(next, transfer(clearing, customer, 200));
+                        try {
+                            next.commit();
+                        } catch (SQLException ex) {
+                            throw new IllegalStateException(ex);
+                        }
+                        return e;
+                    },
+                    pool);
             boolean waited;
             try {
                 await().atMost(Duration.ofSeconds(10)).until(() -> charge.isDone() || waitsOnLock(pid));

@@ -51,11 +51,13 @@ class TrialBalancePropertyTest extends LedgerTestSupport {
 
     @Test
     void everyAccountMatchesTheModelAndEveryTrialBalanceBalances() throws Exception {
-        Account clearing = open(AccountSpec.of("clearing", AccountType.ASSET, USD).withShards(4));
+        Account clearing =
+                open(AccountSpec.of("clearing", AccountType.ASSET, USD).withShards(4));
         Account shop = open("shop", AccountType.REVENUE);
         List<Account> wallets = new ArrayList<>();
         for (int i = 0; i < 4; i++) {
-            wallets.add(open(AccountSpec.of("wallet:" + i, AccountType.LIABILITY, USD).withFloor(0)));
+            wallets.add(open(
+                    AccountSpec.of("wallet:" + i, AccountType.LIABILITY, USD).withFloor(0)));
         }
         List<Account> all = new ArrayList<>(wallets);
         all.add(clearing);
@@ -74,7 +76,9 @@ class TrialBalancePropertyTest extends LedgerTestSupport {
             }
         });
 
-        assertThat((Integer) results.get(WRITERS)).as("trial balances read while writing").isPositive();
+        assertThat((Integer) results.get(WRITERS))
+                .as("trial balances read while writing")
+                .isPositive();
         Map<Long, long[]> expected = new HashMap<>();
         for (int t = 0; t < WRITERS; t++) {
             ((Model) results.get(t)).accounts.forEach((id, v) -> {
@@ -89,13 +93,16 @@ class TrialBalancePropertyTest extends LedgerTestSupport {
             long[] v = expected.getOrDefault(a.id(), new long[3]);
             AccountBalance balances = ledger.balances(a.id());
             assertThat(balances).as(a.code()).isEqualTo(new AccountBalance(usd(v[0]), usd(v[1]), usd(v[2])));
-            assertThat(ledger.balances(a.id(), end)).as("%s from the postings", a.code()).isEqualTo(balances);
+            assertThat(ledger.balances(a.id(), end))
+                    .as("%s from the postings", a.code())
+                    .isEqualTo(balances);
         }
         for (Account w : wallets) {
             assertThat(ledger.balances(w.id()).unreserved().isNegative()).isFalse();
         }
         assertThat(ledger.trialBalance().isBalanced()).isTrue();
-        assertThat(ledger.trialBalance(end).lines()).isEqualTo(ledger.trialBalance().lines());
+        assertThat(ledger.trialBalance(end).lines())
+                .isEqualTo(ledger.trialBalance().lines());
         for (Instant at : instants) {
             assertThat(ledger.trialBalance(at).isBalanced()).as("as of %s", at).isTrue();
         }
@@ -105,14 +112,21 @@ class TrialBalancePropertyTest extends LedgerTestSupport {
         int reads = 0;
         while (writersDone.get() < WRITERS) {
             TrialBalance trial = ledger.trialBalance();
-            assertThat(trial.isBalanced()).as("trial balance %d: %s", reads, trial.totals()).isTrue();
+            assertThat(trial.isBalanced())
+                    .as("trial balance %d: %s", reads, trial.totals())
+                    .isTrue();
             reads++;
         }
         return reads;
     }
 
-    private Model write(Random random, Account clearing, Account shop, List<Account> wallets,
-            ConcurrentLinkedQueue<Instant> instants) throws Exception {
+    private Model write(
+            Random random,
+            Account clearing,
+            Account shop,
+            List<Account> wallets,
+            ConcurrentLinkedQueue<Instant> instants)
+            throws Exception {
         Model model = new Model();
         List<Hold> open = new ArrayList<>();
         try (Connection c = connection()) {
@@ -141,7 +155,8 @@ class TrialBalancePropertyTest extends LedgerTestSupport {
                         case 3 -> {
                             if (!open.isEmpty()) {
                                 Hold hold = open.remove(random.nextInt(open.size()));
-                                long captured = random.nextBoolean() ? hold.amount() : 1 + random.nextInt((int) hold.amount());
+                                long captured =
+                                        random.nextBoolean() ? hold.amount() : 1 + random.nextInt((int) hold.amount());
                                 ledger.capture(c, hold.entry().id(), usd(captured), null, "");
                                 c.commit();
                                 model.release(hold.from(), Side.DEBIT, hold.amount());

@@ -27,13 +27,20 @@ public class PaymentsApplication {
         return event -> {
             String port = environment.getProperty("local.server.port", environment.getProperty("server.port", "8080"));
             StringBuilder out = new StringBuilder();
-            out.append("\nExactly payments service ready at http://localhost:").append(port).append('\n');
+            out.append("\nExactly payments service ready at http://localhost:")
+                    .append(port)
+                    .append('\n');
             out.append("  OpenAPI:  http://localhost:").append(port).append("/openapi.yaml\n");
             if (properties.demoMode()) {
                 Map<String, String> keys = new TreeMap<>(PaymentsProperties.DEMO_KEYS);
-                keys.forEach((key, tenant) -> out.append("  demo tenant ").append(tenant).append(":  Authorization: Bearer ")
-                        .append(key).append('\n'));
-                out.append("  operator:  Authorization: Bearer ").append(properties.effectiveOperatorKey()).append('\n');
+                keys.forEach((key, tenant) -> out.append("  demo tenant ")
+                        .append(tenant)
+                        .append(":  Authorization: Bearer ")
+                        .append(key)
+                        .append('\n'));
+                out.append("  operator:  Authorization: Bearer ")
+                        .append(properties.effectiveOperatorKey())
+                        .append('\n');
             }
             System.out.print(out);
             System.out.flush();

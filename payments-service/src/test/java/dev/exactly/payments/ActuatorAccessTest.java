@@ -24,8 +24,9 @@ class ActuatorAccessTest extends DefaultServiceTest {
     @Test
     void healthIsPublicAndEveryOtherEndpointNeedsTheOperatorKey() {
         assertThat(get("/actuator/health", null).status()).isEqualTo(200);
-        for (String path : new String[] {"/actuator", "/actuator/prometheus", "/actuator/metrics", "/actuator/env",
-                "/actuator/idempotency/acme/k1"}) {
+        for (String path : new String[] {
+            "/actuator", "/actuator/prometheus", "/actuator/metrics", "/actuator/env", "/actuator/idempotency/acme/k1"
+        }) {
             Answer anonymous = get(path, null);
             assertThat(anonymous.status()).as(path).isEqualTo(401);
             assertThat(anonymous.problemType()).as(path).isEqualTo("unauthorized");
@@ -40,8 +41,15 @@ class ActuatorAccessTest extends DefaultServiceTest {
 
     @Test
     void otherSpellingsOfTheActuatorPathsAreRefusedOrStillNeedTheKey() {
-        for (String path : new String[] {"/actuator/prometheus/", "/actuator//prometheus", "/actuator/./prometheus",
-                "/actuator/%70rometheus", "/actuator;x=1/prometheus", "/ACTUATOR/prometheus", "/actuator/health/../prometheus"}) {
+        for (String path : new String[] {
+            "/actuator/prometheus/",
+            "/actuator//prometheus",
+            "/actuator/./prometheus",
+            "/actuator/%70rometheus",
+            "/actuator;x=1/prometheus",
+            "/ACTUATOR/prometheus",
+            "/actuator/health/../prometheus"
+        }) {
             Answer tenant = get(path, ACME);
             assertThat(tenant.status()).as(path).isIn(400, 403, 404);
             assertThat(tenant.text()).as(path).doesNotContain("exactly_idempotency");
@@ -51,8 +59,10 @@ class ActuatorAccessTest extends DefaultServiceTest {
     @Test
     void prometheusScrapesWithTheOperatorKeyEveryMeterTheReadmePanelsQuery() throws IOException {
         String key = "actuator-" + System.nanoTime();
-        assertThat(post("/v1/charges", ACME, key, charge(1500, "cus_prom")).status()).isEqualTo(201);
-        assertThat(post("/v1/charges", ACME, key, charge(1500, "cus_prom")).status()).isEqualTo(201);
+        assertThat(post("/v1/charges", ACME, key, charge(1500, "cus_prom")).status())
+                .isEqualTo(201);
+        assertThat(post("/v1/charges", ACME, key, charge(1500, "cus_prom")).status())
+                .isEqualTo(201);
 
         Answer scrape = get("/actuator/prometheus", OPERATOR);
         assertThat(scrape.status()).isEqualTo(200);
@@ -68,7 +78,8 @@ class ActuatorAccessTest extends DefaultServiceTest {
         }
         // store errors are registered with their first failure, by exception type
         queried.remove("exactly_idempotency_store_errors_total");
-        assertThat(queried).contains("exactly_idempotency_claims_total", "exactly_idempotency_lease_hold_seconds_bucket");
+        assertThat(queried)
+                .contains("exactly_idempotency_claims_total", "exactly_idempotency_lease_hold_seconds_bucket");
         assertThat(queried).allSatisfy(name -> assertThat(text).as(name).contains(name + "{"));
     }
 }

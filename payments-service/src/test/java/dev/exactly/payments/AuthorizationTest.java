@@ -64,11 +64,15 @@ class AuthorizationTest extends DefaultServiceTest {
 
     /** Captures the processor made of this processor charge. */
     private long processorCaptures(String processorCharge) {
-        return psp().captures().stream().filter(c -> c.chargeId().equals(processorCharge)).count();
+        return psp().captures().stream()
+                .filter(c -> c.chargeId().equals(processorCharge))
+                .count();
     }
 
     private ChargeStatus atProcessor(JsonNode charge) {
-        return psp().findById(charge.get("processor_charge").stringValue()).orElseThrow().status();
+        return psp().findById(charge.get("processor_charge").stringValue())
+                .orElseThrow()
+                .status();
     }
 
     private long ledgerEntries(String reference) {
@@ -85,7 +89,8 @@ class AuthorizationTest extends DefaultServiceTest {
         assertThat(charge.get("status").stringValue()).isEqualTo("authorized");
         assertThat(charge.get("amount_captured").longValue()).isZero();
         assertThat(atProcessor(charge)).isEqualTo(ChargeStatus.AUTHORIZED);
-        assertThat(processorCaptures(charge.get("processor_charge").stringValue())).isZero();
+        assertThat(processorCaptures(charge.get("processor_charge").stringValue()))
+                .isZero();
 
         assertThat(available("cus_auth")).isZero();
         assertThat(pending("cus_auth")).isEqualTo(1200);
@@ -108,9 +113,11 @@ class AuthorizationTest extends DefaultServiceTest {
         }
         assertThat(usd).isNotNull();
         assertThat(usd.get("balanced").booleanValue()).isTrue();
-        assertThat(usd.get("pending_debits").longValue()).isEqualTo(usd.get("pending_credits").longValue())
+        assertThat(usd.get("pending_debits").longValue())
+                .isEqualTo(usd.get("pending_credits").longValue())
                 .isGreaterThanOrEqualTo(1200);
-        assertThat(get("/v1/charges/" + id, ACME).json().get("status").stringValue()).isEqualTo("authorized");
+        assertThat(get("/v1/charges/" + id, ACME).json().get("status").stringValue())
+                .isEqualTo("authorized");
     }
 
     @Test
@@ -122,16 +129,22 @@ class AuthorizationTest extends DefaultServiceTest {
         Answer capture = post("/v1/charges/" + id + "/capture", ACME, "cap-null-1", "{\"amount\":null}");
         assertThat(capture.status()).as(capture.text()).isEqualTo(422);
         assertThat(capture.text()).contains("parameter_invalid").contains("amount");
-        assertThat(get("/v1/charges/" + id, ACME).json().get("status").stringValue()).isEqualTo("authorized");
-        assertThat(processorCaptures(charge.get("processor_charge").stringValue())).isZero();
+        assertThat(get("/v1/charges/" + id, ACME).json().get("status").stringValue())
+                .isEqualTo("authorized");
+        assertThat(processorCaptures(charge.get("processor_charge").stringValue()))
+                .isZero();
 
         // nor is a capture flag that came out null a decision to capture now
         long before = count("SELECT count(*) FROM payments_charge WHERE customer = 'cus_null'");
-        Answer create = post("/v1/charges", ACME, "auth-null-flag",
+        Answer create = post(
+                "/v1/charges",
+                ACME,
+                "auth-null-flag",
                 "{\"amount\":500,\"currency\":\"usd\",\"customer\":\"cus_null\",\"capture\":null}");
         assertThat(create.status()).as(create.text()).isEqualTo(422);
         assertThat(create.text()).contains("parameter_invalid").contains("capture");
-        assertThat(count("SELECT count(*) FROM payments_charge WHERE customer = 'cus_null'")).isEqualTo(before);
+        assertThat(count("SELECT count(*) FROM payments_charge WHERE customer = 'cus_null'"))
+                .isEqualTo(before);
         assertLedgerBalanced();
     }
 
@@ -167,8 +180,10 @@ class AuthorizationTest extends DefaultServiceTest {
         assertThat(voided.problemType()).isEqualTo("charge-already-captured");
         assertThat(voided.json().get("detail").stringValue()).endsWith("it cannot be voided");
         assertThat(again.json().get("detail").stringValue()).endsWith("it cannot be captured");
-        assertThat(post("/v1/charges/" + id + "/void", ACME, "void-full-1", "{}").body())
-                .as("a refusal is recorded and replayed").isEqualTo(voided.body());
+        assertThat(post("/v1/charges/" + id + "/void", ACME, "void-full-1", "{}")
+                        .body())
+                .as("a refusal is recorded and replayed")
+                .isEqualTo(voided.body());
 
         assertThat(processorCaptures(processorCharge)).isEqualTo(1);
         assertThat(atProcessor(charge)).isEqualTo(ChargeStatus.CAPTURED);
@@ -203,7 +218,9 @@ class AuthorizationTest extends DefaultServiceTest {
         assertThat(captured.json().get("amount").longValue()).isEqualTo(1000);
         assertThat(available("cus_part")).isEqualTo(600);
         assertThat(pending("cus_part")).as("the rest is released").isZero();
-        assertThat(psp().findById(charge.get("processor_charge").stringValue()).orElseThrow().amountCaptured())
+        assertThat(psp().findById(charge.get("processor_charge").stringValue())
+                        .orElseThrow()
+                        .amountCaptured())
                 .isEqualTo(600);
         assertLedgerBalanced();
 
@@ -239,11 +256,16 @@ class AuthorizationTest extends DefaultServiceTest {
                 .isEqualTo(1);
 
         // a charge captured at once holds no authorization to void
-        String direct = post("/v1/charges", ACME, "auth-void-direct", charge(300, "cus_void")).json().get("id").stringValue();
+        String direct = post("/v1/charges", ACME, "auth-void-direct", charge(300, "cus_void"))
+                .json()
+                .get("id")
+                .stringValue();
         Answer refused = post("/v1/charges/" + direct + "/void", ACME, "void-direct", "{}");
         assertThat(refused.status()).isEqualTo(409);
         assertThat(refused.problemType()).isEqualTo("charge-already-captured");
-        assertThat(post("/v1/charges/ch_nope/capture", ACME, "cap-missing", "{}").status()).isEqualTo(404);
+        assertThat(post("/v1/charges/ch_nope/capture", ACME, "cap-missing", "{}")
+                        .status())
+                .isEqualTo(404);
         assertLedgerBalanced();
     }
 
@@ -270,18 +292,24 @@ class AuthorizationTest extends DefaultServiceTest {
                 done.add(f.get());
             }
             assertThat(done).filteredOn(a -> a.status() == 200).as("one winner").hasSize(1);
-            String status = done.stream().filter(a -> a.status() == 200).findFirst().orElseThrow()
-                    .json().get("status").stringValue();
-            assertThat(done).filteredOn(a -> a.status() != 200)
-                    .allSatisfy(a -> {
-                        assertThat(a.status()).as(a.text()).isEqualTo(409);
-                        assertThat(a.problemType()).isEqualTo(status.equals("voided") ? "charge-voided"
-                                : "charge-already-captured");
-                    });
+            String status = done.stream()
+                    .filter(a -> a.status() == 200)
+                    .findFirst()
+                    .orElseThrow()
+                    .json()
+                    .get("status")
+                    .stringValue();
+            assertThat(done).filteredOn(a -> a.status() != 200).allSatisfy(a -> {
+                assertThat(a.status()).as(a.text()).isEqualTo(409);
+                assertThat(a.problemType())
+                        .isEqualTo(status.equals("voided") ? "charge-voided" : "charge-already-captured");
+            });
             String processorCharge = charge.get("processor_charge").stringValue();
             assertThat(processorCaptures(processorCharge)).isEqualTo(status.equals("voided") ? 0 : 1);
-            assertThat(atProcessor(charge)).isEqualTo(status.equals("voided") ? ChargeStatus.VOIDED : ChargeStatus.CAPTURED);
-            assertThat(ledgerEntries("capture:" + id) + ledgerEntries("void:" + id)).isEqualTo(1);
+            assertThat(atProcessor(charge))
+                    .isEqualTo(status.equals("voided") ? ChargeStatus.VOIDED : ChargeStatus.CAPTURED);
+            assertThat(ledgerEntries("capture:" + id) + ledgerEntries("void:" + id))
+                    .isEqualTo(1);
             assertLedgerBalanced();
         }
     }
@@ -289,12 +317,16 @@ class AuthorizationTest extends DefaultServiceTest {
     /** Posts until the answer is settled (a 409 for an action in progress or a key in flight is retried). */
     private Answer settle(String path, String key) {
         AtomicReference<Answer> last = new AtomicReference<>();
-        await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(50)).until(() -> {
-            Answer a = post(path, ACME, key, "{}");
-            last.set(a);
-            return !(a.status() == 409 && (a.problemType().equals("charge-action-in-progress")
-                    || a.problemType().equals("idempotency-key-in-use"))) && a.status() != 503;
-        });
+        await().atMost(Duration.ofSeconds(30))
+                .pollInterval(Duration.ofMillis(50))
+                .until(() -> {
+                    Answer a = post(path, ACME, key, "{}");
+                    last.set(a);
+                    return !(a.status() == 409
+                                    && (a.problemType().equals("charge-action-in-progress")
+                                            || a.problemType().equals("idempotency-key-in-use")))
+                            && a.status() != 503;
+                });
         return last.get();
     }
 
@@ -307,8 +339,11 @@ class AuthorizationTest extends DefaultServiceTest {
         Answer dropped = post("/v1/charges/" + id + "/capture", ACME, "cap-drop-1", "{}");
         assertThat(dropped.status()).as(dropped.text()).isEqualTo(503);
         assertThat(dropped.problemType()).isEqualTo("processor-unavailable");
-        assertThat(psp().stats().fired(PspOperation.CAPTURE, FaultKind.DROP_RESPONSE)).as("the fault hit").isPositive();
-        assertThat(processorCaptures(charge.get("processor_charge").stringValue())).as("captured at the processor")
+        assertThat(psp().stats().fired(PspOperation.CAPTURE, FaultKind.DROP_RESPONSE))
+                .as("the fault hit")
+                .isPositive();
+        assertThat(processorCaptures(charge.get("processor_charge").stringValue()))
+                .as("captured at the processor")
                 .isEqualTo(1);
         assertThat(chargeStatus(id)).isEqualTo("authorized");
         // a capture with another key meanwhile waits for it, and is never sent
@@ -319,7 +354,8 @@ class AuthorizationTest extends DefaultServiceTest {
         Answer done = settle("/v1/charges/" + id + "/capture", "cap-drop-1");
         assertThat(done.status()).as(done.text()).isEqualTo(200);
         assertThat(done.json().get("status").stringValue()).isEqualTo("succeeded");
-        assertThat(processorCaptures(charge.get("processor_charge").stringValue())).isEqualTo(1);
+        assertThat(processorCaptures(charge.get("processor_charge").stringValue()))
+                .isEqualTo(1);
         assertThat(ledgerEntries("capture:" + id)).isEqualTo(1);
         assertThat(available("cus_drop_cap")).isEqualTo(1500);
         assertLedgerBalanced();
@@ -338,7 +374,8 @@ class AuthorizationTest extends DefaultServiceTest {
         // nobody retries: the recovery worker takes the capture's record over and finishes it
         await().atMost(Duration.ofSeconds(30)).until(() -> chargeStatus(id).equals("succeeded"));
         assertThat(worker.recoveredCount()).as("resumed by the worker").isGreaterThan(resumedBefore);
-        assertThat(processorCaptures(charge.get("processor_charge").stringValue())).isEqualTo(1);
+        assertThat(processorCaptures(charge.get("processor_charge").stringValue()))
+                .isEqualTo(1);
         assertThat(ledgerEntries("capture:" + id)).isEqualTo(1);
         assertThat(available("cus_worker_cap")).isEqualTo(1000);
         assertThat(pending("cus_worker_cap")).isZero();
@@ -355,7 +392,8 @@ class AuthorizationTest extends DefaultServiceTest {
         JsonNode fresh = authorize("auth-expire-fresh", 50, "cus_expire");
         assertThat(pending("cus_expire")).isEqualTo(850);
         // created eight days ago: past the default time to live of seven days
-        jdbc.inTransaction(c -> dev.exactly.payments.db.Jdbc.update(c,
+        jdbc.inTransaction(c -> dev.exactly.payments.db.Jdbc.update(
+                c,
                 "UPDATE payments_charge SET created_at = created_at - interval '8 days' WHERE id = ?",
                 s -> s.setString(1, id)));
 

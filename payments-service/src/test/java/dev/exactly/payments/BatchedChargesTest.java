@@ -62,15 +62,19 @@ class BatchedChargesTest extends ServiceTest {
                 if (expected == 201) {
                     String id = a.json().get("id").stringValue();
                     captured.add(id);
-                    assertThat(psp().captureCount("exactly_" + id)).as("captures of %s", id).isEqualTo(1);
+                    assertThat(psp().captureCount("exactly_" + id))
+                            .as("captures of %s", id)
+                            .isEqualTo(1);
                     assertThat(entriesOf(id)).as("entries of %s", id).isEqualTo(1);
                     assertThat(chargeStatus(id)).isEqualTo("succeeded");
                 }
             }
             assertThat(captured).hasSize(KEYS - KEYS / 6);
         }
-        assertThat(count("SELECT count(*) FROM payments_charge WHERE customer LIKE 'cus_batch_%'")).isEqualTo(KEYS);
-        assertThat(count("SELECT count(*) FROM payments_charge WHERE customer LIKE 'cus_batch_%' AND status = 'failed'"))
+        assertThat(count("SELECT count(*) FROM payments_charge WHERE customer LIKE 'cus_batch_%'"))
+                .isEqualTo(KEYS);
+        assertThat(count(
+                        "SELECT count(*) FROM payments_charge WHERE customer LIKE 'cus_batch_%' AND status = 'failed'"))
                 .isEqualTo(KEYS / 6);
         assertLedgerBalanced();
         // the finished charges' row versions were written by fewer phase-3 transactions than charges

@@ -31,11 +31,13 @@ class ChargeApiTest extends DefaultServiceTest {
     void theHotTierIsTheStartersFilter() {
         assertThat(context.getBeanNamesForType(dev.exactly.idempotency.spring.boot.IdempotencyAutoConfiguration.class))
                 .hasSize(1);
-        var registration = context.getBean("idempotencyFilterRegistration", org.springframework.boot.web.servlet.FilterRegistrationBean.class);
+        var registration = context.getBean(
+                "idempotencyFilterRegistration", org.springframework.boot.web.servlet.FilterRegistrationBean.class);
         var filter = (dev.exactly.idempotency.servlet.IdempotencyFilter) registration.getFilter();
-        assertThat(filter.routes()).extracting(dev.exactly.idempotency.servlet.IdempotentRoute::pathTemplate)
-                .containsExactlyInAnyOrder("/v1/charges", "/v1/refunds", "/v1/charges/{id}/capture",
-                        "/v1/charges/{id}/void");
+        assertThat(filter.routes())
+                .extracting(dev.exactly.idempotency.servlet.IdempotentRoute::pathTemplate)
+                .containsExactlyInAnyOrder(
+                        "/v1/charges", "/v1/refunds", "/v1/charges/{id}/capture", "/v1/charges/{id}/void");
         assertThat(context.getBean(dev.exactly.idempotency.spi.IdempotencyStore.class))
                 .isInstanceOf(dev.exactly.idempotency.memory.InMemoryIdempotencyStore.class);
     }
@@ -62,7 +64,10 @@ class ChargeApiTest extends DefaultServiceTest {
         assertThat(first.header("Idempotency-Expires")).isNotEmpty();
 
         // the same request again, members reordered and spaced: a replay, not a second charge
-        Answer again = post("/v1/charges", ACME, "\"happy-1\"",
+        Answer again = post(
+                "/v1/charges",
+                ACME,
+                "\"happy-1\"",
                 "{ \"customer\":\"cus_happy\", \"metadata\":{\"order\":\"42\"}, \"currency\":\"usd\", \"amount\":1999,"
                         + " \"description\":\"Order 42\" }");
         assertThat(again.status()).isEqualTo(201);
@@ -81,10 +86,12 @@ class ChargeApiTest extends DefaultServiceTest {
         assertThat(list.json().get("data").get(0).get("id").stringValue()).isEqualTo(id);
 
         Answer balance = get("/v1/customers/cus_happy/balance", ACME);
-        assertThat(balance.json().get("available").get(0).get("amount").longValue()).isEqualTo(1999);
+        assertThat(balance.json().get("available").get(0).get("amount").longValue())
+                .isEqualTo(1999);
         Answer entries = get("/v1/ledger/entries?account=customer:cus_happy:usd", ACME);
         assertThat(entries.status()).as(entries.text()).isEqualTo(200);
-        assertThat(entries.json().get("data").get(0).get("reference").stringValue()).isEqualTo("charge:" + id);
+        assertThat(entries.json().get("data").get(0).get("reference").stringValue())
+                .isEqualTo("charge:" + id);
         Answer trial = get("/v1/ledger/trial-balance", ACME);
         assertThat(trial.json().get("balanced").booleanValue()).isTrue();
 
@@ -93,8 +100,13 @@ class ChargeApiTest extends DefaultServiceTest {
         assertThat(key.json().get("status").stringValue()).isEqualTo("completed");
         assertThat(key.json().get("recovery_point").stringValue()).isEqualTo("finished");
         // replays are counted off the request path
-        org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(10)).untilAsserted(() ->
-                assertThat(get("/v1/idempotency-keys/happy-1", ACME).json().get("replay_count").longValue()).isEqualTo(1));
+        org.awaitility.Awaitility.await()
+                .atMost(java.time.Duration.ofSeconds(10))
+                .untilAsserted(() -> assertThat(get("/v1/idempotency-keys/happy-1", ACME)
+                                .json()
+                                .get("replay_count")
+                                .longValue())
+                        .isEqualTo(1));
         assertThat(key.json().get("resource").get("id").stringValue()).isEqualTo(id);
         assertThat(key.json().get("created").isString()).isTrue();
         assertThat(key.json().get("expires").isString()).isTrue();
@@ -112,8 +124,11 @@ class ChargeApiTest extends DefaultServiceTest {
         Answer found = get("/v1/idempotency-keys?key=" + encoded, ACME);
         assertThat(found.status()).as(found.text()).isEqualTo(200);
         assertThat(found.json().get("key").stringValue()).isEqualTo(key);
-        assertThat(found.json().get("resource").get("id").stringValue()).isEqualTo(charged.json().get("id").stringValue());
-        assertThat(get("/v1/idempotency-keys?key=" + encoded, GLOBEX).status()).as("another tenant's").isEqualTo(404);
+        assertThat(found.json().get("resource").get("id").stringValue())
+                .isEqualTo(charged.json().get("id").stringValue());
+        assertThat(get("/v1/idempotency-keys?key=" + encoded, GLOBEX).status())
+                .as("another tenant's")
+                .isEqualTo(404);
         Answer missing = get("/v1/idempotency-keys", ACME);
         assertThat(missing.status()).as(missing.text()).isEqualTo(422);
         assertThat(missing.problemType()).isEqualTo("validation-failed");
@@ -122,8 +137,10 @@ class ChargeApiTest extends DefaultServiceTest {
         assertThat(twice.status()).as(twice.text()).isEqualTo(422);
         assertThat(twice.text()).contains("more than once");
         // the value is the key itself, as the answer's "key" shows it: no header syntax (quotes, lists) applies
-        Answer quoted = get("/v1/idempotency-keys?key=" + java.net.URLEncoder.encode("\"" + key + "\"",
-                java.nio.charset.StandardCharsets.UTF_8), ACME);
+        Answer quoted = get(
+                "/v1/idempotency-keys?key="
+                        + java.net.URLEncoder.encode("\"" + key + "\"", java.nio.charset.StandardCharsets.UTF_8),
+                ACME);
         assertThat(quoted.status()).as(quoted.text()).isEqualTo(404);
         Answer empty = get("/v1/idempotency-keys?key=", ACME);
         assertThat(empty.status()).as(empty.text()).isEqualTo(400);
@@ -132,7 +149,8 @@ class ChargeApiTest extends DefaultServiceTest {
 
     @Test
     void aDeclineIsA402RecordedAsFailedAndReplayedWithoutCallingTheProcessorAgain() {
-        Answer first = post("/v1/charges", ACME, "decline-1", charge(700, "cus_decline", "tok_chargeDeclinedInsufficientFunds"));
+        Answer first = post(
+                "/v1/charges", ACME, "decline-1", charge(700, "cus_decline", "tok_chargeDeclinedInsufficientFunds"));
         assertThat(first.status()).isEqualTo(402);
         assertThat(first.header("Content-Type")).startsWith("application/problem+json");
         assertThat(first.problemType()).isEqualTo("card-declined");
@@ -140,19 +158,26 @@ class ChargeApiTest extends DefaultServiceTest {
         String id = first.json().get("charge").stringValue();
         long requests = psp().stats().requests();
 
-        Answer replay = post("/v1/charges", ACME, "decline-1", charge(700, "cus_decline", "tok_chargeDeclinedInsufficientFunds"));
+        Answer replay = post(
+                "/v1/charges", ACME, "decline-1", charge(700, "cus_decline", "tok_chargeDeclinedInsufficientFunds"));
         assertThat(replay.status()).isEqualTo(402);
         assertThat(replay.body()).isEqualTo(first.body());
         assertThat(replay.header("Idempotent-Replayed")).isEqualTo("true");
         assertThat(psp().stats().requests()).as("no second processor call").isEqualTo(requests);
         assertThat(chargeStatus(id)).isEqualTo("failed");
         assertThat(entriesOf(id)).isZero();
-        assertThat(get("/v1/idempotency-keys/decline-1", ACME).json().get("status").stringValue()).isEqualTo("failed");
+        assertThat(get("/v1/idempotency-keys/decline-1", ACME)
+                        .json()
+                        .get("status")
+                        .stringValue())
+                .isEqualTo("failed");
     }
 
     @Test
     void tenantsAreIsolated() {
-        assertThat(post("/v1/charges", ACME, "iso-prior-1", charge(100, "cus_iso_prior")).status()).isEqualTo(201);
+        assertThat(post("/v1/charges", ACME, "iso-prior-1", charge(100, "cus_iso_prior"))
+                        .status())
+                .isEqualTo(201);
         Answer acme = post("/v1/charges", ACME, "shared-key", charge(100, "cus_iso"));
         assertThat(acme.status()).isEqualTo(201);
         String id = acme.json().get("id").stringValue();
@@ -163,22 +188,38 @@ class ChargeApiTest extends DefaultServiceTest {
         assertThat(globex.json().get("id").stringValue()).isNotEqualTo(id);
 
         assertThat(get("/v1/charges/" + id, GLOBEX).status()).isEqualTo(404);
-        assertThat(get("/v1/charges?customer=cus_iso", GLOBEX).json().get("data").size()).isEqualTo(1);
+        assertThat(get("/v1/charges?customer=cus_iso", GLOBEX)
+                        .json()
+                        .get("data")
+                        .size())
+                .isEqualTo(1);
         // acme's charge is no page mark of globex's list, nor of another customer's, nor is garbage: each used
         // to be an empty last page, which a client paging through takes for the end
-        for (Answer page : List.of(get("/v1/charges?customer=cus_iso&starting_after=" + id, GLOBEX),
+        for (Answer page : List.of(
+                get("/v1/charges?customer=cus_iso&starting_after=" + id, GLOBEX),
                 get("/v1/charges?customer=cus_other&starting_after=" + id, ACME),
                 get("/v1/charges?customer=cus_iso&starting_after=ch_garbage", ACME))) {
             assertThat(page.status()).as(page.text()).isEqualTo(422);
             assertThat(page.text()).contains("starting_after");
         }
-        assertThat(get("/v1/charges?customer=cus_iso&starting_after=" + id, ACME).status()).isEqualTo(200);
+        assertThat(get("/v1/charges?customer=cus_iso&starting_after=" + id, ACME)
+                        .status())
+                .isEqualTo(200);
         // another customer's charge marks no page of this one's, even where this one has charges older than it
         Answer foreign = get("/v1/charges?customer=cus_iso_prior&starting_after=" + id, ACME);
         assertThat(foreign.status()).as(foreign.text()).isEqualTo(422);
-        assertThat(get("/v1/customers/cus_iso/balance", GLOBEX).json().get("available").get(0).get("amount").longValue())
+        assertThat(get("/v1/customers/cus_iso/balance", GLOBEX)
+                        .json()
+                        .get("available")
+                        .get(0)
+                        .get("amount")
+                        .longValue())
                 .isEqualTo(100);
-        assertThat(get("/v1/idempotency-keys/shared-key", GLOBEX).json().get("resource").get("id").stringValue())
+        assertThat(get("/v1/idempotency-keys/shared-key", GLOBEX)
+                        .json()
+                        .get("resource")
+                        .get("id")
+                        .stringValue())
                 .isNotEqualTo(id);
         Answer refund = post("/v1/refunds", GLOBEX, "iso-refund", "{\"charge\":\"" + id + "\",\"amount\":50}");
         assertThat(refund.status()).isEqualTo(404);
@@ -191,20 +232,22 @@ class ChargeApiTest extends DefaultServiceTest {
     }
 
     @ParameterizedTest(name = "{0}")
-    @CsvSource(delimiter = '|', value = {
-        "not json                 | {amount:1                                                       | 422 | validation-failed",
-        "array                    | [1,2]                                                           | 422 | validation-failed",
-        "empty                    | ''                                                              | 422 | validation-failed",
-        "amount as text           | {\"amount\":\"5\",\"currency\":\"usd\",\"customer\":\"c\"}       | 422 | validation-failed",
-        "fractional amount        | {\"amount\":5.5,\"currency\":\"usd\",\"customer\":\"c\"}         | 422 | validation-failed",
-        "zero amount              | {\"amount\":0,\"currency\":\"usd\",\"customer\":\"c\"}           | 422 | validation-failed",
-        "huge amount              | {\"amount\":99999999999999999999,\"currency\":\"usd\",\"customer\":\"c\"} | 422 | validation-failed",
-        "unknown currency         | {\"amount\":5,\"currency\":\"xyz\",\"customer\":\"c\"}           | 422 | validation-failed",
-        "bad customer             | {\"amount\":5,\"currency\":\"usd\",\"customer\":\"a b\"}         | 422 | validation-failed",
-        "unknown member           | {\"amount\":5,\"currency\":\"usd\",\"customer\":\"c\",\"x\":1}   | 422 | validation-failed",
-        "duplicate member         | {\"amount\":5,\"amount\":6,\"currency\":\"usd\",\"customer\":\"c\"} | 422 | validation-failed",
-        "metadata not strings     | {\"amount\":5,\"currency\":\"usd\",\"customer\":\"c\",\"metadata\":{\"a\":1}} | 422 | validation-failed",
-    })
+    @CsvSource(
+            delimiter = '|',
+            value = {
+                "not json                 | {amount:1                                                       | 422 | validation-failed",
+                "array                    | [1,2]                                                           | 422 | validation-failed",
+                "empty                    | ''                                                              | 422 | validation-failed",
+                "amount as text           | {\"amount\":\"5\",\"currency\":\"usd\",\"customer\":\"c\"}       | 422 | validation-failed",
+                "fractional amount        | {\"amount\":5.5,\"currency\":\"usd\",\"customer\":\"c\"}         | 422 | validation-failed",
+                "zero amount              | {\"amount\":0,\"currency\":\"usd\",\"customer\":\"c\"}           | 422 | validation-failed",
+                "huge amount              | {\"amount\":99999999999999999999,\"currency\":\"usd\",\"customer\":\"c\"} | 422 | validation-failed",
+                "unknown currency         | {\"amount\":5,\"currency\":\"xyz\",\"customer\":\"c\"}           | 422 | validation-failed",
+                "bad customer             | {\"amount\":5,\"currency\":\"usd\",\"customer\":\"a b\"}         | 422 | validation-failed",
+                "unknown member           | {\"amount\":5,\"currency\":\"usd\",\"customer\":\"c\",\"x\":1}   | 422 | validation-failed",
+                "duplicate member         | {\"amount\":5,\"amount\":6,\"currency\":\"usd\",\"customer\":\"c\"} | 422 | validation-failed",
+                "metadata not strings     | {\"amount\":5,\"currency\":\"usd\",\"customer\":\"c\",\"metadata\":{\"a\":1}} | 422 | validation-failed",
+            })
     void badInputIsAProblemWithAStableTypeAndIsNotRecorded(String name, String body, int status, String type) {
         String key = "bad-" + name.replace(' ', '-');
         Answer bad = post("/v1/charges", ACME, key, body);
@@ -229,7 +272,8 @@ class ChargeApiTest extends DefaultServiceTest {
         assertThat(noAuth.status()).isEqualTo(401);
         assertThat(noAuth.problemType()).isEqualTo("unauthorized");
         assertThat(noAuth.header("WWW-Authenticate")).isEqualTo("Bearer");
-        assertThat(post("/v1/charges", "sk_wrong", "k", charge(5, "c")).status()).isEqualTo(401);
+        assertThat(post("/v1/charges", "sk_wrong", "k", charge(5, "c")).status())
+                .isEqualTo(401);
 
         List<Answer> answers = List.of(
                 get("/v1/charges/ch_missing", ACME),
@@ -247,8 +291,10 @@ class ChargeApiTest extends DefaultServiceTest {
                 post("/v1/operator/requests/ch_missing/resolve", OPERATOR, null, "{\"outcome\":\"maybe\"}"),
                 post("/v1/refunds", ACME, "refund-bad", "{\"charge\":1}"),
                 get("/v1/nothing-here", ACME),
-                send(HttpRequest.newBuilder(uri("/v1/charges/x")).header("Authorization", "Bearer " + ACME)
-                        .DELETE().build()));
+                send(HttpRequest.newBuilder(uri("/v1/charges/x"))
+                        .header("Authorization", "Bearer " + ACME)
+                        .DELETE()
+                        .build()));
         for (Answer a : answers) {
             assertThat(a.status()).as(a.text()).isBetween(400, 499);
             assertThat(a.header("Content-Type")).as(a.text()).startsWith("application/problem+json");
@@ -280,12 +326,15 @@ class ChargeApiTest extends DefaultServiceTest {
             assertThat(empty.problemType()).isEqualTo("validation-failed");
             JsonNode error = empty.json().get("errors").get(0);
             assertThat(error.get("field").stringValue()).as(c.empty()).isEqualTo(c.field());
-            assertThat(error.get("message").stringValue()).as(c.empty())
-                    .startsWith(c.field() + " must be ").contains("given empty");
+            assertThat(error.get("message").stringValue())
+                    .as(c.empty())
+                    .startsWith(c.field() + " must be ")
+                    .contains("given empty");
             assertThat(get(c.absent(), c.apiKey()).status()).as(c.absent()).isEqualTo(200);
         }
         // a value that is given is read as before
-        assertThat(get("/v1/ledger/entries?after=0&limit=5&currency=usd", ACME).status()).isEqualTo(200);
+        assertThat(get("/v1/ledger/entries?after=0&limit=5&currency=usd", ACME).status())
+                .isEqualTo(200);
     }
 
     @Test
@@ -294,8 +343,12 @@ class ChargeApiTest extends DefaultServiceTest {
         // a key is refused by authorization through the same entry point (401, "Bearer"), whatever the path
         Answer created = post("/v1/charges", ACME, "stateless-1", charge(5, "cus_stateless"));
         assertThat(created.status()).as(created.text()).isEqualTo(201);
-        for (Answer a : List.of(created, post("/v1/charges", null, "stateless-2", charge(5, "c")),
-                get("/v1/operator/requests", null), get("/actuator/prometheus", null), get("/elsewhere", null),
+        for (Answer a : List.of(
+                created,
+                post("/v1/charges", null, "stateless-2", charge(5, "c")),
+                get("/v1/operator/requests", null),
+                get("/actuator/prometheus", null),
+                get("/elsewhere", null),
                 get("/v1/operator/requests", ACME))) {
             assertThat(a.headers().allValues("Set-Cookie")).as(a.text()).isEmpty();
             if (a.status() != 201) {
@@ -316,14 +369,23 @@ class ChargeApiTest extends DefaultServiceTest {
     @Test
     void theBearerSchemeIsCaseInsensitiveAndTheKeyExact() {
         for (String scheme : List.of("Bearer", "bearer", "BEARER", "bEaReR")) {
-            Answer ok = send(HttpRequest.newBuilder(uri("/v1/charges?customer=c")).header("Authorization", scheme + " " + ACME)
-                    .GET().build());
+            Answer ok = send(HttpRequest.newBuilder(uri("/v1/charges?customer=c"))
+                    .header("Authorization", scheme + " " + ACME)
+                    .GET()
+                    .build());
             assertThat(ok.status()).as(scheme).isEqualTo(200);
         }
-        for (String value : List.of("Bearer", "Basic " + ACME, "Bearer" + ACME, "Bearer " + ACME + "x",
-                "Bearer " + ACME.toUpperCase(java.util.Locale.ROOT), "Token " + ACME)) {
-            Answer refused = send(HttpRequest.newBuilder(uri("/v1/charges?customer=c")).header("Authorization", value)
-                    .GET().build());
+        for (String value : List.of(
+                "Bearer",
+                "Basic " + ACME,
+                "Bearer" + ACME,
+                "Bearer " + ACME + "x",
+                "Bearer " + ACME.toUpperCase(java.util.Locale.ROOT),
+                "Token " + ACME)) {
+            Answer refused = send(HttpRequest.newBuilder(uri("/v1/charges?customer=c"))
+                    .header("Authorization", value)
+                    .GET()
+                    .build());
             assertThat(refused.status()).as(value).isEqualTo(401);
             assertThat(refused.header("WWW-Authenticate")).as(value).isEqualTo("Bearer error=\"invalid_token\"");
         }
@@ -364,7 +426,8 @@ class ChargeApiTest extends DefaultServiceTest {
             assertThat(a.status()).isEqualTo(201);
             assertThat(b.status()).isEqualTo(201);
             assertThat(a.body()).isEqualTo(b.body());
-            assertThat(psp().captureCount("exactly_" + a.json().get("id").stringValue())).isEqualTo(1);
+            assertThat(psp().captureCount("exactly_" + a.json().get("id").stringValue()))
+                    .isEqualTo(1);
         }
     }
 }

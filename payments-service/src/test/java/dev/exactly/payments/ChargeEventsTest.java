@@ -11,8 +11,8 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.List;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -53,6 +53,7 @@ class ChargeEventsTest extends ServiceTest {
 
     /** Added to by the receiver's threads while the test reads it: a snapshot per read. */
     private final List<Received> received = new CopyOnWriteArrayList<>();
+
     private HttpServer receiver;
     private String secret;
 
@@ -65,13 +66,19 @@ class ChargeEventsTest extends ServiceTest {
                 body = in.readAllBytes();
             }
             var h = exchange.getRequestHeaders();
-            received.add(new Received(h.getFirst("Exactly-Event-Id"), h.getFirst("Exactly-Event-Type"),
-                    h.getFirst(WebhookSignature.HEADER), body));
+            received.add(new Received(
+                    h.getFirst("Exactly-Event-Id"),
+                    h.getFirst("Exactly-Event-Type"),
+                    h.getFirst(WebhookSignature.HEADER),
+                    body));
             exchange.sendResponseHeaders(200, -1);
             exchange.close();
         });
         receiver.start();
-        Answer created = post("/v1/webhook-endpoints", ACME, null,
+        Answer created = post(
+                "/v1/webhook-endpoints",
+                ACME,
+                null,
                 "{\"url\":\"http://127.0.0.1:" + receiver.getAddress().getPort() + "/hooks\"}");
         assertThat(created.status()).as(created.text()).isEqualTo(201);
         secret = created.json().get("secret").stringValue();
@@ -84,13 +91,20 @@ class ChargeEventsTest extends ServiceTest {
     }
 
     private void delete(Answer endpoints) {
-        endpoints.json().get("data").forEach(e -> send(java.net.http.HttpRequest.newBuilder(
-                uri("/v1/webhook-endpoints/" + e.get("id").stringValue())).header("Authorization", "Bearer " + ACME)
-                .DELETE().build()));
+        endpoints
+                .json()
+                .get("data")
+                .forEach(e -> send(java.net.http.HttpRequest.newBuilder(
+                                uri("/v1/webhook-endpoints/" + e.get("id").stringValue()))
+                        .header("Authorization", "Bearer " + ACME)
+                        .DELETE()
+                        .build()));
     }
 
     private List<Received> about(String subject) {
-        return received.stream().filter(r -> r.json().get("subject").stringValue().equals(subject)).toList();
+        return received.stream()
+                .filter(r -> r.json().get("subject").stringValue().equals(subject))
+                .toList();
     }
 
     private long eventsOf(String subject) {
@@ -113,27 +127,35 @@ class ChargeEventsTest extends ServiceTest {
         Answer refunded = post("/v1/refunds", ACME, "events-refund-1", refundBody);
         assertThat(refunded.status()).as(refunded.text()).isEqualTo(201);
         String refundId = refunded.json().get("id").stringValue();
-        assertThat(post("/v1/refunds", ACME, "events-refund-1", refundBody).status()).isEqualTo(201);
+        assertThat(post("/v1/refunds", ACME, "events-refund-1", refundBody).status())
+                .isEqualTo(201);
 
         await().atMost(Duration.ofSeconds(30))
-                .until(() -> about(chargeId).size() == 1 && about(declinedId).size() == 1 && about(refundId).size() == 1);
+                .until(() -> about(chargeId).size() == 1
+                        && about(declinedId).size() == 1
+                        && about(refundId).size() == 1);
 
         Received succeeded = about(chargeId).getFirst();
         assertThat(succeeded.type()).isEqualTo("charge.succeeded");
         JsonNode charge = succeeded.json().get("data").get("object");
         assertThat(charge.get("status").stringValue()).isEqualTo("succeeded");
         assertThat(charge.get("amount").longValue()).isEqualTo(4200);
-        assertThat(charge.get("amount_refunded").longValue()).as("the charge as its own transaction left it").isZero();
+        assertThat(charge.get("amount_refunded").longValue())
+                .as("the charge as its own transaction left it")
+                .isZero();
         assertThat(charge.toString()).isEqualTo(charged.json().toString());
 
         Received failed = about(declinedId).getFirst();
         assertThat(failed.type()).isEqualTo("charge.failed");
-        assertThat(failed.json().get("data").get("object").get("status").stringValue()).isEqualTo("failed");
-        assertThat(failed.json().get("data").get("object").get("failure_code").stringValue()).isEqualTo("card_declined");
+        assertThat(failed.json().get("data").get("object").get("status").stringValue())
+                .isEqualTo("failed");
+        assertThat(failed.json().get("data").get("object").get("failure_code").stringValue())
+                .isEqualTo("card_declined");
 
         Received refund = about(refundId).getFirst();
         assertThat(refund.type()).isEqualTo("refund.succeeded");
-        assertThat(refund.json().get("data").get("object").toString()).isEqualTo(refunded.json().toString());
+        assertThat(refund.json().get("data").get("object").toString())
+                .isEqualTo(refunded.json().toString());
 
         for (Received r : List.of(succeeded, failed, refund)) {
             WebhookSignature.verify(secret, r.signature(), r.body(), WebhookSignature.DEFAULT_TOLERANCE);
@@ -155,14 +177,18 @@ class ChargeEventsTest extends ServiceTest {
         assertThat(crashed.status()).isGreaterThanOrEqualTo(500);
         String chargeId = chargeIdByDownstreamPrefix(customer);
         assertThat(chargeStatus(chargeId)).isEqualTo("pending");
-        assertThat(eventsOf(chargeId)).as("the event rolled back with the charge's final state").isZero();
+        assertThat(eventsOf(chargeId))
+                .as("the event rolled back with the charge's final state")
+                .isZero();
 
         // the recovery worker finishes the charge once the dead owner's lease ends
-        await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(100))
+        await().atMost(Duration.ofSeconds(60))
+                .pollInterval(Duration.ofMillis(100))
                 .until(() -> chargeStatus(chargeId).equals("succeeded"));
         await().atMost(Duration.ofSeconds(30)).until(() -> about(chargeId).size() == 1);
         assertThat(eventsOf(chargeId)).isEqualTo(1);
-        Map<String, Object> event = rows("SELECT type FROM payments_event WHERE subject_id = ?", chargeId).getFirst();
+        Map<String, Object> event = rows("SELECT type FROM payments_event WHERE subject_id = ?", chargeId)
+                .getFirst();
         assertThat(event.get("type")).isEqualTo("charge.succeeded");
         assertThat(about(chargeId).getFirst().type()).isEqualTo("charge.succeeded");
     }

@@ -43,12 +43,17 @@ class CrashRecoveryTest extends ServiceTest {
 
     @Autowired
     RecoveryWorker worker;
+
     @Autowired
     AtomicPhases phases;
+
     @Autowired
     Crashes crashes;
 
-    enum Recoverer { CLIENT_RETRY, WORKER }
+    enum Recoverer {
+        CLIENT_RETRY,
+        WORKER
+    }
 
     @ParameterizedTest(name = "crash {0}, recovered by the client's retry")
     @EnumSource(Crashes.Point.class)
@@ -63,7 +68,8 @@ class CrashRecoveryTest extends ServiceTest {
     }
 
     private void crashAndRecover(Crashes.Point point, Recoverer recoverer) {
-        String customer = "cus_" + point.name().toLowerCase() + "_" + recoverer.name().toLowerCase();
+        String customer =
+                "cus_" + point.name().toLowerCase() + "_" + recoverer.name().toLowerCase();
         String key = "crash-" + point.wire() + "-" + recoverer;
         String body = charge(3100, customer);
         crashes.arm(customer, point);
@@ -89,16 +95,20 @@ class CrashRecoveryTest extends ServiceTest {
         expireLease(chargeId);
         AtomicReference<Answer> recovered = new AtomicReference<>();
         if (recoverer == Recoverer.CLIENT_RETRY) {
-            await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(200)).until(() -> {
-                Answer a = post("/v1/charges", ACME, key, body);
-                recovered.set(a);
-                return a.status() == 201;
-            });
+            await().atMost(Duration.ofSeconds(30))
+                    .pollInterval(Duration.ofMillis(200))
+                    .until(() -> {
+                        Answer a = post("/v1/charges", ACME, key, body);
+                        recovered.set(a);
+                        return a.status() == 201;
+                    });
         } else {
-            await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(200)).until(() -> {
-                worker.runOnce();
-                return chargeStatus(chargeId).equals("succeeded");
-            });
+            await().atMost(Duration.ofSeconds(30))
+                    .pollInterval(Duration.ofMillis(200))
+                    .until(() -> {
+                        worker.runOnce();
+                        return chargeStatus(chargeId).equals("succeeded");
+                    });
             recovered.set(post("/v1/charges", ACME, key, body));
             assertThat(recovered.get().status()).isEqualTo(201);
             assertThat(recovered.get().header("Idempotent-Replayed")).isEqualTo("true");
@@ -106,13 +116,17 @@ class CrashRecoveryTest extends ServiceTest {
         assertThat(recovered.get().json().get("id").stringValue()).isEqualTo(chargeId);
         assertThat(psp().captureCount(downstream)).as("one capture").isEqualTo(1);
         assertThat(entriesOf(chargeId)).as("one journal entry").isEqualTo(1);
-        assertThat(count("SELECT count(*) FROM payments_charge WHERE customer = ?", customer)).isEqualTo(1);
+        assertThat(count("SELECT count(*) FROM payments_charge WHERE customer = ?", customer))
+                .isEqualTo(1);
         assertThat(count("""
                 SELECT r.takeovers FROM idempotency_records r JOIN payments_charge c ON c.scope_key = r.scope_key
-                WHERE c.id = ?""", chargeId)).as("the dead owner's lease was really taken over").isPositive();
+                WHERE c.id = ?""", chargeId))
+                .as("the dead owner's lease was really taken over")
+                .isPositive();
         Answer again = post("/v1/charges", ACME, key, body);
         assertThat(again.body()).isEqualTo(recovered.get().body());
-        assertThat(get("/v1/idempotency-keys/" + key, ACME).json().get("status").stringValue()).isEqualTo("completed");
+        assertThat(get("/v1/idempotency-keys/" + key, ACME).json().get("status").stringValue())
+                .isEqualTo("completed");
         assertLedgerBalanced();
     }
 
@@ -123,8 +137,7 @@ class CrashRecoveryTest extends ServiceTest {
     private void expireLease(String chargeId) {
         jdbc.inTransaction(c -> dev.exactly.payments.db.Jdbc.update(c, """
                 UPDATE idempotency_records SET lease_expires_at = now()
-                WHERE status = 'PROCESSING' AND scope_key = (SELECT scope_key FROM payments_charge WHERE id = ?)""",
-                s -> s.setString(1, chargeId)));
+                WHERE status = 'PROCESSING' AND scope_key = (SELECT scope_key FROM payments_charge WHERE id = ?)""", s -> s.setString(1, chargeId)));
     }
 
     @Test
@@ -136,18 +149,28 @@ class CrashRecoveryTest extends ServiceTest {
         assertThat(count("""
                 SELECT count(*) FROM idempotency_records r JOIN payments_charge c ON c.scope_key = r.scope_key
                 WHERE c.id = ? AND r.expires_at = 'infinity'""", chargeId)).isEqualTo(1);
-        assertThat(get("/v1/idempotency-keys/outage-1", ACME).json().get("expires").isNull()).isTrue();
+        assertThat(get("/v1/idempotency-keys/outage-1", ACME)
+                        .json()
+                        .get("expires")
+                        .isNull())
+                .isTrue();
         expireLease(chargeId);
-        await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(200)).until(() -> {
-            worker.runOnce();
-            return chargeStatus(chargeId).equals("succeeded");
-        });
+        await().atMost(Duration.ofSeconds(30))
+                .pollInterval(Duration.ofMillis(200))
+                .until(() -> {
+                    worker.runOnce();
+                    return chargeStatus(chargeId).equals("succeeded");
+                });
         Answer retry = post("/v1/charges", ACME, "outage-1", body);
         assertThat(retry.status()).isEqualTo(201);
         assertThat(retry.json().get("id").stringValue()).isEqualTo(chargeId);
         assertThat(psp().captureCount("exactly_" + chargeId)).isEqualTo(1);
         assertThat(entriesOf(chargeId)).isEqualTo(1);
-        assertThat(get("/v1/idempotency-keys/outage-1", ACME).json().get("expires").isString()).isTrue();
+        assertThat(get("/v1/idempotency-keys/outage-1", ACME)
+                        .json()
+                        .get("expires")
+                        .isString())
+                .isTrue();
     }
 
     @Test
@@ -155,8 +178,7 @@ class CrashRecoveryTest extends ServiceTest {
         String body = charge(998, "cus_orphan");
         String chargeId = crashBeforeFinish("cus_orphan", "orphan-1", body);
         jdbc.inTransaction(c -> dev.exactly.payments.db.Jdbc.update(c, """
-                DELETE FROM idempotency_records WHERE scope_key = (SELECT scope_key FROM payments_charge WHERE id = ?)""",
-                s -> s.setString(1, chargeId)));
+                DELETE FROM idempotency_records WHERE scope_key = (SELECT scope_key FROM payments_charge WHERE id = ?)""", s -> s.setString(1, chargeId)));
         // the retry claims the key afresh, finds the charge row and resumes it: the processor is asked first
         Answer retry = post("/v1/charges", ACME, "orphan-1", body);
         assertThat(retry.status()).isEqualTo(201);
@@ -171,28 +193,34 @@ class CrashRecoveryTest extends ServiceTest {
         String customer = "cus_stolen";
         String body = charge(997, customer);
         // another owner takes the durable record while the processor call is under way
-        crashes.afterProcessorAnswer(customer, charge -> jdbc.inTransaction(c -> dev.exactly.payments.db.Jdbc.update(c,
-                "UPDATE idempotency_records SET owner_token = 'another-owner' WHERE scope_key = ?",
-                s -> s.setString(1, charge.scopeKey().hash()))));
+        crashes.afterProcessorAnswer(
+                customer,
+                charge -> jdbc.inTransaction(c -> dev.exactly.payments.db.Jdbc.update(
+                        c,
+                        "UPDATE idempotency_records SET owner_token = 'another-owner' WHERE scope_key = ?",
+                        s -> s.setString(1, charge.scopeKey().hash()))));
         Answer lost = post("/v1/charges", ACME, "stolen-1", body);
         assertThat(lost.status()).as(lost.text()).isNotEqualTo(201);
         String chargeId = chargeIdByDownstreamPrefix(customer);
         // phase 3 sent its writes with its commit: its guard refused, and the commit apart saw the lost fence
         assertThat(chargeStatus(chargeId)).isEqualTo("pending");
         assertThat(entriesOf(chargeId)).isZero();
-        assertThat(count("SELECT count(*) FROM payments_event WHERE subject_id = ?", chargeId)).isZero();
+        assertThat(count("SELECT count(*) FROM payments_event WHERE subject_id = ?", chargeId))
+                .isZero();
         assertThat(count("""
                 SELECT count(*) FROM idempotency_records r JOIN payments_charge c ON c.scope_key = r.scope_key
-                WHERE c.id = ? AND r.status = 'PROCESSING' AND r.owner_token = 'another-owner'""", chargeId))
-                .isEqualTo(1);
+                WHERE c.id = ? AND r.status = 'PROCESSING' AND r.owner_token = 'another-owner'""", chargeId)).isEqualTo(1);
         expireLease(chargeId);
-        await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(200)).until(() -> {
-            worker.runOnce();
-            return chargeStatus(chargeId).equals("succeeded");
-        });
+        await().atMost(Duration.ofSeconds(30))
+                .pollInterval(Duration.ofMillis(200))
+                .until(() -> {
+                    worker.runOnce();
+                    return chargeStatus(chargeId).equals("succeeded");
+                });
         assertThat(psp().captureCount("exactly_" + chargeId)).isEqualTo(1);
         assertThat(entriesOf(chargeId)).isEqualTo(1);
-        assertThat(count("SELECT count(*) FROM payments_event WHERE subject_id = ?", chargeId)).isEqualTo(1);
+        assertThat(count("SELECT count(*) FROM payments_event WHERE subject_id = ?", chargeId))
+                .isEqualTo(1);
         Answer retry = post("/v1/charges", ACME, "stolen-1", body);
         assertThat(retry.status()).isEqualTo(201);
         assertThat(retry.json().get("id").stringValue()).isEqualTo(chargeId);
@@ -240,7 +268,9 @@ class CrashRecoveryTest extends ServiceTest {
             for (Future<Integer> f : taken) {
                 total += f.get(60, TimeUnit.SECONDS);
             }
-            assertThat(total).as("each abandoned charge taken over exactly once").isEqualTo(charges);
+            assertThat(total)
+                    .as("each abandoned charge taken over exactly once")
+                    .isEqualTo(charges);
         }
         for (String id : ids) {
             assertThat(count("""

@@ -6,8 +6,8 @@ import dev.exactly.payments.refund.RefundObserver;
 import dev.exactly.payments.refund.RefundRow;
 import java.util.Locale;
 import java.util.Map;
-import java.util.function.Consumer;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Consumer;
 import org.springframework.boot.test.context.TestConfiguration;
 import org.springframework.context.annotation.Bean;
 

@@ -30,7 +30,8 @@ class DemoEndpointsTest extends DefaultServiceTest {
     void thePageAndItsSettingsArePublicAndTheSwitchesAreNot() {
         assertThat(get("/demo/settings", null).status()).isEqualTo(200);
         assertThat(get("/", null).text()).contains("Upgrade subscription").contains("/js/checkout.js");
-        for (String file : new String[] {"/index.html", "/js/exactly-client.js", "/js/checkout.js", "/assets/checkout.css"}) {
+        for (String file :
+                new String[] {"/index.html", "/js/exactly-client.js", "/js/checkout.js", "/assets/checkout.css"}) {
             Answer a = get(file, null);
             assertThat(a.status()).as(file).isEqualTo(200);
             assertThat(a.text()).as(file).isNotBlank();
@@ -38,14 +39,18 @@ class DemoEndpointsTest extends DefaultServiceTest {
         assertThat(get("/js/exactly-client.js", null).text()).contains("export class ExactlyClient");
         Answer postSettings = post("/demo/settings", null, null, "{}");
         assertThat(postSettings.status()).as("only GET is public").isBetween(400, 499);
-        assertThat(get("/v1/demo/processor", OPERATOR).status()).as("the operator key does not act for a tenant").isEqualTo(403);
-        assertThat(put(OPERATOR, "{\"slow\":true,\"drop_response\":true}").status()).isEqualTo(403);
+        assertThat(get("/v1/demo/processor", OPERATOR).status())
+                .as("the operator key does not act for a tenant")
+                .isEqualTo(403);
+        assertThat(put(OPERATOR, "{\"slow\":true,\"drop_response\":true}").status())
+                .isEqualTo(403);
         assertThat(psp().faults().latency()).isZero();
     }
 
     @Test
     void theSwitchesSetTheProcessorsFaults() {
-        assertThat(get("/v1/demo/processor", ACME).json().get("slow").booleanValue()).isFalse();
+        assertThat(get("/v1/demo/processor", ACME).json().get("slow").booleanValue())
+                .isFalse();
         Answer set = put(ACME, "{\"slow\":true,\"drop_response\":true}");
         assertThat(set.status()).as(set.text()).isEqualTo(200);
         assertThat(set.json().get("slow").booleanValue()).isTrue();
@@ -62,8 +67,17 @@ class DemoEndpointsTest extends DefaultServiceTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"", "[]", "null", "{", "{\"slow\":true}", "{\"slow\":1,\"drop_response\":false}",
-            "{\"slow\":\"true\",\"drop_response\":false}", "{\"slow\":true,\"drop_response\":false,\"latency\":5}"})
+    @ValueSource(
+            strings = {
+                "",
+                "[]",
+                "null",
+                "{",
+                "{\"slow\":true}",
+                "{\"slow\":1,\"drop_response\":false}",
+                "{\"slow\":\"true\",\"drop_response\":false}",
+                "{\"slow\":true,\"drop_response\":false,\"latency\":5}"
+            })
     void badSwitchesAreAProblemAndChangeNothing(String body) {
         Answer bad = put(ACME, body);
         assertThat(bad.status()).as(bad.text()).isEqualTo(422);
@@ -87,7 +101,8 @@ class DemoEndpointsTest extends DefaultServiceTest {
     void theSwitchesNeedATenantKey() {
         assertThat(get("/v1/demo/processor", null).status()).isEqualTo(401);
         assertThat(put(null, "{\"slow\":true,\"drop_response\":true}").status()).isEqualTo(401);
-        assertThat(put("sk_wrong", "{\"slow\":true,\"drop_response\":true}").status()).isEqualTo(401);
+        assertThat(put("sk_wrong", "{\"slow\":true,\"drop_response\":true}").status())
+                .isEqualTo(401);
         assertThat(psp().faults().latency()).isZero();
     }
 
@@ -98,8 +113,13 @@ class DemoEndpointsTest extends DefaultServiceTest {
         JsonNode captures = get("/v1/demo/processor/captures/" + id, ACME).json();
         assertThat(captures.get("charge").stringValue()).isEqualTo(id);
         assertThat(captures.get("captures").longValue()).isEqualTo(1);
-        assertThat(get("/v1/demo/processor/captures/ch_unknown", ACME).json().get("captures").longValue()).isZero();
-        assertThat(get("/v1/demo/processor/captures/" + "x".repeat(300), ACME).status()).isEqualTo(404);
+        assertThat(get("/v1/demo/processor/captures/ch_unknown", ACME)
+                        .json()
+                        .get("captures")
+                        .longValue())
+                .isZero();
+        assertThat(get("/v1/demo/processor/captures/" + "x".repeat(300), ACME).status())
+                .isEqualTo(404);
     }
 
     private Answer put(String apiKey, String body) {

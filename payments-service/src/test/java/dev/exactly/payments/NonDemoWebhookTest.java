@@ -50,11 +50,14 @@ class NonDemoWebhookTest extends ServiceTest {
             assertThat(error.get("message").stringValue())
                     .isEqualTo("url's host is " + c[1] + ": webhooks are delivered to public addresses only");
         }
-        assertThat(count("SELECT count(*) FROM payments_webhook_endpoint")).as("nothing was created").isZero();
+        assertThat(count("SELECT count(*) FROM payments_webhook_endpoint"))
+                .as("nothing was created")
+                .isZero();
 
         Answer ambiguous = post("/v1/webhook-endpoints", SHOP, null, "{\"url\":\"http://2130706433/hooks\"}");
         assertThat(ambiguous.status()).isEqualTo(422);
-        assertThat(ambiguous.json().get("errors").get(0).get("code").stringValue()).isEqualTo("url_invalid");
+        assertThat(ambiguous.json().get("errors").get(0).get("code").stringValue())
+                .isEqualTo("url_invalid");
 
         Answer name = post("/v1/webhook-endpoints", SHOP, null, "{\"url\":\"https://hooks.example.com/exactly\"}");
         assertThat(name.status()).as(name.text()).isEqualTo(201);

@@ -41,21 +41,31 @@ class PackageStructureTest {
     /** A class of the service named anywhere in a class file's constant pool (names, descriptors, signatures). */
     private static final Pattern SERVICE_CLASS = Pattern.compile(ROOT + "((?:/[a-z][a-z0-9_]*)*)/[A-Z][A-Za-z0-9_$]*");
     /** Where HTTP lives: the service's answers and web adapters, the idempotency filter, servlets, Spring MVC. */
-    private static final List<String> HTTP = List.of(ROOT + "/web/", ROOT + "/api/", ROOT + "/security/", ROOT + "/demo/",
-            "dev/exactly/idempotency/servlet/", "jakarta/servlet/", "org/springframework/http/",
+    private static final List<String> HTTP = List.of(
+            ROOT + "/web/",
+            ROOT + "/api/",
+            ROOT + "/security/",
+            ROOT + "/demo/",
+            "dev/exactly/idempotency/servlet/",
+            "jakarta/servlet/",
+            "org/springframework/http/",
             "org/springframework/web/");
     /** The packages that may speak HTTP. */
     private static final Set<String> WEB_ADAPTERS = Set.of("web", "api", "security", "demo");
     /** Packages that hold business code: they must not speak HTTP. */
-    private static final Set<String> BUSINESS = Set.of("charge", "refund", "keys", "ledger", "json", "db", "webhooks", "ids",
-            "reconciliation", "tasks");
+    private static final Set<String> BUSINESS =
+            Set.of("charge", "refund", "keys", "ledger", "json", "db", "webhooks", "ids", "reconciliation", "tasks");
 
     private static Map<String, Set<String>> graph;
     private static Map<String, Set<String>> httpUses;
 
     @BeforeAll
     static void readClasses() throws IOException, URISyntaxException {
-        Path classes = Path.of(PaymentsApplication.class.getProtectionDomain().getCodeSource().getLocation().toURI());
+        Path classes = Path.of(PaymentsApplication.class
+                .getProtectionDomain()
+                .getCodeSource()
+                .getLocation()
+                .toURI());
         assertThat(classes.resolve(ROOT)).as("the compiled main classes").isDirectory();
         graph = new TreeMap<>();
         httpUses = new TreeMap<>();
@@ -66,7 +76,8 @@ class PackageStructureTest {
                 for (String constant : utf8Constants(file)) {
                     Matcher m = SERVICE_CLASS.matcher(constant);
                     while (m.find()) {
-                        String used = m.group(1).isEmpty() ? "(root)" : m.group(1).substring(1);
+                        String used =
+                                m.group(1).isEmpty() ? "(root)" : m.group(1).substring(1);
                         if (!used.equals(pkg)) {
                             uses.add(used);
                         }
@@ -84,9 +95,22 @@ class PackageStructureTest {
 
     @Test
     void theServiceHasItsPackages() {
-        assertThat(graph.keySet()).contains("(root)", "api", "charge", "config", "db", "json", "keys", "ledger",
-                "refund", "security", "web");
-        assertThat(graph.get("api")).as("the web layer calls the business packages").contains("charge", "refund");
+        assertThat(graph.keySet())
+                .contains(
+                        "(root)",
+                        "api",
+                        "charge",
+                        "config",
+                        "db",
+                        "json",
+                        "keys",
+                        "ledger",
+                        "refund",
+                        "security",
+                        "web");
+        assertThat(graph.get("api"))
+                .as("the web layer calls the business packages")
+                .contains("charge", "refund");
     }
 
     @Test
@@ -97,17 +121,20 @@ class PackageStructureTest {
     @Test
     void onlyTheWebAdaptersSpeakHttp() {
         assertThat(httpLeaks(httpUses)).as("business code that uses HTTP types").isEmpty();
-        assertThat(graph.keySet()).as("every package is either business or web or wiring")
-                .allMatch(p -> BUSINESS.contains(p) || WEB_ADAPTERS.contains(p) || p.equals("config")
-                        || p.equals("(root)"));
+        assertThat(graph.keySet())
+                .as("every package is either business or web or wiring")
+                .allMatch(p ->
+                        BUSINESS.contains(p) || WEB_ADAPTERS.contains(p) || p.equals("config") || p.equals("(root)"));
     }
 
     @Test
     void theChecksFindACycleAndALeak() {
-        Map<String, Set<String>> cyclic = Map.of("a", Set.of("b"), "b", Set.of("c"), "c", Set.of("a"), "d", Set.of("a"));
+        Map<String, Set<String>> cyclic =
+                Map.of("a", Set.of("b"), "b", Set.of("c"), "c", Set.of("a"), "d", Set.of("a"));
         assertThat(cycles(cyclic)).containsExactly(List.of("a", "b", "c"));
         assertThat(cycles(Map.of("a", Set.of("b"), "b", Set.of()))).isEmpty();
-        assertThat(httpLeaks(Map.of("charge (X.class)", Set.of("jakarta/servlet/"), "api (Y.class)", Set.of("jakarta/servlet/"))))
+        assertThat(httpLeaks(Map.of(
+                        "charge (X.class)", Set.of("jakarta/servlet/"), "api (Y.class)", Set.of("jakarta/servlet/"))))
                 .containsExactly("charge (X.class) uses [jakarta/servlet/]");
     }
 
@@ -127,8 +154,15 @@ class PackageStructureTest {
         return found;
     }
 
-    private static void connect(String node, Map<String, Set<String>> edges, Map<String, Integer> index,
-            Map<String, Integer> low, Deque<String> stack, Set<String> onStack, List<List<String>> found, int[] counter) {
+    private static void connect(
+            String node,
+            Map<String, Set<String>> edges,
+            Map<String, Integer> index,
+            Map<String, Integer> low,
+            Deque<String> stack,
+            Set<String> onStack,
+            List<List<String>> found,
+            int[] counter) {
         index.put(node, counter[0]);
         low.put(node, counter[0]);
         counter[0]++;
@@ -175,7 +209,8 @@ class PackageStructureTest {
 
     /** The UTF-8 entries of a class file's constant pool (JVMS §4.4). */
     static List<String> utf8Constants(Path classFile) {
-        try (InputStream raw = Files.newInputStream(classFile); DataInputStream in = new DataInputStream(raw)) {
+        try (InputStream raw = Files.newInputStream(classFile);
+                DataInputStream in = new DataInputStream(raw)) {
             if (in.readInt() != 0xCAFEBABE) {
                 throw new IllegalStateException(classFile + " is not a class file");
             }

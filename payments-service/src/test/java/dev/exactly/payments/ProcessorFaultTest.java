@@ -46,7 +46,9 @@ class ProcessorFaultTest extends ServiceTest {
         assertThat(done.json().get("id").stringValue()).isEqualTo(id);
         assertThat(psp().captureCount("exactly_" + id)).isEqualTo(1);
         assertThat(entriesOf(id)).isEqualTo(1);
-        assertThat(psp().stats().fired(dev.exactly.psp.FaultKind.TIMEOUT_AFTER_CAPTURE)).as("the fault hit").isPositive();
+        assertThat(psp().stats().fired(dev.exactly.psp.FaultKind.TIMEOUT_AFTER_CAPTURE))
+                .as("the fault hit")
+                .isPositive();
     }
 
     @Test
@@ -59,10 +61,16 @@ class ProcessorFaultTest extends ServiceTest {
 
         assertThat(answer.status()).as(answer.text()).isEqualTo(201);
         String id = answer.json().get("id").stringValue();
-        assertThat(psp().stats().fired(dev.exactly.psp.FaultKind.DROP_RESPONSE)).as("the fault hit").isPositive();
-        assertThat(psp().stats().replays() - replaysBefore).as("the retry was answered from the processor's record").isEqualTo(1);
+        assertThat(psp().stats().fired(dev.exactly.psp.FaultKind.DROP_RESPONSE))
+                .as("the fault hit")
+                .isPositive();
+        assertThat(psp().stats().replays() - replaysBefore)
+                .as("the retry was answered from the processor's record")
+                .isEqualTo(1);
         assertThat(psp().captureCount("exactly_" + id)).isEqualTo(1);
-        assertThat(count("SELECT attempts FROM payments_charge WHERE id = ?", id)).as("no attempt failed").isZero();
+        assertThat(count("SELECT attempts FROM payments_charge WHERE id = ?", id))
+                .as("no attempt failed")
+                .isZero();
         assertThat(entriesOf(id)).isEqualTo(1);
     }
 
@@ -74,8 +82,12 @@ class ProcessorFaultTest extends ServiceTest {
         Answer dropped = post("/v1/charges", ACME, "drop-1", body);
         assertThat(dropped.status()).isEqualTo(503);
         String id = dropped.json().get("charge").stringValue();
-        assertThat(psp().captureCount("exactly_" + id)).as("the processor captured").isEqualTo(1);
-        assertThat(psp().stats().fired(dev.exactly.psp.FaultKind.DROP_RESPONSE)).as("the fault hit").isPositive();
+        assertThat(psp().captureCount("exactly_" + id))
+                .as("the processor captured")
+                .isEqualTo(1);
+        assertThat(psp().stats().fired(dev.exactly.psp.FaultKind.DROP_RESPONSE))
+                .as("the fault hit")
+                .isPositive();
 
         Answer done = retryUntilFinished("drop-1", body);
         assertThat(done.status()).isEqualTo(201);
@@ -90,13 +102,24 @@ class ProcessorFaultTest extends ServiceTest {
         psp().setFaults(FaultSettings.custom().errorRate(1.0).build());
         String retriedBody = charge(5300, "cus_dead_retry");
         String resolvedBody = charge(5400, "cus_dead_resolve");
-        String retried = post("/v1/charges", ACME, "dead-1", retriedBody).json().get("charge").stringValue();
-        String resolved = post("/v1/charges", ACME, "dead-2", resolvedBody).json().get("charge").stringValue();
+        String retried = post("/v1/charges", ACME, "dead-1", retriedBody)
+                .json()
+                .get("charge")
+                .stringValue();
+        String resolved = post("/v1/charges", ACME, "dead-2", resolvedBody)
+                .json()
+                .get("charge")
+                .stringValue();
 
-        await().atMost(Duration.ofSeconds(20)).pollInterval(Duration.ofMillis(100))
-                .until(() -> chargeStatus(retried).equals("dead_lettered") && chargeStatus(resolved).equals("dead_lettered"));
-        assertThat(count("SELECT attempts FROM payments_charge WHERE id = ?", retried)).isEqualTo(3);
-        JsonNode listed = get("/v1/operator/requests?state=dead_lettered", OPERATOR).json().get("data");
+        await().atMost(Duration.ofSeconds(20))
+                .pollInterval(Duration.ofMillis(100))
+                .until(() -> chargeStatus(retried).equals("dead_lettered")
+                        && chargeStatus(resolved).equals("dead_lettered"));
+        assertThat(count("SELECT attempts FROM payments_charge WHERE id = ?", retried))
+                .isEqualTo(3);
+        JsonNode listed = get("/v1/operator/requests?state=dead_lettered", OPERATOR)
+                .json()
+                .get("data");
         assertThat(listed.size()).isEqualTo(2);
         for (JsonNode request : listed) {
             assertThat(request.get("dead_letter_reason").stringValue()).contains("after 3 attempts");
@@ -118,7 +141,10 @@ class ProcessorFaultTest extends ServiceTest {
         assertThat(psp().captureCount("exactly_" + retried)).isEqualTo(1);
         assertThat(entriesOf(retried)).isEqualTo(1);
 
-        Answer resolve = post("/v1/operator/requests/" + resolved + "/resolve", OPERATOR, null,
+        Answer resolve = post(
+                "/v1/operator/requests/" + resolved + "/resolve",
+                OPERATOR,
+                null,
                 "{\"outcome\":\"failed\",\"reason\":\"card issuer unreachable, customer informed\"}");
         assertThat(resolve.status()).as(resolve.text()).isEqualTo(200);
         assertThat(chargeStatus(resolved)).isEqualTo("failed");
@@ -126,19 +152,27 @@ class ProcessorFaultTest extends ServiceTest {
         assertThat(failed.status()).isEqualTo(402);
         assertThat(failed.json().get("charge").stringValue()).isEqualTo(resolved);
         assertThat(entriesOf(resolved)).isZero();
-        assertThat(get("/v1/operator/requests?state=dead_lettered", OPERATOR).json().get("data").size()).isZero();
-        assertThat(post("/v1/operator/requests/" + resolved + "/retry", OPERATOR, null, "").status()).isEqualTo(409);
+        assertThat(get("/v1/operator/requests?state=dead_lettered", OPERATOR)
+                        .json()
+                        .get("data")
+                        .size())
+                .isZero();
+        assertThat(post("/v1/operator/requests/" + resolved + "/retry", OPERATOR, null, "")
+                        .status())
+                .isEqualTo(409);
         assertLedgerBalanced();
     }
 
     private Answer retryUntilFinished(String key, String body) {
         AtomicReference<Answer> last = new AtomicReference<>();
-        await().atMost(Duration.ofSeconds(20)).pollInterval(Duration.ofMillis(200)).until(() -> {
-            Answer a = post("/v1/charges", ACME, key, body);
-            last.set(a);
-            assertThat(a.status()).as(a.text()).isIn(201, 409, 503);
-            return a.status() == 201;
-        });
+        await().atMost(Duration.ofSeconds(20))
+                .pollInterval(Duration.ofMillis(200))
+                .until(() -> {
+                    Answer a = post("/v1/charges", ACME, key, body);
+                    last.set(a);
+                    assertThat(a.status()).as(a.text()).isIn(201, 409, 503);
+                    return a.status() == 201;
+                });
         return last.get();
     }
 }

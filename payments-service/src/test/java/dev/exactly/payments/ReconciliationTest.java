@@ -42,7 +42,8 @@ class ReconciliationTest extends ServiceTest {
     }
 
     private String processorId(String chargeId) {
-        return (String) rows("SELECT processor_charge_id FROM payments_charge WHERE id = ?", chargeId).getFirst()
+        return (String) rows("SELECT processor_charge_id FROM payments_charge WHERE id = ?", chargeId)
+                .getFirst()
                 .get("processor_charge_id");
     }
 
@@ -66,35 +67,43 @@ class ReconciliationTest extends ServiceTest {
 
         // behind the service's back: a capture nobody asked for, a capture log with another amount, a
         // capture the log lost, a refund the service never made
-        String planted = psp().plantCapture("recon-planted-key", 777, "usd", Map.of()).id();
+        String planted =
+                psp().plantCapture("recon-planted-key", 777, "usd", Map.of()).id();
         assertThat(psp().amendCapture(processorId(amended), 2500)).isPresent();
         assertThat(psp().removeCapture(processorId(removed))).isPresent();
-        psp().plantRefund(new PspRefundRequest(processorId(refunded), 400, "usd", null, Map.of()), "recon-planted-refund");
+        psp().plantRefund(
+                        new PspRefundRequest(processorId(refunded), 400, "usd", null, Map.of()),
+                        "recon-planted-refund");
         // and a refund through the service whose processor total then differs from the ledger's
-        Answer refund = post("/v1/refunds", ACME, "recon-refund-1",
-                "{\"charge\":\"" + clean + "\",\"amount\":300}");
+        Answer refund = post("/v1/refunds", ACME, "recon-refund-1", "{\"charge\":\"" + clean + "\",\"amount\":300}");
         assertThat(refund.status()).as(refund.text()).isEqualTo(201);
-        psp().plantRefund(new PspRefundRequest(processorId(clean), 50, "usd", null, Map.of()), "recon-planted-refund-2");
+        psp().plantRefund(
+                        new PspRefundRequest(processorId(clean), 50, "usd", null, Map.of()), "recon-planted-refund-2");
 
         JsonNode after = reconcile(from, Instant.now().plus(1, ChronoUnit.MINUTES));
         List<String> found = new ArrayList<>();
         for (JsonNode m : after.get("mismatches")) {
             found.add(m.get("subject").stringValue() + " " + m.get("kind").stringValue() + " "
-                    + (m.get("charge").isNull() ? m.get("processor_charge").stringValue() : m.get("charge").stringValue()));
+                    + (m.get("charge").isNull()
+                            ? m.get("processor_charge").stringValue()
+                            : m.get("charge").stringValue()));
         }
-        assertThat(found).containsExactlyInAnyOrder(
-                "capture in_processor_not_ledger " + planted,
-                "capture amount_differs " + amended,
-                "capture in_ledger_not_processor " + removed,
-                "refunds in_processor_not_ledger " + refunded,
-                "refunds amount_differs " + clean);
+        assertThat(found)
+                .containsExactlyInAnyOrder(
+                        "capture in_processor_not_ledger " + planted,
+                        "capture amount_differs " + amended,
+                        "capture in_ledger_not_processor " + removed,
+                        "refunds in_processor_not_ledger " + refunded,
+                        "refunds amount_differs " + clean);
         for (JsonNode m : after.get("mismatches")) {
-            if (m.get("kind").stringValue().equals("amount_differs") && m.get("subject").stringValue().equals("capture")) {
+            if (m.get("kind").stringValue().equals("amount_differs")
+                    && m.get("subject").stringValue().equals("capture")) {
                 assertThat(m.get("processor_amount").longValue()).isEqualTo(2500);
                 assertThat(m.get("ledger_amount").longValue()).isEqualTo(2000);
             }
         }
-        assertThat(after.get("mismatch_counts").get("in_processor_not_ledger").intValue()).isEqualTo(2);
+        assertThat(after.get("mismatch_counts").get("in_processor_not_ledger").intValue())
+                .isEqualTo(2);
 
         // a window that holds none of it finds none of it
         JsonNode earlier = reconcile(from.minus(2, ChronoUnit.HOURS), from.minus(1, ChronoUnit.HOURS));
@@ -106,8 +115,9 @@ class ReconciliationTest extends ServiceTest {
         assertThat(schedule.open(Mismatch.Kind.AMOUNT_DIFFERS)).isEqualTo(2);
         assertThat(schedule.open(Mismatch.Kind.IN_LEDGER_NOT_PROCESSOR)).isEqualTo(1);
         String scrape = get("/actuator/prometheus", OPERATOR).text();
-        assertThat(scrape).containsPattern(
-                "exactly_payments_reconciliation_mismatches\\{[^}]*kind=\"in_ledger_not_processor\"[^}]*\\} 1\\.0");
+        assertThat(scrape)
+                .containsPattern(
+                        "exactly_payments_reconciliation_mismatches\\{[^}]*kind=\"in_ledger_not_processor\"[^}]*\\} 1\\.0");
     }
 
     @Test
@@ -115,7 +125,8 @@ class ReconciliationTest extends ServiceTest {
         Answer garbled = get("/v1/operator/reconciliation?from=yesterday", OPERATOR);
         assertThat(garbled.status()).isEqualTo(422);
         assertThat(garbled.text()).contains("from");
-        Answer backwards = get("/v1/operator/reconciliation?from=2026-12-02T00:00:00Z&to=2026-12-01T00:00:00Z", OPERATOR);
+        Answer backwards =
+                get("/v1/operator/reconciliation?from=2026-12-02T00:00:00Z&to=2026-12-01T00:00:00Z", OPERATOR);
         assertThat(backwards.status()).isEqualTo(422);
         Answer tooLong = get("/v1/operator/reconciliation?from=2026-01-01T00:00:00Z&to=2026-12-01T00:00:00Z", OPERATOR);
         assertThat(tooLong.status()).isEqualTo(422);
@@ -125,12 +136,14 @@ class ReconciliationTest extends ServiceTest {
         assertThat(farFuture.status()).as(farFuture.text()).isEqualTo(422);
         assertThat(farFuture.text()).contains("9999-12-31T23:59:59Z");
         assertThat(get("/v1/operator/reconciliation?from=-0001-01-01T00:00:00Z&to=-0001-01-02T00:00:00Z", OPERATOR)
-                .status()).isEqualTo(422);
+                        .status())
+                .isEqualTo(422);
         assertThat(get("/v1/operator/reconciliation", ACME).status()).isEqualTo(403);
         assertThat(get("/v1/operator/reconciliation", "sk_nobody").status()).isEqualTo(401);
         Answer defaults = get("/v1/operator/reconciliation", OPERATOR);
         assertThat(defaults.status()).isEqualTo(200);
         assertThat(Instant.parse(defaults.json().get("to").stringValue()))
-                .isEqualTo(Instant.parse(defaults.json().get("from").stringValue()).plus(1, ChronoUnit.DAYS));
+                .isEqualTo(
+                        Instant.parse(defaults.json().get("from").stringValue()).plus(1, ChronoUnit.DAYS));
     }
 }

@@ -21,9 +21,9 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.builder.SpringApplicationBuilder;
+import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.core.env.Environment;
-import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
 
@@ -37,6 +37,7 @@ import org.springframework.test.context.DynamicPropertySource;
 class RedisHotTierTest extends ServiceTest {
     @Autowired
     Environment environment;
+
     @Autowired
     dev.exactly.idempotency.redis.RedisIdempotencyStore hotTier;
 
@@ -85,22 +86,29 @@ class RedisHotTierTest extends ServiceTest {
                         if (first == null) {
                             first = a.body();
                         }
-                        assertThat(a.body()).as("every duplicate gets the same charge").isEqualTo(first);
+                        assertThat(a.body())
+                                .as("every duplicate gets the same charge")
+                                .isEqualTo(first);
                     }
                 }
             }
         }
-        List<Map<String, Object>> charges = rows(
-                "SELECT id FROM payments_charge WHERE customer LIKE 'cus_load_%' AND status = 'succeeded'");
+        List<Map<String, Object>> charges =
+                rows("SELECT id FROM payments_charge WHERE customer LIKE 'cus_load_%' AND status = 'succeeded'");
         assertThat(charges).hasSize(keys);
         for (Map<String, Object> row : charges) {
             assertThat(psp().captureCount("exactly_" + row.get("id"))).isEqualTo(1);
         }
-        assertThat(psp().captures().stream().filter(c -> c.idempotencyKey().startsWith("exactly_")).map(c -> c.idempotencyKey())
-                .filter(k -> charges.stream().anyMatch(r -> k.equals("exactly_" + r.get("id")))).count()).isEqualTo(keys);
+        assertThat(psp().captures().stream()
+                        .filter(c -> c.idempotencyKey().startsWith("exactly_"))
+                        .map(c -> c.idempotencyKey())
+                        .filter(k -> charges.stream().anyMatch(r -> k.equals("exactly_" + r.get("id"))))
+                        .count())
+                .isEqualTo(keys);
         assertThat(count("SELECT count(*) FROM ledger_entry") - entriesBefore).isEqualTo(keys);
         assertLedgerBalanced();
-        assertThat(get("/v1/ledger/trial-balance", ACME).json().get("balanced").booleanValue()).isTrue();
+        assertThat(get("/v1/ledger/trial-balance", ACME).json().get("balanced").booleanValue())
+                .isTrue();
     }
 
     @Test
@@ -129,35 +137,49 @@ class RedisHotTierTest extends ServiceTest {
         assertThat(original.body()).isEqualTo(first.body());
 
         // days later: the durable record itself has expired; the charge row still holds the fingerprint
-        jdbc.inTransaction(c -> dev.exactly.payments.db.Jdbc.update(c,
-                "UPDATE idempotency_records SET expires_at = now() - interval '1 second'", s -> {}));
+        jdbc.inTransaction(c -> dev.exactly.payments.db.Jdbc.update(
+                c, "UPDATE idempotency_records SET expires_at = now() - interval '1 second'", s -> {}));
         forgetHotTier();
         Answer afterExpiry = post("/v1/charges", ACME, "late-1", body);
         assertThat(afterExpiry.status()).isEqualTo(201);
         assertThat(afterExpiry.body()).isEqualTo(first.body());
         forgetHotTier();
-        assertThat(post("/v1/charges", ACME, "late-1", charge(1, "cus_late")).status()).isEqualTo(422);
-        assertThat(get("/v1/idempotency-keys/late-1", ACME).json().get("resource").get("id").stringValue()).isEqualTo(id);
+        assertThat(post("/v1/charges", ACME, "late-1", charge(1, "cus_late")).status())
+                .isEqualTo(422);
+        assertThat(get("/v1/idempotency-keys/late-1", ACME)
+                        .json()
+                        .get("resource")
+                        .get("id")
+                        .stringValue())
+                .isEqualTo(id);
 
         assertThat(psp().captureCount("exactly_" + id)).isEqualTo(1);
         assertThat(entriesOf(id)).isEqualTo(1);
-        assertThat(count("SELECT count(*) FROM payments_charge WHERE customer = 'cus_late'")).isEqualTo(1);
+        assertThat(count("SELECT count(*) FROM payments_charge WHERE customer = 'cus_late'"))
+                .isEqualTo(1);
     }
 
     @Test
     void twoInstancesSharingRedisAndPostgresChargeOnce() throws Exception {
         Map<String, Object> shared = new HashMap<>();
-        for (String name : List.of("exactly.payments.database-url", "exactly.payments.redis-url",
-                "exactly.idempotency.redis.key-prefix", "exactly.idempotency.in-flight.max-wait",
+        for (String name : List.of(
+                "exactly.payments.database-url",
+                "exactly.payments.redis-url",
+                "exactly.idempotency.redis.key-prefix",
+                "exactly.idempotency.in-flight.max-wait",
                 "exactly.payments.demo")) {
             shared.put(name, environment.getRequiredProperty(name));
         }
         shared.put("exactly.payments.psp-url", psp().baseUri().toString());
         shared.put("server.port", "0");
         // as command-line arguments: they must win over application.yml, as the environment does in production
-        String[] args = shared.entrySet().stream().map(e -> "--" + e.getKey() + "=" + e.getValue()).toArray(String[]::new);
-        try (ConfigurableApplicationContext second = new SpringApplicationBuilder(PaymentsApplication.class).run(args)) {
-            assertThat(second.getEnvironment().getProperty("exactly.idempotency.store")).isEqualTo("redis");
+        String[] args = shared.entrySet().stream()
+                .map(e -> "--" + e.getKey() + "=" + e.getValue())
+                .toArray(String[]::new);
+        try (ConfigurableApplicationContext second =
+                new SpringApplicationBuilder(PaymentsApplication.class).run(args)) {
+            assertThat(second.getEnvironment().getProperty("exactly.idempotency.store"))
+                    .isEqualTo("redis");
             int[] ports = {port, Integer.parseInt(second.getEnvironment().getRequiredProperty("local.server.port"))};
             int keys = 20;
             int duplicates = 10;
@@ -200,7 +222,8 @@ class RedisHotTierTest extends ServiceTest {
     }
 
     private Answer postTo(int targetPort, String key, String body) {
-        return send(java.net.http.HttpRequest.newBuilder(java.net.URI.create("http://127.0.0.1:" + targetPort + "/v1/charges"))
+        return send(java.net.http.HttpRequest.newBuilder(
+                        java.net.URI.create("http://127.0.0.1:" + targetPort + "/v1/charges"))
                 .timeout(java.time.Duration.ofSeconds(60))
                 .header("Content-Type", "application/json")
                 .header("Authorization", "Bearer " + ACME)
@@ -227,7 +250,8 @@ class RedisHotTierTest extends ServiceTest {
         List<String> keys = new ArrayList<>();
         ScanCursor cursor = ScanCursor.INITIAL;
         do {
-            KeyScanCursor<String> page = c.sync().scan(cursor, ScanArgs.Builder.matches(PREFIX + "*").limit(500));
+            KeyScanCursor<String> page =
+                    c.sync().scan(cursor, ScanArgs.Builder.matches(PREFIX + "*").limit(500));
             keys.addAll(page.getKeys());
             cursor = page;
         } while (!cursor.isFinished());

@@ -33,10 +33,14 @@ class RefundCrashTest extends ServiceTest {
 
     @Autowired
     RecoveryWorker worker;
+
     @Autowired
     Crashes crashes;
 
-    enum Recoverer { CLIENT_RETRY, WORKER }
+    enum Recoverer {
+        CLIENT_RETRY,
+        WORKER
+    }
 
     @ParameterizedTest(name = "crash {0}, recovered by the client's retry")
     @EnumSource(Crashes.Point.class)
@@ -60,10 +64,15 @@ class RefundCrashTest extends ServiceTest {
         crashes.armRefund(chargeId, point);
         Answer crashed = post("/v1/refunds", ACME, key, body);
         assertThat(crashed.status()).as("the request died").isGreaterThanOrEqualTo(500);
-        String refundId = (String) rows("SELECT id FROM payments_refund WHERE charge_id = ?", chargeId).getFirst().get("id");
+        String refundId = (String) rows("SELECT id FROM payments_refund WHERE charge_id = ?", chargeId)
+                .getFirst()
+                .get("id");
         assertThat(refundStatus(refundId)).isEqualTo("pending");
         assertThat(processorRefunds(refundId)).isEqualTo(point == Crashes.Point.AFTER_CHARGE_CREATED ? 0 : 1);
-        assertThat(get("/v1/idempotency-keys/" + key, ACME).json().get("recovery_point").stringValue())
+        assertThat(get("/v1/idempotency-keys/" + key, ACME)
+                        .json()
+                        .get("recovery_point")
+                        .stringValue())
                 .isEqualTo("refund_created");
 
         // a retry while the dead owner's lease runs: 409, never a second execution
@@ -74,40 +83,58 @@ class RefundCrashTest extends ServiceTest {
         expireLease(refundId);
         AtomicReference<Answer> recovered = new AtomicReference<>();
         if (recoverer == Recoverer.CLIENT_RETRY) {
-            await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(200)).until(() -> {
-                Answer a = post("/v1/refunds", ACME, key, body);
-                recovered.set(a);
-                return a.status() == 201;
-            });
+            await().atMost(Duration.ofSeconds(30))
+                    .pollInterval(Duration.ofMillis(200))
+                    .until(() -> {
+                        Answer a = post("/v1/refunds", ACME, key, body);
+                        recovered.set(a);
+                        return a.status() == 201;
+                    });
         } else {
-            await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(200)).until(() -> {
-                worker.runOnce();
-                return refundStatus(refundId).equals("succeeded");
-            });
+            await().atMost(Duration.ofSeconds(30))
+                    .pollInterval(Duration.ofMillis(200))
+                    .until(() -> {
+                        worker.runOnce();
+                        return refundStatus(refundId).equals("succeeded");
+                    });
             recovered.set(post("/v1/refunds", ACME, key, body));
             assertThat(recovered.get().status()).isEqualTo(201);
             assertThat(recovered.get().header("Idempotent-Replayed")).isEqualTo("true");
         }
         assertThat(recovered.get().json().get("id").stringValue()).isEqualTo(refundId);
         assertThat(processorRefunds(refundId)).as("one refund at the processor").isEqualTo(1);
-        assertThat(psp().refunds().stream().filter(r -> r.chargeId().equals(processorChargeOf(chargeId))).count())
-                .as("under any key").isEqualTo(1);
+        assertThat(psp().refunds().stream()
+                        .filter(r -> r.chargeId().equals(processorChargeOf(chargeId)))
+                        .count())
+                .as("under any key")
+                .isEqualTo(1);
         assertThat(refundEntriesOf(refundId)).as("one journal entry").isEqualTo(1);
-        assertThat(count("SELECT count(*) FROM payments_refund WHERE charge_id = ?", chargeId)).isEqualTo(1);
+        assertThat(count("SELECT count(*) FROM payments_refund WHERE charge_id = ?", chargeId))
+                .isEqualTo(1);
         assertThat(count("""
                 SELECT r.takeovers FROM idempotency_records r JOIN payments_refund f ON f.scope_key = r.scope_key
-                WHERE f.id = ?""", refundId)).as("the dead owner's lease was really taken over").isPositive();
-        assertThat(post("/v1/refunds", ACME, key, body).body()).isEqualTo(recovered.get().body());
-        assertThat(get("/v1/charges/" + chargeId, ACME).json().get("amount_refunded").longValue()).isEqualTo(400);
+                WHERE f.id = ?""", refundId))
+                .as("the dead owner's lease was really taken over")
+                .isPositive();
+        assertThat(post("/v1/refunds", ACME, key, body).body())
+                .isEqualTo(recovered.get().body());
+        assertThat(get("/v1/charges/" + chargeId, ACME)
+                        .json()
+                        .get("amount_refunded")
+                        .longValue())
+                .isEqualTo(400);
         assertLedgerBalanced();
     }
 
     private String refundStatus(String refundId) {
-        return (String) rows("SELECT status FROM payments_refund WHERE id = ?", refundId).getFirst().get("status");
+        return (String) rows("SELECT status FROM payments_refund WHERE id = ?", refundId)
+                .getFirst()
+                .get("status");
     }
 
     private String processorChargeOf(String chargeId) {
-        return (String) rows("SELECT processor_charge_id FROM payments_charge WHERE id = ?", chargeId).getFirst()
+        return (String) rows("SELECT processor_charge_id FROM payments_charge WHERE id = ?", chargeId)
+                .getFirst()
                 .get("processor_charge_id");
     }
 
@@ -115,7 +142,6 @@ class RefundCrashTest extends ServiceTest {
     private void expireLease(String refundId) {
         jdbc.inTransaction(c -> Jdbc.update(c, """
                 UPDATE idempotency_records SET lease_expires_at = now()
-                WHERE status = 'PROCESSING' AND scope_key = (SELECT scope_key FROM payments_refund WHERE id = ?)""",
-                s -> s.setString(1, refundId)));
+                WHERE status = 'PROCESSING' AND scope_key = (SELECT scope_key FROM payments_refund WHERE id = ?)""", s -> s.setString(1, refundId)));
     }
 }

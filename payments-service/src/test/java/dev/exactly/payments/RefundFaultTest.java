@@ -39,24 +39,31 @@ class RefundFaultTest extends ServiceTest {
      */
     private String charged(String key, long amount, String customer) {
         AtomicReference<Answer> last = new AtomicReference<>();
-        await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(200)).until(() -> {
-            Answer a = post("/v1/charges", ACME, key, charge(amount, customer));
-            last.set(a);
-            assertThat(a.status()).as(a.text()).isIn(201, 409, 503);
-            return a.status() == 201;
-        });
+        await().atMost(Duration.ofSeconds(30))
+                .pollInterval(Duration.ofMillis(200))
+                .until(() -> {
+                    Answer a = post("/v1/charges", ACME, key, charge(amount, customer));
+                    last.set(a);
+                    assertThat(a.status()).as(a.text()).isIn(201, 409, 503);
+                    return a.status() == 201;
+                });
         return last.get().json().get("id").stringValue();
     }
 
     /** Refunds the processor made of a charge, whatever their key. */
     private long processorRefundsOfCharge(String chargeId) {
         String processorCharge = (String) rows("SELECT processor_charge_id FROM payments_charge WHERE id = ?", chargeId)
-                .getFirst().get("processor_charge_id");
-        return psp().refunds().stream().filter(r -> r.chargeId().equals(processorCharge)).count();
+                .getFirst()
+                .get("processor_charge_id");
+        return psp().refunds().stream()
+                .filter(r -> r.chargeId().equals(processorCharge))
+                .count();
     }
 
     private String refundStatus(String refundId) {
-        return (String) rows("SELECT status FROM payments_refund WHERE id = ?", refundId).getFirst().get("status");
+        return (String) rows("SELECT status FROM payments_refund WHERE id = ?", refundId)
+                .getFirst()
+                .get("status");
     }
 
     @Test
@@ -72,7 +79,9 @@ class RefundFaultTest extends ServiceTest {
         assertThat(dropped.header("Retry-After")).isNotEmpty();
         String refundId = dropped.json().get("refund").stringValue();
         assertThat(processorRefunds(refundId)).as("the processor refunded").isEqualTo(1);
-        assertThat(psp().stats().fired(PspOperation.REFUND, FaultKind.DROP_RESPONSE)).as("the fault hit").isPositive();
+        assertThat(psp().stats().fired(PspOperation.REFUND, FaultKind.DROP_RESPONSE))
+                .as("the fault hit")
+                .isPositive();
         // pending or already recovered, the refund's amount counts against the charge
         Answer tooMuch = post("/v1/refunds", ACME, "rf-drop-too-much", refund(chargeId, 1501));
         assertThat(tooMuch.status()).as(tooMuch.text()).isEqualTo(422);
@@ -84,7 +93,11 @@ class RefundFaultTest extends ServiceTest {
         assertThat(processorRefundsOfCharge(chargeId)).as("under any key").isEqualTo(1);
         assertThat(refundEntriesOf(refundId)).as("one journal entry").isEqualTo(1);
         assertThat(post("/v1/refunds", ACME, "rf-drop", body).body()).isEqualTo(done.body());
-        assertThat(get("/v1/charges/" + chargeId, ACME).json().get("amount_refunded").longValue()).isEqualTo(500);
+        assertThat(get("/v1/charges/" + chargeId, ACME)
+                        .json()
+                        .get("amount_refunded")
+                        .longValue())
+                .isEqualTo(500);
         assertLedgerBalanced();
     }
 
@@ -97,10 +110,13 @@ class RefundFaultTest extends ServiceTest {
         assertThat(timedOut.status()).as(timedOut.text()).isEqualTo(503);
         assertThat(timedOut.json().get("code").stringValue()).isEqualTo("processor_outcome_unknown");
         String refundId = timedOut.json().get("refund").stringValue();
-        assertThat(psp().stats().fired(PspOperation.REFUND, FaultKind.TIMEOUT_AFTER_CAPTURE)).as("the fault hit").isPositive();
+        assertThat(psp().stats().fired(PspOperation.REFUND, FaultKind.TIMEOUT_AFTER_CAPTURE))
+                .as("the fault hit")
+                .isPositive();
 
         // nobody retries: the scheduled worker asks the processor by key and finishes the refund
-        await().atMost(Duration.ofSeconds(20)).pollInterval(Duration.ofMillis(100))
+        await().atMost(Duration.ofSeconds(20))
+                .pollInterval(Duration.ofMillis(100))
                 .until(() -> refundStatus(refundId).equals("succeeded"));
         Answer replayed = post("/v1/refunds", ACME, "rf-timeout", body);
         assertThat(replayed.status()).isEqualTo(201);
@@ -124,9 +140,11 @@ class RefundFaultTest extends ServiceTest {
         assertThat(unavailable.status()).as(unavailable.text()).isEqualTo(503);
         String refundId = unavailable.json().get("refund").stringValue();
 
-        await().atMost(Duration.ofSeconds(20)).pollInterval(Duration.ofMillis(100))
+        await().atMost(Duration.ofSeconds(20))
+                .pollInterval(Duration.ofMillis(100))
                 .until(() -> refundStatus(refundId).equals("dead_lettered"));
-        assertThat(count("SELECT attempts FROM payments_refund WHERE id = ?", refundId)).isEqualTo(3);
+        assertThat(count("SELECT attempts FROM payments_refund WHERE id = ?", refundId))
+                .isEqualTo(3);
         Answer waiting = post("/v1/refunds", ACME, "rf-dead", body);
         assertThat(waiting.status()).as(waiting.text()).isEqualTo(409);
         assertThat(waiting.problemType()).isEqualTo("payment-dead-lettered");
@@ -143,12 +161,14 @@ class RefundFaultTest extends ServiceTest {
 
     private Answer retryUntilFinished(String key, String body) {
         AtomicReference<Answer> last = new AtomicReference<>();
-        await().atMost(Duration.ofSeconds(20)).pollInterval(Duration.ofMillis(200)).until(() -> {
-            Answer a = post("/v1/refunds", ACME, key, body);
-            last.set(a);
-            assertThat(a.status()).as(a.text()).isIn(201, 409, 503);
-            return a.status() == 201;
-        });
+        await().atMost(Duration.ofSeconds(20))
+                .pollInterval(Duration.ofMillis(200))
+                .until(() -> {
+                    Answer a = post("/v1/refunds", ACME, key, body);
+                    last.set(a);
+                    assertThat(a.status()).as(a.text()).isIn(201, 409, 503);
+                    return a.status() == 201;
+                });
         return last.get();
     }
 }

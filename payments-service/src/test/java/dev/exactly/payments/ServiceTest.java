@@ -42,10 +42,13 @@ public abstract class ServiceTest {
 
     @LocalServerPort
     protected int port;
+
     @Autowired
     protected ProcessorConfiguration.InProcessProcessor processor;
+
     @Autowired
     protected Jdbc jdbc;
+
     @Autowired
     protected Ledger ledger;
 
@@ -106,7 +109,9 @@ public abstract class ServiceTest {
     }
 
     protected Answer get(String path, String apiKey) {
-        HttpRequest.Builder b = HttpRequest.newBuilder(uri(path)).timeout(Duration.ofSeconds(60)).GET();
+        HttpRequest.Builder b = HttpRequest.newBuilder(uri(path))
+                .timeout(Duration.ofSeconds(60))
+                .GET();
         if (apiKey != null) {
             b.header("Authorization", "Bearer " + apiKey);
         }
@@ -134,7 +139,8 @@ public abstract class ServiceTest {
     }
 
     protected static String charge(long amount, String customer, String source) {
-        return "{\"amount\":" + amount + ",\"currency\":\"usd\",\"customer\":\"" + customer + "\",\"source\":\"" + source + "\"}";
+        return "{\"amount\":" + amount + ",\"currency\":\"usd\",\"customer\":\"" + customer + "\",\"source\":\""
+                + source + "\"}";
     }
 
     protected static String refund(String chargeId, long amount) {
@@ -143,7 +149,9 @@ public abstract class ServiceTest {
 
     /** Refunds the processor made under a refund's downstream key (its refund log). */
     protected long processorRefunds(String refundId) {
-        return psp().refunds().stream().filter(r -> r.idempotencyKey().equals("exactly_" + refundId)).count();
+        return psp().refunds().stream()
+                .filter(r -> r.idempotencyKey().equals("exactly_" + refundId))
+                .count();
     }
 
     /** Journal entries referring to a refund. */
@@ -153,17 +161,20 @@ public abstract class ServiceTest {
 
     /** Rows of a query against the service's schema. */
     protected List<Map<String, Object>> rows(String sql, Object... params) {
-        return jdbc.query(sql, s -> {
-            for (int i = 0; i < params.length; i++) {
-                s.setObject(i + 1, params[i]);
-            }
-        }, rs -> {
-            Map<String, Object> row = new java.util.LinkedHashMap<>();
-            for (int i = 1; i <= rs.getMetaData().getColumnCount(); i++) {
-                row.put(rs.getMetaData().getColumnLabel(i), rs.getObject(i));
-            }
-            return row;
-        });
+        return jdbc.query(
+                sql,
+                s -> {
+                    for (int i = 0; i < params.length; i++) {
+                        s.setObject(i + 1, params[i]);
+                    }
+                },
+                rs -> {
+                    Map<String, Object> row = new java.util.LinkedHashMap<>();
+                    for (int i = 1; i <= rs.getMetaData().getColumnCount(); i++) {
+                        row.put(rs.getMetaData().getColumnLabel(i), rs.getObject(i));
+                    }
+                    return row;
+                });
     }
 
     protected long count(String sql, Object... params) {
@@ -172,13 +183,17 @@ public abstract class ServiceTest {
 
     /** The charge row's status. */
     protected String chargeStatus(String chargeId) {
-        return (String) rows("SELECT status FROM payments_charge WHERE id = ?", chargeId).getFirst().get("status");
+        return (String) rows("SELECT status FROM payments_charge WHERE id = ?", chargeId)
+                .getFirst()
+                .get("status");
     }
 
     /** The charge id created under a key, read from the database (the request may have died). */
     protected String chargeIdByDownstreamPrefix(String customer) {
-        return (String) rows("SELECT id FROM payments_charge WHERE customer = ? ORDER BY created_at DESC LIMIT 1", customer)
-                .getFirst().get("id");
+        return (String)
+                rows("SELECT id FROM payments_charge WHERE customer = ? ORDER BY created_at DESC LIMIT 1", customer)
+                        .getFirst()
+                        .get("id");
     }
 
     /** Journal entries referring to a charge. */
@@ -187,6 +202,8 @@ public abstract class ServiceTest {
     }
 
     protected void assertLedgerBalanced() {
-        assertThat(ledger.trialBalance().isBalanced()).as("global trial balance").isTrue();
+        assertThat(ledger.trialBalance().isBalanced())
+                .as("global trial balance")
+                .isTrue();
     }
 }

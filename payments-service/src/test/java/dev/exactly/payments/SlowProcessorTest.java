@@ -49,11 +49,14 @@ class SlowProcessorTest extends ServiceTest {
         psp().failNext(1, Fault.latency(LEASE.multipliedBy(4)));
         String body = charge(4200, "cus_slow");
         long started = System.nanoTime();
-        CompletableFuture<Answer> first = CompletableFuture.supplyAsync(() -> post("/v1/charges", ACME, "slow-1", body));
+        CompletableFuture<Answer> first =
+                CompletableFuture.supplyAsync(() -> post("/v1/charges", ACME, "slow-1", body));
         await().atMost(Duration.ofSeconds(10)).until(() -> psp().stats().requests() > before.requests());
         // once the durable record was renewed past two leases after its claim, duplicates arrive; they wait
         // for the first answer (the route's policy)
-        await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(50)).until(() -> count("""
+        await().atMost(Duration.ofSeconds(10))
+                .pollInterval(Duration.ofMillis(50))
+                .until(() -> count("""
                 SELECT count(*) FROM idempotency_records r JOIN payments_charge c ON c.scope_key = r.scope_key
                 WHERE c.customer = 'cus_slow' AND r.status = 'PROCESSING'
                   AND r.lease_expires_at > r.created_at + interval '2 seconds'""") == 1);
@@ -75,13 +78,16 @@ class SlowProcessorTest extends ServiceTest {
         }
         PspStats after = psp().stats();
         assertThat(after.requests() - before.requests()).as("processor calls").isEqualTo(1);
-        assertThat(after.replays() - before.replays()).as("second calls answered from the processor's record").isZero();
+        assertThat(after.replays() - before.replays())
+                .as("second calls answered from the processor's record")
+                .isZero();
         assertThat(psp().captureCount("exactly_" + id)).isEqualTo(1);
         assertThat(entriesOf(id)).isEqualTo(1);
         assertThat(count("""
                 SELECT r.takeovers FROM idempotency_records r JOIN payments_charge c ON c.scope_key = r.scope_key
                 WHERE c.id = ?""", id)).as("nobody took the record over").isZero();
-        assertThat(count("SELECT attempts FROM payments_charge WHERE id = ?", id)).isZero();
+        assertThat(count("SELECT attempts FROM payments_charge WHERE id = ?", id))
+                .isZero();
         assertLedgerBalanced();
     }
 
@@ -90,7 +96,9 @@ class SlowProcessorTest extends ServiceTest {
         int charges = 6;
         PspStats before = psp().stats();
         // each call takes 1.5 leases, so the worker's rounds overlap the leases of the charges still waiting
-        psp().setFaults(FaultSettings.custom().latency(LEASE.multipliedBy(3).dividedBy(2), Duration.ZERO).build());
+        psp().setFaults(FaultSettings.custom()
+                .latency(LEASE.multipliedBy(3).dividedBy(2), Duration.ZERO)
+                .build());
         AtomicLong maxInFlight = new AtomicLong();
         // the processor's own books, read every few milliseconds on a thread of their own (the requests below
         // take a while on a busy machine and would miss a short overlap)
@@ -98,9 +106,10 @@ class SlowProcessorTest extends ServiceTest {
         Thread sampler = Thread.ofVirtual().start(() -> {
             while (!settled.get()) {
                 PspStats now = psp().stats();
-                maxInFlight.accumulateAndGet((now.requests() - before.requests()) - (now.captures() - before.captures()),
-                        Math::max);
-                java.util.concurrent.locks.LockSupport.parkNanos(Duration.ofMillis(5).toNanos());
+                maxInFlight.accumulateAndGet(
+                        (now.requests() - before.requests()) - (now.captures() - before.captures()), Math::max);
+                java.util.concurrent.locks.LockSupport.parkNanos(
+                        Duration.ofMillis(5).toNanos());
             }
         });
         List<String> ids = new ArrayList<>();
@@ -108,28 +117,33 @@ class SlowProcessorTest extends ServiceTest {
             String customer = "cus_recover_" + i;
             crashes.arm(customer, Crashes.Point.AFTER_CHARGE_CREATED);
             Answer crashed = post("/v1/charges", ACME, "recover-" + i, charge(700 + i, customer));
-            assertThat(crashed.status()).as("the request died before the processor").isGreaterThanOrEqualTo(500);
+            assertThat(crashed.status())
+                    .as("the request died before the processor")
+                    .isGreaterThanOrEqualTo(500);
             ids.add(chargeIdByDownstreamPrefix(customer));
         }
         AtomicLong refusedRetries = new AtomicLong();
-        await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(150)).until(() -> {
-            // clients retry the charges the worker holds (a retry of a record nobody holds yet would resume
-            // that charge itself, legitimately, and its processor call would not be the worker's): in flight
-            for (int i = 0; i < charges; i++) {
-                if (count("""
+        await().atMost(Duration.ofSeconds(60))
+                .pollInterval(Duration.ofMillis(150))
+                .until(() -> {
+                    // clients retry the charges the worker holds (a retry of a record nobody holds yet would resume
+                    // that charge itself, legitimately, and its processor call would not be the worker's): in flight
+                    for (int i = 0; i < charges; i++) {
+                        if (count("""
                         SELECT count(*) FROM idempotency_records r JOIN payments_charge c ON c.scope_key = r.scope_key
                         WHERE c.id = ? AND r.status = 'PROCESSING' AND r.takeovers > 0
                           AND r.lease_expires_at > statement_timestamp()""", ids.get(i)) == 1) {
-                    Answer retry = post("/v1/charges", ACME, "recover-" + i, charge(700 + i, "cus_recover_" + i));
-                    assertThat(retry.status()).as(retry.text()).isIn(201, 409);
-                    if (retry.status() == 409) {
-                        assertThat(retry.problemType()).isEqualTo("idempotency-key-in-use");
-                        refusedRetries.incrementAndGet();
+                            Answer retry =
+                                    post("/v1/charges", ACME, "recover-" + i, charge(700 + i, "cus_recover_" + i));
+                            assertThat(retry.status()).as(retry.text()).isIn(201, 409);
+                            if (retry.status() == 409) {
+                                assertThat(retry.problemType()).isEqualTo("idempotency-key-in-use");
+                                refusedRetries.incrementAndGet();
+                            }
+                        }
                     }
-                }
-            }
-            return ids.stream().allMatch(id -> chargeStatus(id).equals("succeeded"));
-        });
+                    return ids.stream().allMatch(id -> chargeStatus(id).equals("succeeded"));
+                });
         settled.set(true);
         try {
             sampler.join(Duration.ofSeconds(5));
@@ -139,16 +153,22 @@ class SlowProcessorTest extends ServiceTest {
         psp().clearFaults();
 
         assertThat(maxInFlight.get()).as("processor calls in flight at once").isEqualTo(PARALLELISM);
-        assertThat(refusedRetries.get()).as("retries that found the record held").isPositive();
+        assertThat(refusedRetries.get())
+                .as("retries that found the record held")
+                .isPositive();
         PspStats after = psp().stats();
-        assertThat(after.requests() - before.requests()).as("one processor call per charge").isEqualTo(charges);
+        assertThat(after.requests() - before.requests())
+                .as("one processor call per charge")
+                .isEqualTo(charges);
         assertThat(after.replays() - before.replays()).as("second calls").isZero();
         for (String id : ids) {
             assertThat(psp().captureCount("exactly_" + id)).isEqualTo(1);
             assertThat(entriesOf(id)).isEqualTo(1);
             assertThat(count("""
                     SELECT r.takeovers FROM idempotency_records r JOIN payments_charge c ON c.scope_key = r.scope_key
-                    WHERE c.id = ?""", id)).as("taken over once, by the worker, and kept").isEqualTo(1);
+                    WHERE c.id = ?""", id))
+                    .as("taken over once, by the worker, and kept")
+                    .isEqualTo(1);
         }
         assertLedgerBalanced();
     }

@@ -39,8 +39,11 @@ class WebhookApiTest extends DefaultServiceTest {
     }
 
     private Answer delete(String path, String apiKey) {
-        return send(HttpRequest.newBuilder(uri(path)).timeout(Duration.ofSeconds(60))
-                .header("Authorization", "Bearer " + apiKey).DELETE().build());
+        return send(HttpRequest.newBuilder(uri(path))
+                .timeout(Duration.ofSeconds(60))
+                .header("Authorization", "Bearer " + apiKey)
+                .DELETE()
+                .build());
     }
 
     private String record(String tenant, EventType type, String subject) {
@@ -49,7 +52,8 @@ class WebhookApiTest extends DefaultServiceTest {
 
     @Test
     void aTenantHasAtMostSixteenEnabledEndpointsEvenWhenItsCreationsRace() throws Exception {
-        long before = count("SELECT count(*) FROM payments_webhook_endpoint WHERE tenant = 'globex' AND status = 'enabled'");
+        long before =
+                count("SELECT count(*) FROM payments_webhook_endpoint WHERE tenant = 'globex' AND status = 'enabled'");
         int asked = (int) (WebhookEndpoints.MAX_ENABLED - before) + 8;
         List<Answer> answers = Collections.synchronizedList(new ArrayList<>());
         java.util.concurrent.CountDownLatch go = new java.util.concurrent.CountDownLatch(1);
@@ -58,27 +62,41 @@ class WebhookApiTest extends DefaultServiceTest {
                 int n = i;
                 threads.submit(() -> {
                     go.await();
-                    return answers.add(createEndpoint(GLOBEX, "{\"url\":\"https://hooks.example.com/limit/" + n + "\"}"));
+                    return answers.add(
+                            createEndpoint(GLOBEX, "{\"url\":\"https://hooks.example.com/limit/" + n + "\"}"));
                 });
             }
             go.countDown();
         }
         assertThat(answers).hasSize(asked);
-        assertThat(answers.stream().filter(a -> a.status() == 201)).hasSize((int) (WebhookEndpoints.MAX_ENABLED - before));
+        assertThat(answers.stream().filter(a -> a.status() == 201))
+                .hasSize((int) (WebhookEndpoints.MAX_ENABLED - before));
         List<Answer> refused = answers.stream().filter(a -> a.status() != 201).toList();
         assertThat(refused).hasSize(8).allSatisfy(a -> {
             assertThat(a.status()).isEqualTo(409);
             assertThat(a.problemType()).isEqualTo("webhook-endpoint-limit");
         });
-        assertThat(count("SELECT count(*) FROM payments_webhook_endpoint WHERE tenant = 'globex' AND status = 'enabled'"))
+        assertThat(
+                        count(
+                                "SELECT count(*) FROM payments_webhook_endpoint WHERE tenant = 'globex' AND status = 'enabled'"))
                 .isEqualTo(WebhookEndpoints.MAX_ENABLED);
-        assertThat(createEndpoint(ACME, "{\"url\":\"https://hooks.example.com/other-tenant\"}").status())
-                .as("another tenant is not held back").isEqualTo(201);
+        assertThat(createEndpoint(ACME, "{\"url\":\"https://hooks.example.com/other-tenant\"}")
+                        .status())
+                .as("another tenant is not held back")
+                .isEqualTo(201);
 
         // disabling one makes room for one
-        String first = answers.stream().filter(a -> a.status() == 201).findFirst().orElseThrow().json().get("id").stringValue();
+        String first = answers.stream()
+                .filter(a -> a.status() == 201)
+                .findFirst()
+                .orElseThrow()
+                .json()
+                .get("id")
+                .stringValue();
         assertThat(delete("/v1/webhook-endpoints/" + first, GLOBEX).status()).isEqualTo(200);
-        assertThat(createEndpoint(GLOBEX, "{\"url\":\"https://hooks.example.com/limit/again\"}").status()).isEqualTo(201);
+        assertThat(createEndpoint(GLOBEX, "{\"url\":\"https://hooks.example.com/limit/again\"}")
+                        .status())
+                .isEqualTo(201);
         jdbc.inTransaction(c -> dev.exactly.payments.db.Jdbc.update(c, """
                 UPDATE payments_webhook_endpoint SET status = 'disabled', disabled_at = now()
                  WHERE url LIKE 'https://hooks.example.com/%' AND status = 'enabled'""", st -> {}));
@@ -86,8 +104,10 @@ class WebhookApiTest extends DefaultServiceTest {
 
     @Test
     void anEndpointIsCreatedWithASecretShownOnceListedAndDisabled() {
-        Answer created = createEndpoint(ACME, "{\"url\":\"https://hooks.example.com/exactly?x=1\","
-                + "\"enabled_events\":[\"charge.succeeded\",\"refund.succeeded\"],\"description\":\"orders\"}");
+        Answer created = createEndpoint(
+                ACME,
+                "{\"url\":\"https://hooks.example.com/exactly?x=1\","
+                        + "\"enabled_events\":[\"charge.succeeded\",\"refund.succeeded\"],\"description\":\"orders\"}");
         assertThat(created.status()).as(created.text()).isEqualTo(201);
         JsonNode endpoint = created.json();
         String id = endpoint.get("id").stringValue();
@@ -108,7 +128,9 @@ class WebhookApiTest extends DefaultServiceTest {
         Answer disabled = delete("/v1/webhook-endpoints/" + id, ACME);
         assertThat(disabled.status()).isEqualTo(200);
         assertThat(disabled.json().get("status").stringValue()).isEqualTo("disabled");
-        assertThat(delete("/v1/webhook-endpoints/" + id, ACME).status()).as("disabling again").isEqualTo(200);
+        assertThat(delete("/v1/webhook-endpoints/" + id, ACME).status())
+                .as("disabling again")
+                .isEqualTo(200);
         assertThat(delete("/v1/webhook-endpoints/we_nothing", ACME).status()).isEqualTo(404);
         assertThat(delete("/v1/webhook-endpoints/..%2f", ACME).status()).isIn(400, 404);
         assertThat(get("/v1/webhook-endpoints", OPERATOR).status()).isEqualTo(403);
@@ -132,18 +154,29 @@ class WebhookApiTest extends DefaultServiceTest {
             {"{\"url\":\"http://0177.0.0.1/\"}", "url", "url_invalid"},
             {"{\"url\":42}", "url", "parameter_invalid"},
             {"{}", "url", "parameter_missing"},
-            {"{\"url\":\"https://example.com/\",\"enabled_events\":[\"charge.exploded\"]}", "enabled_events", "event_type_unknown"},
+            {
+                "{\"url\":\"https://example.com/\",\"enabled_events\":[\"charge.exploded\"]}",
+                "enabled_events",
+                "event_type_unknown"
+            },
             {"{\"url\":\"https://example.com/\",\"enabled_events\":[]}", "enabled_events", "parameter_invalid"},
             {"{\"url\":\"https://example.com/\",\"enabled_events\":\"*\"}", "enabled_events", "parameter_invalid"},
-            {"{\"url\":\"https://example.com/\",\"enabled_events\":[\"*\",\"charge.failed\"]}", "enabled_events", "parameter_invalid"},
+            {
+                "{\"url\":\"https://example.com/\",\"enabled_events\":[\"*\",\"charge.failed\"]}",
+                "enabled_events",
+                "parameter_invalid"
+            },
             {"{\"url\":\"https://example.com/\",\"enabled_events\":[1]}", "enabled_events", "parameter_invalid"},
             {"{\"url\":\"https://example.com/\",\"secret\":\"mine\"}", "secret", "parameter_unknown"},
             {"[1,2]", "", "invalid_json"},
             {"{\"url\":", "", "invalid_json"},
             // a member named twice is not taken as the first or the last: which one a reader keeps differs
             {"{\"url\":\"https://example.com/a\",\"url\":\"https://example.com/b\"}", "url", "parameter_duplicated"},
-            {"{\"url\":\"https://example.com/\",\"enabled_events\":[\"*\"],\"description\":\"a\",\"description\":\"b\"}",
-                "description", "parameter_duplicated"},
+            {
+                "{\"url\":\"https://example.com/\",\"enabled_events\":[\"*\"],\"description\":\"a\",\"description\":\"b\"}",
+                "description",
+                "parameter_duplicated"
+            },
         };
         for (String[] c : cases) {
             Answer answer = createEndpoint(ACME, c[0]);
@@ -159,20 +192,24 @@ class WebhookApiTest extends DefaultServiceTest {
         assertThat(truncated.json().get("errors").get(0).get("message").stringValue())
                 .isEqualTo("the request body is not valid JSON (line 2, column 22)");
         Answer nested = createEndpoint(ACME, "{\"url\":\"https://example.com/\",\"x\":{\"k\":1,\"k\":2}}");
-        assertThat(nested.json().get("errors").get(0).get("field").stringValue()).isEqualTo("x.k");
+        assertThat(nested.json().get("errors").get(0).get("field").stringValue())
+                .isEqualTo("x.k");
         assertThat(nested.json().get("errors").get(0).get("message").stringValue())
                 .isEqualTo("x.k is given more than once: send each member once");
         String longName = "n".repeat(5_000);
-        Answer longDuplicate = createEndpoint(ACME, "{\"url\":\"https://example.com/\",\"" + longName + "\":1,\""
-                + longName + "\":2}");
+        Answer longDuplicate = createEndpoint(
+                ACME, "{\"url\":\"https://example.com/\",\"" + longName + "\":1,\"" + longName + "\":2}");
         // no member of the API has a name of more than 40 characters: a longer one is echoed cut, in field too
         assertThat(longDuplicate.json().get("errors").get(0).get("field").stringValue())
                 .isEqualTo("n".repeat(40) + "...");
         assertThat(longDuplicate.json().get("errors").get(0).get("message").stringValue())
                 .isEqualTo("n".repeat(40) + "... is given more than once: send each member once");
-        Answer form = send(HttpRequest.newBuilder(uri("/v1/webhook-endpoints")).timeout(Duration.ofSeconds(60))
-                .header("Authorization", "Bearer " + ACME).header("Content-Type", "text/plain")
-                .POST(HttpRequest.BodyPublishers.ofString("url=x")).build());
+        Answer form = send(HttpRequest.newBuilder(uri("/v1/webhook-endpoints"))
+                .timeout(Duration.ofSeconds(60))
+                .header("Authorization", "Bearer " + ACME)
+                .header("Content-Type", "text/plain")
+                .POST(HttpRequest.BodyPublishers.ofString("url=x"))
+                .build());
         assertThat(form.status()).isEqualTo(415);
         assertThat(get("/v1/webhook-endpoints", ACME).text()).doesNotContain("example.com/#frag");
     }
@@ -181,7 +218,8 @@ class WebhookApiTest extends DefaultServiceTest {
     void eventsArePagedPerTenantOldestFirst() {
         List<String> ids = new ArrayList<>();
         for (int i = 0; i < 5; i++) {
-            ids.add(record("acme", i % 2 == 0 ? EventType.CHARGE_SUCCEEDED : EventType.REFUND_SUCCEEDED, "ch_page_" + i));
+            ids.add(record(
+                    "acme", i % 2 == 0 ? EventType.CHARGE_SUCCEEDED : EventType.REFUND_SUCCEEDED, "ch_page_" + i));
         }
         String theirs = record("globex", EventType.CHARGE_SUCCEEDED, "ch_globex");
 
@@ -200,7 +238,8 @@ class WebhookApiTest extends DefaultServiceTest {
         assertThat(seen).containsSubsequence(ids).doesNotContain(theirs);
 
         Answer refunds = get("/v1/events?type=refund.succeeded&limit=500", ACME);
-        assertThat(refunds.json().get("data")).allSatisfy(e -> assertThat(e.get("type").stringValue()).isEqualTo("refund.succeeded"));
+        assertThat(refunds.json().get("data"))
+                .allSatisfy(e -> assertThat(e.get("type").stringValue()).isEqualTo("refund.succeeded"));
         assertThat(refunds.text()).contains(ids.get(1), ids.get(3)).doesNotContain(ids.get(0));
 
         Answer one = get("/v1/events/" + ids.get(0), ACME);
@@ -213,11 +252,15 @@ class WebhookApiTest extends DefaultServiceTest {
         Answer redelivered = post("/v1/events/" + ids.get(0) + "/redeliver", ACME, null, "");
         assertThat(redelivered.status()).as(redelivered.text()).isEqualTo(200);
         assertThat(redelivered.json().get("id").stringValue()).isEqualTo(ids.get(0));
-        assertThat(post("/v1/events/" + theirs + "/redeliver", ACME, null, "").status()).isEqualTo(404);
-        assertThat(post("/v1/events/evt_nothing/redeliver", ACME, null, "").status()).isEqualTo(404);
+        assertThat(post("/v1/events/" + theirs + "/redeliver", ACME, null, "").status())
+                .isEqualTo(404);
+        assertThat(post("/v1/events/evt_nothing/redeliver", ACME, null, "").status())
+                .isEqualTo(404);
 
         assertThat(get("/v1/events?type=charge.exploded", ACME).problemType()).isEqualTo("validation-failed");
-        assertThat(get("/v1/events?after=" + theirs, ACME).problemType()).as("another tenant's cursor").isEqualTo("validation-failed");
+        assertThat(get("/v1/events?after=" + theirs, ACME).problemType())
+                .as("another tenant's cursor")
+                .isEqualTo("validation-failed");
         assertThat(get("/v1/events?after=nope", ACME).status()).isEqualTo(422);
         assertThat(get("/v1/events?limit=0", ACME).status()).isEqualTo(422);
     }
@@ -239,19 +282,31 @@ class WebhookApiTest extends DefaultServiceTest {
         });
         receiver.start();
         try {
-            Answer created = createEndpoint(GLOBEX, "{\"url\":\"http://127.0.0.1:" + receiver.getAddress().getPort()
-                    + "/hook\",\"enabled_events\":[\"charge.succeeded\"]}");
+            Answer created = createEndpoint(
+                    GLOBEX,
+                    "{\"url\":\"http://127.0.0.1:" + receiver.getAddress().getPort()
+                            + "/hook\",\"enabled_events\":[\"charge.succeeded\"]}");
             String secret = created.json().get("secret").stringValue();
             record("globex", EventType.CHARGE_FAILED, "ch_not_listened");
             String event = record("globex", EventType.CHARGE_SUCCEEDED, "ch_delivered");
             await().atMost(Duration.ofSeconds(30)).until(() -> !ids.isEmpty());
             assertThat(ids).containsExactly(event);
-            WebhookSignature.verify(secret, signatures.getFirst(), bodies.getFirst(), WebhookSignature.DEFAULT_TOLERANCE);
-            String stored = jdbc.queryOne("SELECT body FROM payments_event WHERE id = ?", s -> s.setString(1, event),
-                    rs -> rs.getString(1)).orElseThrow();
+            WebhookSignature.verify(
+                    secret, signatures.getFirst(), bodies.getFirst(), WebhookSignature.DEFAULT_TOLERANCE);
+            String stored = jdbc.queryOne(
+                            "SELECT body FROM payments_event WHERE id = ?",
+                            s -> s.setString(1, event),
+                            rs -> rs.getString(1))
+                    .orElseThrow();
             assertThat(new String(bodies.getFirst(), StandardCharsets.UTF_8)).isEqualTo(stored);
-            await().atMost(Duration.ofSeconds(30)).until(() -> get("/v1/events/" + event, GLOBEX).json()
-                    .get("deliveries").get(0).get("status").stringValue().equals("delivered"));
+            await().atMost(Duration.ofSeconds(30))
+                    .until(() -> get("/v1/events/" + event, GLOBEX)
+                            .json()
+                            .get("deliveries")
+                            .get(0)
+                            .get("status")
+                            .stringValue()
+                            .equals("delivered"));
         } finally {
             receiver.stop(0);
         }

@@ -1,12 +1,12 @@
 package dev.exactly.psp;
 
+import dev.exactly.psp.internal.Checks;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Objects;
 import java.util.StringJoiner;
-import dev.exactly.psp.internal.Checks;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -225,7 +225,7 @@ public sealed interface Fault {
                 case "error" -> arg == null ? error() : error(Integer.parseInt(arg));
                 case "timeout" -> arg == null ? timeout() : timeout(parseDuration(arg));
                 case "timeout-after-capture", "timeout-after-refund", "timeout-after-commit" ->
-                        arg == null ? timeoutAfterCapture() : timeoutAfterCapture(parseDuration(arg));
+                    arg == null ? timeoutAfterCapture() : timeoutAfterCapture(parseDuration(arg));
                 case "drop-response" -> {
                     if (arg != null) {
                         throw new IllegalArgumentException("drop-response takes no value");
@@ -289,5 +289,4 @@ public sealed interface Fault {
             throw new IllegalArgumentException(what + " must be a whole number of milliseconds");
         }
     }
-
 }

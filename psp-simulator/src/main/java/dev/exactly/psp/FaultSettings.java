@@ -170,8 +170,17 @@ public record FaultSettings(
         }
 
         public FaultSettings build() {
-            return new FaultSettings(latency, latencyJitter, errorRate, errorStatus, timeoutRate,
-                    timeoutAfterCaptureRate, dropResponseRate, timeoutHold, declines, seed);
+            return new FaultSettings(
+                    latency,
+                    latencyJitter,
+                    errorRate,
+                    errorStatus,
+                    timeoutRate,
+                    timeoutAfterCaptureRate,
+                    dropResponseRate,
+                    timeoutHold,
+                    declines,
+                    seed);
         }
     }
 }

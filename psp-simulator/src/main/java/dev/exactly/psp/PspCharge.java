@@ -54,7 +54,9 @@ public record PspCharge(
         if ((status == ChargeStatus.DECLINED) != (declineCode != null)) {
             throw new IllegalArgumentException("a decline code is required exactly when the charge is declined");
         }
-        if (amountCaptured < 0 || amountCaptured > amount || (status == ChargeStatus.CAPTURED) != (amountCaptured > 0)) {
+        if (amountCaptured < 0
+                || amountCaptured > amount
+                || (status == ChargeStatus.CAPTURED) != (amountCaptured > 0)) {
             throw new IllegalArgumentException("amountCaptured must be in (0, amount] exactly when captured");
         }
         if (amountRefunded < 0 || amountRefunded > amountCaptured) {

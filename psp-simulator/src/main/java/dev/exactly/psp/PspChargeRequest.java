@@ -1,10 +1,10 @@
 package dev.exactly.psp;
 
+import dev.exactly.psp.internal.Checks;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.regex.Pattern;
-import dev.exactly.psp.internal.Checks;
 import org.jspecify.annotations.Nullable;
 
 /**

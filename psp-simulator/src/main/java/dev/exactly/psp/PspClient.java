@@ -73,16 +73,19 @@ public final class PspClient implements AutoCloseable {
     private PspClient(Builder b) {
         this.baseUri = b.baseUri;
         this.requestTimeout = b.requestTimeout;
-        this.http = "http".equals(baseUri.getScheme()) ? new PlainHttpClient(b.connectTimeout) : HttpClient.newBuilder()
-                .version(HttpClient.Version.HTTP_1_1)
-                .connectTimeout(b.connectTimeout)
-                .followRedirects(HttpClient.Redirect.NEVER)
-                // what the client's selector thread hands off (reading and parsing an answer, completing the
-                // caller's wait) runs on that thread instead of hopping to a pool thread first: every call here
-                // takes its body as bytes and nothing the client runs blocks
-                .executor(Runnable::run)
-                .build();
-        this.charges = IdempotentHttpClient.builder(http).policy(b.retryPolicy()).build();
+        this.http = "http".equals(baseUri.getScheme())
+                ? new PlainHttpClient(b.connectTimeout)
+                : HttpClient.newBuilder()
+                        .version(HttpClient.Version.HTTP_1_1)
+                        .connectTimeout(b.connectTimeout)
+                        .followRedirects(HttpClient.Redirect.NEVER)
+                        // what the client's selector thread hands off (reading and parsing an answer, completing the
+                        // caller's wait) runs on that thread instead of hopping to a pool thread first: every call here
+                        // takes its body as bytes and nothing the client runs blocks
+                        .executor(Runnable::run)
+                        .build();
+        this.charges =
+                IdempotentHttpClient.builder(http).policy(b.retryPolicy()).build();
     }
 
     /** A client with the default timeouts. */
@@ -124,7 +127,10 @@ public final class PspClient implements AutoCloseable {
         IdempotentResponse response = post("/v1/charges", Wire.chargeRequest(request), idempotencyKey, faults);
         if (response.status() == 200 || response.status() == 402) {
             PspCharge charge = readCharge(response.status(), response.bodyText(), response.uri());
-            agree(response, charge.status() == ChargeStatus.DECLINED, charge.status().wireName());
+            agree(
+                    response,
+                    charge.status() == ChargeStatus.DECLINED,
+                    charge.status().wireName());
             return charge;
         }
         // after several attempts a 4xx cannot promise that an earlier one captured nothing
@@ -187,8 +193,8 @@ public final class PspClient implements AutoCloseable {
         return holdAction(chargeId, "void", JsonValue.object().build(), idempotencyKey, faults);
     }
 
-    private PspCharge holdAction(String chargeId, String action, JsonValue body, String idempotencyKey,
-            List<Fault> faults) {
+    private PspCharge holdAction(
+            String chargeId, String action, JsonValue body, String idempotencyKey, List<Fault> faults) {
         Objects.requireNonNull(chargeId, "chargeId");
         Objects.requireNonNull(faults, "faults");
         String path = "/v1/charges/" + pathSegment(chargeId) + "/" + action;
@@ -241,8 +247,11 @@ public final class PspClient implements AutoCloseable {
             return charges.send(post.build(), idempotencyKey);
         } catch (IdempotencyKeyReusedException reused) {
             IdempotentResponse answer = reused.answer();
-            throw new PspRequestException(answer.status(), "idempotency_key_reused",
-                    answer.status() + " from POST " + answer.uri() + ": " + reused.getMessage(), answer.attempts() > 1);
+            throw new PspRequestException(
+                    answer.status(),
+                    "idempotency_key_reused",
+                    answer.status() + " from POST " + answer.uri() + ": " + reused.getMessage(),
+                    answer.attempts() > 1);
         } catch (RetriesExhaustedException exhausted) {
             throw noAnswer(path, exhausted);
         } catch (InterruptedException e) {
@@ -276,7 +285,8 @@ public final class PspClient implements AutoCloseable {
      */
     public Optional<PspCharge> findByIdempotencyKey(String idempotencyKey) {
         Objects.requireNonNull(idempotencyKey, "idempotencyKey");
-        return find("/v1/charges?idempotency_key=" + URLEncoder.encode(idempotencyKey, StandardCharsets.UTF_8),
+        return find(
+                "/v1/charges?idempotency_key=" + URLEncoder.encode(idempotencyKey, StandardCharsets.UTF_8),
                 PspClient::readCharge);
     }
 
@@ -292,7 +302,8 @@ public final class PspClient implements AutoCloseable {
      */
     public Optional<PspRefund> findRefundByIdempotencyKey(String idempotencyKey) {
         Objects.requireNonNull(idempotencyKey, "idempotencyKey");
-        return find("/v1/refunds?idempotency_key=" + URLEncoder.encode(idempotencyKey, StandardCharsets.UTF_8),
+        return find(
+                "/v1/refunds?idempotency_key=" + URLEncoder.encode(idempotencyKey, StandardCharsets.UTF_8),
                 PspClient::readRefund);
     }
 
@@ -385,7 +396,10 @@ public final class PspClient implements AutoCloseable {
     }
 
     private HttpRequest get(String pathAndQuery) {
-        return HttpRequest.newBuilder(baseUri.resolve(pathAndQuery)).timeout(requestTimeout).GET().build();
+        return HttpRequest.newBuilder(baseUri.resolve(pathAndQuery))
+                .timeout(requestTimeout)
+                .GET()
+                .build();
     }
 
     private HttpResponse<String> send(HttpRequest request) {
@@ -413,8 +427,11 @@ public final class PspClient implements AutoCloseable {
      */
     private static void agree(IdempotentResponse response, boolean refusedInBody, String bodyStatus) {
         if ((response.status() == 402) != refusedInBody) {
-            throw new PspServerException(response.status(), null, "contradictory answer from " + response.uri()
-                    + ": HTTP " + response.status() + " with a body whose status is " + bodyStatus);
+            throw new PspServerException(
+                    response.status(),
+                    null,
+                    "contradictory answer from " + response.uri() + ": HTTP " + response.status()
+                            + " with a body whose status is " + bodyStatus);
         }
     }
 
@@ -436,12 +453,13 @@ public final class PspClient implements AutoCloseable {
     }
 
     private static PspServerException unreadable(HttpResponse<String> response, RuntimeException e) {
-        return new PspServerException(response.statusCode(), null,
-                "unreadable answer from " + response.uri() + ": " + e.getMessage());
+        return new PspServerException(
+                response.statusCode(), null, "unreadable answer from " + response.uri() + ": " + e.getMessage());
     }
 
     private static PspException failure(HttpResponse<String> response) {
-        return failure(response.statusCode(), response.body(), response.request().method(), response.uri(), false);
+        return failure(
+                response.statusCode(), response.body(), response.request().method(), response.uri(), false);
     }
 
     /**
@@ -451,8 +469,8 @@ public final class PspClient implements AutoCloseable {
     private static PspException failure(int status, String body, String method, URI uri, boolean afterRetries) {
         Wire.ErrorBody error = Wire.readError(body);
         @Nullable String code = error.code();
-        String message = status + " from " + method + " " + uri
-                + (error.message() != null ? ": " + error.message() : "");
+        String message =
+                status + " from " + method + " " + uri + (error.message() != null ? ": " + error.message() : "");
         if (status >= 400 && status < 500) {
             return new PspRequestException(status, code, message, afterRetries);
         }
@@ -501,8 +519,13 @@ public final class PspClient implements AutoCloseable {
             if (retryPolicy != null) {
                 return retryPolicy;
             }
-            return RetryPolicy.custom().maxAttempts(3).initialDelay(Duration.ofMillis(100)).maxDelay(Duration.ofSeconds(1))
-                    .deadline(requestTimeout).attemptTimeout(requestTimeout).build();
+            return RetryPolicy.custom()
+                    .maxAttempts(3)
+                    .initialDelay(Duration.ofMillis(100))
+                    .maxDelay(Duration.ofSeconds(1))
+                    .deadline(requestTimeout)
+                    .attemptTimeout(requestTimeout)
+                    .build();
         }
 
         public PspClient build() {

@@ -33,8 +33,14 @@ public record PspConfig(
     /** The default {@link #authorizationTtl()}: 7 days. */
     public static final Duration DEFAULT_AUTHORIZATION_TTL = Duration.ofDays(7);
 
-    private static final PspConfig DEFAULTS = new PspConfig(InetAddress.getLoopbackAddress(), 0,
-            InstantSource.system(), FaultSettings.none(), 64 * 1024, true, DEFAULT_AUTHORIZATION_TTL);
+    private static final PspConfig DEFAULTS = new PspConfig(
+            InetAddress.getLoopbackAddress(),
+            0,
+            InstantSource.system(),
+            FaultSettings.none(),
+            64 * 1024,
+            true,
+            DEFAULT_AUTHORIZATION_TTL);
 
     public PspConfig {
         Objects.requireNonNull(bindAddress, "bindAddress");
@@ -123,8 +129,8 @@ public record PspConfig(
         }
 
         public PspConfig build() {
-            return new PspConfig(bindAddress, port, clock, faults, maxBodyBytes, honourIdempotencyKeys,
-                    authorizationTtl);
+            return new PspConfig(
+                    bindAddress, port, clock, faults, maxBodyBytes, honourIdempotencyKeys, authorizationTtl);
         }
     }
 }

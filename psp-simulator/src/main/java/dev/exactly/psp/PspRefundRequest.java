@@ -1,10 +1,10 @@
 package dev.exactly.psp;
 
+import dev.exactly.psp.internal.Checks;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.regex.Pattern;
-import dev.exactly.psp.internal.Checks;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -18,7 +18,11 @@ import org.jspecify.annotations.Nullable;
  * @param metadata up to 50 string pairs (keys ≤ 40 characters, values ≤ 500), e.g. the caller's refund id
  */
 public record PspRefundRequest(
-        String charge, long amount, String currency, @Nullable String reason, Map<String, String> metadata) {
+        String charge,
+        long amount,
+        String currency,
+        @Nullable String reason,
+        Map<String, String> metadata) {
 
     private static final Pattern CURRENCY = Pattern.compile("[a-z]{3}");
 

@@ -63,11 +63,15 @@ public final class PspSimulator implements AutoCloseable {
         this.config = config;
         this.book = new ChargeBook(config.clock(), config.honourIdempotencyKeys(), config.authorizationTtl());
         this.faults = new FaultInjector(config.faults());
-        this.server = new Http1Server(new InetSocketAddress(config.bindAddress(), config.port()), BACKLOG,
+        this.server = new Http1Server(
+                new InetSocketAddress(config.bindAddress(), config.port()),
+                BACKLOG,
                 new PspHandler(book, faults, counters, config.maxBodyBytes(), closing),
-                (status, code, message) -> Json.write(Wire.error(status >= 500 ? "api_error" : "invalid_request_error",
-                        code, message)).getBytes(StandardCharsets.UTF_8),
-                IDLE_TIMEOUT, MAX_CONNECTIONS);
+                (status, code, message) -> Json.write(
+                                Wire.error(status >= 500 ? "api_error" : "invalid_request_error", code, message))
+                        .getBytes(StandardCharsets.UTF_8),
+                IDLE_TIMEOUT,
+                MAX_CONNECTIONS);
     }
 
     /** Starts a simulator; it listens until {@link #close()}. */
@@ -170,7 +174,9 @@ public final class PspSimulator implements AutoCloseable {
      * @throws IllegalStateException when the key already holds a charge
      */
     public PspCharge plantCapture(String idempotencyKey, long amount, String currency, Map<String, String> metadata) {
-        return book.plantCapture(PspHandler.newId("py_"), idempotencyKey,
+        return book.plantCapture(
+                PspHandler.newId("py_"),
+                idempotencyKey,
                 new PspChargeRequest(amount, currency, "tok_planted", null, metadata));
     }
 
@@ -308,7 +314,8 @@ public final class PspSimulator implements AutoCloseable {
                     default -> throw new IllegalArgumentException("unknown option " + option);
                 }
             }
-            built = config.faults(faultSettings.latency(latency, jitter).build()).build();
+            built = config.faults(faultSettings.latency(latency, jitter).build())
+                    .build();
         } catch (IOException | IllegalArgumentException e) {
             System.err.println(e.getMessage());
             System.err.println(USAGE);

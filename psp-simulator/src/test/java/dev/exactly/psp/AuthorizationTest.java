@@ -29,9 +29,14 @@ class AuthorizationTest {
 
     @BeforeEach
     void start() {
-        psp = PspSimulator.start(PspConfig.custom().clock(clock).authorizationTtl(Duration.ofHours(1)).build());
+        psp = PspSimulator.start(PspConfig.custom()
+                .clock(clock)
+                .authorizationTtl(Duration.ofHours(1))
+                .build());
         http = new Http(psp.baseUri());
-        client = PspClient.builder(psp.baseUri()).requestTimeout(Duration.ofSeconds(10)).build();
+        client = PspClient.builder(psp.baseUri())
+                .requestTimeout(Duration.ofSeconds(10))
+                .build();
     }
 
     @AfterEach
@@ -52,14 +57,18 @@ class AuthorizationTest {
 
     @Test
     void anAuthorizationHoldsWithoutCapturingAndExpiresAfterItsTtl() {
-        HttpResponse<String> raw = http.charge("h", "{\"amount\": 1999, \"currency\": \"usd\", \"source\": \"tok_visa\","
-                + " \"capture\": false}");
+        HttpResponse<String> raw = http.charge(
+                "h", "{\"amount\": 1999, \"currency\": \"usd\", \"source\": \"tok_visa\"," + " \"capture\": false}");
         assertThat(raw.statusCode()).isEqualTo(200);
-        assertThat(raw.body()).contains("\"status\":\"authorized\"", "\"amount_captured\":0",
-                "\"expires_at\":" + T0.plus(Duration.ofHours(1)).getEpochSecond());
+        assertThat(raw.body())
+                .contains(
+                        "\"status\":\"authorized\"",
+                        "\"amount_captured\":0",
+                        "\"expires_at\":" + T0.plus(Duration.ofHours(1)).getEpochSecond());
 
         PspCharge hold = client.findByIdempotencyKey("h").orElseThrow();
-        assertThat(hold).returns(ChargeStatus.AUTHORIZED, PspCharge::status)
+        assertThat(hold)
+                .returns(ChargeStatus.AUTHORIZED, PspCharge::status)
                 .returns(true, PspCharge::authorized)
                 .returns(false, PspCharge::captured)
                 .returns(0L, PspCharge::amountCaptured)
@@ -74,7 +83,8 @@ class AuthorizationTest {
         assertThat(client.findById(hold.id()).orElseThrow().status()).isEqualTo(ChargeStatus.EXPIRED);
         assertRefused(() -> client.capture(hold.id(), "cap"), "authorization_expired");
         assertThat(client.voidAuthorization(hold.id(), "void").status())
-                .as("an expired hold has nothing left to release").isEqualTo(ChargeStatus.EXPIRED);
+                .as("an expired hold has nothing left to release")
+                .isEqualTo(ChargeStatus.EXPIRED);
         assertThat(psp.captures()).isEmpty();
     }
 
@@ -92,10 +102,13 @@ class AuthorizationTest {
         assertThat(replay.body()).isEqualTo(first.body());
         assertRefused(() -> client.capture(hold.id(), "another-key"), "charge_already_captured");
         assertRefused(() -> client.capture(hold.id(), 5, "a-third-key"), "charge_already_captured");
-        assertThat(http.keyed("/v1/charges/" + hold.id() + "/capture", "cap", "{\"amount\": 5}").statusCode())
-                .as("same key, another amount").isEqualTo(422);
+        assertThat(http.keyed("/v1/charges/" + hold.id() + "/capture", "cap", "{\"amount\": 5}")
+                        .statusCode())
+                .as("same key, another amount")
+                .isEqualTo(422);
 
-        assertThat(psp.captures()).singleElement()
+        assertThat(psp.captures())
+                .singleElement()
                 .returns("cap", Capture::idempotencyKey)
                 .returns(hold.id(), Capture::chargeId)
                 .returns(1999L, Capture::amount)
@@ -118,17 +131,22 @@ class AuthorizationTest {
         PspCharge hold = client.authorize(VISA, "h");
 
         assertRefused(() -> client.capture(hold.id(), 2000, "too-much"), "amount_too_large");
-        assertThat(client.findById(hold.id()).orElseThrow().status()).as("still a hold").isEqualTo(ChargeStatus.AUTHORIZED);
+        assertThat(client.findById(hold.id()).orElseThrow().status())
+                .as("still a hold")
+                .isEqualTo(ChargeStatus.AUTHORIZED);
         assertRefused(() -> client.capture(hold.id(), 2000, "too-much"), "amount_too_large");
 
         PspCharge captured = client.capture(hold.id(), 1500, "part");
-        assertThat(captured).returns(ChargeStatus.CAPTURED, PspCharge::status)
+        assertThat(captured)
+                .returns(ChargeStatus.CAPTURED, PspCharge::status)
                 .returns(1999L, PspCharge::amount)
                 .returns(1500L, PspCharge::amountCaptured);
         assertThat(psp.captures()).singleElement().returns(1500L, Capture::amount);
-        assertThat(http.keyed("/v1/charges/" + hold.id() + "/capture", "k", "{\"amount\": 0}").body())
+        assertThat(http.keyed("/v1/charges/" + hold.id() + "/capture", "k", "{\"amount\": 0}")
+                        .body())
                 .contains("parameter_invalid");
-        assertThat(http.keyed("/v1/charges/" + hold.id() + "/capture", "k", "{\"amount\": 1, \"x\": 1}").body())
+        assertThat(http.keyed("/v1/charges/" + hold.id() + "/capture", "k", "{\"amount\": 1, \"x\": 1}")
+                        .body())
                 .contains("parameter_unknown");
     }
 
@@ -145,7 +163,8 @@ class AuthorizationTest {
         assertThat(client.voidAuthorization(hold.id(), "void-again").status()).isEqualTo(ChargeStatus.VOIDED);
         assertRefused(() -> client.capture(hold.id(), "cap"), "charge_voided");
         assertThat(client.findByIdempotencyKey("h").orElseThrow().status()).isEqualTo(ChargeStatus.VOIDED);
-        assertThat(http.keyed("/v1/charges/" + hold.id() + "/void", "v", "{\"amount\": 1}").body())
+        assertThat(http.keyed("/v1/charges/" + hold.id() + "/void", "v", "{\"amount\": 1}")
+                        .body())
                 .contains("parameter_unknown");
 
         PspCharge other = client.authorize(VISA, "h2");
@@ -182,9 +201,11 @@ class AuthorizationTest {
                 String key = hold.id() + (capture ? "/capture/" : "/void/") + j;
                 calls.add(() -> {
                     try {
-                        PspCharge after = capture ? client.capture(hold.id(), 1000, key)
+                        PspCharge after = capture
+                                ? client.capture(hold.id(), 1000, key)
                                 : client.voidAuthorization(hold.id(), key);
-                        return hold.id() + " " + (capture ? "captured" : after.status().wireName());
+                        return hold.id() + " "
+                                + (capture ? "captured" : after.status().wireName());
                     } catch (PspRequestException e) {
                         assertThat(e.refused()).isTrue();
                         return hold.id() + " refused " + e.code();
@@ -203,30 +224,41 @@ class AuthorizationTest {
             List<String> results = byHold.get(hold.id());
             PspCharge now = psp.findById(hold.id()).orElseThrow();
             if (now.captured()) {
-                assertThat(results).containsOnlyOnce("captured")
+                assertThat(results)
+                        .containsOnlyOnce("captured")
                         .containsOnly("captured", "refused charge_already_captured");
                 assertThat(now.amountCaptured()).isEqualTo(1000);
             } else {
                 assertThat(now.status()).isEqualTo(ChargeStatus.VOIDED);
-                assertThat(results).doesNotContain("captured")
-                        .containsOnly("voided", "refused charge_voided");
+                assertThat(results).doesNotContain("captured").containsOnly("voided", "refused charge_voided");
             }
         }
-        long captured = authorized.stream().filter(h -> psp.findById(h.id()).orElseThrow().captured()).count();
+        long captured = authorized.stream()
+                .filter(h -> psp.findById(h.id()).orElseThrow().captured())
+                .count();
         assertThat(psp.captures()).hasSize((int) captured);
         assertThat(psp.captureCounts().values()).allMatch(n -> n == 1);
-        assertThat(psp.captures().stream().map(Capture::chargeId).distinct().count()).isEqualTo(captured);
+        assertThat(psp.captures().stream().map(Capture::chargeId).distinct().count())
+                .isEqualTo(captured);
     }
 
     @Test
     void thirtyTwoConcurrentCapturesWithOneKeyCaptureOnce() throws Exception {
         PspCharge hold = client.authorize(VISA, "h");
 
-        List<HttpResponse<String>> answers = Race.run(32, () -> http.keyed("/v1/charges/" + hold.id() + "/capture",
-                "race", "{\"amount\": 1200}", Fault.HEADER, "latency=100ms"));
+        List<HttpResponse<String>> answers = Race.run(
+                32,
+                () -> http.keyed(
+                        "/v1/charges/" + hold.id() + "/capture",
+                        "race",
+                        "{\"amount\": 1200}",
+                        Fault.HEADER,
+                        "latency=100ms"));
 
         assertThat(answers).extracting(HttpResponse::statusCode).containsOnly(200);
-        assertThat(answers).extracting(HttpResponse::body).containsOnly(answers.get(0).body());
+        assertThat(answers)
+                .extracting(HttpResponse::body)
+                .containsOnly(answers.get(0).body());
         assertThat(psp.captures()).singleElement().returns(1200L, Capture::amount);
         assertThat(psp.stats().operation(PspOperation.CAPTURE))
                 .returns(1L, OperationStats::succeeded)
@@ -239,15 +271,20 @@ class AuthorizationTest {
     void aCaptureWhoseResponseIsDroppedCapturesOnceAndTheRetryReplaysIt() {
         PspCharge hold = client.authorize(VISA, "h");
 
-        assertThatThrownBy(() -> client.capture(hold.id(), OptionalLong.empty(), "cap",
-                List.of(Fault.dropResponse())))
-                .isInstanceOfSatisfying(PspConnectionException.class, e -> assertThat(e.outcomeUnknown()).isTrue());
-        assertThat(client.findById(hold.id()).orElseThrow().status()).as("the lookup tells").isEqualTo(ChargeStatus.CAPTURED);
+        assertThatThrownBy(() -> client.capture(hold.id(), OptionalLong.empty(), "cap", List.of(Fault.dropResponse())))
+                .isInstanceOfSatisfying(
+                        PspConnectionException.class,
+                        e -> assertThat(e.outcomeUnknown()).isTrue());
+        assertThat(client.findById(hold.id()).orElseThrow().status())
+                .as("the lookup tells")
+                .isEqualTo(ChargeStatus.CAPTURED);
         assertThat(client.capture(hold.id(), "cap").amountCaptured()).isEqualTo(1999);
 
         psp.failNext(PspOperation.CAPTURE, 1, Fault.dropResponse());
         PspCharge second = client.authorize(VISA, "h2");
-        assertThat(client.capture(second.id(), "cap2").captured()).as("retried within the call").isTrue();
+        assertThat(client.capture(second.id(), "cap2").captured())
+                .as("retried within the call")
+                .isTrue();
 
         assertThat(psp.captures()).extracting(Capture::idempotencyKey).containsExactly("cap", "cap2");
         assertThat(psp.stats().fired(PspOperation.CAPTURE, FaultKind.DROP_RESPONSE))
@@ -257,26 +294,34 @@ class AuthorizationTest {
     @Test
     void faultsBeforeTheCaptureLeaveTheHoldAndFaultsAfterTheVoidLeaveItVoided() {
         PspCharge hold = client.authorize(VISA, "h");
-        try (PspClient impatient = PspClient.builder(psp.baseUri()).requestTimeout(Duration.ofMillis(300)).build()) {
-            assertThatThrownBy(() -> impatient.capture(hold.id(), OptionalLong.empty(), "cap",
-                    List.of(Fault.timeout())))
+        try (PspClient impatient = PspClient.builder(psp.baseUri())
+                .requestTimeout(Duration.ofMillis(300))
+                .build()) {
+            assertThatThrownBy(
+                            () -> impatient.capture(hold.id(), OptionalLong.empty(), "cap", List.of(Fault.timeout())))
                     .isInstanceOf(PspTimeoutException.class);
-            HttpResponse<String> error = http.keyed("/v1/charges/" + hold.id() + "/capture", "cap", "",
-                    Fault.HEADER, "error");
+            HttpResponse<String> error =
+                    http.keyed("/v1/charges/" + hold.id() + "/capture", "cap", "", Fault.HEADER, "error");
             assertThat(error.statusCode()).isEqualTo(500);
             assertThat(impatient.findById(hold.id()).orElseThrow().status()).isEqualTo(ChargeStatus.AUTHORIZED);
 
-            assertThatThrownBy(() -> impatient.voidAuthorization(hold.id(), "void",
-                    List.of(Fault.timeoutAfterCapture())))
+            assertThatThrownBy(
+                            () -> impatient.voidAuthorization(hold.id(), "void", List.of(Fault.timeoutAfterCapture())))
                     .isInstanceOf(PspTimeoutException.class);
             assertThat(impatient.findById(hold.id()).orElseThrow().status()).isEqualTo(ChargeStatus.VOIDED);
             assertThat(impatient.voidAuthorization(hold.id(), "void").status()).isEqualTo(ChargeStatus.VOIDED);
         }
         PspCharge other = client.authorize(VISA, "h2");
-        assertRefused(() -> client.voidAuthorization(other.id(), "v2", List.of(Fault.decline("processing_error"))),
+        assertRefused(
+                () -> client.voidAuthorization(other.id(), "v2", List.of(Fault.decline("processing_error"))),
                 "processing_error");
-        assertRefused(() -> client.capture(other.id(), OptionalLong.of(10), "c2",
-                List.of(Fault.latency(Duration.ofMillis(10)), Fault.decline())), "card_declined");
+        assertRefused(
+                () -> client.capture(
+                        other.id(),
+                        OptionalLong.of(10),
+                        "c2",
+                        List.of(Fault.latency(Duration.ofMillis(10)), Fault.decline())),
+                "card_declined");
         assertThat(client.findById(other.id()).orElseThrow().status()).isEqualTo(ChargeStatus.AUTHORIZED);
 
         PspStats stats = psp.stats();

@@ -46,8 +46,10 @@ class ContradictoryAnswerTest {
             }
         });
         front.start();
-        client = PspClient.builder(URI.create("http://127.0.0.1:" + front.getAddress().getPort() + "/"))
-                .requestTimeout(Duration.ofSeconds(5)).build();
+        client = PspClient.builder(
+                        URI.create("http://127.0.0.1:" + front.getAddress().getPort() + "/"))
+                .requestTimeout(Duration.ofSeconds(5))
+                .build();
     }
 
     @AfterEach
@@ -66,18 +68,23 @@ class ContradictoryAnswerTest {
     @Test
     void aChargeAnswerWhoseStatusAndBodyDisagreeIsAnUnknownOutcome() {
         var captured = http.charge("k-captured", "{\"amount\":1999,\"currency\":\"usd\",\"source\":\"tok_visa\"}");
-        var declined = http.charge("k-declined", "{\"amount\":1999,\"currency\":\"usd\",\"source\":\"tok_chargeDeclined\"}");
+        var declined =
+                http.charge("k-declined", "{\"amount\":1999,\"currency\":\"usd\",\"source\":\"tok_chargeDeclined\"}");
         assertThat(captured.statusCode()).isEqualTo(200);
         assertThat(declined.statusCode()).isEqualTo(402);
         PspChargeRequest request = PspChargeRequest.of(1999, "usd", "tok_visa");
 
         serve(402, captured.body());
-        assertThatThrownBy(() -> client.charge(request, "k-1")).isInstanceOf(PspServerException.class)
+        assertThatThrownBy(() -> client.charge(request, "k-1"))
+                .isInstanceOf(PspServerException.class)
                 .satisfies(e -> assertThat(((PspException) e).outcomeUnknown()).isTrue())
-                .hasMessageContaining("402").hasMessageContaining("captured");
+                .hasMessageContaining("402")
+                .hasMessageContaining("captured");
         serve(200, declined.body());
-        assertThatThrownBy(() -> client.charge(request, "k-2")).isInstanceOf(PspServerException.class)
-                .hasMessageContaining("200").hasMessageContaining("declined");
+        assertThatThrownBy(() -> client.charge(request, "k-2"))
+                .isInstanceOf(PspServerException.class)
+                .hasMessageContaining("200")
+                .hasMessageContaining("declined");
 
         // agreeing answers are read as they are
         serve(200, captured.body());
@@ -90,18 +97,24 @@ class ContradictoryAnswerTest {
     void aRefundAnswerWhoseStatusAndBodyDisagreeIsAnUnknownOutcome() {
         var charge = http.charge("k-c", "{\"amount\":1999,\"currency\":\"usd\",\"source\":\"tok_visa\"}");
         String chargeId = charge.body().replaceAll(".*\"id\":\"([^\"]+)\".*", "$1");
-        var succeeded = http.keyed("/v1/refunds", "r-ok", "{\"charge\":\"" + chargeId + "\",\"amount\":500,\"currency\":\"usd\"}");
-        var failed = http.keyed("/v1/refunds", "r-no", "{\"charge\":\"" + chargeId + "\",\"amount\":5000,\"currency\":\"usd\"}");
+        var succeeded = http.keyed(
+                "/v1/refunds", "r-ok", "{\"charge\":\"" + chargeId + "\",\"amount\":500,\"currency\":\"usd\"}");
+        var failed = http.keyed(
+                "/v1/refunds", "r-no", "{\"charge\":\"" + chargeId + "\",\"amount\":5000,\"currency\":\"usd\"}");
         assertThat(succeeded.statusCode()).as(succeeded.body()).isEqualTo(200);
         assertThat(failed.statusCode()).as(failed.body()).isEqualTo(402);
         PspRefundRequest request = PspRefundRequest.of(chargeId, 500, "usd");
 
         serve(402, succeeded.body());
-        assertThatThrownBy(() -> client.refund(request, "r-1")).isInstanceOf(PspServerException.class)
-                .hasMessageContaining("402").hasMessageContaining("succeeded");
+        assertThatThrownBy(() -> client.refund(request, "r-1"))
+                .isInstanceOf(PspServerException.class)
+                .hasMessageContaining("402")
+                .hasMessageContaining("succeeded");
         serve(200, failed.body());
-        assertThatThrownBy(() -> client.refund(request, "r-2")).isInstanceOf(PspServerException.class)
-                .hasMessageContaining("200").hasMessageContaining("failed");
+        assertThatThrownBy(() -> client.refund(request, "r-2"))
+                .isInstanceOf(PspServerException.class)
+                .hasMessageContaining("200")
+                .hasMessageContaining("failed");
         serve(200, succeeded.body());
         assertThat(client.refund(request, "r-3").succeeded()).isTrue();
     }

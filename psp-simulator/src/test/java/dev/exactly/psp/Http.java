@@ -51,11 +51,17 @@ final class Http implements AutoCloseable {
     }
 
     HttpResponse<String> get(String path) {
-        return send(HttpRequest.newBuilder(base.resolve(path)).timeout(Duration.ofSeconds(10)).GET().build());
+        return send(HttpRequest.newBuilder(base.resolve(path))
+                .timeout(Duration.ofSeconds(10))
+                .GET()
+                .build());
     }
 
     HttpResponse<String> delete(String path) {
-        return send(HttpRequest.newBuilder(base.resolve(path)).timeout(Duration.ofSeconds(10)).DELETE().build());
+        return send(HttpRequest.newBuilder(base.resolve(path))
+                .timeout(Duration.ofSeconds(10))
+                .DELETE()
+                .build());
     }
 
     private HttpResponse<String> send(HttpRequest request) {

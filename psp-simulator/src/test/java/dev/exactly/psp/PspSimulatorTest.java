@@ -34,7 +34,9 @@ class PspSimulatorTest {
     void start() {
         psp = PspSimulator.start();
         http = new Http(psp.baseUri());
-        client = PspClient.builder(psp.baseUri()).requestTimeout(Duration.ofSeconds(10)).build();
+        client = PspClient.builder(psp.baseUri())
+                .requestTimeout(Duration.ofSeconds(10))
+                .build();
     }
 
     @AfterEach
@@ -53,20 +55,28 @@ class PspSimulatorTest {
 
         assertThat(first.statusCode()).isEqualTo(200);
         assertThat(first.headers().firstValue("Idempotent-Replayed")).isEmpty();
-        assertThat(first.body()).contains("\"object\":\"psp_charge\"", "\"status\":\"captured\"",
-                "\"idempotency_key\":\"order-17\"", "\"amount\":1999", "\"decline_code\":null");
+        assertThat(first.body())
+                .contains(
+                        "\"object\":\"psp_charge\"",
+                        "\"status\":\"captured\"",
+                        "\"idempotency_key\":\"order-17\"",
+                        "\"amount\":1999",
+                        "\"decline_code\":null");
         assertThat(second.statusCode()).isEqualTo(200);
         assertThat(second.headers().firstValue("Idempotent-Replayed")).contains("true");
         assertThat(second.body()).isEqualTo(first.body());
         assertThat(psp.captureCount("order-17")).isEqualTo(1);
-        assertThat(psp.stats()).returns(2L, PspStats::requests).returns(1L, PspStats::captures)
+        assertThat(psp.stats())
+                .returns(2L, PspStats::requests)
+                .returns(1L, PspStats::captures)
                 .returns(1L, PspStats::replays);
     }
 
     @Test
     void memberOrderAndCurrencyCaseDoNotMakeADifferentRequest() {
         http.charge("k", Http.CHARGE);
-        HttpResponse<String> reordered = http.charge("k",
+        HttpResponse<String> reordered = http.charge(
+                "k",
                 "{\"metadata\": {\"order\": \"17\"}, \"description\": \"order 17\", \"source\": \"tok_visa\","
                         + " \"currency\": \"USD\", \"amount\": 1999}");
 
@@ -119,14 +129,17 @@ class PspSimulatorTest {
         }
         assertThat(psp.captureCount("race")).isEqualTo(1);
         assertThat(psp.captures()).hasSize(1);
-        assertThat(psp.stats()).returns(32L, PspStats::requests).returns(1L, PspStats::captures)
+        assertThat(psp.stats())
+                .returns(32L, PspStats::requests)
+                .returns(1L, PspStats::captures)
                 .returns(31L, PspStats::replays);
         assertThat(psp.stats().fired(FaultKind.LATENCY)).isEqualTo(32);
     }
 
     @Test
     void brokenProcessorCapturesEveryRequestSoACheckerCanCatchIt() {
-        try (PspSimulator broken = PspSimulator.start(PspConfig.custom().honourIdempotencyKeys(false).build());
+        try (PspSimulator broken = PspSimulator.start(
+                        PspConfig.custom().honourIdempotencyKeys(false).build());
                 PspClient brokenClient = PspClient.create(broken.baseUri())) {
             PspCharge a = brokenClient.charge(VISA, "k");
             PspCharge b = brokenClient.charge(VISA, "k");
@@ -153,8 +166,15 @@ class PspSimulatorTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"", "{", "not json", "{\"amount\": 19.99, \"currency\": \"usd\", \"source\": \"tok_visa\"}",
-            "{\"amount\": 1999, \"currency\": \"usd\", \"source\": \"tok_visa\",}", "[1999]"})
+    @ValueSource(
+            strings = {
+                "",
+                "{",
+                "not json",
+                "{\"amount\": 19.99, \"currency\": \"usd\", \"source\": \"tok_visa\"}",
+                "{\"amount\": 1999, \"currency\": \"usd\", \"source\": \"tok_visa\",}",
+                "[1999]"
+            })
     void malformedJsonIs400AndTheKeyStaysUsable(String body) {
         HttpResponse<String> bad = http.charge("k", body);
         HttpResponse<String> fixed = http.charge("k", Http.CHARGE);
@@ -168,17 +188,25 @@ class PspSimulatorTest {
 
     @Test
     void invalidParametersAre400WithACode() {
-        assertThat(http.charge("a", "{\"amount\": -1, \"currency\": \"usd\", \"source\": \"tok_visa\"}").body())
+        assertThat(http.charge("a", "{\"amount\": -1, \"currency\": \"usd\", \"source\": \"tok_visa\"}")
+                        .body())
                 .contains("parameter_invalid", "amount");
-        assertThat(http.charge("b", "{\"currency\": \"usd\", \"source\": \"tok_visa\"}").body())
+        assertThat(http.charge("b", "{\"currency\": \"usd\", \"source\": \"tok_visa\"}")
+                        .body())
                 .contains("parameter_missing", "amount");
-        assertThat(http.charge("c", "{\"amount\": 1, \"currency\": \"usd\", \"source\": \"tok_visa\", \"x\": 1}").body())
+        assertThat(http.charge("c", "{\"amount\": 1, \"currency\": \"usd\", \"source\": \"tok_visa\", \"x\": 1}")
+                        .body())
                 .contains("parameter_unknown", "x");
-        assertThat(http.charge("d", "{\"amount\": \"1\", \"currency\": \"usd\", \"source\": \"tok_visa\"}").statusCode())
+        assertThat(http.charge("d", "{\"amount\": \"1\", \"currency\": \"usd\", \"source\": \"tok_visa\"}")
+                        .statusCode())
                 .isEqualTo(400);
-        assertThat(http.charge("e", "{\"amount\": 1, \"currency\": \"usd\", \"source\": \"tok_visa\", \"metadata\": {\"a\": 1}}")
-                .body()).contains("metadata.a must be a string");
-        assertThat(http.charge("f", "\"x\"".repeat(1) + " ".repeat(70_000)).statusCode()).isEqualTo(413);
+        assertThat(http.charge(
+                                "e",
+                                "{\"amount\": 1, \"currency\": \"usd\", \"source\": \"tok_visa\", \"metadata\": {\"a\": 1}}")
+                        .body())
+                .contains("metadata.a must be a string");
+        assertThat(http.charge("f", "\"x\"".repeat(1) + " ".repeat(70_000)).statusCode())
+                .isEqualTo(413);
         assertThat(psp.captures()).isEmpty();
     }
 
@@ -205,7 +233,9 @@ class PspSimulatorTest {
         assertThat(retry.body()).isEqualTo(first.body());
         assertThat(retry.headers().firstValue("Idempotent-Replayed")).contains("true");
         assertThat(psp.captures()).isEmpty();
-        assertThat(psp.stats()).returns(1L, PspStats::declines).returns(1L, PspStats::replays)
+        assertThat(psp.stats())
+                .returns(1L, PspStats::declines)
+                .returns(1L, PspStats::replays)
                 .returns(0L, PspStats::captures);
         // a test-card decline is the processor's normal behaviour, not an injected fault
         assertThat(psp.stats().fired(FaultKind.DECLINE)).isZero();
@@ -224,14 +254,17 @@ class PspSimulatorTest {
         PspCharge builtIn = client.charge(PspChargeRequest.of(100, "eur", "tok_insufficientFunds"), "d");
         PspCharge fine = client.charge(PspChargeRequest.of(6667, "eur", "tok_visa"), "e");
 
-        assertThat(List.of(byAmount, byCard, perRequest, builtIn)).extracting(PspCharge::status)
+        assertThat(List.of(byAmount, byCard, perRequest, builtIn))
+                .extracting(PspCharge::status)
                 .containsOnly(ChargeStatus.DECLINED);
-        assertThat(List.of(byAmount, byCard, perRequest, builtIn)).extracting(PspCharge::declineCode)
+        assertThat(List.of(byAmount, byCard, perRequest, builtIn))
+                .extracting(PspCharge::declineCode)
                 .containsExactly("do_not_honor", "insufficient_funds", "expired_card", "insufficient_funds");
         assertThat(fine.captured()).isTrue();
         assertThat(psp.captures()).extracting(Capture::idempotencyKey).containsExactly("e");
         assertThat(psp.stats().fired(FaultKind.DECLINE)).isEqualTo(3);
-        assertThat(client.charge(PspChargeRequest.of(6666, "eur", "tok_visa"), "a")).isEqualTo(byAmount);
+        assertThat(client.charge(PspChargeRequest.of(6666, "eur", "tok_visa"), "a"))
+                .isEqualTo(byAmount);
     }
 
     // ---------------------------------------------------------------- lookups, log, stats
@@ -245,15 +278,20 @@ class PspSimulatorTest {
         assertThat(client.findByIdempotencyKey("never-used")).isEmpty();
         assertThat(psp.findByIdempotencyKey("key with/slash & space")).contains(charge);
         assertThat(http.get("/v1/charges/by-key/key%20with%2Fslash%20&%20space").body())
-                .isEqualTo(http.get("/v1/charges?idempotency_key=key+with%2Fslash+%26+space").body())
+                .isEqualTo(http.get("/v1/charges?idempotency_key=key+with%2Fslash+%26+space")
+                        .body())
                 .isEqualTo(http.get("/v1/charges/" + charge.id()).body());
         assertThat(http.get("/v1/charges/py_missing").statusCode()).isEqualTo(404);
         assertThat(http.get("/v1/charges").statusCode()).isEqualTo(400);
-        assertThat(charge).returns("usd", PspCharge::currency).returns("order 17", PspCharge::description)
+        assertThat(charge)
+                .returns("usd", PspCharge::currency)
+                .returns("order 17", PspCharge::description)
                 .returns(Map.of("payment", "pay_1"), PspCharge::metadata);
 
         List<Capture> captures = client.captures();
-        assertThat(captures).isEqualTo(psp.captures()).singleElement()
+        assertThat(captures)
+                .isEqualTo(psp.captures())
+                .singleElement()
                 .returns(1L, Capture::sequence)
                 .returns(charge.id(), Capture::chargeId)
                 .returns(1999L, Capture::amount)
@@ -272,8 +310,11 @@ class PspSimulatorTest {
     void dropResponseCapturesThenTheLookupFindsItAndTheRetryReplaysIt() {
         // the fault rides on the header, so it fires on every attempt of the call: no answer ever comes
         assertThatThrownBy(() -> client.charge(VISA, "drop", List.of(Fault.dropResponse())))
-                .isInstanceOfSatisfying(PspConnectionException.class, e -> assertThat(e.outcomeUnknown()).isTrue());
-        assertThat(psp.stats().fired(FaultKind.DROP_RESPONSE)).isEqualTo(client.retryPolicy().maxAttempts());
+                .isInstanceOfSatisfying(
+                        PspConnectionException.class,
+                        e -> assertThat(e.outcomeUnknown()).isTrue());
+        assertThat(psp.stats().fired(FaultKind.DROP_RESPONSE))
+                .isEqualTo(client.retryPolicy().maxAttempts());
 
         PspCharge found = client.findByIdempotencyKey("drop").orElseThrow();
         PspCharge retried = client.charge(VISA, "drop");
@@ -294,7 +335,9 @@ class PspSimulatorTest {
         assertThat(charge.idempotencyKey()).isEqualTo("drop-once");
         assertThat(psp.captureCount("drop-once")).isEqualTo(1);
         assertThat(psp.stats().fired(FaultKind.DROP_RESPONSE)).isEqualTo(1);
-        assertThat(psp.stats().replays()).as("the second attempt was answered from the first one's record").isEqualTo(1);
+        assertThat(psp.stats().replays())
+                .as("the second attempt was answered from the first one's record")
+                .isEqualTo(1);
     }
 
     @Test
@@ -305,23 +348,28 @@ class PspSimulatorTest {
         }
         try (PspClient nowhere = PspClient.create(java.net.URI.create("http://127.0.0.1:" + closed))) {
             assertThatThrownBy(() -> nowhere.charge(VISA, "n"))
-                    .isInstanceOfSatisfying(PspUnavailableException.class, e -> assertThat(e.outcomeUnknown()).isFalse());
+                    .isInstanceOfSatisfying(
+                            PspUnavailableException.class,
+                            e -> assertThat(e.outcomeUnknown()).isFalse());
         }
         psp.failNext(3, Fault.error(503));
-        assertThatThrownBy(() -> client.charge(VISA, "u"))
-                .isInstanceOfSatisfying(PspServerException.class, e -> {
-                    assertThat(e.status()).isEqualTo(503);
-                    assertThat(e.outcomeUnknown()).isTrue();
-                });
+        assertThatThrownBy(() -> client.charge(VISA, "u")).isInstanceOfSatisfying(PspServerException.class, e -> {
+            assertThat(e.status()).isEqualTo(503);
+            assertThat(e.outcomeUnknown()).isTrue();
+        });
         assertThat(psp.stats().fired(FaultKind.ERROR)).isEqualTo(3);
         assertThat(client.charge(VISA, "u").captured()).isTrue();
     }
 
     @Test
     void timeoutBeforeCaptureLeavesNothingAndARetryCaptures() {
-        try (PspClient impatient = PspClient.builder(psp.baseUri()).requestTimeout(Duration.ofMillis(300)).build()) {
+        try (PspClient impatient = PspClient.builder(psp.baseUri())
+                .requestTimeout(Duration.ofMillis(300))
+                .build()) {
             assertThatThrownBy(() -> impatient.charge(VISA, "t", List.of(Fault.timeout())))
-                    .isInstanceOfSatisfying(PspTimeoutException.class, e -> assertThat(e.outcomeUnknown()).isTrue());
+                    .isInstanceOfSatisfying(
+                            PspTimeoutException.class,
+                            e -> assertThat(e.outcomeUnknown()).isTrue());
 
             assertThat(psp.stats().fired(FaultKind.TIMEOUT)).isEqualTo(1);
             assertThat(impatient.findByIdempotencyKey("t")).isEmpty();
@@ -335,7 +383,9 @@ class PspSimulatorTest {
 
     @Test
     void timeoutAfterCaptureLeavesOneCaptureThatTheRetryReplays() {
-        try (PspClient impatient = PspClient.builder(psp.baseUri()).requestTimeout(Duration.ofMillis(300)).build()) {
+        try (PspClient impatient = PspClient.builder(psp.baseUri())
+                .requestTimeout(Duration.ofMillis(300))
+                .build()) {
             assertThatThrownBy(() -> impatient.charge(VISA, "t", List.of(Fault.timeoutAfterCapture())))
                     .isInstanceOf(PspTimeoutException.class);
 
@@ -361,7 +411,9 @@ class PspSimulatorTest {
     void runFaultsAfterCaptureFireAtTheirRates() {
         // one attempt per call, so that each fault fires once per call
         client.close();
-        client = PspClient.builder(psp.baseUri()).retryPolicy(RetryPolicy.noRetries()).build();
+        client = PspClient.builder(psp.baseUri())
+                .retryPolicy(RetryPolicy.noRetries())
+                .build();
         psp.setFaults(FaultSettings.custom().dropResponseRate(1.0).build());
         assertThatThrownBy(() -> client.charge(VISA, "a")).isInstanceOf(PspConnectionException.class);
 
@@ -372,7 +424,8 @@ class PspSimulatorTest {
                 .build());
         long start = System.nanoTime();
         assertThatThrownBy(() -> client.charge(VISA, "b"))
-                .isInstanceOfSatisfying(PspServerException.class, e -> assertThat(e.status()).isEqualTo(504));
+                .isInstanceOfSatisfying(
+                        PspServerException.class, e -> assertThat(e.status()).isEqualTo(504));
         assertThat(Duration.ofNanos(System.nanoTime() - start)).isGreaterThanOrEqualTo(Duration.ofMillis(70));
 
         psp.clearFaults();
@@ -390,9 +443,14 @@ class PspSimulatorTest {
     @Test
     void closingEndsHangingRequestsAtOnce() throws Exception {
         PspSimulator hanging = PspSimulator.start(PspConfig.custom()
-                .faults(FaultSettings.custom().timeoutRate(1.0).timeoutHold(Fault.MAX_DELAY).build())
+                .faults(FaultSettings.custom()
+                        .timeoutRate(1.0)
+                        .timeoutHold(Fault.MAX_DELAY)
+                        .build())
                 .build());
-        try (PspClient patient = PspClient.builder(hanging.baseUri()).requestTimeout(Duration.ofSeconds(60)).build();
+        try (PspClient patient = PspClient.builder(hanging.baseUri())
+                        .requestTimeout(Duration.ofSeconds(60))
+                        .build();
                 ExecutorService pool = Executors.newSingleThreadExecutor()) {
             Future<PspCharge> call = pool.submit(() -> patient.charge(VISA, "h"));
             await().atMost(Duration.ofSeconds(5)).until(() -> hanging.stats().fired(FaultKind.TIMEOUT) == 1);
@@ -478,7 +536,8 @@ class PspSimulatorTest {
 
     @Test
     void adminEndpointSetsShowsAndClearsFaults() {
-        HttpResponse<String> set = http.post("/v1/faults",
+        HttpResponse<String> set = http.post(
+                "/v1/faults",
                 "{\"error_rate_bps\": 10000, \"error_status\": 502, \"declines\": [{\"amount\": 13, \"code\": \"do_not_honor\"}]}");
         assertThat(set.statusCode()).isEqualTo(200);
         assertThat(set.body()).contains("\"error_rate_bps\":10000", "\"error_status\":502");
@@ -492,14 +551,19 @@ class PspSimulatorTest {
 
         HttpResponse<String> next = http.post("/v1/faults/next", "{\"count\": 1, \"faults\": \"drop-response\"}");
         assertThat(next.body()).contains("\"pending_next\":1");
-        assertThat(client.charge(VISA, "b").captured()).as("the client retried the dropped answer").isTrue();
+        assertThat(client.charge(VISA, "b").captured())
+                .as("the client retried the dropped answer")
+                .isTrue();
         assertThat(psp.stats().fired(FaultKind.DROP_RESPONSE)).isEqualTo(1);
         assertThat(psp.captureCount("b")).isEqualTo(1);
         assertThat(http.get("/v1/faults").body()).contains("\"pending_next\":0");
 
-        assertThat(http.post("/v1/faults", "{\"error_rate_bps\": 10001}").statusCode()).isEqualTo(400);
+        assertThat(http.post("/v1/faults", "{\"error_rate_bps\": 10001}").statusCode())
+                .isEqualTo(400);
         assertThat(http.post("/v1/faults", "{\"eror_rate_bps\": 1}").body()).contains("parameter_unknown");
-        assertThat(http.post("/v1/faults/next", "{\"count\": 1, \"faults\": \"nope\"}").statusCode()).isEqualTo(400);
+        assertThat(http.post("/v1/faults/next", "{\"count\": 1, \"faults\": \"nope\"}")
+                        .statusCode())
+                .isEqualTo(400);
         assertThat(psp.faults()).isEqualTo(FaultSettings.none());
     }
 
@@ -508,17 +572,21 @@ class PspSimulatorTest {
         http.charge("s", Http.CHARGE, Fault.HEADER, "latency=1ms, error");
         String stats = http.get("/v1/stats").body();
 
-        assertThat(stats).contains("\"requests\":1", "\"captures\":0", "\"latency\":1", "\"error\":1",
-                "\"drop-response\":0");
+        assertThat(stats)
+                .contains("\"requests\":1", "\"captures\":0", "\"latency\":1", "\"error\":1", "\"drop-response\":0");
     }
 
     @Test
     void unreachableProcessorIsADefiniteFailure() {
         PspSimulator gone = PspSimulator.start();
         gone.close();
-        try (PspClient c = PspClient.builder(gone.baseUri()).connectTimeout(Duration.ofSeconds(1)).build()) {
+        try (PspClient c = PspClient.builder(gone.baseUri())
+                .connectTimeout(Duration.ofSeconds(1))
+                .build()) {
             assertThatThrownBy(() -> c.charge(VISA, "u"))
-                    .isInstanceOfSatisfying(PspUnavailableException.class, e -> assertThat(e.outcomeUnknown()).isFalse());
+                    .isInstanceOfSatisfying(
+                            PspUnavailableException.class,
+                            e -> assertThat(e.outcomeUnknown()).isFalse());
         }
     }
 }

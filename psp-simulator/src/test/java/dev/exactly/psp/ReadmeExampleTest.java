@@ -9,8 +9,8 @@ class ReadmeExampleTest {
 
     @Test
     void theReadmeExampleCapturesOnce() throws Exception {
-        try (PspSimulator psp = PspSimulator.start(PspConfig.ofDefaults());        // loopback, free port
-             PspClient client = PspClient.create(psp.baseUri())) {
+        try (PspSimulator psp = PspSimulator.start(PspConfig.ofDefaults()); // loopback, free port
+                PspClient client = PspClient.create(psp.baseUri())) {
             PspCharge charge = client.charge(PspChargeRequest.of(1999, "usd", "tok_visa"), "pay_123/attempt");
             assertThat(psp.captureCount("pay_123/attempt")).isEqualTo(1);
         }
@@ -19,9 +19,9 @@ class ReadmeExampleTest {
     @Test
     void theReadmeHoldCaptureAndRefundExample() {
         try (PspSimulator psp = PspSimulator.start(PspConfig.ofDefaults());
-             PspClient client = PspClient.create(psp.baseUri())) {
+                PspClient client = PspClient.create(psp.baseUri())) {
             PspCharge hold = client.authorize(PspChargeRequest.of(5000, "usd", "tok_visa"), "pay_7/authorize");
-            PspCharge captured = client.capture(hold.id(), 4000, "pay_7/capture");              // partial capture
+            PspCharge captured = client.capture(hold.id(), 4000, "pay_7/capture"); // partial capture
             PspRefund refund = client.refund(PspRefundRequest.of(hold.id(), 1500, "usd"), "rf_1/refund");
             assertThat(captured.amountCaptured()).isEqualTo(4000);
             assertThat(refund.succeeded()).isTrue();

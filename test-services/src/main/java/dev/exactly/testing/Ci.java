@@ -11,8 +11,8 @@ public final class Ci {
     /** Fails under CI; otherwise returns so that the caller can start an embedded replacement. */
     public static void requireOrFallback(String service, String where, Exception cause) {
         if (strict()) {
-            throw new IllegalStateException(service + " is required at " + where
-                    + " when CI=true, and it is not reachable: " + cause, cause);
+            throw new IllegalStateException(
+                    service + " is required at " + where + " when CI=true, and it is not reachable: " + cause, cause);
         }
         System.err.println("[exactly-tests] " + service + " not reachable at " + where + " (" + cause
                 + "); starting an embedded one");

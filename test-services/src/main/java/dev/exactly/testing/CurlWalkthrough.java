@@ -24,6 +24,7 @@ import org.jspecify.annotations.Nullable;
 public final class CurlWalkthrough {
     /** The address the documentation uses. */
     public static final String DOCUMENTED_ADDRESS = "localhost:8080";
+
     private static final Pattern CLAIM = Pattern.compile(":\\s+(\\d{3})\\b(?:\\s+([a-z]+(?:_[a-z]+)+)\\b)?");
 
     private CurlWalkthrough() {}
@@ -37,7 +38,12 @@ public final class CurlWalkthrough {
      * @param expectedStatus the status its comment claims
      * @param expectedCode   the problem {@code code} its comment claims, if any
      */
-    public record Command(int line, String comment, String text, int expectedStatus, @Nullable String expectedCode) {}
+    public record Command(
+            int line,
+            String comment,
+            String text,
+            int expectedStatus,
+            @Nullable String expectedCode) {}
 
     /** What curl printed for a command: the last response's status line, headers and body. */
     public record Answer(Command command, int status, Map<String, List<String>> headers, String body) {
@@ -91,7 +97,8 @@ public final class CurlWalkthrough {
                     throw new IllegalArgumentException(script + ":" + (first + 1)
                             + ": expected a 'curl -i' command under a comment '# what it does: STATUS [code]'");
                 }
-                commands.add(new Command(first + 1, said, text.toString(), Integer.parseInt(claim.group(1)), claim.group(2)));
+                commands.add(new Command(
+                        first + 1, said, text.toString(), Integer.parseInt(claim.group(1)), claim.group(2)));
                 comment.clear();
             }
         }
@@ -145,8 +152,10 @@ public final class CurlWalkthrough {
             for (int i = 1; i < headLines.length; i++) {
                 int colon = headLines[i].indexOf(':');
                 if (colon > 0) {
-                    headers.computeIfAbsent(headLines[i].substring(0, colon).strip().toLowerCase(Locale.ROOT),
-                            k -> new ArrayList<>()).add(headLines[i].substring(colon + 1).strip());
+                    headers.computeIfAbsent(
+                                    headLines[i].substring(0, colon).strip().toLowerCase(Locale.ROOT),
+                                    k -> new ArrayList<>())
+                            .add(headLines[i].substring(colon + 1).strip());
                 }
             }
             return new Answer(command, status, headers, headEnd < 0 ? "" : text.substring(headEnd + 2));

@@ -25,8 +25,8 @@ public final class HeldConnection implements AutoCloseable {
     private HeldConnection(OwnPostgres postgres, Connection physical) {
         this.postgres = postgres;
         this.physical = physical;
-        Connection kept = (Connection) Proxy.newProxyInstance(HeldConnection.class.getClassLoader(),
-                new Class<?>[] {Connection.class}, (proxy, method, args) -> {
+        Connection kept = (Connection) Proxy.newProxyInstance(
+                HeldConnection.class.getClassLoader(), new Class<?>[] {Connection.class}, (proxy, method, args) -> {
                     if (method.getName().equals("close")) {
                         return null;
                     }

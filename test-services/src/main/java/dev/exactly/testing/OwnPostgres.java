@@ -25,6 +25,7 @@ public final class OwnPostgres implements AutoCloseable {
     private final EmbeddedPostgres postgres;
     /** The server's own options (port, settings), as {@code postmaster.opts} recorded them at the first start. */
     private final List<String> serverOptions;
+
     private int restarts;
 
     private OwnPostgres(Path dataDir, Map<String, String> settings) {
@@ -76,7 +77,9 @@ public final class OwnPostgres implements AutoCloseable {
     /** The postmaster's PID (first line of {@code postmaster.pid}). */
     public long postmasterPid() {
         try {
-            return Long.parseLong(Files.readAllLines(dataDir.resolve("postmaster.pid")).getFirst().strip());
+            return Long.parseLong(Files.readAllLines(dataDir.resolve("postmaster.pid"))
+                    .getFirst()
+                    .strip());
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
@@ -124,18 +127,24 @@ public final class OwnPostgres implements AutoCloseable {
         Path log = dataDir.resolveSibling(dataDir.getFileName() + "-server.log");
         StringBuilder options = new StringBuilder();
         for (String option : serverOptions) {
-            options.append(options.isEmpty() ? "" : " ").append('\'').append(option.replace("'", "'\\''")).append('\'');
+            options.append(options.isEmpty() ? "" : " ")
+                    .append('\'')
+                    .append(option.replace("'", "'\\''"))
+                    .append('\'');
         }
-        pgCtl(List.of("-D", dataDir.toString(), "-l", log.toString(), "-o", options.toString(), "-w", "-t", "60", "start"));
+        pgCtl(List.of(
+                "-D", dataDir.toString(), "-l", log.toString(), "-o", options.toString(), "-w", "-t", "60", "start"));
         restarts++;
     }
 
     /** The options after the binary in {@code postmaster.opts}, {@code -D} and its directory left out. */
     private List<String> recordedOptions() {
         try {
-            String opts = Files.readString(dataDir.resolve("postmaster.opts"), StandardCharsets.UTF_8).strip();
+            String opts = Files.readString(dataDir.resolve("postmaster.opts"), StandardCharsets.UTF_8)
+                    .strip();
             List<String> tokens = new ArrayList<>();
-            java.util.regex.Matcher quoted = java.util.regex.Pattern.compile("\"([^\"]*)\"").matcher(opts);
+            java.util.regex.Matcher quoted =
+                    java.util.regex.Pattern.compile("\"([^\"]*)\"").matcher(opts);
             while (quoted.find()) {
                 tokens.add(quoted.group(1));
             }
@@ -166,8 +175,10 @@ public final class OwnPostgres implements AutoCloseable {
         Path log = dataDir.resolveSibling(dataDir.getFileName() + "-pg_ctl.log");
         try {
             // a started postmaster inherits this output: a file, never a pipe that someone must drain
-            Process p = new ProcessBuilder(command).redirectErrorStream(true)
-                    .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile())).start();
+            Process p = new ProcessBuilder(command)
+                    .redirectErrorStream(true)
+                    .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()))
+                    .start();
             if (!p.waitFor(90, TimeUnit.SECONDS)) {
                 p.destroyForcibly();
                 throw new IllegalStateException("pg_ctl " + args + " did not return; see " + log);
@@ -186,7 +197,8 @@ public final class OwnPostgres implements AutoCloseable {
     /** {@code pg_ctl} next to the {@code postgres} binary that {@code postmaster.opts} names. */
     private Path pgCtlBinary() {
         try {
-            String opts = Files.readString(dataDir.resolve("postmaster.opts"), StandardCharsets.UTF_8).strip();
+            String opts = Files.readString(dataDir.resolve("postmaster.opts"), StandardCharsets.UTF_8)
+                    .strip();
             String binary = opts.startsWith("\"") ? opts.substring(1, opts.indexOf('"', 1)) : opts.split("\\s+", -1)[0];
             Path pgCtl = Path.of(binary).resolveSibling("pg_ctl");
             if (!Files.isExecutable(pgCtl)) {

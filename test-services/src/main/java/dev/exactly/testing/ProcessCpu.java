@@ -34,15 +34,16 @@ public final class ProcessCpu {
      * that ended and were waited for (a load generator run as a child and gone by the second snapshot counts
      * there, not among the processes).
      */
-    public record Snapshot(Map<Long, Sample> processes, long machineBusyTicks, long machineTotalTicks,
-            long endedChildrenTicks) {}
+    public record Snapshot(
+            Map<Long, Sample> processes, long machineBusyTicks, long machineTotalTicks, long endedChildrenTicks) {}
 
     /** Reads every process and the machine now; empty where {@code /proc} shows neither. */
     public static Optional<Snapshot> snapshot() {
         Map<Long, Sample> processes = new HashMap<>();
         long[] machine;
         long children;
-        try (DirectoryStream<Path> entries = Files.newDirectoryStream(PROC, p -> p.getFileName().toString().matches("\\d+"))) {
+        try (DirectoryStream<Path> entries =
+                Files.newDirectoryStream(PROC, p -> p.getFileName().toString().matches("\\d+"))) {
             for (Path process : entries) {
                 Sample sample = sampleOf(process.resolve("stat"));
                 if (sample != null) {
@@ -54,7 +55,8 @@ public final class ProcessCpu {
         } catch (IOException | RuntimeException e) {
             return Optional.empty();
         }
-        return processes.isEmpty() ? Optional.empty()
+        return processes.isEmpty()
+                ? Optional.empty()
                 : Optional.of(new Snapshot(processes, machine[0], machine[1], children));
     }
 
@@ -111,7 +113,8 @@ public final class ProcessCpu {
      */
     static Sample parse(String statLine) {
         String[] fields = fields(statLine);
-        return new Sample(statLine.substring(statLine.indexOf('(') + 1, statLine.lastIndexOf(')')),
+        return new Sample(
+                statLine.substring(statLine.indexOf('(') + 1, statLine.lastIndexOf(')')),
                 Long.parseLong(fields[11]) + Long.parseLong(fields[12]));
     }
 

@@ -37,8 +37,8 @@ public final class RedisProcess {
      * {@code ready} for it to answer PING. The process is the launcher's; for one that replaces itself by
      * the server, as valgrind does, {@link #pid()} is the server's.
      */
-    public static RedisProcess start(List<String> launcher, Path binary, int port, List<String> extraArgs,
-            Duration ready) {
+    public static RedisProcess start(
+            List<String> launcher, Path binary, int port, List<String> extraArgs, Duration ready) {
         try {
             Path dir = Files.createTempDirectory("exactly-redis-" + port);
             List<String> command = new ArrayList<>(launcher);
@@ -62,14 +62,16 @@ public final class RedisProcess {
         IOException last = null;
         while (System.nanoTime() < deadline) {
             if (!process.isAlive()) {
-                throw new IllegalStateException("redis-server on port " + port + " exited; see " + dir.resolve("redis.log"));
+                throw new IllegalStateException(
+                        "redis-server on port " + port + " exited; see " + dir.resolve("redis.log"));
             }
             try {
                 TestRedis.ping(port);
                 return;
             } catch (IOException e) {
                 last = e;
-                java.util.concurrent.locks.LockSupport.parkNanos(Duration.ofMillis(20).toNanos());
+                java.util.concurrent.locks.LockSupport.parkNanos(
+                        Duration.ofMillis(20).toNanos());
             }
         }
         stop();

@@ -69,8 +69,12 @@ public final class ScriptedHttpServer implements AutoCloseable {
         }
 
         public static Reply json(int status, String json) {
-            return new Reply(status, Map.of("Content-Type", "application/json"), json.getBytes(StandardCharsets.UTF_8),
-                    Duration.ZERO, false);
+            return new Reply(
+                    status,
+                    Map.of("Content-Type", "application/json"),
+                    json.getBytes(StandardCharsets.UTF_8),
+                    Duration.ZERO,
+                    false);
         }
 
         /** The connection is closed without an answer, after the request was read. */
@@ -106,7 +110,8 @@ public final class ScriptedHttpServer implements AutoCloseable {
     /** Starts a server on a free port of 127.0.0.1. */
     public static ScriptedHttpServer start() {
         try {
-            return new ScriptedHttpServer(HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0));
+            return new ScriptedHttpServer(
+                    HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0));
         } catch (IOException e) {
             throw new UncheckedIOException("cannot start a test HTTP server", e);
         }
@@ -146,8 +151,12 @@ public final class ScriptedHttpServer implements AutoCloseable {
         }
         Map<String, List<String>> headers = new LinkedHashMap<>();
         exchange.getRequestHeaders().forEach((k, v) -> headers.put(k.toLowerCase(Locale.ROOT), List.copyOf(v)));
-        received.add(new Received(exchange.getRequestMethod(), exchange.getRequestURI().toString(), Map.copyOf(headers),
-                body, System.nanoTime()));
+        received.add(new Received(
+                exchange.getRequestMethod(),
+                exchange.getRequestURI().toString(),
+                Map.copyOf(headers),
+                body,
+                System.nanoTime()));
         Reply reply = Objects.requireNonNullElse(script.poll(), Reply.json(200, "{}"));
         if (!reply.hold().isZero()) {
             try {

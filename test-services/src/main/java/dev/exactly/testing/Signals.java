@@ -28,7 +28,9 @@ public final class Signals {
             throw new IllegalArgumentException("refusing to signal pid " + pid);
         }
         try {
-            Process kill = new ProcessBuilder("kill", "-" + signal, Long.toString(pid)).redirectErrorStream(true).start();
+            Process kill = new ProcessBuilder("kill", "-" + signal, Long.toString(pid))
+                    .redirectErrorStream(true)
+                    .start();
             if (!kill.waitFor(10, TimeUnit.SECONDS)) {
                 kill.destroyForcibly();
                 throw new IllegalStateException("kill -" + signal + " " + pid + " did not return");

@@ -30,6 +30,7 @@ public final class TestPostgres {
     private static final int DROP_LOCK_TIMEOUT_MS = 1_000;
     /** The drops at exit stop after this long, in ns: a JVM's exit is not held up by a stuck server. */
     private static final long DROP_BUDGET_NANOS = 10_000_000_000L;
+
     private static final int DROP_CONNECT_TIMEOUT_S = 3;
     private static final int DROP_SOCKET_TIMEOUT_S = 10;
     private static final Set<String> CREATED = new LinkedHashSet<>();
@@ -81,8 +82,10 @@ public final class TestPostgres {
      */
     public static DataSource freshSchema(String prefix) {
         String schema = (prefix + "_" + ProcessHandle.current().pid() + "_" + SCHEMAS.incrementAndGet())
-                .toLowerCase(java.util.Locale.ROOT).replaceAll("[^a-z0-9_]", "_");
-        try (Connection c = dataSource().getConnection(); Statement s = c.createStatement()) {
+                .toLowerCase(java.util.Locale.ROOT)
+                .replaceAll("[^a-z0-9_]", "_");
+        try (Connection c = dataSource().getConnection();
+                Statement s = c.createStatement()) {
             s.execute("DROP SCHEMA IF EXISTS " + schema + " CASCADE");
             s.execute("CREATE SCHEMA " + schema);
         } catch (SQLException e) {
@@ -117,7 +120,8 @@ public final class TestPostgres {
         server.setUrl(jdbcUrl());
         server.setConnectTimeout(DROP_CONNECT_TIMEOUT_S); // a server that stopped answering does not hold up the exit
         server.setSocketTimeout(DROP_SOCKET_TIMEOUT_S);
-        try (Connection c = server.getConnection(); Statement s = c.createStatement()) {
+        try (Connection c = server.getConnection();
+                Statement s = c.createStatement()) {
             s.execute("SET lock_timeout = " + DROP_LOCK_TIMEOUT_MS);
             for (String schema : CREATED) {
                 if (System.nanoTime() - deadline > 0) {

@@ -113,7 +113,10 @@ public final class TestRedis {
             return onPath;
         }
         try (InputStream in = TestRedis.class.getResourceAsStream(EMBEDDED_BINARY)) {
-            if (in == null || !System.getProperty("os.name").toLowerCase(java.util.Locale.ROOT).contains("linux")) {
+            if (in == null
+                    || !System.getProperty("os.name")
+                            .toLowerCase(java.util.Locale.ROOT)
+                            .contains("linux")) {
                 throw new IllegalStateException("no redis-server on the PATH and no embedded build for this platform");
             }
             Path target = workDir.resolve("redis-server");

@@ -35,13 +35,14 @@ public record WrkResult(Map<String, Long> figures, List<String> samples, String 
                 for (String pair : line.substring(RESULT.length()).trim().split(" ", -1)) {
                     int eq = pair.indexOf('=');
                     if (eq <= 0) {
-                        throw new IllegalStateException("wrk's result line has '" + pair + "', not name=value:\n" + output);
+                        throw new IllegalStateException(
+                                "wrk's result line has '" + pair + "', not name=value:\n" + output);
                     }
                     try {
                         figures.put(pair.substring(0, eq), Long.parseLong(pair.substring(eq + 1)));
                     } catch (NumberFormatException e) {
-                        throw new IllegalStateException("wrk's result line has '" + pair + "', not a whole number:\n"
-                                + output, e);
+                        throw new IllegalStateException(
+                                "wrk's result line has '" + pair + "', not a whole number:\n" + output, e);
                     }
                 }
             } else if (line.startsWith(ERROR)) {

@@ -29,11 +29,14 @@ class ProcessCpuTest {
         ProcessCpu.Snapshot before = ProcessCpu.snapshot().orElseThrow();
         // a child that burns some CPU (more than a 10 ms tick) and exits before the second snapshot
         Process child = new ProcessBuilder("sh", "-c", "i=0; while [ $i -lt 300000 ]; do i=$((i+1)); done")
-                .redirectErrorStream(true).start();
+                .redirectErrorStream(true)
+                .start();
         assertThat(child.waitFor()).isZero();
         ProcessCpu.Snapshot after = ProcessCpu.snapshot().orElseThrow();
         assertThat(ProcessCpu.endedChildrenMicros(before, after)).isGreaterThanOrEqualTo(10_000);
-        assertThat(ProcessCpu.micros(before, after, "sh")).as("an ended process is gone from the processes").isZero();
+        assertThat(ProcessCpu.micros(before, after, "sh"))
+                .as("an ended process is gone from the processes")
+                .isZero();
     }
 
     @Test
@@ -54,33 +57,44 @@ class ProcessCpuTest {
                 backend = pid.getLong(1);
             }
             // read while the backend lives: one that exits takes its time along
-            ProcessCpu.Snapshot before = ProcessCpu.snapshot().orElseThrow(
-                    () -> new AssertionError("this machine shows its processes in /proc"));
+            ProcessCpu.Snapshot before = ProcessCpu.snapshot()
+                    .orElseThrow(() -> new AssertionError("this machine shows its processes in /proc"));
             assertThat(before.processes()).containsKey(backend);
             try (ResultSet sum = statement.executeQuery("SELECT sum(g) FROM generate_series(1, 5000000) g")) {
                 assertThat(sum.next()).isTrue();
             }
             ProcessCpu.Snapshot after = ProcessCpu.snapshot().orElseThrow();
             // summing five million integers costs a backend far more than the 10 ms a clock tick counts
-            assertThat(after.processes().get(backend).ticks() - before.processes().get(backend).ticks())
+            assertThat(after.processes().get(backend).ticks()
+                            - before.processes().get(backend).ticks())
                     .isGreaterThanOrEqualTo(10);
             assertThat(ProcessCpu.micros(before, after, "postgres")).isGreaterThanOrEqualTo(100_000);
             assertThat(ProcessCpu.machineBusyMicros(before, after)).isGreaterThanOrEqualTo(100_000);
-            assertThat(ProcessCpu.machineBusyShare(before, after)).isGreaterThan(0).isLessThanOrEqualTo(1);
+            assertThat(ProcessCpu.machineBusyShare(before, after))
+                    .isGreaterThan(0)
+                    .isLessThanOrEqualTo(1);
         }
     }
 
     @Test
     void aProcessThatExitsCountsNothingAndANewOneAllItUsed() {
-        var before = new ProcessCpu.Snapshot(Map.of(
-                1L, new ProcessCpu.Sample("postgres", 500),
-                2L, new ProcessCpu.Sample("postgres", 70),
-                5L, new ProcessCpu.Sample("bash", 900)), 0, 0, 0);
-        var after = new ProcessCpu.Snapshot(Map.of(
-                1L, new ProcessCpu.Sample("postgres", 530), // 2 exited
-                3L, new ProcessCpu.Sample("postgres", 4), // started
-                4L, new ProcessCpu.Sample("redis-server", 8),
-                5L, new ProcessCpu.Sample("postgres", 6)), 0, 0, 0); // pid 5 reused by a new backend
+        var before = new ProcessCpu.Snapshot(
+                Map.of(
+                        1L, new ProcessCpu.Sample("postgres", 500),
+                        2L, new ProcessCpu.Sample("postgres", 70),
+                        5L, new ProcessCpu.Sample("bash", 900)),
+                0,
+                0,
+                0);
+        var after = new ProcessCpu.Snapshot(
+                Map.of(
+                        1L, new ProcessCpu.Sample("postgres", 530), // 2 exited
+                        3L, new ProcessCpu.Sample("postgres", 4), // started
+                        4L, new ProcessCpu.Sample("redis-server", 8),
+                        5L, new ProcessCpu.Sample("postgres", 6)),
+                0,
+                0,
+                0); // pid 5 reused by a new backend
         assertThat(ProcessCpu.micros(before, after, "postgres")).isEqualTo((30 + 4 + 6) * 10_000L);
         assertThat(ProcessCpu.micros(before, after, "redis-server")).isEqualTo(8 * 10_000L);
         assertThat(ProcessCpu.micros(before, after, "wrk")).isZero();

@@ -43,7 +43,8 @@ class SystemPropertiesTest {
 
     @Test
     void aPropertySetForAnActionIsGivenBackWhatItHeld() {
-        SystemProperties.with(NAME, "3", () -> assertThat(SystemProperties.integer(NAME, 5)).isEqualTo(3));
+        SystemProperties.with(
+                NAME, "3", () -> assertThat(SystemProperties.integer(NAME, 5)).isEqualTo(3));
         assertThat(System.getProperty(NAME)).isNull();
         System.setProperty(NAME, "7");
         assertThatThrownBy(() -> SystemProperties.with(NAME, "x", () -> SystemProperties.integer(NAME, 5)))
@@ -59,12 +60,14 @@ class SystemPropertiesTest {
                     .isInstanceOf(IllegalArgumentException.class)
                     .hasMessage("-D" + NAME + "=" + text + " is not a whole number");
             assertThatThrownBy(() -> SystemProperties.seconds(NAME, Duration.ofSeconds(5)))
-                    .isInstanceOf(IllegalArgumentException.class).hasMessageContaining(NAME);
+                    .isInstanceOf(IllegalArgumentException.class)
+                    .hasMessageContaining(NAME);
         }
         System.setProperty(NAME, "9223372036854775808");
         assertThatThrownBy(() -> SystemProperties.longInteger(NAME, 0)).hasMessageContaining("not a whole number");
         System.setProperty(NAME, "yes");
         assertThatThrownBy(() -> SystemProperties.flag(NAME))
-                .isInstanceOf(IllegalArgumentException.class).hasMessage("-D" + NAME + "=yes is not true or false");
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("-D" + NAME + "=yes is not true or false");
     }
 }

@@ -17,11 +17,13 @@ class TestPostgresTest {
         DataSource second = TestPostgres.freshSchema("drop_me_locked");
         String firstSchema = schemaOf(first);
         String secondSchema = schemaOf(second);
-        try (Connection c = first.getConnection(); Statement s = c.createStatement()) {
+        try (Connection c = first.getConnection();
+                Statement s = c.createStatement()) {
             s.execute("CREATE TABLE t (k int PRIMARY KEY)");
             s.execute("INSERT INTO t VALUES (1)");
         }
-        try (Connection holder = second.getConnection(); Statement s = holder.createStatement()) {
+        try (Connection holder = second.getConnection();
+                Statement s = holder.createStatement()) {
             s.execute("CREATE TABLE t (k int PRIMARY KEY)");
             holder.setAutoCommit(false);
             s.execute("LOCK TABLE t IN ACCESS SHARE MODE");
@@ -37,7 +39,8 @@ class TestPostgresTest {
     }
 
     private static String schemaOf(DataSource dataSource) throws SQLException {
-        try (Connection c = dataSource.getConnection(); Statement s = c.createStatement();
+        try (Connection c = dataSource.getConnection();
+                Statement s = c.createStatement();
                 ResultSet row = s.executeQuery("SELECT current_schema()")) {
             row.next();
             return row.getString(1);
@@ -45,7 +48,8 @@ class TestPostgresTest {
     }
 
     private static boolean exists(String schema) throws SQLException {
-        try (Connection c = TestPostgres.dataSource().getConnection(); Statement s = c.createStatement();
+        try (Connection c = TestPostgres.dataSource().getConnection();
+                Statement s = c.createStatement();
                 ResultSet row = s.executeQuery("SELECT count(*) FROM pg_namespace WHERE nspname = '" + schema + "'")) {
             row.next();
             return row.getInt(1) == 1;

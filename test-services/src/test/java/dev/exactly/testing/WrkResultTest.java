@@ -30,27 +30,35 @@ class WrkResultTest {
                 """);
         assertThat(result.unchecked()).isEqualTo(3);
         assertThat(result.socketErrors()).isEqualTo(6);
-        assertThat(result.samples()).containsExactly("status 500 for key k1", "3 answers were not checked",
-                "socket errors: connect 1, read 2, write 0, timeout 3");
+        assertThat(result.samples())
+                .containsExactly(
+                        "status 500 for key k1",
+                        "3 answers were not checked",
+                        "socket errors: connect 1, read 2, write 0, timeout 3");
     }
 
     @Test
     void aFigureTheLineDoesNotHoldIsRefusedByName() {
         WrkResult result = WrkResult.parse(CLEAN);
-        assertThatThrownBy(() -> result.figure("p99_us")).isInstanceOf(IllegalStateException.class)
+        assertThatThrownBy(() -> result.figure("p99_us"))
+                .isInstanceOf(IllegalStateException.class)
                 .hasMessageContaining("has no p99_us");
         assertThatThrownBy(() -> WrkResult.parse("EXACTLY responses=1 checked=1\n"))
-                .isInstanceOf(IllegalStateException.class).hasMessageContaining("has no connect");
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("has no connect");
     }
 
     @Test
     void outputWithoutAResultLineOrWithAFigureThatIsNotANumberIsRefused() {
         assertThatThrownBy(() -> WrkResult.parse("unable to connect to 127.0.0.1:8080 Connection refused\n"))
-                .isInstanceOf(IllegalStateException.class).hasMessageContaining("no result line")
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("no result line")
                 .hasMessageContaining("Connection refused");
         assertThatThrownBy(() -> WrkResult.parse("EXACTLY responses=12x checked=1\n"))
-                .isInstanceOf(IllegalStateException.class).hasMessageContaining("'responses=12x', not a whole number");
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("'responses=12x', not a whole number");
         assertThatThrownBy(() -> WrkResult.parse("EXACTLY responses\n"))
-                .isInstanceOf(IllegalStateException.class).hasMessageContaining("not name=value");
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("not name=value");
     }
 }

@@ -1,9 +1,9 @@
 package dev.exactly.benchmarks.fingerprint;
 
-import dev.exactly.idempotency.Fingerprint;
-import dev.exactly.idempotency.Fingerprinter;
 import dev.exactly.benchmarks.Machine;
 import dev.exactly.benchmarks.TextTable;
+import dev.exactly.idempotency.Fingerprint;
+import dev.exactly.idempotency.Fingerprinter;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
@@ -134,9 +134,11 @@ public class FingerprintBenchmark {
             if (!benchmark.startsWith(FingerprintBenchmark.class.getName() + ".")) {
                 return false;
             }
-            nanos.computeIfAbsent(Objects.requireNonNull(result.getParams().getParam("body"), "body"),
-                    b -> new TreeMap<>()).put(benchmark.substring(benchmark.lastIndexOf('.') + 1),
-                    result.getPrimaryResult().getScore());
+            nanos.computeIfAbsent(
+                            Objects.requireNonNull(result.getParams().getParam("body"), "body"), b -> new TreeMap<>())
+                    .put(
+                            benchmark.substring(benchmark.lastIndexOf('.') + 1),
+                            result.getPrimaryResult().getScore());
         }
         if (nanos.isEmpty()) {
             return false;
@@ -146,8 +148,12 @@ public class FingerprintBenchmark {
             double floor = by.getOrDefault("floor", Double.NaN);
             double ours = by.getOrDefault("fingerprint", Double.NaN);
             double reference = by.getOrDefault("referenceCanonicaliser", Double.NaN);
-            table.row(body, String.format(Locale.ROOT, "%.0f", floor), String.format(Locale.ROOT, "%.0f", ours),
-                    String.format(Locale.ROOT, "%.2f", ours / floor), String.format(Locale.ROOT, "%.0f", reference),
+            table.row(
+                    body,
+                    String.format(Locale.ROOT, "%.0f", floor),
+                    String.format(Locale.ROOT, "%.0f", ours),
+                    String.format(Locale.ROOT, "%.2f", ours / floor),
+                    String.format(Locale.ROOT, "%.0f", reference),
                     String.format(Locale.ROOT, "%.2f", reference / floor));
         });
         out.println();

@@ -51,8 +51,12 @@ final class BenchServer implements AutoCloseable {
      * @param told       the servlet at {@code /v1/told}, for a raw baseline in the mixed mix
      * @param executions the handler's executions
      */
-    record Endpoint(@Nullable Filter guard, HttpServlet charges, @Nullable HttpServlet replays,
-            @Nullable HttpServlet told, Executions executions) {
+    record Endpoint(
+            @Nullable Filter guard,
+            HttpServlet charges,
+            @Nullable HttpServlet replays,
+            @Nullable HttpServlet told,
+            Executions executions) {
 
         /** An endpoint with one servlet for every request. */
         Endpoint(@Nullable Filter guard, HttpServlet charges, Executions executions) {
@@ -66,7 +70,8 @@ final class BenchServer implements AutoCloseable {
     private final Map<Variant, Endpoint> endpoints;
     private final AtomicInteger inProgress;
 
-    private BenchServer(Tomcat tomcat, Path baseDir, int port, Map<Variant, Endpoint> endpoints, AtomicInteger inProgress) {
+    private BenchServer(
+            Tomcat tomcat, Path baseDir, int port, Map<Variant, Endpoint> endpoints, AtomicInteger inProgress) {
         this.tomcat = tomcat;
         this.baseDir = baseDir;
         this.port = port;
@@ -95,7 +100,8 @@ final class BenchServer implements AutoCloseable {
         AtomicInteger inProgress = new AtomicInteger();
         for (Map.Entry<Variant, Endpoint> entry : endpoints.entrySet()) {
             Endpoint endpoint = entry.getValue();
-            StandardContext context = (StandardContext) tomcat.addContext(entry.getKey().contextPath(), baseDir.toString());
+            StandardContext context =
+                    (StandardContext) tomcat.addContext(entry.getKey().contextPath(), baseDir.toString());
             // nothing is redeployed: the leak checks at stop would only warn about Lettuce's threads
             context.setClearReferencesThreadLocals(false);
             context.setClearReferencesRmiTargets(false);

@@ -63,7 +63,8 @@ final class ChargeServlet extends HttpServlet {
     /** The handler's answer for the {@code id}-th execution, of {@code key}. */
     static byte[] charge(long id, String key) {
         return ("{\"id\":\"ch_" + id + "\",\"reference\":\"" + key
-                + "\",\"status\":\"succeeded\",\"amount\":1999,\"currency\":\"EUR\"}").getBytes(StandardCharsets.UTF_8);
+                        + "\",\"status\":\"succeeded\",\"amount\":1999,\"currency\":\"EUR\"}")
+                .getBytes(StandardCharsets.UTF_8);
     }
 
     static void write(HttpServletResponse response, int status, byte[] json) throws IOException {

@@ -93,7 +93,10 @@ public final class HttpBenchmark {
     static final int BALLAST_KEYS_PER_SECOND = 40_000;
     /** The guarded route's policy: records are kept an hour, longer than any run that is allowed to start. */
     static final IdempotencyPolicy ROUTE_POLICY = IdempotencyPolicy.custom()
-            .lease(Duration.ofSeconds(30)).retention(KEPT).build();
+            .lease(Duration.ofSeconds(30))
+            .retention(KEPT)
+            .build();
+
     private static final int STORE_CONNECTIONS = 16;
     private static final int PREPARE_CLIENTS = 8;
     private static final Duration IDLE_TIMEOUT = Duration.ofSeconds(30);
@@ -117,43 +120,74 @@ public final class HttpBenchmark {
      * @param mixes       the mixes to run, in this order within a round
      * @param keys        where the keys fall in a sorted index ({@link KeyOrder#RANDOM}, as clients send them)
      */
-    public record Settings(int threads, int connections, Duration warmup, Duration measure, int rounds,
-            int replayKeys, List<Variant> variants, List<Mix> mixes, KeyOrder keys) {
+    public record Settings(
+            int threads,
+            int connections,
+            Duration warmup,
+            Duration measure,
+            int rounds,
+            int replayKeys,
+            List<Variant> variants,
+            List<Mix> mixes,
+            KeyOrder keys) {
 
         public Settings {
             variants = List.copyOf(variants);
             mixes = List.copyOf(mixes);
-            if (threads < 1 || connections < threads || rounds < 1 || replayKeys < 1 || variants.isEmpty()
+            if (threads < 1
+                    || connections < threads
+                    || rounds < 1
+                    || replayKeys < 1
+                    || variants.isEmpty()
                     || mixes.isEmpty()) {
                 throw new IllegalArgumentException("threads (" + threads + "), rounds (" + rounds + ") and replayKeys ("
                         + replayKeys + ") must be positive, connections (" + connections + ") at least threads, "
                         + "and endpoints and mixes not empty");
             }
-            if (measure.toSeconds() < 1 || warmup.isNegative() || measure.toMillis() % 1000 != 0
+            if (measure.toSeconds() < 1
+                    || warmup.isNegative()
+                    || measure.toMillis() % 1000 != 0
                     || warmup.toMillis() % 1000 != 0) {
                 throw new IllegalArgumentException("the load generator times whole seconds: measure at least 1 s ("
                         + measure.toSeconds() + " s), warm-up 0 s or more (" + warmup.toSeconds() + " s)");
             }
             // the replay keys are completed before the first phase and read in the last one: they must outlive
             // the run (with room for preparation, collections and waits between phases)
-            Duration planned = warmup.multipliedBy(MAX_WARMUP_PASSES).plus(measure.multipliedBy(rounds))
+            Duration planned = warmup.multipliedBy(MAX_WARMUP_PASSES)
+                    .plus(measure.multipliedBy(rounds))
                     .multipliedBy((long) variants.size() * mixes.size());
             if (planned.multipliedBy(3).dividedBy(2).compareTo(KEPT) > 0) {
-                throw new IllegalArgumentException("a run of " + planned.toMinutes() + " minutes of load (" + variants.size()
-                        + " endpoints, " + mixes.size() + " mixes, " + rounds + " rounds) would outlive the replay keys, "
+                throw new IllegalArgumentException("a run of " + planned.toMinutes() + " minutes of load ("
+                        + variants.size()
+                        + " endpoints, " + mixes.size() + " mixes, " + rounds
+                        + " rounds) would outlive the replay keys, "
                         + "kept " + KEPT.toMinutes() + " minutes: measure fewer endpoints, mixes or rounds per run");
             }
         }
 
         /** Random keys, as clients send them. */
-        public Settings(int threads, int connections, Duration warmup, Duration measure, int rounds, int replayKeys,
-                List<Variant> variants, List<Mix> mixes) {
+        public Settings(
+                int threads,
+                int connections,
+                Duration warmup,
+                Duration measure,
+                int rounds,
+                int replayKeys,
+                List<Variant> variants,
+                List<Mix> mixes) {
             this(threads, connections, warmup, measure, rounds, replayKeys, variants, mixes, KeyOrder.RANDOM);
         }
 
         /** wrk -t2 -c32, 2 s warm-up, 3 rounds of 5 s, 1000 replay keys, every endpoint and mix, random keys. */
         public static Settings defaults() {
-            return new Settings(2, 32, Duration.ofSeconds(2), Duration.ofSeconds(5), 3, 1000, List.of(Variant.values()),
+            return new Settings(
+                    2,
+                    32,
+                    Duration.ofSeconds(2),
+                    Duration.ofSeconds(5),
+                    3,
+                    1000,
+                    List.of(Variant.values()),
                     List.of(Mix.values()));
         }
 
@@ -170,29 +204,47 @@ public final class HttpBenchmark {
                     SystemProperties.integer("exactly.bench.replayKeys", d.replayKeys()),
                     endpoints == null
                             ? d.variants()
-                            : Arrays.stream(endpoints.split(",")).map(String::strip).map(Variant::of).toList(),
+                            : Arrays.stream(endpoints.split(","))
+                                    .map(String::strip)
+                                    .map(Variant::of)
+                                    .toList(),
                     mixes == null
                             ? d.mixes()
-                            : Arrays.stream(mixes.split(",")).map(String::strip).map(Mix::of).toList(),
-                    KeyOrder.of(System.getProperty("exactly.bench.keys", d.keys().mode())));
+                            : Arrays.stream(mixes.split(","))
+                                    .map(String::strip)
+                                    .map(Mix::of)
+                                    .toList(),
+                    KeyOrder.of(
+                            System.getProperty("exactly.bench.keys", d.keys().mode())));
         }
     }
 
     public static void main(String[] args) throws Exception {
         Settings settings = Settings.fromSystemProperties();
         PrintStream out = System.out;
-        out.printf("HTTP benchmark: wrk -t%d -c%d, %d s warm-up and %d x %d s per endpoint and mix, loopback, %s keys%n",
-                settings.threads(), settings.connections(), settings.warmup().toSeconds(), settings.rounds(),
-                settings.measure().toSeconds(), settings.keys().mode());
-        out.printf("raw Redis floors' flushes: %s (the store's: consolidated)%n",
+        out.printf(
+                "HTTP benchmark: wrk -t%d -c%d, %d s warm-up and %d x %d s per endpoint and mix, loopback, %s keys%n",
+                settings.threads(),
+                settings.connections(),
+                settings.warmup().toSeconds(),
+                settings.rounds(),
+                settings.measure().toSeconds(),
+                settings.keys().mode());
+        out.printf(
+                "raw Redis floors' flushes: %s (the store's: consolidated)%n",
                 System.getProperty(StoreFixture.RAW_FLUSHES_PROPERTY, "lettuce"));
-        out.printf("Redis server binary: %s%n", Objects.requireNonNullElse(StoreFixture.redisServerBinary(),
-                "none of the benchmark's own (the test Redis)"));
-        out.printf("PostgreSQL store's shared statement lanes: %d (0: every claim and completion its own statement)%n",
-                SystemProperties.integer(StoreFixture.PG_SHARED_LANES_PROPERTY,
+        out.printf(
+                "Redis server binary: %s%n",
+                Objects.requireNonNullElse(
+                        StoreFixture.redisServerBinary(), "none of the benchmark's own (the test Redis)"));
+        out.printf(
+                "PostgreSQL store's shared statement lanes: %d (0: every claim and completion its own statement)%n",
+                SystemProperties.integer(
+                        StoreFixture.PG_SHARED_LANES_PROPERTY,
                         PostgresStoreConfig.ofDefaults().sharedStatementLanes()));
         Integer ballast = SystemProperties.integer(StoreFixture.REDIS_BALLAST_PROPERTY);
-        out.printf("ballast per Redis server (Cluster node) of the benchmark's own: %s (-D%s)%n",
+        out.printf(
+                "ballast per Redis server (Cluster node) of the benchmark's own: %s (-D%s)%n",
                 ballast == null ? "sized to the run" : String.format("%,d keys", ballast),
                 StoreFixture.REDIS_BALLAST_PROPERTY);
         HttpReport report = run(settings, out, ballast);
@@ -213,12 +265,18 @@ public final class HttpBenchmark {
         if (kind != StoreKind.REDIS && kind != StoreKind.REDIS_CLUSTER) {
             return 0;
         }
-        long endpoints = settings.variants().stream().filter(v -> v.store().orElse(null) == kind).count();
+        long endpoints = settings.variants().stream()
+                .filter(v -> v.store().orElse(null) == kind)
+                .count();
         double freshShare = settings.mixes().stream()
-                .mapToDouble(mix -> mix == Mix.FRESH ? 1.0 : mix == Mix.MIXED ? 0.9 : 0.0).sum();
+                .mapToDouble(mix -> mix == Mix.FRESH ? 1.0 : mix == Mix.MIXED ? 0.9 : 0.0)
+                .sum();
         long seconds = settings.rounds() * settings.measure().toSeconds()
                 + MAX_WARMUP_PASSES * settings.warmup().toSeconds();
-        double keys = endpoints * freshShare * seconds * BALLAST_KEYS_PER_SECOND
+        double keys = endpoints
+                * freshShare
+                * seconds
+                * BALLAST_KEYS_PER_SECOND
                 / (kind == StoreKind.REDIS_CLUSTER ? StoreFixture.CLUSTER_MASTERS : 1);
         int power = 20;
         while ((1L << power) < keys && power < 28) {
@@ -253,14 +311,17 @@ public final class HttpBenchmark {
             Map<Variant, BenchServer.Endpoint> endpoints = new EnumMap<>(Variant.class);
             for (Variant variant : settings.variants()) {
                 StoreFixture fixture = variant.store()
-                        .map(kind -> fixtures.computeIfAbsent(kind, k -> StoreFixture.open(k, STORE_CONNECTIONS,
-                                ballast != null ? ballast : ballast(settings, k))))
+                        .map(kind -> fixtures.computeIfAbsent(
+                                kind,
+                                k -> StoreFixture.open(
+                                        k, STORE_CONNECTIONS, ballast != null ? ballast : ballast(settings, k))))
                         .orElse(null);
                 if (fixture != null && !fixture.redisNodes().isEmpty()) {
                     redisStats.computeIfAbsent(fixture.kind(), k -> new RedisCommandStats(fixture.redisNodes()));
                 }
                 if (variant.role() == Variant.Role.GUARDED && fixture != null && fixture.kind() == StoreKind.MEMORY) {
-                    renewable.put(variant, new RenewableMemoryStore(InstantSource.system(), StoreFixture.MEMORY_MAX_ENTRIES));
+                    renewable.put(
+                            variant, new RenewableMemoryStore(InstantSource.system(), StoreFixture.MEMORY_MAX_ENTRIES));
                 }
                 endpoints.put(variant, endpoint(variant, fixture, renewable.get(variant)));
             }
@@ -280,23 +341,35 @@ public final class HttpBenchmark {
     }
 
     /** {@code memory}: the engine on a store of its own that the phases renew (the fixture's stays unused). */
-    private static BenchServer.Endpoint endpoint(Variant variant, @Nullable StoreFixture fixture,
-            @Nullable RenewableMemoryStore memory) {
+    private static BenchServer.Endpoint endpoint(
+            Variant variant, @Nullable StoreFixture fixture, @Nullable RenewableMemoryStore memory) {
         Executions executions = new Executions(variant.runsOncePerKey());
         return switch (variant.role()) {
             case UNGUARDED -> new BenchServer.Endpoint(null, new ChargeServlet(executions), executions);
-            case GUARDED -> new BenchServer.Endpoint(
-                    IdempotencyFilter.builder(memory != null
-                                    ? IdempotencyEngine.builder(memory).build() : required(fixture, variant).engine())
-                            .route(IdempotentRoute.builder("POST", "/v1/charges").policy(ROUTE_POLICY).build())
-                            .tenantResolver(TenantResolver.single("bench"))
-                            .build(),
-                    new ChargeServlet(executions), executions);
+            case GUARDED ->
+                new BenchServer.Endpoint(
+                        IdempotencyFilter.builder(
+                                        memory != null
+                                                ? IdempotencyEngine.builder(memory)
+                                                        .build()
+                                                : required(fixture, variant).engine())
+                                .route(IdempotentRoute.builder("POST", "/v1/charges")
+                                        .policy(ROUTE_POLICY)
+                                        .build())
+                                .tenantResolver(TenantResolver.single("bench"))
+                                .build(),
+                        new ChargeServlet(executions),
+                        executions);
             case RAW -> {
-                RawBaseline raw = variant.fenced() ? required(fixture, variant).fencedRaw() : required(fixture, variant).raw();
-                yield new BenchServer.Endpoint(null, new RawServlet(raw, executions, RawServlet.Kind.FRESH),
+                RawBaseline raw = variant.fenced()
+                        ? required(fixture, variant).fencedRaw()
+                        : required(fixture, variant).raw();
+                yield new BenchServer.Endpoint(
+                        null,
+                        new RawServlet(raw, executions, RawServlet.Kind.FRESH),
                         new RawServlet(raw, executions, RawServlet.Kind.REPLAYS),
-                        new RawServlet(raw, executions, RawServlet.Kind.TOLD), executions);
+                        new RawServlet(raw, executions, RawServlet.Kind.TOLD),
+                        executions);
             }
         };
     }
@@ -326,9 +399,16 @@ public final class HttpBenchmark {
         private long otherErrorCount;
         private int phase;
 
-        Phases(Settings settings, BenchServer server, Wrk wrk, Path work, String run,
-                Map<StoreKind, RedisCommandStats> redisStats, Map<Variant, RenewableMemoryStore> renewable,
-                @Nullable CpuProfile profile, PrintStream progress) {
+        Phases(
+                Settings settings,
+                BenchServer server,
+                Wrk wrk,
+                Path work,
+                String run,
+                Map<StoreKind, RedisCommandStats> redisStats,
+                Map<Variant, RenewableMemoryStore> renewable,
+                @Nullable CpuProfile profile,
+                PrintStream progress) {
             this.settings = settings;
             this.server = server;
             this.wrk = wrk;
@@ -353,8 +433,9 @@ public final class HttpBenchmark {
                 for (Mix mix : settings.mixes()) {
                     for (Variant variant : settings.variants()) {
                         PhaseResult result = phase(variant, mix, 0, settings.warmup());
-                        progress.printf("warm-up  %-12s %-20s %9.0f req/s, %d errors%n", mix.title(),
-                                variant.name(mix), result.rate(), result.errors());
+                        progress.printf(
+                                "warm-up  %-12s %-20s %9.0f req/s, %d errors%n",
+                                mix.title(), variant.name(mix), result.rate(), result.errors());
                         other(result);
                     }
                 }
@@ -369,18 +450,26 @@ public final class HttpBenchmark {
                 }
             }
             for (int round = 1; round <= settings.rounds(); round++) {
-                loads.add("round " + round + ": " + Machine.sample(InstantSource.system()).loadAverage());
+                loads.add("round " + round + ": "
+                        + Machine.sample(InstantSource.system()).loadAverage());
                 // odd rounds in the given order, even rounds reversed: each guarded endpoint next to its floor,
                 // after it in one round and before it in the next, so that neither side of a ratio is always
                 // the one that runs on what the other left behind (its garbage, its keys expiring)
-                List<Variant> order = round % 2 == 1 ? settings.variants() : settings.variants().reversed();
+                List<Variant> order = round % 2 == 1
+                        ? settings.variants()
+                        : settings.variants().reversed();
                 for (Mix mix : settings.mixes()) {
                     for (Variant variant : order) {
                         long compiledBefore = compilationMillis();
                         PhaseResult result = phase(variant, mix, round, settings.measure());
                         long compiled = compilationMillis() - compiledBefore;
-                        progress.printf("round %d  %-12s %-20s %9.0f req/s, %d errors%s%n", round, mix.title(),
-                                variant.name(mix), result.rate(), result.errors(),
+                        progress.printf(
+                                "round %d  %-12s %-20s %9.0f req/s, %d errors%s%n",
+                                round,
+                                mix.title(),
+                                variant.name(mix),
+                                result.rate(),
+                                result.errors(),
                                 compiledBefore < 0 ? "" : ", JIT " + compiled + " ms");
                         measured.add(result);
                     }
@@ -389,8 +478,14 @@ public final class HttpBenchmark {
             if (profile != null) {
                 printProfiles(profile);
             }
-            return new HttpReport(settings, before, Machine.sample(InstantSource.system()), measured, loads,
-                    otherErrorCount, otherErrors);
+            return new HttpReport(
+                    settings,
+                    before,
+                    Machine.sample(InstantSource.system()),
+                    measured,
+                    loads,
+                    otherErrorCount,
+                    otherErrors);
         }
 
         /** The samples of one endpoint's measured phases of one mix, and the requests they answered. */
@@ -402,7 +497,8 @@ public final class HttpBenchmark {
 
         /** Writes each endpoint's stacks and prints, per guarded endpoint, the frames that moved against its floor. */
         private void printProfiles(CpuProfile profile) throws IOException {
-            progress.printf("%nCPU profile of the measured phases (one sample per ms of the JVM's CPU time), in %s%n",
+            progress.printf(
+                    "%nCPU profile of the measured phases (one sample per ms of the JVM's CPU time), in %s%n",
                     profile.directory());
             for (Map.Entry<Mix, Map<Variant, Profiled>> byMix : profiled.entrySet()) {
                 Mix mix = byMix.getKey();
@@ -412,16 +508,25 @@ public final class HttpBenchmark {
                     Profiled p = entry.getValue();
                     Path file = profile.directory().resolve(mix.mode() + "-" + variant.name(mix) + ".collapsed");
                     p.stacks().write(file);
-                    progress.printf("  %-12s %-20s %8.1f µs of CPU per request (%d samples, %d requests): %s%n",
-                            mix.title(), variant.name(mix), CpuProfile.micros(p.stacks().total(), p.requests()),
-                            p.stacks().total(), p.requests(), file.getFileName());
+                    progress.printf(
+                            "  %-12s %-20s %8.1f µs of CPU per request (%d samples, %d requests): %s%n",
+                            mix.title(),
+                            variant.name(mix),
+                            CpuProfile.micros(p.stacks().total(), p.requests()),
+                            p.stacks().total(),
+                            p.requests(),
+                            file.getFileName());
                 }
                 for (Variant variant : byVariant.keySet()) {
                     List<Variant> floors = new ArrayList<>();
                     variant.floor().filter(byVariant::containsKey).ifPresent(floors::add);
                     variant.fencedFloor().filter(byVariant::containsKey).ifPresent(floors::add);
                     for (Variant floor : floors) {
-                        printMoved(mix, variant, Objects.requireNonNull(byVariant.get(variant), "a key"), floor,
+                        printMoved(
+                                mix,
+                                variant,
+                                Objects.requireNonNull(byVariant.get(variant), "a key"),
+                                floor,
                                 Objects.requireNonNull(byVariant.get(floor), "kept above"));
                     }
                 }
@@ -429,19 +534,21 @@ public final class HttpBenchmark {
         }
 
         private void printMoved(Mix mix, Variant variant, Profiled guarded, Variant floor, Profiled base) {
-            progress.printf("%n%s, %s against %s: self time per request by frame, µs (the largest differences)%n",
+            progress.printf(
+                    "%n%s, %s against %s: self time per request by frame, µs (the largest differences)%n",
                     mix.title(), variant.name(mix), floor.name(mix));
             progress.printf("  %9s %9s %9s  %s%n", floor.name(mix), variant.name(mix), "moved", "frame");
-            for (CpuProfile.FrameDelta row : CpuProfile.moved(base.stacks(), base.requests(), guarded.stacks(),
-                    guarded.requests(), MOVED_FRAMES)) {
-                progress.printf("  %9.2f %9.2f %+9.2f  %s%n", row.floorMicros(), row.guardedMicros(), row.delta(),
-                        row.frame());
+            for (CpuProfile.FrameDelta row : CpuProfile.moved(
+                    base.stacks(), base.requests(), guarded.stacks(), guarded.requests(), MOVED_FRAMES)) {
+                progress.printf(
+                        "  %9.2f %9.2f %+9.2f  %s%n", row.floorMicros(), row.guardedMicros(), row.delta(), row.frame());
             }
         }
 
         private void other(PhaseResult result) {
             otherErrorCount += result.errors();
-            result.errorSamples().stream().limit(Math.max(0, 10 - otherErrors.size()))
+            result.errorSamples().stream()
+                    .limit(Math.max(0, 10 - otherErrors.size()))
                     .forEach(sample -> otherErrors.add(result.variant().name(result.mix()) + " warm-up: " + sample));
         }
 
@@ -466,13 +573,16 @@ public final class HttpBenchmark {
                     out.write(keys.get(i) + "\t" + bodies.get(i) + "\n");
                 }
             }
-            progress.printf("prepared %d replay keys of %-18s in %d ms%n", keys.size(), variant.id(),
-                    (System.nanoTime() - start) / 1_000_000);
+            progress.printf(
+                    "prepared %d replay keys of %-18s in %d ms%n",
+                    keys.size(), variant.id(), (System.nanoTime() - start) / 1_000_000);
         }
 
         /** Sends each key once, from a few clients at a time, and adds the answers' bodies to {@code bodies}. */
         private static void complete(URI uri, List<String> keys, List<String> bodies) throws Exception {
-            try (HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
+            try (HttpClient client = HttpClient.newBuilder()
+                            .version(HttpClient.Version.HTTP_1_1)
+                            .build();
                     ExecutorService clients = Executors.newFixedThreadPool(PREPARE_CLIENTS)) {
                 List<Future<String>> answers = new ArrayList<>(keys.size());
                 for (String key : keys) {
@@ -493,9 +603,13 @@ public final class HttpBenchmark {
                     .build();
             HttpResponse<String> response = client.send(request, HttpResponse.BodyHandlers.ofString());
             String body = response.body();
-            if (response.statusCode() != 201 || !body.contains("\"reference\":\"" + key + "\"")
-                    || response.headers().firstValue(IdempotencyFilter.REPLAYED_HEADER).isPresent()
-                    || body.indexOf('\n') >= 0 || body.indexOf('\t') >= 0) {
+            if (response.statusCode() != 201
+                    || !body.contains("\"reference\":\"" + key + "\"")
+                    || response.headers()
+                            .firstValue(IdempotencyFilter.REPLAYED_HEADER)
+                            .isPresent()
+                    || body.indexOf('\n') >= 0
+                    || body.indexOf('\t') >= 0) {
                 throw new IllegalStateException("preparing " + key + ": " + response.statusCode() + " " + body);
             }
             return body;
@@ -522,30 +636,45 @@ public final class HttpBenchmark {
             Map<String, RedisCommandStats.Stat> redisBefore = stats == null ? null : stats.snapshot();
             long redisCpuBefore = stats == null ? 0 : stats.cpuMicros();
             String tag = run + "-p" + phase++;
-            boolean onPostgres = variant.store().filter(StoreKind.POSTGRES::equals).isPresent();
+            boolean onPostgres =
+                    variant.store().filter(StoreKind.POSTGRES::equals).isPresent();
             Optional<ProcessCpu.Snapshot> postgresBefore = onPostgres ? ProcessCpu.snapshot() : Optional.empty();
             CpuProfile profiling = round > 0 ? profile : null; // the warm-up is not sampled
             if (profiling != null) {
                 profiling.start();
             }
             long cpuBefore = processCpuNanos();
-            Wrk.Report report = wrk.run(server.uri(variant, mix), mix, tag, settings.keys(), variant.marksReplays(),
-                    keyFile(variant), settings.threads(), settings.connections(), duration);
-            await("requests of " + tag + " finished").atMost(IDLE_TIMEOUT).pollInterval(Duration.ofMillis(5))
+            Wrk.Report report = wrk.run(
+                    server.uri(variant, mix),
+                    mix,
+                    tag,
+                    settings.keys(),
+                    variant.marksReplays(),
+                    keyFile(variant),
+                    settings.threads(),
+                    settings.connections(),
+                    duration);
+            await("requests of " + tag + " finished")
+                    .atMost(IDLE_TIMEOUT)
+                    .pollInterval(Duration.ofMillis(5))
                     .until(() -> server.inProgress() == 0);
             long cpu = processCpuNanos() - cpuBefore;
             if (profiling != null) {
                 CpuProfile.Stacks stacks = profiling.stop();
                 profiled.computeIfAbsent(mix, m -> new EnumMap<>(Variant.class))
-                        .merge(variant, new Profiled(stacks, report.responses()),
+                        .merge(
+                                variant,
+                                new Profiled(stacks, report.responses()),
                                 (had, more) -> had.plus(more.stacks(), more.requests()));
             }
-            Optional<ProcessCpu.Snapshot> postgresAfter = postgresBefore.isPresent() ? ProcessCpu.snapshot() : Optional.empty();
+            Optional<ProcessCpu.Snapshot> postgresAfter =
+                    postgresBefore.isPresent() ? ProcessCpu.snapshot() : Optional.empty();
             OptionalLong postgresCpu = postgresBefore.isPresent() && postgresAfter.isPresent()
                     ? OptionalLong.of(ProcessCpu.micros(postgresBefore.get(), postgresAfter.get(), "postgres"))
                     : OptionalLong.empty();
             long ran = executions.count() - executionsBefore;
-            RedisCommandStats.Delta redis = stats == null || redisBefore == null ? null
+            RedisCommandStats.Delta redis = stats == null || redisBefore == null
+                    ? null
                     : RedisCommandStats.between(redisBefore, stats.snapshot(), stats.cpuMicros() - redisCpuBefore);
 
             List<String> samples = new ArrayList<>(report.errorSamples());
@@ -567,16 +696,28 @@ public final class HttpBenchmark {
             } else if (ran < answered || ran > report.responses() + settings.connections()) {
                 // every good answer is an execution; at most one request per connection was cut off unanswered
                 errors++;
-                samples.add("the handler ran " + ran + " times for " + report.responses() + " answers ("
-                        + answered + " good)");
+                samples.add("the handler ran " + ran + " times for " + report.responses() + " answers (" + answered
+                        + " good)");
             }
             long duplicates = executions.duplicates() - duplicatesBefore;
             if (duplicates > 0) {
                 errors += duplicates;
                 samples.add(duplicates + " keys ran the handler twice, e.g. " + executions.duplicateSamples());
             }
-            return new PhaseResult(variant, mix, round, report.responses(), errors, report.seconds(),
-                    report.p50Millis(), report.p99Millis(), ran, redis, cpu, postgresCpu, samples);
+            return new PhaseResult(
+                    variant,
+                    mix,
+                    round,
+                    report.responses(),
+                    errors,
+                    report.seconds(),
+                    report.p50Millis(),
+                    report.p99Millis(),
+                    ran,
+                    redis,
+                    cpu,
+                    postgresCpu,
+                    samples);
         }
     }
 

@@ -20,8 +20,14 @@ import java.util.Optional;
  * @param otherErrors       errors of the warm-up phases
  * @param otherErrorSamples the first few of them
  */
-public record HttpReport(HttpBenchmark.Settings settings, Machine before, Machine after, List<PhaseResult> phases,
-        List<String> loads, long otherErrors, List<String> otherErrorSamples) {
+public record HttpReport(
+        HttpBenchmark.Settings settings,
+        Machine before,
+        Machine after,
+        List<PhaseResult> phases,
+        List<String> loads,
+        long otherErrors,
+        List<String> otherErrorSamples) {
 
     /** Issue 11: a Redis Cluster's figures within 0.8 of the standalone server's. */
     static final double PER_NODE_TARGET = 0.8;
@@ -43,14 +49,18 @@ public record HttpReport(HttpBenchmark.Settings settings, Machine before, Machin
 
     /** The measured phases of one endpoint in one mix, by round. */
     public List<PhaseResult> results(Mix mix, Variant variant) {
-        return phases.stream().filter(p -> p.mix() == mix && p.variant() == variant).toList();
+        return phases.stream()
+                .filter(p -> p.mix() == mix && p.variant() == variant)
+                .toList();
     }
 
     /** Answers per second over all rounds. */
     public double rate(Mix mix, Variant variant) {
         List<PhaseResult> results = results(mix, variant);
         double seconds = results.stream().mapToDouble(PhaseResult::seconds).sum();
-        return seconds == 0 ? 0 : results.stream().mapToLong(PhaseResult::responses).sum() / seconds;
+        return seconds == 0
+                ? 0
+                : results.stream().mapToLong(PhaseResult::responses).sum() / seconds;
     }
 
     /** Rate over the floor's rate, round by round; empty if the endpoint has no floor in this run. */
@@ -132,8 +142,22 @@ public record HttpReport(HttpBenchmark.Settings settings, Machine before, Machin
     }
 
     public TextTable table() {
-        TextTable table = new TextTable("mix", "endpoint", "req/s", "p50 ms", "p99 ms", "errors", "floor",
-                "vs floor", "spread", "target", "server CPU µs/req", "redis cmds/req", "redis µs/req", "redis CPU µs/req", "postgres CPU µs/req");
+        TextTable table = new TextTable(
+                "mix",
+                "endpoint",
+                "req/s",
+                "p50 ms",
+                "p99 ms",
+                "errors",
+                "floor",
+                "vs floor",
+                "spread",
+                "target",
+                "server CPU µs/req",
+                "redis cmds/req",
+                "redis µs/req",
+                "redis CPU µs/req",
+                "postgres CPU µs/req");
         for (Mix mix : Mix.values()) {
             for (Variant variant : settings.variants()) {
                 List<PhaseResult> results = results(mix, variant);
@@ -141,25 +165,64 @@ public record HttpReport(HttpBenchmark.Settings settings, Machine before, Machin
                     continue;
                 }
                 Optional<Ratio> ratio = ratio(mix, variant);
-                long responses = results.stream().mapToLong(PhaseResult::responses).sum();
-                List<RedisCommandStats.Delta> redis = results.stream().map(PhaseResult::redis)
-                        .filter(java.util.Objects::nonNull).toList();
-                table.row(mix.title(), variant.name(mix), TextTable.rate(rate(mix, variant)),
-                        TextTable.millis(median(results.stream().map(PhaseResult::p50Millis).toList())),
-                        TextTable.millis(median(results.stream().map(PhaseResult::p99Millis).toList())),
-                        Long.toString(results.stream().mapToLong(PhaseResult::errors).sum()),
-                        variant.floor().filter(settings.variants()::contains).map(f -> f.name(mix)).orElse("-"),
+                long responses =
+                        results.stream().mapToLong(PhaseResult::responses).sum();
+                List<RedisCommandStats.Delta> redis = results.stream()
+                        .map(PhaseResult::redis)
+                        .filter(java.util.Objects::nonNull)
+                        .toList();
+                table.row(
+                        mix.title(),
+                        variant.name(mix),
+                        TextTable.rate(rate(mix, variant)),
+                        TextTable.millis(median(
+                                results.stream().map(PhaseResult::p50Millis).toList())),
+                        TextTable.millis(median(
+                                results.stream().map(PhaseResult::p99Millis).toList())),
+                        Long.toString(
+                                results.stream().mapToLong(PhaseResult::errors).sum()),
+                        variant.floor()
+                                .filter(settings.variants()::contains)
+                                .map(f -> f.name(mix))
+                                .orElse("-"),
                         ratio.map(r -> TextTable.ratio(r.median())).orElse("-"),
-                        ratio.map(r -> TextTable.ratio(r.min()) + "-" + TextTable.ratio(r.max())).orElse("-"),
-                        target(mix, variant).filter(t -> ratio.isPresent()).map(t -> "≥ " + TextTable.ratio(t)).orElse("-"),
-                        String.format("%.1f", results.stream().mapToLong(PhaseResult::serverCpuNanos).sum()
-                                / 1000.0 / Math.max(1, responses)),
-                        redis.isEmpty() ? "-" : String.format("%.2f", redis.stream()
-                                .mapToDouble(d -> d.callsPer(1)).sum() / responses),
-                        redis.isEmpty() ? "-" : String.format("%.1f", redis.stream()
-                                .mapToDouble(d -> d.microsPer(1)).sum() / responses),
-                        redis.isEmpty() ? "-" : String.format("%.1f", redis.stream()
-                                .mapToDouble(d -> d.cpuMicrosPer(1)).sum() / responses),
+                        ratio.map(r -> TextTable.ratio(r.min()) + "-" + TextTable.ratio(r.max()))
+                                .orElse("-"),
+                        target(mix, variant)
+                                .filter(t -> ratio.isPresent())
+                                .map(t -> "≥ " + TextTable.ratio(t))
+                                .orElse("-"),
+                        String.format(
+                                "%.1f",
+                                results.stream()
+                                                .mapToLong(PhaseResult::serverCpuNanos)
+                                                .sum()
+                                        / 1000.0
+                                        / Math.max(1, responses)),
+                        redis.isEmpty()
+                                ? "-"
+                                : String.format(
+                                        "%.2f",
+                                        redis.stream()
+                                                        .mapToDouble(d -> d.callsPer(1))
+                                                        .sum()
+                                                / responses),
+                        redis.isEmpty()
+                                ? "-"
+                                : String.format(
+                                        "%.1f",
+                                        redis.stream()
+                                                        .mapToDouble(d -> d.microsPer(1))
+                                                        .sum()
+                                                / responses),
+                        redis.isEmpty()
+                                ? "-"
+                                : String.format(
+                                        "%.1f",
+                                        redis.stream()
+                                                        .mapToDouble(d -> d.cpuMicrosPer(1))
+                                                        .sum()
+                                                / responses),
                         postgresCpu(results, responses));
             }
         }
@@ -171,8 +234,12 @@ public record HttpReport(HttpBenchmark.Settings settings, Machine before, Machin
         if (results.stream().anyMatch(r -> r.postgresCpuMicros().isEmpty())) {
             return "-";
         }
-        return String.format("%.1f", results.stream().mapToLong(r -> r.postgresCpuMicros().getAsLong()).sum()
-                / (double) Math.max(1, responses));
+        return String.format(
+                "%.1f",
+                results.stream()
+                                .mapToLong(r -> r.postgresCpuMicros().getAsLong())
+                                .sum()
+                        / (double) Math.max(1, responses));
     }
 
     public void print(PrintStream out) {
@@ -186,11 +253,14 @@ public record HttpReport(HttpBenchmark.Settings settings, Machine before, Machin
         for (Mix mix : Mix.values()) {
             for (Variant variant : settings.variants()) {
                 List<PhaseResult> results = results(mix, variant);
-                long responses = results.stream().mapToLong(PhaseResult::responses).sum();
-                results.stream().map(PhaseResult::redis).filter(java.util.Objects::nonNull)
+                long responses =
+                        results.stream().mapToLong(PhaseResult::responses).sum();
+                results.stream()
+                        .map(PhaseResult::redis)
+                        .filter(java.util.Objects::nonNull)
                         .reduce((a, b) -> merge(a, b))
-                        .ifPresent(d -> out.printf("redis, %s %s: %s%n", mix.title(), variant.name(mix),
-                                d.describe(responses)));
+                        .ifPresent(d -> out.printf(
+                                "redis, %s %s: %s%n", mix.title(), variant.name(mix), d.describe(responses)));
             }
         }
         out.println();
@@ -199,40 +269,59 @@ public record HttpReport(HttpBenchmark.Settings settings, Machine before, Machin
                 Optional<Ratio> ratio = ratio(mix, variant);
                 Optional<Double> target = target(mix, variant);
                 if (ratio.isPresent() && target.isPresent()) {
-                    out.printf("%-12s %-14s %s vs %-22s %s (target %s): %s%n", mix.title(), variant.name(mix),
+                    out.printf(
+                            "%-12s %-14s %s vs %-22s %s (target %s): %s%n",
+                            mix.title(),
+                            variant.name(mix),
                             TextTable.ratio(ratio.get().median()),
                             variant.floor().orElseThrow().name(mix),
-                            "spread " + TextTable.ratio(ratio.get().min()) + "-" + TextTable.ratio(ratio.get().max()),
-                            TextTable.ratio(target.get()), ratio.get().median() >= target.get() ? "met" : "NOT met");
+                            "spread " + TextTable.ratio(ratio.get().min()) + "-"
+                                    + TextTable.ratio(ratio.get().max()),
+                            TextTable.ratio(target.get()),
+                            ratio.get().median() >= target.get() ? "met" : "NOT met");
                 }
-                fencedRatio(mix, variant).ifPresent(fenced -> out.printf(
-                        "%-12s %-14s %s vs %-22s %s (the least a fenced completion costs on Redis before 8.4)%n",
-                        mix.title(), variant.name(mix), TextTable.ratio(fenced.median()),
-                        variant.fencedFloor().orElseThrow().name(mix),
-                        "spread " + TextTable.ratio(fenced.min()) + "-" + TextTable.ratio(fenced.max())));
+                fencedRatio(mix, variant)
+                        .ifPresent(fenced -> out.printf(
+                                "%-12s %-14s %s vs %-22s %s (the least a fenced completion costs on Redis before 8.4)%n",
+                                mix.title(),
+                                variant.name(mix),
+                                TextTable.ratio(fenced.median()),
+                                variant.fencedFloor().orElseThrow().name(mix),
+                                "spread " + TextTable.ratio(fenced.min()) + "-" + TextTable.ratio(fenced.max())));
             }
         }
         for (Mix mix : Mix.values()) {
             Optional<Ratio> perNode = perNode(mix);
             Optional<Double> target = perNodeTarget(mix);
             if (perNode.isPresent() && target.isPresent()) {
-                out.printf("%-12s %-14s %s vs %-22s %s (target %s): %s%s%n", mix.title(), Variant.REDIS_CLUSTER.name(mix),
-                        TextTable.ratio(perNode.get().median()), Variant.REDIS.name(mix) + " (per node)",
-                        "spread " + TextTable.ratio(perNode.get().min()) + "-" + TextTable.ratio(perNode.get().max()),
-                        TextTable.ratio(target.get()), perNode.get().median() >= target.get() ? "met" : "NOT met",
-                        floorsPerNode(mix).map(floors -> "; the floors " + Variant.RAW_REDIS_CLUSTER.name(mix) + " vs "
-                                + Variant.RAW_REDIS.name(mix) + " " + TextTable.ratio(floors.median())).orElse(""));
+                out.printf(
+                        "%-12s %-14s %s vs %-22s %s (target %s): %s%s%n",
+                        mix.title(),
+                        Variant.REDIS_CLUSTER.name(mix),
+                        TextTable.ratio(perNode.get().median()),
+                        Variant.REDIS.name(mix) + " (per node)",
+                        "spread " + TextTable.ratio(perNode.get().min()) + "-"
+                                + TextTable.ratio(perNode.get().max()),
+                        TextTable.ratio(target.get()),
+                        perNode.get().median() >= target.get() ? "met" : "NOT met",
+                        floorsPerNode(mix)
+                                .map(floors -> "; the floors " + Variant.RAW_REDIS_CLUSTER.name(mix) + " vs "
+                                        + Variant.RAW_REDIS.name(mix) + " " + TextTable.ratio(floors.median()))
+                                .orElse(""));
             }
         }
         out.println();
         long errors = errors();
-        out.println(errors == 0
-                ? "correctness: every answer passed its checks; no key ran twice; no replay ran the handler"
-                : "correctness: " + errors + " ERRORS");
+        out.println(
+                errors == 0
+                        ? "correctness: every answer passed its checks; no key ran twice; no replay ran the handler"
+                        : "correctness: " + errors + " ERRORS");
         otherErrorSamples.forEach(sample -> out.println("error: " + sample));
         for (PhaseResult result : phases) {
-            result.errorSamples().stream().limit(5).forEach(sample -> out.println("error: round " + result.round()
-                    + " " + result.mix().title() + " " + result.variant().name(result.mix()) + ": " + sample));
+            result.errorSamples().stream()
+                    .limit(5)
+                    .forEach(sample -> out.println("error: round " + result.round() + " "
+                            + result.mix().title() + " " + result.variant().name(result.mix()) + ": " + sample));
         }
         out.println();
         out.print(table().markdown());
@@ -240,8 +329,11 @@ public record HttpReport(HttpBenchmark.Settings settings, Machine before, Machin
 
     private static RedisCommandStats.Delta merge(RedisCommandStats.Delta a, RedisCommandStats.Delta b) {
         java.util.Map<String, RedisCommandStats.Stat> merged = new java.util.HashMap<>(a.commands());
-        b.commands().forEach((command, stat) -> merged.merge(command, stat,
-                (x, y) -> new RedisCommandStats.Stat(x.calls() + y.calls(), x.micros() + y.micros())));
+        b.commands()
+                .forEach((command, stat) -> merged.merge(
+                        command,
+                        stat,
+                        (x, y) -> new RedisCommandStats.Stat(x.calls() + y.calls(), x.micros() + y.micros())));
         return new RedisCommandStats.Delta(java.util.Map.copyOf(merged), a.cpuMicros() + b.cpuMicros());
     }
 

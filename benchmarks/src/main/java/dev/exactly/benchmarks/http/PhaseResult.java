@@ -23,9 +23,20 @@ import org.jspecify.annotations.Nullable;
  *                     on PostgreSQL where {@code /proc} shows them
  * @param errorSamples the first few errors
  */
-public record PhaseResult(Variant variant, Mix mix, int round, long responses, long errors, double seconds,
-        double p50Millis, double p99Millis, long executions, RedisCommandStats.@Nullable Delta redis,
-        long serverCpuNanos, OptionalLong postgresCpuMicros, List<String> errorSamples) {
+public record PhaseResult(
+        Variant variant,
+        Mix mix,
+        int round,
+        long responses,
+        long errors,
+        double seconds,
+        double p50Millis,
+        double p99Millis,
+        long executions,
+        RedisCommandStats.@Nullable Delta redis,
+        long serverCpuNanos,
+        OptionalLong postgresCpuMicros,
+        List<String> errorSamples) {
 
     public PhaseResult {
         errorSamples = List.copyOf(errorSamples);

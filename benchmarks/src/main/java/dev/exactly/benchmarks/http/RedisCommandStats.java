@@ -44,7 +44,9 @@ final class RedisCommandStats implements AutoCloseable {
             for (String line : connection.sync().info("cpu").split("\r?\n", -1)) {
                 // used_cpu_sys:1.234567 (the server's main process; the _children lines are forks)
                 if (line.startsWith("used_cpu_sys:") || line.startsWith("used_cpu_user:")) {
-                    total += Math.round(Double.parseDouble(line.substring(line.indexOf(':') + 1).strip()) * 1_000_000);
+                    total += Math.round(Double.parseDouble(
+                                    line.substring(line.indexOf(':') + 1).strip())
+                            * 1_000_000);
                 }
             }
         }
@@ -73,7 +75,8 @@ final class RedisCommandStats implements AutoCloseable {
                         micros = Long.parseLong(field.substring(5));
                     }
                 }
-                total.merge(command, new Stat(calls, micros), (a, b) -> new Stat(a.calls + b.calls, a.micros + b.micros));
+                total.merge(
+                        command, new Stat(calls, micros), (a, b) -> new Stat(a.calls + b.calls, a.micros + b.micros));
             }
         }
         return total;
@@ -96,7 +99,9 @@ final class RedisCommandStats implements AutoCloseable {
 
         /** Commands per request. */
         double callsPer(long requests) {
-            return requests == 0 ? 0 : commands.values().stream().mapToLong(Stat::calls).sum() / (double) requests;
+            return requests == 0
+                    ? 0
+                    : commands.values().stream().mapToLong(Stat::calls).sum() / (double) requests;
         }
 
         /** Server CPU microseconds per request. */
@@ -106,14 +111,20 @@ final class RedisCommandStats implements AutoCloseable {
 
         /** Server microseconds (inside commands, a script's inner commands twice) per request. */
         double microsPer(long requests) {
-            return requests == 0 ? 0 : commands.values().stream().mapToLong(Stat::micros).sum() / (double) requests;
+            return requests == 0
+                    ? 0
+                    : commands.values().stream().mapToLong(Stat::micros).sum() / (double) requests;
         }
 
         /** e.g. {@code evalsha 1.00/req 9.8 µs/call, set 1.00/req 1.1 µs/call}, busiest first. */
         String describe(long requests) {
             return commands.entrySet().stream()
-                    .sorted(Comparator.comparingLong((Map.Entry<String, Stat> e) -> e.getValue().micros()).reversed())
-                    .map(e -> String.format("%s %.2f/req %.1f µs/call", e.getKey(),
+                    .sorted(Comparator.comparingLong(
+                                    (Map.Entry<String, Stat> e) -> e.getValue().micros())
+                            .reversed())
+                    .map(e -> String.format(
+                            "%s %.2f/req %.1f µs/call",
+                            e.getKey(),
                             e.getValue().calls() / (double) Math.max(1, requests),
                             e.getValue().micros() / (double) e.getValue().calls()))
                     .collect(Collectors.joining(", "));

@@ -84,7 +84,10 @@ final class RenewableMemoryStore extends ForwardingIdempotencyStore {
             Duration left = Duration.between(now, record.expiresAt());
             OwnerToken owner = OwnerToken.random();
             if (!(next.claim(key, record.fingerprint(), owner, left, left) instanceof ClaimOutcome.Claimed)
-                    || !next.complete(key, owner, record.status(),
+                    || !next.complete(
+                            key,
+                            owner,
+                            record.status(),
                             Objects.requireNonNull(record.response(), "a finished record holds its answer"))) {
                 throw new IllegalStateException("could not carry " + key + " over");
             }

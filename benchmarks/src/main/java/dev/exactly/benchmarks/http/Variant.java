@@ -62,11 +62,12 @@ public enum Variant {
         if (role != Role.RAW) {
             return id;
         }
-        return id + switch (mix) {
-            case FRESH -> "-2";
-            case REPLAYS -> "-1";
-            case MIXED -> "-told";
-        };
+        return id
+                + switch (mix) {
+                    case FRESH -> "-2";
+                    case REPLAYS -> "-1";
+                    case MIXED -> "-told";
+                };
     }
 
     /** The store (or, for a raw baseline, the server) behind this endpoint; empty when unguarded. */

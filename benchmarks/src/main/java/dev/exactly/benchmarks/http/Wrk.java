@@ -45,8 +45,9 @@ final class Wrk {
 
     /** wrk from the PATH with the phase script copied into {@code workDir}. */
     static Wrk create(Path workDir) {
-        Path binary = onPath().orElseThrow(() -> new IllegalStateException(
-                "wrk is not on the PATH; install it (Debian: apt-get install -y wrk) or run benchmarks/http-benchmark.sh"));
+        Path binary = onPath().orElseThrow(
+                        () -> new IllegalStateException(
+                                "wrk is not on the PATH; install it (Debian: apt-get install -y wrk) or run benchmarks/http-benchmark.sh"));
         Path script = workDir.resolve(SCRIPT);
         try (InputStream in = Wrk.class.getResourceAsStream(SCRIPT)) {
             if (in == null) {
@@ -71,8 +72,15 @@ final class Wrk {
      * @param errorSamples the first few rejected answers and wrk's own complaints
      * @param freshAnswers answers to fresh keys that passed their checks
      */
-    record Report(long responses, long failed, long socketErrors, double seconds, double p50Millis, double p99Millis,
-            List<String> errorSamples, long freshAnswers) {}
+    record Report(
+            long responses,
+            long failed,
+            long socketErrors,
+            double seconds,
+            double p50Millis,
+            double p99Millis,
+            List<String> errorSamples,
+            long freshAnswers) {}
 
     /**
      * Runs one phase against {@code uri} and waits for it.
@@ -82,18 +90,37 @@ final class Wrk {
      * @param marked whether replays must come back marked as replays (see {@code phase.lua})
      * @param keys   the replay keys and their first answers (replay and mixed modes)
      */
-    Report run(URI uri, Mix mix, String tag, KeyOrder order, boolean marked, Path keys, int threads, int connections,
+    Report run(
+            URI uri,
+            Mix mix,
+            String tag,
+            KeyOrder order,
+            boolean marked,
+            Path keys,
+            int threads,
+            int connections,
             Duration duration)
             throws IOException, InterruptedException {
-        List<String> command = List.of(binary.toString(),
-                "-t", Integer.toString(threads),
-                "-c", Integer.toString(connections),
-                "-d", duration.toSeconds() + "s",
-                "--timeout", TIMEOUT,
+        List<String> command = List.of(
+                binary.toString(),
+                "-t",
+                Integer.toString(threads),
+                "-c",
+                Integer.toString(connections),
+                "-d",
+                duration.toSeconds() + "s",
+                "--timeout",
+                TIMEOUT,
                 "--latency",
-                "-s", script.toString(),
+                "-s",
+                script.toString(),
                 uri.toString(),
-                "--", mix.mode(), tag, marked ? "1" : "0", keys.toString(), order.mode());
+                "--",
+                mix.mode(),
+                tag,
+                marked ? "1" : "0",
+                keys.toString(),
+                order.mode());
         Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
         byte[] output;
         try (InputStream in = process.getInputStream()) {
@@ -112,8 +139,14 @@ final class Wrk {
 
     static Report parse(String output) {
         WrkResult wrk = WrkResult.parse(output);
-        return new Report(wrk.responses(), wrk.figure("failed") + Math.abs(wrk.unchecked()), wrk.socketErrors(),
-                wrk.figure("duration_us") / 1e6, wrk.figure("p50_us") / 1000.0, wrk.figure("p99_us") / 1000.0,
-                wrk.samples(), wrk.figure("fresh"));
+        return new Report(
+                wrk.responses(),
+                wrk.figure("failed") + Math.abs(wrk.unchecked()),
+                wrk.socketErrors(),
+                wrk.figure("duration_us") / 1e6,
+                wrk.figure("p50_us") / 1000.0,
+                wrk.figure("p99_us") / 1000.0,
+                wrk.samples(),
+                wrk.figure("fresh"));
     }
 }

@@ -36,11 +36,13 @@ public final class GuardedWorkload {
     private static final String METHOD = "POST";
     private static final String ROUTE = "/v1/charges";
     private static final Fingerprint FINGERPRINT = new Fingerprint(Fingerprinter.JCS_SHA256, "5e".repeat(32));
-    private static final StoredResponse RESPONSE = new StoredResponse(201,
-            Map.of("content-type", List.of("application/json")), RESPONSE_JSON.getBytes(StandardCharsets.UTF_8));
+    private static final StoredResponse RESPONSE = new StoredResponse(
+            201, Map.of("content-type", List.of("application/json")), RESPONSE_JSON.getBytes(StandardCharsets.UTF_8));
     /** Replayed keys must outlive the whole run. */
     private static final IdempotencyPolicy REPLAY_POLICY = IdempotencyPolicy.custom()
-            .lease(Duration.ofSeconds(30)).retention(Duration.ofHours(1)).build();
+            .lease(Duration.ofSeconds(30))
+            .retention(Duration.ofHours(1))
+            .build();
 
     private final IdempotencyEngine engine;
     private final IdempotencyPolicy freshPolicy;
@@ -101,7 +103,8 @@ public final class GuardedWorkload {
             }
             for (Future<IdempotentResult> result : results) {
                 if (result.get().kind() != IdempotentResult.Kind.EXECUTED) {
-                    throw new IllegalStateException("a replay key was already taken: " + result.get().kind());
+                    throw new IllegalStateException(
+                            "a replay key was already taken: " + result.get().kind());
                 }
             }
         }

@@ -41,7 +41,8 @@ final class PostgresRawBaseline implements RawBaseline {
 
     /** Creates the baseline's table in the pool's schema. */
     static PostgresRawBaseline create(DataSource pool) {
-        try (Connection c = pool.getConnection(); Statement s = c.createStatement()) {
+        try (Connection c = pool.getConnection();
+                Statement s = c.createStatement()) {
             s.execute(CREATE);
         } catch (SQLException e) {
             throw new IllegalStateException("could not create the baseline table", e);
@@ -61,7 +62,8 @@ final class PostgresRawBaseline implements RawBaseline {
 
     @Override
     public boolean claim(String key) {
-        try (Connection c = pool.getConnection(); PreparedStatement s = c.prepareStatement(INSERT)) {
+        try (Connection c = pool.getConnection();
+                PreparedStatement s = c.prepareStatement(INSERT)) {
             s.setString(1, key);
             s.setBytes(2, PLACEHOLDER);
             return s.executeUpdate() == 1;
@@ -72,7 +74,8 @@ final class PostgresRawBaseline implements RawBaseline {
 
     @Override
     public boolean finish(String key, byte[] value) {
-        try (Connection c = pool.getConnection(); PreparedStatement s = c.prepareStatement(UPDATE)) {
+        try (Connection c = pool.getConnection();
+                PreparedStatement s = c.prepareStatement(UPDATE)) {
             s.setBytes(1, value);
             s.setString(2, key);
             return s.executeUpdate() == 1;
@@ -83,7 +86,8 @@ final class PostgresRawBaseline implements RawBaseline {
 
     @Override
     public byte @Nullable [] read(String key) {
-        try (Connection c = pool.getConnection(); PreparedStatement s = c.prepareStatement(SELECT)) {
+        try (Connection c = pool.getConnection();
+                PreparedStatement s = c.prepareStatement(SELECT)) {
             s.setString(1, key);
             try (ResultSet row = s.executeQuery()) {
                 return row.next() ? row.getBytes(1) : null;

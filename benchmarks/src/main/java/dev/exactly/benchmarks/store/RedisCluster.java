@@ -59,11 +59,18 @@ public final class RedisCluster implements AutoCloseable {
         try {
             for (int i = 0; i < masters; i++) {
                 int port = portWithFreeBusPort();
-                started.add(RedisProcess.start(binary, port, List.of(
-                        "--cluster-enabled", "yes",
-                        "--cluster-config-file", "nodes-" + port + ".conf",
-                        "--cluster-node-timeout", "2000",
-                        "--cluster-announce-ip", TestRedis.host())));
+                started.add(RedisProcess.start(
+                        binary,
+                        port,
+                        List.of(
+                                "--cluster-enabled",
+                                "yes",
+                                "--cluster-config-file",
+                                "nodes-" + port + ".conf",
+                                "--cluster-node-timeout",
+                                "2000",
+                                "--cluster-announce-ip",
+                                TestRedis.host())));
             }
         } catch (RuntimeException | Error e) {
             started.forEach(RedisProcess::stop);
@@ -86,8 +93,9 @@ public final class RedisCluster implements AutoCloseable {
             int[] slots = IntStream.range(from, to).toArray();
             onNode(nodes.get(i).port(), node -> node.clusterAddSlots(slots));
         }
-        onNode(nodes.getFirst().port(), first -> nodes.stream().skip(1)
-                .forEach(node -> first.clusterMeet(TestRedis.host(), node.port())));
+        onNode(
+                nodes.getFirst().port(),
+                first -> nodes.stream().skip(1).forEach(node -> first.clusterMeet(TestRedis.host(), node.port())));
         await("cluster_state:ok on every node")
                 .atMost(Duration.ofSeconds(30))
                 .pollInterval(Duration.ofMillis(50))
@@ -118,14 +126,17 @@ public final class RedisCluster implements AutoCloseable {
 
     /** {@code redis-cluster://127.0.0.1:p1,127.0.0.1:p2,...}. */
     public String uri() {
-        return "redis-cluster://" + nodes.stream()
-                .map(node -> TestRedis.host() + ":" + node.port())
-                .collect(Collectors.joining(","));
+        return "redis-cluster://"
+                + nodes.stream()
+                        .map(node -> TestRedis.host() + ":" + node.port())
+                        .collect(Collectors.joining(","));
     }
 
     /** The seed URIs of the nodes. */
     public List<RedisURI> seeds() {
-        return nodes.stream().map(node -> RedisURI.create(TestRedis.host(), node.port())).toList();
+        return nodes.stream()
+                .map(node -> RedisURI.create(TestRedis.host(), node.port()))
+                .toList();
     }
 
     /** The process ids of the nodes. */

@@ -13,8 +13,8 @@ import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.SetArgs;
-import io.lettuce.core.api.sync.RedisCommands;
 import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.api.sync.RedisCommands;
 import io.lettuce.core.codec.ByteArrayCodec;
 import java.io.IOException;
 import java.io.PrintStream;
@@ -56,7 +56,9 @@ import org.jspecify.annotations.Nullable;
  */
 public final class RedisInstructions {
     private static final IdempotencyPolicy POLICY = IdempotencyPolicy.custom()
-            .lease(Duration.ofSeconds(30)).retention(Duration.ofMillis(RedisRawBaseline.TTL_MILLIS)).build();
+            .lease(Duration.ofSeconds(30))
+            .retention(Duration.ofMillis(RedisRawBaseline.TTL_MILLIS))
+            .build();
     private static final Duration START_UNDER_VALGRIND = Duration.ofSeconds(60);
     /** Replays before the store's replay phase, counted apart: enough for the store to read first. */
     private static final int REPLAY_WARM_UP = 64;
@@ -95,21 +97,29 @@ public final class RedisInstructions {
         }
         Path redisServer = StoreFixture.redisServerBinary();
         if (redisServer == null) {
-            throw new IllegalStateException("needs redis-server on the PATH (or -D" + StoreFixture.REDIS_SERVER_PROPERTY + ")");
+            throw new IllegalStateException(
+                    "needs redis-server on the PATH (or -D" + StoreFixture.REDIS_SERVER_PROPERTY + ")");
         }
         Path out = Files.createTempDirectory("exactly-callgrind");
         int port = TestRedis.freePort();
         RedisProcess server = RedisProcess.start(
                 List.of("valgrind", "--tool=callgrind", "--callgrind-out-file=" + out.resolve("redis.out")),
-                redisServer, port, List.of(), START_UNDER_VALGRIND);
+                redisServer,
+                port,
+                List.of(),
+                START_UNDER_VALGRIND);
         RedisURI uri = RedisURI.create("redis://" + TestRedis.host() + ":" + port);
         RedisClient rawClient = RedisClient.create(uri);
         try (StatefulRedisConnection<byte[], byte[]> connection = rawClient.connect(ByteArrayCodec.INSTANCE);
                 StatefulRedisConnection<String, String> admin = rawClient.connect();
-                RedisIdempotencyStore store = RedisIdempotencyStore.create(uri.toString(),
-                        RedisStoreConfig.custom().keyPrefix("exactly:instructions:").build())) {
+                RedisIdempotencyStore store = RedisIdempotencyStore.create(
+                        uri.toString(),
+                        RedisStoreConfig.custom()
+                                .keyPrefix("exactly:instructions:")
+                                .build())) {
             RedisRawBaseline raw = new RedisRawBaseline(connection.async(), "exactly:instructions:raw:", () -> {});
-            GuardedWorkload workload = new GuardedWorkload(IdempotencyEngine.builder(store).build(), POLICY);
+            GuardedWorkload workload =
+                    new GuardedWorkload(IdempotencyEngine.builder(store).build(), POLICY);
             Counter counter = new Counter(server.pid(), out, admin);
             byte[] answer = GuardedWorkload.RESPONSE_JSON.getBytes(StandardCharsets.UTF_8);
 
@@ -126,8 +136,11 @@ public final class RedisInstructions {
             List<Phase> phases = new ArrayList<>();
             String compareAndSet = connection.sync().scriptLoad(RedisRawBaseline.COMPARE_AND_SET);
             phases.add(counter.phase(FLOOR_FRESH, operations, i -> floorFresh(raw, "fresh-" + i, answer)));
-            phases.add(counter.phase(FENCED_FLOOR_FRESH, operations,
-                    i -> fencedFloorFresh(connection.sync(), compareAndSet, "exactly:instructions:fenced:" + i, answer)));
+            phases.add(counter.phase(
+                    FENCED_FLOOR_FRESH,
+                    operations,
+                    i -> fencedFloorFresh(
+                            connection.sync(), compareAndSet, "exactly:instructions:fenced:" + i, answer)));
             phases.add(counter.phase(STORE_FRESH, operations, i -> workload.guarded("fresh-" + i)));
             phases.add(counter.phase(FLOOR_REPLAY, operations, i -> {
                 if (raw.read("replay-" + i) == null) {
@@ -139,14 +152,16 @@ public final class RedisInstructions {
                 workload.replay(i % operations);
             }
             phases.add(counter.phase(STORE_REPLAY, operations, workload::replay));
-            progress.printf("%d operations per phase, every answer checked, %d guarded executions%n",
+            progress.printf(
+                    "%d operations per phase, every answer checked, %d guarded executions%n",
                     operations, workload.executions());
             return phases;
         } finally {
             rawClient.shutdown(Duration.ZERO, Duration.ofSeconds(2));
             server.stop();
             if (SystemProperties.flag("exactly.bench.keep")) {
-                progress.println("callgrind's dumps kept in " + out + " (one per phase, in order, after the warm-up's)");
+                progress.println(
+                        "callgrind's dumps kept in " + out + " (one per phase, in order, after the warm-up's)");
             } else {
                 RedisCluster.deleteTree(out);
             }
@@ -158,15 +173,15 @@ public final class RedisInstructions {
      * The least a fenced completion can cost on Redis before 8.4 (no compare-and-set command): a script
      * that writes the answer only if the key still holds the claim's own value.
      */
-    private static void fencedFloorFresh(RedisCommands<byte[], byte[]> commands, String compareAndSet, String key,
-            byte[] answer) {
+    private static void fencedFloorFresh(
+            RedisCommands<byte[], byte[]> commands, String compareAndSet, String key, byte[] answer) {
         byte[] name = key.getBytes(StandardCharsets.UTF_8);
         byte[] fence = RedisRawBaseline.FENCE;
         if (!"OK".equals(commands.set(name, fence, SetArgs.Builder.nx().px(RedisRawBaseline.TTL_MILLIS)))) {
             throw new IllegalStateException("the fenced floor's key " + key + " was taken before");
         }
-        Long written = commands.evalsha(compareAndSet, ScriptOutputType.INTEGER, new byte[][] {name}, fence, answer,
-                RedisRawBaseline.TTL);
+        Long written = commands.evalsha(
+                compareAndSet, ScriptOutputType.INTEGER, new byte[][] {name}, fence, answer, RedisRawBaseline.TTL);
         if (written == null || written != 1L) {
             throw new IllegalStateException("the fenced floor's write of " + key + " was refused");
         }
@@ -182,14 +197,18 @@ public final class RedisInstructions {
         out.println("Redis instructions per operation (redis-server under callgrind), "
                 + Machine.sample(InstantSource.system()).describe());
         Map<String, Phase> byName = phases.stream().collect(Collectors.toMap(Phase::name, p -> p));
-        TextTable table = new TextTable("operation", "instructions", "vs floor", "vs fenced floor", "commands per operation");
+        TextTable table =
+                new TextTable("operation", "instructions", "vs floor", "vs fenced floor", "commands per operation");
         for (Phase phase : phases) {
             String floor = switch (phase.name()) {
                 case FENCED_FLOOR_FRESH, STORE_FRESH -> FLOOR_FRESH;
                 case STORE_REPLAY -> FLOOR_REPLAY;
                 default -> null;
             };
-            table.row(phase.name(), String.format("%,.0f", phase.perOperation()), ratio(phase, byName.get(floor)),
+            table.row(
+                    phase.name(),
+                    String.format("%,.0f", phase.perOperation()),
+                    ratio(phase, byName.get(floor)),
                     phase.name().equals(STORE_FRESH) ? ratio(phase, byName.get(FENCED_FLOOR_FRESH)) : "-",
                     phase.commandsPerOperation());
         }
@@ -221,7 +240,9 @@ public final class RedisInstructions {
         private long dump() throws IOException, InterruptedException {
             List<Path> before = dumps();
             Process control = new ProcessBuilder("callgrind_control", "--dump", Long.toString(pid))
-                    .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
+                    .redirectErrorStream(true)
+                    .redirectOutput(ProcessBuilder.Redirect.DISCARD)
+                    .start();
             if (!control.waitFor(60, TimeUnit.SECONDS) || control.exitValue() != 0) {
                 control.destroyForcibly();
                 throw new IllegalStateException("callgrind_control --dump " + pid + " failed");
@@ -233,7 +254,8 @@ public final class RedisInstructions {
             }
             for (String line : Files.readAllLines(after.get(0))) {
                 if (line.startsWith("totals:") || line.startsWith("summary:")) {
-                    return Long.parseLong(line.substring(line.indexOf(':') + 1).strip().split("\\s+", -1)[0]);
+                    return Long.parseLong(
+                            line.substring(line.indexOf(':') + 1).strip().split("\\s+", -1)[0]);
                 }
             }
             throw new IllegalStateException("no instruction total in " + after.get(0));
@@ -269,7 +291,8 @@ public final class RedisInstructions {
 
     /** Whether it can run here: {@code redis-server}, {@code valgrind} and {@code callgrind_control} on the PATH. */
     static boolean available() {
-        return StoreFixture.redisServerBinary() != null && TestRedis.onPath("valgrind") != null
+        return StoreFixture.redisServerBinary() != null
+                && TestRedis.onPath("valgrind") != null
                 && TestRedis.onPath("callgrind_control") != null;
     }
 }

@@ -27,6 +27,7 @@ import org.jspecify.annotations.Nullable;
 final class RedisRawBaseline implements RawBaseline {
     /** {@link RawBaseline#KEPT}, as the {@code PX} of its keys. */
     static final long TTL_MILLIS = KEPT.toMillis();
+
     private static final SetArgs NX_PX = SetArgs.Builder.nx().px(TTL_MILLIS);
     private static final SetArgs XX_PX = SetArgs.Builder.xx().px(TTL_MILLIS);
     private static final byte[] PLACEHOLDER = "processing".getBytes(StandardCharsets.US_ASCII);
@@ -35,10 +36,12 @@ final class RedisRawBaseline implements RawBaseline {
             + "redis.call('SET', KEYS[1], ARGV[2], 'PX', ARGV[3]) return 1 end return 0";
     /** The fenced floor's claim value: as long as the store's owner token, with a prefix. */
     static final byte[] FENCE = "processing:aaaaaaaaaaaaaaaaaaaaaa".getBytes(StandardCharsets.US_ASCII);
+
     static final byte[] TTL = Long.toString(TTL_MILLIS).getBytes(StandardCharsets.US_ASCII);
 
     /** The client's command timeouts: none of Lettuce's own, as in the store's clients. */
-    static final TimeoutOptions TIMEOUTS = TimeoutOptions.builder().timeoutCommands(false).build();
+    static final TimeoutOptions TIMEOUTS =
+            TimeoutOptions.builder().timeoutCommands(false).build();
 
     private final RedisClusterAsyncCommands<byte[], byte[]> commands;
     private final String keyPrefix;
@@ -50,7 +53,10 @@ final class RedisRawBaseline implements RawBaseline {
         this(commands, keyPrefix, close, null);
     }
 
-    private RedisRawBaseline(RedisClusterAsyncCommands<byte[], byte[]> commands, String keyPrefix, Runnable close,
+    private RedisRawBaseline(
+            RedisClusterAsyncCommands<byte[], byte[]> commands,
+            String keyPrefix,
+            Runnable close,
             @Nullable String compareAndSet) {
         this.commands = commands;
         this.keyPrefix = keyPrefix;
@@ -59,7 +65,8 @@ final class RedisRawBaseline implements RawBaseline {
     }
 
     /** The fenced floor on {@code commands} (a standalone server's: the script is loaded on it). */
-    static RedisRawBaseline fenced(RedisClusterAsyncCommands<byte[], byte[]> commands, String keyPrefix, Runnable close) {
+    static RedisRawBaseline fenced(
+            RedisClusterAsyncCommands<byte[], byte[]> commands, String keyPrefix, Runnable close) {
         String sha = await(commands.scriptLoad(COMPARE_AND_SET.getBytes(StandardCharsets.UTF_8)));
         return new RedisRawBaseline(commands, keyPrefix, close, sha);
     }
@@ -67,7 +74,9 @@ final class RedisRawBaseline implements RawBaseline {
     @Override
     public String freshOperations() {
         return "SET k v NX PX " + TTL_MILLIS + ", then "
-                + (compareAndSet == null ? "SET k v XX PX " + TTL_MILLIS : "EVALSHA of a compare-and-set (GET, SET PX)");
+                + (compareAndSet == null
+                        ? "SET k v XX PX " + TTL_MILLIS
+                        : "EVALSHA of a compare-and-set (GET, SET PX)");
     }
 
     @Override
@@ -85,8 +94,8 @@ final class RedisRawBaseline implements RawBaseline {
         if (compareAndSet == null) {
             return "OK".equals(await(commands.set(key(key), value, XX_PX)));
         }
-        Long written = await(commands.evalsha(compareAndSet, ScriptOutputType.INTEGER, new byte[][] {key(key)},
-                FENCE, value, TTL));
+        Long written = await(
+                commands.evalsha(compareAndSet, ScriptOutputType.INTEGER, new byte[][] {key(key)}, FENCE, value, TTL));
         return written != null && written == 1L;
     }
 

@@ -57,8 +57,8 @@ public class StoreBenchmark extends StoreState {
     void open(int threads, int replayKeys, @Nullable IdempotencyPolicy freshPolicy) throws Exception {
         StoreFixture opened = openFixture(store, threads);
         try {
-            GuardedWorkload bodies = new GuardedWorkload(
-                    opened.engine(), freshPolicy != null ? freshPolicy : opened.freshKeyPolicy());
+            GuardedWorkload bodies =
+                    new GuardedWorkload(opened.engine(), freshPolicy != null ? freshPolicy : opened.freshKeyPolicy());
             if (replayKeys > 0) {
                 bodies.prepareReplayKeys("replay-" + StoreFixture.runId() + "-", replayKeys, threads);
             }

@@ -1,7 +1,7 @@
 package dev.exactly.benchmarks.store;
 
-import dev.exactly.benchmarks.fingerprint.FingerprintBenchmark;
 import dev.exactly.benchmarks.Machine;
+import dev.exactly.benchmarks.fingerprint.FingerprintBenchmark;
 import java.io.PrintStream;
 import java.time.InstantSource;
 import java.util.ArrayList;
@@ -29,7 +29,10 @@ public final class StoreBenchmarks {
 
     public static void main(String[] args) throws Exception {
         CommandLineOptions cli = new CommandLineOptions(args);
-        if (cli.shouldHelp() || cli.shouldList() || cli.shouldListWithParams() || cli.shouldListProfilers()
+        if (cli.shouldHelp()
+                || cli.shouldList()
+                || cli.shouldListWithParams()
+                || cli.shouldListProfilers()
                 || cli.shouldListResultFormats()) {
             org.openjdk.jmh.Main.main(args);
             return;
@@ -43,7 +46,8 @@ public final class StoreBenchmarks {
             // one store at a time, its raw baseline right before its guarded operations, so that a change
             // in the machine's load between stores does not skew a ratio
             for (StoreKind kind : stores(cli)) {
-                ChainedOptionsBuilder options = new OptionsBuilder().parent(cli)
+                ChainedOptionsBuilder options = new OptionsBuilder()
+                        .parent(cli)
                         .include(StoreBenchmark.class.getName() + "\\.")
                         .param("store", kind.id());
                 if (kind.hasRawBaseline()) {
@@ -71,8 +75,6 @@ public final class StoreBenchmarks {
     /** The stores named with {@code -p store=...}, or all of them. */
     private static List<StoreKind> stores(CommandLineOptions cli) {
         org.openjdk.jmh.util.Optional<Collection<String>> named = cli.getParameter("store");
-        return named.hasValue()
-                ? named.get().stream().map(StoreKind::of).toList()
-                : List.of(StoreKind.values());
+        return named.hasValue() ? named.get().stream().map(StoreKind::of).toList() : List.of(StoreKind.values());
     }
 }

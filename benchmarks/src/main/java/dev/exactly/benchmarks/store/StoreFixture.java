@@ -20,11 +20,10 @@ import io.lettuce.core.ClientOptions;
 import io.lettuce.core.KeyScanCursor;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisFuture;
-import io.lettuce.core.SetArgs;
 import io.lettuce.core.RedisURI;
-import io.lettuce.core.codec.ByteArrayCodec;
 import io.lettuce.core.ScanArgs;
 import io.lettuce.core.ScanCursor;
+import io.lettuce.core.SetArgs;
 import io.lettuce.core.api.StatefulConnection;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.sync.RedisCommands;
@@ -32,6 +31,7 @@ import io.lettuce.core.cluster.ClusterClientOptions;
 import io.lettuce.core.cluster.RedisClusterClient;
 import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
+import io.lettuce.core.codec.ByteArrayCodec;
 import io.lettuce.core.resource.ClientResources;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -71,9 +71,13 @@ public final class StoreFixture implements AutoCloseable {
     public static final int MEMORY_MAX_ENTRIES = 4_000_000;
 
     private static final IdempotencyPolicy SERVER_POLICY = IdempotencyPolicy.custom()
-            .lease(Duration.ofSeconds(30)).retention(Duration.ofSeconds(60)).build();
+            .lease(Duration.ofSeconds(30))
+            .retention(Duration.ofSeconds(60))
+            .build();
     private static final IdempotencyPolicy MEMORY_POLICY = IdempotencyPolicy.custom()
-            .lease(Duration.ofSeconds(5)).retention(Duration.ofSeconds(10)).build();
+            .lease(Duration.ofSeconds(5))
+            .retention(Duration.ofSeconds(10))
+            .build();
 
     /**
      * The PostgreSQL store's {@code sharedStatementLanes} ({@link PostgresStoreConfig}): the library's default
@@ -101,6 +105,7 @@ public final class StoreFixture implements AutoCloseable {
     public static final int CLUSTER_MASTERS = 3;
     /** The ballast outlives the longest run the HTTP benchmark starts ({@link RawBaseline#KEPT}). */
     private static final Duration KEPT_AFTER_RUN = RawBaseline.KEPT.plusHours(1);
+
     private static final int BALLAST_BATCH = 10_000;
 
     /** The binary of {@link #REDIS_SERVER_PROPERTY}, else {@code redis-server} from the PATH; null when neither. */
@@ -111,7 +116,8 @@ public final class StoreFixture implements AutoCloseable {
         }
         Path binary = Path.of(configured);
         if (!Files.isExecutable(binary)) {
-            throw new IllegalArgumentException("-D" + REDIS_SERVER_PROPERTY + "=" + configured + " is not an executable file");
+            throw new IllegalArgumentException(
+                    "-D" + REDIS_SERVER_PROPERTY + "=" + configured + " is not an executable file");
         }
         return binary;
     }
@@ -126,8 +132,13 @@ public final class StoreFixture implements AutoCloseable {
     private final List<RedisURI> redisNodes;
     private final Deque<AutoCloseable> resources;
 
-    private StoreFixture(StoreKind kind, IdempotencyStore store, @Nullable RawBaseline raw,
-            @Nullable RawBaseline fencedRaw, List<RedisURI> redisNodes, Deque<AutoCloseable> resources) {
+    private StoreFixture(
+            StoreKind kind,
+            IdempotencyStore store,
+            @Nullable RawBaseline raw,
+            @Nullable RawBaseline fencedRaw,
+            List<RedisURI> redisNodes,
+            Deque<AutoCloseable> resources) {
         this.kind = kind;
         this.store = store;
         this.engine = IdempotencyEngine.builder(store).build();
@@ -158,9 +169,14 @@ public final class StoreFixture implements AutoCloseable {
         Deque<AutoCloseable> resources = new ArrayDeque<>();
         try {
             return switch (kind) {
-                case MEMORY -> new StoreFixture(kind,
-                        InMemoryIdempotencyStore.create(InstantSource.system(), MEMORY_MAX_ENTRIES), null, null,
-                        List.of(), resources);
+                case MEMORY ->
+                    new StoreFixture(
+                            kind,
+                            InMemoryIdempotencyStore.create(InstantSource.system(), MEMORY_MAX_ENTRIES),
+                            null,
+                            null,
+                            List.of(),
+                            resources);
                 case REDIS -> openRedis(kind, standaloneRedis(resources, ballast), null, resources);
                 case REDIS_CLUSTER -> {
                     RedisCluster cluster = RedisCluster.start(CLUSTER_MASTERS);
@@ -190,7 +206,9 @@ public final class StoreFixture implements AutoCloseable {
             nodes = cluster.seeds();
             ClientResources clientResources = rawClientResources();
             RedisClusterClient client = RedisClusterClient.create(clientResources, nodes);
-            client.setOptions(ClusterClientOptions.builder().timeoutOptions(RedisRawBaseline.TIMEOUTS).build());
+            client.setOptions(ClusterClientOptions.builder()
+                    .timeoutOptions(RedisRawBaseline.TIMEOUTS)
+                    .build());
             StatefulRedisClusterConnection<byte[], byte[]> connection = client.connect(ByteArrayCodec.INSTANCE);
             raw = new RedisRawBaseline(connection.async(), rawPrefix, () -> {
                 connection.close();
@@ -202,7 +220,9 @@ public final class StoreFixture implements AutoCloseable {
             nodes = List.of(node);
             ClientResources clientResources = rawClientResources();
             RedisClient client = RedisClient.create(clientResources, node);
-            client.setOptions(ClientOptions.builder().timeoutOptions(RedisRawBaseline.TIMEOUTS).build());
+            client.setOptions(ClientOptions.builder()
+                    .timeoutOptions(RedisRawBaseline.TIMEOUTS)
+                    .build());
             StatefulRedisConnection<byte[], byte[]> connection = client.connect(ByteArrayCodec.INSTANCE);
             raw = new RedisRawBaseline(connection.async(), rawPrefix, () -> {
                 // a shared Redis keeps no benchmark keys: the store's and the baseline's share the prefix
@@ -230,10 +250,13 @@ public final class StoreFixture implements AutoCloseable {
         String flushes = System.getProperty(RAW_FLUSHES_PROPERTY, "lettuce");
         return switch (flushes) {
             case "lettuce" -> ClientResources.create();
-            case "consolidated" -> ClientResources.builder()
-                    .nettyCustomizer(RedisIdempotencyStore.consolidatedFlushes()).build();
-            default -> throw new IllegalArgumentException(
-                    RAW_FLUSHES_PROPERTY + " is lettuce or consolidated, not " + flushes);
+            case "consolidated" ->
+                ClientResources.builder()
+                        .nettyCustomizer(RedisIdempotencyStore.consolidatedFlushes())
+                        .build();
+            default ->
+                throw new IllegalArgumentException(
+                        RAW_FLUSHES_PROPERTY + " is lettuce or consolidated, not " + flushes);
         };
     }
 
@@ -283,8 +306,10 @@ public final class StoreFixture implements AutoCloseable {
         try (StatefulConnection<byte[], byte[]> connection = cluster
                 ? ((RedisClusterClient) client).connect(ByteArrayCodec.INSTANCE)
                 : ((RedisClient) client).connect(ByteArrayCodec.INSTANCE)) {
-            RedisClusterAsyncCommands<byte[], byte[]> commands = connection instanceof StatefulRedisClusterConnection<byte[], byte[]> c
-                    ? c.async() : ((StatefulRedisConnection<byte[], byte[]>) connection).async();
+            RedisClusterAsyncCommands<byte[], byte[]> commands =
+                    connection instanceof StatefulRedisClusterConnection<byte[], byte[]> c
+                            ? c.async()
+                            : ((StatefulRedisConnection<byte[], byte[]>) connection).async();
             connection.setAutoFlushCommands(false);
             byte[] value = {'b'};
             SetArgs expiring = SetArgs.Builder.px(KEPT_AFTER_RUN.toMillis());
@@ -304,8 +329,9 @@ public final class StoreFixture implements AutoCloseable {
         } finally {
             client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
         }
-        System.out.printf("ballast: %,d expiring keys written to %s in %d ms%n", keys, cluster ? "the Cluster" : "Redis",
-                (System.nanoTime() - start) / 1_000_000);
+        System.out.printf(
+                "ballast: %,d expiring keys written to %s in %d ms%n",
+                keys, cluster ? "the Cluster" : "Redis", (System.nanoTime() - start) / 1_000_000);
     }
 
     private static StoreFixture openPostgres(int connections, Deque<AutoCloseable> resources) {
@@ -319,9 +345,10 @@ public final class StoreFixture implements AutoCloseable {
         String schema = currentSchema(pool);
         resources.push(() -> dropSchema(schema));
         PostgresIdempotencyStore.migrate(pool);
-        int lanes = SystemProperties.integer(PG_SHARED_LANES_PROPERTY, PostgresStoreConfig.ofDefaults().sharedStatementLanes());
-        PostgresIdempotencyStore store = PostgresIdempotencyStore.create(pool,
-                PostgresStoreConfig.custom().sharedStatementLanes(lanes).build());
+        int lanes = SystemProperties.integer(
+                PG_SHARED_LANES_PROPERTY, PostgresStoreConfig.ofDefaults().sharedStatementLanes());
+        PostgresIdempotencyStore store = PostgresIdempotencyStore.create(
+                pool, PostgresStoreConfig.custom().sharedStatementLanes(lanes).build());
         resources.push(store);
         RawBaseline raw = PostgresRawBaseline.create(pool);
         resources.push(raw);
@@ -416,7 +443,8 @@ public final class StoreFixture implements AutoCloseable {
     }
 
     private static String currentSchema(DataSource pool) {
-        try (Connection c = pool.getConnection(); Statement s = c.createStatement();
+        try (Connection c = pool.getConnection();
+                Statement s = c.createStatement();
                 ResultSet row = s.executeQuery("SELECT current_schema()")) {
             row.next();
             return row.getString(1);
@@ -426,7 +454,8 @@ public final class StoreFixture implements AutoCloseable {
     }
 
     private static void dropSchema(String schema) throws SQLException {
-        try (Connection c = TestPostgres.dataSource().getConnection(); Statement s = c.createStatement()) {
+        try (Connection c = TestPostgres.dataSource().getConnection();
+                Statement s = c.createStatement()) {
             // the name came from current_schema() of a schema TestPostgres created: [a-z0-9_] only
             s.execute("DROP SCHEMA IF EXISTS \"" + schema + "\" CASCADE");
         }

@@ -63,15 +63,29 @@ public final class StoreRatios {
     }
 
     public TextTable table() {
-        TextTable table = new TextTable("store", "guarded ops/s", "raw 2 trips ops/s", "guarded/raw",
-                "replay ops/s", "raw 1 trip ops/s", "replay/raw");
+        TextTable table = new TextTable(
+                "store",
+                "guarded ops/s",
+                "raw 2 trips ops/s",
+                "guarded/raw",
+                "replay ops/s",
+                "raw 1 trip ops/s",
+                "replay/raw");
         for (StoreKind kind : StoreKind.values()) {
-            if (!guarded.containsKey(kind) && !replay.containsKey(kind) && !raw.containsKey(kind)
+            if (!guarded.containsKey(kind)
+                    && !replay.containsKey(kind)
+                    && !raw.containsKey(kind)
                     && !rawRead.containsKey(kind)) {
                 continue;
             }
-            table.row(kind.id(), rate(guarded.get(kind)), rate(raw.get(kind)), TextTable.ratio(guardedToRaw(kind)),
-                    rate(replay.get(kind)), rate(rawRead.get(kind)), TextTable.ratio(replayToRaw(kind)));
+            table.row(
+                    kind.id(),
+                    rate(guarded.get(kind)),
+                    rate(raw.get(kind)),
+                    TextTable.ratio(guardedToRaw(kind)),
+                    rate(replay.get(kind)),
+                    rate(rawRead.get(kind)),
+                    TextTable.ratio(replayToRaw(kind)));
         }
         return table;
     }

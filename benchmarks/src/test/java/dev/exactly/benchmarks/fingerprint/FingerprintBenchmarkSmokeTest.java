@@ -14,7 +14,9 @@ class FingerprintBenchmarkSmokeTest {
     @Test
     void theSpellingsOfOneDocumentShareAFingerprintAndEveryBodyIsCanonicalised() throws IOException {
         Fingerprint canonical = run("canonical");
-        assertThat(run("spaced")).as("the same charge, pretty-printed and unsorted").isEqualTo(canonical);
+        assertThat(run("spaced"))
+                .as("the same charge, pretty-printed and unsorted")
+                .isEqualTo(canonical);
         Fingerprint decimals = run("decimals");
         assertThat(decimals.algorithm()).isEqualTo(Fingerprinter.JCS_SHA256);
         assertThat(decimals).as("19.99 is not 1999").isNotEqualTo(canonical);

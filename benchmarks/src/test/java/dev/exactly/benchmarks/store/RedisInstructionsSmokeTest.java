@@ -27,10 +27,17 @@ class RedisInstructionsSmokeTest {
             }
             Assumptions.abort("redis-server or valgrind is not on the PATH");
         }
-        List<RedisInstructions.Phase> phases = RedisInstructions.run(OPERATIONS, new PrintStream(new ByteArrayOutputStream()));
+        List<RedisInstructions.Phase> phases =
+                RedisInstructions.run(OPERATIONS, new PrintStream(new ByteArrayOutputStream()));
 
-        assertThat(phases).extracting(RedisInstructions.Phase::name).containsExactly("floor, fresh key",
-                "fenced floor, fresh key", "store, fresh key", "floor, replay", "store, replay");
+        assertThat(phases)
+                .extracting(RedisInstructions.Phase::name)
+                .containsExactly(
+                        "floor, fresh key",
+                        "fenced floor, fresh key",
+                        "store, fresh key",
+                        "floor, replay",
+                        "store, replay");
         assertThat(phases).allSatisfy(phase -> {
             assertThat(phase.operations()).isEqualTo(OPERATIONS);
             assertThat(phase.instructions()).isPositive();
@@ -39,8 +46,9 @@ class RedisInstructionsSmokeTest {
         assertThat(phases.get(0).commands()).containsExactlyEntriesOf(java.util.Map.of("set", 2L * OPERATIONS));
         assertThat(phases.get(3).commands()).containsExactlyEntriesOf(java.util.Map.of("get", (long) OPERATIONS));
         // the fenced floor: a claim, then a script reading and writing the key
-        assertThat(phases.get(1).commands()).containsExactlyInAnyOrderEntriesOf(java.util.Map.of(
-                "set", 2L * OPERATIONS, "evalsha", (long) OPERATIONS, "get", (long) OPERATIONS));
+        assertThat(phases.get(1).commands())
+                .containsExactlyInAnyOrderEntriesOf(java.util.Map.of(
+                        "set", 2L * OPERATIONS, "evalsha", (long) OPERATIONS, "get", (long) OPERATIONS));
         // the store: a claim (SET ... NX GET) and a completion script per fresh key; a replay, once most keys are
         // replays, one GET
         assertThat(phases.get(2).commands()).containsEntry("evalsha", (long) OPERATIONS);

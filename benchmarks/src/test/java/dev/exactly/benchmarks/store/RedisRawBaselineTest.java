@@ -26,7 +26,9 @@ class RedisRawBaselineTest {
     @BeforeAll
     static void connect() {
         client = RedisClient.create(TestRedis.uri());
-        client.setOptions(ClientOptions.builder().timeoutOptions(RedisRawBaseline.TIMEOUTS).build());
+        client.setOptions(ClientOptions.builder()
+                .timeoutOptions(RedisRawBaseline.TIMEOUTS)
+                .build());
         connection = client.connect(ByteArrayCodec.INSTANCE);
     }
 
@@ -61,9 +63,14 @@ class RedisRawBaselineTest {
         byte[] answer = "{\"ok\":true}".getBytes(StandardCharsets.UTF_8);
 
         assertThat(plain.claim("b")).isTrue();
-        connection.sync().set((PREFIX + "plain:b").getBytes(StandardCharsets.UTF_8),
-                "successor".getBytes(StandardCharsets.UTF_8));
-        assertThat(plain.finish("b", answer)).as("SET XX overwrites the successor's record").isTrue();
+        connection
+                .sync()
+                .set(
+                        (PREFIX + "plain:b").getBytes(StandardCharsets.UTF_8),
+                        "successor".getBytes(StandardCharsets.UTF_8));
+        assertThat(plain.finish("b", answer))
+                .as("SET XX overwrites the successor's record")
+                .isTrue();
         assertThat(plain.read("b")).isEqualTo(answer);
     }
 }

@@ -28,7 +28,9 @@ class StoreBenchmarkSmokeTest {
     private static final int REPLAY_KEYS = 64;
     /** Long enough that no record of the check expires before it is replayed. */
     private static final IdempotencyPolicy CHECK_POLICY = IdempotencyPolicy.custom()
-            .lease(Duration.ofSeconds(30)).retention(Duration.ofMinutes(10)).build();
+            .lease(Duration.ofSeconds(30))
+            .retention(Duration.ofMinutes(10))
+            .build();
 
     @ParameterizedTest
     @EnumSource(StoreKind.class)
@@ -87,7 +89,8 @@ class StoreBenchmarkSmokeTest {
                 }
             }
             assertThat(raw.finish("never-claimed-" + StoreFixture.runId(), RawBaselineBenchmark.VALUE))
-                    .as("finish of a key nobody claimed").isFalse();
+                    .as("finish of a key nobody claimed")
+                    .isFalse();
         } finally {
             benchmark.close();
         }
@@ -124,7 +127,8 @@ class StoreBenchmarkSmokeTest {
     private static void requireCluster(StoreKind kind) {
         if (kind == StoreKind.REDIS_CLUSTER && !RedisCluster.available()) {
             if (Ci.strict()) {
-                throw new IllegalStateException("redis-server is not on the PATH, and CI=true requires the cluster run");
+                throw new IllegalStateException(
+                        "redis-server is not on the PATH, and CI=true requires the cluster run");
             }
             Assumptions.abort("redis-server is not on the PATH: no local Redis Cluster");
         }

@@ -18,9 +18,13 @@ public final class AnswerTooLargeException extends IdempotencyClientException {
     private final URI uri;
 
     public AnswerTooLargeException(String key, int status, HttpHeaders headers, long limit, int attempts, URI uri) {
-        super(key, uri + " answered " + status + " to Idempotency-Key " + key + " with a body larger than "
-                + limit + " bytes, the client's limit (maxAnswerBytes): the body was not read, the status is the "
-                + "outcome, and a retry with the same key would get the same answer", null);
+        super(
+                key,
+                uri + " answered " + status + " to Idempotency-Key " + key + " with a body larger than "
+                        + limit
+                        + " bytes, the client's limit (maxAnswerBytes): the body was not read, the status is the "
+                        + "outcome, and a retry with the same key would get the same answer",
+                null);
         this.status = status;
         this.headers = Objects.requireNonNull(headers, "headers");
         this.limit = limit;

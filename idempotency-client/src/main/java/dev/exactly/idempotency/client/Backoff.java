@@ -21,7 +21,8 @@ public record Backoff(Duration initial, Duration cap) {
             throw new IllegalArgumentException("initial backoff must be at least 1 ms: " + initial);
         }
         if (cap.compareTo(initial) < 0) {
-            throw new IllegalArgumentException("the cap must not be shorter than the initial backoff: " + cap + " < " + initial);
+            throw new IllegalArgumentException(
+                    "the cap must not be shorter than the initial backoff: " + cap + " < " + initial);
         }
     }
 

@@ -16,9 +16,13 @@ public final class IdempotencyKeyReusedException extends IdempotencyClientExcept
     private final IdempotentResponse answer;
 
     public IdempotencyKeyReusedException(IdempotentResponse answer) {
-        super(answer.key(), "Idempotency-Key " + answer.key() + " was already used with a different request ("
-                + answer.uri() + " answered 422 " + PROBLEM_CODE + "); a key names one request, and this request was "
-                + "not executed under it", null);
+        super(
+                answer.key(),
+                "Idempotency-Key " + answer.key() + " was already used with a different request ("
+                        + answer.uri() + " answered 422 " + PROBLEM_CODE
+                        + "); a key names one request, and this request was "
+                        + "not executed under it",
+                null);
         this.answer = answer;
     }
 

@@ -96,21 +96,31 @@ public final class IdempotentHttpClient {
                 HttpResponse<byte[]> response = exchange(httpRequest(request, key, attempt, timeout), timeout);
                 byte[] body = response.body() == null ? new byte[0] : response.body();
                 notify(() -> listener.attemptAnswered(attempt, response.statusCode(), response.headers(), body));
-                answer = new IdempotentResponse(response.statusCode(), response.headers(), body, key, attempt.number(),
-                        IdempotentResponse.isReplay(response.headers()), attempt.target());
+                answer = new IdempotentResponse(
+                        response.statusCode(),
+                        response.headers(),
+                        body,
+                        key,
+                        attempt.number(),
+                        IdempotentResponse.isReplay(response.headers()),
+                        attempt.target());
                 if (IdempotencyKeyReusedException.isKeyReused(answer.status(), body)) {
                     throw new IdempotencyKeyReusedException(answer);
                 }
-                decision = retries.afterAnswer(answer.status(), response.headers().firstValue("Retry-After").orElse(null),
+                decision = retries.afterAnswer(
+                        answer.status(),
+                        response.headers().firstValue("Retry-After").orElse(null),
                         answer.replayed());
             } catch (BoundedBody.TooLarge e) {
                 // the status is known, the body is not: a retryable status is retried, any other one is the outcome
                 notify(() -> listener.attemptFailed(attempt, e));
-                decision = retries.afterAnswer(e.status(), e.headers().firstValue("Retry-After").orElse(null),
+                decision = retries.afterAnswer(
+                        e.status(),
+                        e.headers().firstValue("Retry-After").orElse(null),
                         IdempotentResponse.isReplay(e.headers()));
                 if (decision instanceof RetryDecision.Final) {
-                    throw new AnswerTooLargeException(key, e.status(), e.headers(), maxAnswerBytes, retries.attempts(),
-                            attempt.target());
+                    throw new AnswerTooLargeException(
+                            key, e.status(), e.headers(), maxAnswerBytes, retries.attempts(), attempt.target());
                 }
                 failure = e;
             } catch (IOException e) {
@@ -127,8 +137,9 @@ public final class IdempotentHttpClient {
                     notify(() -> listener.retryScheduled(attempt, retry.delay(), retry.retryAfter()));
                     sleeper.sleep(retry.delay());
                 }
-                case RetryDecision.GiveUp giveUp -> throw new RetriesExhaustedException(key, giveUp, retries.attempts(),
-                        retries.mayHaveExecuted(), answer, failure);
+                case RetryDecision.GiveUp giveUp ->
+                    throw new RetriesExhaustedException(
+                            key, giveUp, retries.attempts(), retries.mayHaveExecuted(), answer, failure);
             }
         }
     }
@@ -138,7 +149,8 @@ public final class IdempotentHttpClient {
      * head, and a server that sends the head and then stalls the body would hold the caller past every
      * deadline. The exchange is cancelled when the time is up.
      */
-    private HttpResponse<byte[]> exchange(HttpRequest request, Duration timeout) throws IOException, InterruptedException {
+    private HttpResponse<byte[]> exchange(HttpRequest request, Duration timeout)
+            throws IOException, InterruptedException {
         CompletableFuture<HttpResponse<byte[]>> answer = http.sendAsync(request, BoundedBody.handler(maxAnswerBytes));
         try {
             return answer.get(timeout.toMillis(), TimeUnit.MILLISECONDS);
@@ -163,13 +175,15 @@ public final class IdempotentHttpClient {
         }
     }
 
-    private static HttpRequest httpRequest(IdempotentRequest request, String key, IdempotentClientListener.Attempt attempt,
-            Duration timeout) {
+    private static HttpRequest httpRequest(
+            IdempotentRequest request, String key, IdempotentClientListener.Attempt attempt, Duration timeout) {
         HttpRequest.Builder b = HttpRequest.newBuilder(attempt.target())
                 .timeout(timeout)
-                .method(request.method(), request.bodyLength() == 0 && !hasBody(request.method())
-                        ? HttpRequest.BodyPublishers.noBody()
-                        : HttpRequest.BodyPublishers.ofByteArray(request.body()));
+                .method(
+                        request.method(),
+                        request.bodyLength() == 0 && !hasBody(request.method())
+                                ? HttpRequest.BodyPublishers.noBody()
+                                : HttpRequest.BodyPublishers.ofByteArray(request.body()));
         request.headers().forEach((name, values) -> values.forEach(v -> b.header(name, v)));
         b.header(IdempotencyKeys.HEADER, key);
         return b.build();

@@ -23,8 +23,15 @@ public final class IdempotentRequest {
     /** Headers that carry credentials: never written to a journal, supplied again when resuming. */
     public static final Set<String> CREDENTIAL_HEADERS = Set.of("authorization", "proxy-authorization", "cookie");
 
-    private static final Set<String> RESTRICTED = Set.of("idempotency-key", "x-idempotency-key", "content-length",
-            "host", "connection", "expect", "upgrade", "transfer-encoding");
+    private static final Set<String> RESTRICTED = Set.of(
+            "idempotency-key",
+            "x-idempotency-key",
+            "content-length",
+            "host",
+            "connection",
+            "expect",
+            "upgrade",
+            "transfer-encoding");
 
     private final String method;
     private final List<URI> targets;
@@ -40,7 +47,10 @@ public final class IdempotentRequest {
 
     /** A {@code POST} of {@code body} with {@code Content-Type: application/json}. */
     public static IdempotentRequest postJson(URI target, byte[] body) {
-        return builder("POST", target).header("Content-Type", "application/json").body(body).build();
+        return builder("POST", target)
+                .header("Content-Type", "application/json")
+                .body(body)
+                .build();
     }
 
     /** A builder for {@code method} to {@code target}. */
@@ -97,7 +107,9 @@ public final class IdempotentRequest {
     public IdempotentRequest withoutCredentials() {
         Map<String, List<String>> kept = new TreeMap<>(headers);
         kept.keySet().removeAll(CREDENTIAL_HEADERS);
-        return kept.size() == headers.size() ? this : new IdempotentRequest(method, targets, Collections.unmodifiableMap(kept), body);
+        return kept.size() == headers.size()
+                ? this
+                : new IdempotentRequest(method, targets, Collections.unmodifiableMap(kept), body);
     }
 
     /** Whether {@code other} sends the same method, targets and body bytes (headers aside). */
@@ -170,7 +182,8 @@ public final class IdempotentRequest {
         public IdempotentRequest build() {
             Map<String, List<String>> frozen = new TreeMap<>();
             headers.forEach((name, values) -> frozen.put(name, List.copyOf(values)));
-            return new IdempotentRequest(method, List.copyOf(targets), Collections.unmodifiableMap(frozen), body.clone());
+            return new IdempotentRequest(
+                    method, List.copyOf(targets), Collections.unmodifiableMap(frozen), body.clone());
         }
 
         private static URI checkTarget(URI target) {

@@ -19,8 +19,8 @@ import java.util.Objects;
  *                 attempt or by another sender of this key
  * @param uri      the target that gave the answer
  */
-public record IdempotentResponse(int status, HttpHeaders headers, byte[] body, String key, int attempts,
-        boolean replayed, URI uri) {
+public record IdempotentResponse(
+        int status, HttpHeaders headers, byte[] body, String key, int attempts, boolean replayed, URI uri) {
 
     /** The header by which a server marks a replayed answer (Stripe's). */
     public static final String REPLAYED_HEADER = "Idempotent-Replayed";
@@ -43,7 +43,9 @@ public record IdempotentResponse(int status, HttpHeaders headers, byte[] body, S
     }
 
     private static boolean isTrue(HttpHeaders headers, String name) {
-        return headers.firstValue(name).map(v -> v.strip().equalsIgnoreCase("true")).orElse(false);
+        return headers.firstValue(name)
+                .map(v -> v.strip().equalsIgnoreCase("true"))
+                .orElse(false);
     }
 
     @Override
@@ -63,8 +65,14 @@ public record IdempotentResponse(int status, HttpHeaders headers, byte[] body, S
 
     @Override
     public boolean equals(Object o) {
-        return o instanceof IdempotentResponse r && status == r.status && attempts == r.attempts && replayed == r.replayed
-                && key.equals(r.key) && uri.equals(r.uri) && headers.equals(r.headers) && Arrays.equals(body, r.body);
+        return o instanceof IdempotentResponse r
+                && status == r.status
+                && attempts == r.attempts
+                && replayed == r.replayed
+                && key.equals(r.key)
+                && uri.equals(r.uri)
+                && headers.equals(r.headers)
+                && Arrays.equals(body, r.body);
     }
 
     @Override
@@ -74,7 +82,7 @@ public record IdempotentResponse(int status, HttpHeaders headers, byte[] body, S
 
     @Override
     public String toString() {
-        return "IdempotentResponse[status=" + status + ", key=" + key + ", attempts=" + attempts + ", replayed=" + replayed
-                + ", uri=" + uri + ", " + body.length + " bytes]";
+        return "IdempotentResponse[status=" + status + ", key=" + key + ", attempts=" + attempts + ", replayed="
+                + replayed + ", uri=" + uri + ", " + body.length + " bytes]";
     }
 }

@@ -15,8 +15,13 @@ public final class RetriesExhaustedException extends IdempotencyClientException 
     private final boolean mayHaveExecuted;
     private final @Nullable IdempotentResponse lastAnswer;
 
-    public RetriesExhaustedException(String key, RetryDecision.GiveUp giveUp, int attempts, boolean mayHaveExecuted,
-            @Nullable IdempotentResponse lastAnswer, @Nullable IOException lastFailure) {
+    public RetriesExhaustedException(
+            String key,
+            RetryDecision.GiveUp giveUp,
+            int attempts,
+            boolean mayHaveExecuted,
+            @Nullable IdempotentResponse lastAnswer,
+            @Nullable IOException lastFailure) {
         super(key, message(key, giveUp, mayHaveExecuted), lastFailure);
         this.reason = giveUp.reason();
         this.attempts = attempts;

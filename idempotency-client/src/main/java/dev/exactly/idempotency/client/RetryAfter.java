@@ -26,6 +26,7 @@ public final class RetryAfter {
             .appendValueReduced(ChronoField.YEAR, 2, 2, 1970)
             .appendPattern(" HH:mm:ss zzz")
             .toFormatter(Locale.US);
+
     private static final DateTimeFormatter ASCTIME =
             DateTimeFormatter.ofPattern("EEE MMM ppd HH:mm:ss yyyy", Locale.US).withZone(java.time.ZoneOffset.UTC);
 

@@ -22,8 +22,13 @@ import java.util.TreeSet;
  * @param retryableStatuses answers that mean "not now, same key later": by default 409 (in flight), 429,
  *                          502, 503, 504
  */
-public record RetryPolicy(int maxAttempts, Duration initialDelay, Duration maxDelay, Duration deadline,
-        Duration attemptTimeout, Set<Integer> retryableStatuses) {
+public record RetryPolicy(
+        int maxAttempts,
+        Duration initialDelay,
+        Duration maxDelay,
+        Duration deadline,
+        Duration attemptTimeout,
+        Set<Integer> retryableStatuses) {
 
     /** Default attempts: 6 (the first and five retries). */
     public static final int DEFAULT_MAX_ATTEMPTS = 6;
@@ -40,8 +45,13 @@ public record RetryPolicy(int maxAttempts, Duration initialDelay, Duration maxDe
     /** The most attempts accepted. */
     public static final int MAX_ATTEMPTS_LIMIT = 100;
 
-    private static final RetryPolicy DEFAULTS = new RetryPolicy(DEFAULT_MAX_ATTEMPTS, DEFAULT_INITIAL_DELAY,
-            DEFAULT_MAX_DELAY, DEFAULT_DEADLINE, DEFAULT_ATTEMPT_TIMEOUT, DEFAULT_RETRYABLE_STATUSES);
+    private static final RetryPolicy DEFAULTS = new RetryPolicy(
+            DEFAULT_MAX_ATTEMPTS,
+            DEFAULT_INITIAL_DELAY,
+            DEFAULT_MAX_DELAY,
+            DEFAULT_DEADLINE,
+            DEFAULT_ATTEMPT_TIMEOUT,
+            DEFAULT_RETRYABLE_STATUSES);
 
     public RetryPolicy {
         Objects.requireNonNull(initialDelay, "initialDelay");
@@ -50,13 +60,15 @@ public record RetryPolicy(int maxAttempts, Duration initialDelay, Duration maxDe
         Objects.requireNonNull(attemptTimeout, "attemptTimeout");
         Objects.requireNonNull(retryableStatuses, "retryableStatuses");
         if (maxAttempts < 1 || maxAttempts > MAX_ATTEMPTS_LIMIT) {
-            throw new IllegalArgumentException("maxAttempts must be between 1 and " + MAX_ATTEMPTS_LIMIT + ": " + maxAttempts);
+            throw new IllegalArgumentException(
+                    "maxAttempts must be between 1 and " + MAX_ATTEMPTS_LIMIT + ": " + maxAttempts);
         }
         if (initialDelay.toMillis() < 1) {
             throw new IllegalArgumentException("initialDelay must be at least 1 ms: " + initialDelay);
         }
         if (maxDelay.compareTo(initialDelay) < 0) {
-            throw new IllegalArgumentException("maxDelay must not be shorter than initialDelay: " + maxDelay + " < " + initialDelay);
+            throw new IllegalArgumentException(
+                    "maxDelay must not be shorter than initialDelay: " + maxDelay + " < " + initialDelay);
         }
         if (deadline.toMillis() < 1) {
             throw new IllegalArgumentException("deadline must be at least 1 ms: " + deadline);

@@ -51,7 +51,9 @@ public final class RetrySequence {
 
     /** Starts a sequence now: the deadline counts from this call. */
     public static RetrySequence start(RetryPolicy policy, InstantSource clock, RandomGenerator random) {
-        return new RetrySequence(Objects.requireNonNull(policy, "policy"), Objects.requireNonNull(clock, "clock"),
+        return new RetrySequence(
+                Objects.requireNonNull(policy, "policy"),
+                Objects.requireNonNull(clock, "clock"),
                 Objects.requireNonNull(random, "random"));
     }
 
@@ -141,8 +143,10 @@ public final class RetrySequence {
             return true;
         }
         for (Throwable t = error; t != null; t = t.getCause()) {
-            if (t instanceof java.net.ConnectException || t instanceof java.nio.channels.UnresolvedAddressException
-                    || t instanceof java.net.UnknownHostException || t instanceof java.net.NoRouteToHostException) {
+            if (t instanceof java.net.ConnectException
+                    || t instanceof java.nio.channels.UnresolvedAddressException
+                    || t instanceof java.net.UnknownHostException
+                    || t instanceof java.net.NoRouteToHostException) {
                 return true;
             }
             if (t.getCause() == t) {
@@ -159,21 +163,24 @@ public final class RetrySequence {
      * drawn near zero, by one of a millisecond or less: sent, certain to time out.
      */
     public Duration shortestRetry() {
-        Duration whole = policy.attemptTimeout().compareTo(policy.deadline()) < 0 ? policy.attemptTimeout() : policy.deadline();
+        Duration whole =
+                policy.attemptTimeout().compareTo(policy.deadline()) < 0 ? policy.attemptTimeout() : policy.deadline();
         Duration tenth = whole.dividedBy(10);
         return tenth.toMillis() < 1 ? Duration.ofMillis(1) : tenth;
     }
 
     private RetryDecision next(String what, @Nullable Duration retryAfter) {
         if (attempts >= policy.maxAttempts()) {
-            return new RetryDecision.GiveUp(RetryDecision.GiveUpReason.ATTEMPTS,
+            return new RetryDecision.GiveUp(
+                    RetryDecision.GiveUpReason.ATTEMPTS,
                     "no final answer after " + attempts + " attempt" + (attempts == 1 ? "" : "s") + "; last: " + what);
         }
         Instant now = clock.instant();
         Duration shortest = shortestRetry();
         if (retryAfter != null) {
             if (now.plus(retryAfter).plus(shortest).isAfter(deadline)) {
-                return new RetryDecision.GiveUp(RetryDecision.GiveUpReason.RETRY_AFTER_BEYOND_DEADLINE,
+                return new RetryDecision.GiveUp(
+                        RetryDecision.GiveUpReason.RETRY_AFTER_BEYOND_DEADLINE,
                         what + " asked to retry after " + retryAfter.toMillis() + " ms, too close to the deadline ("
                                 + Duration.between(now, deadline).toMillis() + " ms left, an attempt takes at least "
                                 + shortest.toMillis() + " ms) after " + attempts + " attempts");
@@ -182,7 +189,8 @@ public final class RetrySequence {
         }
         Duration delay = backoff.delay(attempts, random);
         if (now.plus(delay).plus(shortest).isAfter(deadline)) {
-            return new RetryDecision.GiveUp(RetryDecision.GiveUpReason.DEADLINE,
+            return new RetryDecision.GiveUp(
+                    RetryDecision.GiveUpReason.DEADLINE,
                     "deadline of " + policy.deadline().toMillis() + " ms reached after " + attempts + " attempts ("
                             + Duration.between(now, deadline).toMillis() + " ms left, an attempt takes at least "
                             + shortest.toMillis() + " ms); last: " + what);

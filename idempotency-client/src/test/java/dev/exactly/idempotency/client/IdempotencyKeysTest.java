@@ -21,7 +21,8 @@ class IdempotencyKeysTest {
             bytes.write(0);
             bytes.writeBytes(component.getBytes(StandardCharsets.UTF_8));
         }
-        String expected = HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(bytes.toByteArray()));
+        String expected =
+                HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(bytes.toByteArray()));
 
         String key = IdempotencyKeys.derive("checkout", "user-42", "order-1001", "4999 usd");
 

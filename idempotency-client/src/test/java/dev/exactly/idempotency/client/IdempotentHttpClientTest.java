@@ -30,15 +30,16 @@ import org.junit.jupiter.params.provider.ValueSource;
  * point.
  */
 class IdempotentHttpClientTest {
-    private static final byte[] BODY = "{\"amount\":4999,\"currency\":\"usd\",\"note\":\"caf\u00e9 \u2615\"}"
-            .getBytes(StandardCharsets.UTF_8);
+    private static final byte[] BODY =
+            "{\"amount\":4999,\"currency\":\"usd\",\"note\":\"caf\u00e9 \u2615\"}".getBytes(StandardCharsets.UTF_8);
     private static final String KEY = IdempotencyKeys.derive("checkout", "user-42", "order-1001");
     private static final String REUSED = """
             {"type":"https://exactly.dev/problems/idempotency-key-reused","title":"Idempotency-Key reused","status":422,\
             "detail":"this Idempotency-Key was already used with a different request","code":"idempotency_key_reused"}""";
 
     private final ScriptedHttpServer server = ScriptedHttpServer.start();
-    private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
+    private final HttpClient http =
+            HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
     private final ManualClock clock = new ManualClock();
     private final List<String> events = new CopyOnWriteArrayList<>();
 
@@ -49,7 +50,11 @@ class IdempotentHttpClientTest {
     }
 
     private IdempotentHttpClient client(RetryPolicy policy) {
-        return IdempotentHttpClient.builder(http).policy(policy).clock(clock).sleeper(clock).random(new Random(7))
+        return IdempotentHttpClient.builder(http)
+                .policy(policy)
+                .clock(clock)
+                .sleeper(clock)
+                .random(new Random(7))
                 .listener(new IdempotentClientListener() {
                     @Override
                     public void attemptStarted(Attempt a) {
@@ -63,14 +68,16 @@ class IdempotentHttpClientTest {
 
                     @Override
                     public void attemptFailed(Attempt a, IOException error) {
-                        events.add("failed " + a.number() + " " + error.getClass().getSimpleName());
+                        events.add(
+                                "failed " + a.number() + " " + error.getClass().getSimpleName());
                     }
 
                     @Override
                     public void retryScheduled(Attempt a, Duration delay, boolean retryAfter) {
                         events.add("retry after " + delay.toMillis() + (retryAfter ? " asked" : " backoff"));
                     }
-                }).build();
+                })
+                .build();
     }
 
     private IdempotentHttpClient client() {
@@ -83,7 +90,8 @@ class IdempotentHttpClientTest {
 
     @Test
     void a409InFlightWithRetryAfterSecondsIsRetriedAfterThatPauseWithTheSameKeyAndBytes() throws Exception {
-        server.reply(Reply.json(409, "{\"code\":\"idempotency_key_in_use\"}").header("Retry-After", "2"),
+        server.reply(
+                Reply.json(409, "{\"code\":\"idempotency_key_in_use\"}").header("Retry-After", "2"),
                 Reply.json(201, "{\"id\":\"ch_1\"}").header("Idempotent-Replayed", "true"));
 
         IdempotentResponse answer = client().send(request(), KEY);
@@ -95,8 +103,13 @@ class IdempotentHttpClientTest {
         assertThat(answer.key()).isEqualTo(KEY);
         assertThat(clock.pauses()).containsExactly(Duration.ofSeconds(2));
         assertSameKeyAndBytes(2);
-        assertThat(events).containsExactly("start 1 " + server.port(), "answer 1 409", "retry after 2000 asked",
-                "start 2 " + server.port(), "answer 2 201");
+        assertThat(events)
+                .containsExactly(
+                        "start 1 " + server.port(),
+                        "answer 1 409",
+                        "retry after 2000 asked",
+                        "start 2 " + server.port(),
+                        "answer 2 201");
     }
 
     @Test
@@ -139,7 +152,10 @@ class IdempotentHttpClientTest {
                 .isInstanceOfSatisfying(RetriesExhaustedException.class, e -> {
                     assertThat(e.reason()).isEqualTo(RetryDecision.GiveUpReason.RETRY_AFTER_BEYOND_DEADLINE);
                     assertThat(e.attempts()).isEqualTo(1);
-                    assertThat(e.lastAnswer()).get().extracting(IdempotentResponse::status).isEqualTo(503);
+                    assertThat(e.lastAnswer())
+                            .get()
+                            .extracting(IdempotentResponse::status)
+                            .isEqualTo(503);
                     assertThat(e.mayHaveExecuted()).isTrue();
                 });
         assertThat(clock.pauses()).isEmpty();
@@ -169,7 +185,8 @@ class IdempotentHttpClientTest {
         URI closed = URI.create("http://127.0.0.1:" + closedPort() + "/v1/charges");
         IdempotentRequest nowhere = IdempotentRequest.postJson(closed, BODY);
 
-        assertThatThrownBy(() -> client(RetryPolicy.custom().maxAttempts(3).build()).send(nowhere, KEY))
+        assertThatThrownBy(() ->
+                        client(RetryPolicy.custom().maxAttempts(3).build()).send(nowhere, KEY))
                 .isInstanceOfSatisfying(RetriesExhaustedException.class, e -> {
                     assertThat(e.reason()).isEqualTo(RetryDecision.GiveUpReason.ATTEMPTS);
                     assertThat(e.attempts()).isEqualTo(3);
@@ -185,8 +202,11 @@ class IdempotentHttpClientTest {
     @Test
     void aRefusedTargetIsFollowedByTheNextTargetWithTheSameKeyAndBytes() throws Exception {
         URI closed = URI.create("http://127.0.0.1:" + closedPort() + "/v1/charges");
-        IdempotentRequest twoInstances = IdempotentRequest.builder("POST", closed).alsoTo(server.uri("/v1/charges"))
-                .header("Content-Type", "application/json").body(BODY).build();
+        IdempotentRequest twoInstances = IdempotentRequest.builder("POST", closed)
+                .alsoTo(server.uri("/v1/charges"))
+                .header("Content-Type", "application/json")
+                .body(BODY)
+                .build();
         server.reply(Reply.json(201, "{}"));
 
         IdempotentResponse answer = client().send(twoInstances, KEY);
@@ -200,7 +220,8 @@ class IdempotentHttpClientTest {
     @Test
     void aTimeoutIsRetriedAndTheRetryCarriesTheSameKeyAndBytes() throws Exception {
         server.reply(Reply.json(201, "{\"late\":true}").heldFor(Duration.ofSeconds(5)), Reply.json(201, "{}"));
-        RetryPolicy impatient = RetryPolicy.custom().attemptTimeout(Duration.ofMillis(300)).build();
+        RetryPolicy impatient =
+                RetryPolicy.custom().attemptTimeout(Duration.ofMillis(300)).build();
 
         IdempotentResponse answer = client(impatient).send(request(), KEY);
 
@@ -214,9 +235,12 @@ class IdempotentHttpClientTest {
     void aConnectionDroppedAfterTheRequestIsRetriedAndCountsAsMaybeExecuted() throws Exception {
         server.reply(Reply.drop(), Reply.drop());
 
-        assertThatThrownBy(() -> client(RetryPolicy.custom().maxAttempts(2).build()).send(request(), KEY))
+        assertThatThrownBy(() ->
+                        client(RetryPolicy.custom().maxAttempts(2).build()).send(request(), KEY))
                 .isInstanceOfSatisfying(RetriesExhaustedException.class, e -> {
-                    assertThat(e.mayHaveExecuted()).as("the server read the request").isTrue();
+                    assertThat(e.mayHaveExecuted())
+                            .as("the server read the request")
+                            .isTrue();
                     assertThat(e.lastFailure()).isPresent();
                 });
         assertSameKeyAndBytes(2);
@@ -237,7 +261,8 @@ class IdempotentHttpClientTest {
 
     @Test
     void a422ValidationErrorIsAFinalAnswerNotAReusedKey() throws Exception {
-        server.reply(Reply.json(422, "{\"type\":\"https://exactly.dev/problems/validation\",\"code\":\"invalid_request\"}"));
+        server.reply(
+                Reply.json(422, "{\"type\":\"https://exactly.dev/problems/validation\",\"code\":\"invalid_request\"}"));
 
         IdempotentResponse answer = client().send(request(), KEY);
 
@@ -262,7 +287,8 @@ class IdempotentHttpClientTest {
 
     @Test
     void theProcessorsReusedCodeIsRecognisedToo() {
-        server.reply(Reply.json(422, "{\"error\":{\"code\":\"x\"},\"code\":\"idempotency_key_reused\",\"message\":\"no\"}"));
+        server.reply(
+                Reply.json(422, "{\"error\":{\"code\":\"x\"},\"code\":\"idempotency_key_reused\",\"message\":\"no\"}"));
 
         assertThatThrownBy(() -> client().send(request(), KEY)).isInstanceOf(IdempotencyKeyReusedException.class);
     }
@@ -273,11 +299,15 @@ class IdempotentHttpClientTest {
             server.reply(Reply.status(503));
         }
 
-        assertThatThrownBy(() -> client(RetryPolicy.custom().maxAttempts(4).build()).send(request(), KEY))
+        assertThatThrownBy(() ->
+                        client(RetryPolicy.custom().maxAttempts(4).build()).send(request(), KEY))
                 .isInstanceOfSatisfying(RetriesExhaustedException.class, e -> {
                     assertThat(e.reason()).isEqualTo(RetryDecision.GiveUpReason.ATTEMPTS);
                     assertThat(e.attempts()).isEqualTo(4);
-                    assertThat(e.lastAnswer()).get().extracting(IdempotentResponse::status).isEqualTo(503);
+                    assertThat(e.lastAnswer())
+                            .get()
+                            .extracting(IdempotentResponse::status)
+                            .isEqualTo(503);
                     assertThat(e.getMessage()).contains("may have been executed", "same Idempotency-Key");
                 });
         assertSameKeyAndBytes(4);
@@ -288,11 +318,16 @@ class IdempotentHttpClientTest {
         for (int i = 0; i < 200; i++) {
             server.reply(Reply.status(503));
         }
-        RetryPolicy policy = RetryPolicy.custom().maxAttempts(100).initialDelay(Duration.ofMillis(400))
-                .maxDelay(Duration.ofSeconds(1)).deadline(Duration.ofSeconds(4)).build();
+        RetryPolicy policy = RetryPolicy.custom()
+                .maxAttempts(100)
+                .initialDelay(Duration.ofMillis(400))
+                .maxDelay(Duration.ofSeconds(1))
+                .deadline(Duration.ofSeconds(4))
+                .build();
 
         assertThatThrownBy(() -> client(policy).send(request(), KEY))
-                .isInstanceOfSatisfying(RetriesExhaustedException.class,
+                .isInstanceOfSatisfying(
+                        RetriesExhaustedException.class,
                         e -> assertThat(e.reason()).isEqualTo(RetryDecision.GiveUpReason.DEADLINE));
         Duration slept = clock.pauses().stream().reduce(Duration.ZERO, Duration::plus);
         assertThat(slept).isLessThan(Duration.ofSeconds(4));
@@ -302,20 +337,24 @@ class IdempotentHttpClientTest {
     @Test
     void anInvalidKeyIsRefusedBeforeAnythingIsSent() {
         assertThatThrownBy(() -> client().send(request(), "")).isInstanceOf(IllegalArgumentException.class);
-        assertThatThrownBy(() -> client().send(request(), "k".repeat(256))).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> client().send(request(), "k".repeat(256)))
+                .isInstanceOf(IllegalArgumentException.class);
         assertThatThrownBy(() -> client().send(request(), "caf\u00e9")).isInstanceOf(IllegalArgumentException.class);
         assertThat(server.requestCount()).isZero();
     }
 
     @Test
     void aListenerThatThrowsDoesNotBreakTheRequest() throws Exception {
-        IdempotentHttpClient c = IdempotentHttpClient.builder(http).clock(clock).sleeper(clock)
+        IdempotentHttpClient c = IdempotentHttpClient.builder(http)
+                .clock(clock)
+                .sleeper(clock)
                 .listener(new IdempotentClientListener() {
                     @Override
                     public void attemptStarted(Attempt attempt) {
                         throw new IllegalStateException("boom");
                     }
-                }).build();
+                })
+                .build();
         server.reply(Reply.status(503), Reply.json(201, "{}"));
 
         assertThat(c.send(request(), KEY).status()).isEqualTo(201);
@@ -339,17 +378,21 @@ class IdempotentHttpClientTest {
             return s.getLocalPort();
         }
     }
+
     @Test
     void aReplayedAnswerIsFinalWhateverItsStatus() throws Exception {
         String voided = "{\"type\":\"https://exactly.dev/problems/charge-voided\",\"status\":409}";
-        server.reply(Reply.json(409, voided).header("Idempotent-Replayed", "true"),
+        server.reply(
+                Reply.json(409, voided).header("Idempotent-Replayed", "true"),
                 Reply.json(502, "{}").header("Idempotent-Replayed", "true"));
         IdempotentResponse conflict = client().send(request(), KEY);
         IdempotentResponse recordedServerError = client().send(request(), KEY);
         assertThat(conflict.status()).isEqualTo(409);
         assertThat(conflict.replayed()).isTrue();
         assertThat(recordedServerError.status()).isEqualTo(502);
-        assertThat(server.requestCount()).as("a recorded outcome is not asked for again").isEqualTo(2);
+        assertThat(server.requestCount())
+                .as("a recorded outcome is not asked for again")
+                .isEqualTo(2);
     }
 
     @Test
@@ -363,8 +406,10 @@ class IdempotentHttpClientTest {
                         Thread.ofVirtual().start(() -> {
                             try (socket) {
                                 socket.getInputStream().read(new byte[8192]);
-                                socket.getOutputStream().write(("HTTP/1.1 201 Created\r\nContent-Type: application/json\r\n"
-                                        + "Content-Length: 100\r\n\r\n{\"id\":").getBytes(StandardCharsets.US_ASCII));
+                                socket.getOutputStream()
+                                        .write(("HTTP/1.1 201 Created\r\nContent-Type: application/json\r\n"
+                                                        + "Content-Length: 100\r\n\r\n{\"id\":")
+                                                .getBytes(StandardCharsets.US_ASCII));
                                 socket.getOutputStream().flush();
                                 done.await(); // the head and six bytes, then nothing
                             } catch (IOException | InterruptedException e) {
@@ -376,9 +421,15 @@ class IdempotentHttpClientTest {
                     }
                 }
             });
-            RetryPolicy policy = RetryPolicy.custom().attemptTimeout(Duration.ofMillis(300)).deadline(Duration.ofSeconds(1))
-                    .maxAttempts(2).build();
-            IdempotentHttpClient client = IdempotentHttpClient.builder(http).policy(policy).sleeper(d -> {}).build();
+            RetryPolicy policy = RetryPolicy.custom()
+                    .attemptTimeout(Duration.ofMillis(300))
+                    .deadline(Duration.ofSeconds(1))
+                    .maxAttempts(2)
+                    .build();
+            IdempotentHttpClient client = IdempotentHttpClient.builder(http)
+                    .policy(policy)
+                    .sleeper(d -> {})
+                    .build();
             URI target = URI.create("http://127.0.0.1:" + listening.getLocalPort() + "/v1/charges");
             long started = System.nanoTime();
             try {

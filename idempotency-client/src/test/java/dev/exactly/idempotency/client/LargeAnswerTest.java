@@ -33,7 +33,8 @@ class LargeAnswerTest {
     private static final String KEY = "large-answer-key";
 
     private final ScriptedHttpServer scripted = ScriptedHttpServer.start();
-    private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
+    private final HttpClient http =
+            HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
     private final ManualClock clock = new ManualClock();
     private final List<String> events = new CopyOnWriteArrayList<>();
 
@@ -44,7 +45,10 @@ class LargeAnswerTest {
     }
 
     private IdempotentHttpClient client(int maxAnswerBytes) {
-        return IdempotentHttpClient.builder(http).clock(clock).sleeper(clock).random(new Random(7))
+        return IdempotentHttpClient.builder(http)
+                .clock(clock)
+                .sleeper(clock)
+                .random(new Random(7))
                 .maxAnswerBytes(maxAnswerBytes)
                 .listener(new IdempotentClientListener() {
                     @Override
@@ -54,9 +58,11 @@ class LargeAnswerTest {
 
                     @Override
                     public void attemptFailed(Attempt a, IOException error) {
-                        events.add("failed " + a.number() + " " + error.getClass().getSimpleName());
+                        events.add(
+                                "failed " + a.number() + " " + error.getClass().getSimpleName());
                     }
-                }).build();
+                })
+                .build();
     }
 
     /**
@@ -114,8 +120,8 @@ class LargeAnswerTest {
 
     @Test
     void aFinalAnswerWhoseBodyGrowsPastTheLimitIsRefusedAndNotReadToItsEnd() throws Exception {
-        try (Streaming server = Streaming.start("HTTP/1.1 201 Created\r\nContent-Type: application/json\r\n"
-                + "Connection: close\r\n\r\n", true)) {
+        try (Streaming server = Streaming.start(
+                "HTTP/1.1 201 Created\r\nContent-Type: application/json\r\n" + "Connection: close\r\n\r\n", true)) {
             IdempotentHttpClient client = client(1024 * 1024);
             assertThatThrownBy(() -> client.send(IdempotentRequest.postJson(server.uri(), BODY), KEY))
                     .isInstanceOfSatisfying(AnswerTooLargeException.class, e -> {
@@ -126,8 +132,11 @@ class LargeAnswerTest {
                         assertThat(e.headers().firstValue("Content-Type")).contains("application/json");
                         assertThat(e.getMessage()).contains("201", "1048576", "maxAnswerBytes", "same answer");
                     });
-            assertThat(server.hungUp().await(30, TimeUnit.SECONDS)).as("the client closed the connection").isTrue();
-            assertThat(server.written().get()).as("far less than the gigabyte on offer went out")
+            assertThat(server.hungUp().await(30, TimeUnit.SECONDS))
+                    .as("the client closed the connection")
+                    .isTrue();
+            assertThat(server.written().get())
+                    .as("far less than the gigabyte on offer went out")
                     .isLessThan(256L * 1024 * 1024);
             assertThat(events).containsExactly("failed 1 TooLarge");
         }
@@ -135,23 +144,29 @@ class LargeAnswerTest {
 
     @Test
     void aDeclaredLengthOverTheLimitIsRefusedBeforeAnyOfTheBody() throws Exception {
-        try (Streaming server = Streaming.start("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"
-                + "Content-Length: 1073741824\r\n\r\n", false)) {
+        try (Streaming server = Streaming.start(
+                "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n" + "Content-Length: 1073741824\r\n\r\n",
+                false)) {
             // the server sends the head and nothing more: the client decides from the head, within the attempt
             IdempotentHttpClient client = client(1024 * 1024);
             long started = System.nanoTime();
             assertThatThrownBy(() -> client.send(IdempotentRequest.postJson(server.uri(), BODY), KEY))
-                    .isInstanceOfSatisfying(AnswerTooLargeException.class, e -> assertThat(e.status()).isEqualTo(200));
-            assertThat(Duration.ofNanos(System.nanoTime() - started)).as("not at the attempt's timeout (10 s)")
+                    .isInstanceOfSatisfying(
+                            AnswerTooLargeException.class,
+                            e -> assertThat(e.status()).isEqualTo(200));
+            assertThat(Duration.ofNanos(System.nanoTime() - started))
+                    .as("not at the attempt's timeout (10 s)")
                     .isLessThan(Duration.ofSeconds(5));
         }
     }
 
     @Test
     void aRetryableStatusWithAHugeBodyIsRetriedAsItsStatusSays() throws Exception {
-        scripted.reply(Reply.json(503, "{\"page\":\"" + "x".repeat(200_000) + "\"}").header("Retry-After", "1"),
+        scripted.reply(
+                Reply.json(503, "{\"page\":\"" + "x".repeat(200_000) + "\"}").header("Retry-After", "1"),
                 Reply.json(201, "{\"id\":\"ch_1\"}"));
-        IdempotentResponse answer = client(64 * 1024).send(IdempotentRequest.postJson(scripted.uri("/v1/charges"), BODY), KEY);
+        IdempotentResponse answer =
+                client(64 * 1024).send(IdempotentRequest.postJson(scripted.uri("/v1/charges"), BODY), KEY);
         assertThat(answer.status()).isEqualTo(201);
         assertThat(answer.attempts()).isEqualTo(2);
         assertThat(clock.pauses()).containsExactly(Duration.ofSeconds(1));
@@ -162,18 +177,21 @@ class LargeAnswerTest {
     void aBodyOfExactlyTheLimitIsKept() throws Exception {
         String json = "{\"id\":\"ch_1\"}";
         scripted.reply(Reply.json(201, json));
-        IdempotentResponse answer = client(json.length()).send(IdempotentRequest.postJson(scripted.uri("/v1/charges"), BODY), KEY);
+        IdempotentResponse answer =
+                client(json.length()).send(IdempotentRequest.postJson(scripted.uri("/v1/charges"), BODY), KEY);
         assertThat(answer.bodyText()).isEqualTo(json);
 
         scripted.reply(Reply.json(201, json));
-        assertThatThrownBy(() -> client(json.length() - 1).send(IdempotentRequest.postJson(scripted.uri("/v1/charges"), BODY),
-                KEY)).isInstanceOf(AnswerTooLargeException.class);
+        assertThatThrownBy(() -> client(json.length() - 1)
+                        .send(IdempotentRequest.postJson(scripted.uri("/v1/charges"), BODY), KEY))
+                .isInstanceOf(AnswerTooLargeException.class);
     }
 
     @Test
     void theLimitMustBePositive() {
         assertThatThrownBy(() -> IdempotentHttpClient.builder(http).maxAnswerBytes(0))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("maxAnswerBytes");
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("maxAnswerBytes");
         assertThat(IdempotentHttpClient.Builder.DEFAULT_MAX_ANSWER_BYTES).isEqualTo(16 * 1024 * 1024);
     }
 }

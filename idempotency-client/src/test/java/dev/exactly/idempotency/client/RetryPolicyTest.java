@@ -31,13 +31,29 @@ class RetryPolicyTest {
     void theBuilderValidates() {
         assertThatThrownBy(() -> RetryPolicy.custom().maxAttempts(0).build()).hasMessageContaining("maxAttempts");
         assertThatThrownBy(() -> RetryPolicy.custom().maxAttempts(101).build()).hasMessageContaining("maxAttempts");
-        assertThatThrownBy(() -> RetryPolicy.custom().initialDelay(Duration.ZERO).build()).hasMessageContaining("initialDelay");
-        assertThatThrownBy(() -> RetryPolicy.custom().maxDelay(Duration.ofMillis(100)).build()).hasMessageContaining("maxDelay");
-        assertThatThrownBy(() -> RetryPolicy.custom().deadline(Duration.ofMillis(-1)).build()).hasMessageContaining("deadline");
-        assertThatThrownBy(() -> RetryPolicy.custom().attemptTimeout(Duration.ZERO).build()).hasMessageContaining("attemptTimeout");
-        assertThatThrownBy(() -> RetryPolicy.custom().retryableStatuses(Set.of(422)).build()).hasMessageContaining("422");
-        assertThatThrownBy(() -> RetryPolicy.custom().retryableStatuses(Set.of(200)).build()).hasMessageContaining("4xx or 5xx");
-        assertThat(RetryPolicy.custom().retryableStatuses(Set.of(500, 503)).build().retries(500)).isTrue();
+        assertThatThrownBy(
+                        () -> RetryPolicy.custom().initialDelay(Duration.ZERO).build())
+                .hasMessageContaining("initialDelay");
+        assertThatThrownBy(() ->
+                        RetryPolicy.custom().maxDelay(Duration.ofMillis(100)).build())
+                .hasMessageContaining("maxDelay");
+        assertThatThrownBy(() ->
+                        RetryPolicy.custom().deadline(Duration.ofMillis(-1)).build())
+                .hasMessageContaining("deadline");
+        assertThatThrownBy(
+                        () -> RetryPolicy.custom().attemptTimeout(Duration.ZERO).build())
+                .hasMessageContaining("attemptTimeout");
+        assertThatThrownBy(() ->
+                        RetryPolicy.custom().retryableStatuses(Set.of(422)).build())
+                .hasMessageContaining("422");
+        assertThatThrownBy(() ->
+                        RetryPolicy.custom().retryableStatuses(Set.of(200)).build())
+                .hasMessageContaining("4xx or 5xx");
+        assertThat(RetryPolicy.custom()
+                        .retryableStatuses(Set.of(500, 503))
+                        .build()
+                        .retries(500))
+                .isTrue();
     }
 
     @Test
@@ -50,21 +66,32 @@ class RetryPolicyTest {
         assertThat(p.string("code")).contains("idempotency_key_reused");
         assertThat(p.string("u")).contains("\u00e9");
         assertThat(p.string("a")).isEmpty();
-        assertThat(ProblemDocument.parse("not json".getBytes(StandardCharsets.UTF_8)).string("type")).isEmpty();
-        assertThat(ProblemDocument.parse("{\"type\":\"x\"".getBytes(StandardCharsets.UTF_8)).string("type")).isEmpty();
-        assertThat(ProblemDocument.parse("[".repeat(10_000).getBytes(StandardCharsets.UTF_8)).string("type")).isEmpty();
-        assertThat(ProblemDocument.parse(("{\"a\":" + "[".repeat(10_000)).getBytes(StandardCharsets.UTF_8)).string("a")).isEmpty();
+        assertThat(ProblemDocument.parse("not json".getBytes(StandardCharsets.UTF_8))
+                        .string("type"))
+                .isEmpty();
+        assertThat(ProblemDocument.parse("{\"type\":\"x\"".getBytes(StandardCharsets.UTF_8))
+                        .string("type"))
+                .isEmpty();
+        assertThat(ProblemDocument.parse("[".repeat(10_000).getBytes(StandardCharsets.UTF_8))
+                        .string("type"))
+                .isEmpty();
+        assertThat(ProblemDocument.parse(("{\"a\":" + "[".repeat(10_000)).getBytes(StandardCharsets.UTF_8))
+                        .string("a"))
+                .isEmpty();
     }
 
     @Test
     void onlyA422WithTheReusedTypeOrCodeIsAReusedKey() {
-        byte[] reused = "{\"type\":\"https://exactly.dev/problems/idempotency-key-reused\"}".getBytes(StandardCharsets.UTF_8);
+        byte[] reused =
+                "{\"type\":\"https://exactly.dev/problems/idempotency-key-reused\"}".getBytes(StandardCharsets.UTF_8);
 
         assertThat(IdempotencyKeyReusedException.isKeyReused(422, reused)).isTrue();
         assertThat(IdempotencyKeyReusedException.isKeyReused(409, reused)).isFalse();
-        assertThat(IdempotencyKeyReusedException.isKeyReused(422,
-                "{\"type\":\"https://exactly.dev/problems/validation\"}".getBytes(StandardCharsets.UTF_8))).isFalse();
-        assertThat(IdempotencyKeyReusedException.isKeyReused(422,
-                "{\"detail\":\"idempotency_key_reused\"}".getBytes(StandardCharsets.UTF_8))).isFalse();
+        assertThat(IdempotencyKeyReusedException.isKeyReused(
+                        422, "{\"type\":\"https://exactly.dev/problems/validation\"}".getBytes(StandardCharsets.UTF_8)))
+                .isFalse();
+        assertThat(IdempotencyKeyReusedException.isKeyReused(
+                        422, "{\"detail\":\"idempotency_key_reused\"}".getBytes(StandardCharsets.UTF_8)))
+                .isFalse();
     }
 }

@@ -38,7 +38,8 @@ class RetrySchedulePropertiesTest {
             if (!asDate) {
                 return Long.toString(seconds);
             }
-            return DateTimeFormatter.RFC_1123_DATE_TIME.format(now.plusMillis(dateOffsetMillis).atOffset(ZoneOffset.UTC));
+            return DateTimeFormatter.RFC_1123_DATE_TIME.format(
+                    now.plusMillis(dateOffsetMillis).atOffset(ZoneOffset.UTC));
         }
     }
 
@@ -51,9 +52,13 @@ class RetrySchedulePropertiesTest {
             @ForAll @LongRange(min = 1, max = 30_000) long attemptTimeoutMillis,
             @ForAll("outcomes") @Size(min = 1, max = 40) List<Outcome> outcomes,
             @ForAll long seed) {
-        RetryPolicy policy = RetryPolicy.custom().maxAttempts(maxAttempts).initialDelay(Duration.ofMillis(initialMillis))
-                .maxDelay(Duration.ofMillis(initialMillis + capExtraMillis)).deadline(Duration.ofMillis(deadlineMillis))
-                .attemptTimeout(Duration.ofMillis(attemptTimeoutMillis)).build();
+        RetryPolicy policy = RetryPolicy.custom()
+                .maxAttempts(maxAttempts)
+                .initialDelay(Duration.ofMillis(initialMillis))
+                .maxDelay(Duration.ofMillis(initialMillis + capExtraMillis))
+                .deadline(Duration.ofMillis(deadlineMillis))
+                .attemptTimeout(Duration.ofMillis(attemptTimeoutMillis))
+                .build();
         ManualClock clock = new ManualClock(Instant.parse("2026-12-04T10:15:00.250Z"));
         Instant start = clock.instant();
         RetrySequence sequence = RetrySequence.start(policy, clock, new Random(seed));
@@ -65,7 +70,9 @@ class RetrySchedulePropertiesTest {
             assertThat(timeout).isPositive().isLessThanOrEqualTo(policy.attemptTimeout());
             assertThat(clock.instant().plus(timeout)).isBeforeOrEqualTo(sequence.deadline());
             if (i > 0) {
-                assertThat(timeout).as("a retry has a tenth of a whole attempt at least").isGreaterThanOrEqualTo(sequence.shortestRetry());
+                assertThat(timeout)
+                        .as("a retry has a tenth of a whole attempt at least")
+                        .isGreaterThanOrEqualTo(sequence.shortestRetry());
             }
 
             Outcome outcome = outcomes.get(i % outcomes.size());
@@ -76,7 +83,8 @@ class RetrySchedulePropertiesTest {
             if (outcome.failure() || timedOut) {
                 decision = sequence.afterFailure(new HttpTimeoutException("request timed out"));
             } else {
-                String header = outcome.retryAfter().map(v -> v.render(clock.instant())).orElse(null);
+                String header =
+                        outcome.retryAfter().map(v -> v.render(clock.instant())).orElse(null);
                 asked = RetryAfter.parse(header, clock.instant());
                 decision = sequence.afterAnswer(outcome.status(), header);
                 if (!policy.retries(outcome.status())) {
@@ -90,7 +98,8 @@ class RetrySchedulePropertiesTest {
                     assertThat(retry.delay()).as("Retry-After is the pause").isEqualTo(asked.get());
                 } else {
                     assertThat(retry.retryAfter()).isFalse();
-                    assertThat(retry.delay()).isBetween(Duration.ZERO, policy.backoff().ceiling(sequence.attempts()));
+                    assertThat(retry.delay())
+                            .isBetween(Duration.ZERO, policy.backoff().ceiling(sequence.attempts()));
                     assertThat(retry.delay()).isLessThanOrEqualTo(policy.maxDelay());
                 }
                 pauses.add(retry.delay());
@@ -98,7 +107,8 @@ class RetrySchedulePropertiesTest {
                 assertThat(clock.instant()).isBefore(sequence.deadline());
                 continue;
             }
-            if (decision instanceof RetryDecision.GiveUp giveUp && asked.isPresent()
+            if (decision instanceof RetryDecision.GiveUp giveUp
+                    && asked.isPresent()
                     && giveUp.reason() == RetryDecision.GiveUpReason.RETRY_AFTER_BEYOND_DEADLINE) {
                 assertThat(clock.instant().plus(asked.get()).plus(sequence.shortestRetry()))
                         .as("only a Retry-After that leaves too little of the deadline ends it")
@@ -107,7 +117,8 @@ class RetrySchedulePropertiesTest {
             break;
         }
         assertThat(sequence.attempts()).isBetween(1, maxAttempts);
-        assertThat(Duration.between(start, clock.instant())).as("attempts %s and pauses %s", sequence.attempts(), pauses)
+        assertThat(Duration.between(start, clock.instant()))
+                .as("attempts %s and pauses %s", sequence.attempts(), pauses)
                 .isLessThanOrEqualTo(policy.deadline());
     }
 
@@ -117,9 +128,10 @@ class RetrySchedulePropertiesTest {
             @ForAll @LongRange(min = 0, max = 60_000) long capExtraMillis,
             @ForAll @IntRange(min = 1, max = 200) int retry,
             @ForAll long seed) {
-        Backoff backoff = new Backoff(Duration.ofMillis(initialMillis), Duration.ofMillis(initialMillis + capExtraMillis));
-        long expectedCeiling = Math.min(initialMillis + capExtraMillis,
-                retry - 1 >= 40 ? Long.MAX_VALUE : initialMillis * (1L << (retry - 1)));
+        Backoff backoff =
+                new Backoff(Duration.ofMillis(initialMillis), Duration.ofMillis(initialMillis + capExtraMillis));
+        long expectedCeiling = Math.min(
+                initialMillis + capExtraMillis, retry - 1 >= 40 ? Long.MAX_VALUE : initialMillis * (1L << (retry - 1)));
 
         Duration delay = backoff.delay(retry, new Random(seed));
 
@@ -131,10 +143,17 @@ class RetrySchedulePropertiesTest {
     Arbitrary<List<Outcome>> outcomes() {
         Arbitrary<Integer> status = Arbitraries.of(200, 201, 400, 402, 404, 409, 409, 429, 500, 502, 503, 503, 504);
         Arbitrary<Optional<RetryAfterValue>> retryAfter = Combinators.combine(
-                Arbitraries.of(true, false), Arbitraries.longs().between(0, 90), Arbitraries.longs().between(-5_000, 90_000))
-                .as(RetryAfterValue::new).optional(0.5);
-        Arbitrary<Outcome> outcome = Combinators.combine(status, Arbitraries.of(false, false, false, true), retryAfter,
-                Arbitraries.longs().between(0, 40_000)).as(Outcome::new);
+                        Arbitraries.of(true, false),
+                        Arbitraries.longs().between(0, 90),
+                        Arbitraries.longs().between(-5_000, 90_000))
+                .as(RetryAfterValue::new)
+                .optional(0.5);
+        Arbitrary<Outcome> outcome = Combinators.combine(
+                        status,
+                        Arbitraries.of(false, false, false, true),
+                        retryAfter,
+                        Arbitraries.longs().between(0, 40_000))
+                .as(Outcome::new);
         return outcome.list().ofMinSize(1).ofMaxSize(40);
     }
 }

@@ -20,8 +20,13 @@ class ShortestRetryTest {
     private static final RandomGenerator ZERO = () -> 0L;
 
     private static RetryPolicy budget(long millis) {
-        return RetryPolicy.custom().maxAttempts(3).initialDelay(Duration.ofMillis(100)).maxDelay(Duration.ofSeconds(1))
-                .deadline(Duration.ofMillis(millis)).attemptTimeout(Duration.ofMillis(millis)).build();
+        return RetryPolicy.custom()
+                .maxAttempts(3)
+                .initialDelay(Duration.ofMillis(100))
+                .maxDelay(Duration.ofSeconds(1))
+                .deadline(Duration.ofMillis(millis))
+                .attemptTimeout(Duration.ofMillis(millis))
+                .build();
     }
 
     @Test
@@ -41,11 +46,17 @@ class ShortestRetryTest {
 
     @Test
     void aRetryIsStartedWhileATenthOfAWholeAttemptIsLeft() {
-        assertThat(RetrySequence.start(budget(300), new ManualClock(), ZERO).shortestRetry()).isEqualTo(Duration.ofMillis(30));
-        RetryPolicy shortDeadline = RetryPolicy.custom().deadline(Duration.ofSeconds(2)).attemptTimeout(Duration.ofSeconds(10)).build();
+        assertThat(RetrySequence.start(budget(300), new ManualClock(), ZERO).shortestRetry())
+                .isEqualTo(Duration.ofMillis(30));
+        RetryPolicy shortDeadline = RetryPolicy.custom()
+                .deadline(Duration.ofSeconds(2))
+                .attemptTimeout(Duration.ofSeconds(10))
+                .build();
         assertThat(RetrySequence.start(shortDeadline, new ManualClock(), ZERO).shortestRetry())
-                .as("the smaller of the attempt timeout and the deadline").isEqualTo(Duration.ofMillis(200));
-        assertThat(RetrySequence.start(budget(5), new ManualClock(), ZERO).shortestRetry()).isEqualTo(Duration.ofMillis(1));
+                .as("the smaller of the attempt timeout and the deadline")
+                .isEqualTo(Duration.ofMillis(200));
+        assertThat(RetrySequence.start(budget(5), new ManualClock(), ZERO).shortestRetry())
+                .isEqualTo(Duration.ofMillis(1));
 
         ManualClock clock = new ManualClock();
         RetrySequence sequence = RetrySequence.start(budget(300), clock, ZERO);
@@ -65,8 +76,11 @@ class ShortestRetryTest {
         RetrySequence sequence = RetrySequence.start(budget(9_500), clock, ZERO);
         sequence.beginAttempt();
         // 9 s asked, 9.5 s left: the attempt after it would have 0.5 s of the 0.95 s it needs
-        assertThat(sequence.afterAnswer(503, "9")).isInstanceOfSatisfying(RetryDecision.GiveUp.class,
-                giveUp -> assertThat(giveUp.reason()).isEqualTo(RetryDecision.GiveUpReason.RETRY_AFTER_BEYOND_DEADLINE));
+        assertThat(sequence.afterAnswer(503, "9"))
+                .isInstanceOfSatisfying(
+                        RetryDecision.GiveUp.class,
+                        giveUp -> assertThat(giveUp.reason())
+                                .isEqualTo(RetryDecision.GiveUpReason.RETRY_AFTER_BEYOND_DEADLINE));
 
         RetrySequence inTime = RetrySequence.start(budget(9_500), clock, ZERO);
         inTime.beginAttempt();

@@ -70,8 +70,14 @@ public final class InMemoryIdempotencyStore implements IdempotencyStore {
      * @param lastRefusalAt when a claim was last refused, if ever
      * @param refusing      whether the last claim of a new key was refused (the store is full now)
      */
-    public record Stats(int size, int maxEntries, WhenFull whenFull, long evictions, long refusals,
-            @Nullable Instant lastRefusalAt, boolean refusing) {}
+    public record Stats(
+            int size,
+            int maxEntries,
+            WhenFull whenFull,
+            long evictions,
+            long refusals,
+            @Nullable Instant lastRefusalAt,
+            boolean refusing) {}
 
     private final ConcurrentHashMap<ScopeKey, Entry> records = new ConcurrentHashMap<>();
     private final LocalWaiters waiters = new LocalWaiters();
@@ -86,9 +92,11 @@ public final class InMemoryIdempotencyStore implements IdempotencyStore {
      * each sweep to the earliest expiry it left.
      */
     private final AtomicLong earliestExpiry = new AtomicLong(Long.MAX_VALUE);
+
     private final LongAdder sweeps = new LongAdder();
     /** Finished records in the order they finished: the eviction order. May hold stale references. */
     private final ConcurrentLinkedQueue<Finished> finishedOrder = new ConcurrentLinkedQueue<>();
+
     private final AtomicInteger finishedOrderSize = new AtomicInteger();
     private final LongAdder evictions = new LongAdder();
     private final LongAdder refusals = new LongAdder();
@@ -144,8 +152,8 @@ public final class InMemoryIdempotencyStore implements IdempotencyStore {
     private record Finished(ScopeKey key, Entry entry) {}
 
     @Override
-    public ClaimOutcome claim(ScopeKey key, Fingerprint fingerprint, OwnerToken owner, Duration lease,
-            Duration retention) {
+    public ClaimOutcome claim(
+            ScopeKey key, Fingerprint fingerprint, OwnerToken owner, Duration lease, Duration retention) {
         Objects.requireNonNull(owner, "owner");
         Entry seen = records.get(key);
         if (seen instanceof PackedRecord finished) {
@@ -215,17 +223,30 @@ public final class InMemoryIdempotencyStore implements IdempotencyStore {
             refusals.increment();
             lastRefusalAt = clock.instant();
             refusing = true;
-            throw StoreUnavailableException.refused(whenFull == WhenFull.EVICT_FINISHED
-                    ? "in-memory idempotency store is full of in-flight records (" + maxEntries + ")"
-                    : "in-memory idempotency store is full (" + maxEntries + " live records)");
+            throw StoreUnavailableException.refused(
+                    whenFull == WhenFull.EVICT_FINISHED
+                            ? "in-memory idempotency store is full of in-flight records (" + maxEntries + ")"
+                            : "in-memory idempotency store is full (" + maxEntries + " live records)");
         }
     }
 
-    private static Processing processing(ScopeKey key, Fingerprint fingerprint, OwnerToken owner, Instant createdAt,
-            Instant now, Duration lease, Duration retention) {
+    private static Processing processing(
+            ScopeKey key,
+            Fingerprint fingerprint,
+            OwnerToken owner,
+            Instant createdAt,
+            Instant now,
+            Duration lease,
+            Duration retention) {
         IdempotencyRecord record = new IdempotencyRecord(
-                key, RecordStatus.PROCESSING, fingerprint, owner, createdAt, now.plus(lease),
-                now.plus(retention), null);
+                key,
+                RecordStatus.PROCESSING,
+                fingerprint,
+                owner,
+                createdAt,
+                now.plus(lease),
+                now.plus(retention),
+                null);
         return new Processing(record, retention);
     }
 
@@ -241,8 +262,15 @@ public final class InMemoryIdempotencyStore implements IdempotencyStore {
                 return existing;
             }
             IdempotencyRecord r = processing.record();
-            done[0] = PackedRecord.of(new IdempotencyRecord(key, outcome, r.fingerprint(), owner, r.createdAt(),
-                    null, now.plus(processing.retention()), response));
+            done[0] = PackedRecord.of(new IdempotencyRecord(
+                    key,
+                    outcome,
+                    r.fingerprint(),
+                    owner,
+                    r.createdAt(),
+                    null,
+                    now.plus(processing.retention()),
+                    response));
             return done[0];
         });
         if (done[0] == null) {
@@ -282,8 +310,10 @@ public final class InMemoryIdempotencyStore implements IdempotencyStore {
             done[0] = true;
             Instant leaseEnd = now.plus(lease);
             Instant expiresAt = r.expiresAt().isBefore(leaseEnd) ? leaseEnd : r.expiresAt();
-            return new Processing(new IdempotencyRecord(key, r.status(), r.fingerprint(), owner, r.createdAt(),
-                    leaseEnd, expiresAt, null), processing.retention());
+            return new Processing(
+                    new IdempotencyRecord(
+                            key, r.status(), r.fingerprint(), owner, r.createdAt(), leaseEnd, expiresAt, null),
+                    processing.retention());
         });
         return done[0];
     }
@@ -306,10 +336,11 @@ public final class InMemoryIdempotencyStore implements IdempotencyStore {
             records.remove(key, entry);
             return Optional.empty();
         }
-        return Optional.of(switch (entry) {
-            case Processing processing -> processing.record();
-            case PackedRecord finished -> finished.record(key);
-        });
+        return Optional.of(
+                switch (entry) {
+                    case Processing processing -> processing.record();
+                    case PackedRecord finished -> finished.record(key);
+                });
     }
 
     @Override
@@ -407,7 +438,8 @@ public final class InMemoryIdempotencyStore implements IdempotencyStore {
 
     /** Occupancy, evictions and refusals, for health indicators and meters. */
     public Stats stats() {
-        return new Stats(records.size(), maxEntries, whenFull, evictions.sum(), refusals.sum(), lastRefusalAt, refusing);
+        return new Stats(
+                records.size(), maxEntries, whenFull, evictions.sum(), refusals.sum(), lastRefusalAt, refusing);
     }
 
     /** The number of records held, expired or not. */
@@ -456,5 +488,4 @@ public final class InMemoryIdempotencyStore implements IdempotencyStore {
             return new InMemoryIdempotencyStore(this);
         }
     }
-
 }

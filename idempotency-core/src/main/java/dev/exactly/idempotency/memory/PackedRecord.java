@@ -30,8 +30,8 @@ final class PackedRecord implements InMemoryIdempotencyStore.Entry {
     private final byte[] packed;
     private final StoredResponse response;
 
-    private PackedRecord(boolean completed, Instant createdAt, Instant expiresAt, byte[] packed,
-            StoredResponse response) {
+    private PackedRecord(
+            boolean completed, Instant createdAt, Instant expiresAt, byte[] packed, StoredResponse response) {
         this.completed = completed;
         this.createdSeconds = createdAt.getEpochSecond();
         this.createdNanos = createdAt.getNano();
@@ -55,8 +55,8 @@ final class PackedRecord implements InMemoryIdempotencyStore.Entry {
         int at = put(packed, 0, ownerBytes);
         at = put(packed, at, algorithm);
         put(packed, at, value);
-        return new PackedRecord(record.status() == RecordStatus.COMPLETED, record.createdAt(), record.expiresAt(),
-                packed, response);
+        return new PackedRecord(
+                record.status() == RecordStatus.COMPLETED, record.createdAt(), record.expiresAt(), packed, response);
     }
 
     /** Whether the record has expired at {@code now} (it expires at its expiry, inclusive). */
@@ -81,9 +81,15 @@ final class PackedRecord implements InMemoryIdempotencyStore.Entry {
         int[] at = {0};
         OwnerToken owner = new OwnerToken(string(at));
         Fingerprint fingerprint = new Fingerprint(string(at), string(at));
-        return new IdempotencyRecord(key, completed ? RecordStatus.COMPLETED : RecordStatus.FAILED, fingerprint,
-                owner, Instant.ofEpochSecond(createdSeconds, createdNanos), null,
-                Instant.ofEpochSecond(expiresSeconds, expiresNanos), response);
+        return new IdempotencyRecord(
+                key,
+                completed ? RecordStatus.COMPLETED : RecordStatus.FAILED,
+                fingerprint,
+                owner,
+                Instant.ofEpochSecond(createdSeconds, createdNanos),
+                null,
+                Instant.ofEpochSecond(expiresSeconds, expiresNanos),
+                response);
     }
 
     private static byte[] utf8(String text) {
@@ -104,7 +110,9 @@ final class PackedRecord implements InMemoryIdempotencyStore.Entry {
     /** Reads the string at {@code at[0]} and moves past it. */
     private String string(int[] at) {
         int p = at[0];
-        int length = ((packed[p] & 0xff) << 24) | ((packed[p + 1] & 0xff) << 16) | ((packed[p + 2] & 0xff) << 8)
+        int length = ((packed[p] & 0xff) << 24)
+                | ((packed[p + 1] & 0xff) << 16)
+                | ((packed[p + 2] & 0xff) << 8)
                 | (packed[p + 3] & 0xff);
         at[0] = p + 4 + length;
         return new String(packed, p + 4, length, StandardCharsets.UTF_8);

@@ -31,8 +31,8 @@ public abstract class ForwardingIdempotencyStore implements IdempotencyStore {
     }
 
     @Override
-    public ClaimOutcome claim(ScopeKey key, Fingerprint fingerprint, OwnerToken owner, Duration lease,
-            Duration retention) {
+    public ClaimOutcome claim(
+            ScopeKey key, Fingerprint fingerprint, OwnerToken owner, Duration lease, Duration retention) {
         return delegate().claim(key, fingerprint, owner, lease, retention);
     }
 

@@ -17,8 +17,7 @@ public final class LocalWaiters {
     private final ConcurrentHashMap<ScopeKey, Set<Subscription>> byKey = new ConcurrentHashMap<>();
 
     /** An empty registry: a store holds one for its lifetime. */
-    public LocalWaiters() {
-    }
+    public LocalWaiters() {}
 
     /** Registers a subscription for {@code key}. */
     public ChangeSubscription subscribe(ScopeKey key) {

@@ -39,8 +39,13 @@ class SlotsTest {
             Entry entry = new Entry(i);
             where.put(entry, slots.enter(entry));
         }
-        assertThat(where.values().stream().filter(slot -> slot != Slots.OVERFLOW).distinct().count())
-                .as("no two entries share a slot").isEqualTo(where.values().stream().filter(s -> s != Slots.OVERFLOW).count())
+        assertThat(where.values().stream()
+                        .filter(slot -> slot != Slots.OVERFLOW)
+                        .distinct()
+                        .count())
+                .as("no two entries share a slot")
+                .isEqualTo(
+                        where.values().stream().filter(s -> s != Slots.OVERFLOW).count())
                 .isLessThanOrEqualTo(16);
         assertThat(where.values()).contains(Slots.OVERFLOW);
 
@@ -122,7 +127,9 @@ class SlotsTest {
         running.set(false);
         looker.join();
 
-        assertThat(all).allSatisfy(entry -> assertThat(entry.taken.get()).as("entry %d", entry.id).isEqualTo(1));
+        assertThat(all)
+                .allSatisfy(entry ->
+                        assertThat(entry.taken.get()).as("entry %d", entry.id).isEqualTo(1));
         assertThat(takenByLooker.get()).as("the looking thread took some").isPositive();
         assertThat(slots.isEmpty()).isTrue();
     }

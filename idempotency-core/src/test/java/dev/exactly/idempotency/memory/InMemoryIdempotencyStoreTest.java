@@ -33,7 +33,8 @@ class InMemoryIdempotencyStoreTest {
                     .isInstanceOf(ClaimOutcome.Claimed.class);
         }
         assertThatThrownBy(() -> store.claim(key(3), fp, Duration.ofSeconds(1), Duration.ofMinutes(1)))
-                .isInstanceOf(StoreUnavailableException.class).hasMessageContaining("full");
+                .isInstanceOf(StoreUnavailableException.class)
+                .hasMessageContaining("full");
         // an existing key is still answered when full
         assertThat(store.claim(key(0), fp, Duration.ofSeconds(1), Duration.ofMinutes(1)))
                 .isInstanceOf(ClaimOutcome.InFlight.class);
@@ -98,21 +99,31 @@ class InMemoryIdempotencyStoreTest {
 
     @Test
     void aHotTierEvictsTheOldestFinishedRecordsAndNeverAProcessingOne() {
-        InMemoryIdempotencyStore store = InMemoryIdempotencyStore.builder().clock(clock).maxEntries(3)
-                .whenFull(InMemoryIdempotencyStore.WhenFull.EVICT_FINISHED).build();
+        InMemoryIdempotencyStore store = InMemoryIdempotencyStore.builder()
+                .clock(clock)
+                .maxEntries(3)
+                .whenFull(InMemoryIdempotencyStore.WhenFull.EVICT_FINISHED)
+                .build();
         OwnerToken[] owners = new OwnerToken[3];
         for (int i = 0; i < 3; i++) {
-            owners[i] = ((ClaimOutcome.Claimed) store.claim(key(i), fp, Duration.ofSeconds(1), Duration.ofHours(1))).owner();
+            owners[i] = ((ClaimOutcome.Claimed) store.claim(key(i), fp, Duration.ofSeconds(1), Duration.ofHours(1)))
+                    .owner();
         }
         // finished in the order 2, 0; key 1 stays processing
-        assertThat(store.complete(key(2), owners[2], RecordStatus.COMPLETED, StoredResponse.of(201, new byte[0]))).isTrue();
+        assertThat(store.complete(key(2), owners[2], RecordStatus.COMPLETED, StoredResponse.of(201, new byte[0])))
+                .isTrue();
         clock.advance(Duration.ofMillis(1));
-        assertThat(store.complete(key(0), owners[0], RecordStatus.COMPLETED, StoredResponse.of(201, new byte[0]))).isTrue();
+        assertThat(store.complete(key(0), owners[0], RecordStatus.COMPLETED, StoredResponse.of(201, new byte[0])))
+                .isTrue();
 
-        assertThat(store.claim(key(3), fp, Duration.ofSeconds(1), Duration.ofHours(1))).isInstanceOf(ClaimOutcome.Claimed.class);
-        assertThat(store.find(key(2))).as("the oldest finished record goes first").isEmpty();
+        assertThat(store.claim(key(3), fp, Duration.ofSeconds(1), Duration.ofHours(1)))
+                .isInstanceOf(ClaimOutcome.Claimed.class);
+        assertThat(store.find(key(2)))
+                .as("the oldest finished record goes first")
+                .isEmpty();
         assertThat(store.find(key(0))).isPresent();
-        assertThat(store.claim(key(4), fp, Duration.ofSeconds(1), Duration.ofHours(1))).isInstanceOf(ClaimOutcome.Claimed.class);
+        assertThat(store.claim(key(4), fp, Duration.ofSeconds(1), Duration.ofHours(1)))
+                .isInstanceOf(ClaimOutcome.Claimed.class);
         assertThat(store.find(key(0))).isEmpty();
         assertThat(store.find(key(1)).orElseThrow().status()).isEqualTo(RecordStatus.PROCESSING);
 
@@ -130,17 +141,23 @@ class InMemoryIdempotencyStoreTest {
         assertThat(stats.refusing()).isTrue();
 
         // a request in flight finishes: its record can go, and the store takes new keys again
-        assertThat(store.complete(key(1), owners[1], RecordStatus.COMPLETED, StoredResponse.of(201, new byte[0]))).isTrue();
-        assertThat(store.claim(key(6), fp, Duration.ofSeconds(1), Duration.ofHours(1))).isInstanceOf(ClaimOutcome.Claimed.class);
+        assertThat(store.complete(key(1), owners[1], RecordStatus.COMPLETED, StoredResponse.of(201, new byte[0])))
+                .isTrue();
+        assertThat(store.claim(key(6), fp, Duration.ofSeconds(1), Duration.ofHours(1)))
+                .isInstanceOf(ClaimOutcome.Claimed.class);
         assertThat(store.stats().refusing()).isFalse();
     }
 
     @Test
     void theEvictionOrderForgetsRecordsThatAreGoneAndStaysBounded() {
-        InMemoryIdempotencyStore store = InMemoryIdempotencyStore.builder().clock(clock).maxEntries(10)
-                .whenFull(InMemoryIdempotencyStore.WhenFull.EVICT_FINISHED).build();
+        InMemoryIdempotencyStore store = InMemoryIdempotencyStore.builder()
+                .clock(clock)
+                .maxEntries(10)
+                .whenFull(InMemoryIdempotencyStore.WhenFull.EVICT_FINISHED)
+                .build();
         for (int i = 0; i < 1_000; i++) {
-            OwnerToken owner = ((ClaimOutcome.Claimed) store.claim(key(i), fp, Duration.ofSeconds(1), Duration.ofSeconds(2)))
+            OwnerToken owner = ((ClaimOutcome.Claimed)
+                            store.claim(key(i), fp, Duration.ofSeconds(1), Duration.ofSeconds(2)))
                     .owner();
             store.complete(key(i), owner, RecordStatus.COMPLETED, StoredResponse.of(200, new byte[0]));
             clock.advance(Duration.ofMillis(500));

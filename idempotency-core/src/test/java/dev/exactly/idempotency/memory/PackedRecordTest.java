@@ -25,10 +25,17 @@ import org.junit.jupiter.api.Test;
 class PackedRecordTest {
     private static final ScopeKey KEY = new Scope("t", "POST", "/r", new IdempotencyKey("k")).toScopeKey();
 
-    private static IdempotencyRecord finished(RecordStatus status, StoredResponse response, Instant createdAt,
-            Instant expiresAt) {
-        return new IdempotencyRecord(KEY, status, new Fingerprint("sha256-jcs", "ab".repeat(32)),
-                new OwnerToken("0123456789abcdef0123456789abcdef"), createdAt, null, expiresAt, response);
+    private static IdempotencyRecord finished(
+            RecordStatus status, StoredResponse response, Instant createdAt, Instant expiresAt) {
+        return new IdempotencyRecord(
+                KEY,
+                status,
+                new Fingerprint("sha256-jcs", "ab".repeat(32)),
+                new OwnerToken("0123456789abcdef0123456789abcdef"),
+                createdAt,
+                null,
+                expiresAt,
+                response);
     }
 
     @Test
@@ -38,8 +45,11 @@ class PackedRecordTest {
         headers.put("set-cookie", List.of("a=1", "b=2", ""));
         headers.put("x-naïve-☃", List.of("wert: äöü €", "\u0000\uffff"));
         byte[] body = "{\"id\":\"ch_1\",\"amount\":1000,\"note\":\"ünïcödé ☃\"}".getBytes(StandardCharsets.UTF_8);
-        IdempotencyRecord record = finished(RecordStatus.COMPLETED, new StoredResponse(201, headers, body),
-                Instant.parse("2026-03-01T10:00:00.123456789Z"), Instant.parse("2026-03-02T10:00:00.987654321Z"));
+        IdempotencyRecord record = finished(
+                RecordStatus.COMPLETED,
+                new StoredResponse(201, headers, body),
+                Instant.parse("2026-03-01T10:00:00.123456789Z"),
+                Instant.parse("2026-03-02T10:00:00.987654321Z"));
 
         IdempotencyRecord decoded = PackedRecord.of(record).record(KEY);
 
@@ -51,7 +61,8 @@ class PackedRecordTest {
     @Test
     void aFailedRecordWithNoHeadersAndAnEmptyOrLargeBodyDecodes() {
         Instant at = Instant.parse("2026-03-01T10:00:00Z");
-        IdempotencyRecord empty = finished(RecordStatus.FAILED, StoredResponse.of(500, new byte[0]), at, at.plusSeconds(1));
+        IdempotencyRecord empty =
+                finished(RecordStatus.FAILED, StoredResponse.of(500, new byte[0]), at, at.plusSeconds(1));
         assertThat(PackedRecord.of(empty).record(KEY)).isEqualTo(empty);
 
         byte[] large = new byte[3 * 1024 * 1024 + 7];
@@ -59,15 +70,26 @@ class PackedRecordTest {
         IdempotencyRecord big = finished(RecordStatus.COMPLETED, StoredResponse.of(200, large), at, at.plusSeconds(1));
         PackedRecord packed = PackedRecord.of(big);
         assertThat(packed.record(KEY)).isEqualTo(big);
-        assertThat(packed.record(KEY).response()).as("kept as given: a replay copies no body").isSameAs(big.response());
-        assertThat(packed.packedLength()).as("owner and fingerprint with their lengths").isEqualTo(12 + 32 + 10 + 64);
+        assertThat(packed.record(KEY).response())
+                .as("kept as given: a replay copies no body")
+                .isSameAs(big.response());
+        assertThat(packed.packedLength())
+                .as("owner and fingerprint with their lengths")
+                .isEqualTo(12 + 32 + 10 + 64);
     }
 
     @Test
     void aRecordOfAnyTextDecodes() {
         Instant at = Instant.parse("2026-03-01T10:00:00Z");
-        IdempotencyRecord odd = new IdempotencyRecord(KEY, RecordStatus.COMPLETED, new Fingerprint("älg-☃", "v:1:\u0000"),
-                new OwnerToken("ø".repeat(64)), at, null, at.plusSeconds(1), StoredResponse.of(200, new byte[] {1}));
+        IdempotencyRecord odd = new IdempotencyRecord(
+                KEY,
+                RecordStatus.COMPLETED,
+                new Fingerprint("älg-☃", "v:1:\u0000"),
+                new OwnerToken("ø".repeat(64)),
+                at,
+                null,
+                at.plusSeconds(1),
+                StoredResponse.of(200, new byte[] {1}));
         assertThat(PackedRecord.of(odd).record(KEY)).isEqualTo(odd);
     }
 
@@ -75,8 +97,8 @@ class PackedRecordTest {
     void everyReadDecodesItsOwnCopy() {
         byte[] body = {1, 2, 3};
         Instant at = Instant.parse("2026-03-01T10:00:00Z");
-        PackedRecord packed = PackedRecord.of(finished(RecordStatus.COMPLETED, StoredResponse.of(200, body), at,
-                at.plusSeconds(60)));
+        PackedRecord packed =
+                PackedRecord.of(finished(RecordStatus.COMPLETED, StoredResponse.of(200, body), at, at.plusSeconds(60)));
         byte[] first = packed.record(KEY).response().body();
         first[0] = 9;
         assertThat(packed.record(KEY).response().body()).containsExactly(1, 2, 3);
@@ -85,20 +107,20 @@ class PackedRecordTest {
     @Test
     void itExpiresAtItsExpiryToTheNanosecond() {
         Instant expires = Instant.parse("2026-03-01T10:00:00.000000500Z");
-        PackedRecord packed = PackedRecord.of(finished(RecordStatus.COMPLETED, StoredResponse.of(200, new byte[0]),
-                expires.minusSeconds(5), expires));
+        PackedRecord packed = PackedRecord.of(finished(
+                RecordStatus.COMPLETED, StoredResponse.of(200, new byte[0]), expires.minusSeconds(5), expires));
         assertThat(packed.expired(expires.minusNanos(1))).isFalse();
         assertThat(packed.expired(expires.minusSeconds(1).plusNanos(999))).isFalse();
         assertThat(packed.expired(expires)).isTrue();
         assertThat(packed.expired(expires.plusSeconds(1).minusNanos(600))).isTrue();
         assertThat(packed.expiresAtMillis()).isEqualTo(expires.toEpochMilli());
 
-        PackedRecord never = PackedRecord.of(finished(RecordStatus.COMPLETED, StoredResponse.of(200, new byte[0]),
-                expires, Instant.MAX));
+        PackedRecord never = PackedRecord.of(
+                finished(RecordStatus.COMPLETED, StoredResponse.of(200, new byte[0]), expires, Instant.MAX));
         assertThat(never.expired(expires.plus(Duration.ofDays(365 * 1000)))).isFalse();
         assertThat(never.expiresAtMillis()).isEqualTo(Long.MAX_VALUE);
-        PackedRecord longAgo = PackedRecord.of(finished(RecordStatus.COMPLETED, StoredResponse.of(200, new byte[0]),
-                Instant.MIN, Instant.MIN));
+        PackedRecord longAgo = PackedRecord.of(
+                finished(RecordStatus.COMPLETED, StoredResponse.of(200, new byte[0]), Instant.MIN, Instant.MIN));
         assertThat(longAgo.expired(expires)).isTrue();
         assertThat(longAgo.expiresAtMillis()).isEqualTo(Long.MAX_VALUE);
     }
@@ -106,8 +128,15 @@ class PackedRecordTest {
     @Test
     void onlyAFinishedRecordIsPacked() {
         Instant at = Instant.parse("2026-03-01T10:00:00Z");
-        IdempotencyRecord processing = new IdempotencyRecord(KEY, RecordStatus.PROCESSING,
-                new Fingerprint("a", "b"), OwnerToken.random(), at, at.plusSeconds(1), at.plusSeconds(2), null);
+        IdempotencyRecord processing = new IdempotencyRecord(
+                KEY,
+                RecordStatus.PROCESSING,
+                new Fingerprint("a", "b"),
+                OwnerToken.random(),
+                at,
+                at.plusSeconds(1),
+                at.plusSeconds(2),
+                null);
         assertThatThrownBy(() -> PackedRecord.of(processing)).isInstanceOf(IllegalArgumentException.class);
     }
 
@@ -120,22 +149,33 @@ class PackedRecordTest {
         assertThat(store.claim(KEY, fingerprint, owner, Duration.ofSeconds(30), Duration.ofHours(1)))
                 .isInstanceOf(ClaimOutcome.Claimed.class);
         clock.advance(Duration.ofMillis(1500));
-        StoredResponse response = new StoredResponse(201, Map.of("location", List.of("/v1/charges/ch_1")),
+        StoredResponse response = new StoredResponse(
+                201,
+                Map.of("location", List.of("/v1/charges/ch_1")),
                 "{\"id\":\"ch_1\"}".getBytes(StandardCharsets.UTF_8));
         assertThat(store.complete(KEY, owner, RecordStatus.COMPLETED, response)).isTrue();
-        assertThat(store.complete(KEY, owner, RecordStatus.FAILED, response)).as("a finished record is final").isFalse();
+        assertThat(store.complete(KEY, owner, RecordStatus.FAILED, response))
+                .as("a finished record is final")
+                .isFalse();
         assertThat(store.renew(KEY, owner, Duration.ofSeconds(30))).isFalse();
         assertThat(store.release(KEY, owner)).isFalse();
 
-        IdempotencyRecord expected = new IdempotencyRecord(KEY, RecordStatus.COMPLETED, fingerprint, owner,
-                Instant.parse("2026-03-01T10:00:00.000000001Z"), null,
-                Instant.parse("2026-03-01T11:00:01.500000001Z"), response);
+        IdempotencyRecord expected = new IdempotencyRecord(
+                KEY,
+                RecordStatus.COMPLETED,
+                fingerprint,
+                owner,
+                Instant.parse("2026-03-01T10:00:00.000000001Z"),
+                null,
+                Instant.parse("2026-03-01T11:00:01.500000001Z"),
+                response);
         assertThat(store.find(KEY)).contains(expected);
         assertThat(store.claim(KEY, fingerprint, OwnerToken.random(), Duration.ofSeconds(30), Duration.ofHours(1)))
                 .isEqualTo(new ClaimOutcome.Finished(expected));
 
         clock.advance(Duration.ofHours(1));
         assertThat(store.claim(KEY, fingerprint, OwnerToken.random(), Duration.ofSeconds(30), Duration.ofHours(1)))
-                .as("expired at its retention after the completion: a new claim").isInstanceOf(ClaimOutcome.Claimed.class);
+                .as("expired at its retention after the completion: a new claim")
+                .isInstanceOf(ClaimOutcome.Claimed.class);
     }
 }

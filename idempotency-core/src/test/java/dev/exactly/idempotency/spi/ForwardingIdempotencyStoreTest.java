@@ -16,7 +16,8 @@ import java.time.Duration;
 import org.junit.jupiter.api.Test;
 
 class ForwardingIdempotencyStoreTest {
-    private static final ScopeKey KEY = new Scope("acme", "POST", "/v1/charges", new IdempotencyKey("k-1")).toScopeKey();
+    private static final ScopeKey KEY =
+            new Scope("acme", "POST", "/v1/charges", new IdempotencyKey("k-1")).toScopeKey();
     private static final Fingerprint FINGERPRINT = new Fingerprint("sha256-jcs", "abc");
 
     /** Forwards to whichever store it was last pointed at. */
@@ -45,9 +46,15 @@ class ForwardingIdempotencyStoreTest {
         assertThat(first.find(KEY)).isPresent();
 
         store.target = second;
-        assertThat(store.find(KEY)).as("the second store has no record of the key").isEmpty();
-        assertThat(store.complete(KEY, owner, RecordStatus.COMPLETED,
-                StoredResponse.of(201, "{}".getBytes(StandardCharsets.UTF_8)))).isFalse();
+        assertThat(store.find(KEY))
+                .as("the second store has no record of the key")
+                .isEmpty();
+        assertThat(store.complete(
+                        KEY,
+                        owner,
+                        RecordStatus.COMPLETED,
+                        StoredResponse.of(201, "{}".getBytes(StandardCharsets.UTF_8))))
+                .isFalse();
         assertThat(store.claim(KEY, FINGERPRINT, OwnerToken.random(), Duration.ofSeconds(30), Duration.ofHours(1)))
                 .isInstanceOf(ClaimOutcome.Claimed.class);
         assertThat(second.find(KEY)).isPresent();

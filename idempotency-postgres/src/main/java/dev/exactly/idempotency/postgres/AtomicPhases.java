@@ -130,8 +130,13 @@ public final class AtomicPhases {
      */
     public PhaseStart begin(Connection connection, IdempotencyRequest request) {
         IdempotencyPolicy policy = request.policy();
-        PhaseRow row = store.claimPhase(connection, request.key(), request.fingerprint(), OwnerToken.random(),
-                policy.lease(), policy.retention());
+        PhaseRow row = store.claimPhase(
+                connection,
+                request.key(),
+                request.fingerprint(),
+                OwnerToken.random(),
+                policy.lease(),
+                policy.retention());
         ClaimDecision decision;
         try {
             decision = ClaimDecision.of(request, row.outcome(), clock.instant(), false);
@@ -139,12 +144,21 @@ public final class AtomicPhases {
             return new PhaseStart.KeyReused();
         }
         return switch (decision) {
-            case ClaimDecision.Run run -> new PhaseStart.Owned(new Phase(request.key(), run.owner(),
-                    request.fingerprint(), policy, run.takeover(), checkpoint(row), row.attempts()));
-            case ClaimDecision.Replay replay -> new PhaseStart.Replay(replay.response(), replay.record().expiresAt());
-            case ClaimDecision.InFlight inFlight -> row.deadLetteredAt() != null
-                    ? new PhaseStart.DeadLettered(record(row))
-                    : new PhaseStart.InFlight(inFlight.retryAfter());
+            case ClaimDecision.Run run ->
+                new PhaseStart.Owned(new Phase(
+                        request.key(),
+                        run.owner(),
+                        request.fingerprint(),
+                        policy,
+                        run.takeover(),
+                        checkpoint(row),
+                        row.attempts()));
+            case ClaimDecision.Replay replay ->
+                new PhaseStart.Replay(replay.response(), replay.record().expiresAt());
+            case ClaimDecision.InFlight inFlight ->
+                row.deadLetteredAt() != null
+                        ? new PhaseStart.DeadLettered(record(row))
+                        : new PhaseStart.InFlight(inFlight.retryAfter());
         };
     }
 
@@ -305,8 +319,13 @@ public final class AtomicPhases {
      */
     public Retry retryLater(Connection connection, Phase phase, String error) {
         String kept = error.length() > 1000 ? error.substring(0, 1000) : error;
-        Optional<RetryRow> row = store.retryLater(connection, phase.key(), phase.owner(), kept,
-                recoveryPolicy.delayAfter(phase.attempts() + 1, random), recoveryPolicy.maxAttempts());
+        Optional<RetryRow> row = store.retryLater(
+                connection,
+                phase.key(),
+                phase.owner(),
+                kept,
+                recoveryPolicy.delayAfter(phase.attempts() + 1, random),
+                recoveryPolicy.maxAttempts());
         if (row.isEmpty()) {
             return new Retry.Lost();
         }
@@ -324,7 +343,12 @@ public final class AtomicPhases {
      * its policy's keep-alive; close it when the step is done.
      */
     public LeaseKeeper keepAlive(Phase phase) {
-        return LeaseKeeper.start(store, phase.key(), phase.owner(), phase.policy().lease(), phase.policy().keepAlive(),
+        return LeaseKeeper.start(
+                store,
+                phase.key(),
+                phase.owner(),
+                phase.policy().lease(),
+                phase.policy().keepAlive(),
                 result -> {});
     }
 
@@ -352,8 +376,11 @@ public final class AtomicPhases {
         if (limit < 1) {
             throw new IllegalArgumentException("limit must be positive");
         }
-        return store.withOwnConnection("list phases",
-                c -> store.phases(c, deadLettered, limit).stream().map(AtomicPhases::record).toList());
+        return store.withOwnConnection(
+                "list phases",
+                c -> store.phases(c, deadLettered, limit).stream()
+                        .map(AtomicPhases::record)
+                        .toList());
     }
 
     /**
@@ -364,10 +391,11 @@ public final class AtomicPhases {
      * @param policy lease and keep-alive of the operator's ownership
      */
     public Optional<Phase> takeOver(Connection connection, ScopeKey key, IdempotencyPolicy policy) {
-        return store.takeOverOne(connection, key, OwnerToken.random(), policy.lease()).map(row -> {
-            listener.onOperatorTakeover(record(row));
-            return phase(row, policy);
-        });
+        return store.takeOverOne(connection, key, OwnerToken.random(), policy.lease())
+                .map(row -> {
+                    listener.onOperatorTakeover(record(row));
+                    return phase(row, policy);
+                });
     }
 
     /** A recovery worker that resumes abandoned phases with {@code resumer} (start it, or call runOnce). */
@@ -377,7 +405,9 @@ public final class AtomicPhases {
 
     /** Takes over up to {@code batch} abandoned phases on the store's own connection. */
     List<Phase> takeOverExpired(int batch, IdempotencyPolicy policy) {
-        return store.withOwnConnection("recovery takeover", c -> store.takeOverExpired(c, policy.lease(), batch)).stream()
+        return store
+                .withOwnConnection("recovery takeover", c -> store.takeOverExpired(c, policy.lease(), batch))
+                .stream()
                 .map(row -> {
                     listener.onRecoveryTakeover(record(row));
                     return phase(row, policy);
@@ -387,8 +417,14 @@ public final class AtomicPhases {
 
     private static Phase phase(PhaseRow row, IdempotencyPolicy policy) {
         var record = row.outcome().record();
-        return new Phase(record.key(), Objects.requireNonNull(record.owner(), "a taken-over record has an owner"),
-                record.fingerprint(), policy, true, checkpoint(row), row.attempts());
+        return new Phase(
+                record.key(),
+                Objects.requireNonNull(record.owner(), "a taken-over record has an owner"),
+                record.fingerprint(),
+                policy,
+                true,
+                checkpoint(row),
+                row.attempts());
     }
 
     private static @Nullable Checkpoint checkpoint(PhaseRow row) {
@@ -396,8 +432,8 @@ public final class AtomicPhases {
     }
 
     private static PhaseRecord record(PhaseRow row) {
-        return new PhaseRecord(row.outcome().record(), checkpoint(row), row.attempts(), row.lastError(),
-                row.deadLetteredAt());
+        return new PhaseRecord(
+                row.outcome().record(), checkpoint(row), row.attempts(), row.lastError(), row.deadLetteredAt());
     }
 
     /** Validating builder; only the store is required. */

@@ -73,8 +73,14 @@ final class Combiner<I, O extends @Nullable Object> {
      *                     taken whatever its size), so that a few large writes do not make a statement that outlasts
      *                     the statement timeout for everyone in it
      */
-    Combiner(int lanes, int maxBatch, ToLongFunction<I> size, long maxBatchSize, Alone<I, O> alone,
-            Together<I, O> together, Failure failure) {
+    Combiner(
+            int lanes,
+            int maxBatch,
+            ToLongFunction<I> size,
+            long maxBatchSize,
+            Alone<I, O> alone,
+            Together<I, O> together,
+            Failure failure) {
         if (lanes < 1 || maxBatch < 2 || maxBatchSize < 1) {
             throw new IllegalArgumentException("lanes and maxBatchSize must be at least 1 and maxBatch at least 2");
         }
@@ -232,8 +238,14 @@ final class Combiner<I, O extends @Nullable Object> {
             batch.forEach(x -> answers.add(answer));
         } finally {
             for (int i = 1; i < batch.size(); i++) {
-                batch.get(i).wake.complete(i < answers.size() ? answers.get(i)
-                        : Done.failed(new IllegalStateException("the shared statement's leader failed"), false));
+                batch.get(i)
+                        .wake
+                        .complete(
+                                i < answers.size()
+                                        ? answers.get(i)
+                                        : Done.failed(
+                                                new IllegalStateException("the shared statement's leader failed"),
+                                                false));
             }
         }
         return answers.getFirst();
@@ -253,7 +265,10 @@ final class Combiner<I, O extends @Nullable Object> {
     private record Lead<E>(List<E> batch) {}
 
     /** A caller's answer: its result, its failure, or that it is to run its write alone. */
-    private record Done<O extends @Nullable Object>(@Nullable O value, @Nullable Throwable thrown, boolean runAlone,
+    private record Done<O extends @Nullable Object>(
+            @Nullable O value,
+            @Nullable Throwable thrown,
+            boolean runAlone,
             @Nullable RuntimeException unavailable) {
         static <O extends @Nullable Object> Done<O> of(O value) {
             return new Done<>(value, null, false, null);

@@ -10,8 +10,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.regex.Pattern;
 import javax.sql.DataSource;
-import org.postgresql.PGConnection;
 import org.jspecify.annotations.Nullable;
+import org.postgresql.PGConnection;
 import org.postgresql.PGNotification;
 
 /**
@@ -87,7 +87,10 @@ final class NotificationListener implements AutoCloseable {
                 unlistenQuietly(connection);
             } catch (SQLException | RuntimeException e) {
                 if (closed.getCount() > 0) {
-                    LOG.log(System.Logger.Level.WARNING, "idempotency notification listener lost its connection; reconnecting", e);
+                    LOG.log(
+                            System.Logger.Level.WARNING,
+                            "idempotency notification listener lost its connection; reconnecting",
+                            e);
                 }
             } finally {
                 listening = false;
@@ -131,7 +134,8 @@ final class NotificationListener implements AutoCloseable {
 
     private void dispatch(PGNotification notification) {
         String payload = notification.getParameter();
-        if (config.notificationChannel().equals(notification.getName()) && SCOPE_KEY.matcher(payload).matches()) {
+        if (config.notificationChannel().equals(notification.getName())
+                && SCOPE_KEY.matcher(payload).matches()) {
             waiters.signal(new ScopeKey(payload));
         }
     }

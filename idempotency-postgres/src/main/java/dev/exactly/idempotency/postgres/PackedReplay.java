@@ -68,8 +68,14 @@ final class PackedReplay {
             if (created == null || expires == null) {
                 return null;
             }
-            return new IdempotencyRecord(key, status, fingerprint, owner == null ? null : new OwnerToken(owner),
-                    created, null, expires,
+            return new IdempotencyRecord(
+                    key,
+                    status,
+                    fingerprint,
+                    owner == null ? null : new OwnerToken(owner),
+                    created,
+                    null,
+                    expires,
                     StoredResponse.ofHeaderPairs(responseStatus, headers, body));
         } catch (BufferUnderflowException | IllegalArgumentException malformed) {
             return null;
@@ -85,7 +91,7 @@ final class PackedReplay {
         };
     }
 
-        private static @Nullable String text(ByteBuffer in) {
+    private static @Nullable String text(ByteBuffer in) {
         int length = in.getInt();
         if (length < 0) {
             return null;

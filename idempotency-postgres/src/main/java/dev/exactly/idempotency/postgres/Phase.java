@@ -20,8 +20,14 @@ import org.jspecify.annotations.Nullable;
  * @param checkpoint  the last checkpoint an earlier owner committed, or {@code null} for a new phase
  * @param attempts    failed attempts so far ({@link AtomicPhases#retryLater})
  */
-public record Phase(ScopeKey key, OwnerToken owner, Fingerprint fingerprint, IdempotencyPolicy policy, boolean takeover,
-        @Nullable Checkpoint checkpoint, int attempts) {
+public record Phase(
+        ScopeKey key,
+        OwnerToken owner,
+        Fingerprint fingerprint,
+        IdempotencyPolicy policy,
+        boolean takeover,
+        @Nullable Checkpoint checkpoint,
+        int attempts) {
 
     public Phase {
         Objects.requireNonNull(key, "key");

@@ -18,8 +18,12 @@ import org.jspecify.annotations.Nullable;
  * @param lastError      the error of the last failed attempt, or {@code null}
  * @param deadLetteredAt when recovery gave up, or {@code null}
  */
-public record PhaseRecord(IdempotencyRecord record, @Nullable Checkpoint checkpoint, int attempts,
-        @Nullable String lastError, @Nullable Instant deadLetteredAt) {
+public record PhaseRecord(
+        IdempotencyRecord record,
+        @Nullable Checkpoint checkpoint,
+        int attempts,
+        @Nullable String lastError,
+        @Nullable Instant deadLetteredAt) {
 
     public PhaseRecord {
         Objects.requireNonNull(record, "record");

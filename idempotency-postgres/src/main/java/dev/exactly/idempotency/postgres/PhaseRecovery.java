@@ -91,7 +91,8 @@ public final class PhaseRecovery implements AutoCloseable {
     }
 
     /** Runs rounds every interval until {@link #close()}. */
-    @SuppressWarnings("FutureReturnValueIgnored") // a round catches everything it can throw, so the schedule's future never fails; close() shuts the executor down
+    // a round catches everything it can throw, so the schedule's future never fails; close() shuts the executor down
+    @SuppressWarnings("FutureReturnValueIgnored")
     public synchronized void start() {
         if (scheduler != null) {
             return;

@@ -143,14 +143,30 @@ public final class PostgresIdempotencyStore implements IdempotencyStore {
         this.jdbc = new Jdbc(config.statementTimeout());
         this.listener = new NotificationListener(dataSource, config, waiters);
         int lanes = config.sharedStatementLanes();
-        this.claims = lanes == 0 ? null : new Combiner<>(lanes, config.maxSharedWrites(), w -> 0, 1,
-                w -> onOwnConnection("claim", c -> claimOn(c, true, true, w.key(), w.fingerprint(), w.owner(),
-                        w.lease(), w.retention())),
-                this::claimShared, e -> SqlFailures.unavailable("claim", e));
-        this.completions = lanes == 0 ? null : new Combiner<>(lanes, config.maxSharedWrites(),
-                w -> w.response().bodyLength(), MAX_SHARED_BODY_BYTES,
-                w -> onOwnConnection("complete", c -> completeOn(c, w.key(), w.owner(), w.outcome(), w.response())),
-                this::completeShared, e -> SqlFailures.unavailable("complete", e));
+        this.claims = lanes == 0
+                ? null
+                : new Combiner<>(
+                        lanes,
+                        config.maxSharedWrites(),
+                        w -> 0,
+                        1,
+                        w -> onOwnConnection(
+                                "claim",
+                                c -> claimOn(
+                                        c, true, true, w.key(), w.fingerprint(), w.owner(), w.lease(), w.retention())),
+                        this::claimShared,
+                        e -> SqlFailures.unavailable("claim", e));
+        this.completions = lanes == 0
+                ? null
+                : new Combiner<>(
+                        lanes,
+                        config.maxSharedWrites(),
+                        w -> w.response().bodyLength(),
+                        MAX_SHARED_BODY_BYTES,
+                        w -> onOwnConnection(
+                                "complete", c -> completeOn(c, w.key(), w.owner(), w.outcome(), w.response())),
+                        this::completeShared,
+                        e -> SqlFailures.unavailable("complete", e));
         applyLoginTimeout(dataSource, config.loginTimeout());
     }
 
@@ -180,8 +196,8 @@ public final class PostgresIdempotencyStore implements IdempotencyStore {
     // ---------------------------------------------------------------- the SPI, on the store's connections
 
     @Override
-    public ClaimOutcome claim(ScopeKey key, Fingerprint fingerprint, OwnerToken owner, Duration lease,
-            Duration retention) {
+    public ClaimOutcome claim(
+            ScopeKey key, Fingerprint fingerprint, OwnerToken owner, Duration lease, Duration retention) {
         requireClaimArguments(key, fingerprint, lease, retention);
         Objects.requireNonNull(owner, "owner");
         if (claims != null && freshShare > FRESH_FIRST) {
@@ -274,7 +290,9 @@ public final class PostgresIdempotencyStore implements IdempotencyStore {
             Connection connection, ScopeKey key, Fingerprint fingerprint, Duration lease, Duration retention) {
         requireClaimArguments(key, fingerprint, lease, retention);
         OwnerToken owner = OwnerToken.random();
-        return onCallerConnection("claim", connection,
+        return onCallerConnection(
+                "claim",
+                connection,
                 c -> claimOn(c, c.getAutoCommit(), true, key, fingerprint, owner, lease, retention));
     }
 
@@ -327,11 +345,15 @@ public final class PostgresIdempotencyStore implements IdempotencyStore {
     public boolean updateRecoveryPoint(Connection connection, ScopeKey key, OwnerToken owner, String recoveryPoint) {
         requireOwner(key, owner);
         Objects.requireNonNull(recoveryPoint, "recoveryPoint");
-        return onCallerConnection("recovery point", connection, c -> jdbc.update(c, sql.recoveryPoint(), s -> {
-            s.setString(1, recoveryPoint);
-            s.setString(2, key.hash());
-            s.setString(3, owner.value());
-        }) == 1);
+        return onCallerConnection(
+                "recovery point",
+                connection,
+                c -> jdbc.update(c, sql.recoveryPoint(), s -> {
+                            s.setString(1, recoveryPoint);
+                            s.setString(2, key.hash());
+                            s.setString(3, owner.value());
+                        })
+                        == 1);
     }
 
     /** The recovery point of an unexpired record, read on the caller's connection. */
@@ -349,18 +371,27 @@ public final class PostgresIdempotencyStore implements IdempotencyStore {
     // ---------------------------------------------------------- atomic phases (see AtomicPhases)
 
     /** A claim on the caller's connection that also reads what a phase committed before. */
-    PhaseRow claimPhase(Connection connection, ScopeKey key, Fingerprint fingerprint, OwnerToken owner, Duration lease,
+    PhaseRow claimPhase(
+            Connection connection,
+            ScopeKey key,
+            Fingerprint fingerprint,
+            OwnerToken owner,
+            Duration lease,
             Duration retention) {
         requireClaimArguments(key, fingerprint, lease, retention);
         Objects.requireNonNull(owner, "owner");
         return onCallerConnection("claim", connection, c -> {
-            List<PhaseRow> rows = jdbc.query(c, sql.claimPhase(),
+            List<PhaseRow> rows = jdbc.query(
+                    c,
+                    sql.claimPhase(),
                     s -> bindClaim(s, 0, key, fingerprint, owner, micros(lease), micros(retention)),
                     row -> PhaseRow.of(row, claimOutcome(row, key)));
             if (rows.isEmpty()) {
                 // inside a transaction the statement cannot simply run again: the caller's transaction retries
-                throw new StoreUnavailableException("idempotency claim: the record of " + key
-                        + " was committed by another transaction after this one's snapshot; retry", null);
+                throw new StoreUnavailableException(
+                        "idempotency claim: the record of " + key
+                                + " was committed by another transaction after this one's snapshot; retry",
+                        null);
             }
             return rows.getFirst();
         });
@@ -368,58 +399,99 @@ public final class PostgresIdempotencyStore implements IdempotencyStore {
 
     boolean checkpoint(Connection connection, ScopeKey key, OwnerToken owner, String name, byte @Nullable [] state) {
         requireOwner(key, owner);
-        return onCallerConnection("checkpoint", connection, c -> jdbc.update(c, sql.checkpoint(), s -> {
-            s.setString(1, name);
-            s.setBytes(2, state);
-            s.setString(3, key.hash());
-            s.setString(4, owner.value());
-        }) == 1);
+        return onCallerConnection(
+                "checkpoint",
+                connection,
+                c -> jdbc.update(c, sql.checkpoint(), s -> {
+                            s.setString(1, name);
+                            s.setBytes(2, state);
+                            s.setString(3, key.hash());
+                            s.setString(4, owner.value());
+                        })
+                        == 1);
     }
 
     /** One more failed attempt; empty when the owner no longer holds the record. */
-    Optional<RetryRow> retryLater(Connection connection, ScopeKey key, OwnerToken owner, String error, Duration delay,
-            int maxAttempts) {
+    Optional<RetryRow> retryLater(
+            Connection connection, ScopeKey key, OwnerToken owner, String error, Duration delay, int maxAttempts) {
         requireOwner(key, owner);
-        return onCallerConnection("retry later", connection, c -> jdbc.query(c, sql.retryLater(), s -> {
-            s.setString(1, error);
-            s.setLong(2, Math.max(1, micros(delay)));
-            s.setInt(3, maxAttempts);
-            s.setString(4, key.hash());
-            s.setString(5, owner.value());
-        }, row -> new RetryRow(row.getInt("attempts"), nullableInstant(row, "dead_lettered_at"),
-                instant(row, "lease_expires_at"))).stream().findFirst());
+        return onCallerConnection(
+                "retry later",
+                connection,
+                c -> jdbc
+                        .query(
+                                c,
+                                sql.retryLater(),
+                                s -> {
+                                    s.setString(1, error);
+                                    s.setLong(2, Math.max(1, micros(delay)));
+                                    s.setInt(3, maxAttempts);
+                                    s.setString(4, key.hash());
+                                    s.setString(5, owner.value());
+                                },
+                                row -> new RetryRow(
+                                        row.getInt("attempts"),
+                                        nullableInstant(row, "dead_lettered_at"),
+                                        instant(row, "lease_expires_at")))
+                        .stream()
+                        .findFirst());
     }
 
     /** Recovery's batch: phases whose lease ran out, each under a fresh owner token. */
     List<PhaseRow> takeOverExpired(Connection connection, Duration lease, int batch) {
         requirePositive(lease, "lease");
-        return onCallerConnection("recovery takeover", connection, c -> jdbc.query(c, sql.takeOverExpired(), s -> {
-            s.setInt(1, batch);
-            s.setLong(2, micros(lease));
-        }, row -> PhaseRow.of(row, new ClaimOutcome.Claimed(record(row, null), true))));
+        return onCallerConnection(
+                "recovery takeover",
+                connection,
+                c -> jdbc.query(
+                        c,
+                        sql.takeOverExpired(),
+                        s -> {
+                            s.setInt(1, batch);
+                            s.setLong(2, micros(lease));
+                        },
+                        row -> PhaseRow.of(row, new ClaimOutcome.Claimed(record(row, null), true))));
     }
 
     /** An operator's takeover of one dead-lettered (or abandoned) phase. */
     Optional<PhaseRow> takeOverOne(Connection connection, ScopeKey key, OwnerToken owner, Duration lease) {
         requireOwner(key, owner);
         requirePositive(lease, "lease");
-        return onCallerConnection("operator takeover", connection, c -> jdbc.query(c, sql.takeOverOne(), s -> {
-            s.setString(1, owner.value());
-            s.setLong(2, micros(lease));
-            s.setString(3, key.hash());
-        }, row -> PhaseRow.of(row, new ClaimOutcome.Claimed(record(row, null), true))).stream().findFirst());
+        return onCallerConnection(
+                "operator takeover",
+                connection,
+                c -> jdbc
+                        .query(
+                                c,
+                                sql.takeOverOne(),
+                                s -> {
+                                    s.setString(1, owner.value());
+                                    s.setLong(2, micros(lease));
+                                    s.setString(3, key.hash());
+                                },
+                                row -> PhaseRow.of(row, new ClaimOutcome.Claimed(record(row, null), true)))
+                        .stream()
+                        .findFirst());
     }
 
     List<PhaseRow> phases(Connection connection, boolean deadLettered, int limit) {
-        return onCallerConnection("list phases", connection, c -> jdbc.query(c, sql.phases(), s -> {
-            s.setBoolean(1, deadLettered);
-            s.setInt(2, limit);
-        }, row -> PhaseRow.of(row, outcomeAsFound(row, null))));
+        return onCallerConnection(
+                "list phases",
+                connection,
+                c -> jdbc.query(
+                        c,
+                        sql.phases(),
+                        s -> {
+                            s.setBoolean(1, deadLettered);
+                            s.setInt(2, limit);
+                        },
+                        row -> PhaseRow.of(row, outcomeAsFound(row, null))));
     }
 
     Optional<PhaseRow> findPhase(Connection connection, ScopeKey key) {
         Objects.requireNonNull(key, "key");
-        return onCallerConnection("find", connection, c -> findOn(c, key, row -> PhaseRow.of(row, outcomeAsFound(row, key))));
+        return onCallerConnection(
+                "find", connection, c -> findOn(c, key, row -> PhaseRow.of(row, outcomeAsFound(row, key))));
     }
 
     /** Runs {@code work} on a connection of the store's own, in auto-commit mode. */
@@ -428,11 +500,21 @@ public final class PostgresIdempotencyStore implements IdempotencyStore {
     }
 
     /** A record and what a phase keeps beside it. */
-    record PhaseRow(ClaimOutcome outcome, @Nullable String checkpoint, byte @Nullable [] state, int attempts,
-            @Nullable String lastError, @Nullable Instant deadLetteredAt) {
+    record PhaseRow(
+            ClaimOutcome outcome,
+            @Nullable String checkpoint,
+            byte @Nullable [] state,
+            int attempts,
+            @Nullable String lastError,
+            @Nullable Instant deadLetteredAt) {
         static PhaseRow of(ResultSet row, ClaimOutcome outcome) throws SQLException {
-            return new PhaseRow(outcome, row.getString("recovery_point"), row.getBytes("checkpoint_state"),
-                    row.getInt("attempts"), row.getString("last_error"), nullableInstant(row, "dead_lettered_at"));
+            return new PhaseRow(
+                    outcome,
+                    row.getString("recovery_point"),
+                    row.getBytes("checkpoint_state"),
+                    row.getInt("attempts"),
+                    row.getString("last_error"),
+                    nullableInstant(row, "dead_lettered_at"));
         }
     }
 
@@ -500,8 +582,16 @@ public final class PostgresIdempotencyStore implements IdempotencyStore {
      * @param retryConflicts whether a conflict runs the claim again (on the store's own connections)
      * @param insertFirst    whether the insert alone may go first (false: the caller just sent it)
      */
-    private ClaimOutcome claimOn(Connection c, boolean retryConflicts, boolean insertFirst, ScopeKey key,
-            Fingerprint fingerprint, OwnerToken owner, Duration lease, Duration retention) throws SQLException {
+    private ClaimOutcome claimOn(
+            Connection c,
+            boolean retryConflicts,
+            boolean insertFirst,
+            ScopeKey key,
+            Fingerprint fingerprint,
+            OwnerToken owner,
+            Duration lease,
+            Duration retention)
+            throws SQLException {
         long leaseMicros = micros(lease);
         long retentionMicros = micros(retention);
         SQLException conflict = null;
@@ -509,8 +599,11 @@ public final class PostgresIdempotencyStore implements IdempotencyStore {
         boolean counted = false;
         if (share < READ_FIRST) {
             // most keys lately had a record: the read alone, and the claim below only for a key it does not find
-            List<@Nullable IdempotencyRecord> finished = jdbc.query(c, sql.findFinished(),
-                    s -> s.setString(1, key.hash()), row -> PackedReplay.record(key, row.getBytes(1), row.getBytes(2)));
+            List<@Nullable IdempotencyRecord> finished = jdbc.query(
+                    c,
+                    sql.findFinished(),
+                    s -> s.setString(1, key.hash()),
+                    row -> PackedReplay.record(key, row.getBytes(1), row.getBytes(2)));
             @Nullable IdempotencyRecord record = finished.isEmpty() ? null : finished.getFirst();
             if (record != null) {
                 count(false);
@@ -520,11 +613,15 @@ public final class PostgresIdempotencyStore implements IdempotencyStore {
             counted = true;
             // most keys lately were fresh: the insert alone, and the claim below only for a key that is taken
             try {
-                List<Instant> created = jdbc.query(c, sql.claimFreshFirst(), s -> {
-                    bindClaim(s, 0, key, fingerprint, owner, leaseMicros, retentionMicros);
-                    s.setLong(6, retentionMicros);
-                    s.setLong(7, retentionMicros);
-                }, row -> Objects.requireNonNull(Timestamps.instant(row, 1), "created_at"));
+                List<Instant> created = jdbc.query(
+                        c,
+                        sql.claimFreshFirst(),
+                        s -> {
+                            bindClaim(s, 0, key, fingerprint, owner, leaseMicros, retentionMicros);
+                            s.setLong(6, retentionMicros);
+                            s.setLong(7, retentionMicros);
+                        },
+                        row -> Objects.requireNonNull(Timestamps.instant(row, 1), "created_at"));
                 count(!created.isEmpty());
                 if (!created.isEmpty()) {
                     return claimed(key, fingerprint, owner, created.getFirst(), leaseMicros, retentionMicros);
@@ -542,7 +639,10 @@ public final class PostgresIdempotencyStore implements IdempotencyStore {
             }
             try {
                 // one row: a finished record, a fresh key's claim, or neither (the key is taken)
-                List<@Nullable ClaimOutcome> read = jdbc.query(c, sql.claim(), s -> {
+                List<@Nullable ClaimOutcome> read = jdbc.query(
+                        c,
+                        sql.claim(),
+                        s -> {
                             bindClaim(s, 0, key, fingerprint, owner, leaseMicros, retentionMicros);
                             s.setString(6, key.hash());
                         },
@@ -554,7 +654,9 @@ public final class PostgresIdempotencyStore implements IdempotencyStore {
                 if (first != null) {
                     return first;
                 }
-                List<ClaimOutcome> taken = jdbc.query(c, sql.claimPhase(),
+                List<ClaimOutcome> taken = jdbc.query(
+                        c,
+                        sql.claimPhase(),
                         s -> bindClaim(s, 0, key, fingerprint, owner, leaseMicros, retentionMicros),
                         row -> claimOutcome(row, key));
                 if (!taken.isEmpty()) {
@@ -574,8 +676,8 @@ public final class PostgresIdempotencyStore implements IdempotencyStore {
     }
 
     /** A fresh key's claim, as {@link #claims} shares it. */
-    private record ClaimWrite(ScopeKey key, Fingerprint fingerprint, OwnerToken owner, Duration lease,
-            Duration retention) {}
+    private record ClaimWrite(
+            ScopeKey key, Fingerprint fingerprint, OwnerToken owner, Duration lease, Duration retention) {}
 
     /** A completion, as {@link #completions} shares it. */
     private record CompleteWrite(ScopeKey key, OwnerToken owner, RecordStatus outcome, StoredResponse response) {}
@@ -603,14 +705,19 @@ public final class PostgresIdempotencyStore implements IdempotencyStore {
             retentions[i] = micros(w.retention());
         }
         Map<String, Instant> created = new HashMap<>();
-        withOwnConnection(c -> jdbc.query(c, sql.claimShared(), s -> {
-            s.setObject(1, keys);
-            s.setObject(2, fingerprints);
-            s.setObject(3, owners);
-            s.setObject(4, leases);
-            s.setObject(5, retentions);
-        }, row -> created.put(row.getString(1) + ' ' + row.getString(2),
-                Objects.requireNonNull(Timestamps.instant(row, 3), "created_at"))));
+        withOwnConnection(c -> jdbc.query(
+                c,
+                sql.claimShared(),
+                s -> {
+                    s.setObject(1, keys);
+                    s.setObject(2, fingerprints);
+                    s.setObject(3, owners);
+                    s.setObject(4, leases);
+                    s.setObject(5, retentions);
+                },
+                row -> created.put(
+                        row.getString(1) + ' ' + row.getString(2),
+                        Objects.requireNonNull(Timestamps.instant(row, 3), "created_at"))));
         List<@Nullable ClaimOutcome> outcomes = new ArrayList<>(writes.size());
         for (ClaimWrite w : writes) {
             Instant at = created.get(w.key().hash() + ' ' + w.owner().value());
@@ -618,8 +725,8 @@ public final class PostgresIdempotencyStore implements IdempotencyStore {
                 outcomes.add(null);
             } else {
                 count(true);
-                outcomes.add(claimed(w.key(), w.fingerprint(), w.owner(), at, micros(w.lease()),
-                        micros(w.retention())));
+                outcomes.add(
+                        claimed(w.key(), w.fingerprint(), w.owner(), at, micros(w.lease()), micros(w.retention())));
             }
         }
         return outcomes;
@@ -654,17 +761,21 @@ public final class PostgresIdempotencyStore implements IdempotencyStore {
             bodies[i] = w.response().body();
         }
         Set<String> applied = new HashSet<>();
-        withOwnConnection(c -> jdbc.query(c, sql.completeShared(), s -> {
-            s.setObject(1, headers.toArray(String[]::new));
-            s.setObject(2, keys);
-            s.setObject(3, owners);
-            s.setObject(4, statuses);
-            s.setObject(5, codes);
-            s.setObject(6, bodies);
-            s.setObject(7, first);
-            s.setObject(8, last);
-            s.setString(9, config.notificationChannel());
-        }, row -> applied.add(row.getString(1) + ' ' + row.getString(2))));
+        withOwnConnection(c -> jdbc.query(
+                c,
+                sql.completeShared(),
+                s -> {
+                    s.setObject(1, headers.toArray(String[]::new));
+                    s.setObject(2, keys);
+                    s.setObject(3, owners);
+                    s.setObject(4, statuses);
+                    s.setObject(5, codes);
+                    s.setObject(6, bodies);
+                    s.setObject(7, first);
+                    s.setObject(8, last);
+                    s.setString(9, config.notificationChannel());
+                },
+                row -> applied.add(row.getString(1) + ' ' + row.getString(2))));
         List<Boolean> done = new ArrayList<>(writes.size());
         for (CompleteWrite w : writes) {
             done.add(applied.contains(w.key().hash() + ' ' + w.owner().value()));
@@ -712,8 +823,15 @@ public final class PostgresIdempotencyStore implements IdempotencyStore {
     }
 
     /** The parameters of the claim function's call, after the first {@code before} of the statement. */
-    private static void bindClaim(PreparedStatement s, int before, ScopeKey key, Fingerprint fingerprint,
-            OwnerToken owner, long leaseMicros, long retentionMicros) throws SQLException {
+    private static void bindClaim(
+            PreparedStatement s,
+            int before,
+            ScopeKey key,
+            Fingerprint fingerprint,
+            OwnerToken owner,
+            long leaseMicros,
+            long retentionMicros)
+            throws SQLException {
         s.setString(before + 1, key.hash());
         s.setString(before + 2, fingerprint.encoded());
         s.setString(before + 3, owner.value());
@@ -721,41 +839,48 @@ public final class PostgresIdempotencyStore implements IdempotencyStore {
         s.setLong(before + 5, retentionMicros);
     }
 
-    private boolean completeOn(Connection c, ScopeKey key, OwnerToken owner, RecordStatus outcome,
-            StoredResponse response) throws SQLException {
+    private boolean completeOn(
+            Connection c, ScopeKey key, OwnerToken owner, RecordStatus outcome, StoredResponse response)
+            throws SQLException {
         // a Java array goes to the driver as it is: sent in binary, without a java.sql.Array and its text literal
         String[] headers = flatten(response.headers());
         return jdbc.update(c, sql.completeCounted(), s -> {
-            s.setString(1, outcome.name());
-            s.setInt(2, response.status());
-            s.setObject(3, headers);
-            s.setBytes(4, response.body());
-            s.setString(5, key.hash());
-            s.setString(6, owner.value());
-            s.setString(7, config.notificationChannel());
-        }) == 1;
+                    s.setString(1, outcome.name());
+                    s.setInt(2, response.status());
+                    s.setObject(3, headers);
+                    s.setBytes(4, response.body());
+                    s.setString(5, key.hash());
+                    s.setString(6, owner.value());
+                    s.setString(7, config.notificationChannel());
+                })
+                == 1;
     }
 
     private boolean releaseOn(Connection c, ScopeKey key, OwnerToken owner) throws SQLException {
-        return !jdbc.query(c, sql.release(), s -> {
-            s.setString(1, key.hash());
-            s.setString(2, owner.value());
-            s.setString(3, config.notificationChannel());
-        }, row -> Boolean.TRUE).isEmpty();
+        return !jdbc.query(
+                        c,
+                        sql.release(),
+                        s -> {
+                            s.setString(1, key.hash());
+                            s.setString(2, owner.value());
+                            s.setString(3, config.notificationChannel());
+                        },
+                        row -> Boolean.TRUE)
+                .isEmpty();
     }
 
     private boolean renewOn(Connection c, ScopeKey key, OwnerToken owner, Duration lease) throws SQLException {
         long leaseMicros = micros(lease);
         return jdbc.update(c, sql.renew(), s -> {
-            s.setLong(1, leaseMicros);
-            s.setLong(2, leaseMicros);
-            s.setString(3, key.hash());
-            s.setString(4, owner.value());
-        }) == 1;
+                    s.setLong(1, leaseMicros);
+                    s.setLong(2, leaseMicros);
+                    s.setString(3, key.hash());
+                    s.setString(4, owner.value());
+                })
+                == 1;
     }
 
-    private <T> Optional<T> findOn(Connection c, ScopeKey key, Jdbc.RowMapper<@Nullable T> mapper)
-            throws SQLException {
+    private <T> Optional<T> findOn(Connection c, ScopeKey key, Jdbc.RowMapper<@Nullable T> mapper) throws SQLException {
         List<@Nullable T> rows = jdbc.query(c, sql.find(), s -> s.setString(1, key.hash()), mapper);
         return rows.isEmpty() ? Optional.empty() : Optional.ofNullable(rows.getFirst());
     }
@@ -776,8 +901,14 @@ public final class PostgresIdempotencyStore implements IdempotencyStore {
      * caller's fingerprint and owner token, created at {@code claimed_at} with the lease and retention from
      * then (the times the insert wrote: a timestamp plus whole microseconds); or null when the key is taken.
      */
-    private static @Nullable ClaimOutcome claimOutcome(ResultSet row, ScopeKey key, Fingerprint fingerprint,
-            OwnerToken owner, long leaseMicros, long retentionMicros) throws SQLException {
+    private static @Nullable ClaimOutcome claimOutcome(
+            ResultSet row,
+            ScopeKey key,
+            Fingerprint fingerprint,
+            OwnerToken owner,
+            long leaseMicros,
+            long retentionMicros)
+            throws SQLException {
         String status = row.getString(1);
         if (status != null) {
             return new ClaimOutcome.Finished(finishedRecord(row, key, status));
@@ -793,10 +924,23 @@ public final class PostgresIdempotencyStore implements IdempotencyStore {
      * A fresh key this claim inserted: the caller's fingerprint and owner token, created at {@code created} with
      * the lease and retention from then (the times the insert wrote: a timestamp plus whole microseconds).
      */
-    private static ClaimOutcome claimed(ScopeKey key, Fingerprint fingerprint, OwnerToken owner, Instant created,
-            long leaseMicros, long retentionMicros) {
-        return new ClaimOutcome.Claimed(new IdempotencyRecord(key, RecordStatus.PROCESSING, fingerprint, owner, created,
-                created.plus(leaseMicros, ChronoUnit.MICROS), created.plus(retentionMicros, ChronoUnit.MICROS), null),
+    private static ClaimOutcome claimed(
+            ScopeKey key,
+            Fingerprint fingerprint,
+            OwnerToken owner,
+            Instant created,
+            long leaseMicros,
+            long retentionMicros) {
+        return new ClaimOutcome.Claimed(
+                new IdempotencyRecord(
+                        key,
+                        RecordStatus.PROCESSING,
+                        fingerprint,
+                        owner,
+                        created,
+                        created.plus(leaseMicros, ChronoUnit.MICROS),
+                        created.plus(retentionMicros, ChronoUnit.MICROS),
+                        null),
                 false);
     }
 
@@ -849,8 +993,8 @@ public final class PostgresIdempotencyStore implements IdempotencyStore {
     private static StoredResponse response(ResultSet row) throws SQLException {
         Array array = row.getArray("response_headers");
         try {
-            return StoredResponse.ofHeaderPairs(row.getInt("response_status"), (String[]) array.getArray(),
-                    row.getBytes("response_body"));
+            return StoredResponse.ofHeaderPairs(
+                    row.getInt("response_status"), (String[]) array.getArray(), row.getBytes("response_body"));
         } finally {
             array.free();
         }
@@ -926,7 +1070,8 @@ public final class PostgresIdempotencyStore implements IdempotencyStore {
         return TimeUnit.MICROSECONDS.convert(duration);
     }
 
-    private static void requireClaimArguments(ScopeKey key, Fingerprint fingerprint, Duration lease, Duration retention) {
+    private static void requireClaimArguments(
+            ScopeKey key, Fingerprint fingerprint, Duration lease, Duration retention) {
         Objects.requireNonNull(key, "key");
         Objects.requireNonNull(fingerprint, "fingerprint");
         requirePositive(lease, "lease");

@@ -79,10 +79,19 @@ public final class PostgresSchema {
      * packed for its replay, and the row trigger's function that keeps it ({@link PackedReplay}).
      */
     public static final String REPLAY_MIGRATION_RESOURCE = "db/idempotency/V12__replay_packed.sql";
-    private static final List<String> MIGRATIONS = List.of(MIGRATION_RESOURCE, PHASES_MIGRATION_RESOURCE,
-            WAITERS_MIGRATION_RESOURCE, CLAIM_MIGRATION_RESOURCE, LEASE_INDEX_MIGRATION_RESOURCE,
-            HOT_COMPLETION_MIGRATION_RESOURCE, CLAIM_RECORD_MIGRATION_RESOURCE, PURGE_AFTER_MIGRATION_RESOURCE,
-            ROW_RULES_MIGRATION_RESOURCE, CLAIM_FRESH_MIGRATION_RESOURCE, ROW_RULES_STEPS_MIGRATION_RESOURCE,
+
+    private static final List<String> MIGRATIONS = List.of(
+            MIGRATION_RESOURCE,
+            PHASES_MIGRATION_RESOURCE,
+            WAITERS_MIGRATION_RESOURCE,
+            CLAIM_MIGRATION_RESOURCE,
+            LEASE_INDEX_MIGRATION_RESOURCE,
+            HOT_COMPLETION_MIGRATION_RESOURCE,
+            CLAIM_RECORD_MIGRATION_RESOURCE,
+            PURGE_AFTER_MIGRATION_RESOURCE,
+            ROW_RULES_MIGRATION_RESOURCE,
+            CLAIM_FRESH_MIGRATION_RESOURCE,
+            ROW_RULES_STEPS_MIGRATION_RESOURCE,
             REPLAY_MIGRATION_RESOURCE);
     /** The name of the index that {@value #LEASE_INDEX_MIGRATION_RESOURCE} drops, for the default table name. */
     private static final String LEASE_INDEX = "idempotency_records_lease_idx";
@@ -135,7 +144,8 @@ public final class PostgresSchema {
             "replay", "bytea");
 
     /** The columns of the second migration. */
-    private static final List<String> PHASE_COLUMNS = List.of("checkpoint_state", "attempts", "last_error", "dead_lettered_at");
+    private static final List<String> PHASE_COLUMNS =
+            List.of("checkpoint_state", "attempts", "last_error", "dead_lettered_at");
 
     /** A migration after the first, and the columns it adds. */
     private record Upgrade(String resource, List<String> columns) {}
@@ -154,9 +164,12 @@ public final class PostgresSchema {
      */
     private static final List<Upgrade> LATER = List.of(
             new Upgrade(CLAIM_MIGRATION_RESOURCE, List.of()), new Upgrade(LEASE_INDEX_MIGRATION_RESOURCE, List.of()),
-            new Upgrade(CLAIM_RECORD_MIGRATION_RESOURCE, List.of()), new Upgrade(PURGE_AFTER_MIGRATION_RESOURCE, List.of()),
-            new Upgrade(ROW_RULES_MIGRATION_RESOURCE, List.of()), new Upgrade(CLAIM_FRESH_MIGRATION_RESOURCE, List.of()),
-            new Upgrade(ROW_RULES_STEPS_MIGRATION_RESOURCE, List.of()), new Upgrade(REPLAY_MIGRATION_RESOURCE, List.of()));
+            new Upgrade(CLAIM_RECORD_MIGRATION_RESOURCE, List.of()),
+                    new Upgrade(PURGE_AFTER_MIGRATION_RESOURCE, List.of()),
+            new Upgrade(ROW_RULES_MIGRATION_RESOURCE, List.of()),
+                    new Upgrade(CLAIM_FRESH_MIGRATION_RESOURCE, List.of()),
+            new Upgrade(ROW_RULES_STEPS_MIGRATION_RESOURCE, List.of()),
+                    new Upgrade(REPLAY_MIGRATION_RESOURCE, List.of()));
     /** Whether an index of that name is in the schema of the table the search_path resolves. */
     private static final String INDEX_EXISTS = """
             SELECT EXISTS (
@@ -185,13 +198,15 @@ public final class PostgresSchema {
             """;
 
     /** How to make the table: the two ways, without naming a framework. */
-    private static final String HOW_TO_CREATE = "create the table with PostgresSchema.migrate(dataSource, config), or run "
-            + MIGRATION_RESOURCE + ", " + PHASES_MIGRATION_RESOURCE + ", " + WAITERS_MIGRATION_RESOURCE + ", "
-            + CLAIM_MIGRATION_RESOURCE + ", " + LEASE_INDEX_MIGRATION_RESOURCE + ", " + HOT_COMPLETION_MIGRATION_RESOURCE
-            + ", " + CLAIM_RECORD_MIGRATION_RESOURCE + ", " + PURGE_AFTER_MIGRATION_RESOURCE + ", "
-            + ROW_RULES_MIGRATION_RESOURCE + ", " + CLAIM_FRESH_MIGRATION_RESOURCE + ", "
-            + ROW_RULES_STEPS_MIGRATION_RESOURCE + " and " + REPLAY_MIGRATION_RESOURCE
-            + " with Flyway (location classpath:db/idempotency)";
+    private static final String HOW_TO_CREATE =
+            "create the table with PostgresSchema.migrate(dataSource, config), or run "
+                    + MIGRATION_RESOURCE + ", " + PHASES_MIGRATION_RESOURCE + ", " + WAITERS_MIGRATION_RESOURCE + ", "
+                    + CLAIM_MIGRATION_RESOURCE + ", " + LEASE_INDEX_MIGRATION_RESOURCE + ", "
+                    + HOT_COMPLETION_MIGRATION_RESOURCE
+                    + ", " + CLAIM_RECORD_MIGRATION_RESOURCE + ", " + PURGE_AFTER_MIGRATION_RESOURCE + ", "
+                    + ROW_RULES_MIGRATION_RESOURCE + ", " + CLAIM_FRESH_MIGRATION_RESOURCE + ", "
+                    + ROW_RULES_STEPS_MIGRATION_RESOURCE + " and " + REPLAY_MIGRATION_RESOURCE
+                    + " with Flyway (location classpath:db/idempotency)";
 
     /** Where the connection looks for unqualified names, and as whom. */
     private static final String SESSION = """
@@ -261,7 +276,8 @@ public final class PostgresSchema {
         Jdbc jdbc = new Jdbc(config.statementTimeout().multipliedBy(5));
         String table = config.tableName();
         try (Connection connection = dataSource.getConnection()) {
-            if (tableExists(jdbc, connection, table) && upgrades(jdbc, connection, table).isEmpty()) {
+            if (tableExists(jdbc, connection, table)
+                    && upgrades(jdbc, connection, table).isEmpty()) {
                 return false;
             }
             boolean autoCommit = connection.getAutoCommit();
@@ -310,20 +326,30 @@ public final class PostgresSchema {
         Jdbc jdbc = new Jdbc(config.statementTimeout().multipliedBy(5));
         String table = config.tableName();
         try (Connection connection = dataSource.getConnection()) {
-            Session session = jdbc.query(connection, SESSION, s -> {},
-                    row -> new Session(row.getString(1), row.getString(2), row.getString(3))).getFirst();
+            Session session = jdbc.query(
+                            connection,
+                            SESSION,
+                            s -> {},
+                            row -> new Session(row.getString(1), row.getString(2), row.getString(3)))
+                    .getFirst();
             List<String> schema = jdbc.query(connection, RESOLVE, s -> s.setString(1, table), row -> row.getString(1));
             if (schema.isEmpty()) {
-                List<String> elsewhere = jdbc.query(connection, ELSEWHERE, s -> s.setString(1, table), row -> row.getString(1));
+                List<String> elsewhere =
+                        jdbc.query(connection, ELSEWHERE, s -> s.setString(1, table), row -> row.getString(1));
                 throw new IllegalStateException("the idempotency table " + table + " does not exist in "
                         + session + "; " + howToCreate
-                        + (elsewhere.isEmpty() ? "" : ". A table of that name is in schema " + names(elsewhere, 3)
-                                + ", which that search_path does not reach: if it is the one, set the schema on the "
-                                + "connection (e.g. currentSchema in the JDBC URL)"));
+                        + (elsewhere.isEmpty()
+                                ? ""
+                                : ". A table of that name is in schema " + names(elsewhere, 3)
+                                        + ", which that search_path does not reach: if it is the one, set the schema on the "
+                                        + "connection (e.g. currentSchema in the JDBC URL)"));
             }
             String qualified = schema.getFirst() + "." + table;
             Map<String, String> actual = new LinkedHashMap<>();
-            for (Map.Entry<String, String> column : jdbc.query(connection, TABLE_COLUMNS, s -> s.setString(1, table),
+            for (Map.Entry<String, String> column : jdbc.query(
+                    connection,
+                    TABLE_COLUMNS,
+                    s -> s.setString(1, table),
                     row -> Map.entry(row.getString(1), row.getString(2)))) {
                 actual.put(column.getKey(), column.getValue());
             }
@@ -338,12 +364,22 @@ public final class PostgresSchema {
             });
             List<Upgrade> upgrades = upgrades(actual.keySet());
             if (!problems.isEmpty() && !upgrades.isEmpty()) {
-                String resources = String.join(" and ", upgrades.stream().map(Upgrade::resource).toList()) + " (and "
-                        + String.join(", ", besides(upgrades).stream().map(Upgrade::resource).toList()) + ")";
+                String resources = String.join(
+                                " and ",
+                                upgrades.stream().map(Upgrade::resource).toList()) + " (and "
+                        + String.join(
+                                ", ",
+                                besides(upgrades).stream()
+                                        .map(Upgrade::resource)
+                                        .toList()) + ")";
                 throw new IllegalStateException("the idempotency table " + qualified + " was made by "
                         + (upgrades.size() == UPGRADES.size() ? MIGRATION_RESOURCE : "earlier migrations")
                         + " and lacks the columns of " + resources + " ("
-                        + String.join(", ", upgrades.stream().flatMap(u -> u.columns().stream()).toList())
+                        + String.join(
+                                ", ",
+                                upgrades.stream()
+                                        .flatMap(u -> u.columns().stream())
+                                        .toList())
                         + "): run PostgresSchema.migrate(dataSource, config), which adds them, or let Flyway run "
                         + resources + " (location classpath:db/idempotency)");
             }
@@ -371,10 +407,12 @@ public final class PostgresSchema {
                         + "PostgresSchema.migrate(dataSource, config), which adds it, or let Flyway run "
                         + CLAIM_FRESH_MIGRATION_RESOURCE + " (location classpath:db/idempotency)");
             }
-            boolean allowed = jdbc.query(connection, PRIVILEGES, s -> s.setString(1, table), row -> row.getBoolean(1)).getFirst();
+            boolean allowed = jdbc.query(connection, PRIVILEGES, s -> s.setString(1, table), row -> row.getBoolean(1))
+                    .getFirst();
             if (!allowed) {
                 throw new IllegalStateException("user " + session.user() + " may not SELECT, INSERT, UPDATE and "
-                        + "DELETE rows of the idempotency table " + qualified + ": grant these privileges to that user");
+                        + "DELETE rows of the idempotency table " + qualified
+                        + ": grant these privileges to that user");
             }
         } catch (SQLException e) {
             throw SqlFailures.unavailable("schema check of " + table, e);
@@ -422,13 +460,14 @@ public final class PostgresSchema {
                     .toList();
         }
         boolean current = columns.containsAll(COLUMNS.keySet());
-        return current && (!claimFunctionExists(jdbc, connection, table)
-                        || !functionExists(jdbc, connection, CLAIM_RECORD_FUNCTION, table)
-                        || leaseIndexExists(jdbc, connection, table)
-                        || purgeAfterGenerated(jdbc, connection, table)
-                        || !functionExists(jdbc, connection, ROW_RULES_FUNCTION, table)
-                        || !functionExists(jdbc, connection, CLAIM_FRESH_FUNCTION, table)
-                        || !rowRulesCurrent(jdbc, connection, table))
+        return current
+                        && (!claimFunctionExists(jdbc, connection, table)
+                                || !functionExists(jdbc, connection, CLAIM_RECORD_FUNCTION, table)
+                                || leaseIndexExists(jdbc, connection, table)
+                                || purgeAfterGenerated(jdbc, connection, table)
+                                || !functionExists(jdbc, connection, ROW_RULES_FUNCTION, table)
+                                || !functionExists(jdbc, connection, CLAIM_FRESH_FUNCTION, table)
+                                || !rowRulesCurrent(jdbc, connection, table))
                 ? LATER
                 : List.of();
     }
@@ -441,10 +480,15 @@ public final class PostgresSchema {
 
     private static boolean leaseIndexExists(Jdbc jdbc, Connection connection, String table) throws SQLException {
         // the index lives in the table's schema: qualify it by that, not by the search_path
-        return jdbc.query(connection, INDEX_EXISTS, s -> {
-            s.setString(1, table);
-            s.setString(2, Sql.onTable(LEASE_INDEX, table));
-        }, row -> row.getBoolean(1)).getFirst();
+        return jdbc.query(
+                        connection,
+                        INDEX_EXISTS,
+                        s -> {
+                            s.setString(1, table);
+                            s.setString(2, Sql.onTable(LEASE_INDEX, table));
+                        },
+                        row -> row.getBoolean(1))
+                .getFirst();
     }
 
     private static boolean purgeAfterGenerated(Jdbc jdbc, Connection connection, String table) throws SQLException {
@@ -453,8 +497,12 @@ public final class PostgresSchema {
     }
 
     private static boolean rowRulesCurrent(Jdbc jdbc, Connection connection, String table) throws SQLException {
-        return jdbc.query(connection, ROW_RULES_CURRENT, s -> s.setString(1, Sql.onTable(ROW_RULES_FUNCTION, table)),
-                row -> row.getBoolean(1)).getFirst();
+        return jdbc.query(
+                        connection,
+                        ROW_RULES_CURRENT,
+                        s -> s.setString(1, Sql.onTable(ROW_RULES_FUNCTION, table)),
+                        row -> row.getBoolean(1))
+                .getFirst();
     }
 
     private static boolean claimFunctionExists(Jdbc jdbc, Connection connection, String table) throws SQLException {
@@ -463,14 +511,19 @@ public final class PostgresSchema {
 
     private static boolean functionExists(Jdbc jdbc, Connection connection, String signature, String table)
             throws SQLException {
-        return jdbc.query(connection, FUNCTION_EXISTS, s -> s.setString(1, Sql.onTable(signature, table)),
-                row -> row.getBoolean(1)).getFirst();
+        return jdbc.query(
+                        connection,
+                        FUNCTION_EXISTS,
+                        s -> s.setString(1, Sql.onTable(signature, table)),
+                        row -> row.getBoolean(1))
+                .getFirst();
     }
 
     private static List<Upgrade> upgrades(Collection<String> columns) {
         for (int first = 0; first < UPGRADES.size(); first++) {
             List<Upgrade> later = UPGRADES.subList(first, UPGRADES.size());
-            List<String> added = later.stream().flatMap(u -> u.columns().stream()).toList();
+            List<String> added =
+                    later.stream().flatMap(u -> u.columns().stream()).toList();
             if (COLUMNS.keySet().stream().allMatch(c -> columns.contains(c) || added.contains(c))
                     && added.stream().noneMatch(columns::contains)) {
                 return later;
@@ -480,7 +533,8 @@ public final class PostgresSchema {
     }
 
     private static boolean tableExists(Jdbc jdbc, Connection connection, String table) throws SQLException {
-        List<Boolean> exists = jdbc.query(connection, TABLE_EXISTS, s -> s.setString(1, table), row -> row.getBoolean(1));
+        List<Boolean> exists =
+                jdbc.query(connection, TABLE_EXISTS, s -> s.setString(1, table), row -> row.getBoolean(1));
         return exists.getFirst();
     }
 }

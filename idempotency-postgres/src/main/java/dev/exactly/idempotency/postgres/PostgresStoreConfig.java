@@ -88,8 +88,8 @@ public record PostgresStoreConfig(
             throw new IllegalArgumentException("listenerPollInterval must be between 1 ms and Integer.MAX_VALUE ms");
         }
         if (sharedStatementLanes < 0 || sharedStatementLanes > 1024) {
-            throw new IllegalArgumentException("sharedStatementLanes must be between 0 (off) and 1024: "
-                    + sharedStatementLanes);
+            throw new IllegalArgumentException(
+                    "sharedStatementLanes must be between 0 (off) and 1024: " + sharedStatementLanes);
         }
         if (maxSharedWrites < 2 || maxSharedWrites > 1000) {
             throw new IllegalArgumentException("maxSharedWrites must be between 2 and 1000: " + maxSharedWrites);
@@ -201,8 +201,15 @@ public record PostgresStoreConfig(
          * @throws IllegalArgumentException if a setting is invalid
          */
         public PostgresStoreConfig build() {
-            return new PostgresStoreConfig(tableName, notificationChannel, statementTimeout, loginTimeout,
-                    listenerPollInterval, listenerHealthCheckInterval, maxReconnectBackoff, sharedStatementLanes,
+            return new PostgresStoreConfig(
+                    tableName,
+                    notificationChannel,
+                    statementTimeout,
+                    loginTimeout,
+                    listenerPollInterval,
+                    listenerHealthCheckInterval,
+                    maxReconnectBackoff,
+                    sharedStatementLanes,
                     maxSharedWrites);
         }
     }

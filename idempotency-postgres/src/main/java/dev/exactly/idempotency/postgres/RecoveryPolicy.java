@@ -16,10 +16,11 @@ import java.util.random.RandomGenerator;
  *                     connection pool's size
  * @param interval     pause between two recovery rounds
  */
-public record RecoveryPolicy(int maxAttempts, Duration firstDelay, Duration maxDelay, int parallelism, Duration interval) {
+public record RecoveryPolicy(
+        int maxAttempts, Duration firstDelay, Duration maxDelay, int parallelism, Duration interval) {
 
-    private static final RecoveryPolicy DEFAULTS = new RecoveryPolicy(5, Duration.ofSeconds(1), Duration.ofSeconds(60), 4,
-            Duration.ofSeconds(1));
+    private static final RecoveryPolicy DEFAULTS =
+            new RecoveryPolicy(5, Duration.ofSeconds(1), Duration.ofSeconds(60), 4, Duration.ofSeconds(1));
 
     public RecoveryPolicy {
         Objects.requireNonNull(firstDelay, "firstDelay");

@@ -33,9 +33,9 @@ final class SqlFailures {
     }
 
     static StoreUnavailableException unavailable(String operation, SQLException e) {
-        String kind = isConnectivity(e) ? "could not reach PostgreSQL"
-                : isTimeout(e) ? "PostgreSQL did not answer in time"
-                : "PostgreSQL failed";
+        String kind = isConnectivity(e)
+                ? "could not reach PostgreSQL"
+                : isTimeout(e) ? "PostgreSQL did not answer in time" : "PostgreSQL failed";
         return new StoreUnavailableException(
                 "idempotency " + operation + ": " + kind + " (SQLState " + e.getSQLState() + "): " + e.getMessage(), e);
     }

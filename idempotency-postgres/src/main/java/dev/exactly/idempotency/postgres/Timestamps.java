@@ -20,6 +20,7 @@ import org.postgresql.PGResultSetMetaData;
 final class Timestamps {
     /** 2000-01-01T00:00:00Z, PostgreSQL's epoch, in seconds since the Unix epoch. */
     private static final long POSTGRES_EPOCH_SECONDS = 946_684_800L;
+
     private static final int BINARY = 1;
 
     private Timestamps() {}
@@ -54,8 +55,8 @@ final class Timestamps {
         if (micros == Long.MAX_VALUE || micros == Long.MIN_VALUE) {
             return null;
         }
-        return Instant.ofEpochSecond(POSTGRES_EPOCH_SECONDS + Math.floorDiv(micros, 1_000_000L),
-                Math.floorMod(micros, 1_000_000L) * 1_000L);
+        return Instant.ofEpochSecond(
+                POSTGRES_EPOCH_SECONDS + Math.floorDiv(micros, 1_000_000L), Math.floorMod(micros, 1_000_000L) * 1_000L);
     }
 
     /** The eight bytes of {@code b} from {@code offset}, big-endian. */

@@ -44,10 +44,15 @@ import org.junit.jupiter.params.provider.ValueSource;
  * a "shipments" table, written in the same transactions.
  */
 class AtomicPhasesTest {
-    private static final IdempotencyPolicy LONG = IdempotencyPolicy.custom().lease(Duration.ofSeconds(30))
-            .retention(Duration.ofMinutes(10)).build();
-    private static final IdempotencyPolicy SHORT = IdempotencyPolicy.custom().lease(Duration.ofMillis(300))
-            .retention(Duration.ofMinutes(10)).keepAlive(KeepAlive.disabled()).build();
+    private static final IdempotencyPolicy LONG = IdempotencyPolicy.custom()
+            .lease(Duration.ofSeconds(30))
+            .retention(Duration.ofMinutes(10))
+            .build();
+    private static final IdempotencyPolicy SHORT = IdempotencyPolicy.custom()
+            .lease(Duration.ofMillis(300))
+            .retention(Duration.ofMinutes(10))
+            .keepAlive(KeepAlive.disabled())
+            .build();
 
     private static TestDatabase database;
     private static PostgresIdempotencyStore store;
@@ -58,9 +63,15 @@ class AtomicPhasesTest {
         database = TestDatabase.create("idem_phases", 24);
         database.execute("CREATE TABLE shipments (id text PRIMARY KEY, order_id text NOT NULL, label text)");
         store = PostgresIdempotencyStore.create(database.pool());
-        phases = AtomicPhases.builder(store).recoveryPolicy(RecoveryPolicy.custom()
-                .maxAttempts(3).firstDelay(Duration.ofMillis(50)).maxDelay(Duration.ofMillis(100))
-                .parallelism(4).interval(Duration.ofMillis(50)).build()).build();
+        phases = AtomicPhases.builder(store)
+                .recoveryPolicy(RecoveryPolicy.custom()
+                        .maxAttempts(3)
+                        .firstDelay(Duration.ofMillis(50))
+                        .maxDelay(Duration.ofMillis(100))
+                        .parallelism(4)
+                        .interval(Duration.ofMillis(50))
+                        .build())
+                .build();
     }
 
     @AfterAll
@@ -70,8 +81,10 @@ class AtomicPhasesTest {
     }
 
     private static IdempotencyRequest request(String order, IdempotencyPolicy policy) {
-        return IdempotencyRequest.of(new Scope("acme", "POST", "/v1/shipments", new IdempotencyKey("ship-" + order)),
-                new Fingerprint("sha256-jcs", order), policy);
+        return IdempotencyRequest.of(
+                new Scope("acme", "POST", "/v1/shipments", new IdempotencyKey("ship-" + order)),
+                new Fingerprint("sha256-jcs", order),
+                policy);
     }
 
     private static String unique() {
@@ -102,7 +115,8 @@ class AtomicPhasesTest {
                         if (begun instanceof PhaseStart.Owned owned) {
                             owners.incrementAndGet();
                             insertShipment(c, "shp-" + order, order);
-                            assertThat(phases.finish(c, owned.phase(), RecordStatus.COMPLETED, response(201, order))).isTrue();
+                            assertThat(phases.finish(c, owned.phase(), RecordStatus.COMPLETED, response(201, order)))
+                                    .isTrue();
                         } else {
                             others.add(begun.getClass().getSimpleName());
                         }
@@ -116,12 +130,17 @@ class AtomicPhasesTest {
             }
         }
         assertThat(owners).hasValue(1);
-        assertThat(others).hasSize(racers - 1).allMatch(s -> s.equals("InFlight") || s.equals("Replay") || s.equals("conflict"));
+        assertThat(others)
+                .hasSize(racers - 1)
+                .allMatch(s -> s.equals("InFlight") || s.equals("Replay") || s.equals("conflict"));
         assertThat(shipments(order)).isEqualTo(1);
         try (Connection c = tx()) {
             PhaseStart late = phases.begin(c, request(order, LONG));
-            assertThat(late).isInstanceOfSatisfying(PhaseStart.Replay.class,
-                    r -> assertThat(new String(r.response().body(), StandardCharsets.UTF_8)).isEqualTo(order));
+            assertThat(late)
+                    .isInstanceOfSatisfying(
+                            PhaseStart.Replay.class,
+                            r -> assertThat(new String(r.response().body(), StandardCharsets.UTF_8))
+                                    .isEqualTo(order));
             c.rollback();
         }
     }
@@ -133,7 +152,8 @@ class AtomicPhasesTest {
             PhaseStart begun = phases.begin(c, request(order, LONG));
             Phase phase = ((PhaseStart.Owned) begun).phase();
             insertShipment(c, "shp-" + order, order);
-            assertThat(phases.checkpoint(c, phase, Checkpoint.of("shipment_created"))).isTrue();
+            assertThat(phases.checkpoint(c, phase, Checkpoint.of("shipment_created")))
+                    .isTrue();
             c.rollback();
         }
         assertThat(phases.find(request(order, LONG).key())).isEmpty();
@@ -161,19 +181,22 @@ class AtomicPhasesTest {
         // the first owner stalls past its lease; a retry takes over and sees what it committed
         Phase second = ((PhaseStart.Owned) awaitOwned(order, LONG)).phase();
         assertThat(second.takeover()).isTrue();
-        assertThat(second.checkpoint()).isEqualTo(new Checkpoint("shipment_created", "shp-1".getBytes(StandardCharsets.UTF_8)));
+        assertThat(second.checkpoint())
+                .isEqualTo(new Checkpoint("shipment_created", "shp-1".getBytes(StandardCharsets.UTF_8)));
 
         // the first owner wakes up and tries to finish with a business write: refused, all of it rolls back
         try (Connection c = tx()) {
             setLabel(c, "shp-" + order, "STALE");
-            assertThat(phases.finish(c, first, RecordStatus.COMPLETED, response(201, "stale"))).isFalse();
+            assertThat(phases.finish(c, first, RecordStatus.COMPLETED, response(201, "stale")))
+                    .isFalse();
             assertThat(phases.checkpoint(c, first, Checkpoint.of("late"))).isFalse();
             assertThat(phases.retryLater(c, first, "late")).isInstanceOf(Retry.Lost.class);
             c.rollback();
         }
         try (Connection c = tx()) {
             setLabel(c, "shp-" + order, "LBL-2");
-            assertThat(phases.finish(c, second, RecordStatus.COMPLETED, response(201, "ok"))).isTrue();
+            assertThat(phases.finish(c, second, RecordStatus.COMPLETED, response(201, "ok")))
+                    .isTrue();
             c.commit();
         }
         assertThat(label("shp-" + order)).isEqualTo("LBL-2");
@@ -216,14 +239,14 @@ class AtomicPhasesTest {
         assertThat(label("shp-" + order)).isEqualTo("LBL-2");
         var finished = phases.find(second.key()).orElseThrow();
         assertThat(finished.status()).isEqualTo(RecordStatus.COMPLETED);
-        assertThat(finished.record().response().body()).isEqualTo(response(201, "LBL-2").body());
+        assertThat(finished.record().response().body())
+                .isEqualTo(response(201, "LBL-2").body());
         assertThatThrownBy(() -> phases.finishing(second, RecordStatus.PROCESSING, response(201, "x")))
                 .isInstanceOf(IllegalArgumentException.class);
     }
 
     @Test
-    void aNewPhaseIsClaimedWithItsFirstCheckpointInTheCallersRoundTripAndAnyRecordOfTheKeyRefusesIt()
-            throws Exception {
+    void aNewPhaseIsClaimedWithItsFirstCheckpointInTheCallersRoundTripAndAnyRecordOfTheKeyRefusesIt() throws Exception {
         String order = unique();
         PhaseClaim claim = phases.beginningNew(request(order, LONG), Checkpoint.of("shipment_created"));
         try (Connection c = tx()) {
@@ -244,25 +267,29 @@ class AtomicPhasesTest {
         assertThat(record.status()).isEqualTo(RecordStatus.PROCESSING);
         assertThat(record.checkpoint()).isEqualTo(Checkpoint.of("shipment_created"));
         assertThat(record.record().owner()).isEqualTo(phase.owner());
-        assertThat(record.record().expiresAt()).as("a phase in progress never expires").isAfter(Instant.now().plus(
-                Duration.ofDays(365)));
+        assertThat(record.record().expiresAt())
+                .as("a phase in progress never expires")
+                .isAfter(Instant.now().plus(Duration.ofDays(365)));
         // the key has a record now: a second new claim fails, and its transaction writes nothing
         PhaseClaim again = phases.beginningNew(request(order, LONG), Checkpoint.of("shipment_created"));
         try (Connection c = tx()) {
-            try (PreparedStatement s = c.prepareStatement(
-                    "INSERT INTO shipments (id, order_id) VALUES (?, ?);\n" + again.sql())) {
+            try (PreparedStatement s =
+                    c.prepareStatement("INSERT INTO shipments (id, order_id) VALUES (?, ?);\n" + again.sql())) {
                 s.setString(1, "shp-again-" + order);
                 s.setString(2, order);
                 again.bind(s, 3);
-                assertThatThrownBy(s::execute).isInstanceOfSatisfying(SQLException.class,
-                        e -> assertThat(e.getSQLState()).isEqualTo("23505"));
+                assertThatThrownBy(s::execute)
+                        .isInstanceOfSatisfying(
+                                SQLException.class,
+                                e -> assertThat(e.getSQLState()).isEqualTo("23505"));
             }
             c.rollback();
         }
         assertThat(shipments(order)).isEqualTo(1);
         // the owner finishes as after begin
         try (Connection c = tx()) {
-            assertThat(phases.finish(c, phase, RecordStatus.COMPLETED, response(201, order))).isTrue();
+            assertThat(phases.finish(c, phase, RecordStatus.COMPLETED, response(201, order)))
+                    .isTrue();
             c.commit();
         }
         assertThat(phases.find(phase.key()).orElseThrow().status()).isEqualTo(RecordStatus.COMPLETED);
@@ -271,8 +298,8 @@ class AtomicPhasesTest {
     /** The phase's finish and the shipment's label in one round trip; whether the finish applied. */
     private static boolean finishWithLabel(Connection c, Phase phase, String label) throws SQLException {
         PhaseWrite finish = phases.finishing(phase, RecordStatus.COMPLETED, response(201, label));
-        try (PreparedStatement s = c.prepareStatement(
-                finish.sql() + ";\nUPDATE shipments SET label = ? WHERE order_id = ?")) {
+        try (PreparedStatement s =
+                c.prepareStatement(finish.sql() + ";\nUPDATE shipments SET label = ? WHERE order_id = ?")) {
             int next = finish.bind(s, 1);
             s.setString(next, label);
             s.setString(next + 1, phase.fingerprint().value());
@@ -299,26 +326,32 @@ class AtomicPhasesTest {
             c.rollback();
         }
         List<Phase> resumed = new CopyOnWriteArrayList<>();
-        PhaseRecovery recovery = phases.recovery(phase -> {
-            if (!phase.key().equals(request(order, SHORT).key())) {
-                return; // another test's phase: leave it to its own resumer
-            }
-            resumed.add(phase);
-            try (Connection c = tx()) {
-                setLabel(c, "shp-" + order, new String(phase.checkpoint().state(), StandardCharsets.UTF_8));
-                phases.finish(c, phase, RecordStatus.COMPLETED, response(201, "resumed"));
-                c.commit();
-            }
-        }, LONG);
-        await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(100)).until(() -> {
-            recovery.runOnce();
-            return !resumed.isEmpty();
-        });
+        PhaseRecovery recovery = phases.recovery(
+                phase -> {
+                    if (!phase.key().equals(request(order, SHORT).key())) {
+                        return; // another test's phase: leave it to its own resumer
+                    }
+                    resumed.add(phase);
+                    try (Connection c = tx()) {
+                        setLabel(
+                                c, "shp-" + order, new String(phase.checkpoint().state(), StandardCharsets.UTF_8));
+                        phases.finish(c, phase, RecordStatus.COMPLETED, response(201, "resumed"));
+                        c.commit();
+                    }
+                },
+                LONG);
+        await().atMost(Duration.ofSeconds(10))
+                .pollInterval(Duration.ofMillis(100))
+                .until(() -> {
+                    recovery.runOnce();
+                    return !resumed.isEmpty();
+                });
         assertThat(resumed).hasSize(1);
         assertThat(resumed.getFirst().checkpoint().name()).isEqualTo("label_booked");
         assertThat(resumed.getFirst().takeover()).isTrue();
         assertThat(label("shp-" + order)).isEqualTo("LBL-7");
-        assertThat(phases.find(request(order, SHORT).key()).orElseThrow().status()).isEqualTo(RecordStatus.COMPLETED);
+        assertThat(phases.find(request(order, SHORT).key()).orElseThrow().status())
+                .isEqualTo(RecordStatus.COMPLETED);
         assertThat(shipments(order)).isEqualTo(1);
     }
 
@@ -334,24 +367,33 @@ class AtomicPhasesTest {
             c.commit();
         }
         AtomicInteger attempts = new AtomicInteger();
-        PhaseRecovery recovery = phases.recovery(phase -> {
-            if (phase.key().equals(request(order, SHORT).key())) {
-                attempts.incrementAndGet();
-                if (anError) {
-                    throw new NoClassDefFoundError("carrier unreachable: its client does not link");
-                }
-                throw new IllegalStateException("carrier unreachable");
-            }
-        }, SHORT);
-        await().atMost(Duration.ofSeconds(20)).pollInterval(Duration.ofMillis(100)).until(() -> {
-            recovery.runOnce();
-            return phases.find(request(order, SHORT).key()).orElseThrow().deadLettered();
-        });
+        PhaseRecovery recovery = phases.recovery(
+                phase -> {
+                    if (phase.key().equals(request(order, SHORT).key())) {
+                        attempts.incrementAndGet();
+                        if (anError) {
+                            throw new NoClassDefFoundError("carrier unreachable: its client does not link");
+                        }
+                        throw new IllegalStateException("carrier unreachable");
+                    }
+                },
+                SHORT);
+        await().atMost(Duration.ofSeconds(20))
+                .pollInterval(Duration.ofMillis(100))
+                .until(() -> {
+                    recovery.runOnce();
+                    return phases.find(request(order, SHORT).key())
+                            .orElseThrow()
+                            .deadLettered();
+                });
         assertThat(attempts).hasValue(3);
         PhaseRecord dead = phases.deadLetters(100).stream()
-                .filter(r -> r.key().equals(request(order, SHORT).key())).findFirst().orElseThrow();
+                .filter(r -> r.key().equals(request(order, SHORT).key()))
+                .findFirst()
+                .orElseThrow();
         assertThat(dead.attempts()).isEqualTo(3);
-        assertThat(dead.lastError()).contains("carrier unreachable")
+        assertThat(dead.lastError())
+                .contains("carrier unreachable")
                 .contains(anError ? "NoClassDefFoundError" : "IllegalStateException");
         assertThat(dead.checkpoint()).isEqualTo(Checkpoint.of("shipment_created"));
 
@@ -364,14 +406,17 @@ class AtomicPhasesTest {
         }
         // an operator does
         try (Connection c = tx()) {
-            Phase operator = phases.takeOver(c, request(order, SHORT).key(), LONG).orElseThrow();
+            Phase operator =
+                    phases.takeOver(c, request(order, SHORT).key(), LONG).orElseThrow();
             assertThat(operator.attempts()).isZero();
             assertThat(operator.checkpoint()).isEqualTo(Checkpoint.of("shipment_created"));
             setLabel(c, "shp-" + order, "BY-HAND");
-            assertThat(phases.finish(c, operator, RecordStatus.FAILED, response(409, "resolved by hand"))).isTrue();
+            assertThat(phases.finish(c, operator, RecordStatus.FAILED, response(409, "resolved by hand")))
+                    .isTrue();
             c.commit();
         }
-        assertThat(phases.deadLetters(100)).noneMatch(r -> r.key().equals(request(order, SHORT).key()));
+        assertThat(phases.deadLetters(100))
+                .noneMatch(r -> r.key().equals(request(order, SHORT).key()));
         try (Connection c = tx()) {
             assertThat(phases.begin(c, request(order, SHORT))).isInstanceOf(PhaseStart.Replay.class);
             c.rollback();
@@ -393,10 +438,12 @@ class AtomicPhasesTest {
             c.commit();
         }
         // a renewal the owner's keep-alive sends after the hand-over cannot stretch the backoff to a lease
-        assertThat(store.renew(owner.key(), owner.owner(), Duration.ofSeconds(30))).isFalse();
+        assertThat(store.renew(owner.key(), owner.owner(), Duration.ofSeconds(30)))
+                .isFalse();
         try (Connection c = tx()) {
             assertThat(phases.checkpoint(c, owner, Checkpoint.of("late"))).isFalse();
-            assertThat(phases.finish(c, owner, RecordStatus.COMPLETED, response(201, "late"))).isFalse();
+            assertThat(phases.finish(c, owner, RecordStatus.COMPLETED, response(201, "late")))
+                    .isFalse();
             c.rollback();
         }
         // after the backoff (at most 100 ms here), a retry takes over under a token of its own
@@ -420,29 +467,34 @@ class AtomicPhasesTest {
                 c.commit();
             }
         }
-        List<dev.exactly.idempotency.ScopeKey> mine = orders.stream().map(o -> request(o, SHORT).key()).toList();
+        List<dev.exactly.idempotency.ScopeKey> mine =
+                orders.stream().map(o -> request(o, SHORT).key()).toList();
         AtomicInteger running = new AtomicInteger();
         AtomicInteger mostAtOnce = new AtomicInteger();
         List<Integer> rounds = new CopyOnWriteArrayList<>();
         AtomicInteger finished = new AtomicInteger();
-        PhaseRecovery recovery = phases.recovery(phase -> {
-            mostAtOnce.accumulateAndGet(running.incrementAndGet(), Math::max);
-            try (Connection c = tx()) {
-                if (mine.contains(phase.key())) {
-                    phases.finish(c, phase, RecordStatus.COMPLETED, response(201, "resumed"));
-                    finished.incrementAndGet();
-                } else {
-                    phases.finish(c, phase, RecordStatus.COMPLETED, response(201, "another test's"));
-                }
-                c.commit();
-            } finally {
-                running.decrementAndGet();
-            }
-        }, LONG);
-        await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(50)).until(() -> {
-            rounds.add(recovery.runOnce());
-            return finished.get() == orders.size();
-        });
+        PhaseRecovery recovery = phases.recovery(
+                phase -> {
+                    mostAtOnce.accumulateAndGet(running.incrementAndGet(), Math::max);
+                    try (Connection c = tx()) {
+                        if (mine.contains(phase.key())) {
+                            phases.finish(c, phase, RecordStatus.COMPLETED, response(201, "resumed"));
+                            finished.incrementAndGet();
+                        } else {
+                            phases.finish(c, phase, RecordStatus.COMPLETED, response(201, "another test's"));
+                        }
+                        c.commit();
+                    } finally {
+                        running.decrementAndGet();
+                    }
+                },
+                LONG);
+        await().atMost(Duration.ofSeconds(30))
+                .pollInterval(Duration.ofMillis(50))
+                .until(() -> {
+                    rounds.add(recovery.runOnce());
+                    return finished.get() == orders.size();
+                });
         assertThat(rounds).allSatisfy(taken -> assertThat(taken).isBetween(0, 4));
         assertThat(mostAtOnce.get()).isLessThanOrEqualTo(4);
     }
@@ -450,8 +502,11 @@ class AtomicPhasesTest {
     @Test
     void aPhaseInProgressOutlivesItsRetentionAndFinishedOnesExpire() throws Exception {
         String order = unique();
-        IdempotencyPolicy briefly = IdempotencyPolicy.custom().lease(Duration.ofMillis(100))
-                .retention(Duration.ofMillis(400)).keepAlive(KeepAlive.disabled()).build();
+        IdempotencyPolicy briefly = IdempotencyPolicy.custom()
+                .lease(Duration.ofMillis(100))
+                .retention(Duration.ofMillis(400))
+                .keepAlive(KeepAlive.disabled())
+                .build();
         try (Connection c = tx()) {
             Phase phase = ((PhaseStart.Owned) phases.begin(c, request(order, briefly))).phase();
             phases.checkpoint(c, phase, Checkpoint.of("started"));
@@ -471,14 +526,22 @@ class AtomicPhasesTest {
             phases.begin(c, request(order, LONG));
             c.commit();
         }
-        IdempotencyRequest other = IdempotencyRequest.of(request(order, LONG).scope(), new Fingerprint("sha256-jcs", "other"),
-                IdempotencyPolicy.from(LONG).inFlight(InFlightPolicy.reject(Duration.ofSeconds(3))).build());
+        IdempotencyRequest other = IdempotencyRequest.of(
+                request(order, LONG).scope(),
+                new Fingerprint("sha256-jcs", "other"),
+                IdempotencyPolicy.from(LONG)
+                        .inFlight(InFlightPolicy.reject(Duration.ofSeconds(3)))
+                        .build());
         try (Connection c = tx()) {
             assertThat(phases.begin(c, other)).isInstanceOf(PhaseStart.KeyReused.class);
-            PhaseStart same = phases.begin(c, IdempotencyRequest.of(request(order, LONG).scope(),
-                    request(order, LONG).fingerprint(), other.policy()));
-            assertThat(same).isInstanceOfSatisfying(PhaseStart.InFlight.class,
-                    f -> assertThat(f.retryAfter()).isEqualTo(Duration.ofSeconds(3)));
+            PhaseStart same = phases.begin(
+                    c,
+                    IdempotencyRequest.of(
+                            request(order, LONG).scope(), request(order, LONG).fingerprint(), other.policy()));
+            assertThat(same)
+                    .isInstanceOfSatisfying(
+                            PhaseStart.InFlight.class,
+                            f -> assertThat(f.retryAfter()).isEqualTo(Duration.ofSeconds(3)));
             c.rollback();
         }
     }
@@ -487,12 +550,17 @@ class AtomicPhasesTest {
     void aTableOfTheFirstMigrationIsUpgraded() throws Exception {
         TestDatabase old = TestDatabase.createEmpty("idem_v1", 2);
         try {
-            old.execute(new String(PostgresSchema.class
-                    .getResourceAsStream("/" + PostgresSchema.MIGRATION_RESOURCE).readAllBytes(), StandardCharsets.UTF_8));
+            old.execute(new String(
+                    PostgresSchema.class
+                            .getResourceAsStream("/" + PostgresSchema.MIGRATION_RESOURCE)
+                            .readAllBytes(),
+                    StandardCharsets.UTF_8));
             assertThatThrownBy(() -> PostgresSchema.verify(old.pool(), PostgresStoreConfig.ofDefaults()))
                     .hasMessageContaining("lacks the columns of " + PostgresSchema.PHASES_MIGRATION_RESOURCE)
                     .hasMessageContaining("PostgresSchema.migrate");
-            assertThat(PostgresSchema.migrate(old.pool())).as("upgraded, not created").isFalse();
+            assertThat(PostgresSchema.migrate(old.pool()))
+                    .as("upgraded, not created")
+                    .isFalse();
             PostgresSchema.verify(old.pool(), PostgresStoreConfig.ofDefaults());
         } finally {
             old.close();
@@ -505,13 +573,17 @@ class AtomicPhasesTest {
 
     /** Begins the order's phase until this request owns it (the earlier owner's lease ran out). */
     private static PhaseStart awaitOwned(String order, IdempotencyPolicy policy) {
-        return await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(100)).until(() -> {
-            try (Connection c = tx()) {
-                PhaseStart begun = phases.begin(c, request(order, policy));
-                c.commit();
-                return begun;
-            }
-        }, b -> b instanceof PhaseStart.Owned);
+        return await().atMost(Duration.ofSeconds(10))
+                .pollInterval(Duration.ofMillis(100))
+                .until(
+                        () -> {
+                            try (Connection c = tx()) {
+                                PhaseStart begun = phases.begin(c, request(order, policy));
+                                c.commit();
+                                return begun;
+                            }
+                        },
+                        b -> b instanceof PhaseStart.Owned);
     }
 
     private static Connection tx() throws SQLException {

@@ -50,9 +50,15 @@ class CombinerTest {
     }
 
     /** Each item's size is its value. */
-    private Combiner<Integer, Integer> combiner(int lanes, int maxBatch, long maxBatchSize,
-            Combiner.Together<Integer, Integer> together) {
-        return new Combiner<>(lanes, maxBatch, Integer::longValue, maxBatchSize, this::runAlone, together,
+    private Combiner<Integer, Integer> combiner(
+            int lanes, int maxBatch, long maxBatchSize, Combiner.Together<Integer, Integer> together) {
+        return new Combiner<>(
+                lanes,
+                maxBatch,
+                Integer::longValue,
+                maxBatchSize,
+                this::runAlone,
+                together,
                 e -> new IllegalStateException("unavailable: " + e.getSQLState(), e));
     }
 
@@ -86,7 +92,8 @@ class CombinerTest {
         assertThat(combiner.shared()).isEqualTo(5);
         assertThat(combiner.queued()).isZero();
         // the lane is free again: the next caller runs alone at once
-        assertThat(threads.submit(() -> combiner.submit(7)).get(10, TimeUnit.SECONDS)).isEqualTo(70);
+        assertThat(threads.submit(() -> combiner.submit(7)).get(10, TimeUnit.SECONDS))
+                .isEqualTo(70);
         assertThat(alone.get()).isEqualTo(2);
     }
 
@@ -156,8 +163,8 @@ class CombinerTest {
         firstMayFinish.countDown();
         assertThat(batchStarted.await(10, TimeUnit.SECONDS)).isTrue();
         // two more queue while the shared statement hangs
-        List<Future<Integer>> behind = List.of(threads.submit(() -> combiner.submit(3)),
-                threads.submit(() -> combiner.submit(4)));
+        List<Future<Integer>> behind =
+                List.of(threads.submit(() -> combiner.submit(3)), threads.submit(() -> combiner.submit(4)));
         await().atMost(10, TimeUnit.SECONDS).until(() -> combiner.queued() == 2);
         batchMayFail.countDown();
 
@@ -169,7 +176,8 @@ class CombinerTest {
         }
         assertThat(batches).containsExactly(List.of(1, 2)); // the queue behind it never ran
         assertThat(alone.get()).isEqualTo(1);
-        assertThat(threads.submit(() -> combiner.submit(5)).get(10, TimeUnit.SECONDS)).isEqualTo(50);
+        assertThat(threads.submit(() -> combiner.submit(5)).get(10, TimeUnit.SECONDS))
+                .isEqualTo(50);
     }
 
     @Test
@@ -193,7 +201,8 @@ class CombinerTest {
         for (Future<Integer> failed : results.subList(1, 4)) {
             assertThatThrownBy(() -> failed.get(10, TimeUnit.SECONDS)).hasMessageContaining("1 results for 3 writes");
         }
-        assertThat(threads.submit(() -> combiner.submit(9)).get(10, TimeUnit.SECONDS)).isEqualTo(90);
+        assertThat(threads.submit(() -> combiner.submit(9)).get(10, TimeUnit.SECONDS))
+                .isEqualTo(90);
     }
 
     @Test
@@ -224,15 +233,22 @@ class CombinerTest {
     @Test
     void aWriteAloneWhoseConnectionFailedFailsTheQueueBehindIt() throws Exception {
         CountDownLatch mayFail = new CountDownLatch(1);
-        Combiner<Integer, Integer> combiner = new Combiner<>(1, 32, item -> 1, Long.MAX_VALUE, item -> {
-            alone.incrementAndGet();
-            try {
-                mayFail.await();
-            } catch (InterruptedException e) {
-                throw new IllegalStateException(e);
-            }
-            throw new IllegalStateException("connection lost", new SQLException("connection lost", "08006"));
-        }, this::timesTen, e -> new IllegalStateException("unavailable", e));
+        Combiner<Integer, Integer> combiner = new Combiner<>(
+                1,
+                32,
+                item -> 1,
+                Long.MAX_VALUE,
+                item -> {
+                    alone.incrementAndGet();
+                    try {
+                        mayFail.await();
+                    } catch (InterruptedException e) {
+                        throw new IllegalStateException(e);
+                    }
+                    throw new IllegalStateException("connection lost", new SQLException("connection lost", "08006"));
+                },
+                this::timesTen,
+                e -> new IllegalStateException("unavailable", e));
         List<Future<Integer>> results = new ArrayList<>();
         results.add(threads.submit(() -> combiner.submit(0)));
         await().atMost(10, TimeUnit.SECONDS).until(() -> alone.get() == 1);

@@ -44,7 +44,9 @@ class FrozenDatabaseTest {
     @Test
     void aStatementToAFrozenServerFailsClosedWithinABound() throws Exception {
         PostgresIdempotencyStore.migrate(server.dataSource());
-        PostgresStoreConfig config = PostgresStoreConfig.custom().statementTimeout(Duration.ofSeconds(1)).build();
+        PostgresStoreConfig config = PostgresStoreConfig.custom()
+                .statementTimeout(Duration.ofSeconds(1))
+                .build();
         try (PostgresIdempotencyStore store = PostgresIdempotencyStore.create(server.dataSource(), config)) {
             assertThat(store.claim(randomKey(), randomFingerprint(), Duration.ofSeconds(10), Duration.ofMinutes(1)))
                     .isInstanceOf(ClaimOutcome.Claimed.class);
@@ -57,11 +59,16 @@ class FrozenDatabaseTest {
             assertThatThrownBy(() -> frozen.get(20, TimeUnit.SECONDS))
                     .as("the claim ends while the server is still frozen")
                     .isInstanceOf(ExecutionException.class)
-                    .cause().isInstanceOf(StoreUnavailableException.class)
-                    .cause().isInstanceOf(SQLException.class);
-            assertThat(Duration.ofNanos(System.nanoTime() - start)).as("the timeout, then the cancel's own")
+                    .cause()
+                    .isInstanceOf(StoreUnavailableException.class)
+                    .cause()
+                    .isInstanceOf(SQLException.class);
+            assertThat(Duration.ofNanos(System.nanoTime() - start))
+                    .as("the timeout, then the cancel's own")
                     .isLessThan(Duration.ofSeconds(6));
-            assertThat(server.physical().isClosed()).as("the connection was aborted").isTrue();
+            assertThat(server.physical().isClosed())
+                    .as("the connection was aborted")
+                    .isTrue();
         }
     }
 
@@ -81,8 +88,10 @@ class FrozenDatabaseTest {
         poolConfig.setValidationTimeout(250);
         poolConfig.addDataSourceProperty("cancelSignalTimeout", "2");
         poolConfig.addDataSourceProperty("connectTimeout", "1");
-        PostgresStoreConfig config = PostgresStoreConfig.custom().statementTimeout(Duration.ofSeconds(1))
-                .sharedStatementLanes(1).build();
+        PostgresStoreConfig config = PostgresStoreConfig.custom()
+                .statementTimeout(Duration.ofSeconds(1))
+                .sharedStatementLanes(1)
+                .build();
         try (com.zaxxer.hikari.HikariDataSource pool = new com.zaxxer.hikari.HikariDataSource(poolConfig);
                 PostgresIdempotencyStore store = PostgresIdempotencyStore.create(pool, config);
                 var threads = Executors.newVirtualThreadPerTaskExecutor()) {
@@ -94,14 +103,17 @@ class FrozenDatabaseTest {
             long start = System.nanoTime();
             List<CompletableFuture<ClaimOutcome>> claims = new ArrayList<>();
             for (int i = 0; i < 24; i++) {
-                claims.add(CompletableFuture.supplyAsync(() -> store.claim(randomKey(), randomFingerprint(),
-                        Duration.ofSeconds(10), Duration.ofMinutes(1)), threads));
+                claims.add(CompletableFuture.supplyAsync(
+                        () -> store.claim(
+                                randomKey(), randomFingerprint(), Duration.ofSeconds(10), Duration.ofMinutes(1)),
+                        threads));
             }
             for (CompletableFuture<ClaimOutcome> claim : claims) {
                 assertThatThrownBy(() -> claim.get(30, TimeUnit.SECONDS))
                         .as("every claim ends while the server is still frozen")
                         .isInstanceOf(ExecutionException.class)
-                        .cause().isInstanceOf(StoreUnavailableException.class);
+                        .cause()
+                        .isInstanceOf(StoreUnavailableException.class);
             }
             assertThat(Duration.ofNanos(System.nanoTime() - start))
                     .as("one statement's bound (the timeout, then the cancel's own), not one per claim in turn")

@@ -70,11 +70,13 @@ class InTransactionTest {
         ScopeKey key = randomKey();
         Fingerprint fp = randomFingerprint();
         OwnerToken owner = ownerOf(store.claim(key, fp, LONG, RETENTION));
-        assertThat(store.complete(key, owner, RecordStatus.COMPLETED, response(201, "{\"id\":\"ch\"}"))).isTrue();
-        try (Connection locker = database.pool().getConnection(); Connection tx = database.pool().getConnection()) {
+        assertThat(store.complete(key, owner, RecordStatus.COMPLETED, response(201, "{\"id\":\"ch\"}")))
+                .isTrue();
+        try (Connection locker = database.pool().getConnection();
+                Connection tx = database.pool().getConnection()) {
             locker.setAutoCommit(false);
-            try (PreparedStatement s = locker.prepareStatement(
-                    "SELECT 1 FROM idempotency_records WHERE scope_key = ? FOR UPDATE")) {
+            try (PreparedStatement s =
+                    locker.prepareStatement("SELECT 1 FROM idempotency_records WHERE scope_key = ? FOR UPDATE")) {
                 s.setString(1, key.hash());
                 s.executeQuery().close();
             }
@@ -86,12 +88,16 @@ class InTransactionTest {
             // the row is locked by another transaction: a claim that locked it would wait, then fail
             ClaimOutcome replay = store.claim(tx, key, fp, LONG, RETENTION);
 
-            assertThat(replay).isInstanceOfSatisfying(ClaimOutcome.Finished.class,
-                    f -> assertThat(f.record().response().status()).isEqualTo(201));
+            assertThat(replay)
+                    .isInstanceOfSatisfying(
+                            ClaimOutcome.Finished.class,
+                            f -> assertThat(f.record().response().status()).isEqualTo(201));
             try (PreparedStatement s = tx.prepareStatement("SELECT txid_current_if_assigned() IS NULL");
                     ResultSet row = s.executeQuery()) {
                 assertThat(row.next()).isTrue();
-                assertThat(row.getBoolean(1)).as("no transaction id: the replay wrote nothing").isTrue();
+                assertThat(row.getBoolean(1))
+                        .as("no transaction id: the replay wrote nothing")
+                        .isTrue();
             }
             tx.rollback();
             locker.rollback();
@@ -103,14 +109,17 @@ class InTransactionTest {
         ScopeKey key = randomKey();
         Fingerprint fp = randomFingerprint();
         OwnerToken owner = ownerOf(store.claim(key, fp, LONG, RETENTION));
-        try (ChangeSubscription subscription = watch(key); Connection tx = database.pool().getConnection()) {
+        try (ChangeSubscription subscription = watch(key);
+                Connection tx = database.pool().getConnection()) {
             tx.setAutoCommit(false);
             insertCharge(tx, key, 1999);
             assertThat(store.complete(tx, key, owner, RecordStatus.COMPLETED, response(201, "{\"id\":\"ch\"}")))
                     .isTrue();
             tx.rollback();
 
-            assertThat(subscription.await(QUIET)).as("no notification for a rolled back completion").isFalse();
+            assertThat(subscription.await(QUIET))
+                    .as("no notification for a rolled back completion")
+                    .isFalse();
             assertThat(store.find(key).orElseThrow().status()).isEqualTo(RecordStatus.PROCESSING);
             assertThat(charges(key)).isZero();
             // the owner still owns the key and may finish it
@@ -126,19 +135,25 @@ class InTransactionTest {
         Fingerprint fp = randomFingerprint();
         OwnerToken owner = ownerOf(store.claim(key, fp, LONG, RETENTION));
         StoredResponse charged = response(201, "{\"id\":\"ch\",\"amount\":1999}");
-        try (ChangeSubscription subscription = watch(key); Connection tx = database.pool().getConnection()) {
+        try (ChangeSubscription subscription = watch(key);
+                Connection tx = database.pool().getConnection()) {
             tx.setAutoCommit(false);
             insertCharge(tx, key, 1999);
-            assertThat(store.complete(tx, key, owner, RecordStatus.COMPLETED, charged)).isTrue();
+            assertThat(store.complete(tx, key, owner, RecordStatus.COMPLETED, charged))
+                    .isTrue();
             // the caller sees its own write; nobody else does yet
             assertThat(store.find(tx, key).orElseThrow().status()).isEqualTo(RecordStatus.COMPLETED);
             assertThat(observer.find(key).orElseThrow().status()).isEqualTo(RecordStatus.PROCESSING);
             assertThat(charges(key)).isZero();
-            assertThat(subscription.await(QUIET)).as("no notification before commit").isFalse();
+            assertThat(subscription.await(QUIET))
+                    .as("no notification before commit")
+                    .isFalse();
 
             tx.commit();
 
-            assertThat(subscription.await(Duration.ofSeconds(5))).as("notified on commit").isTrue();
+            assertThat(subscription.await(Duration.ofSeconds(5)))
+                    .as("notified on commit")
+                    .isTrue();
             assertThat(observer.find(key).orElseThrow().response()).isEqualTo(charged);
             assertThat(charges(key)).isEqualTo(1);
             assertThat(store.claim(key, fp, LONG, RETENTION)).isInstanceOf(ClaimOutcome.Finished.class);
@@ -153,7 +168,8 @@ class InTransactionTest {
         try (Connection tx = database.pool().getConnection()) {
             tx.setAutoCommit(false);
             insertCharge(tx, key, 500);
-            assertThat(store.complete(tx, key, owner, RecordStatus.COMPLETED, response(201, "{}"))).isTrue();
+            assertThat(store.complete(tx, key, owner, RecordStatus.COMPLETED, response(201, "{}")))
+                    .isTrue();
             CompletableFuture<ClaimOutcome> duplicate =
                     CompletableFuture.supplyAsync(() -> observer.claim(key, fp, LONG, RETENTION));
             // it waits on the record's row lock held by the transaction, and is not answered from a stale state
@@ -194,7 +210,8 @@ class InTransactionTest {
         ScopeKey key = randomKey();
         Fingerprint fp = randomFingerprint();
         OwnerToken owner = ownerOf(store.claim(key, fp, LONG, RETENTION));
-        try (ChangeSubscription subscription = watch(key); Connection tx = database.pool().getConnection()) {
+        try (ChangeSubscription subscription = watch(key);
+                Connection tx = database.pool().getConnection()) {
             tx.setAutoCommit(false);
             assertThat(store.release(tx, key, owner)).isTrue();
             assertThat(observer.find(key)).isPresent();
@@ -210,16 +227,19 @@ class InTransactionTest {
         ScopeKey key = randomKey();
         Fingerprint fp = randomFingerprint();
         OwnerToken stale = ownerOf(store.claim(key, fp, Duration.ofMillis(100), RETENTION));
-        ClaimOutcome taken = await().atMost(Duration.ofSeconds(5)).pollInterval(Duration.ofMillis(20))
+        ClaimOutcome taken = await().atMost(Duration.ofSeconds(5))
+                .pollInterval(Duration.ofMillis(20))
                 .until(() -> observer.claim(key, fp, LONG, RETENTION), o -> o instanceof ClaimOutcome.Claimed);
         try (Connection tx = database.pool().getConnection()) {
             tx.setAutoCommit(false);
             insertCharge(tx, key, 700);
             assertThat(store.renew(tx, key, stale, LONG)).isFalse();
-            assertThat(store.complete(tx, key, stale, RecordStatus.COMPLETED, response(201, "{}"))).isFalse();
+            assertThat(store.complete(tx, key, stale, RecordStatus.COMPLETED, response(201, "{}")))
+                    .isFalse();
             tx.rollback(); // as the caller must, when the finish was refused
         }
-        assertThat(store.find(key).orElseThrow().owner()).isEqualTo(taken.record().owner());
+        assertThat(store.find(key).orElseThrow().owner())
+                .isEqualTo(taken.record().owner());
         assertThat(store.find(key).orElseThrow().status()).isEqualTo(RecordStatus.PROCESSING);
         assertThat(charges(key)).isZero();
     }
@@ -244,7 +264,8 @@ class InTransactionTest {
     }
 
     private static int backendPid(Connection c) throws SQLException {
-        try (PreparedStatement s = c.prepareStatement("SELECT pg_backend_pid()"); ResultSet row = s.executeQuery()) {
+        try (PreparedStatement s = c.prepareStatement("SELECT pg_backend_pid()");
+                ResultSet row = s.executeQuery()) {
             row.next();
             return row.getInt(1);
         }

@@ -4,11 +4,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.exactly.testing.TestPostgres;
+import java.lang.reflect.Proxy;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
-import java.lang.reflect.Proxy;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -39,7 +39,8 @@ class JdbcTest {
                         .containsExactly(i);
             }
             // longer than their timeouts, on the same connection, outside the watch: nothing cancels it
-            try (Statement s = c.createStatement(); ResultSet row = s.executeQuery("SELECT pg_sleep(1.5), 7")) {
+            try (Statement s = c.createStatement();
+                    ResultSet row = s.executeQuery("SELECT pg_sleep(1.5), 7")) {
                 assertThat(row.next()).isTrue();
                 assertThat(row.getInt(2)).isEqualTo(7);
             }
@@ -48,14 +49,15 @@ class JdbcTest {
 
     @Test
     void aStatementThatFindsEverySlotTakenIsWatchedAllTheSame() throws SQLException {
-        Statement standIn = (Statement) Proxy.newProxyInstance(Statement.class.getClassLoader(),
-                new Class<?>[] {Statement.class}, (proxy, method, args) -> {
+        Statement standIn = (Statement) Proxy.newProxyInstance(
+                Statement.class.getClassLoader(), new Class<?>[] {Statement.class}, (proxy, method, args) -> {
                     throw new UnsupportedOperationException(method.getName());
                 });
         List<StatementWatchdog.Watch> taking = new ArrayList<>();
         try {
             for (int i = 0; i < 3 * StatementWatchdog.SLOTS; i++) { // every slot, and a crowd beyond them
-                taking.add(StatementWatchdog.watch(standIn, Duration.ofMinutes(10).toNanos()));
+                taking.add(
+                        StatementWatchdog.watch(standIn, Duration.ofMinutes(10).toNanos()));
             }
             assertThat(StatementWatchdog.idle()).isFalse();
             try (Connection c = DATABASE.getConnection()) {
@@ -74,6 +76,7 @@ class JdbcTest {
         assertThatThrownBy(() -> jdbc.query(c, "SELECT pg_sleep(10)", s -> {}, row -> true))
                 .isInstanceOf(SQLException.class)
                 .satisfies(e -> assertThat(((SQLException) e).getSQLState()).isEqualTo("57014"));
-        assertThat(Duration.ofNanos(System.nanoTime() - start)).isBetween(Duration.ofMillis(950), Duration.ofSeconds(4));
+        assertThat(Duration.ofNanos(System.nanoTime() - start))
+                .isBetween(Duration.ofMillis(950), Duration.ofSeconds(4));
     }
 }

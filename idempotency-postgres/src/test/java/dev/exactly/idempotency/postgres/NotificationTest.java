@@ -7,7 +7,6 @@ import static dev.exactly.idempotency.postgres.TestDatabase.response;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import dev.exactly.idempotency.ClaimOutcome;
 import dev.exactly.idempotency.Fingerprint;
 import dev.exactly.idempotency.IdempotencyEngine;
 import dev.exactly.idempotency.IdempotencyKey;
@@ -15,8 +14,8 @@ import dev.exactly.idempotency.IdempotencyPolicy;
 import dev.exactly.idempotency.IdempotencyRequest;
 import dev.exactly.idempotency.IdempotentResult;
 import dev.exactly.idempotency.InFlightPolicy;
-import dev.exactly.idempotency.OwnerToken;
 import dev.exactly.idempotency.Outcome;
+import dev.exactly.idempotency.OwnerToken;
 import dev.exactly.idempotency.RecordStatus;
 import dev.exactly.idempotency.Scope;
 import dev.exactly.idempotency.ScopeKey;
@@ -60,14 +59,24 @@ class NotificationTest {
         try (PostgresIdempotencyStore ownerSide = PostgresIdempotencyStore.create(database.pool());
                 PostgresIdempotencyStore waiterSide = PostgresIdempotencyStore.create(database.pool())) {
             startListening(waiterSide);
-            IdempotencyEngine owners = IdempotencyEngine.builder(ownerSide).pollInterval(null).build();
-            IdempotencyEngine waiters = IdempotencyEngine.builder(waiterSide).pollInterval(null).build();
+            IdempotencyEngine owners =
+                    IdempotencyEngine.builder(ownerSide).pollInterval(null).build();
+            IdempotencyEngine waiters =
+                    IdempotencyEngine.builder(waiterSide).pollInterval(null).build();
             // the lease (30 s) outlasts the wait bound (20 s): only a push can end the wait in time
             IdempotencyPolicy policy = IdempotencyPolicy.custom()
-                    .lease(LONG).retention(RETENTION).inFlight(InFlightPolicy.waitUpTo(Duration.ofSeconds(20))).build();
+                    .lease(LONG)
+                    .retention(RETENTION)
+                    .inFlight(InFlightPolicy.waitUpTo(Duration.ofSeconds(20)))
+                    .build();
             IdempotencyRequest request = IdempotencyRequest.of(
-                    new Scope("tenant", "POST", "/v1/charges", new IdempotencyKey(UUID.randomUUID().toString())),
-                    randomFingerprint(), policy);
+                    new Scope(
+                            "tenant",
+                            "POST",
+                            "/v1/charges",
+                            new IdempotencyKey(UUID.randomUUID().toString())),
+                    randomFingerprint(),
+                    policy);
             StoredResponse original = response(201, "{\"id\":\"ch_notify\"}");
             CountDownLatch running = new CountDownLatch(1);
             CountDownLatch finish = new CountDownLatch(1);
@@ -118,11 +127,16 @@ class NotificationTest {
 
             terminate(listener.backendPid());
 
-            assertThat(subscription.await(Duration.ofSeconds(10))).as("signalled after reconnecting").isTrue();
+            assertThat(subscription.await(Duration.ofSeconds(10)))
+                    .as("signalled after reconnecting")
+                    .isTrue();
             await().atMost(Duration.ofSeconds(10)).until(() -> listener.connections() == 2 && reader.isListening());
             subscription.await(Duration.ZERO);
-            assertThat(writer.complete(key, owner, RecordStatus.COMPLETED, response(201, "{}"))).isTrue();
-            assertThat(subscription.await(Duration.ofSeconds(5))).as("NOTIFY after reconnecting").isTrue();
+            assertThat(writer.complete(key, owner, RecordStatus.COMPLETED, response(201, "{}")))
+                    .isTrue();
+            assertThat(subscription.await(Duration.ofSeconds(5)))
+                    .as("NOTIFY after reconnecting")
+                    .isTrue();
             subscription.close();
         }
     }
@@ -141,7 +155,9 @@ class NotificationTest {
 
             ScopeKey absent = randomKey();
             store.subscribe(absent).close();
-            assertThat(store.find(absent)).as("a subscription creates no record").isEmpty();
+            assertThat(store.find(absent))
+                    .as("a subscription creates no record")
+                    .isEmpty();
         }
     }
 

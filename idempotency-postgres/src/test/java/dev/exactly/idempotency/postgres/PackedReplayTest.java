@@ -1,6 +1,7 @@
 package dev.exactly.idempotency.postgres;
 
 import static org.assertj.core.api.Assertions.assertThat;
+
 import dev.exactly.idempotency.Fingerprint;
 import dev.exactly.idempotency.IdempotencyRecord;
 import dev.exactly.idempotency.OwnerToken;
@@ -25,8 +26,21 @@ class PackedReplayTest {
 
     @Test
     void readsEveryFieldAndTheHeadersInOrder() throws IOException {
-        byte[] packed = packed(1, CREATED, CREATED + 60_000_000L, 201, 1,
-                "FAILED", "jcs-sha256:ab", null, "x-b", "1", "x-a", "2", "x-b", "");
+        byte[] packed = packed(
+                1,
+                CREATED,
+                CREATED + 60_000_000L,
+                201,
+                1,
+                "FAILED",
+                "jcs-sha256:ab",
+                null,
+                "x-b",
+                "1",
+                "x-a",
+                "2",
+                "x-b",
+                "");
         IdempotencyRecord record = PackedReplay.record(KEY, packed, BODY);
         assertThat(record).isNotNull();
         assertThat(record.status()).isEqualTo(RecordStatus.FAILED);
@@ -36,12 +50,12 @@ class PackedReplayTest {
         assertThat(record.expiresAt()).isEqualTo(Instant.parse("2026-01-01T00:01:00.123456Z"));
         assertThat(record.leaseExpiresAt()).isNull();
         assertThat(record.response().status()).isEqualTo(201);
-        assertThat(record.response().headers()).containsExactly(Map.entry("x-b", List.of("1", "")),
-                Map.entry("x-a", List.of("2")));
+        assertThat(record.response().headers())
+                .containsExactly(Map.entry("x-b", List.of("1", "")), Map.entry("x-a", List.of("2")));
         assertThat(record.response().body()).isEqualTo(BODY);
 
-        IdempotencyRecord owned = PackedReplay.record(KEY,
-                packed(1, CREATED, CREATED + 1, 200, 0, "COMPLETED", "a:b", "owner-1"), BODY);
+        IdempotencyRecord owned =
+                PackedReplay.record(KEY, packed(1, CREATED, CREATED + 1, 200, 0, "COMPLETED", "a:b", "owner-1"), BODY);
         assertThat(owned).isNotNull();
         assertThat(owned.owner()).isEqualTo(new OwnerToken("owner-1"));
         assertThat(owned.response().headers()).isEmpty();
@@ -51,27 +65,39 @@ class PackedReplayTest {
     void whatItCannotReadGoesToTheColumns() throws IOException {
         byte[] packed = packed(1, CREATED, CREATED + 1, 200, 0, "COMPLETED", "a:b", "o");
         assertThat(PackedReplay.record(KEY, packed, BODY)).isNotNull();
-        assertThat(PackedReplay.record(KEY, null, BODY)).as("in flight, or finished before V12").isNull();
+        assertThat(PackedReplay.record(KEY, null, BODY))
+                .as("in flight, or finished before V12")
+                .isNull();
         assertThat(PackedReplay.record(KEY, packed, null)).isNull();
         assertThat(PackedReplay.record(KEY, new byte[0], BODY)).isNull();
         assertThat(PackedReplay.record(KEY, packed(2, CREATED, CREATED + 1, 200, 0, "COMPLETED", "a:b", "o"), BODY))
-                .as("a later version").isNull();
+                .as("a later version")
+                .isNull();
         assertThat(PackedReplay.record(KEY, packed(1, CREATED, Long.MAX_VALUE, 200, 0, "COMPLETED", "a:b", "o"), BODY))
-                .as("expiring at infinity").isNull();
+                .as("expiring at infinity")
+                .isNull();
         // bytes the trigger does not write
         for (int cut = 1; cut < packed.length; cut++) {
-            assertThat(PackedReplay.record(KEY, Arrays.copyOf(packed, cut), BODY)).as("cut at %d", cut).isNull();
+            assertThat(PackedReplay.record(KEY, Arrays.copyOf(packed, cut), BODY))
+                    .as("cut at %d", cut)
+                    .isNull();
         }
-        assertThat(PackedReplay.record(KEY, Arrays.copyOf(packed, packed.length + 1), BODY)).as("a byte more").isNull();
+        assertThat(PackedReplay.record(KEY, Arrays.copyOf(packed, packed.length + 1), BODY))
+                .as("a byte more")
+                .isNull();
         assertThat(PackedReplay.record(KEY, packed(1, CREATED, CREATED + 1, 200, 0, "PROCESSING", "a:b", "o"), BODY))
                 .isNull();
-        assertThat(PackedReplay.record(KEY, packed(1, CREATED, CREATED + 1, 200, 0, "DONE", "a:b", "o"), BODY)).isNull();
+        assertThat(PackedReplay.record(KEY, packed(1, CREATED, CREATED + 1, 200, 0, "DONE", "a:b", "o"), BODY))
+                .isNull();
         assertThat(PackedReplay.record(KEY, packed(1, CREATED, CREATED + 1, 200, 0, "COMPLETED", "nocolon", "o"), BODY))
                 .isNull();
-        assertThat(PackedReplay.record(KEY, packed(1, CREATED, CREATED + 1, 200, 0, "COMPLETED", "a:b", "o", "odd"), BODY))
-                .as("a header without its value").isNull();
+        assertThat(PackedReplay.record(
+                        KEY, packed(1, CREATED, CREATED + 1, 200, 0, "COMPLETED", "a:b", "o", "odd"), BODY))
+                .as("a header without its value")
+                .isNull();
         assertThat(PackedReplay.record(KEY, packed(1, CREATED, CREATED + 1, 200, 1, "COMPLETED", null, "o"), BODY))
-                .as("no fingerprint").isNull();
+                .as("no fingerprint")
+                .isNull();
         byte[] huge = packed.clone();
         huge[1 + 8 + 8 + 4 + 4 + 4 + 4 + 4 + 4] = 0x7f; // the first element's length, far past the end
         assertThat(PackedReplay.record(KEY, huge, BODY)).isNull();

@@ -59,7 +59,8 @@ class PostgresSchemaTest {
         DataSource empty = TestPostgres.freshSchema("schema_missing");
         // a name no other schema of the shared database has
         String table = "missing_" + ProcessHandle.current().pid() + "_" + System.nanoTime();
-        PostgresStoreConfig config = PostgresStoreConfig.custom().tableName(table).build();
+        PostgresStoreConfig config =
+                PostgresStoreConfig.custom().tableName(table).build();
 
         assertThatThrownBy(() -> PostgresSchema.verify(empty, config))
                 .isInstanceOf(IllegalStateException.class)
@@ -67,14 +68,15 @@ class PostgresSchemaTest {
                 .hasMessageContaining("schema_missing")
                 .hasMessageContaining("of database test (user postgres)")
                 .hasMessageContaining("; create the table with PostgresSchema.migrate(dataSource, config)")
-                .hasMessageContaining("db/idempotency/V1__idempotency_records.sql, db/idempotency/V2__atomic_phases.sql, "
-                        + "db/idempotency/V3__waiters.sql, db/idempotency/V4__claim_function.sql, "
-                        + "db/idempotency/V5__drop_lease_index.sql, db/idempotency/V6__hot_completion.sql, "
-                        + "db/idempotency/V7__claim_insert_first.sql, db/idempotency/V8__purge_after_written.sql, "
-                        + "db/idempotency/V9__row_rules_in_trigger.sql, db/idempotency/V10__claim_fresh_scalar.sql, "
-                        + "db/idempotency/V11__row_rules_fewer_steps.sql and db/idempotency/V12__replay_packed.sql "
-                        + "with Flyway "
-                        + "(location classpath:db/idempotency)")
+                .hasMessageContaining(
+                        "db/idempotency/V1__idempotency_records.sql, db/idempotency/V2__atomic_phases.sql, "
+                                + "db/idempotency/V3__waiters.sql, db/idempotency/V4__claim_function.sql, "
+                                + "db/idempotency/V5__drop_lease_index.sql, db/idempotency/V6__hot_completion.sql, "
+                                + "db/idempotency/V7__claim_insert_first.sql, db/idempotency/V8__purge_after_written.sql, "
+                                + "db/idempotency/V9__row_rules_in_trigger.sql, db/idempotency/V10__claim_fresh_scalar.sql, "
+                                + "db/idempotency/V11__row_rules_fewer_steps.sql and db/idempotency/V12__replay_packed.sql "
+                                + "with Flyway "
+                                + "(location classpath:db/idempotency)")
                 .hasMessageNotContaining("A table of that name");
     }
 
@@ -82,16 +84,19 @@ class PostgresSchemaTest {
     void aTableInASchemaTheSearchPathMissesIsNamed() {
         PGSimpleDataSource elsewhere = (PGSimpleDataSource) TestPostgres.freshSchema("schema_elsewhere");
         String table = "elsewhere_" + ProcessHandle.current().pid() + "_" + System.nanoTime();
-        PostgresStoreConfig config = PostgresStoreConfig.custom().tableName(table).build();
+        PostgresStoreConfig config =
+                PostgresStoreConfig.custom().tableName(table).build();
         PostgresSchema.migrate(elsewhere, config);
         DataSource here = TestPostgres.freshSchema("schema_here");
 
         assertThatThrownBy(() -> PostgresSchema.verify(here, config))
                 .isInstanceOf(IllegalStateException.class)
                 .hasMessageContaining("the idempotency table " + table + " does not exist")
-                .hasMessageContaining("with Flyway (location classpath:db/idempotency). A table of that name is in schema "
-                        + elsewhere.getCurrentSchema() + ", which that search_path does not reach: if it is the one, set "
-                        + "the schema on the connection (e.g. currentSchema in the JDBC URL)");
+                .hasMessageContaining(
+                        "with Flyway (location classpath:db/idempotency). A table of that name is in schema "
+                                + elsewhere.getCurrentSchema()
+                                + ", which that search_path does not reach: if it is the one, set "
+                                + "the schema on the connection (e.g. currentSchema in the JDBC URL)");
         PostgresSchema.verify(elsewhere, config);
     }
 
@@ -113,24 +118,32 @@ class PostgresSchemaTest {
                 .hasMessageContaining("column waiters (boolean) is missing;")
                 .hasMessageContaining("column recovery_due (timestamp with time zone) is missing;")
                 .hasMessageContaining("column replay (bytea) is missing.")
-                .hasMessageContaining("It was not created by db/idempotency/V1__idempotency_records.sql: drop or rename it, "
-                        + "or configure another table name for the store; then create the table with PostgresSchema.migrate")
+                .hasMessageContaining(
+                        "It was not created by db/idempotency/V1__idempotency_records.sql: drop or rename it, "
+                                + "or configure another table name for the store; then create the table with PostgresSchema.migrate")
                 .hasMessageNotContaining("column note");
     }
 
     @Test
     void aTableOfTheThirdMigrationGetsTheClaimFunctionAndServesClaimsAndReplays() {
         DataSource schema = TestPostgres.freshSchema("schema_v3");
-        for (String resource : new String[] {PostgresSchema.MIGRATION_RESOURCE,
-                PostgresSchema.PHASES_MIGRATION_RESOURCE, PostgresSchema.WAITERS_MIGRATION_RESOURCE}) {
+        for (String resource : new String[] {
+            PostgresSchema.MIGRATION_RESOURCE,
+            PostgresSchema.PHASES_MIGRATION_RESOURCE,
+            PostgresSchema.WAITERS_MIGRATION_RESOURCE
+        }) {
             execute(schema, resource(resource));
         }
         ScopeKey key = TestDatabase.randomKey();
         Fingerprint fingerprint = TestDatabase.randomFingerprint();
-        execute(schema, "INSERT INTO idempotency_records (scope_key, status, fingerprint, owner_token, created_at, "
-                + "lease_expires_at, expires_at, retention, updated_at) VALUES ('" + key.hash() + "', 'PROCESSING', '"
-                + fingerprint.encoded() + "', 'v3owner', now(), now() + interval '1 minute', now() + interval '1 hour', "
-                + "interval '1 hour', now())");
+        execute(
+                schema,
+                "INSERT INTO idempotency_records (scope_key, status, fingerprint, owner_token, created_at, "
+                        + "lease_expires_at, expires_at, retention, updated_at) VALUES ('" + key.hash()
+                        + "', 'PROCESSING', '"
+                        + fingerprint.encoded()
+                        + "', 'v3owner', now(), now() + interval '1 minute', now() + interval '1 hour', "
+                        + "interval '1 hour', now())");
 
         assertThatThrownBy(() -> PostgresSchema.verify(schema, DEFAULTS))
                 .isInstanceOf(IllegalStateException.class)
@@ -142,7 +155,9 @@ class PostgresSchemaTest {
 
         assertThat(PostgresSchema.migrate(schema)).as("upgraded, not created").isFalse();
         PostgresSchema.verify(schema, DEFAULTS);
-        assertThat(leaseIndexExists(schema)).as("the lease index no statement uses is dropped").isFalse();
+        assertThat(leaseIndexExists(schema))
+                .as("the lease index no statement uses is dropped")
+                .isFalse();
         assertThat(PostgresSchema.migrate(schema)).as("nothing left to do").isFalse();
         // Flyway-style scripts may run again
         execute(schema, resource(PostgresSchema.CLAIM_MIGRATION_RESOURCE));
@@ -152,11 +167,14 @@ class PostgresSchemaTest {
             assertThat(store.claim(key, fingerprint, OwnerToken.random(), Duration.ofMinutes(1), Duration.ofHours(1)))
                     .as("the record written before the upgrade is still in flight")
                     .isInstanceOf(ClaimOutcome.InFlight.class);
-            assertThat(store.complete(key, new OwnerToken("v3owner"), RecordStatus.COMPLETED,
-                    TestDatabase.response(201, "{}"))).isTrue();
+            assertThat(store.complete(
+                            key, new OwnerToken("v3owner"), RecordStatus.COMPLETED, TestDatabase.response(201, "{}")))
+                    .isTrue();
             assertThat(store.claim(key, fingerprint, OwnerToken.random(), Duration.ofMinutes(1), Duration.ofHours(1)))
-                    .isInstanceOfSatisfying(ClaimOutcome.Finished.class,
-                            f -> assertThat(f.record().response().body()).isEqualTo("{}".getBytes(StandardCharsets.UTF_8)));
+                    .isInstanceOfSatisfying(
+                            ClaimOutcome.Finished.class,
+                            f -> assertThat(f.record().response().body())
+                                    .isEqualTo("{}".getBytes(StandardCharsets.UTF_8)));
             ScopeKey fresh = TestDatabase.randomKey();
             assertThat(store.claim(fresh, fingerprint, OwnerToken.random(), Duration.ofMinutes(1), Duration.ofHours(1)))
                     .isInstanceOf(ClaimOutcome.Claimed.class);
@@ -166,8 +184,12 @@ class PostgresSchemaTest {
     @Test
     void aTableOfTheFourthMigrationLosesTheLeaseIndexAndATableCreatedNowNeverHasIt() {
         DataSource schema = TestPostgres.freshSchema("schema_v4");
-        for (String resource : new String[] {PostgresSchema.MIGRATION_RESOURCE, PostgresSchema.PHASES_MIGRATION_RESOURCE,
-                PostgresSchema.WAITERS_MIGRATION_RESOURCE, PostgresSchema.CLAIM_MIGRATION_RESOURCE}) {
+        for (String resource : new String[] {
+            PostgresSchema.MIGRATION_RESOURCE,
+            PostgresSchema.PHASES_MIGRATION_RESOURCE,
+            PostgresSchema.WAITERS_MIGRATION_RESOURCE,
+            PostgresSchema.CLAIM_MIGRATION_RESOURCE
+        }) {
             execute(schema, resource(resource));
         }
         assertThat(leaseIndexExists(schema)).isTrue();
@@ -194,16 +216,63 @@ class PostgresSchemaTest {
         ScopeKey expired = TestDatabase.randomKey();
         // rows as the store of V5 wrote them: a finished record, one in flight, a phase whose lease ran out, a
         // dead-lettered phase, and a record that expired an hour ago
-        execute(schema, INSERT_ROWS
-                + row(finished, "COMPLETED", fingerprint, "o1", "now()", "NULL", "now() + interval '1 hour'", FINISHED, "NULL") + ", "
-                + row(inFlight, "PROCESSING", fingerprint, "o2", "now()", "now() + interval '1 minute'",
-                        "now() + interval '1 hour'", UNFINISHED, "NULL") + ", "
-                + row(phase, "PROCESSING", fingerprint, "o3", "now() - interval '2 hours'", "now() - interval '1 minute'",
-                        "'infinity'", UNFINISHED, "NULL") + ", "
-                + row(deadLetter, "PROCESSING", fingerprint, "o4", "now() - interval '2 hours'", "now() - interval '1 minute'",
-                        "'infinity'", UNFINISHED, "now()") + ", "
-                + row(expired, "COMPLETED", fingerprint, "o5", "now() - interval '3 hours'", "NULL",
-                        "now() - interval '1 hour'", "200, '{}', '\\x'", "NULL"));
+        execute(
+                schema,
+                INSERT_ROWS
+                        + row(
+                                finished,
+                                "COMPLETED",
+                                fingerprint,
+                                "o1",
+                                "now()",
+                                "NULL",
+                                "now() + interval '1 hour'",
+                                FINISHED,
+                                "NULL")
+                        + ", "
+                        + row(
+                                inFlight,
+                                "PROCESSING",
+                                fingerprint,
+                                "o2",
+                                "now()",
+                                "now() + interval '1 minute'",
+                                "now() + interval '1 hour'",
+                                UNFINISHED,
+                                "NULL")
+                        + ", "
+                        + row(
+                                phase,
+                                "PROCESSING",
+                                fingerprint,
+                                "o3",
+                                "now() - interval '2 hours'",
+                                "now() - interval '1 minute'",
+                                "'infinity'",
+                                UNFINISHED,
+                                "NULL")
+                        + ", "
+                        + row(
+                                deadLetter,
+                                "PROCESSING",
+                                fingerprint,
+                                "o4",
+                                "now() - interval '2 hours'",
+                                "now() - interval '1 minute'",
+                                "'infinity'",
+                                UNFINISHED,
+                                "now()")
+                        + ", "
+                        + row(
+                                expired,
+                                "COMPLETED",
+                                fingerprint,
+                                "o5",
+                                "now() - interval '3 hours'",
+                                "NULL",
+                                "now() - interval '1 hour'",
+                                "200, '{}', '\\x'",
+                                "NULL"));
 
         assertThatThrownBy(() -> PostgresSchema.verify(schema, DEFAULTS))
                 .isInstanceOf(IllegalStateException.class)
@@ -214,19 +283,27 @@ class PostgresSchemaTest {
         PostgresSchema.verify(schema, DEFAULTS);
         assertThat(PostgresSchema.migrate(schema)).as("nothing left to do").isFalse();
         execute(schema, resource(PostgresSchema.HOT_COMPLETION_MIGRATION_RESOURCE)); // may run again
-        assertThat(indexes(schema)).containsExactlyInAnyOrder("idempotency_records_pkey",
-                "idempotency_records_purge_idx", "idempotency_records_recovery_idx");
+        assertThat(indexes(schema))
+                .containsExactlyInAnyOrder(
+                        "idempotency_records_pkey",
+                        "idempotency_records_purge_idx",
+                        "idempotency_records_recovery_idx");
 
         try (PostgresIdempotencyStore store = PostgresIdempotencyStore.create(schema);
                 Connection c = schema.getConnection()) {
-            assertThat(store.claim(finished, fingerprint, OwnerToken.random(), Duration.ofMinutes(1), Duration.ofHours(1)))
-                    .isInstanceOfSatisfying(ClaimOutcome.Finished.class,
-                            f -> assertThat(f.record().response().body()).isEqualTo("{}".getBytes(StandardCharsets.UTF_8)));
-            assertThat(store.complete(inFlight, new OwnerToken("o2"), RecordStatus.COMPLETED,
-                    TestDatabase.response(201, "{}"))).isTrue();
+            assertThat(store.claim(
+                            finished, fingerprint, OwnerToken.random(), Duration.ofMinutes(1), Duration.ofHours(1)))
+                    .isInstanceOfSatisfying(
+                            ClaimOutcome.Finished.class,
+                            f -> assertThat(f.record().response().body())
+                                    .isEqualTo("{}".getBytes(StandardCharsets.UTF_8)));
+            assertThat(store.complete(
+                            inFlight, new OwnerToken("o2"), RecordStatus.COMPLETED, TestDatabase.response(201, "{}")))
+                    .isTrue();
             // recovery finds the phase whose lease ran out, and only it, through the new index
             assertThat(store.takeOverExpired(c, Duration.ofMinutes(1), 10))
-                    .extracting(row -> ((ClaimOutcome.Claimed) row.outcome()).record().key())
+                    .extracting(row ->
+                            ((ClaimOutcome.Claimed) row.outcome()).record().key())
                     .containsExactly(phase);
             // the purge deletes the expired record, and nothing else
             assertThat(store.purgeAllExpired(100)).isEqualTo(1);
@@ -248,14 +325,52 @@ class PostgresSchemaTest {
         ScopeKey expired = TestDatabase.randomKey();
         // rows as the store of V6 wrote them: a finished record, one in flight, one whose lease ran out, and a
         // record that expired an hour ago
-        execute(schema, INSERT_ROWS
-                + row(finished, "COMPLETED", fingerprint, "o1", "now()", "NULL", "now() + interval '1 hour'", FINISHED, "NULL") + ", "
-                + row(inFlight, "PROCESSING", fingerprint, "o2", "now()", "now() + interval '1 minute'",
-                        "now() + interval '1 hour'", UNFINISHED, "NULL") + ", "
-                + row(leaseRanOut, "PROCESSING", fingerprint, "o3", "now()", "now() - interval '1 minute'",
-                        "now() + interval '1 hour'", UNFINISHED, "NULL") + ", "
-                + row(expired, "COMPLETED", fingerprint, "o4", "now() - interval '3 hours'", "NULL",
-                        "now() - interval '1 hour'", "200, '{}', '\\x'", "NULL"));
+        execute(
+                schema,
+                INSERT_ROWS
+                        + row(
+                                finished,
+                                "COMPLETED",
+                                fingerprint,
+                                "o1",
+                                "now()",
+                                "NULL",
+                                "now() + interval '1 hour'",
+                                FINISHED,
+                                "NULL")
+                        + ", "
+                        + row(
+                                inFlight,
+                                "PROCESSING",
+                                fingerprint,
+                                "o2",
+                                "now()",
+                                "now() + interval '1 minute'",
+                                "now() + interval '1 hour'",
+                                UNFINISHED,
+                                "NULL")
+                        + ", "
+                        + row(
+                                leaseRanOut,
+                                "PROCESSING",
+                                fingerprint,
+                                "o3",
+                                "now()",
+                                "now() - interval '1 minute'",
+                                "now() + interval '1 hour'",
+                                UNFINISHED,
+                                "NULL")
+                        + ", "
+                        + row(
+                                expired,
+                                "COMPLETED",
+                                fingerprint,
+                                "o4",
+                                "now() - interval '3 hours'",
+                                "NULL",
+                                "now() - interval '1 hour'",
+                                "200, '{}', '\\x'",
+                                "NULL"));
 
         assertThatThrownBy(() -> PostgresSchema.verify(schema, DEFAULTS))
                 .isInstanceOf(IllegalStateException.class)
@@ -272,10 +387,13 @@ class PostgresSchemaTest {
             Duration lease = Duration.ofMinutes(1);
             Duration retention = Duration.ofHours(1);
             assertThat(store.claim(finished, fingerprint, OwnerToken.random(), lease, retention))
-                    .isInstanceOfSatisfying(ClaimOutcome.Finished.class,
-                            f -> assertThat(f.record().response().body()).isEqualTo("{}".getBytes(StandardCharsets.UTF_8)));
+                    .isInstanceOfSatisfying(
+                            ClaimOutcome.Finished.class,
+                            f -> assertThat(f.record().response().body())
+                                    .isEqualTo("{}".getBytes(StandardCharsets.UTF_8)));
             assertThat(store.claim(inFlight, fingerprint, OwnerToken.random(), lease, retention))
-                    .isInstanceOfSatisfying(ClaimOutcome.InFlight.class,
+                    .isInstanceOfSatisfying(
+                            ClaimOutcome.InFlight.class,
                             f -> assertThat(f.record().owner()).isEqualTo(new OwnerToken("o2")));
             OwnerToken taker = OwnerToken.random();
             assertThat(store.claim(leaseRanOut, fingerprint, taker, lease, retention))
@@ -284,8 +402,13 @@ class PostgresSchemaTest {
                         assertThat(c.takeover()).isTrue();
                         assertThat(c.record().owner()).isEqualTo(taker);
                     });
-            assertThat(store.complete(leaseRanOut, new OwnerToken("o3"), RecordStatus.COMPLETED,
-                    TestDatabase.response(201, "{}"))).as("the old owner is fenced off").isFalse();
+            assertThat(store.complete(
+                            leaseRanOut,
+                            new OwnerToken("o3"),
+                            RecordStatus.COMPLETED,
+                            TestDatabase.response(201, "{}")))
+                    .as("the old owner is fenced off")
+                    .isFalse();
             assertThat(store.complete(leaseRanOut, taker, RecordStatus.COMPLETED, TestDatabase.response(201, "{}")))
                     .isTrue();
             OwnerToken renewer = OwnerToken.random();
@@ -302,11 +425,14 @@ class PostgresSchemaTest {
                     .isInstanceOfSatisfying(ClaimOutcome.Claimed.class, c -> {
                         assertThat(c.takeover()).isFalse();
                         assertThat(c.record().owner()).isEqualTo(owner);
-                        assertThat(c.record().leaseExpiresAt()).isEqualTo(c.record().createdAt().plus(lease));
-                        assertThat(c.record().expiresAt()).isEqualTo(c.record().createdAt().plus(retention));
+                        assertThat(c.record().leaseExpiresAt())
+                                .isEqualTo(c.record().createdAt().plus(lease));
+                        assertThat(c.record().expiresAt())
+                                .isEqualTo(c.record().createdAt().plus(retention));
                     });
-            assertThat(store.complete(inFlight, new OwnerToken("o2"), RecordStatus.COMPLETED,
-                    TestDatabase.response(201, "{}"))).isTrue();
+            assertThat(store.complete(
+                            inFlight, new OwnerToken("o2"), RecordStatus.COMPLETED, TestDatabase.response(201, "{}")))
+                    .isTrue();
         }
     }
 
@@ -320,12 +446,41 @@ class PostgresSchemaTest {
         ScopeKey expired = TestDatabase.randomKey();
         // rows as V7 left them: a finished record, a phase in progress (generated purge_after 'infinity'), and a
         // record that expired an hour ago
-        execute(schema, INSERT_ROWS
-                + row(finished, "COMPLETED", fingerprint, "o1", "now()", "NULL", "now() + interval '1 hour'", FINISHED, "NULL") + ", "
-                + row(phase, "PROCESSING", fingerprint, "o2", "now() - interval '2 hours'", "now() + interval '1 minute'",
-                        "'infinity'", UNFINISHED, "NULL") + ", "
-                + row(expired, "COMPLETED", fingerprint, "o3", "now() - interval '3 hours'", "NULL",
-                        "now() - interval '1 hour'", "200, '{}', '\\x'", "NULL"));
+        execute(
+                schema,
+                INSERT_ROWS
+                        + row(
+                                finished,
+                                "COMPLETED",
+                                fingerprint,
+                                "o1",
+                                "now()",
+                                "NULL",
+                                "now() + interval '1 hour'",
+                                FINISHED,
+                                "NULL")
+                        + ", "
+                        + row(
+                                phase,
+                                "PROCESSING",
+                                fingerprint,
+                                "o2",
+                                "now() - interval '2 hours'",
+                                "now() + interval '1 minute'",
+                                "'infinity'",
+                                UNFINISHED,
+                                "NULL")
+                        + ", "
+                        + row(
+                                expired,
+                                "COMPLETED",
+                                fingerprint,
+                                "o3",
+                                "now() - interval '3 hours'",
+                                "NULL",
+                                "now() - interval '1 hour'",
+                                "200, '{}', '\\x'",
+                                "NULL"));
         assertThat(purgeAfter(schema, phase)).isEqualTo("infinity");
 
         assertThatThrownBy(() -> PostgresSchema.verify(schema, DEFAULTS))
@@ -337,15 +492,31 @@ class PostgresSchemaTest {
         PostgresSchema.verify(schema, DEFAULTS);
         assertThat(PostgresSchema.migrate(schema)).as("nothing left to do").isFalse();
         execute(schema, resource(PostgresSchema.PURGE_AFTER_MIGRATION_RESOURCE)); // may run again
-        assertThat(indexes(schema)).containsExactlyInAnyOrder("idempotency_records_pkey",
-                "idempotency_records_purge_idx", "idempotency_records_recovery_idx");
-        assertThat(purgeAfterIsLowerBound(schema, phase)).as("the phase gets its claim's expiry").isTrue();
+        assertThat(indexes(schema))
+                .containsExactlyInAnyOrder(
+                        "idempotency_records_pkey",
+                        "idempotency_records_purge_idx",
+                        "idempotency_records_recovery_idx");
+        assertThat(purgeAfterIsLowerBound(schema, phase))
+                .as("the phase gets its claim's expiry")
+                .isTrue();
         assertThat(purgeAfter(schema, phase)).isNotEqualTo("infinity");
 
         // a writer that does not know the column (a store of an earlier version, the application's own SQL)
         ScopeKey unknowing = TestDatabase.randomKey();
-        execute(schema, INSERT_ROWS + row(unknowing, "COMPLETED", fingerprint, "o4", "now() - interval '3 hours'", "NULL",
-                "now() - interval '1 hour'", "200, '{}', '\\x'", "NULL"));
+        execute(
+                schema,
+                INSERT_ROWS
+                        + row(
+                                unknowing,
+                                "COMPLETED",
+                                fingerprint,
+                                "o4",
+                                "now() - interval '3 hours'",
+                                "NULL",
+                                "now() - interval '1 hour'",
+                                "200, '{}', '\\x'",
+                                "NULL"));
         assertThat(purgeAfter(schema, unknowing)).isEqualTo("-infinity");
 
         try (PostgresIdempotencyStore store = PostgresIdempotencyStore.create(schema)) {
@@ -353,10 +524,16 @@ class PostgresSchemaTest {
             Duration retention = Duration.ofHours(1);
             ScopeKey fresh = TestDatabase.randomKey();
             OwnerToken owner = OwnerToken.random();
-            assertThat(store.claim(fresh, fingerprint, owner, lease, retention)).isInstanceOf(ClaimOutcome.Claimed.class);
-            assertThat(purgeAfterIsExpiry(schema, fresh)).as("a claim writes its expiry").isTrue();
-            assertThat(store.complete(fresh, owner, RecordStatus.COMPLETED, TestDatabase.response(201, "{}"))).isTrue();
-            assertThat(purgeAfterIsLowerBound(schema, fresh)).as("the completion keeps the lower bound").isTrue();
+            assertThat(store.claim(fresh, fingerprint, owner, lease, retention))
+                    .isInstanceOf(ClaimOutcome.Claimed.class);
+            assertThat(purgeAfterIsExpiry(schema, fresh))
+                    .as("a claim writes its expiry")
+                    .isTrue();
+            assertThat(store.complete(fresh, owner, RecordStatus.COMPLETED, TestDatabase.response(201, "{}")))
+                    .isTrue();
+            assertThat(purgeAfterIsLowerBound(schema, fresh))
+                    .as("the completion keeps the lower bound")
+                    .isTrue();
             assertThat(store.claim(finished, fingerprint, OwnerToken.random(), lease, retention))
                     .isInstanceOf(ClaimOutcome.Finished.class);
             // the purge deletes the two expired records, and nothing else
@@ -367,11 +544,16 @@ class PostgresSchemaTest {
                 assertThat(store.find(kept)).as("kept").isPresent();
             }
             OwnerToken renewer = OwnerToken.random();
-            execute(schema, "UPDATE idempotency_records SET expires_at = now() - interval '1 second' "
-                    + "WHERE scope_key = '" + fresh.hash() + "'");
+            execute(
+                    schema,
+                    "UPDATE idempotency_records SET expires_at = now() - interval '1 second' " + "WHERE scope_key = '"
+                            + fresh.hash() + "'");
             assertThat(store.claim(fresh, fingerprint, renewer, lease, retention))
-                    .as("an expired record is replaced").isInstanceOf(ClaimOutcome.Claimed.class);
-            assertThat(purgeAfterIsExpiry(schema, fresh)).as("a replaced record gets its new expiry").isTrue();
+                    .as("an expired record is replaced")
+                    .isInstanceOf(ClaimOutcome.Claimed.class);
+            assertThat(purgeAfterIsExpiry(schema, fresh))
+                    .as("a replaced record gets its new expiry")
+                    .isTrue();
         }
     }
 
@@ -385,12 +567,41 @@ class PostgresSchemaTest {
         ScopeKey phase = TestDatabase.randomKey();
         ScopeKey deadLetter = TestDatabase.randomKey();
         // rows as V8 left them: recovery_due computed by the generated column
-        execute(schema, INSERT_ROWS
-                + row(finished, "COMPLETED", fingerprint, "o1", "now()", "NULL", "now() + interval '1 hour'", FINISHED, "NULL") + ", "
-                + row(phase, "PROCESSING", fingerprint, "o2", "now() - interval '2 hours'", "now() - interval '1 minute'",
-                        "'infinity'", UNFINISHED, "NULL") + ", "
-                + row(deadLetter, "PROCESSING", fingerprint, "o3", "now() - interval '2 hours'", "now() - interval '1 minute'",
-                        "'infinity'", UNFINISHED, "now()"));
+        execute(
+                schema,
+                INSERT_ROWS
+                        + row(
+                                finished,
+                                "COMPLETED",
+                                fingerprint,
+                                "o1",
+                                "now()",
+                                "NULL",
+                                "now() + interval '1 hour'",
+                                FINISHED,
+                                "NULL")
+                        + ", "
+                        + row(
+                                phase,
+                                "PROCESSING",
+                                fingerprint,
+                                "o2",
+                                "now() - interval '2 hours'",
+                                "now() - interval '1 minute'",
+                                "'infinity'",
+                                UNFINISHED,
+                                "NULL")
+                        + ", "
+                        + row(
+                                deadLetter,
+                                "PROCESSING",
+                                fingerprint,
+                                "o3",
+                                "now() - interval '2 hours'",
+                                "now() - interval '1 minute'",
+                                "'infinity'",
+                                UNFINISHED,
+                                "now()"));
         assertThat(recoveryDueIsLease(schema, phase)).isTrue();
         assertThatThrownBy(() -> PostgresSchema.verify(schema, DEFAULTS))
                 .isInstanceOf(IllegalStateException.class)
@@ -412,17 +623,24 @@ class PostgresSchemaTest {
                 """)).isEqualTo("0 checks, 0 generated, 1 trigger");
         // the values the generated column computed are kept
         assertThat(recoveryDueIsLease(schema, phase)).isTrue();
-        assertThat(queryOne(schema, "SELECT count(*)::text FROM idempotency_records WHERE recovery_due IS NULL "
-                + "AND scope_key IN ('" + finished.hash() + "', '" + deadLetter.hash() + "')")).isEqualTo("2");
+        assertThat(queryOne(
+                        schema,
+                        "SELECT count(*)::text FROM idempotency_records WHERE recovery_due IS NULL "
+                                + "AND scope_key IN ('" + finished.hash() + "', '" + deadLetter.hash() + "')"))
+                .isEqualTo("2");
 
         try (PostgresIdempotencyStore store = PostgresIdempotencyStore.create(schema);
                 Connection c = schema.getConnection()) {
             // recovery still finds the phase whose lease ran out, and only it
             assertThat(store.takeOverExpired(c, Duration.ofMinutes(1), 10))
-                    .extracting(row -> ((ClaimOutcome.Claimed) row.outcome()).record().key())
+                    .extracting(row ->
+                            ((ClaimOutcome.Claimed) row.outcome()).record().key())
                     .containsExactly(phase);
-            assertThat(recoveryDueIsLease(schema, phase)).as("the takeover's new lease").isTrue();
-            assertThat(store.claim(finished, fingerprint, OwnerToken.random(), Duration.ofMinutes(1), Duration.ofHours(1)))
+            assertThat(recoveryDueIsLease(schema, phase))
+                    .as("the takeover's new lease")
+                    .isTrue();
+            assertThat(store.claim(
+                            finished, fingerprint, OwnerToken.random(), Duration.ofMinutes(1), Duration.ofHours(1)))
                     .isInstanceOf(ClaimOutcome.Finished.class);
         }
     }
@@ -438,38 +656,93 @@ class PostgresSchemaTest {
         ScopeKey phase = TestDatabase.randomKey();
         ScopeKey deadLetter = TestDatabase.randomKey();
         // rows as V10 left them, recovery_due written by V9's trigger
-        execute(schema, INSERT_ROWS
-                + row(finished, "COMPLETED", fingerprint, "o1", "now()", "NULL", "now() + interval '1 hour'", FINISHED, "NULL") + ", "
-                + row(inFlight, "PROCESSING", fingerprint, "o2", "now()", "now() + interval '1 minute'",
-                        "now() + interval '1 hour'", UNFINISHED, "NULL") + ", "
-                + row(phase, "PROCESSING", fingerprint, "o3", "now() - interval '2 hours'", "now() - interval '1 minute'",
-                        "'infinity'", UNFINISHED, "NULL") + ", "
-                + row(deadLetter, "PROCESSING", fingerprint, "o4", "now() - interval '2 hours'", "now() - interval '1 minute'",
-                        "'infinity'", UNFINISHED, "now()"));
+        execute(
+                schema,
+                INSERT_ROWS
+                        + row(
+                                finished,
+                                "COMPLETED",
+                                fingerprint,
+                                "o1",
+                                "now()",
+                                "NULL",
+                                "now() + interval '1 hour'",
+                                FINISHED,
+                                "NULL")
+                        + ", "
+                        + row(
+                                inFlight,
+                                "PROCESSING",
+                                fingerprint,
+                                "o2",
+                                "now()",
+                                "now() + interval '1 minute'",
+                                "now() + interval '1 hour'",
+                                UNFINISHED,
+                                "NULL")
+                        + ", "
+                        + row(
+                                phase,
+                                "PROCESSING",
+                                fingerprint,
+                                "o3",
+                                "now() - interval '2 hours'",
+                                "now() - interval '1 minute'",
+                                "'infinity'",
+                                UNFINISHED,
+                                "NULL")
+                        + ", "
+                        + row(
+                                deadLetter,
+                                "PROCESSING",
+                                fingerprint,
+                                "o4",
+                                "now() - interval '2 hours'",
+                                "now() - interval '1 minute'",
+                                "'infinity'",
+                                UNFINISHED,
+                                "now()"));
         assertThat(recoveryDueIsLease(schema, phase)).isTrue();
-        String v9Function = "SELECT md5(prosrc) FROM pg_proc WHERE oid = to_regprocedure('idempotency_records_row_rules()')";
+        String v9Function =
+                "SELECT md5(prosrc) FROM pg_proc WHERE oid = to_regprocedure('idempotency_records_row_rules()')";
         String before = queryOne(schema, v9Function);
 
         assertThat(PostgresSchema.migrate(schema)).as("upgraded, not created").isFalse();
-        assertThat(queryOne(schema, v9Function)).as("the trigger's function is replaced").isNotEqualTo(before);
-        assertThat(queryOne(schema, "SELECT obj_description(to_regprocedure('idempotency_records_row_rules()'), "
-                + "'pg_proc')")).contains("migration V12");
+        assertThat(queryOne(schema, v9Function))
+                .as("the trigger's function is replaced")
+                .isNotEqualTo(before);
+        assertThat(queryOne(
+                        schema,
+                        "SELECT obj_description(to_regprocedure('idempotency_records_row_rules()'), " + "'pg_proc')"))
+                .contains("migration V12");
         assertThat(PostgresSchema.migrate(schema)).as("nothing left to do").isFalse();
         execute(schema, resource(PostgresSchema.ROW_RULES_STEPS_MIGRATION_RESOURCE)); // may run again
-        assertThat(queryOne(schema, "SELECT obj_description(to_regprocedure('idempotency_records_row_rules()'), "
-                + "'pg_proc')")).as("V11's function again").contains("migration V11");
-        assertThat(PostgresSchema.migrate(schema)).as("V12's function restored, nothing created").isFalse();
-        assertThat(queryOne(schema, "SELECT obj_description(to_regprocedure('idempotency_records_row_rules()'), "
-                + "'pg_proc')")).contains("migration V12");
+        assertThat(queryOne(
+                        schema,
+                        "SELECT obj_description(to_regprocedure('idempotency_records_row_rules()'), " + "'pg_proc')"))
+                .as("V11's function again")
+                .contains("migration V11");
+        assertThat(PostgresSchema.migrate(schema))
+                .as("V12's function restored, nothing created")
+                .isFalse();
+        assertThat(queryOne(
+                        schema,
+                        "SELECT obj_description(to_regprocedure('idempotency_records_row_rules()'), " + "'pg_proc')"))
+                .contains("migration V12");
         PostgresSchema.verify(schema, DEFAULTS);
         // the rows are as they were
         assertThat(recoveryDueIsLease(schema, phase)).isTrue();
-        assertThat(queryOne(schema, "SELECT count(*)::text FROM idempotency_records WHERE recovery_due IS NULL AND "
-                + "scope_key IN ('" + finished.hash() + "', '" + inFlight.hash() + "', '" + deadLetter.hash() + "')"))
+        assertThat(queryOne(
+                        schema,
+                        "SELECT count(*)::text FROM idempotency_records WHERE recovery_due IS NULL AND "
+                                + "scope_key IN ('" + finished.hash() + "', '" + inFlight.hash() + "', '"
+                                + deadLetter.hash() + "')"))
                 .isEqualTo("3");
         // the same rule, the same error
-        assertThatThrownBy(() -> execute(schema, "UPDATE idempotency_records SET status = 'COMPLETED' WHERE scope_key = '"
-                + inFlight.hash() + "'"))
+        assertThatThrownBy(() -> execute(
+                        schema,
+                        "UPDATE idempotency_records SET status = 'COMPLETED' WHERE scope_key = '" + inFlight.hash()
+                                + "'"))
                 .hasRootCauseInstanceOf(org.postgresql.util.PSQLException.class)
                 .rootCause()
                 .satisfies(e -> {
@@ -478,23 +751,34 @@ class PostgresSchemaTest {
                     assertThat(p.getServerErrorMessage().getConstraint()).isEqualTo("idempotency_records_status_check");
                 });
         // a row that had a recovery_due it must not keep loses it
-        execute(schema, "UPDATE idempotency_records SET recovery_due = lease_expires_at WHERE scope_key = '"
-                + inFlight.hash() + "'");
-        assertThat(queryOne(schema, "SELECT (recovery_due IS NULL)::text FROM idempotency_records WHERE scope_key = '"
-                + inFlight.hash() + "'")).isEqualTo("true");
+        execute(
+                schema,
+                "UPDATE idempotency_records SET recovery_due = lease_expires_at WHERE scope_key = '" + inFlight.hash()
+                        + "'");
+        assertThat(queryOne(
+                        schema,
+                        "SELECT (recovery_due IS NULL)::text FROM idempotency_records WHERE scope_key = '"
+                                + inFlight.hash() + "'"))
+                .isEqualTo("true");
 
         try (PostgresIdempotencyStore store = PostgresIdempotencyStore.create(schema);
                 Connection c = schema.getConnection()) {
-            assertThat(store.complete(inFlight, new OwnerToken("o2"), RecordStatus.COMPLETED,
-                    TestDatabase.response(201, "{}"))).isTrue();
-            assertThat(store.claim(inFlight, fingerprint, OwnerToken.random(), Duration.ofMinutes(1), Duration.ofHours(1)))
+            assertThat(store.complete(
+                            inFlight, new OwnerToken("o2"), RecordStatus.COMPLETED, TestDatabase.response(201, "{}")))
+                    .isTrue();
+            assertThat(store.claim(
+                            inFlight, fingerprint, OwnerToken.random(), Duration.ofMinutes(1), Duration.ofHours(1)))
                     .isInstanceOf(ClaimOutcome.Finished.class);
-            assertThat(store.claim(finished, fingerprint, OwnerToken.random(), Duration.ofMinutes(1), Duration.ofHours(1)))
+            assertThat(store.claim(
+                            finished, fingerprint, OwnerToken.random(), Duration.ofMinutes(1), Duration.ofHours(1)))
                     .isInstanceOf(ClaimOutcome.Finished.class);
             assertThat(store.takeOverExpired(c, Duration.ofMinutes(1), 10))
-                    .extracting(row -> ((ClaimOutcome.Claimed) row.outcome()).record().key())
+                    .extracting(row ->
+                            ((ClaimOutcome.Claimed) row.outcome()).record().key())
                     .containsExactly(phase);
-            assertThat(recoveryDueIsLease(schema, phase)).as("the takeover's new lease").isTrue();
+            assertThat(recoveryDueIsLease(schema, phase))
+                    .as("the takeover's new lease")
+                    .isTrue();
         }
     }
 
@@ -505,10 +789,30 @@ class PostgresSchemaTest {
         Fingerprint fingerprint = TestDatabase.randomFingerprint();
         ScopeKey finished = TestDatabase.randomKey();
         ScopeKey inFlight = TestDatabase.randomKey();
-        execute(schema, INSERT_ROWS
-                + row(finished, "COMPLETED", fingerprint, "o1", "now()", "NULL", "now() + interval '1 hour'", FINISHED, "NULL") + ", "
-                + row(inFlight, "PROCESSING", fingerprint, "o2", "now()", "now() + interval '1 minute'",
-                        "now() + interval '1 hour'", UNFINISHED, "NULL"));
+        execute(
+                schema,
+                INSERT_ROWS
+                        + row(
+                                finished,
+                                "COMPLETED",
+                                fingerprint,
+                                "o1",
+                                "now()",
+                                "NULL",
+                                "now() + interval '1 hour'",
+                                FINISHED,
+                                "NULL")
+                        + ", "
+                        + row(
+                                inFlight,
+                                "PROCESSING",
+                                fingerprint,
+                                "o2",
+                                "now()",
+                                "now() + interval '1 minute'",
+                                "now() + interval '1 hour'",
+                                UNFINISHED,
+                                "NULL"));
         assertThatThrownBy(() -> PostgresSchema.verify(schema, DEFAULTS))
                 .isInstanceOf(IllegalStateException.class)
                 .hasMessageContaining("lacks the columns of " + PostgresSchema.REPLAY_MIGRATION_RESOURCE)
@@ -519,51 +823,72 @@ class PostgresSchemaTest {
         assertThat(PostgresSchema.migrate(schema)).as("nothing left to do").isFalse();
         execute(schema, resource(PostgresSchema.REPLAY_MIGRATION_RESOURCE)); // may run again
         assertThat(queryOne(schema, "SELECT count(*)::text FROM idempotency_records WHERE replay IS NULL"))
-                .as("the rows are not rewritten").isEqualTo("2");
+                .as("the rows are not rewritten")
+                .isEqualTo("2");
 
         try (PostgresIdempotencyStore store = PostgresIdempotencyStore.create(schema)) {
             // a record finished before the migration has no replay column: the read goes on to the claim
             store.claimFirst("read");
-            assertThat(store.claim(finished, fingerprint, OwnerToken.random(), Duration.ofMinutes(1), Duration.ofHours(1)))
+            assertThat(store.claim(
+                            finished, fingerprint, OwnerToken.random(), Duration.ofMinutes(1), Duration.ofHours(1)))
                     .isInstanceOfSatisfying(ClaimOutcome.Finished.class, f -> {
                         assertThat(f.record().response().body()).isEqualTo("{}".getBytes(StandardCharsets.UTF_8));
-                        assertThat(f.record().response().headers()).containsExactly(
-                                Map.entry("content-type", List.of("application/json")));
+                        assertThat(f.record().response().headers())
+                                .containsExactly(Map.entry("content-type", List.of("application/json")));
                         assertThat(f.record().owner()).isEqualTo(new OwnerToken("o1"));
                     });
             // one finished after it has, and replays from it what its columns hold
-            assertThat(store.complete(inFlight, new OwnerToken("o2"), RecordStatus.COMPLETED,
-                    TestDatabase.response(201, "{\"id\":2}"))).isTrue();
-            assertThat(queryOne(schema, "SELECT (replay IS NOT NULL)::text FROM idempotency_records WHERE scope_key = '"
-                    + inFlight.hash() + "'")).isEqualTo("true");
+            assertThat(store.complete(
+                            inFlight,
+                            new OwnerToken("o2"),
+                            RecordStatus.COMPLETED,
+                            TestDatabase.response(201, "{\"id\":2}")))
+                    .isTrue();
+            assertThat(queryOne(
+                            schema,
+                            "SELECT (replay IS NOT NULL)::text FROM idempotency_records WHERE scope_key = '"
+                                    + inFlight.hash() + "'"))
+                    .isEqualTo("true");
             store.claimFirst("read");
-            assertThat(store.claim(inFlight, fingerprint, OwnerToken.random(), Duration.ofMinutes(1), Duration.ofHours(1)))
-                    .isInstanceOfSatisfying(ClaimOutcome.Finished.class,
-                            f -> assertThat(f.record()).isEqualTo(store.find(inFlight).orElseThrow()));
+            assertThat(store.claim(
+                            inFlight, fingerprint, OwnerToken.random(), Duration.ofMinutes(1), Duration.ofHours(1)))
+                    .isInstanceOfSatisfying(
+                            ClaimOutcome.Finished.class,
+                            f -> assertThat(f.record())
+                                    .isEqualTo(store.find(inFlight).orElseThrow()));
         }
     }
 
     private static boolean recoveryDueIsLease(DataSource schema, ScopeKey key) throws SQLException {
-        return Boolean.parseBoolean(queryOne(schema, "SELECT (recovery_due IS NOT NULL AND recovery_due = lease_expires_at)::text "
-                + "FROM idempotency_records WHERE scope_key = '" + key.hash() + "'"));
+        return Boolean.parseBoolean(queryOne(
+                schema,
+                "SELECT (recovery_due IS NOT NULL AND recovery_due = lease_expires_at)::text "
+                        + "FROM idempotency_records WHERE scope_key = '" + key.hash() + "'"));
     }
 
     private static String purgeAfter(DataSource schema, ScopeKey key) throws SQLException {
-        return queryOne(schema, "SELECT purge_after::text FROM idempotency_records WHERE scope_key = '" + key.hash() + "'");
+        return queryOne(
+                schema, "SELECT purge_after::text FROM idempotency_records WHERE scope_key = '" + key.hash() + "'");
     }
 
     private static boolean purgeAfterIsExpiry(DataSource schema, ScopeKey key) throws SQLException {
-        return Boolean.parseBoolean(queryOne(schema, "SELECT (purge_after = expires_at)::text FROM idempotency_records "
-                + "WHERE scope_key = '" + key.hash() + "'"));
+        return Boolean.parseBoolean(queryOne(
+                schema,
+                "SELECT (purge_after = expires_at)::text FROM idempotency_records " + "WHERE scope_key = '" + key.hash()
+                        + "'"));
     }
 
     private static boolean purgeAfterIsLowerBound(DataSource schema, ScopeKey key) throws SQLException {
-        return Boolean.parseBoolean(queryOne(schema, "SELECT (purge_after <= expires_at AND purge_after = created_at + "
-                + "retention)::text FROM idempotency_records WHERE scope_key = '" + key.hash() + "'"));
+        return Boolean.parseBoolean(queryOne(
+                schema,
+                "SELECT (purge_after <= expires_at AND purge_after = created_at + "
+                        + "retention)::text FROM idempotency_records WHERE scope_key = '" + key.hash() + "'"));
     }
 
     private static String queryOne(DataSource schema, String sql) throws SQLException {
-        try (Connection c = schema.getConnection(); Statement s = c.createStatement(); ResultSet rows = s.executeQuery(sql)) {
+        try (Connection c = schema.getConnection();
+                Statement s = c.createStatement();
+                ResultSet rows = s.executeQuery(sql)) {
             assertThat(rows.next()).as(sql).isTrue();
             return rows.getString(1);
         }
@@ -594,7 +919,8 @@ class PostgresSchemaTest {
 
             assertThatThrownBy(() -> PostgresSchema.verify(asReader, DEFAULTS))
                     .isInstanceOf(IllegalStateException.class)
-                    .hasMessage("user " + role + " may not SELECT, INSERT, UPDATE and DELETE rows of the idempotency table "
+                    .hasMessage("user " + role
+                            + " may not SELECT, INSERT, UPDATE and DELETE rows of the idempotency table "
                             + schema.getCurrentSchema() + ".idempotency_records: grant these privileges to that user");
 
             execute(schema, "GRANT UPDATE, DELETE ON idempotency_records TO " + role);
@@ -617,7 +943,8 @@ class PostgresSchemaTest {
     }
 
     private static boolean leaseIndexExists(DataSource dataSource) {
-        try (Connection c = dataSource.getConnection(); Statement s = c.createStatement();
+        try (Connection c = dataSource.getConnection();
+                Statement s = c.createStatement();
                 ResultSet row = s.executeQuery("SELECT to_regclass('idempotency_records_lease_idx') IS NOT NULL")) {
             row.next();
             return row.getBoolean(1);
@@ -628,7 +955,8 @@ class PostgresSchemaTest {
 
     private static List<String> indexes(DataSource dataSource) throws SQLException {
         List<String> names = new ArrayList<>();
-        try (Connection c = dataSource.getConnection(); Statement s = c.createStatement();
+        try (Connection c = dataSource.getConnection();
+                Statement s = c.createStatement();
                 ResultSet rows = s.executeQuery(
                         "SELECT indexrelid::regclass::text FROM pg_index WHERE indrelid = 'idempotency_records'::regclass")) {
             while (rows.next()) {
@@ -648,8 +976,16 @@ class PostgresSchemaTest {
     private static final String UNFINISHED = "NULL, NULL, NULL";
 
     /** One row of {@link #INSERT_ROWS}, retention one hour; times and responses are SQL as given. */
-    private static String row(ScopeKey key, String status, Fingerprint fingerprint, String owner, String createdAt,
-            String leaseExpiresAt, String expiresAt, String response, String deadLetteredAt) {
+    private static String row(
+            ScopeKey key,
+            String status,
+            Fingerprint fingerprint,
+            String owner,
+            String createdAt,
+            String leaseExpiresAt,
+            String expiresAt,
+            String response,
+            String deadLetteredAt) {
         return "('" + key.hash() + "', '" + status + "', '" + fingerprint.encoded() + "', '" + owner + "', " + createdAt
                 + ", " + leaseExpiresAt + ", " + expiresAt + ", interval '1 hour', " + response + ", now(), "
                 + deadLetteredAt + ")";
@@ -657,11 +993,17 @@ class PostgresSchemaTest {
 
     /** Runs the migration scripts in order, up to and including {@code last}, as Flyway would. */
     private static void migrateUpTo(DataSource schema, String last) {
-        List<String> migrations = List.of(PostgresSchema.MIGRATION_RESOURCE, PostgresSchema.PHASES_MIGRATION_RESOURCE,
-                PostgresSchema.WAITERS_MIGRATION_RESOURCE, PostgresSchema.CLAIM_MIGRATION_RESOURCE,
-                PostgresSchema.LEASE_INDEX_MIGRATION_RESOURCE, PostgresSchema.HOT_COMPLETION_MIGRATION_RESOURCE,
-                PostgresSchema.CLAIM_RECORD_MIGRATION_RESOURCE, PostgresSchema.PURGE_AFTER_MIGRATION_RESOURCE,
-                PostgresSchema.ROW_RULES_MIGRATION_RESOURCE, PostgresSchema.CLAIM_FRESH_MIGRATION_RESOURCE,
+        List<String> migrations = List.of(
+                PostgresSchema.MIGRATION_RESOURCE,
+                PostgresSchema.PHASES_MIGRATION_RESOURCE,
+                PostgresSchema.WAITERS_MIGRATION_RESOURCE,
+                PostgresSchema.CLAIM_MIGRATION_RESOURCE,
+                PostgresSchema.LEASE_INDEX_MIGRATION_RESOURCE,
+                PostgresSchema.HOT_COMPLETION_MIGRATION_RESOURCE,
+                PostgresSchema.CLAIM_RECORD_MIGRATION_RESOURCE,
+                PostgresSchema.PURGE_AFTER_MIGRATION_RESOURCE,
+                PostgresSchema.ROW_RULES_MIGRATION_RESOURCE,
+                PostgresSchema.CLAIM_FRESH_MIGRATION_RESOURCE,
                 PostgresSchema.ROW_RULES_STEPS_MIGRATION_RESOURCE);
         for (String resource : migrations.subList(0, migrations.indexOf(last) + 1)) {
             execute(schema, resource(resource));
@@ -677,7 +1019,8 @@ class PostgresSchemaTest {
     }
 
     private static void execute(DataSource dataSource, String sql) {
-        try (Connection c = dataSource.getConnection(); Statement s = c.createStatement()) {
+        try (Connection c = dataSource.getConnection();
+                Statement s = c.createStatement()) {
             s.execute(sql);
         } catch (SQLException e) {
             throw new IllegalStateException(e);

@@ -38,8 +38,8 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.postgresql.PGConnection;
-import org.postgresql.ds.PGSimpleDataSource;
 import org.postgresql.PGNotification;
+import org.postgresql.ds.PGSimpleDataSource;
 
 /** What the contract does not cover: PostgreSQL specifics, raw races on the SQL, timeouts, purge. */
 class PostgresStoreTest {
@@ -70,12 +70,15 @@ class PostgresStoreTest {
         ScopeKey key = randomKey();
         Fingerprint fp = randomFingerprint();
         assertThat(store.claim(key, fp, Duration.ofMillis(200), RETENTION))
-                .isInstanceOfSatisfying(ClaimOutcome.Claimed.class, c -> assertThat(c.takeover()).isFalse());
+                .isInstanceOfSatisfying(
+                        ClaimOutcome.Claimed.class,
+                        c -> assertThat(c.takeover()).isFalse());
         assertThat(store.claim(key, fp, LONG, RETENTION)).isInstanceOf(ClaimOutcome.InFlight.class);
 
         ClaimOutcome.Claimed takeover = awaitTakeover(key, fp);
         assertThat(takeover.takeover()).isTrue();
-        assertThat(store.complete(key, takeover.owner(), RecordStatus.COMPLETED, response(201, "{}"))).isTrue();
+        assertThat(store.complete(key, takeover.owner(), RecordStatus.COMPLETED, response(201, "{}")))
+                .isTrue();
         assertThat(store.claim(key, fp, LONG, RETENTION)).isInstanceOf(ClaimOutcome.Finished.class);
         assertThat(column(key, "takeovers")).isEqualTo("1");
     }
@@ -114,7 +117,8 @@ class PostgresStoreTest {
         StoredResponse good = response(201, "{\"owner\":\"current\"}");
         assertThat(store.complete(key, current, RecordStatus.COMPLETED, good)).isTrue();
 
-        assertThat(store.complete(key, stale, RecordStatus.FAILED, response(500, "{\"owner\":\"stale\"}"))).isFalse();
+        assertThat(store.complete(key, stale, RecordStatus.FAILED, response(500, "{\"owner\":\"stale\"}")))
+                .isFalse();
         assertThat(store.release(key, stale)).isFalse();
         assertThat(store.renew(key, stale, LONG)).isFalse();
         IdempotencyRecord record = store.find(key).orElseThrow();
@@ -128,7 +132,8 @@ class PostgresStoreTest {
         ScopeKey key = randomKey();
         OwnerToken owner = claimNew(key, randomFingerprint(), LONG);
         IdempotencyRecord claimed = store.find(key).orElseThrow();
-        assertThat(store.complete(key, owner, RecordStatus.COMPLETED, response(200, "{}"))).isTrue();
+        assertThat(store.complete(key, owner, RecordStatus.COMPLETED, response(200, "{}")))
+                .isTrue();
         IdempotencyRecord done = store.find(key).orElseThrow();
         assertThat(done.leaseExpiresAt()).isNull();
         assertThat(done.expiresAt()).isAfter(claimed.expiresAt());
@@ -160,7 +165,8 @@ class PostgresStoreTest {
             assertThat(claimed[i][2]).as("in flight for key %d", i).isEqualTo(threads - 1);
         }
         // the window this guards: a conflicting row committed after the statement's snapshot
-        System.out.printf("claim statements run again after a row newer than their snapshot: %d%n",
+        System.out.printf(
+                "claim statements run again after a row newer than their snapshot: %d%n",
                 store.claimRetries() - retriesBefore);
     }
 
@@ -177,7 +183,8 @@ class PostgresStoreTest {
         }
         await().atMost(Duration.ofSeconds(5)).until(() -> {
             java.time.Instant now = dbNow();
-            return scopeKeys.stream().allMatch(k -> !store.find(k).orElseThrow().leaseExpiresAt().isAfter(now));
+            return scopeKeys.stream()
+                    .allMatch(k -> !store.find(k).orElseThrow().leaseExpiresAt().isAfter(now));
         });
         int[][] claimed = race(threads, scopeKeys, key -> store.claim(key, fp, LONG, RETENTION));
         for (int i = 0; i < keys; i++) {
@@ -221,7 +228,9 @@ class PostgresStoreTest {
 
     @Test
     void aClaimBlockedByARowLockFailsClosedAfterTheStatementTimeout() throws Exception {
-        PostgresStoreConfig config = PostgresStoreConfig.custom().statementTimeout(Duration.ofSeconds(1)).build();
+        PostgresStoreConfig config = PostgresStoreConfig.custom()
+                .statementTimeout(Duration.ofSeconds(1))
+                .build();
         try (PostgresIdempotencyStore impatient = PostgresIdempotencyStore.create(database.pool(), config);
                 Connection tx = database.direct().getConnection()) {
             ScopeKey key = randomKey();
@@ -233,10 +242,13 @@ class PostgresStoreTest {
             assertThatThrownBy(() -> impatient.claim(key, fp, LONG, RETENTION))
                     .isInstanceOf(StoreUnavailableException.class)
                     .hasMessageContaining("57014");
-            assertThat(Duration.ofNanos(System.nanoTime() - start)).isBetween(Duration.ofMillis(900), Duration.ofSeconds(4));
+            assertThat(Duration.ofNanos(System.nanoTime() - start))
+                    .isBetween(Duration.ofMillis(900), Duration.ofSeconds(4));
             tx.commit();
             assertThat(impatient.claim(key, fp, LONG, RETENTION))
-                    .isInstanceOfSatisfying(ClaimOutcome.InFlight.class, o -> assertThat(o.record().owner()).isEqualTo(owner));
+                    .isInstanceOfSatisfying(
+                            ClaimOutcome.InFlight.class,
+                            o -> assertThat(o.record().owner()).isEqualTo(owner));
         }
     }
 
@@ -244,16 +256,21 @@ class PostgresStoreTest {
     void theFirstStatementFollowsTheMixOfKeysAndEveryKindOfKeyIsClaimedRightWhicheverGoesFirst() throws Exception {
         try (PostgresIdempotencyStore adaptive = PostgresIdempotencyStore.create(database.pool())) {
             Fingerprint fp = randomFingerprint();
-            assertThat(adaptive.claimsFirst()).as("a new store sends the one-row claim").isEqualTo("claim");
+            assertThat(adaptive.claimsFirst())
+                    .as("a new store sends the one-row claim")
+                    .isEqualTo("claim");
             ScopeKey finished = randomKey();
             OwnerToken owner = ownerOf(adaptive.claim(finished, fp, LONG, RETENTION));
-            assertThat(adaptive.complete(finished, owner, RecordStatus.COMPLETED, response(201, "{\"id\":1}"))).isTrue();
+            assertThat(adaptive.complete(finished, owner, RecordStatus.COMPLETED, response(201, "{\"id\":1}")))
+                    .isTrue();
             ScopeKey inFlight = randomKey();
             ownerOf(adaptive.claim(inFlight, fp, LONG, RETENTION));
             ScopeKey expired = randomKey();
             OwnerToken shortLived = ownerOf(adaptive.claim(expired, fp, LONG, Duration.ofMillis(300)));
-            assertThat(adaptive.complete(expired, shortLived, RecordStatus.COMPLETED, response(201, "{}"))).isTrue();
-            await().atMost(Duration.ofSeconds(10)).until(() -> adaptive.find(expired).isEmpty());
+            assertThat(adaptive.complete(expired, shortLived, RecordStatus.COMPLETED, response(201, "{}")))
+                    .isTrue();
+            await().atMost(Duration.ofSeconds(10))
+                    .until(() -> adaptive.find(expired).isEmpty());
 
             // the mix moves the first statement
             claimUntil(adaptive, "insert", () -> adaptive.claim(randomKey(), fp, LONG, RETENTION));
@@ -270,16 +287,22 @@ class PostgresStoreTest {
                 assertThat(adaptive.find(key)).get().satisfies(stored -> {
                     assertThat(stored.owner()).isEqualTo(claimed.owner());
                     assertThat(stored.fingerprint()).isEqualTo(fp);
-                    assertThat(stored.createdAt()).as(first).isEqualTo(claimed.record().createdAt());
-                    assertThat(stored.leaseExpiresAt()).isEqualTo(claimed.record().leaseExpiresAt());
+                    assertThat(stored.createdAt())
+                            .as(first)
+                            .isEqualTo(claimed.record().createdAt());
+                    assertThat(stored.leaseExpiresAt())
+                            .isEqualTo(claimed.record().leaseExpiresAt());
                     assertThat(stored.expiresAt()).isEqualTo(claimed.record().expiresAt());
                 });
                 assertThat(column(key, "purge_after")).isEqualTo(column(key, "expires_at"));
                 adaptive.claimFirst(first);
-                assertThat(adaptive.claim(key, fp, LONG, RETENTION)).as(first).isInstanceOf(ClaimOutcome.InFlight.class);
+                assertThat(adaptive.claim(key, fp, LONG, RETENTION))
+                        .as(first)
+                        .isInstanceOf(ClaimOutcome.InFlight.class);
                 // a finished key: its answer; a key in flight: in flight
                 adaptive.claimFirst(first);
-                assertThat(adaptive.claim(finished, fp, LONG, RETENTION)).as(first)
+                assertThat(adaptive.claim(finished, fp, LONG, RETENTION))
+                        .as(first)
                         .isInstanceOfSatisfying(ClaimOutcome.Finished.class, f -> {
                             assertThat(new String(f.record().response().body(), StandardCharsets.UTF_8))
                                     .isEqualTo("{\"id\":1}");
@@ -288,16 +311,21 @@ class PostgresStoreTest {
                             assertThat(f.record().leaseExpiresAt()).isNull();
                         });
                 adaptive.claimFirst(first);
-                assertThat(adaptive.claim(inFlight, fp, LONG, RETENTION)).as(first)
+                assertThat(adaptive.claim(inFlight, fp, LONG, RETENTION))
+                        .as(first)
                         .isInstanceOf(ClaimOutcome.InFlight.class);
                 // an expired record is replaced
                 adaptive.claimFirst(first);
                 ClaimOutcome replaced = adaptive.claim(expired, fp, LONG, Duration.ofMillis(300));
-                assertThat(replaced).as(first)
-                        .isInstanceOfSatisfying(ClaimOutcome.Claimed.class, c -> assertThat(c.takeover()).isFalse());
+                assertThat(replaced)
+                        .as(first)
+                        .isInstanceOfSatisfying(
+                                ClaimOutcome.Claimed.class,
+                                c -> assertThat(c.takeover()).isFalse());
                 assertThat(adaptive.complete(expired, ownerOf(replaced), RecordStatus.COMPLETED, response(201, "{}")))
                         .isTrue();
-                await().atMost(Duration.ofSeconds(10)).until(() -> adaptive.find(expired).isEmpty());
+                await().atMost(Duration.ofSeconds(10))
+                        .until(() -> adaptive.find(expired).isEmpty());
             }
         }
     }
@@ -310,23 +338,28 @@ class PostgresStoreTest {
         headers.put("x-multi", List.of("a", "b, c", "", "ünïcødé \"quoted\" {braces} 😀"));
         byte[] large = new byte[1 << 20];
         ThreadLocalRandom.current().nextBytes(large);
-        List<StoredResponse> responses = List.of(new StoredResponse(201, headers, "{\"id\":7}".getBytes(StandardCharsets.UTF_8)),
-                new StoredResponse(500, Map.of(), new byte[0]), new StoredResponse(200, Map.of("x-a", List.of("b")), large));
+        List<StoredResponse> responses = List.of(
+                new StoredResponse(201, headers, "{\"id\":7}".getBytes(StandardCharsets.UTF_8)),
+                new StoredResponse(500, Map.of(), new byte[0]),
+                new StoredResponse(200, Map.of("x-a", List.of("b")), large));
         for (RecordStatus outcome : List.of(RecordStatus.COMPLETED, RecordStatus.FAILED)) {
             for (StoredResponse response : responses) {
                 ScopeKey key = randomKey();
                 Fingerprint fp = randomFingerprint();
                 OwnerToken owner = claimNew(key, fp, LONG);
                 assertThat(store.complete(key, owner, outcome, response)).isTrue();
-                assertThat(column(key, "replay")).as("packed by the row trigger").isNotNull();
+                assertThat(column(key, "replay"))
+                        .as("packed by the row trigger")
+                        .isNotNull();
                 IdempotencyRecord columns = store.find(key).orElseThrow();
                 assertThat(columns.owner()).isEqualTo(owner);
 
                 store.claimFirst("read");
-                assertThat(store.claim(key, fp, LONG, RETENTION)).isInstanceOfSatisfying(ClaimOutcome.Finished.class, f -> {
-                    assertThat(f.record()).isEqualTo(columns);
-                    assertThat(f.record().response().headers()).containsExactlyEntriesOf(response.headers());
-                });
+                assertThat(store.claim(key, fp, LONG, RETENTION))
+                        .isInstanceOfSatisfying(ClaimOutcome.Finished.class, f -> {
+                            assertThat(f.record()).isEqualTo(columns);
+                            assertThat(f.record().response().headers()).containsExactlyEntriesOf(response.headers());
+                        });
             }
         }
     }
@@ -337,7 +370,8 @@ class PostgresStoreTest {
         Fingerprint fp = randomFingerprint();
         OwnerToken owner = claimNew(key, fp, LONG);
         assertThat(column(key, "replay")).as("a record in flight").isNull();
-        assertThat(store.complete(key, owner, RecordStatus.COMPLETED, response(201, "{\"id\":1}"))).isTrue();
+        assertThat(store.complete(key, owner, RecordStatus.COMPLETED, response(201, "{\"id\":1}")))
+                .isTrue();
         String packed = column(key, "replay");
         IdempotencyRecord columns = store.find(key).orElseThrow();
 
@@ -351,27 +385,31 @@ class PostgresStoreTest {
         IdempotencyRecord later = store.find(key).orElseThrow();
         assertThat(later.expiresAt()).isEqualTo(columns.expiresAt().plus(Duration.ofHours(1)));
         store.claimFirst("read");
-        assertThat(store.claim(key, fp, LONG, RETENTION)).isInstanceOfSatisfying(ClaimOutcome.Finished.class,
-                f -> assertThat(f.record()).isEqualTo(later));
+        assertThat(store.claim(key, fp, LONG, RETENTION))
+                .isInstanceOfSatisfying(
+                        ClaimOutcome.Finished.class, f -> assertThat(f.record()).isEqualTo(later));
 
         // a session in another client encoding would pack its text in that encoding: it packs nothing, and the
         // store reads the record's columns
         PGSimpleDataSource latin1 = new PGSimpleDataSource();
         latin1.setURL(database.direct().unwrap(PGSimpleDataSource.class).getURL());
         latin1.setAllowEncodingChanges(true);
-        try (Connection c = latin1.getConnection(); Statement s = c.createStatement()) {
+        try (Connection c = latin1.getConnection();
+                Statement s = c.createStatement()) {
             s.execute("SET client_encoding TO 'LATIN1'");
             s.execute("UPDATE idempotency_records SET expires_at = expires_at WHERE scope_key = '" + key.hash() + "'");
         }
         assertThat(column(key, "replay")).isNull();
         store.claimFirst("read");
-        assertThat(store.claim(key, fp, LONG, RETENTION)).isInstanceOfSatisfying(ClaimOutcome.Finished.class,
-                f -> assertThat(f.record()).isEqualTo(later));
+        assertThat(store.claim(key, fp, LONG, RETENTION))
+                .isInstanceOfSatisfying(
+                        ClaimOutcome.Finished.class, f -> assertThat(f.record()).isEqualTo(later));
 
         // an expired record that a claim replaces is in flight again, without a replay
         ScopeKey expiring = randomKey();
         OwnerToken first = ownerOf(store.claim(expiring, fp, LONG, Duration.ofMillis(300)));
-        assertThat(store.complete(expiring, first, RecordStatus.COMPLETED, response(201, "{}"))).isTrue();
+        assertThat(store.complete(expiring, first, RecordStatus.COMPLETED, response(201, "{}")))
+                .isTrue();
         assertThat(column(expiring, "replay")).isNotNull();
         await().atMost(Duration.ofSeconds(10)).until(() -> store.find(expiring).isEmpty());
         store.claimFirst("read");
@@ -381,7 +419,8 @@ class PostgresStoreTest {
     }
 
     private static void execute(String sql) throws SQLException {
-        try (Connection c = database.direct().getConnection(); Statement s = c.createStatement()) {
+        try (Connection c = database.direct().getConnection();
+                Statement s = c.createStatement()) {
             s.execute(sql);
         }
     }
@@ -396,25 +435,29 @@ class PostgresStoreTest {
 
     @Test
     void aReplayTakesNoRowLockAndNoTransactionId() throws Exception {
-        PostgresStoreConfig config = PostgresStoreConfig.custom().statementTimeout(Duration.ofSeconds(1)).build();
+        PostgresStoreConfig config = PostgresStoreConfig.custom()
+                .statementTimeout(Duration.ofSeconds(1))
+                .build();
         try (PostgresIdempotencyStore impatient = PostgresIdempotencyStore.create(database.pool(), config);
                 Connection locker = database.direct().getConnection();
                 Connection reader = database.direct().getConnection()) {
             ScopeKey key = randomKey();
             Fingerprint fp = randomFingerprint();
             OwnerToken owner = claimNew(key, fp, LONG);
-            assertThat(store.complete(key, owner, RecordStatus.COMPLETED, response(201, "{}"))).isTrue();
+            assertThat(store.complete(key, owner, RecordStatus.COMPLETED, response(201, "{}")))
+                    .isTrue();
 
             // another transaction holds the finished row's lock: a replay does not wait for it
             locker.setAutoCommit(false);
-            try (PreparedStatement lock = locker.prepareStatement(
-                    "SELECT 1 FROM idempotency_records WHERE scope_key = ? FOR UPDATE")) {
+            try (PreparedStatement lock =
+                    locker.prepareStatement("SELECT 1 FROM idempotency_records WHERE scope_key = ? FOR UPDATE")) {
                 lock.setString(1, key.hash());
                 lock.executeQuery().close();
             }
             assertThat(impatient.claim(key, fp, LONG, RETENTION)).isInstanceOf(ClaimOutcome.Finished.class);
             assertThat(impatient.claim(key, randomFingerprint(), LONG, RETENTION))
-                    .as("a mismatch reads the record the same way").isInstanceOf(ClaimOutcome.Finished.class);
+                    .as("a mismatch reads the record the same way")
+                    .isInstanceOf(ClaimOutcome.Finished.class);
             locker.rollback();
 
             // inside a transaction, the replay assigned no transaction id: it wrote nothing, not even a lock
@@ -423,7 +466,9 @@ class PostgresStoreTest {
             try (PreparedStatement xid = reader.prepareStatement("SELECT txid_current_if_assigned()");
                     ResultSet row = xid.executeQuery()) {
                 assertThat(row.next()).isTrue();
-                assertThat(row.getObject(1)).as("transaction id of the replay's transaction").isNull();
+                assertThat(row.getObject(1))
+                        .as("transaction id of the replay's transaction")
+                        .isNull();
             }
             reader.rollback();
         }
@@ -439,32 +484,45 @@ class PostgresStoreTest {
             ScopeKey completed = randomKey();
             ScopeKey released = randomKey();
             ScopeKey watched = randomKey();
-            assertThat(store.complete(completed, claimNew(completed, randomFingerprint(), LONG),
-                    RecordStatus.COMPLETED, response(201, "{}"))).isTrue();
-            assertThat(store.release(released, claimNew(released, randomFingerprint(), LONG))).isTrue();
+            assertThat(store.complete(
+                            completed,
+                            claimNew(completed, randomFingerprint(), LONG),
+                            RecordStatus.COMPLETED,
+                            response(201, "{}")))
+                    .isTrue();
+            assertThat(store.release(released, claimNew(released, randomFingerprint(), LONG)))
+                    .isTrue();
             OwnerToken owner = claimNew(watched, randomFingerprint(), LONG);
             assertThat(column(watched, "waiters")).isEqualTo("f");
             try (ChangeSubscription subscription = store.subscribe(watched)) {
-                assertThat(column(watched, "waiters")).as("marked before subscribe returns").isEqualTo("t");
-                assertThat(store.complete(watched, owner, RecordStatus.COMPLETED, response(201, "{}"))).isTrue();
+                assertThat(column(watched, "waiters"))
+                        .as("marked before subscribe returns")
+                        .isEqualTo("t");
+                assertThat(store.complete(watched, owner, RecordStatus.COMPLETED, response(201, "{}")))
+                        .isTrue();
                 assertThat(subscription.await(Duration.ofSeconds(5))).isTrue();
             }
             // notifications arrive in commit order: the first one of these keys is the watched record's
             // (other test runs may notify on the shared channel: their keys are not ours)
             PGConnection pg = listening.unwrap(PGConnection.class);
             List<String> ours = List.of(completed.hash(), released.hash(), watched.hash());
-            String first = await().atMost(Duration.ofSeconds(10)).until(() -> {
-                PGNotification[] notifications = pg.getNotifications(100);
-                if (notifications != null) {
-                    for (PGNotification notification : notifications) {
-                        if (ours.contains(notification.getParameter())) {
-                            return notification.getParameter();
-                        }
-                    }
-                }
-                return null;
-            }, java.util.Objects::nonNull);
-            assertThat(first).as("no notification for the records nobody waited for").isEqualTo(watched.hash());
+            String first = await().atMost(Duration.ofSeconds(10))
+                    .until(
+                            () -> {
+                                PGNotification[] notifications = pg.getNotifications(100);
+                                if (notifications != null) {
+                                    for (PGNotification notification : notifications) {
+                                        if (ours.contains(notification.getParameter())) {
+                                            return notification.getParameter();
+                                        }
+                                    }
+                                }
+                                return null;
+                            },
+                            java.util.Objects::nonNull);
+            assertThat(first)
+                    .as("no notification for the records nobody waited for")
+                    .isEqualTo(watched.hash());
         }
     }
 
@@ -476,20 +534,29 @@ class PostgresStoreTest {
                 for (int i = 0; i < keys; i++) {
                     ScopeKey key = randomKey();
                     OwnerToken owner = ownerOf(hot.claim(key, randomFingerprint(), LONG, RETENTION));
-                    assertThat(hot.complete(key, owner, i % 2 == 0 ? RecordStatus.COMPLETED : RecordStatus.FAILED,
-                            response(201, "{\"id\":\"" + key.hash() + "\",\"amount\":1000,\"currency\":\"EUR\"}")))
+                    assertThat(hot.complete(
+                                    key,
+                                    owner,
+                                    i % 2 == 0 ? RecordStatus.COMPLETED : RecordStatus.FAILED,
+                                    response(
+                                            201,
+                                            "{\"id\":\"" + key.hash() + "\",\"amount\":1000,\"currency\":\"EUR\"}")))
                             .isTrue();
                 }
             }
             own.close(); // a backend reports its table statistics at the latest when it exits
-            await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> assertThat(updates(own)[0]).isEqualTo(keys));
-            assertThat(updates(own)[1]).as("HOT updates among the %d completions", keys).isEqualTo(keys);
+            await().atMost(Duration.ofSeconds(30))
+                    .untilAsserted(() -> assertThat(updates(own)[0]).isEqualTo(keys));
+            assertThat(updates(own)[1])
+                    .as("HOT updates among the %d completions", keys)
+                    .isEqualTo(keys);
         }
     }
 
     /** The table's updates and HOT updates, as the statistics have them. */
     private static long[] updates(TestDatabase database) throws SQLException {
-        try (Connection c = database.direct().getConnection(); Statement s = c.createStatement();
+        try (Connection c = database.direct().getConnection();
+                Statement s = c.createStatement();
                 ResultSet row = s.executeQuery("SELECT n_tup_upd, n_tup_hot_upd FROM pg_stat_user_tables "
                         + "WHERE relid = 'idempotency_records'::regclass")) {
             assertThat(row.next()).isTrue();
@@ -500,7 +567,8 @@ class PostgresStoreTest {
     @Test
     void purgeDeletesExpiredRowsInBoundedBatches() {
         // a table of its own, so that expired rows of other tests do not count
-        PostgresStoreConfig config = PostgresStoreConfig.custom().tableName("purge_records").build();
+        PostgresStoreConfig config =
+                PostgresStoreConfig.custom().tableName("purge_records").build();
         assertThat(PostgresSchema.migrate(database.pool(), config)).isTrue();
         try (PostgresIdempotencyStore purging = PostgresIdempotencyStore.create(database.pool(), config)) {
             database.execute("""
@@ -528,7 +596,9 @@ class PostgresStoreTest {
             database.execute("""
                     UPDATE purge_records SET expires_at = now() - interval '1 second'
                     """);
-            assertThat(purging.purgeExpired(2)).as("not yet: purge_after is the claim's expiry").isZero();
+            assertThat(purging.purgeExpired(2))
+                    .as("not yet: purge_after is the claim's expiry")
+                    .isZero();
             database.execute("""
                     UPDATE purge_records SET purge_after = expires_at
                     """);
@@ -539,18 +609,21 @@ class PostgresStoreTest {
 
     @Test
     void aCustomTableIsCreatedOnceAndUsed() {
-        PostgresStoreConfig config = PostgresStoreConfig.custom().tableName("custom_idem").build();
+        PostgresStoreConfig config =
+                PostgresStoreConfig.custom().tableName("custom_idem").build();
         assertThat(PostgresSchema.migrate(database.pool(), config)).isTrue();
         assertThat(PostgresSchema.migrate(database.pool(), config)).isFalse();
         assertThat(PostgresSchema.migrate(database.pool())).isFalse();
         assertThat(PostgresSchema.script(config))
                 .contains("CREATE TABLE IF NOT EXISTS custom_idem (", "custom_idem_expires_at_idx")
                 .doesNotContain("idempotency_records");
-        assertThat(PostgresSchema.script(PostgresStoreConfig.ofDefaults())).contains("idempotency_records_expires_at_idx");
+        assertThat(PostgresSchema.script(PostgresStoreConfig.ofDefaults()))
+                .contains("idempotency_records_expires_at_idx");
         try (PostgresIdempotencyStore custom = PostgresIdempotencyStore.create(database.pool(), config)) {
             ScopeKey key = randomKey();
             OwnerToken owner = ownerOf(custom.claim(key, randomFingerprint(), LONG, RETENTION));
-            assertThat(custom.complete(key, owner, RecordStatus.COMPLETED, response(200, "{}"))).isTrue();
+            assertThat(custom.complete(key, owner, RecordStatus.COMPLETED, response(200, "{}")))
+                    .isTrue();
             assertThat(custom.find(key)).isPresent();
             assertThat(store.find(key)).isEmpty();
         }
@@ -562,15 +635,18 @@ class PostgresStoreTest {
         Fingerprint fp = randomFingerprint();
         OwnerToken first = claimNew(key, fp, Duration.ofMillis(100));
         try (Connection c = database.pool().getConnection()) {
-            assertThat(store.updateRecoveryPoint(c, key, first, "charge_created")).isTrue();
-            assertThat(store.updateRecoveryPoint(c, key, OwnerToken.random(), "forged")).isFalse();
+            assertThat(store.updateRecoveryPoint(c, key, first, "charge_created"))
+                    .isTrue();
+            assertThat(store.updateRecoveryPoint(c, key, OwnerToken.random(), "forged"))
+                    .isFalse();
             assertThat(store.findRecoveryPoint(c, key)).contains("charge_created");
         }
         OwnerToken second = awaitTakeover(key, fp).owner();
         assertThat(store.findRecoveryPoint(key)).contains("charge_created");
         try (Connection c = database.pool().getConnection()) {
             assertThat(store.updateRecoveryPoint(c, key, first, "stale")).isFalse();
-            assertThat(store.updateRecoveryPoint(c, key, second, "processor_called")).isTrue();
+            assertThat(store.updateRecoveryPoint(c, key, second, "processor_called"))
+                    .isTrue();
         }
         assertThat(store.findRecoveryPoint(key)).contains("processor_called");
         assertThat(store.findRecoveryPoint(randomKey())).isEmpty();
@@ -590,13 +666,15 @@ class PostgresStoreTest {
 
     /** Claims until the lease has run out and the claim takes over. */
     static ClaimOutcome.Claimed awaitTakeover(ScopeKey key, Fingerprint fp) {
-        ClaimOutcome outcome = await().atMost(Duration.ofSeconds(5)).pollInterval(Duration.ofMillis(20))
+        ClaimOutcome outcome = await().atMost(Duration.ofSeconds(5))
+                .pollInterval(Duration.ofMillis(20))
                 .until(() -> store.claim(key, fp, LONG, RETENTION), o -> o instanceof ClaimOutcome.Claimed);
         return (ClaimOutcome.Claimed) outcome;
     }
 
     /** {@code threads} threads claim every key at once (a barrier per key); counts [claimed, takeover, in flight]. */
-    private static int[][] race(int threads, List<ScopeKey> keys, java.util.function.Function<ScopeKey, ClaimOutcome> claim)
+    private static int[][] race(
+            int threads, List<ScopeKey> keys, java.util.function.Function<ScopeKey, ClaimOutcome> claim)
             throws Exception {
         int[][] counts = new int[keys.size()][3];
         ExecutorService pool = Executors.newFixedThreadPool(threads);

@@ -22,9 +22,10 @@ import org.postgresql.util.PSQLException;
  * column did.
  */
 class RowRulesTest {
-    private static final String COLUMNS = "INSERT INTO idempotency_records (scope_key, status, fingerprint, owner_token, "
-            + "created_at, lease_expires_at, expires_at, retention, response_status, response_headers, response_body, "
-            + "updated_at) VALUES ";
+    private static final String COLUMNS =
+            "INSERT INTO idempotency_records (scope_key, status, fingerprint, owner_token, "
+                    + "created_at, lease_expires_at, expires_at, retention, response_status, response_headers, response_body, "
+                    + "updated_at) VALUES ";
     private static DataSource schema;
 
     @BeforeAll
@@ -42,35 +43,45 @@ class RowRulesTest {
             failed without a body       | 'FAILED'     | 'o'  | NULL                        | 500  | '{}' | NULL
             a status the store has not  | 'DONE'       | 'o'  | now() + interval '1 minute' | 201  | '{}' | '\\x'
             """)
-    void anInsertThatBreaksTheRuleIsRefusedAsTheCheckRefusedIt(String rule, String status, String owner, String lease,
-            String responseStatus, String headers, String body) {
+    void anInsertThatBreaksTheRuleIsRefusedAsTheCheckRefusedIt(
+            String rule,
+            String status,
+            String owner,
+            String lease,
+            String responseStatus,
+            String headers,
+            String body) {
         String row = "(md5(random()::text), " + status + ", 'sha256:x', " + owner + ", now(), " + lease
                 + ", now() + interval '1 hour', interval '1 hour', " + responseStatus + ", " + headers + ", " + body
                 + ", now())";
-        assertThatThrownBy(() -> execute(COLUMNS + row))
-                .as(rule)
-                .isInstanceOfSatisfying(PSQLException.class, e -> {
-                    assertThat(e.getSQLState()).isEqualTo("23514");
-                    assertThat(e.getServerErrorMessage().getConstraint()).isEqualTo("idempotency_records_status_check");
-                    assertThat(e.getServerErrorMessage().getTable()).isEqualTo("idempotency_records");
-                });
+        assertThatThrownBy(() -> execute(COLUMNS + row)).as(rule).isInstanceOfSatisfying(PSQLException.class, e -> {
+            assertThat(e.getSQLState()).isEqualTo("23514");
+            assertThat(e.getServerErrorMessage().getConstraint()).isEqualTo("idempotency_records_status_check");
+            assertThat(e.getServerErrorMessage().getTable()).isEqualTo("idempotency_records");
+        });
     }
 
     @Test
     void aNullStatusIsRefusedByItsNotNullAsBefore() {
         assertThatThrownBy(() -> execute(COLUMNS + "(md5(random()::text), NULL, 'sha256:x', 'o', now(), now(), "
-                + "now() + interval '1 hour', interval '1 hour', NULL, NULL, NULL, now())"))
-                .isInstanceOfSatisfying(PSQLException.class, e -> assertThat(e.getSQLState()).isEqualTo("23502"));
+                        + "now() + interval '1 hour', interval '1 hour', NULL, NULL, NULL, now())"))
+                .isInstanceOfSatisfying(
+                        PSQLException.class, e -> assertThat(e.getSQLState()).isEqualTo("23502"));
     }
 
     @Test
     void anUpdateThatBreaksTheRuleIsRefusedAndChangesNothing() throws SQLException {
         String key = insertPhase("now() + interval '1 hour'");
-        assertThatThrownBy(() -> execute("UPDATE idempotency_records SET status = 'COMPLETED' WHERE scope_key = '" + key + "'"))
-                .isInstanceOfSatisfying(PSQLException.class, e -> assertThat(e.getSQLState()).isEqualTo("23514"));
-        assertThatThrownBy(() -> execute("UPDATE idempotency_records SET owner_token = NULL WHERE scope_key = '" + key + "'"))
-                .isInstanceOfSatisfying(PSQLException.class, e -> assertThat(e.getSQLState()).isEqualTo("23514"));
-        assertThat(query("SELECT status || ' ' || owner_token FROM idempotency_records WHERE scope_key = '" + key + "'"))
+        assertThatThrownBy(() ->
+                        execute("UPDATE idempotency_records SET status = 'COMPLETED' WHERE scope_key = '" + key + "'"))
+                .isInstanceOfSatisfying(
+                        PSQLException.class, e -> assertThat(e.getSQLState()).isEqualTo("23514"));
+        assertThatThrownBy(() ->
+                        execute("UPDATE idempotency_records SET owner_token = NULL WHERE scope_key = '" + key + "'"))
+                .isInstanceOfSatisfying(
+                        PSQLException.class, e -> assertThat(e.getSQLState()).isEqualTo("23514"));
+        assertThat(query(
+                        "SELECT status || ' ' || owner_token FROM idempotency_records WHERE scope_key = '" + key + "'"))
                 .isEqualTo("PROCESSING o");
     }
 
@@ -82,7 +93,8 @@ class RowRulesTest {
         execute("UPDATE idempotency_records SET lease_expires_at = lease_expires_at + interval '5 minutes' "
                 + "WHERE scope_key = '" + phase + "'");
         assertThat(recoveryDue(phase)).as("a renewal").isEqualTo("lease");
-        execute("UPDATE idempotency_records SET recovery_due = now() - interval '1 day' WHERE scope_key = '" + phase + "'");
+        execute("UPDATE idempotency_records SET recovery_due = now() - interval '1 day' WHERE scope_key = '" + phase
+                + "'");
         assertThat(recoveryDue(phase)).as("written directly, computed again").isEqualTo("lease");
         execute("UPDATE idempotency_records SET dead_lettered_at = now() WHERE scope_key = '" + phase + "'");
         assertThat(recoveryDue(phase)).as("a dead letter").isEqualTo("null");
@@ -114,13 +126,16 @@ class RowRulesTest {
     }
 
     private static void execute(String sql) throws SQLException {
-        try (Connection c = schema.getConnection(); Statement s = c.createStatement()) {
+        try (Connection c = schema.getConnection();
+                Statement s = c.createStatement()) {
             s.execute(sql);
         }
     }
 
     private static String query(String sql) throws SQLException {
-        try (Connection c = schema.getConnection(); Statement s = c.createStatement(); ResultSet row = s.executeQuery(sql)) {
+        try (Connection c = schema.getConnection();
+                Statement s = c.createStatement();
+                ResultSet row = s.executeQuery(sql)) {
             assertThat(row.next()).as(sql).isTrue();
             return row.getString(1);
         }

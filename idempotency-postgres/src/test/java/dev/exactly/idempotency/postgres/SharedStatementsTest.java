@@ -50,8 +50,12 @@ class SharedStatementsTest {
     @BeforeAll
     static void start() {
         database = TestDatabase.create("idem_shared", 8);
-        store = PostgresIdempotencyStore.create(database.pool(),
-                PostgresStoreConfig.custom().sharedStatementLanes(1).maxSharedWrites(16).build());
+        store = PostgresIdempotencyStore.create(
+                database.pool(),
+                PostgresStoreConfig.custom()
+                        .sharedStatementLanes(1)
+                        .maxSharedWrites(16)
+                        .build());
     }
 
     /** Claims share statements while the store sends the insert first: while most keys lately were fresh. */
@@ -70,10 +74,11 @@ class SharedStatementsTest {
      * Runs {@code calls} at once while a transaction holds a lock that makes the first write wait, until the
      * others have queued behind it ({@code queued}); then lets them go and returns their results.
      */
-    private <T> List<T> whileTheLaneIsHeld(String lock, IntFunction<T> call,
-            java.util.function.IntSupplier queued) throws Exception {
+    private <T> List<T> whileTheLaneIsHeld(String lock, IntFunction<T> call, java.util.function.IntSupplier queued)
+            throws Exception {
         List<Future<T>> results = new ArrayList<>();
-        try (Connection holder = database.direct().getConnection(); Statement s = holder.createStatement()) {
+        try (Connection holder = database.direct().getConnection();
+                Statement s = holder.createStatement()) {
             holder.setAutoCommit(false);
             s.execute(lock);
             for (int i = 0; i < CALLERS; i++) {
@@ -103,8 +108,10 @@ class SharedStatementsTest {
             fingerprints.add(randomFingerprint());
         }
         long sharedBefore = store.sharedWrites();
-        List<ClaimOutcome> claims = whileTheLaneIsHeld(lockAgainstWrites(),
-                i -> store.claim(keys.get(i), fingerprints.get(i), LEASE, RETENTION), store::claimsQueued);
+        List<ClaimOutcome> claims = whileTheLaneIsHeld(
+                lockAgainstWrites(),
+                i -> store.claim(keys.get(i), fingerprints.get(i), LEASE, RETENTION),
+                store::claimsQueued);
         assertThat(store.sharedWrites() - sharedBefore).isEqualTo(CALLERS - 1);
         List<OwnerToken> owners = new ArrayList<>();
         for (int i = 0; i < CALLERS; i++) {
@@ -124,9 +131,14 @@ class SharedStatementsTest {
             responses.add(response(i));
         }
         long completedBefore = store.sharedWrites();
-        List<Boolean> done = whileTheLaneIsHeld(lockAgainstWrites(),
-                i -> store.complete(keys.get(i), owners.get(i), i % 7 == 0 ? RecordStatus.FAILED : RecordStatus.COMPLETED,
-                        responses.get(i)), store::completionsQueued);
+        List<Boolean> done = whileTheLaneIsHeld(
+                lockAgainstWrites(),
+                i -> store.complete(
+                        keys.get(i),
+                        owners.get(i),
+                        i % 7 == 0 ? RecordStatus.FAILED : RecordStatus.COMPLETED,
+                        responses.get(i)),
+                store::completionsQueued);
         assertThat(done).containsOnly(true);
         assertThat(store.sharedWrites() - completedBefore).isEqualTo(CALLERS - 1);
         for (int i = 0; i < CALLERS; i++) {
@@ -164,8 +176,8 @@ class SharedStatementsTest {
         for (int i = 0; i < CALLERS; i++) {
             keys.add(i % 2 == 0 ? contested : randomKey());
         }
-        List<ClaimOutcome> claims = whileTheLaneIsHeld(lockAgainstWrites(),
-                i -> store.claim(keys.get(i), fingerprint, LEASE, RETENTION), store::claimsQueued);
+        List<ClaimOutcome> claims = whileTheLaneIsHeld(
+                lockAgainstWrites(), i -> store.claim(keys.get(i), fingerprint, LEASE, RETENTION), store::claimsQueued);
         long claimedContested = 0;
         for (int i = 0; i < CALLERS; i++) {
             if (keys.get(i).equals(contested)) {
@@ -192,7 +204,8 @@ class SharedStatementsTest {
             ClaimOutcome claimed = store.claim(key, randomFingerprint(), LEASE, RETENTION);
             owners.add(i % 3 == 1 ? OwnerToken.random() : ((ClaimOutcome.Claimed) claimed).owner());
         }
-        List<Boolean> done = whileTheLaneIsHeld(lockAgainstWrites(),
+        List<Boolean> done = whileTheLaneIsHeld(
+                lockAgainstWrites(),
                 i -> store.complete(keys.get(i), owners.get(i), RecordStatus.COMPLETED, response(i)),
                 store::completionsQueued);
         for (int i = 0; i < CALLERS; i++) {
@@ -211,13 +224,16 @@ class SharedStatementsTest {
         for (int i = 0; i < CALLERS; i++) {
             ScopeKey key = i == CALLERS / 2 ? watched : randomKey();
             keys.add(key);
-            owners.add(key == watched ? owner
-                    : ((ClaimOutcome.Claimed) store.claim(key, randomFingerprint(), LEASE, RETENTION)).owner());
+            owners.add(
+                    key == watched
+                            ? owner
+                            : ((ClaimOutcome.Claimed) store.claim(key, randomFingerprint(), LEASE, RETENTION)).owner());
         }
         try (PostgresIdempotencyStore other = PostgresIdempotencyStore.create(database.pool());
                 ChangeSubscription subscription = other.subscribe(watched)) {
             await().atMost(10, TimeUnit.SECONDS).until(other::isListening);
-            List<Boolean> done = whileTheLaneIsHeld(lockAgainstWrites(),
+            List<Boolean> done = whileTheLaneIsHeld(
+                    lockAgainstWrites(),
                     i -> store.complete(keys.get(i), owners.get(i), RecordStatus.COMPLETED, response(i)),
                     store::completionsQueued);
             assertThat(done).containsOnly(true);
@@ -235,16 +251,22 @@ class SharedStatementsTest {
     void aClaimThatTimesOutWaitingForAnOpenTransactionFailsAloneAndTheOthersAreClaimed() throws Exception {
         ScopeKey held = randomKey();
         Fingerprint fingerprint = randomFingerprint();
-        try (PostgresIdempotencyStore timed = PostgresIdempotencyStore.create(database.pool(),
-                        PostgresStoreConfig.custom().statementTimeout(Duration.ofSeconds(1))
-                                .sharedStatementLanes(1).maxSharedWrites(16).build());
+        try (PostgresIdempotencyStore timed = PostgresIdempotencyStore.create(
+                        database.pool(),
+                        PostgresStoreConfig.custom()
+                                .statementTimeout(Duration.ofSeconds(1))
+                                .sharedStatementLanes(1)
+                                .maxSharedWrites(16)
+                                .build());
                 Connection caller = database.direct().getConnection()) {
             timed.claimFirst("insert");
             caller.setAutoCommit(false);
-            assertThat(timed.claim(caller, held, fingerprint, LEASE, RETENTION)).isInstanceOf(ClaimOutcome.Claimed.class);
+            assertThat(timed.claim(caller, held, fingerprint, LEASE, RETENTION))
+                    .isInstanceOf(ClaimOutcome.Claimed.class);
 
             // the first claim of the held key takes the lane and waits; one more of it and the others queue
-            List<Future<ClaimOutcome>> first = List.of(threads.submit(() -> timed.claim(held, fingerprint, LEASE, RETENTION)));
+            List<Future<ClaimOutcome>> first =
+                    List.of(threads.submit(() -> timed.claim(held, fingerprint, LEASE, RETENTION)));
             await().atMost(10, TimeUnit.SECONDS).until(() -> lockWaiters() >= 1);
             List<ScopeKey> keys = new ArrayList<>();
             List<Future<ClaimOutcome>> queued = new ArrayList<>();
@@ -256,7 +278,8 @@ class SharedStatementsTest {
                 await().atMost(10, TimeUnit.SECONDS).until(() -> timed.claimsQueued() == n);
             }
             assertThatThrownBy(() -> first.getFirst().get(20, TimeUnit.SECONDS))
-                    .hasCauseInstanceOf(StoreUnavailableException.class).hasMessageContaining("did not answer in time");
+                    .hasCauseInstanceOf(StoreUnavailableException.class)
+                    .hasMessageContaining("did not answer in time");
             for (int i = 0; i < keys.size(); i++) {
                 Future<ClaimOutcome> claim = queued.get(i);
                 if (keys.get(i).equals(held)) {
@@ -272,9 +295,11 @@ class SharedStatementsTest {
 
     /** Sessions of the test's database waiting for a lock right now, as a claim of the held key does. */
     private static int lockWaiters() throws Exception {
-        try (Connection c = database.direct().getConnection(); Statement s = c.createStatement();
-                java.sql.ResultSet r = s.executeQuery("SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock'"
-                        + " AND datname = current_database()")) {
+        try (Connection c = database.direct().getConnection();
+                Statement s = c.createStatement();
+                java.sql.ResultSet r =
+                        s.executeQuery("SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock'"
+                                + " AND datname = current_database()")) {
             r.next();
             return r.getInt(1);
         }

@@ -57,7 +57,8 @@ final class TestDatabase implements AutoCloseable {
 
     /** Runs one SQL text on a direct connection. */
     void execute(String sql) {
-        try (Connection c = direct.getConnection(); Statement s = c.createStatement()) {
+        try (Connection c = direct.getConnection();
+                Statement s = c.createStatement()) {
             s.execute(sql);
         } catch (SQLException e) {
             throw new IllegalStateException(e);
@@ -83,8 +84,8 @@ final class TestDatabase implements AutoCloseable {
     }
 
     static StoredResponse response(int status, String body) {
-        return new StoredResponse(status, Map.of("content-type", List.of("application/json")),
-                body.getBytes(StandardCharsets.UTF_8));
+        return new StoredResponse(
+                status, Map.of("content-type", List.of("application/json")), body.getBytes(StandardCharsets.UTF_8));
     }
 
     @Override

@@ -36,12 +36,14 @@ class TimestampsTest {
         dataSource.setUrl(TestPostgres.jdbcUrl());
         // -1: prepared on the server at once, so results come in binary; 0: never, so they come as text
         dataSource.setPrepareThreshold(binary ? -1 : 0);
-        try (Connection c = dataSource.getConnection(); PreparedStatement s = c.prepareStatement(VALUES)) {
+        try (Connection c = dataSource.getConnection();
+                PreparedStatement s = c.prepareStatement(VALUES)) {
             s.setInt(1, 1);
             List<Instant> ours = new ArrayList<>();
             List<Instant> drivers = new ArrayList<>();
             try (ResultSet rows = s.executeQuery()) {
-                assertThat(rows.getMetaData().unwrap(PGResultSetMetaData.class).getFormat(1)).isEqualTo(binary ? 1 : 0);
+                assertThat(rows.getMetaData().unwrap(PGResultSetMetaData.class).getFormat(1))
+                        .isEqualTo(binary ? 1 : 0);
                 while (rows.next()) {
                     ours.add(Timestamps.instant(rows, 1));
                     OffsetDateTime value = rows.getObject(1, OffsetDateTime.class);

@@ -64,6 +64,7 @@ class UnavailableTest {
                 .hasMessageContaining("could not reach PostgreSQL")
                 .hasMessageContaining("08001")
                 .hasCauseInstanceOf(SQLException.class)
-                .satisfies(e -> assertThat(((StoreUnavailableException) e).code()).isEqualTo("idempotency_store_unavailable"));
+                .satisfies(e ->
+                        assertThat(((StoreUnavailableException) e).code()).isEqualTo("idempotency_store_unavailable"));
     }
 }

@@ -34,10 +34,9 @@ import io.lettuce.core.cluster.ClusterClientOptions;
 import io.lettuce.core.cluster.ClusterTopologyRefreshOptions;
 import io.lettuce.core.cluster.RedisClusterClient;
 import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
-import io.lettuce.core.cluster.models.partitions.RedisClusterNode;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
+import io.lettuce.core.cluster.models.partitions.RedisClusterNode;
 import io.lettuce.core.codec.ByteArrayCodec;
-import io.lettuce.core.output.IntegerOutput;
 import io.lettuce.core.output.StatusOutput;
 import io.lettuce.core.output.ValueOutput;
 import io.lettuce.core.protocol.CommandArgs;
@@ -185,6 +184,7 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
     private static final Duration CLUSTER_TOPOLOGY_REFRESH = Duration.ofSeconds(30);
     /** The longest lease or retention a record holds: its times are 13-digit epoch milliseconds. */
     private static final Duration MAX_DURATION = Duration.ofDays(36_500);
+
     private static final byte[] WAITER_MARK = {'1'};
     private static final SetArgs WAITER_MARK_ARGS = SetArgs.Builder.px(WAITER_MARK_MILLIS);
     /** How many times in a row a waiter's claim re-claims a record that was gone when it came to touch it. */
@@ -194,6 +194,7 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
      * (6.x, which Spring Boot manages, has no {@code CommandKeyword.PX}), bytes are the same in all.
      */
     private static final byte[] NX = {'N', 'X'};
+
     private static final byte[] PX = {'P', 'X'};
     private static final byte[] GET = {'G', 'E', 'T'};
     private static final byte[] IFEQ = {'I', 'F', 'E', 'Q'};
@@ -209,6 +210,7 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
     private final byte[] channel;
     /** Every scope key up to the scope hash: the key prefix and an opening brace. */
     private final byte[] recordKeyHead;
+
     private final LocalWaiters waiters = new LocalWaiters();
     private final ChangeListener listener = new ChangeListener();
     private final ReentrantLock connectLock = new ReentrantLock();
@@ -234,12 +236,14 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
      * Redis 8.4 and later, as {@code INFO server} tells at connect); false on any other, or once refused.
      */
     private volatile boolean compareAndSet;
+
     private volatile @Nullable Connections connections;
     private volatile boolean closed;
     private @Nullable RedisException lastConnectFailure;
     private long lastConnectFailureNanos;
 
-    private RedisIdempotencyStore(RedisStoreConfig config, String topology, Connector connector, Runnable shutdownClient) {
+    private RedisIdempotencyStore(
+            RedisStoreConfig config, String topology, Connector connector, Runnable shutdownClient) {
         this.config = Objects.requireNonNull(config, "config");
         this.topology = topology;
         this.connector = connector;
@@ -315,8 +319,8 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
                 .socketOptions(socketOptions(config))
                 .timeoutOptions(commandTimers())
                 .build());
-        return new RedisIdempotencyStore(config, "standalone", standaloneConnector(client),
-                () -> shutdown(client::shutdown, resources));
+        return new RedisIdempotencyStore(
+                config, "standalone", standaloneConnector(client), () -> shutdown(client::shutdown, resources));
     }
 
     /**
@@ -341,8 +345,8 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
                         .enablePeriodicRefresh(CLUSTER_TOPOLOGY_REFRESH)
                         .build())
                 .build());
-        return new RedisIdempotencyStore(config, "cluster", clusterConnector(client),
-                () -> shutdown(client::shutdown, resources));
+        return new RedisIdempotencyStore(
+                config, "cluster", clusterConnector(client), () -> shutdown(client::shutdown, resources));
     }
 
     /** Shuts a client of the store's own down, then the resources (threads, timers) made for it alone. */
@@ -388,29 +392,34 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
     }
 
     @Override
-    public ClaimOutcome claim(ScopeKey key, Fingerprint fingerprint, OwnerToken owner, Duration lease,
-            Duration retention) {
+    public ClaimOutcome claim(
+            ScopeKey key, Fingerprint fingerprint, OwnerToken owner, Duration lease, Duration retention) {
         Objects.requireNonNull(owner, "owner");
         long leaseMillis = millis(lease, "lease");
         long retentionMillis = millis(retention, "retention");
-        ClaimOutcome outcome = call("claim", commands -> claimOnce(commands, key, fingerprint, owner, leaseMillis,
-                retentionMillis, finishedShare > READ_FIRST));
+        ClaimOutcome outcome = call(
+                "claim",
+                commands -> claimOnce(
+                        commands, key, fingerprint, owner, leaseMillis, retentionMillis, finishedShare > READ_FIRST));
         count(outcome instanceof ClaimOutcome.Finished);
         // A claim in flight while this process waits for the scope (its marker set by subscribe, before this
         // re-claim) touches the record (touch.lua): an owner completing by SET ... IFEQ, which publishes nothing,
         // then finds another value and goes to finish.lua, which publishes. A record gone in between is claimed again.
         for (int gone = 0; outcome instanceof ClaimOutcome.InFlight && waiters.hasWaiters(key); gone++) {
-            byte[] touched = call("claim", commands -> LuaScript.TOUCH.<byte[]>run(commands, deadlines, recordKey(key)));
+            byte[] touched =
+                    call("claim", commands -> LuaScript.TOUCH.<byte[]>run(commands, deadlines, recordKey(key)));
             if (touched != null) {
                 IdempotencyRecord current = RecordValue.decode(key, touched);
                 return current.status().isFinished()
-                        ? new ClaimOutcome.Finished(current) : new ClaimOutcome.InFlight(current);
+                        ? new ClaimOutcome.Finished(current)
+                        : new ClaimOutcome.InFlight(current);
             }
             if (gone == TOUCH_ATTEMPTS) {
                 return outcome; // gone again and again: the wait ends at the lease end or the poll, then claims
             }
-            outcome = call("claim", commands -> claimOnce(commands, key, fingerprint, owner, leaseMillis,
-                    retentionMillis, false));
+            outcome = call(
+                    "claim",
+                    commands -> claimOnce(commands, key, fingerprint, owner, leaseMillis, retentionMillis, false));
         }
         return outcome;
     }
@@ -419,8 +428,14 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
      * One claim: {@code SET ... NX PX GET}, then claim.lua when the lease may be over (or every time before 7.0);
      * with {@code readFirst}, a {@code GET} before them, which alone answers a key with a finished record.
      */
-    private ClaimOutcome claimOnce(RedisClusterAsyncCommands<byte[], byte[]> commands, ScopeKey key,
-            Fingerprint fingerprint, OwnerToken owner, long leaseMillis, long retentionMillis, boolean readFirst) {
+    private ClaimOutcome claimOnce(
+            RedisClusterAsyncCommands<byte[], byte[]> commands,
+            ScopeKey key,
+            Fingerprint fingerprint,
+            OwnerToken owner,
+            long leaseMillis,
+            long retentionMillis,
+            boolean readFirst) {
         byte[] recordKey = recordKey(key);
         if (readFirst) {
             byte[] current = await(commands.get(recordKey));
@@ -437,8 +452,16 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
         if (plainClaims) {
             byte[] previous;
             try {
-                previous = await(commands.dispatch(CommandType.SET, new ValueOutput<>(CODEC),
-                        new CommandArgs<>(CODEC).addKey(recordKey).add(value).add(NX).add(PX).add(ttl).add(GET)));
+                previous = await(commands.dispatch(
+                        CommandType.SET,
+                        new ValueOutput<>(CODEC),
+                        new CommandArgs<>(CODEC)
+                                .addKey(recordKey)
+                                .add(value)
+                                .add(NX)
+                                .add(PX)
+                                .add(ttl)
+                                .add(GET)));
             } catch (RedisCommandExecutionException refused) {
                 if (!syntaxRefused(refused)) {
                     throw refused;
@@ -457,16 +480,23 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
                     return new ClaimOutcome.Finished(current);
                 }
                 if (!current.fingerprint().equals(fingerprint)
-                        || Objects.requireNonNull(current.leaseExpiresAt(), "a record in flight has a lease").toEpochMilli()
-                        > clock.nowMillis() + clock.uncertaintyMillis()) {
+                        || Objects.requireNonNull(current.leaseExpiresAt(), "a record in flight has a lease")
+                                        .toEpochMilli()
+                                > clock.nowMillis() + clock.uncertaintyMillis()) {
                     return new ClaimOutcome.InFlight(current);
                 }
                 // the lease may be over: the script decides on the server's count, atomically
             }
         }
-        List<?> reply = LuaScript.CLAIM.run(commands, deadlines, recordKey,
-                RecordValue.ascii(fingerprint.encoded()), RecordValue.fence(owner),
-                RecordValue.decimal(leaseMillis), RecordValue.decimal(retentionMillis), value);
+        List<?> reply = LuaScript.CLAIM.run(
+                commands,
+                deadlines,
+                recordKey,
+                RecordValue.ascii(fingerprint.encoded()),
+                RecordValue.fence(owner),
+                RecordValue.decimal(leaseMillis),
+                RecordValue.decimal(retentionMillis),
+                value);
         byte[] outcome = (byte[]) reply.get(0);
         byte[] answer = (byte[]) reply.get(1);
         return switch (outcome[0]) {
@@ -482,8 +512,9 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
             }
             case 'i' -> new ClaimOutcome.InFlight(RecordValue.decode(key, answer));
             case 'f' -> new ClaimOutcome.Finished(RecordValue.decode(key, answer));
-            default -> throw new IllegalArgumentException(
-                    "unknown claim outcome " + new String(outcome, StandardCharsets.US_ASCII));
+            default ->
+                throw new IllegalArgumentException(
+                        "unknown claim outcome " + new String(outcome, StandardCharsets.US_ASCII));
         };
     }
 
@@ -506,8 +537,13 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
         byte[] processing = held.take(owner, keys[0]);
         long applied = call("complete", commands -> {
             if (processing == null) {
-                return LuaScript.COMPLETE.<Long>run(commands, deadlines, keys, RecordValue.fence(owner),
-                        RecordValue.finishedFront(outcome, clock.nowMillis()), part);
+                return LuaScript.COMPLETE.<Long>run(
+                        commands,
+                        deadlines,
+                        keys,
+                        RecordValue.fence(owner),
+                        RecordValue.finishedFront(outcome, clock.nowMillis()),
+                        part);
             }
             byte[] finished = RecordValue.finished(processing, outcome, clock.nowMillis(), part);
             byte[] retention = RecordValue.retention(processing);
@@ -516,8 +552,7 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
             }
             // the record is not the value held (touched, renewed, taken over, finished, gone): the script
             // decides by the owner, and publishes while someone waits
-            return LuaScript.FINISH.<Long>run(commands, deadlines, keys, RecordValue.fence(owner), finished,
-                    retention);
+            return LuaScript.FINISH.<Long>run(commands, deadlines, keys, RecordValue.fence(owner), finished, retention);
         });
         return signalledIf(applied == 1L, key);
     }
@@ -535,15 +570,28 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
      * @return whether the record was written; false when it was not as held (the caller's script decides)
      *     or when the server refused {@code IFEQ} (then this store sends the script from then on)
      */
-    private boolean finishIfEqual(RedisClusterAsyncCommands<byte[], byte[]> commands, byte[] recordKey,
-            byte[] processing, byte[] finished, byte[] retention) {
+    private boolean finishIfEqual(
+            RedisClusterAsyncCommands<byte[], byte[]> commands,
+            byte[] recordKey,
+            byte[] processing,
+            byte[] finished,
+            byte[] retention) {
         if (!compareAndSet) {
-            return LuaScript.FINISH_IF_EQUAL.<Long>run(commands, deadlines, recordKey, finished, processing,
-                    retention) == 1L;
+            return LuaScript.FINISH_IF_EQUAL.<Long>run(commands, deadlines, recordKey, finished, processing, retention)
+                    == 1L;
         }
         try {
-            return await(commands.dispatch(CommandType.SET, new StatusOutput<>(CODEC), new CommandArgs<>(CODEC)
-                    .addKey(recordKey).add(finished).add(IFEQ).add(processing).add(PX).add(retention))) != null;
+            return await(commands.dispatch(
+                            CommandType.SET,
+                            new StatusOutput<>(CODEC),
+                            new CommandArgs<>(CODEC)
+                                    .addKey(recordKey)
+                                    .add(finished)
+                                    .add(IFEQ)
+                                    .add(processing)
+                                    .add(PX)
+                                    .add(retention)))
+                    != null;
         } catch (RedisCommandExecutionException refused) {
             if (!syntaxRefused(refused)) {
                 throw refused;
@@ -557,16 +605,19 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
     public boolean release(ScopeKey key, OwnerToken owner) {
         byte[][] keys = scopeKeys(key);
         held.take(owner, keys[0]);
-        long applied = call("release", commands -> LuaScript.RELEASE.<Long>run(commands, deadlines,
-                keys, RecordValue.fence(owner)));
+        long applied = call(
+                "release",
+                commands -> LuaScript.RELEASE.<Long>run(commands, deadlines, keys, RecordValue.fence(owner)));
         return signalledIf(applied == 1L, key);
     }
 
     @Override
     public boolean renew(ScopeKey key, OwnerToken owner, Duration lease) {
         byte[] leaseMillis = RecordValue.decimal(millis(lease, "lease"));
-        long applied = call("renew", commands -> LuaScript.RENEW.<Long>run(commands, deadlines,
-                recordKey(key), RecordValue.fence(owner), leaseMillis));
+        long applied = call(
+                "renew",
+                commands -> LuaScript.RENEW.<Long>run(
+                        commands, deadlines, recordKey(key), RecordValue.fence(owner), leaseMillis));
         return applied == 1L;
     }
 
@@ -731,8 +782,8 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
         return deadlines.await(future);
     }
 
-    private <T extends @Nullable Object> T call(String operation,
-            Function<RedisClusterAsyncCommands<byte[], byte[]>, T> command) {
+    private <T extends @Nullable Object> T call(
+            String operation, Function<RedisClusterAsyncCommands<byte[], byte[]>, T> command) {
         Connections open = connections();
         if (clock.claimRefresh()) {
             refreshClock(open.commands());
@@ -753,7 +804,9 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
         long sent = System.nanoTime();
         try {
             // not awaited, so bounded here: a refresh that never ends would keep every later one from starting
-            commands.time().toCompletableFuture().orTimeout(timeoutNanos, TimeUnit.NANOSECONDS)
+            commands.time()
+                    .toCompletableFuture()
+                    .orTimeout(timeoutNanos, TimeUnit.NANOSECONDS)
                     .whenComplete((time, failure) -> {
                         if (failure != null || time == null || time.size() < 2) {
                             clock.refreshFailed();
@@ -786,8 +839,9 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
                 return current;
             }
             RedisException recent = lastConnectFailure;
-            if (recent != null && System.nanoTime() - lastConnectFailureNanos
-                    < TimeUnit.MILLISECONDS.toNanos(RECONNECT_BACKOFF_MILLIS)) {
+            if (recent != null
+                    && System.nanoTime() - lastConnectFailureNanos
+                            < TimeUnit.MILLISECONDS.toNanos(RECONNECT_BACKOFF_MILLIS)) {
                 throw unavailable("connect (failed less than " + RECONNECT_BACKOFF_MILLIS + " ms ago)", recent);
             }
             try {
@@ -856,8 +910,12 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
             if (opened.connection() instanceof StatefulRedisClusterConnection<byte[], byte[]> cluster) {
                 for (RedisClusterNode node : cluster.getPartitions()) {
                     if (node.is(RedisClusterNode.NodeFlag.UPSTREAM)) {
-                        refuseEviction(await(cluster.getConnection(node.getNodeId()).async().info("memory")),
-                                " (Cluster node " + node.getUri().getHost() + ":" + node.getUri().getPort() + ")");
+                        refuseEviction(
+                                await(cluster.getConnection(node.getNodeId())
+                                        .async()
+                                        .info("memory")),
+                                " (Cluster node " + node.getUri().getHost() + ":"
+                                        + node.getUri().getPort() + ")");
                     }
                 }
             } else {

@@ -25,8 +25,8 @@ import java.util.Objects;
  *                       {@code noeviction}. Allow it only where a durable store behind this one decides
  *                       (a hot tier)
  */
-public record RedisStoreConfig(String keyPrefix, Duration commandTimeout, Duration connectTimeout,
-        boolean evictionAllowed) {
+public record RedisStoreConfig(
+        String keyPrefix, Duration commandTimeout, Duration connectTimeout, boolean evictionAllowed) {
 
     /** The default key prefix. */
     public static final String DEFAULT_KEY_PREFIX = "exactly:idem:";

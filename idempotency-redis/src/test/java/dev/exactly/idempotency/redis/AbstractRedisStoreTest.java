@@ -158,8 +158,10 @@ abstract class AbstractRedisStoreTest {
         String redisKey = redisKey(key);
         assertThat(redisKey).isEqualTo(config.keyPrefix() + "{" + key.hash() + "}:r");
         String owner = claimed.owner().value();
-        assertThat(admin().get(redisKey)).as("one packed value: status, times, lease mark, owner, fingerprint")
-                .isEqualTo("2P" + fixed(record.leaseExpiresAt().toEpochMilli()) + fixed(record.expiresAt().toEpochMilli())
+        assertThat(admin().get(redisKey))
+                .as("one packed value: status, times, lease mark, owner, fingerprint")
+                .isEqualTo("2P" + fixed(record.leaseExpiresAt().toEpochMilli())
+                        + fixed(record.expiresAt().toEpochMilli())
                         + fixed(RETENTION.toMillis() - LEASE.toMillis()) + fixed(RETENTION.toMillis())
                         + owner.length() + ":" + owner + "test-sha256:a".length() + ":" + "test-sha256:a"
                         + record.createdAt().toEpochMilli() + ":");
@@ -183,10 +185,12 @@ abstract class AbstractRedisStoreTest {
     @Test
     void anExpiredLeaseIsTakenOverOnlyWithTheSameFingerprint() {
         ScopeKey key = randomKey();
-        IdempotencyRecord first = ((ClaimOutcome.Claimed) store().claim(
-                key, fingerprint("a"), Duration.ofMillis(200), RETENTION)).record();
+        IdempotencyRecord first = ((ClaimOutcome.Claimed)
+                        store().claim(key, fingerprint("a"), Duration.ofMillis(200), RETENTION))
+                .record();
         OwnerToken stale = first.owner();
-        await().atMost(Duration.ofSeconds(5)).pollInterval(Duration.ofMillis(20))
+        await().atMost(Duration.ofSeconds(5))
+                .pollInterval(Duration.ofMillis(20))
                 .until(() -> serverMillis() > first.leaseExpiresAt().toEpochMilli());
 
         assertThat(otherStore().claim(key, fingerprint("b"), LEASE, RETENTION))
@@ -201,7 +205,8 @@ abstract class AbstractRedisStoreTest {
         assertThat(takeover.owner()).isNotEqualTo(stale);
         assertThat(takeover.record().createdAt()).isEqualTo(first.createdAt());
         assertThat(takeover.record().leaseExpiresAt()).isAfter(first.leaseExpiresAt());
-        assertThat(admin().pttl(redisKey(key))).as("the takeover resets the TTL to the retention")
+        assertThat(admin().pttl(redisKey(key)))
+                .as("the takeover resets the TTL to the retention")
                 .isGreaterThan(RETENTION.toMillis() - 5_000);
 
         assertThat(store().complete(key, stale, RecordStatus.COMPLETED, StoredResponse.of(200, new byte[] {1})))
@@ -210,7 +215,9 @@ abstract class AbstractRedisStoreTest {
         assertThat(store().release(key, stale)).isFalse();
         assertThat(store().find(key)).contains(takeover.record());
 
-        assertThat(otherStore().complete(key, takeover.owner(), RecordStatus.COMPLETED, StoredResponse.of(200, new byte[] {2})))
+        assertThat(otherStore()
+                        .complete(
+                                key, takeover.owner(), RecordStatus.COMPLETED, StoredResponse.of(200, new byte[] {2})))
                 .isTrue();
         assertThat(store().find(key).orElseThrow().response().body()).containsExactly(2);
     }
@@ -223,20 +230,25 @@ abstract class AbstractRedisStoreTest {
         StoredResponse response = binaryResponse();
 
         long before = serverMillis();
-        assertThat(store().complete(key, owner, RecordStatus.COMPLETED, response)).isTrue();
+        assertThat(store().complete(key, owner, RecordStatus.COMPLETED, response))
+                .isTrue();
         long after = serverMillis();
 
-        assertThat(admin().pttl(redisKey(key))).as("TTL reset to the retention at completion")
+        assertThat(admin().pttl(redisKey(key)))
+                .as("TTL reset to the retention at completion")
                 .isBetween(RETENTION.toMillis() - 5_000, RETENTION.toMillis());
         IdempotencyRecord record = otherStore().find(key).orElseThrow();
-        assertThat(admin().get(redisKey(key))).as("completed at the record's expiry less the retention, lease dropped")
+        assertThat(admin().get(redisKey(key)))
+                .as("completed at the record's expiry less the retention, lease dropped")
                 .startsWith("2C" + fixed(record.expiresAt().toEpochMilli() - RETENTION.toMillis()) + fixed(0) + fixed(0)
                         + fixed(RETENTION.toMillis()) + owner.value().length() + ":" + owner.value());
         assertThat(record.status()).isEqualTo(RecordStatus.COMPLETED);
         assertThat(record.owner()).isEqualTo(owner);
         assertThat(record.leaseExpiresAt()).isNull();
-        assertThat(record.expiresAt().toEpochMilli()).isBetween(
-                before + RETENTION.toMillis() - CLOCK_TOLERANCE_MILLIS, after + RETENTION.toMillis() + CLOCK_TOLERANCE_MILLIS);
+        assertThat(record.expiresAt().toEpochMilli())
+                .isBetween(
+                        before + RETENTION.toMillis() - CLOCK_TOLERANCE_MILLIS,
+                        after + RETENTION.toMillis() + CLOCK_TOLERANCE_MILLIS);
         assertThat(record.response()).isEqualTo(response);
         assertThat(record.response().body()).containsExactly(binaryBody());
         assertThat(record.response().headers()).containsExactlyEntriesOf(response.headers());
@@ -244,7 +256,9 @@ abstract class AbstractRedisStoreTest {
         ClaimOutcome again = otherStore().claim(key, fingerprint("a"), LEASE, RETENTION);
         assertThat(again).isEqualTo(new ClaimOutcome.Finished(record));
         ClaimOutcome reused = otherStore().claim(key, fingerprint("b"), LEASE, RETENTION);
-        assertThat(reused).as("a different fingerprint gets the record untouched").isEqualTo(new ClaimOutcome.Finished(record));
+        assertThat(reused)
+                .as("a different fingerprint gets the record untouched")
+                .isEqualTo(new ClaimOutcome.Finished(record));
     }
 
     /**
@@ -254,15 +268,18 @@ abstract class AbstractRedisStoreTest {
      */
     @Test
     void aCompletionWritesTheSameRecordWhetherOrNotTheCompletingStoreMadeTheClaim() {
-        StoredResponse response = new StoredResponse(201, Map.of("content-type", List.of("application/json"),
-                "x-multi", List.of("one", "two")), "{\"id\":\"ch_1\"}".getBytes(StandardCharsets.UTF_8));
+        StoredResponse response = new StoredResponse(
+                201,
+                Map.of("content-type", List.of("application/json"), "x-multi", List.of("one", "two")),
+                "{\"id\":\"ch_1\"}".getBytes(StandardCharsets.UTF_8));
         for (boolean sameStore : new boolean[] {true, false}) {
             for (boolean takenOver : new boolean[] {false, true}) {
                 ScopeKey key = randomKey();
                 OwnerToken owner;
                 if (takenOver) {
                     store().claim(key, fingerprint("a"), Duration.ofMillis(1), RETENTION);
-                    await().atMost(Duration.ofSeconds(5)).until(() -> admin().pttl(redisKey(key)) < RETENTION.toMillis() - 1);
+                    await().atMost(Duration.ofSeconds(5))
+                            .until(() -> admin().pttl(redisKey(key)) < RETENTION.toMillis() - 1);
                     ClaimOutcome.Claimed taken = claim(key, fingerprint("a"));
                     assertThat(taken.takeover()).isTrue();
                     owner = taken.owner();
@@ -275,15 +292,20 @@ abstract class AbstractRedisStoreTest {
 
                 RedisIdempotencyStore completing = sameStore ? store() : otherStore();
                 int held = store().heldClaims();
-                assertThat(completing.complete(key, owner, RecordStatus.FAILED, response)).isTrue();
-                assertThat(store().heldClaims()).as("the claimant's value used and forgotten, or left alone")
+                assertThat(completing.complete(key, owner, RecordStatus.FAILED, response))
+                        .isTrue();
+                assertThat(store().heldClaims())
+                        .as("the claimant's value used and forgotten, or left alone")
                         .isEqualTo(sameStore ? held - 1 : held);
 
                 String finished = admin().get(redisKey(key));
                 String part = new String(RecordValue.finishedPart(response), StandardCharsets.UTF_8);
-                assertThat(finished).as("same store %s, taken over %s", sameStore, takenOver)
-                        .isEqualTo("2F" + finished.substring(2, 15) + fixed(0) + fixed(0) + processing.substring(41) + part);
-                assertThat(admin().pttl(redisKey(key))).as("the retention from the completion")
+                assertThat(finished)
+                        .as("same store %s, taken over %s", sameStore, takenOver)
+                        .isEqualTo("2F" + finished.substring(2, 15) + fixed(0) + fixed(0) + processing.substring(41)
+                                + part);
+                assertThat(admin().pttl(redisKey(key)))
+                        .as("the retention from the completion")
                         .isBetween(RETENTION.toMillis() - 5_000, RETENTION.toMillis());
                 assertThat(otherStore().find(key).orElseThrow().response()).isEqualTo(response);
             }
@@ -299,15 +321,18 @@ abstract class AbstractRedisStoreTest {
         assertThat(store().release(key, owner)).isTrue();
         assertThat(store().heldClaims()).isEqualTo(held);
         assertThat(store().complete(key, owner, RecordStatus.COMPLETED, binaryResponse()))
-                .as("released: nothing to complete").isFalse();
+                .as("released: nothing to complete")
+                .isFalse();
 
         ScopeKey other = randomKey();
         OwnerToken mine = claim(other, fingerprint("a")).owner();
         assertThat(store().complete(randomKey(), mine, RecordStatus.COMPLETED, binaryResponse()))
-                .as("the owner of another key completes nothing").isFalse();
+                .as("the owner of another key completes nothing")
+                .isFalse();
         assertThat(store().find(other).orElseThrow().status()).isEqualTo(RecordStatus.PROCESSING);
         assertThat(store().complete(other, mine, RecordStatus.COMPLETED, binaryResponse()))
-                .as("completed the other way, the held value forgotten").isTrue();
+                .as("completed the other way, the held value forgotten")
+                .isTrue();
         assertThat(store().find(other).orElseThrow().response()).isEqualTo(binaryResponse());
     }
 
@@ -339,20 +364,25 @@ abstract class AbstractRedisStoreTest {
         assertThat(store().find(key)).contains(claimed);
 
         StoredResponse first = StoredResponse.of(200, new byte[] {1});
-        assertThat(store().complete(key, claimed.owner(), RecordStatus.COMPLETED, first)).isTrue();
+        assertThat(store().complete(key, claimed.owner(), RecordStatus.COMPLETED, first))
+                .isTrue();
         IdempotencyRecord finished = store().find(key).orElseThrow();
 
         assertThat(store().complete(key, claimed.owner(), RecordStatus.FAILED, StoredResponse.of(500, new byte[] {2})))
-                .as("a finished record is final, even for its owner").isFalse();
+                .as("a finished record is final, even for its owner")
+                .isFalse();
         assertThat(store().release(key, claimed.owner())).isFalse();
         assertThat(store().renew(key, claimed.owner(), LEASE)).isFalse();
         assertThat(store().find(key)).contains(finished);
 
         ScopeKey absent = randomKey();
-        assertThat(store().complete(absent, stranger, RecordStatus.COMPLETED, first)).isFalse();
+        assertThat(store().complete(absent, stranger, RecordStatus.COMPLETED, first))
+                .isFalse();
         assertThat(store().release(absent, stranger)).isFalse();
         assertThat(store().renew(absent, stranger, LEASE)).isFalse();
-        assertThat(admin().exists(redisKey(absent))).as("fenced writes never create a key").isZero();
+        assertThat(admin().exists(redisKey(absent)))
+                .as("fenced writes never create a key")
+                .isZero();
     }
 
     @Test
@@ -373,13 +403,15 @@ abstract class AbstractRedisStoreTest {
     @Test
     void renewMovesTheLeaseAndNeverLetsTheRecordExpireUnderALiveLease() {
         ScopeKey key = randomKey();
-        ClaimOutcome.Claimed claimed = (ClaimOutcome.Claimed) store().claim(
-                key, fingerprint("a"), Duration.ofSeconds(1), Duration.ofSeconds(3));
+        ClaimOutcome.Claimed claimed = (ClaimOutcome.Claimed)
+                store().claim(key, fingerprint("a"), Duration.ofSeconds(1), Duration.ofSeconds(3));
 
         long before = serverMillis();
         assertThat(store().renew(key, claimed.owner(), Duration.ofSeconds(20))).isTrue();
-        assertThat(admin().get(redisKey(key))).as("the lease outlasts the TTL: the TTL becomes the lease, mark 0")
-                .startsWith("2P").contains(fixed(0) + fixed(3_000));
+        assertThat(admin().get(redisKey(key)))
+                .as("the lease outlasts the TTL: the TTL becomes the lease, mark 0")
+                .startsWith("2P")
+                .contains(fixed(0) + fixed(3_000));
         IdempotencyRecord renewed = store().find(key).orElseThrow();
         assertThat(renewed.leaseExpiresAt().toEpochMilli()).isGreaterThanOrEqualTo(before + 20_000);
         assertThat(renewed.expiresAt()).isEqualTo(renewed.leaseExpiresAt());
@@ -388,7 +420,8 @@ abstract class AbstractRedisStoreTest {
         assertThat(store().renew(key, claimed.owner(), Duration.ofSeconds(1))).isTrue();
         IdempotencyRecord shortened = store().find(key).orElseThrow();
         assertThat(shortened.leaseExpiresAt()).isBefore(renewed.leaseExpiresAt());
-        assertThat(shortened.expiresAt()).as("a shorter lease never shortens the record's life")
+        assertThat(shortened.expiresAt())
+                .as("a shorter lease never shortens the record's life")
                 .isEqualTo(renewed.expiresAt());
         assertThat(admin().pttl(redisKey(key))).isGreaterThan(15_000);
         assertThat(shortened.owner()).isEqualTo(claimed.owner());
@@ -398,8 +431,8 @@ abstract class AbstractRedisStoreTest {
     @Test
     void aRecordNeverExpiresUnderALiveLeaseEvenIfTheRetentionIsShorter() {
         ScopeKey key = randomKey();
-        ClaimOutcome.Claimed claimed = (ClaimOutcome.Claimed) store().claim(
-                key, fingerprint("a"), Duration.ofSeconds(20), Duration.ofSeconds(1));
+        ClaimOutcome.Claimed claimed = (ClaimOutcome.Claimed)
+                store().claim(key, fingerprint("a"), Duration.ofSeconds(20), Duration.ofSeconds(1));
         assertThat(claimed.record().expiresAt()).isEqualTo(claimed.record().leaseExpiresAt());
         assertThat(admin().pttl(redisKey(key))).isGreaterThan(15_000);
     }
@@ -413,32 +446,40 @@ abstract class AbstractRedisStoreTest {
         String[] shas = Arrays.stream(LuaScript.values()).map(LuaScript::sha1).toArray(String[]::new);
         assertThat(scriptsCachedFor(redisKey(key), shas)).containsOnly(false);
 
-        ClaimOutcome.Claimed first = (ClaimOutcome.Claimed) store().claim(key, fingerprint("a"), Duration.ofMillis(1),
-                RETENTION);
+        ClaimOutcome.Claimed first =
+                (ClaimOutcome.Claimed) store().claim(key, fingerprint("a"), Duration.ofMillis(1), RETENTION);
         await().atMost(Duration.ofSeconds(5)).until(() -> admin().pttl(redisKey(key)) < RETENTION.toMillis() - 1);
         OwnerToken owner = claim(key, fingerprint("a")).owner();
         assertThat(owner).as("taken over: the claim script ran").isNotEqualTo(first.owner());
         try (ChangeSubscription waiting = store().subscribe(key)) {
-            assertThat(store().claim(key, fingerprint("a"), LEASE, RETENTION)).as("in flight and waited for: touched")
+            assertThat(store().claim(key, fingerprint("a"), LEASE, RETENTION))
+                    .as("in flight and waited for: touched")
                     .isInstanceOf(ClaimOutcome.InFlight.class);
         }
         // a lease of another length: the record's lease fields change, so that the completion is finish.lua's
         // (SET ... IFEQ, or finish-if-equal.lua where the server has no IFEQ, finds another value than the one held)
         assertThat(store().renew(key, owner, LEASE.plusSeconds(7))).isTrue();
-        assertThat(store().complete(key, owner, RecordStatus.COMPLETED, binaryResponse())).isTrue();
+        assertThat(store().complete(key, owner, RecordStatus.COMPLETED, binaryResponse()))
+                .isTrue();
         assertThat(store().claim(key, fingerprint("a"), LEASE, RETENTION)).isInstanceOf(ClaimOutcome.Finished.class);
         assertThat(store().release(key, owner)).isFalse();
         // a completion by a store that did not make the claim (complete.lua)
         ScopeKey foreign = randomKey();
         OwnerToken foreignOwner = claim(foreign, fingerprint("a")).owner();
-        assertThat(otherStore().complete(foreign, foreignOwner, RecordStatus.COMPLETED, binaryResponse())).isTrue();
+        assertThat(otherStore().complete(foreign, foreignOwner, RecordStatus.COMPLETED, binaryResponse()))
+                .isTrue();
 
-        assertThat(scriptsCachedFor(redisKey(key), Arrays.stream(LuaScript.values())
-                .filter(script -> script != LuaScript.COMPLETE)
-                .filter(script -> script != LuaScript.FINISH_IF_EQUAL || !store().compareAndSet())
-                .map(LuaScript::sha1).toArray(String[]::new)))
-                .as("EVAL cached every script again").containsOnly(true);
-        assertThat(scriptsCachedFor(redisKey(foreign), LuaScript.COMPLETE.sha1())).containsOnly(true);
+        assertThat(scriptsCachedFor(
+                        redisKey(key),
+                        Arrays.stream(LuaScript.values())
+                                .filter(script -> script != LuaScript.COMPLETE)
+                                .filter(script -> script != LuaScript.FINISH_IF_EQUAL || !store().compareAndSet())
+                                .map(LuaScript::sha1)
+                                .toArray(String[]::new)))
+                .as("EVAL cached every script again")
+                .containsOnly(true);
+        assertThat(scriptsCachedFor(redisKey(foreign), LuaScript.COMPLETE.sha1()))
+                .containsOnly(true);
     }
 
     @Test
@@ -452,12 +493,15 @@ abstract class AbstractRedisStoreTest {
         try (ChangeSubscription onCompleted = waitFor(otherStore(), completed);
                 ChangeSubscription onReleased = waitFor(otherStore(), released);
                 ChangeSubscription onUntouched = waitFor(otherStore(), untouched)) {
-            assertThat(store().complete(completed, first, RecordStatus.COMPLETED, binaryResponse())).isTrue();
+            assertThat(store().complete(completed, first, RecordStatus.COMPLETED, binaryResponse()))
+                    .isTrue();
             assertThat(store().release(released, second)).isTrue();
 
             assertThat(onCompleted.await(Duration.ofSeconds(5))).isTrue();
             assertThat(onReleased.await(Duration.ofSeconds(5))).isTrue();
-            assertThat(onUntouched.await(Duration.ofMillis(300))).as("no signal for a key that did not change").isFalse();
+            assertThat(onUntouched.await(Duration.ofMillis(300)))
+                    .as("no signal for a key that did not change")
+                    .isFalse();
         }
     }
 
@@ -474,8 +518,12 @@ abstract class AbstractRedisStoreTest {
                 subscriptions.add(waitFor(otherStore(), key));
             }
             for (int i = 0; i < keys.size(); i++) {
-                assertThat(store().complete(keys.get(i), owners.get(i), RecordStatus.COMPLETED,
-                        StoredResponse.of(200, new byte[0]))).isTrue();
+                assertThat(store().complete(
+                                        keys.get(i),
+                                        owners.get(i),
+                                        RecordStatus.COMPLETED,
+                                        StoredResponse.of(200, new byte[0])))
+                        .isTrue();
             }
             for (ChangeSubscription subscription : subscriptions) {
                 assertThat(subscription.await(Duration.ofSeconds(5))).isTrue();
@@ -510,14 +558,16 @@ abstract class AbstractRedisStoreTest {
                         }
                         assertThat(outcome).isInstanceOf(ClaimOutcome.InFlight.class);
                         assertThat(subscription.await(Duration.ofSeconds(10)))
-                                .as("woken by the completion of the record its claim found in flight").isTrue();
+                                .as("woken by the completion of the record its claim found in flight")
+                                .isTrue();
                         assertThat(otherStore().claim(key, fingerprint("a"), LEASE, RETENTION))
                                 .isInstanceOf(ClaimOutcome.Finished.class);
                         return true;
                     }
                 });
                 start.await(5, TimeUnit.SECONDS);
-                assertThat(store().complete(key, owner, RecordStatus.COMPLETED, binaryResponse())).isTrue();
+                assertThat(store().complete(key, owner, RecordStatus.COMPLETED, binaryResponse()))
+                        .isTrue();
                 if (waiter.get(15, TimeUnit.SECONDS)) {
                     woken++;
                 } else {
@@ -537,7 +587,8 @@ abstract class AbstractRedisStoreTest {
     protected static ChangeSubscription waitFor(IdempotencyStore waiter, ScopeKey key) {
         ChangeSubscription subscription = waiter.subscribe(key);
         try {
-            assertThat(waiter.claim(key, fingerprint("a"), LEASE, RETENTION)).as("claimed again after subscribing")
+            assertThat(waiter.claim(key, fingerprint("a"), LEASE, RETENTION))
+                    .as("claimed again after subscribing")
                     .isInstanceOf(ClaimOutcome.InFlight.class);
         } catch (RuntimeException | AssertionError e) {
             subscription.close();
@@ -548,7 +599,10 @@ abstract class AbstractRedisStoreTest {
 
     @Test
     void aWaiterInAnotherInstanceIsWokenByThePushWithPollingDisabled() throws Exception {
-        Scope scope = new Scope("tenant-" + RedisStoreTestSupport.randomHex(4), "POST", "/v1/charges",
+        Scope scope = new Scope(
+                "tenant-" + RedisStoreTestSupport.randomHex(4),
+                "POST",
+                "/v1/charges",
                 IdempotencyKey.parse("k-" + RedisStoreTestSupport.randomHex(8)));
         IdempotencyPolicy policy = IdempotencyPolicy.custom()
                 .lease(LEASE)
@@ -561,7 +615,8 @@ abstract class AbstractRedisStoreTest {
         CountDownLatch finish = new CountDownLatch(1);
         AtomicBoolean pushed = new AtomicBoolean();
         AtomicReference<IdempotencyListener.WaitResult> waitResult = new AtomicReference<>();
-        IdempotencyEngine owner = IdempotencyEngine.builder(store()).pollInterval(null).build();
+        IdempotencyEngine owner =
+                IdempotencyEngine.builder(store()).pollInterval(null).build();
         IdempotencyEngine waiter = IdempotencyEngine.builder(new ObservedStore(otherStore(), waiterParked, pushed))
                 .pollInterval(null)
                 .listener(new IdempotencyListener() {
@@ -593,7 +648,9 @@ abstract class AbstractRedisStoreTest {
             assertThat(replay.kind()).isEqualTo(IdempotentResult.Kind.REPLAYED);
             assertThat(replay.response()).isEqualTo(response);
             assertThat(waitResult.get()).isEqualTo(IdempotencyListener.WaitResult.REPLAYED);
-            assertThat(pushed).as("the waiter was woken by a signal, not by its timeout").isTrue();
+            assertThat(pushed)
+                    .as("the waiter was woken by a signal, not by its timeout")
+                    .isTrue();
             assertThat(wokenAfter).as("far sooner than the 30 s lease end").isLessThan(Duration.ofSeconds(5));
         } finally {
             finish.countDown();
@@ -609,20 +666,25 @@ abstract class AbstractRedisStoreTest {
         assertThat(listening.find(key)).isEmpty();
         try (ChangeSubscription subscription = listening.subscribe(key)) {
             subscription.await(Duration.ZERO);
-            assertThat(subscription.await(Duration.ofMillis(200))).as("no stray signal before the loss").isFalse();
+            assertThat(subscription.await(Duration.ofMillis(200)))
+                    .as("no stray signal before the loss")
+                    .isFalse();
             // every subscribed connection of the store is cut: one as a rule (a cluster run on a heavily
             // loaded machine once listed two, and cutting both tests the same recovery)
             int killed = killPubSubConnections(clientName);
             assertThat(killed).as("pub/sub connections of " + clientName).isPositive();
 
             assertThat(subscription.await(Duration.ofSeconds(10)))
-                    .as("woken to re-read once the subscription is back").isTrue();
+                    .as("woken to re-read once the subscription is back")
+                    .isTrue();
         }
         ScopeKey later = randomKey();
         try (ChangeSubscription subscription = listening.subscribe(later)) {
             OwnerToken owner = claim(later, fingerprint("a")).owner();
             assertThat(store().release(later, owner)).isTrue();
-            assertThat(subscription.await(Duration.ofSeconds(5))).as("messages flow again").isTrue();
+            assertThat(subscription.await(Duration.ofSeconds(5)))
+                    .as("messages flow again")
+                    .isTrue();
         }
     }
 
@@ -632,7 +694,8 @@ abstract class AbstractRedisStoreTest {
             for (String line : node.clientList().split("\n")) {
                 if (line.contains(" name=" + clientName + " ") && !line.contains(" sub=0 ")) {
                     String id = line.substring(line.indexOf("id=") + 3, line.indexOf(' '));
-                    killed[0] += (int) node.clientKill(KillArgs.Builder.id(Long.parseLong(id))).longValue();
+                    killed[0] += (int) node.clientKill(KillArgs.Builder.id(Long.parseLong(id)))
+                            .longValue();
                 }
             }
         });
@@ -660,21 +723,32 @@ abstract class AbstractRedisStoreTest {
         assertThat(reading.claimsFirst()).as("a new store expects fresh keys").isEqualTo("set");
         ScopeKey done = randomKey();
         ClaimOutcome.Claimed first = claim(done, fingerprint("a"));
-        assertThat(store().complete(done, first.owner(), RecordStatus.COMPLETED, binaryResponse())).isTrue();
+        assertThat(store().complete(done, first.owner(), RecordStatus.COMPLETED, binaryResponse()))
+                .isTrue();
         IdempotencyRecord finished = store().find(done).orElseThrow();
 
-        assertThat(reading.claim(done, fingerprint("a"), LEASE, RETENTION)).isEqualTo(new ClaimOutcome.Finished(finished));
-        assertThat(lastCommands(clientName)).as("a replay claimed first: SET ... NX GET").contains("set")
+        assertThat(reading.claim(done, fingerprint("a"), LEASE, RETENTION))
+                .isEqualTo(new ClaimOutcome.Finished(finished));
+        assertThat(lastCommands(clientName))
+                .as("a replay claimed first: SET ... NX GET")
+                .contains("set")
                 .doesNotContain("get");
         for (int i = 0; i < 40 && reading.claimsFirst().equals("set"); i++) {
             assertThat(reading.claim(done, fingerprint("b"), LEASE, RETENTION))
                     .as("a replay whatever the fingerprint; the engine decides on it")
                     .isEqualTo(new ClaimOutcome.Finished(finished));
         }
-        assertThat(reading.claimsFirst()).as("replays one after another: reads first").isEqualTo("get");
-        assertThat(reading.claim(done, fingerprint("a"), LEASE, RETENTION)).isEqualTo(new ClaimOutcome.Finished(finished));
-        assertThat(lastCommands(clientName)).as("the replay was one GET").contains("get").doesNotContain("set");
-        assertThat(admin().pttl(redisKey(done))).as("a read writes nothing, nor the TTL")
+        assertThat(reading.claimsFirst())
+                .as("replays one after another: reads first")
+                .isEqualTo("get");
+        assertThat(reading.claim(done, fingerprint("a"), LEASE, RETENTION))
+                .isEqualTo(new ClaimOutcome.Finished(finished));
+        assertThat(lastCommands(clientName))
+                .as("the replay was one GET")
+                .contains("get")
+                .doesNotContain("set");
+        assertThat(admin().pttl(redisKey(done)))
+                .as("a read writes nothing, nor the TTL")
                 .isLessThanOrEqualTo(RETENTION.toMillis());
 
         // while it reads first, a key without a finished record is claimed as before, after the read
@@ -684,21 +758,28 @@ abstract class AbstractRedisStoreTest {
         assertThat(claimed.takeover()).isFalse();
         assertThat(store().find(fresh)).contains(claimed.record());
         assertThat(reading.claim(fresh, fingerprint("a"), LEASE, RETENTION))
-                .as("in flight").isEqualTo(new ClaimOutcome.InFlight(claimed.record()));
+                .as("in flight")
+                .isEqualTo(new ClaimOutcome.InFlight(claimed.record()));
         assertThat(reading.complete(fresh, claimed.owner(), RecordStatus.FAILED, StoredResponse.of(409, new byte[0])))
-                .as("the claim is held as any other: its completion is fenced by its owner").isTrue();
+                .as("the claim is held as any other: its completion is fenced by its owner")
+                .isTrue();
         assertThat(reading.claim(fresh, fingerprint("a"), LEASE, RETENTION))
                 .isEqualTo(new ClaimOutcome.Finished(store().find(fresh).orElseThrow()));
 
         ScopeKey abandoned = randomKey();
-        IdempotencyRecord dead = ((ClaimOutcome.Claimed) store().claim(
-                abandoned, fingerprint("a"), Duration.ofMillis(50), RETENTION)).record();
+        IdempotencyRecord dead = ((ClaimOutcome.Claimed)
+                        store().claim(abandoned, fingerprint("a"), Duration.ofMillis(50), RETENTION))
+                .record();
         await().atMost(Duration.ofSeconds(5))
                 .until(() -> admin().pttl(redisKey(abandoned)) <= RETENTION.toMillis() - 50);
         assertThat(reading.claim(abandoned, fingerprint("b"), LEASE, RETENTION))
-                .as("another fingerprint never takes over").isEqualTo(new ClaimOutcome.InFlight(dead));
-        ClaimOutcome.Claimed taken = (ClaimOutcome.Claimed) reading.claim(abandoned, fingerprint("a"), LEASE, RETENTION);
-        assertThat(taken.takeover()).as("an abandoned claim is taken over after the read").isTrue();
+                .as("another fingerprint never takes over")
+                .isEqualTo(new ClaimOutcome.InFlight(dead));
+        ClaimOutcome.Claimed taken =
+                (ClaimOutcome.Claimed) reading.claim(abandoned, fingerprint("a"), LEASE, RETENTION);
+        assertThat(taken.takeover())
+                .as("an abandoned claim is taken over after the read")
+                .isTrue();
         assertThat(store().release(abandoned, dead.owner())).isFalse();
         assertThat(reading.release(abandoned, taken.owner())).isTrue();
 
@@ -707,7 +788,9 @@ abstract class AbstractRedisStoreTest {
         for (int i = 0; i < 40 && reading.claimsFirst().equals("get"); i++) {
             reading.claim(randomKey(), fingerprint("a"), LEASE, RETENTION);
         }
-        assertThat(reading.claimsFirst()).as("fresh keys one after another: claims first again").isEqualTo("set");
+        assertThat(reading.claimsFirst())
+                .as("fresh keys one after another: claims first again")
+                .isEqualTo("set");
     }
 
     @Test
@@ -720,23 +803,28 @@ abstract class AbstractRedisStoreTest {
             List<CompletableFuture<ClaimOutcome>> outcomes = new ArrayList<>();
             for (int i = 0; i < threads; i++) {
                 IdempotencyStore target = i % 2 == 0 ? store() : otherStore();
-                outcomes.add(CompletableFuture.supplyAsync(() -> {
-                    try {
-                        start.await(10, TimeUnit.SECONDS);
-                    } catch (Exception e) {
-                        throw new IllegalStateException(e);
-                    }
-                    return target.claim(key, fingerprint("a"), LEASE, RETENTION);
-                }, pool));
+                outcomes.add(CompletableFuture.supplyAsync(
+                        () -> {
+                            try {
+                                start.await(10, TimeUnit.SECONDS);
+                            } catch (Exception e) {
+                                throw new IllegalStateException(e);
+                            }
+                            return target.claim(key, fingerprint("a"), LEASE, RETENTION);
+                        },
+                        pool));
             }
             List<ClaimOutcome> results = new ArrayList<>();
             for (CompletableFuture<ClaimOutcome> outcome : outcomes) {
                 results.add(outcome.get(20, TimeUnit.SECONDS));
             }
-            List<ClaimOutcome> winners = results.stream().filter(ClaimOutcome.Claimed.class::isInstance).toList();
+            List<ClaimOutcome> winners = results.stream()
+                    .filter(ClaimOutcome.Claimed.class::isInstance)
+                    .toList();
             assertThat(winners).hasSize(1);
             OwnerToken owner = ((ClaimOutcome.Claimed) winners.getFirst()).owner();
-            assertThat(results).filteredOn(ClaimOutcome.InFlight.class::isInstance)
+            assertThat(results)
+                    .filteredOn(ClaimOutcome.InFlight.class::isInstance)
                     .hasSize(threads - 1)
                     .allSatisfy(outcome -> assertThat(outcome.record().owner()).isEqualTo(owner));
         } finally {
@@ -751,16 +839,17 @@ abstract class AbstractRedisStoreTest {
                 .isInstanceOf(IllegalArgumentException.class);
         assertThatThrownBy(() -> store().claim(key, fingerprint("a"), LEASE, Duration.ofSeconds(-1)))
                 .isInstanceOf(IllegalArgumentException.class);
-        assertThatThrownBy(() -> store().complete(key, OwnerToken.random(), RecordStatus.PROCESSING,
-                StoredResponse.of(200, new byte[0]))).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> store().complete(
+                                key, OwnerToken.random(), RecordStatus.PROCESSING, StoredResponse.of(200, new byte[0])))
+                .isInstanceOf(IllegalArgumentException.class);
         assertThat(store().find(key)).isEqualTo(Optional.empty());
     }
 
     @Test
     void aSubMillisecondLeaseRoundsUpRatherThanToZero() {
         ScopeKey key = randomKey();
-        ClaimOutcome.Claimed claimed = (ClaimOutcome.Claimed) store().claim(
-                key, fingerprint("a"), Duration.ofNanos(1), RETENTION);
+        ClaimOutcome.Claimed claimed =
+                (ClaimOutcome.Claimed) store().claim(key, fingerprint("a"), Duration.ofNanos(1), RETENTION);
         Instant created = claimed.record().createdAt();
         assertThat(claimed.record().leaseExpiresAt()).isEqualTo(created.plusMillis(1));
     }
@@ -768,26 +857,32 @@ abstract class AbstractRedisStoreTest {
     @Test
     void aTakeoverRaceBetweenThreadsOfTwoInstancesHasExactlyOneWinner() throws Exception {
         ScopeKey key = randomKey();
-        ClaimOutcome.Claimed abandoned = (ClaimOutcome.Claimed) store().claim(
-                key, fingerprint("a"), Duration.ofMillis(100), RETENTION);
+        ClaimOutcome.Claimed abandoned =
+                (ClaimOutcome.Claimed) store().claim(key, fingerprint("a"), Duration.ofMillis(100), RETENTION);
         long mark = RETENTION.toMillis() - 100;
-        await().atMost(Duration.ofSeconds(5)).pollInterval(Duration.ofMillis(10))
+        await().atMost(Duration.ofSeconds(5))
+                .pollInterval(Duration.ofMillis(10))
                 .until(() -> admin().pttl(redisKey(key)) <= mark);
 
-        List<ClaimOutcome> results = race(16, i -> (i % 2 == 0 ? store() : otherStore())
-                .claim(key, fingerprint("a"), LEASE, RETENTION));
+        List<ClaimOutcome> results =
+                race(16, i -> (i % 2 == 0 ? store() : otherStore()).claim(key, fingerprint("a"), LEASE, RETENTION));
 
-        List<ClaimOutcome> winners = results.stream().filter(ClaimOutcome.Claimed.class::isInstance).toList();
+        List<ClaimOutcome> winners =
+                results.stream().filter(ClaimOutcome.Claimed.class::isInstance).toList();
         assertThat(winners).hasSize(1);
         ClaimOutcome.Claimed winner = (ClaimOutcome.Claimed) winners.getFirst();
         assertThat(winner.takeover()).isTrue();
         assertThat(winner.owner()).isNotEqualTo(abandoned.owner());
-        assertThat(results).filteredOn(ClaimOutcome.InFlight.class::isInstance)
+        assertThat(results)
+                .filteredOn(ClaimOutcome.InFlight.class::isInstance)
                 .hasSize(15)
                 .allSatisfy(outcome -> assertThat(outcome.record().owner()).isEqualTo(winner.owner()));
-        assertThat(store().complete(key, abandoned.owner(), RecordStatus.COMPLETED, StoredResponse.of(200, new byte[] {1})))
-                .as("the abandoned owner is fenced off").isFalse();
-        assertThat(otherStore().complete(key, winner.owner(), RecordStatus.COMPLETED, StoredResponse.of(200, new byte[] {2})))
+        assertThat(store().complete(
+                                key, abandoned.owner(), RecordStatus.COMPLETED, StoredResponse.of(200, new byte[] {1})))
+                .as("the abandoned owner is fenced off")
+                .isFalse();
+        assertThat(otherStore()
+                        .complete(key, winner.owner(), RecordStatus.COMPLETED, StoredResponse.of(200, new byte[] {2})))
                 .isTrue();
         assertThat(store().find(key).orElseThrow().response().body()).containsExactly(2);
     }
@@ -804,7 +899,8 @@ abstract class AbstractRedisStoreTest {
         Duration lease = Duration.ofSeconds(3);
         ClaimOutcome.Claimed first = (ClaimOutcome.Claimed) behind.claim(key, fingerprint("a"), lease, RETENTION);
         long now = serverMillis();
-        assertThat(first.record().leaseExpiresAt().toEpochMilli()).as("written an hour early")
+        assertThat(first.record().leaseExpiresAt().toEpochMilli())
+                .as("written an hour early")
                 .isLessThan(now - hour + lease.toMillis() + CLOCK_TOLERANCE_MILLIS);
 
         List<ClaimOutcome> live = race(8, i -> switch (i % 4) {
@@ -813,17 +909,22 @@ abstract class AbstractRedisStoreTest {
             case 2 -> store().claim(key, fingerprint("a"), LEASE, RETENTION);
             default -> otherStore().claim(key, fingerprint("a"), LEASE, RETENTION);
         });
-        assertThat(live).as("the lease is decided on the server's count of the key's TTL, whatever the estimates")
+        assertThat(live)
+                .as("the lease is decided on the server's count of the key's TTL, whatever the estimates")
                 .allSatisfy(outcome -> assertThat(outcome).isEqualTo(new ClaimOutcome.InFlight(first.record())));
 
-        await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(20))
+        await().atMost(Duration.ofSeconds(10))
+                .pollInterval(Duration.ofMillis(20))
                 .until(() -> admin().pttl(redisKey(key)) <= RETENTION.toMillis() - lease.toMillis());
-        List<ClaimOutcome> over = race(8, i -> (i % 2 == 0 ? ahead : store()).claim(key, fingerprint("a"), LEASE, RETENTION));
-        List<ClaimOutcome> winners = over.stream().filter(ClaimOutcome.Claimed.class::isInstance).toList();
+        List<ClaimOutcome> over =
+                race(8, i -> (i % 2 == 0 ? ahead : store()).claim(key, fingerprint("a"), LEASE, RETENTION));
+        List<ClaimOutcome> winners =
+                over.stream().filter(ClaimOutcome.Claimed.class::isInstance).toList();
         assertThat(winners).hasSize(1);
         OwnerToken second = ((ClaimOutcome.Claimed) winners.getFirst()).owner();
         assertThat(behind.complete(key, first.owner(), RecordStatus.COMPLETED, StoredResponse.of(200, new byte[] {1})))
-                .as("the first owner, its lease over, is fenced off").isFalse();
+                .as("the first owner, its lease over, is fenced off")
+                .isFalse();
         assertThat(store().complete(key, second, RecordStatus.COMPLETED, StoredResponse.of(200, new byte[] {2})))
                 .isTrue();
         assertThat(behind.claim(key, fingerprint("a"), LEASE, RETENTION)).isInstanceOf(ClaimOutcome.Finished.class);
@@ -833,7 +934,9 @@ abstract class AbstractRedisStoreTest {
     void claimsThroughTheScriptAsOnRedisBefore7AndPlainClaimsShareOneProtocol() {
         RedisIdempotencyStore scripted = register(newStore(config, "exactly-test-scripted"));
         scripted.useScriptClaims();
-        assertThat(store().plainClaims()).as("Redis 7 here: claims are SET NX GET").isTrue();
+        assertThat(store().plainClaims())
+                .as("Redis 7 here: claims are SET NX GET")
+                .isTrue();
 
         ScopeKey key = randomKey();
         ClaimOutcome.Claimed claimed = (ClaimOutcome.Claimed) scripted.claim(key, fingerprint("a"), LEASE, RETENTION);
@@ -843,13 +946,15 @@ abstract class AbstractRedisStoreTest {
                 .isEqualTo(new ClaimOutcome.InFlight(claimed.record()));
         assertThat(scripted.claim(key, fingerprint("b"), LEASE, RETENTION))
                 .isEqualTo(new ClaimOutcome.InFlight(claimed.record()));
-        assertThat(store().complete(key, claimed.owner(), RecordStatus.COMPLETED, binaryResponse())).isTrue();
+        assertThat(store().complete(key, claimed.owner(), RecordStatus.COMPLETED, binaryResponse()))
+                .isTrue();
         IdempotencyRecord finished = store().find(key).orElseThrow();
-        assertThat(scripted.claim(key, fingerprint("a"), LEASE, RETENTION)).isEqualTo(new ClaimOutcome.Finished(finished));
+        assertThat(scripted.claim(key, fingerprint("a"), LEASE, RETENTION))
+                .isEqualTo(new ClaimOutcome.Finished(finished));
 
         ScopeKey plain = randomKey();
-        ClaimOutcome.Claimed short1 = (ClaimOutcome.Claimed) store().claim(plain, fingerprint("a"), Duration.ofMillis(50),
-                RETENTION);
+        ClaimOutcome.Claimed short1 =
+                (ClaimOutcome.Claimed) store().claim(plain, fingerprint("a"), Duration.ofMillis(50), RETENTION);
         await().atMost(Duration.ofSeconds(5)).until(() -> admin().pttl(redisKey(plain)) <= RETENTION.toMillis() - 50);
         ClaimOutcome.Claimed taken = (ClaimOutcome.Claimed) scripted.claim(plain, fingerprint("a"), LEASE, RETENTION);
         assertThat(taken.takeover()).isTrue();
@@ -867,7 +972,9 @@ abstract class AbstractRedisStoreTest {
         String legacyFinished = "1C:" + (now - 1_000) + ":0:" + (now + 59_000) + ":60000:" + owner.length() + ":"
                 + fp.length() + ":" + owner + fp + "201:" + headers.length + ":"
                 + new String(headers, StandardCharsets.ISO_8859_1) + "hello";
-        assertThat(legacyFinished).as("ASCII only: the header block's counts are small").matches("\\p{ASCII}*");
+        assertThat(legacyFinished)
+                .as("ASCII only: the header block's counts are small")
+                .matches("\\p{ASCII}*");
         admin().set(redisKey(finishedKey), legacyFinished);
         admin().pexpire(redisKey(finishedKey), 60_000);
 
@@ -878,15 +985,20 @@ abstract class AbstractRedisStoreTest {
         assertThat(record.owner()).isEqualTo(new OwnerToken(owner));
         assertThat(record.createdAt()).isEqualTo(Instant.ofEpochMilli(now - 1_000));
         assertThat(record.expiresAt()).isEqualTo(Instant.ofEpochMilli(now + 59_000));
-        assertThat(record.response()).isEqualTo(new StoredResponse(201, Map.of("content-type", List.of("text/plain")),
-                "hello".getBytes(StandardCharsets.UTF_8)));
+        assertThat(record.response())
+                .isEqualTo(new StoredResponse(
+                        201, Map.of("content-type", List.of("text/plain")), "hello".getBytes(StandardCharsets.UTF_8)));
 
         ScopeKey live = randomKey();
         ScopeKey abandoned = randomKey();
-        admin().set(redisKey(live), "1P:" + now + ":" + (now + 30_000) + ":" + (now + 60_000) + ":60000:"
-                + owner.length() + ":" + fp.length() + ":" + owner + fp);
-        admin().set(redisKey(abandoned), "1P:" + (now - 5_000) + ":" + (now - 1_000) + ":" + (now + 60_000) + ":60000:"
-                + owner.length() + ":" + fp.length() + ":" + owner + fp);
+        admin().set(
+                        redisKey(live),
+                        "1P:" + now + ":" + (now + 30_000) + ":" + (now + 60_000) + ":60000:" + owner.length() + ":"
+                                + fp.length() + ":" + owner + fp);
+        admin().set(
+                        redisKey(abandoned),
+                        "1P:" + (now - 5_000) + ":" + (now - 1_000) + ":" + (now + 60_000) + ":60000:" + owner.length()
+                                + ":" + fp.length() + ":" + owner + fp);
         admin().pexpire(redisKey(live), 60_000);
         admin().pexpire(redisKey(abandoned), 60_000);
 
@@ -894,33 +1006,39 @@ abstract class AbstractRedisStoreTest {
         assertThat(waiting).isInstanceOf(ClaimOutcome.InFlight.class);
         assertThat(waiting.record().leaseExpiresAt()).isEqualTo(Instant.ofEpochMilli(now + 30_000));
         assertThat(store().claim(abandoned, fingerprint("b"), LEASE, RETENTION))
-                .as("another fingerprint never takes over").isInstanceOf(ClaimOutcome.InFlight.class);
-        ClaimOutcome.Claimed taken = (ClaimOutcome.Claimed) store().claim(abandoned, fingerprint("a"), LEASE, RETENTION);
+                .as("another fingerprint never takes over")
+                .isInstanceOf(ClaimOutcome.InFlight.class);
+        ClaimOutcome.Claimed taken =
+                (ClaimOutcome.Claimed) store().claim(abandoned, fingerprint("a"), LEASE, RETENTION);
         assertThat(taken.takeover()).isTrue();
         assertThat(taken.record().createdAt()).isEqualTo(Instant.ofEpochMilli(now - 5_000));
-        assertThat(admin().get(redisKey(abandoned))).as("rewritten in the current layout").startsWith("2P");
-        assertThat(store().complete(abandoned, taken.owner(), RecordStatus.COMPLETED, binaryResponse())).isTrue();
+        assertThat(admin().get(redisKey(abandoned)))
+                .as("rewritten in the current layout")
+                .startsWith("2P");
+        assertThat(store().complete(abandoned, taken.owner(), RecordStatus.COMPLETED, binaryResponse()))
+                .isTrue();
         assertThat(otherStore().claim(abandoned, fingerprint("a"), LEASE, RETENTION))
                 .isEqualTo(new ClaimOutcome.Finished(store().find(abandoned).orElseThrow()));
     }
 
     /** Runs {@code threads} calls at once (a barrier releases them together) and returns their outcomes. */
-    private static List<ClaimOutcome> race(int threads, IntFunction<ClaimOutcome> call)
-            throws Exception {
+    private static List<ClaimOutcome> race(int threads, IntFunction<ClaimOutcome> call) throws Exception {
         CyclicBarrier start = new CyclicBarrier(threads);
         ExecutorService pool = Executors.newFixedThreadPool(threads);
         try {
             List<CompletableFuture<ClaimOutcome>> outcomes = new ArrayList<>();
             for (int i = 0; i < threads; i++) {
                 int n = i;
-                outcomes.add(CompletableFuture.supplyAsync(() -> {
-                    try {
-                        start.await(10, TimeUnit.SECONDS);
-                    } catch (Exception e) {
-                        throw new IllegalStateException(e);
-                    }
-                    return call.apply(n);
-                }, pool));
+                outcomes.add(CompletableFuture.supplyAsync(
+                        () -> {
+                            try {
+                                start.await(10, TimeUnit.SECONDS);
+                            } catch (Exception e) {
+                                throw new IllegalStateException(e);
+                            }
+                            return call.apply(n);
+                        },
+                        pool));
             }
             List<ClaimOutcome> results = new ArrayList<>();
             for (CompletableFuture<ClaimOutcome> outcome : outcomes) {

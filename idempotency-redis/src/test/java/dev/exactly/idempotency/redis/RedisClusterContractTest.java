@@ -18,7 +18,9 @@ class RedisClusterContractTest extends IdempotencyStoreContract {
     @BeforeAll
     static void startCluster() {
         cluster = RedisClusterFixture.start(3);
-        config = RedisStoreConfig.custom().keyPrefix(RedisStoreTestSupport.uniquePrefix()).build();
+        config = RedisStoreConfig.custom()
+                .keyPrefix(RedisStoreTestSupport.uniquePrefix())
+                .build();
         store = RedisIdempotencyStore.create(cluster.uri(), config);
     }
 

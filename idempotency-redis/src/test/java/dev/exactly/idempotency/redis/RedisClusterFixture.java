@@ -57,11 +57,18 @@ final class RedisClusterFixture implements AutoCloseable {
         try {
             for (int i = 0; i < masters; i++) {
                 int port = portWithFreeBusPort();
-                started.add(RedisProcess.start(binary, port, List.of(
-                        "--cluster-enabled", "yes",
-                        "--cluster-config-file", "nodes-" + port + ".conf",
-                        "--cluster-node-timeout", "2000",
-                        "--cluster-announce-ip", TestRedis.host())));
+                started.add(RedisProcess.start(
+                        binary,
+                        port,
+                        List.of(
+                                "--cluster-enabled",
+                                "yes",
+                                "--cluster-config-file",
+                                "nodes-" + port + ".conf",
+                                "--cluster-node-timeout",
+                                "2000",
+                                "--cluster-announce-ip",
+                                TestRedis.host())));
             }
             RedisClusterFixture fixture = new RedisClusterFixture(started);
             fixture.join();
@@ -79,8 +86,9 @@ final class RedisClusterFixture implements AutoCloseable {
             int[] slots = IntStream.range(from, to).toArray();
             onNode(nodes.get(i).port(), node -> node.clusterAddSlots(slots));
         }
-        onNode(nodes.getFirst().port(), first -> nodes.stream().skip(1)
-                .forEach(node -> first.clusterMeet(TestRedis.host(), node.port())));
+        onNode(
+                nodes.getFirst().port(),
+                first -> nodes.stream().skip(1).forEach(node -> first.clusterMeet(TestRedis.host(), node.port())));
         await("cluster_state:ok on every node")
                 .atMost(Duration.ofSeconds(30))
                 .pollInterval(Duration.ofMillis(50))
@@ -121,16 +129,20 @@ final class RedisClusterFixture implements AutoCloseable {
 
     /** {@code redis-cluster://127.0.0.1:p1,127.0.0.1:p2,...}. */
     String uri() {
-        return "redis-cluster://" + nodes.stream()
-                .map(node -> TestRedis.host() + ":" + node.port())
-                .collect(Collectors.joining(","));
+        return "redis-cluster://"
+                + nodes.stream()
+                        .map(node -> TestRedis.host() + ":" + node.port())
+                        .collect(Collectors.joining(","));
     }
 
     /** The seed URIs, with {@code clientName} set on each. */
     List<RedisURI> seeds(String clientName) {
         return nodes.stream()
-                .map(node -> RedisURI.builder().withHost(TestRedis.host()).withPort(node.port())
-                        .withClientName(clientName).build())
+                .map(node -> RedisURI.builder()
+                        .withHost(TestRedis.host())
+                        .withPort(node.port())
+                        .withClientName(clientName)
+                        .build())
                 .toList();
     }
 

@@ -53,7 +53,10 @@ class RedisClusterStoreTest extends AbstractRedisStoreTest {
 
     @Override
     protected List<Boolean> scriptsCachedFor(String key, String... sha1s) {
-        RedisURI node = adminConnection.getPartitions().getPartitionBySlot(SlotHash.getSlot(key)).getUri();
+        RedisURI node = adminConnection
+                .getPartitions()
+                .getPartitionBySlot(SlotHash.getSlot(key))
+                .getUri();
         AtomicReference<List<Boolean>> cached = new AtomicReference<>();
         RedisClusterFixture.onNode(node.getPort(), commands -> cached.set(commands.scriptExists(sha1s)));
         return cached.get();
@@ -97,7 +100,10 @@ class RedisClusterStoreTest extends AbstractRedisStoreTest {
                 ClaimOutcome outcome = own.claim(key, RedisStoreTestSupport.fingerprint("a"), LEASE, RETENTION);
                 assertThat(outcome).isInstanceOf(ClaimOutcome.Claimed.class);
                 assertThat(own.release(key, outcome.record().owner())).isTrue();
-                masters.add(adminConnection.getPartitions().getPartitionBySlot(SlotHash.getSlot(key.hash())).getNodeId());
+                masters.add(adminConnection
+                        .getPartitions()
+                        .getPartitionBySlot(SlotHash.getSlot(key.hash()))
+                        .getNodeId());
             }
             assertThat(masters).as("the store talked to every master").hasSize(3);
             loops.addAll(lettuceEventLoops());
@@ -106,7 +112,8 @@ class RedisClusterStoreTest extends AbstractRedisStoreTest {
             assertThat(loops).as("the event loops the store's client started").hasSize(1);
         }
         await().atMost(Duration.ofSeconds(5))
-                .untilAsserted(() -> assertThat(loops).as("its loop, after close").noneMatch(Thread::isAlive));
+                .untilAsserted(
+                        () -> assertThat(loops).as("its loop, after close").noneMatch(Thread::isAlive));
     }
 
     private static Set<Thread> lettuceEventLoops() {

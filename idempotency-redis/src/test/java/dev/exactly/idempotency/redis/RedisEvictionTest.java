@@ -43,8 +43,10 @@ import org.junit.jupiter.params.provider.ValueSource;
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class RedisEvictionTest {
-    private static final IdempotencyPolicy POLICY =
-            IdempotencyPolicy.custom().lease(Duration.ofSeconds(30)).retention(Duration.ofMinutes(10)).build();
+    private static final IdempotencyPolicy POLICY = IdempotencyPolicy.custom()
+            .lease(Duration.ofSeconds(30))
+            .retention(Duration.ofMinutes(10))
+            .build();
     private static final StoredResponse CREATED = StoredResponse.of(201, "{\"id\":\"ch_1\"}".getBytes());
 
     private RedisProcess redis;
@@ -79,16 +81,21 @@ class RedisEvictionTest {
     }
 
     private IdempotencyEngine engine(boolean evictionAllowed) {
-        RedisIdempotencyStore store = RedisIdempotencyStore.create("redis://127.0.0.1:" + redis.port(),
-                RedisStoreConfig.custom().keyPrefix(RedisStoreTestSupport.uniquePrefix())
-                        .commandTimeout(Duration.ofSeconds(2)).evictionAllowed(evictionAllowed).build());
+        RedisIdempotencyStore store = RedisIdempotencyStore.create(
+                "redis://127.0.0.1:" + redis.port(),
+                RedisStoreConfig.custom()
+                        .keyPrefix(RedisStoreTestSupport.uniquePrefix())
+                        .commandTimeout(Duration.ofSeconds(2))
+                        .evictionAllowed(evictionAllowed)
+                        .build());
         stores.add(store);
         return IdempotencyEngine.builder(store).build();
     }
 
     private IdempotentResult execute(IdempotencyEngine engine, String key) throws Exception {
         IdempotencyRequest request = IdempotencyRequest.of(
-                new Scope("acme", "POST", "/v1/charges", new IdempotencyKey(key)), new Fingerprint("sha256-jcs", "f-" + key),
+                new Scope("acme", "POST", "/v1/charges", new IdempotencyKey(key)),
+                new Fingerprint("sha256-jcs", "f-" + key),
                 POLICY);
         return engine.execute(request, lease -> {
             runs.incrementAndGet();
@@ -102,8 +109,16 @@ class RedisEvictionTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"allkeys-lru", "allkeys-lfu", "allkeys-random", "volatile-lru", "volatile-lfu",
-            "volatile-random", "volatile-ttl"})
+    @ValueSource(
+            strings = {
+                "allkeys-lru",
+                "allkeys-lfu",
+                "allkeys-random",
+                "volatile-lru",
+                "volatile-lfu",
+                "volatile-random",
+                "volatile-ttl"
+            })
     void aRedisThatEvictsIsRefusedAndNothingRuns(String policy) {
         limit("512mb", policy);
         IdempotencyEngine engine = engine(false);
@@ -130,7 +145,8 @@ class RedisEvictionTest {
         IdempotencyEngine engine = engine(false);
         assertThatThrownBy(() -> execute(engine, "corrected")).isInstanceOf(StoreUnavailableException.class);
         limit("512mb", "noeviction");
-        IdempotentResult result = await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(100))
+        IdempotentResult result = await().atMost(Duration.ofSeconds(10))
+                .pollInterval(Duration.ofMillis(100))
                 .ignoreException(StoreUnavailableException.class)
                 .until(() -> execute(engine, "corrected"), r -> r != null);
         assertThat(result.kind()).isEqualTo(IdempotentResult.Kind.EXECUTED);
@@ -153,7 +169,9 @@ class RedisEvictionTest {
         assertThatThrownBy(() -> execute(engine, "before-full")).isInstanceOf(StoreUnavailableException.class);
         assertThat(runs).as("neither a new key nor the retry ran").hasValue(1);
         limit("0", "noeviction");
-        assertThat(execute(engine, "before-full").kind()).as("its record kept").isEqualTo(IdempotentResult.Kind.REPLAYED);
+        assertThat(execute(engine, "before-full").kind())
+                .as("its record kept")
+                .isEqualTo(IdempotentResult.Kind.REPLAYED);
     }
 
     @Test
@@ -165,8 +183,11 @@ class RedisEvictionTest {
                 node.configSet("maxmemory-policy", "volatile-lru");
             });
             RedisClusterClient client = RedisClusterClient.create(cluster.seeds("eviction-test"));
-            try (RedisIdempotencyStore store = RedisIdempotencyStore.cluster(client, RedisStoreConfig.custom()
-                    .keyPrefix(RedisStoreTestSupport.uniquePrefix()).build())) {
+            try (RedisIdempotencyStore store = RedisIdempotencyStore.cluster(
+                    client,
+                    RedisStoreConfig.custom()
+                            .keyPrefix(RedisStoreTestSupport.uniquePrefix())
+                            .build())) {
                 IdempotencyEngine engine = IdempotencyEngine.builder(store).build();
                 assertThatThrownBy(() -> execute(engine, "cluster"))
                         .isInstanceOf(StoreUnavailableException.class)

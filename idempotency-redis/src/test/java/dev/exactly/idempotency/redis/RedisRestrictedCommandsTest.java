@@ -41,24 +41,31 @@ class RedisRestrictedCommandsTest {
 
     @Test
     void aServerThatDeniesInfoStillGetsPlainClaims(@TempDir Path workDir) {
-        redis = RedisProcess.start(TestRedis.redisServerBinary(workDir), TestRedis.freePort(),
+        redis = RedisProcess.start(
+                TestRedis.redisServerBinary(workDir),
+                TestRedis.freePort(),
                 List.of("--user", "default", "on", "nopass", "~*", "&*", "+@all", "-info"));
         RedisClient admin = RedisClient.create(RedisURI.create("127.0.0.1", redis.port()));
         try (StatefulRedisConnection<String, String> connection = admin.connect()) {
             assertThatThrownBy(() -> connection.sync().info("server"))
-                    .as("the ACL denies INFO").isInstanceOf(RedisCommandExecutionException.class);
+                    .as("the ACL denies INFO")
+                    .isInstanceOf(RedisCommandExecutionException.class);
         } finally {
             admin.shutdown(Duration.ZERO, Duration.ofSeconds(2));
         }
 
-        try (RedisIdempotencyStore store = RedisIdempotencyStore.create("redis://127.0.0.1:" + redis.port(),
-                RedisStoreConfig.custom().keyPrefix(RedisStoreTestSupport.uniquePrefix()).build())) {
+        try (RedisIdempotencyStore store = RedisIdempotencyStore.create(
+                "redis://127.0.0.1:" + redis.port(),
+                RedisStoreConfig.custom()
+                        .keyPrefix(RedisStoreTestSupport.uniquePrefix())
+                        .build())) {
             ScopeKey key = randomKey();
             ClaimOutcome.Claimed claimed = (ClaimOutcome.Claimed) store.claim(key, fingerprint("a"), LEASE, RETENTION);
             assertThat(store.plainClaims()).isTrue();
             assertThat(store.claim(key, fingerprint("a"), LEASE, RETENTION))
                     .isEqualTo(new ClaimOutcome.InFlight(claimed.record()));
-            assertThat(store.complete(key, claimed.owner(), RecordStatus.COMPLETED, binaryResponse())).isTrue();
+            assertThat(store.complete(key, claimed.owner(), RecordStatus.COMPLETED, binaryResponse()))
+                    .isTrue();
             assertThat(store.claim(key, fingerprint("a"), LEASE, RETENTION)).isInstanceOf(ClaimOutcome.Finished.class);
         }
     }

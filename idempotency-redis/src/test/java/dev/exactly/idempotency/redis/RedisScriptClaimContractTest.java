@@ -17,7 +17,9 @@ class RedisScriptClaimContractTest extends IdempotencyStoreContract {
 
     @BeforeAll
     static void openStore() {
-        config = RedisStoreConfig.custom().keyPrefix(RedisStoreTestSupport.uniquePrefix()).build();
+        config = RedisStoreConfig.custom()
+                .keyPrefix(RedisStoreTestSupport.uniquePrefix())
+                .build();
         store = scripted();
     }
 

@@ -38,8 +38,10 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class RedisStallTest {
     private static final Duration COMMAND_TIMEOUT = Duration.ofMillis(400);
-    private static final IdempotencyPolicy POLICY =
-            IdempotencyPolicy.custom().lease(Duration.ofSeconds(30)).retention(Duration.ofMinutes(10)).build();
+    private static final IdempotencyPolicy POLICY = IdempotencyPolicy.custom()
+            .lease(Duration.ofSeconds(30))
+            .retention(Duration.ofMinutes(10))
+            .build();
 
     private RedisProcess redis;
     private RedisIdempotencyStore store;
@@ -50,22 +52,28 @@ class RedisStallTest {
     @BeforeEach
     void startOwnRedis(@TempDir Path workDir) {
         redis = RedisProcess.start(serverBinary(workDir), TestRedis.freePort(), List.of());
-        store = RedisIdempotencyStore.create("redis://127.0.0.1:" + redis.port(), RedisStoreConfig.custom()
-                .keyPrefix(RedisStoreTestSupport.uniquePrefix())
-                .commandTimeout(COMMAND_TIMEOUT)
-                .build());
-        engine = IdempotencyEngine.builder(store).listener(new IdempotencyListener() {
-            @Override
-            public void onRepair(IdempotencyRequest request, Repair repair, RepairResult result) {
-                repairs.add(repair + ":" + result);
-            }
-        }).build();
+        store = RedisIdempotencyStore.create(
+                "redis://127.0.0.1:" + redis.port(),
+                RedisStoreConfig.custom()
+                        .keyPrefix(RedisStoreTestSupport.uniquePrefix())
+                        .commandTimeout(COMMAND_TIMEOUT)
+                        .build());
+        engine = IdempotencyEngine.builder(store)
+                .listener(new IdempotencyListener() {
+                    @Override
+                    public void onRepair(IdempotencyRequest request, Repair repair, RepairResult result) {
+                        repairs.add(repair + ":" + result);
+                    }
+                })
+                .build();
         // connected, and the scripts loaded (a stalled EVALSHA of an unknown script would do nothing)
         IdempotencyRequest warmUp = request("warm-up");
         try {
-            assertThat(engine.execute(warmUp, lease -> Outcome.complete(created)).kind())
+            assertThat(engine.execute(warmUp, lease -> Outcome.complete(created))
+                            .kind())
                     .isEqualTo(IdempotentResult.Kind.EXECUTED);
-            assertThat(engine.execute(request("warm-up-release"), lease -> Outcome.release(created)).kind())
+            assertThat(engine.execute(request("warm-up-release"), lease -> Outcome.release(created))
+                            .kind())
                     .isEqualTo(IdempotentResult.Kind.RELEASED);
         } catch (Exception e) {
             throw new AssertionError(e);
@@ -88,8 +96,10 @@ class RedisStallTest {
     }
 
     private IdempotencyRequest request(String key) {
-        return IdempotencyRequest.of(new Scope("acme", "POST", "/v1/charges", new IdempotencyKey(key)),
-                new Fingerprint("sha256-jcs", "f-" + key), POLICY);
+        return IdempotencyRequest.of(
+                new Scope("acme", "POST", "/v1/charges", new IdempotencyKey(key)),
+                new Fingerprint("sha256-jcs", "f-" + key),
+                POLICY);
     }
 
     @Test
@@ -122,9 +132,11 @@ class RedisStallTest {
         IdempotencyRequest finished = request("finished-before-the-stall");
         AtomicInteger runs = new AtomicInteger();
         assertThat(engine.execute(finished, lease -> {
-            runs.incrementAndGet();
-            return Outcome.complete(created);
-        }).kind()).isEqualTo(IdempotentResult.Kind.EXECUTED);
+                            runs.incrementAndGet();
+                            return Outcome.complete(created);
+                        })
+                        .kind())
+                .isEqualTo(IdempotentResult.Kind.EXECUTED);
         IdempotencyRequest fresh = request("fresh-during-the-stall");
 
         Signals.stop(redis.pid());
@@ -132,12 +144,14 @@ class RedisStallTest {
                     runs.incrementAndGet();
                     return Outcome.complete(created);
                 }))
-                .as("the read timed out: nothing was claimed, the handler not called").isInstanceOf(StoreUnavailableException.class);
+                .as("the read timed out: nothing was claimed, the handler not called")
+                .isInstanceOf(StoreUnavailableException.class);
         assertThatThrownBy(() -> engine.execute(finished, lease -> {
                     runs.incrementAndGet();
                     return Outcome.complete(created);
                 }))
-                .as("a replay fails closed too").isInstanceOf(StoreUnavailableException.class);
+                .as("a replay fails closed too")
+                .isInstanceOf(StoreUnavailableException.class);
         Signals.resume(redis.pid());
 
         IdempotentResult replay = engine.execute(finished, lease -> {
@@ -150,7 +164,8 @@ class RedisStallTest {
             runs.incrementAndGet();
             return Outcome.complete(created);
         });
-        assertThat(retry.kind()).as("the key is free at once: the timed-out read took nothing")
+        assertThat(retry.kind())
+                .as("the key is free at once: the timed-out read took nothing")
                 .isEqualTo(IdempotentResult.Kind.EXECUTED);
         assertThat(runs).hasValue(2);
         assertThat(store.claimsFirst()).isEqualTo("get");
@@ -167,12 +182,15 @@ class RedisStallTest {
         assertThat(result.response()).isEqualTo(created);
         Signals.resume(redis.pid());
 
-        await().atMost(Duration.ofSeconds(10)).until(() -> store.find(request.key())
-                .map(r -> r.status() == RecordStatus.COMPLETED).orElse(false));
-        await().atMost(Duration.ofSeconds(10)).until(() -> repairs.stream().anyMatch(r -> r.startsWith("RECORD:")
-                && !r.endsWith("SCHEDULED")));
+        await().atMost(Duration.ofSeconds(10))
+                .until(() -> store.find(request.key())
+                        .map(r -> r.status() == RecordStatus.COMPLETED)
+                        .orElse(false));
+        await().atMost(Duration.ofSeconds(10))
+                .until(() -> repairs.stream().anyMatch(r -> r.startsWith("RECORD:") && !r.endsWith("SCHEDULED")));
         assertThat(repairs).doesNotContain("RECORD:ABANDONED");
-        IdempotentResult replay = engine.execute(request, lease -> Outcome.complete(StoredResponse.of(500, new byte[0])));
+        IdempotentResult replay =
+                engine.execute(request, lease -> Outcome.complete(StoredResponse.of(500, new byte[0])));
         assertThat(replay.replayed()).isTrue();
         assertThat(replay.response().body()).isEqualTo(created.body());
     }

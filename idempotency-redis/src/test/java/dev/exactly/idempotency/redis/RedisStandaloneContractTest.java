@@ -14,7 +14,9 @@ class RedisStandaloneContractTest extends IdempotencyStoreContract {
 
     @BeforeAll
     static void openStore() {
-        config = RedisStoreConfig.custom().keyPrefix(RedisStoreTestSupport.uniquePrefix()).build();
+        config = RedisStoreConfig.custom()
+                .keyPrefix(RedisStoreTestSupport.uniquePrefix())
+                .build();
         store = RedisIdempotencyStore.create(TestRedis.uri(), config);
     }
 

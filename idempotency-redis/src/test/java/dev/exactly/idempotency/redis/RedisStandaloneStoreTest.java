@@ -97,20 +97,26 @@ class RedisStandaloneStoreTest extends AbstractRedisStoreTest {
         ScopeKey completed = randomKey();
         ScopeKey released = randomKey();
         ScopeKey watched = randomKey();
-        assertThat(store().complete(completed, claimed(completed), RecordStatus.COMPLETED, binaryResponse())).isTrue();
+        assertThat(store().complete(completed, claimed(completed), RecordStatus.COMPLETED, binaryResponse()))
+                .isTrue();
         assertThat(store().release(released, claimed(released))).isTrue();
         OwnerToken owner = claimed(watched);
         try (ChangeSubscription waiting = waitFor(otherStore(), watched)) {
-            assertThat(admin.pttl(config.waiterKey(watched))).as("the waiter marker, with a TTL")
+            assertThat(admin.pttl(config.waiterKey(watched)))
+                    .as("the waiter marker, with a TTL")
                     .isBetween(1L, RedisIdempotencyStore.WAITER_MARK_MILLIS);
-            assertThat(store().complete(watched, owner, RecordStatus.COMPLETED, binaryResponse())).isTrue();
+            assertThat(store().complete(watched, owner, RecordStatus.COMPLETED, binaryResponse()))
+                    .isTrue();
 
             assertThat(messages.poll(5, TimeUnit.SECONDS))
                     .as("the first message is the watched scope's: nothing was published for the others")
                     .isEqualTo(watched.hash());
-            assertThat(waiting.await(Duration.ofSeconds(5))).as("the waiter in the other instance woke").isTrue();
+            assertThat(waiting.await(Duration.ofSeconds(5)))
+                    .as("the waiter in the other instance woke")
+                    .isTrue();
         }
-        assertThat(admin.exists(config.waiterKey(completed), config.waiterKey(released))).isZero();
+        assertThat(admin.exists(config.waiterKey(completed), config.waiterKey(released)))
+                .isZero();
     }
 
     @Test
@@ -119,20 +125,26 @@ class RedisStandaloneStoreTest extends AbstractRedisStoreTest {
         OwnerToken owner = claimed(key);
         admin.configResetstat();
 
-        assertThat(store().complete(key, owner, RecordStatus.COMPLETED, binaryResponse())).isTrue();
+        assertThat(store().complete(key, owner, RecordStatus.COMPLETED, binaryResponse()))
+                .isTrue();
 
-        assertThat(commandCalls()).as("one SET of the finished value (IFEQ, or inside finish-if-equal.lua after its GET)")
-                .containsEntry("set", 1L).doesNotContainKeys("exists", "publish");
+        assertThat(commandCalls())
+                .as("one SET of the finished value (IFEQ, or inside finish-if-equal.lua after its GET)")
+                .containsEntry("set", 1L)
+                .doesNotContainKeys("exists", "publish");
         if (!store().compareAndSet()) {
-            assertThat(commandCalls()).as("one script call, one GET in it: finish-if-equal.lua found the value held")
-                    .containsEntry("evalsha", 1L).containsEntry("get", 1L);
+            assertThat(commandCalls())
+                    .as("one script call, one GET in it: finish-if-equal.lua found the value held")
+                    .containsEntry("evalsha", 1L)
+                    .containsEntry("get", 1L);
         }
         ClaimOutcome replay = otherStore().claim(key, fingerprint("a"), LEASE, RETENTION);
         assertThat(replay).isInstanceOf(ClaimOutcome.Finished.class);
         IdempotencyRecord record = ((ClaimOutcome.Finished) replay).record();
         assertThat(record.status()).isEqualTo(RecordStatus.COMPLETED);
         assertThat(record.owner()).isEqualTo(owner);
-        assertThat(Objects.requireNonNull(record.response()).body()).isEqualTo(binaryResponse().body());
+        assertThat(Objects.requireNonNull(record.response()).body())
+                .isEqualTo(binaryResponse().body());
     }
 
     @Test
@@ -143,14 +155,20 @@ class RedisStandaloneStoreTest extends AbstractRedisStoreTest {
         try (ChangeSubscription waiting = waitFor(otherStore(), key)) {
             admin.configResetstat();
 
-            assertThat(store().complete(key, owner, RecordStatus.COMPLETED, binaryResponse())).isTrue();
+            assertThat(store().complete(key, owner, RecordStatus.COMPLETED, binaryResponse()))
+                    .isTrue();
 
             assertThat(commandCalls())
                     .as("finish-if-equal.lua found another value than the one held and wrote nothing; then "
                             + "finish.lua: the owner check, the SET, the marker and the message")
-                    .containsEntry("evalsha", 2L).containsEntry("get", 2L).containsEntry("set", 1L)
-                    .containsEntry("exists", 1L).containsEntry("publish", 1L);
-            assertThat(waiting.await(Duration.ofSeconds(5))).as("the waiter in the other instance woke").isTrue();
+                    .containsEntry("evalsha", 2L)
+                    .containsEntry("get", 2L)
+                    .containsEntry("set", 1L)
+                    .containsEntry("exists", 1L)
+                    .containsEntry("publish", 1L);
+            assertThat(waiting.await(Duration.ofSeconds(5)))
+                    .as("the waiter in the other instance woke")
+                    .isTrue();
         }
         assertThat(store().find(key).orElseThrow().status()).isEqualTo(RecordStatus.COMPLETED);
     }
@@ -160,9 +178,13 @@ class RedisStandaloneStoreTest extends AbstractRedisStoreTest {
         ScopeKey key = randomKey();
         OwnerToken owner = claimed(key);
         String held = admin.get(config.recordKey(key));
-        admin.set(config.recordKey(key), held.replace(owner.value(), OwnerToken.random().value()), SetArgs.Builder.keepttl());
+        admin.set(
+                config.recordKey(key),
+                held.replace(owner.value(), OwnerToken.random().value()),
+                SetArgs.Builder.keepttl());
 
-        assertThat(store().complete(key, owner, RecordStatus.COMPLETED, binaryResponse())).isFalse();
+        assertThat(store().complete(key, owner, RecordStatus.COMPLETED, binaryResponse()))
+                .isFalse();
 
         assertThat(store().find(key).orElseThrow().status()).isEqualTo(RecordStatus.PROCESSING);
         assertThat(store().find(key).orElseThrow().owner()).isNotEqualTo(owner);

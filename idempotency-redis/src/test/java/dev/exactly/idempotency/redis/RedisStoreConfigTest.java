@@ -5,9 +5,9 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.exactly.idempotency.ScopeKey;
 import java.time.Duration;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
-import org.junit.jupiter.api.Test;
 
 class RedisStoreConfigTest {
 
@@ -30,8 +30,13 @@ class RedisStoreConfigTest {
 
     @Test
     void fromCopiesAndBuildsAnIndependentValue() {
-        RedisStoreConfig base = RedisStoreConfig.custom().keyPrefix("p:").commandTimeout(Duration.ofMillis(300)).build();
-        RedisStoreConfig derived = RedisStoreConfig.from(base).connectTimeout(Duration.ofSeconds(1)).build();
+        RedisStoreConfig base = RedisStoreConfig.custom()
+                .keyPrefix("p:")
+                .commandTimeout(Duration.ofMillis(300))
+                .build();
+        RedisStoreConfig derived = RedisStoreConfig.from(base)
+                .connectTimeout(Duration.ofSeconds(1))
+                .build();
         assertThat(derived).isEqualTo(new RedisStoreConfig("p:", Duration.ofMillis(300), Duration.ofSeconds(1)));
         assertThat(base.connectTimeout()).isEqualTo(Duration.ofSeconds(2));
     }
@@ -45,11 +50,16 @@ class RedisStoreConfigTest {
 
     @Test
     void rejectsTimeoutsOutsideTheirRange() {
-        assertThatThrownBy(() -> RedisStoreConfig.custom().commandTimeout(Duration.ZERO).build())
+        assertThatThrownBy(() ->
+                        RedisStoreConfig.custom().commandTimeout(Duration.ZERO).build())
                 .isInstanceOf(IllegalArgumentException.class);
-        assertThatThrownBy(() -> RedisStoreConfig.custom().connectTimeout(Duration.ofMillis(-5)).build())
+        assertThatThrownBy(() -> RedisStoreConfig.custom()
+                        .connectTimeout(Duration.ofMillis(-5))
+                        .build())
                 .isInstanceOf(IllegalArgumentException.class);
-        assertThatThrownBy(() -> RedisStoreConfig.custom().commandTimeout(Duration.ofHours(1)).build())
+        assertThatThrownBy(() -> RedisStoreConfig.custom()
+                        .commandTimeout(Duration.ofHours(1))
+                        .build())
                 .isInstanceOf(IllegalArgumentException.class);
     }
 }

@@ -39,9 +39,12 @@ final class RedisStoreTestSupport {
     }
 
     static StoredResponse binaryResponse() {
-        return new StoredResponse(201, Map.of(
-                "content-type", List.of("application/octet-stream"),
-                "x-multi", List.of("one", "two, three", ""),
-                "x-unicode", List.of("caf\u00e9 \u20ac \ud83d\udcb3")), binaryBody());
+        return new StoredResponse(
+                201,
+                Map.of(
+                        "content-type", List.of("application/octet-stream"),
+                        "x-multi", List.of("one", "two, three", ""),
+                        "x-unicode", List.of("caf\u00e9 \u20ac \ud83d\udcb3")),
+                binaryBody());
     }
 }

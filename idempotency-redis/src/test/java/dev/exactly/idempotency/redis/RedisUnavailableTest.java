@@ -55,8 +55,9 @@ class RedisUnavailableTest {
             ScopeKey key = randomKey();
             OwnerToken owner = OwnerToken.random();
             assertUnavailableWithin(Duration.ofSeconds(3), () -> store.claim(key, fingerprint("a"), LEASE, RETENTION));
-            assertUnavailableWithin(Duration.ofSeconds(3), () -> store.complete(key, owner, RecordStatus.COMPLETED,
-                    StoredResponse.of(200, new byte[0])));
+            assertUnavailableWithin(
+                    Duration.ofSeconds(3),
+                    () -> store.complete(key, owner, RecordStatus.COMPLETED, StoredResponse.of(200, new byte[0])));
             assertUnavailableWithin(Duration.ofSeconds(3), () -> store.release(key, owner));
             assertUnavailableWithin(Duration.ofSeconds(3), () -> store.renew(key, owner, LEASE));
             assertUnavailableWithin(Duration.ofSeconds(3), () -> store.find(key));
@@ -68,8 +69,8 @@ class RedisUnavailableTest {
     void aClusterSeedListOfClosedPortsFailsClosedQuickly() {
         String uri = "redis-cluster://127.0.0.1:" + TestRedis.freePort() + ",127.0.0.1:" + TestRedis.freePort();
         try (RedisIdempotencyStore store = RedisIdempotencyStore.create(uri, FAST)) {
-            assertUnavailableWithin(Duration.ofSeconds(5),
-                    () -> store.claim(randomKey(), fingerprint("a"), LEASE, RETENTION));
+            assertUnavailableWithin(
+                    Duration.ofSeconds(5), () -> store.claim(randomKey(), fingerprint("a"), LEASE, RETENTION));
         }
     }
 
@@ -77,10 +78,10 @@ class RedisUnavailableTest {
     void aServerThatNeverAnswersTimesOutWithinTheConfiguredBound() throws IOException {
         // A listening socket that is never accepted from: TCP connects, the Redis handshake never returns.
         try (ServerSocket silent = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
-                RedisIdempotencyStore store = RedisIdempotencyStore.create(
-                        "redis://127.0.0.1:" + silent.getLocalPort(), FAST)) {
-            assertUnavailableWithin(Duration.ofSeconds(5),
-                    () -> store.claim(randomKey(), fingerprint("a"), LEASE, RETENTION));
+                RedisIdempotencyStore store =
+                        RedisIdempotencyStore.create("redis://127.0.0.1:" + silent.getLocalPort(), FAST)) {
+            assertUnavailableWithin(
+                    Duration.ofSeconds(5), () -> store.claim(randomKey(), fingerprint("a"), LEASE, RETENTION));
         }
     }
 
@@ -94,9 +95,12 @@ class RedisUnavailableTest {
             assertUnavailableWithin(Duration.ofSeconds(3), () -> store.find(key));
             RedisProcess server = RedisProcess.start(binary, port, List.of());
             try {
-                await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(100)).ignoreExceptionsInstanceOf(
-                        StoreUnavailableException.class).until(() -> store.find(key).isEmpty());
-                assertThat(store.claim(key, fingerprint("a"), LEASE, RETENTION)).isInstanceOf(ClaimOutcome.Claimed.class);
+                await().atMost(Duration.ofSeconds(10))
+                        .pollInterval(Duration.ofMillis(100))
+                        .ignoreExceptionsInstanceOf(StoreUnavailableException.class)
+                        .until(() -> store.find(key).isEmpty());
+                assertThat(store.claim(key, fingerprint("a"), LEASE, RETENTION))
+                        .isInstanceOf(ClaimOutcome.Claimed.class);
             } finally {
                 store.close();
                 server.stop();

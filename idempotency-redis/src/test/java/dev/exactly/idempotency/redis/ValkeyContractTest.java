@@ -13,7 +13,9 @@ class ValkeyContractTest extends IdempotencyStoreContract {
 
     @BeforeAll
     static void openStore() {
-        config = RedisStoreConfig.custom().keyPrefix(RedisStoreTestSupport.uniquePrefix()).build();
+        config = RedisStoreConfig.custom()
+                .keyPrefix(RedisStoreTestSupport.uniquePrefix())
+                .build();
         store = RedisIdempotencyStore.create(TestValkey.uri(), config);
     }
 

@@ -47,7 +47,9 @@ final class ApiKeyTenantResolver implements TenantResolver {
         }
         String header = headers.getFirst().strip();
         if (header.length() <= BEARER.length()
-                || !header.substring(0, BEARER.length()).toLowerCase(Locale.ROOT).equals(BEARER)) {
+                || !header.substring(0, BEARER.length())
+                        .toLowerCase(Locale.ROOT)
+                        .equals(BEARER)) {
             return Optional.empty();
         }
         byte[] presented = sha256(header.substring(BEARER.length()).strip());

@@ -54,7 +54,10 @@ final class CachedBodyRequest extends HttpServletRequestWrapper {
      *                           (so that it was no longer there to read), else {@code null}: the parameters
      *                           are then parsed from {@code body} and the query string
      */
-    CachedBodyRequest(HttpServletRequest request, byte[] body, @Nullable Object lease,
+    CachedBodyRequest(
+            HttpServletRequest request,
+            byte[] body,
+            @Nullable Object lease,
             @Nullable Map<String, String[]> upstreamParameters) {
         super(request);
         this.body = body;
@@ -84,7 +87,8 @@ final class CachedBodyRequest extends HttpServletRequestWrapper {
                 if (!out.isEmpty()) {
                     out.append('&');
                 }
-                out.append(java.net.URLEncoder.encode(name, StandardCharsets.UTF_8)).append('=')
+                out.append(java.net.URLEncoder.encode(name, StandardCharsets.UTF_8))
+                        .append('=')
                         .append(java.net.URLEncoder.encode(value, StandardCharsets.UTF_8));
             }
         });

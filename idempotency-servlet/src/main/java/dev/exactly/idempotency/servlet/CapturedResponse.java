@@ -14,7 +14,8 @@ import org.jspecify.annotations.Nullable;
  * @param body      the body, or {@code null} when it outgrew the capture limit and was streamed through
  * @param bodyBytes the body's length in bytes
  */
-record CapturedResponse(int status, List<Header> headers, List<Cookie> cookies, byte @Nullable [] body, long bodyBytes) {
+record CapturedResponse(
+        int status, List<Header> headers, List<Cookie> cookies, byte @Nullable [] body, long bodyBytes) {
 
     /** One header and its values, in the order they were set. */
     record Header(String name, List<String> values) {}
@@ -23,7 +24,8 @@ record CapturedResponse(int status, List<Header> headers, List<Cookie> cookies, 
         return body == null;
     }
 
-    @Nullable String contentType() {
+    @Nullable
+    String contentType() {
         for (Header header : headers) {
             if (header.name().equalsIgnoreCase("Content-Type")) {
                 return header.values().getFirst();

@@ -56,6 +56,7 @@ final class CapturingResponse extends HttpServletResponseWrapper {
     private @Nullable OutputStream streamedTo;
     /** A streamed write or flush failed: the client went away; the rest of the body is counted, not sent. */
     private boolean clientGone;
+
     private long bodyBytes;
     private boolean committed;
     private boolean closed;
@@ -195,7 +196,9 @@ final class CapturingResponse extends HttpServletResponseWrapper {
         String lower = name.toLowerCase(Locale.ROOT);
         switch (lower) {
             case "content-type" -> setContentType(value);
-            case "content-length", "transfer-encoding" -> { /* framing is the filter's */ }
+            case "content-length", "transfer-encoding" -> {
+                /* framing is the filter's */
+            }
             default -> {
                 if (value == null) {
                     if (!add) {

@@ -16,14 +16,31 @@ import java.util.stream.Collectors;
  */
 final class HeaderPolicy {
     /** Replayed by default. */
-    static final Set<String> DEFAULT_ALLOWED =
-            Set.of("content-type", "content-encoding", "content-language", "content-disposition", "location", "etag",
-                    "cache-control", "link");
+    static final Set<String> DEFAULT_ALLOWED = Set.of(
+            "content-type",
+            "content-encoding",
+            "content-language",
+            "content-disposition",
+            "location",
+            "etag",
+            "cache-control",
+            "link");
     /** Never stored or replayed, whatever the configuration says. */
     static final Set<String> ALWAYS_DENIED = Set.of(
-            "set-cookie", "set-cookie2", "cookie", "authorization", "proxy-authorization", "www-authenticate",
-            "proxy-authenticate", "content-length", "transfer-encoding", "connection", "keep-alive", "upgrade",
-            "trailer", "te",
+            "set-cookie",
+            "set-cookie2",
+            "cookie",
+            "authorization",
+            "proxy-authorization",
+            "www-authenticate",
+            "proxy-authenticate",
+            "content-length",
+            "transfer-encoding",
+            "connection",
+            "keep-alive",
+            "upgrade",
+            "trailer",
+            "te",
             IdempotencyFilter.REPLAYED_HEADER.toLowerCase(Locale.ROOT),
             IdempotencyFilter.LEGACY_REPLAYED_HEADER.toLowerCase(Locale.ROOT),
             IdempotencyFilter.EXPIRES_HEADER.toLowerCase(Locale.ROOT));

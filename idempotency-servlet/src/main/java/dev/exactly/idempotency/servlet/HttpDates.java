@@ -10,11 +10,13 @@ import java.util.Locale;
 
 /** HTTP dates in the IMF-fixdate form of RFC 9110 §5.6.7, e.g. {@code Sun, 06 Nov 1994 08:49:37 GMT}. */
 final class HttpDates {
-    private static final DateTimeFormatter IMF_FIXDATE =
-            DateTimeFormatter.ofPattern("EEE, dd MMM yyyy HH:mm:ss 'GMT'", Locale.US).withZone(ZoneOffset.UTC);
+    private static final DateTimeFormatter IMF_FIXDATE = DateTimeFormatter.ofPattern(
+                    "EEE, dd MMM yyyy HH:mm:ss 'GMT'", Locale.US)
+            .withZone(ZoneOffset.UTC);
     private static final String[] DAYS = {"Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"};
-    private static final String[] MONTHS =
-            {"Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"};
+    private static final String[] MONTHS = {
+        "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"
+    };
     private static final long SECONDS_PER_DAY = 86_400;
     /** The length of an IMF-fixdate. */
     private static final int LENGTH = 29;

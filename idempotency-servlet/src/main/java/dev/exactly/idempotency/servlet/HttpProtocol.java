@@ -52,7 +52,8 @@ public final class HttpProtocol {
     /** The running lease, while the handler runs. */
     public static final String LEASE_ATTRIBUTE = "dev.exactly.idempotency.servlet.IdempotencyFilter.LEASE";
     /** Set (to any value) by a handler: its response is not recorded and the key released. */
-    public static final String DO_NOT_RECORD_ATTRIBUTE = "dev.exactly.idempotency.servlet.IdempotencyFilter.DO_NOT_RECORD";
+    public static final String DO_NOT_RECORD_ATTRIBUTE =
+            "dev.exactly.idempotency.servlet.IdempotencyFilter.DO_NOT_RECORD";
     /** {@code Boolean.TRUE} on a request the handler gets without the guard (the store was unavailable). */
     public static final String UNGUARDED_ATTRIBUTE = "dev.exactly.idempotency.servlet.IdempotencyFilter.UNGUARDED";
     /** {@code Retry-After} of a lost lease: the client retries with the same key, soon. */
@@ -67,8 +68,13 @@ public final class HttpProtocol {
      * @param doNotRecord the application marked the response as not to be recorded
      * @param stored      the response as it would be stored
      */
-    public static Outcome outcome(IdempotentRoute route, int status, @Nullable String contentType, byte @Nullable [] body,
-            boolean doNotRecord, StoredResponse stored) {
+    public static Outcome outcome(
+            IdempotentRoute route,
+            int status,
+            @Nullable String contentType,
+            byte @Nullable [] body,
+            boolean doNotRecord,
+            StoredResponse stored) {
         return RecordingRule.outcome(route, status, contentType, body, doNotRecord, stored);
     }
 
@@ -81,13 +87,22 @@ public final class HttpProtocol {
      * What is stored for a response whose body outgrew the storage limit: the original status, where to look
      * (Location, Link) but not what described the body, and a {@code response-not-stored} problem.
      */
-    public static StoredResponse notStored(int status, Map<String, List<String>> storedHeaders, long bodyBytes,
-            int limitBytes) {
+    public static StoredResponse notStored(
+            int status, Map<String, List<String>> storedHeaders, long bodyBytes, int limitBytes) {
         Map<String, List<String>> kept = new LinkedHashMap<>(storedHeaders);
-        kept.keySet().removeAll(Set.of("content-type", "content-encoding", "content-language", "content-disposition",
-                "etag", "content-location"));
+        kept.keySet()
+                .removeAll(Set.of(
+                        "content-type",
+                        "content-encoding",
+                        "content-language",
+                        "content-disposition",
+                        "etag",
+                        "content-location"));
         kept.put("content-type", List.of(Problem.MEDIA_TYPE));
-        return new StoredResponse(status, kept, Problems.responseNotStored(status, bodyBytes, limitBytes).toJson());
+        return new StoredResponse(
+                status,
+                kept,
+                Problems.responseNotStored(status, bodyBytes, limitBytes).toJson());
     }
 
     /** The problem for an engine exception; a missing key names {@code keyHeader}. */
@@ -116,7 +131,8 @@ public final class HttpProtocol {
 
     /** Whether a request's media type is {@code multipart/*}: refused on guarded routes. */
     public static boolean isMultipart(@Nullable String contentType) {
-        return contentType != null && contentType.strip().toLowerCase(Locale.ROOT).startsWith("multipart/");
+        return contentType != null
+                && contentType.strip().toLowerCase(Locale.ROOT).startsWith("multipart/");
     }
 
     /** The 415 of a multipart body on a guarded route. */
@@ -211,7 +227,8 @@ public final class HttpProtocol {
     @FunctionalInterface
     public interface RouteMatcher {
         /** The first route matching, or {@code null}. */
-        @Nullable IdempotentRoute match(String method, String path);
+        @Nullable
+        IdempotentRoute match(String method, String path);
     }
 
     /**
@@ -222,7 +239,8 @@ public final class HttpProtocol {
      */
     public static String fingerprintTarget(String decodedPath, @Nullable String rawQuery) {
         String path = decodedPath.indexOf('%') < 0 && decodedPath.indexOf('?') < 0
-                ? decodedPath : decodedPath.replace("%", "%25").replace("?", "%3F");
+                ? decodedPath
+                : decodedPath.replace("%", "%25").replace("?", "%3F");
         return rawQuery == null ? path : path + "?" + rawQuery;
     }
 

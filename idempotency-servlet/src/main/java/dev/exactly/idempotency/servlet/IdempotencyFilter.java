@@ -145,7 +145,8 @@ public final class IdempotencyFilter implements Filter {
     /** Default limit of a stored (replayable) response body: 1 MiB. */
     public static final int DEFAULT_MAX_STORED_RESPONSE_BYTES = HttpProtocol.DEFAULT_MAX_STORED_RESPONSE_BYTES;
     /** Default {@code Retry-After} of a 503 for an unavailable store: 2 seconds. */
-    public static final Duration DEFAULT_STORE_UNAVAILABLE_RETRY_AFTER = HttpProtocol.DEFAULT_STORE_UNAVAILABLE_RETRY_AFTER;
+    public static final Duration DEFAULT_STORE_UNAVAILABLE_RETRY_AFTER =
+            HttpProtocol.DEFAULT_STORE_UNAVAILABLE_RETRY_AFTER;
     /** Default {@code WWW-Authenticate} challenge of a 401. */
     public static final String DEFAULT_CHALLENGE = HttpProtocol.DEFAULT_CHALLENGE;
 
@@ -200,7 +201,8 @@ public final class IdempotencyFilter implements Filter {
     }
 
     @Override
-    public void doFilter(ServletRequest req, ServletResponse res, FilterChain chain) throws IOException, ServletException {
+    public void doFilter(ServletRequest req, ServletResponse res, FilterChain chain)
+            throws IOException, ServletException {
         if (!(req instanceof HttpServletRequest request)
                 || !(res instanceof HttpServletResponse response)
                 || request.getDispatcherType() != DispatcherType.REQUEST
@@ -241,7 +243,11 @@ public final class IdempotencyFilter implements Filter {
     }
 
     private void guard(
-            HttpServletRequest request, HttpServletResponse response, FilterChain chain, IdempotentRoute route, String path)
+            HttpServletRequest request,
+            HttpServletResponse response,
+            FilterChain chain,
+            IdempotentRoute route,
+            String path)
             throws IOException, ServletException {
         List<String> keyHeaders = new ArrayList<>(2);
         addAll(keyHeaders, request.getHeaders(keyHeader));
@@ -265,10 +271,14 @@ public final class IdempotencyFilter implements Filter {
         byte[] body = CachedBodyRequest.readBounded(request, fingerprinter.maxBodyBytes());
         // a form parsed by a filter before this one is gone from the stream: its parameters are the request
         Map<String, String[]> upstream = CachedBodyRequest.formReadUpstream(request, body)
-                ? java.util.Collections.unmodifiableMap(new java.util.LinkedHashMap<>(request.getParameterMap())) : null;
+                ? java.util.Collections.unmodifiableMap(new java.util.LinkedHashMap<>(request.getParameterMap()))
+                : null;
         byte[] fingerprinted = upstream == null ? body : CachedBodyRequest.formBytes(upstream);
-        Fingerprint fingerprint = fingerprinter.fingerprint(request.getMethod(),
-                HttpProtocol.fingerprintTarget(path, request.getQueryString()), fingerprinted, request.getContentType());
+        Fingerprint fingerprint = fingerprinter.fingerprint(
+                request.getMethod(),
+                HttpProtocol.fingerprintTarget(path, request.getQueryString()),
+                fingerprinted,
+                request.getContentType());
         Scope scope = new Scope(tenant.get(), request.getMethod(), route.pathTemplate(), key);
         IdempotencyRequest idempotencyRequest = IdempotencyRequest.of(scope, fingerprint, route.policy());
 
@@ -292,7 +302,9 @@ public final class IdempotencyFilter implements Filter {
             if (response.isCommitted()) {
                 throw e;
             }
-            writeProblem(response, Problems.outcomeUnknown("the idempotency store failed while the request ran"),
+            writeProblem(
+                    response,
+                    Problems.outcomeUnknown("the idempotency store failed while the request ran"),
                     retryAfter(e));
             return;
         } catch (IOException | ServletException | RuntimeException | Error e) {
@@ -308,8 +320,13 @@ public final class IdempotencyFilter implements Filter {
     }
 
     /** The handler, unguarded: the body it was sent, the {@link #UNGUARDED} mark, no lease, nothing recorded. */
-    private static void passThrough(HttpServletRequest request, HttpServletResponse response, FilterChain chain,
-            byte[] body, @Nullable Map<String, String[]> upstream) throws IOException, ServletException {
+    private static void passThrough(
+            HttpServletRequest request,
+            HttpServletResponse response,
+            FilterChain chain,
+            byte[] body,
+            @Nullable Map<String, String[]> upstream)
+            throws IOException, ServletException {
         CachedBodyRequest unguarded = new CachedBodyRequest(request, body, null, upstream);
         unguarded.setAttribute(UNGUARDED, true);
         chain.doFilter(unguarded, response);
@@ -335,8 +352,13 @@ public final class IdempotencyFilter implements Filter {
         private @Nullable Exception failedAfterHead;
         private volatile boolean started;
 
-        Execution(HttpServletRequest request, HttpServletResponse response, FilterChain chain, IdempotentRoute route,
-                byte[] body, @Nullable Map<String, String[]> upstreamParameters) {
+        Execution(
+                HttpServletRequest request,
+                HttpServletResponse response,
+                FilterChain chain,
+                IdempotentRoute route,
+                byte[] body,
+                @Nullable Map<String, String[]> upstreamParameters) {
             this.request = request;
             this.response = response;
             this.chain = chain;
@@ -363,17 +385,21 @@ public final class IdempotencyFilter implements Filter {
             }
             CapturedResponse result = capture.finish();
             captured = result;
-            return RecordingRule.outcome(route, result.status(), result.contentType(), result.body(),
-                    request.getAttribute(DO_NOT_RECORD) != null, toStored(result));
+            return RecordingRule.outcome(
+                    route,
+                    result.status(),
+                    result.contentType(),
+                    result.body(),
+                    request.getAttribute(DO_NOT_RECORD) != null,
+                    toStored(result));
         }
 
         /** The body outgrew the storage limit: send the head now and stream the rest. */
         private OutputStream commitStreamed(CapturedResponse head) throws IOException {
-            boolean released = request.getAttribute(DO_NOT_RECORD) != null
-                    || RecordingRule.releasedByStatus(route, head.status());
-            Instant expires = released
-                    ? null
-                    : clock.instant().plus(route.policy().retention());
+            boolean released =
+                    request.getAttribute(DO_NOT_RECORD) != null || RecordingRule.releasedByStatus(route, head.status());
+            Instant expires =
+                    released ? null : clock.instant().plus(route.policy().retention());
             writeHead(response, head, expires);
             return response.getOutputStream();
         }
@@ -388,7 +414,7 @@ public final class IdempotencyFilter implements Filter {
             byte[] bytes = result.body();
             if (bytes == null) {
                 switch (failedAfterHead) {
-                    case null -> { }
+                    case null -> {}
                     case IOException e -> throw e;
                     case ServletException e -> throw e;
                     case RuntimeException e -> throw e;

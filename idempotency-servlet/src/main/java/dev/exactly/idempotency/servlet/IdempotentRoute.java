@@ -76,7 +76,8 @@ public record IdempotentRoute(
             throw new IllegalArgumentException("a path template starts with '/': " + template);
         }
         for (String segment : segments(template)) {
-            if (!LITERAL.matcher(segment).matches() && !VARIABLE.matcher(segment).matches()) {
+            if (!LITERAL.matcher(segment).matches()
+                    && !VARIABLE.matcher(segment).matches()) {
                 throw new IllegalArgumentException(
                         "a path template segment is a literal or a {variable}: '" + segment + "' in " + template);
             }

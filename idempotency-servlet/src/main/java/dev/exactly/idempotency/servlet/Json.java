@@ -27,8 +27,8 @@ final class Json {
             case Double d -> Double.isFinite(d);
             case Float f -> Float.isFinite(f);
             case List<?> list -> list.stream().allMatch(Json::writable);
-            case Map<?, ?> map -> map.entrySet().stream()
-                    .allMatch(e -> e.getKey() instanceof String && writable(e.getValue()));
+            case Map<?, ?> map ->
+                map.entrySet().stream().allMatch(e -> e.getKey() instanceof String && writable(e.getValue()));
             default -> false;
         };
     }
@@ -63,7 +63,9 @@ final class Json {
                 }
                 out.append('}');
             }
-            default -> throw new IllegalArgumentException("not a JSON value: " + value.getClass().getName());
+            default ->
+                throw new IllegalArgumentException(
+                        "not a JSON value: " + value.getClass().getName());
         }
     }
 
@@ -111,7 +113,8 @@ final class Json {
             this.text = text;
         }
 
-        @Nullable String findMember(String member) {
+        @Nullable
+        String findMember(String member) {
             skipWhitespace();
             expect('{');
             skipWhitespace();

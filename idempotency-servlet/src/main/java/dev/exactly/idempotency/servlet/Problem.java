@@ -21,7 +21,12 @@ import org.jspecify.annotations.Nullable;
  * @param extensions further members: strings, numbers, booleans, null, lists and maps of those
  */
 public record Problem(
-        URI type, String title, int status, @Nullable String detail, @Nullable String code, Map<String, Object> extensions) {
+        URI type,
+        String title,
+        int status,
+        @Nullable String detail,
+        @Nullable String code,
+        Map<String, Object> extensions) {
 
     /** The media type of problem documents. */
     public static final String MEDIA_TYPE = "application/problem+json";

@@ -84,9 +84,13 @@ public final class Problems {
 
     /** 400: the route requires a key in the header {@code headerName} and none was sent. */
     public static Problem keyMissing(String headerName) {
-        return problem(IDEMPOTENCY_KEY_MISSING, "Idempotency-Key missing", 400,
-                "this endpoint requires " + ("AEIOUaeiou".indexOf(headerName.charAt(0)) >= 0 ? "an " : "a ") + headerName
-                        + " header", "idempotency_key_missing");
+        return problem(
+                IDEMPOTENCY_KEY_MISSING,
+                "Idempotency-Key missing",
+                400,
+                "this endpoint requires " + ("AEIOUaeiou".indexOf(headerName.charAt(0)) >= 0 ? "an " : "a ")
+                        + headerName + " header",
+                "idempotency_key_missing");
     }
 
     /** 400: the key is empty, too long, not printable ASCII, or sent twice with different values. */
@@ -96,13 +100,20 @@ public final class Problems {
 
     /** 401: no tenant could be resolved for a guarded request. */
     public static Problem tenantUnresolved() {
-        return problem(TENANT_UNRESOLVED, "Tenant unresolved", 401,
-                "the request is not authenticated as a tenant", "tenant_unresolved");
+        return problem(
+                TENANT_UNRESOLVED,
+                "Tenant unresolved",
+                401,
+                "the request is not authenticated as a tenant",
+                "tenant_unresolved");
     }
 
     /** 409: a request with the same key is still being processed. */
     public static Problem keyInUse(boolean waited) {
-        return problem(IDEMPOTENCY_KEY_IN_USE, "Idempotency-Key in use", 409,
+        return problem(
+                IDEMPOTENCY_KEY_IN_USE,
+                "Idempotency-Key in use",
+                409,
                 waited
                         ? "a request with this Idempotency-Key is still in progress after waiting for it; this "
                                 + "request was not run: retry later with the same Idempotency-Key"
@@ -113,7 +124,10 @@ public final class Problems {
 
     /** 409: the request ran but lost its lease before its outcome was recorded; retry with the same key. */
     public static Problem leaseLost() {
-        return problem(IDEMPOTENCY_LEASE_LOST, "Idempotency lease lost", 409,
+        return problem(
+                IDEMPOTENCY_LEASE_LOST,
+                "Idempotency lease lost",
+                409,
                 "the request lost its idempotency lease while it ran (its renewals stalled or it ran past the "
                         + "longest hold) and its outcome was not recorded; it may have taken effect: retry with the "
                         + "same Idempotency-Key to get its outcome",
@@ -122,17 +136,26 @@ public final class Problems {
 
     /** 413: the request body is larger than the fingerprint limit. */
     public static Problem payloadTooLarge(long limitBytes) {
-        return problem(PAYLOAD_TOO_LARGE, "Payload too large", 413,
-                "the request body exceeds the " + limitBytes + "-byte limit; it was refused before anything ran",
-                "payload_too_large").with("limit_bytes", limitBytes);
+        return problem(
+                        PAYLOAD_TOO_LARGE,
+                        "Payload too large",
+                        413,
+                        "the request body exceeds the " + limitBytes
+                                + "-byte limit; it was refused before anything ran",
+                        "payload_too_large")
+                .with("limit_bytes", limitBytes);
     }
 
     /** 400: the JSON body nests deeper than the limit; refused before it was parsed or run. */
     public static Problem jsonTooDeep(int maxDepth) {
-        return problem(JSON_TOO_DEEP, "JSON nested too deeply", 400,
-                "the JSON request body nests arrays and objects deeper than " + maxDepth
-                        + " levels; the request was refused before it ran",
-                "json_too_deep").with("max_depth", maxDepth);
+        return problem(
+                        JSON_TOO_DEEP,
+                        "JSON nested too deeply",
+                        400,
+                        "the JSON request body nests arrays and objects deeper than " + maxDepth
+                                + " levels; the request was refused before it ran",
+                        "json_too_deep")
+                .with("max_depth", maxDepth);
     }
 
     /** 415: the body's media type is not accepted here; refused before it ran. */
@@ -142,7 +165,10 @@ public final class Problems {
 
     /** 422: the key was already used with a different request. */
     public static Problem keyReused() {
-        return problem(IDEMPOTENCY_KEY_REUSED, "Idempotency-Key reused", 422,
+        return problem(
+                IDEMPOTENCY_KEY_REUSED,
+                "Idempotency-Key reused",
+                422,
                 "this Idempotency-Key was already used with a different request; use a new key for a new request",
                 "idempotency_key_reused");
     }
@@ -161,7 +187,10 @@ public final class Problems {
      * closed). What an earlier request with this key did cannot be known now: retry with the same key.
      */
     public static Problem storeUnavailable() {
-        return problem(IDEMPOTENCY_STORE_UNAVAILABLE, "Idempotency store unavailable", 503,
+        return problem(
+                IDEMPOTENCY_STORE_UNAVAILABLE,
+                "Idempotency store unavailable",
+                503,
                 "the idempotency store could not be reached, so this request was refused before it ran; "
                         + "an earlier request with this Idempotency-Key may have run: retry with the same "
                         + "Idempotency-Key to get its outcome",
@@ -174,7 +203,10 @@ public final class Problems {
      * and never runs the action a second time where a durable record stands behind the key.
      */
     public static Problem outcomeUnknown(String detail) {
-        return problem(OUTCOME_UNKNOWN, "Outcome unknown", 503,
+        return problem(
+                OUTCOME_UNKNOWN,
+                "Outcome unknown",
+                503,
                 detail + "; this request may have taken effect: retry with the same Idempotency-Key to get its "
                         + "outcome, never with a new one",
                 "outcome_unknown");
@@ -186,12 +218,16 @@ public final class Problems {
      * (e.g. at the replayed {@code Location}).
      */
     public static Problem responseNotStored(int status, long bodyBytes, long limitBytes) {
-        return problem(RESPONSE_NOT_STORED, "Response not stored", status,
-                "the request was executed with status " + status + ", but its " + bodyBytes
-                        + "-byte response body exceeded the " + limitBytes
-                        + "-byte replay limit and was not stored; fetch the resource instead "
-                        + "(see the Location header when present)",
-                "response_not_stored").with("limit_bytes", limitBytes);
+        return problem(
+                        RESPONSE_NOT_STORED,
+                        "Response not stored",
+                        status,
+                        "the request was executed with status " + status + ", but its " + bodyBytes
+                                + "-byte response body exceeded the " + limitBytes
+                                + "-byte replay limit and was not stored; fetch the resource instead "
+                                + "(see the Location header when present)",
+                        "response_not_stored")
+                .with("limit_bytes", limitBytes);
     }
 
     /** A bare status ({@code about:blank}), e.g. for a handler's {@code sendError(status, message)}. */
@@ -202,9 +238,11 @@ public final class Problems {
     /** The problem for an exception the engine raised. */
     public static Problem from(IdempotencyException exception) {
         return switch (exception) {
-            case InvalidIdempotencyKeyException invalid -> invalid.reason() == InvalidIdempotencyKeyException.Reason.MISSING
-                    ? keyMissing()
-                    : keyInvalid(Objects.requireNonNullElse(invalid.getMessage(), "the Idempotency-Key is not valid"));
+            case InvalidIdempotencyKeyException invalid ->
+                invalid.reason() == InvalidIdempotencyKeyException.Reason.MISSING
+                        ? keyMissing()
+                        : keyInvalid(
+                                Objects.requireNonNullElse(invalid.getMessage(), "the Idempotency-Key is not valid"));
             case PayloadTooLargeException tooLarge -> payloadTooLarge(tooLarge.limitBytes());
             case JsonTooDeepException tooDeep -> jsonTooDeep(tooDeep.maxDepth());
             case IdempotencyKeyReusedException reused -> keyReused();

@@ -31,8 +31,13 @@ import org.jspecify.annotations.Nullable;
 final class RecordingRule {
     private RecordingRule() {}
 
-    static Outcome outcome(IdempotentRoute route, int status, @Nullable String contentType, byte @Nullable [] body,
-            boolean doNotRecord, StoredResponse stored) {
+    static Outcome outcome(
+            IdempotentRoute route,
+            int status,
+            @Nullable String contentType,
+            byte @Nullable [] body,
+            boolean doNotRecord,
+            StoredResponse stored) {
         if (doNotRecord || releasedByStatus(route, status) || isValidationFailure(status, contentType, body)) {
             return Outcome.release(stored);
         }

@@ -10,14 +10,17 @@ final class RouteTable {
 
     RouteTable(List<IdempotentRoute> routes) {
         this.routes = List.copyOf(routes);
-        this.compiled = this.routes.stream().map(r -> IdempotentRoute.segments(r.pathTemplate())).toList();
+        this.compiled = this.routes.stream()
+                .map(r -> IdempotentRoute.segments(r.pathTemplate()))
+                .toList();
     }
 
     List<IdempotentRoute> routes() {
         return routes;
     }
 
-    @Nullable IdempotentRoute match(String method, String path) {
+    @Nullable
+    IdempotentRoute match(String method, String path) {
         if (routes.isEmpty() || !path.startsWith("/")) {
             return null;
         }

@@ -10,15 +10,28 @@ class CharsetParameterTest {
 
     @Test
     void findsTheCharsetParameterAsSplittingTheMediaTypeDoes() {
-        List<String> types = List.of("application/json", "application/json;charset=UTF-8",
-                "application/json; charset=utf-8", "text/plain;CHARSET=\"ISO-8859-1\"", "text/plain; charset=",
-                "text/plain; charset=\"\"", "text/plain;;charset=x;", "text/plain; q=1; charset = x",
-                "text/plain; q=1;\tcharset=x ", "charset=x", ";", "", "text/plain;charset", "a;charset=\"x",
-                "a; charsets=x", "a;  charset=  y  ;b=c");
+        List<String> types = List.of(
+                "application/json",
+                "application/json;charset=UTF-8",
+                "application/json; charset=utf-8",
+                "text/plain;CHARSET=\"ISO-8859-1\"",
+                "text/plain; charset=",
+                "text/plain; charset=\"\"",
+                "text/plain;;charset=x;",
+                "text/plain; q=1; charset = x",
+                "text/plain; q=1;\tcharset=x ",
+                "charset=x",
+                ";",
+                "",
+                "text/plain;charset",
+                "a;charset=\"x",
+                "a; charsets=x",
+                "a;  charset=  y  ;b=c");
         for (String type : types) {
             assertThat(CapturingResponse.charsetParameter(type)).as(type).isEqualTo(bySplitting(type));
         }
-        assertThat(CapturingResponse.charsetParameter("text/plain; charset=\"utf-8\"")).isEqualTo("utf-8");
+        assertThat(CapturingResponse.charsetParameter("text/plain; charset=\"utf-8\""))
+                .isEqualTo("utf-8");
         assertThat(CapturingResponse.charsetParameter("application/json")).isNull();
     }
 

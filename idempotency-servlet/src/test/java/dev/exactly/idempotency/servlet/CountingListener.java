@@ -19,8 +19,9 @@ public final class CountingListener implements IdempotencyListener {
     public final AtomicInteger renewed = new AtomicInteger();
 
     public void reset() {
-        for (AtomicInteger counter : new AtomicInteger[] {claims, replays, mismatches, conflicts, recorded, released, storeErrors,
-                renewed}) {
+        for (AtomicInteger counter :
+                new AtomicInteger[] {claims, replays, mismatches, conflicts, recorded, released, storeErrors, renewed
+                }) {
             counter.set(0);
         }
     }

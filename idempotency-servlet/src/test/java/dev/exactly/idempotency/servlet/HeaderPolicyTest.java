@@ -8,7 +8,8 @@ import org.junit.jupiter.api.Test;
 
 class HeaderPolicyTest {
 
-    private final HeaderPolicy policy = new HeaderPolicy(List.of("X-Request-Cost", "Authorization"), List.of("X-Api-Key"));
+    private final HeaderPolicy policy =
+            new HeaderPolicy(List.of("X-Request-Cost", "Authorization"), List.of("X-Api-Key"));
 
     @Test
     void keepsTheAllowedHeadersInOrderUnderLowerCaseNamesAndDropsTheRest() {
@@ -28,9 +29,13 @@ class HeaderPolicyTest {
     @Test
     void everyResponseNamesItsHeadersWithThePolicysOwnStrings() {
         String first = policy.filter(List.of(new CapturedResponse.Header("Content-Type", List.of("a/b"))))
-                .keySet().iterator().next();
+                .keySet()
+                .iterator()
+                .next();
         String second = policy.filter(List.of(new CapturedResponse.Header("CONTENT-TYPE", List.of("a/b"))))
-                .keySet().iterator().next();
+                .keySet()
+                .iterator()
+                .next();
 
         assertThat(first).isEqualTo("content-type").isSameAs(second);
     }
@@ -39,15 +44,18 @@ class HeaderPolicyTest {
     void everySpellingOfAnAllowedNameIsKeptAndOfADeniedOneDropped() {
         for (String spelling : List.of("etag", "Etag", "ETag", "ETAG", "eTaG")) {
             assertThat(policy.filter(List.of(new CapturedResponse.Header(spelling, List.of("\"v1\"")))))
-                    .as(spelling).containsOnlyKeys("etag");
+                    .as(spelling)
+                    .containsOnlyKeys("etag");
         }
         for (String spelling : List.of("x-request-cost", "X-Request-Cost", "x-Request-cost")) {
             assertThat(policy.filter(List.of(new CapturedResponse.Header(spelling, List.of("3")))))
-                    .as(spelling).containsOnlyKeys("x-request-cost");
+                    .as(spelling)
+                    .containsOnlyKeys("x-request-cost");
         }
         for (String spelling : List.of("x-api-key", "X-Api-Key", "X-API-KEY", "authorization", "Authorization")) {
             assertThat(policy.filter(List.of(new CapturedResponse.Header(spelling, List.of("secret")))))
-                    .as(spelling).isEmpty();
+                    .as(spelling)
+                    .isEmpty();
         }
     }
 

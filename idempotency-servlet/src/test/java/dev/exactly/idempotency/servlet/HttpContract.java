@@ -3,6 +3,8 @@ package dev.exactly.idempotency.servlet;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import dev.exactly.idempotency.ClaimOutcome;
+import dev.exactly.idempotency.Fingerprint;
 import dev.exactly.idempotency.IdempotencyEngine;
 import dev.exactly.idempotency.IdempotencyKey;
 import dev.exactly.idempotency.IdempotencyPolicy;
@@ -14,8 +16,6 @@ import dev.exactly.idempotency.Scope;
 import dev.exactly.idempotency.ScopeKey;
 import dev.exactly.idempotency.StoreUnavailableException;
 import dev.exactly.idempotency.StoredResponse;
-import dev.exactly.idempotency.ClaimOutcome;
-import dev.exactly.idempotency.Fingerprint;
 import dev.exactly.idempotency.memory.InMemoryIdempotencyStore;
 import dev.exactly.idempotency.spi.IdempotencyStore;
 import java.net.http.HttpResponse;
@@ -59,11 +59,17 @@ public abstract class HttpContract {
     static final List<IdempotentRoute> ROUTES = List.of(
             IdempotentRoute.post("/v1/charges"),
             IdempotentRoute.builder("POST", "/v1/coalesced")
-                    .policy(IdempotencyPolicy.custom().inFlight(InFlightPolicy.waitUpTo(Duration.ofSeconds(20))).build())
+                    .policy(IdempotencyPolicy.custom()
+                            .inFlight(InFlightPolicy.waitUpTo(Duration.ofSeconds(20)))
+                            .build())
                     .build(),
             IdempotentRoute.post("/v1/charges/{id}/refunds"),
-            IdempotentRoute.builder("POST", "/v1/slow").policy(IdempotencyPolicy.custom().lease(SLOW_ROUTE_LEASE).build()).build(),
-            IdempotentRoute.builder("POST", "/v1/stripe").recordServerErrors(true).build(),
+            IdempotentRoute.builder("POST", "/v1/slow")
+                    .policy(IdempotencyPolicy.custom().lease(SLOW_ROUTE_LEASE).build())
+                    .build(),
+            IdempotentRoute.builder("POST", "/v1/stripe")
+                    .recordServerErrors(true)
+                    .build(),
             IdempotentRoute.builder("POST", "/v1/optional").keyRequired(false).build());
 
     // ------------------------------------------------------------------------------ what an adapter provides
@@ -88,14 +94,29 @@ public abstract class HttpContract {
      *
      * @param arrivals runs for each request before the filter sees it
      */
-    public record Settings(List<IdempotentRoute> routes, Map<String, String> apiKeys, int maxRequestBodyBytes,
-            int maxStoredResponseBytes, List<String> replayHeaders, List<String> credentialHeaders,
-            Duration storeUnavailableRetryAfter, StoreUnavailablePolicy whenStoreUnavailable, Runnable arrivals) {
+    public record Settings(
+            List<IdempotentRoute> routes,
+            Map<String, String> apiKeys,
+            int maxRequestBodyBytes,
+            int maxStoredResponseBytes,
+            List<String> replayHeaders,
+            List<String> credentialHeaders,
+            Duration storeUnavailableRetryAfter,
+            StoreUnavailablePolicy whenStoreUnavailable,
+            Runnable arrivals) {
 
         /** The same settings with another store-unavailable policy and {@code Retry-After}. */
         public Settings whenStoreUnavailable(StoreUnavailablePolicy policy, Duration retryAfter) {
-            return new Settings(routes, apiKeys, maxRequestBodyBytes, maxStoredResponseBytes, replayHeaders,
-                    credentialHeaders, retryAfter, policy, arrivals);
+            return new Settings(
+                    routes,
+                    apiKeys,
+                    maxRequestBodyBytes,
+                    maxStoredResponseBytes,
+                    replayHeaders,
+                    credentialHeaders,
+                    retryAfter,
+                    policy,
+                    arrivals);
         }
     }
 
@@ -113,8 +134,13 @@ public abstract class HttpContract {
      * @param lease   the running lease, as the adapter exposes it
      * @param unguarded whether the adapter marked the request as passed through without the guard
      */
-    public record Received(String method, String path, Map<String, List<String>> headers, byte[] body,
-            @Nullable Lease lease, boolean unguarded) {
+    public record Received(
+            String method,
+            String path,
+            Map<String, List<String>> headers,
+            byte[] body,
+            @Nullable Lease lease,
+            boolean unguarded) {
         public String text() {
             return new String(body, StandardCharsets.UTF_8);
         }
@@ -132,8 +158,11 @@ public abstract class HttpContract {
         }
 
         public static Reply json(int status, String json) {
-            return new Reply(status, List.of(Map.entry("Content-Type", "application/json")),
-                    json.getBytes(StandardCharsets.UTF_8), false);
+            return new Reply(
+                    status,
+                    List.of(Map.entry("Content-Type", "application/json")),
+                    json.getBytes(StandardCharsets.UTF_8),
+                    false);
         }
 
         public Reply header(String name, String value) {
@@ -170,11 +199,16 @@ public abstract class HttpContract {
     @BeforeParameterizedClassInvocation
     void start() throws Exception {
         store = fixture.opener().get();
-        server = adapter().start(IdempotencyEngine.builder(store.store()).listener(listener).build(),
-                settings(ROUTES), request -> {
-                    executions.incrementAndGet();
-                    return handler.handle(request);
-                });
+        server = adapter()
+                .start(
+                        IdempotencyEngine.builder(store.store())
+                                .listener(listener)
+                                .build(),
+                        settings(ROUTES),
+                        request -> {
+                            executions.incrementAndGet();
+                            return handler.handle(request);
+                        });
     }
 
     @AfterParameterizedClassInvocation
@@ -192,9 +226,16 @@ public abstract class HttpContract {
     }
 
     private Settings settings(List<IdempotentRoute> routes) {
-        return new Settings(routes, Map.of("sk_a", "tenant-a", "sk_b", "tenant-b"), MAX_REQUEST_BODY, MAX_STORED_RESPONSE,
-                List.of("X-Request-Cost", "Set-Cookie"), List.of("X-Session-Token"), Duration.ofSeconds(5),
-                StoreUnavailablePolicy.REFUSE, () -> onArrival.run());
+        return new Settings(
+                routes,
+                Map.of("sk_a", "tenant-a", "sk_b", "tenant-b"),
+                MAX_REQUEST_BODY,
+                MAX_STORED_RESPONSE,
+                List.of("X-Request-Cost", "Set-Cookie"),
+                List.of("X-Session-Token"),
+                Duration.ofSeconds(5),
+                StoreUnavailablePolicy.REFUSE,
+                () -> onArrival.run());
     }
 
     /** A server of its own on {@code store}, one route /v1/charges, tenant by API key sk_a. */
@@ -203,9 +244,10 @@ public abstract class HttpContract {
         return own(store, settings(List.of(route)), runs, handler);
     }
 
-    private Server own(IdempotencyStore store, Settings settings, AtomicInteger runs, Handler handler) throws Exception {
-        return adapter().start(IdempotencyEngine.builder(store).listener(listener).build(), settings,
-                request -> {
+    private Server own(IdempotencyStore store, Settings settings, AtomicInteger runs, Handler handler)
+            throws Exception {
+        return adapter()
+                .start(IdempotencyEngine.builder(store).listener(listener).build(), settings, request -> {
                     runs.incrementAndGet();
                     return handler.handle(request);
                 });
@@ -241,7 +283,8 @@ public abstract class HttpContract {
             if (request.lease() != null && request.lease().renew(Duration.ofSeconds(30))) {
                 leaseSeen.incrementAndGet();
             }
-            return Reply.of(201).body("application/octet-stream", payload)
+            return Reply.of(201)
+                    .body("application/octet-stream", payload)
                     .header("Location", "/v1/charges/ch_1")
                     .header("ETag", "\"v1\"")
                     .header("Cache-Control", "no-cache")
@@ -265,18 +308,24 @@ public abstract class HttpContract {
 
         assertThat(second.statusCode()).isEqualTo(201);
         assertThat(second.body()).isEqualTo(payload);
-        assertThat(second.headers().firstValue(IdempotencyFilter.REPLAYED_HEADER)).hasValue("true");
-        assertThat(second.headers().firstValue(IdempotencyFilter.LEGACY_REPLAYED_HEADER)).hasValue("true");
+        assertThat(second.headers().firstValue(IdempotencyFilter.REPLAYED_HEADER))
+                .hasValue("true");
+        assertThat(second.headers().firstValue(IdempotencyFilter.LEGACY_REPLAYED_HEADER))
+                .hasValue("true");
         assertThat(second.headers().firstValue("Content-Type")).hasValue("application/octet-stream");
         assertThat(second.headers().firstValue("Location")).hasValue("/v1/charges/ch_1");
         assertThat(second.headers().firstValue("ETag")).hasValue("\"v1\"");
         assertThat(second.headers().firstValue("X-Request-Cost")).hasValue("3");
-        assertThat(second.headers().allValues("Set-Cookie")).as("deny-list beats the allow-list").isEmpty();
+        assertThat(second.headers().allValues("Set-Cookie"))
+                .as("deny-list beats the allow-list")
+                .isEmpty();
         assertThat(second.headers().firstValue("X-Session-Token")).isEmpty();
         assertThat(second.headers().firstValue("X-Unlisted")).isEmpty();
 
-        Instant firstExpiry = HttpDates.parse(first.headers().firstValue(IdempotencyFilter.EXPIRES_HEADER).orElseThrow());
-        Instant secondExpiry = HttpDates.parse(second.headers().firstValue(IdempotencyFilter.EXPIRES_HEADER).orElseThrow());
+        Instant firstExpiry = HttpDates.parse(
+                first.headers().firstValue(IdempotencyFilter.EXPIRES_HEADER).orElseThrow());
+        Instant secondExpiry = HttpDates.parse(
+                second.headers().firstValue(IdempotencyFilter.EXPIRES_HEADER).orElseThrow());
         Instant expected = Instant.now().plus(IdempotencyPolicy.DEFAULT_RETENTION);
         assertThat(firstExpiry).isBetween(expected.minusSeconds(60), expected.plusSeconds(60));
         assertThat(Duration.between(firstExpiry, secondExpiry).abs()).isLessThanOrEqualTo(Duration.ofSeconds(2));
@@ -325,7 +374,8 @@ public abstract class HttpContract {
         }
         assertThat(executions).hasValue(1);
         assertThat(responses).filteredOn(r -> r.statusCode() == 201).hasSize(1);
-        List<HttpResponse<byte[]>> conflicts = responses.stream().filter(r -> r.statusCode() == 409).toList();
+        List<HttpResponse<byte[]>> conflicts =
+                responses.stream().filter(r -> r.statusCode() == 409).toList();
         assertThat(conflicts).hasSize(49).allSatisfy(r -> {
             assertProblem(r, 409, "idempotency-key-in-use", "idempotency_key_in_use");
             assertThat(r.headers().firstValue("Retry-After")).hasValue("1");
@@ -345,7 +395,11 @@ public abstract class HttpContract {
         String key = newKey();
         List<CompletableFuture<HttpResponse<byte[]>>> calls = new ArrayList<>();
         for (int i = 0; i < 50; i++) {
-            calls.add(Call.post(server, "/v1/coalesced").key(key).apiKey("sk_a").json("{\"n\":1}").sendAsync());
+            calls.add(Call.post(server, "/v1/coalesced")
+                    .key(key)
+                    .apiKey("sk_a")
+                    .json("{\"n\":1}")
+                    .sendAsync());
         }
         await().atMost(Duration.ofSeconds(30)).until(() -> executions.get() == 1 && arrived.get() == 50);
         release.countDown();
@@ -372,7 +426,11 @@ public abstract class HttpContract {
         Instant until = Instant.now().plus(SLOW_ROUTE_LEASE.multipliedBy(3));
         int duplicates = 0;
         while (Instant.now().isBefore(until)) {
-            HttpResponse<byte[]> duplicate = Call.post(server, "/v1/slow").key(key).apiKey("sk_a").json("{}").send();
+            HttpResponse<byte[]> duplicate = Call.post(server, "/v1/slow")
+                    .key(key)
+                    .apiKey("sk_a")
+                    .json("{}")
+                    .send();
             assertProblem(duplicate, 409, "idempotency-key-in-use", "idempotency_key_in_use");
             duplicates++;
             await().pollDelay(Duration.ofMillis(200)).until(() -> true);
@@ -391,26 +449,48 @@ public abstract class HttpContract {
         handler = request -> Reply.json(201, "{\"ok\":true}");
         String key = newKey();
         assertThat(charge(key).send().statusCode()).isEqualTo(201);
-        HttpResponse<byte[]> reused = Call.post(server, "/v1/charges").key(key).apiKey("sk_a")
-                .json("{\"amount\":999,\"currency\":\"EUR\"}").send();
+        HttpResponse<byte[]> reused = Call.post(server, "/v1/charges")
+                .key(key)
+                .apiKey("sk_a")
+                .json("{\"amount\":999,\"currency\":\"EUR\"}")
+                .send();
         assertProblem(reused, 422, "idempotency-key-reused", "idempotency_key_reused");
         // key order and number spelling do not matter
-        assertThat(replayed(Call.post(server, "/v1/charges").key(key).apiKey("sk_a")
-                .json("{\"currency\":\"EUR\",\"amount\":100.0}").send())).isTrue();
+        assertThat(replayed(Call.post(server, "/v1/charges")
+                        .key(key)
+                        .apiKey("sk_a")
+                        .json("{\"currency\":\"EUR\",\"amount\":100.0}")
+                        .send()))
+                .isTrue();
 
         String refund = newKey();
-        assertThat(Call.post(server, "/v1/charges/ch_1/refunds").key(refund).apiKey("sk_a").json("{\"amount\":5}").send()
-                .statusCode()).isEqualTo(201);
-        assertProblem(Call.post(server, "/v1/charges/ch_2/refunds").key(refund).apiKey("sk_a").json("{\"amount\":5}").send(),
-                422, "idempotency-key-reused", "idempotency_key_reused");
+        assertThat(Call.post(server, "/v1/charges/ch_1/refunds")
+                        .key(refund)
+                        .apiKey("sk_a")
+                        .json("{\"amount\":5}")
+                        .send()
+                        .statusCode())
+                .isEqualTo(201);
+        assertProblem(
+                Call.post(server, "/v1/charges/ch_2/refunds")
+                        .key(refund)
+                        .apiKey("sk_a")
+                        .json("{\"amount\":5}")
+                        .send(),
+                422,
+                "idempotency-key-reused",
+                "idempotency_key_reused");
         assertThat(executions).hasValue(2);
     }
 
     @Test
     void missingAndMalformedKeysAre400AndQuotedAndBareAndAliasNameTheSameKey() throws Exception {
         handler = request -> Reply.json(201, "{\"n\":" + executions.get() + "}");
-        assertProblem(Call.post(server, "/v1/charges").apiKey("sk_a").json("{}").send(),
-                400, "idempotency-key-missing", "idempotency_key_missing");
+        assertProblem(
+                Call.post(server, "/v1/charges").apiKey("sk_a").json("{}").send(),
+                400,
+                "idempotency-key-missing",
+                "idempotency_key_missing");
         assertProblem(charge("x".repeat(256)).send(), 400, "idempotency-key-invalid", "idempotency_key_invalid");
         assertProblem(charge("\"unterminated").send(), 400, "idempotency-key-invalid", "idempotency_key_invalid");
         assertThat(executions).hasValue(0);
@@ -418,14 +498,20 @@ public abstract class HttpContract {
         String key = newKey();
         HttpResponse<byte[]> quoted = charge("\"" + key + "\"").send();
         HttpResponse<byte[]> bare = charge(key).send();
-        HttpResponse<byte[]> alias = Call.post(server, "/v1/charges").header(IdempotencyFilter.KEY_ALIAS_HEADER, key)
-                .apiKey("sk_a").json("{\"amount\":100,\"currency\":\"EUR\"}").send();
+        HttpResponse<byte[]> alias = Call.post(server, "/v1/charges")
+                .header(IdempotencyFilter.KEY_ALIAS_HEADER, key)
+                .apiKey("sk_a")
+                .json("{\"amount\":100,\"currency\":\"EUR\"}")
+                .send();
         assertThat(quoted.statusCode()).isEqualTo(201);
         assertThat(replayed(bare)).isTrue();
         assertThat(replayed(alias)).isTrue();
         assertThat(bare.body()).isEqualTo(quoted.body());
-        assertProblem(charge(key).header(IdempotencyFilter.KEY_ALIAS_HEADER, "other").send(),
-                400, "idempotency-key-invalid", "idempotency_key_invalid");
+        assertProblem(
+                charge(key).header(IdempotencyFilter.KEY_ALIAS_HEADER, "other").send(),
+                400,
+                "idempotency-key-invalid",
+                "idempotency_key_invalid");
         assertThat(executions).hasValue(1);
     }
 
@@ -434,16 +520,26 @@ public abstract class HttpContract {
         handler = request -> Reply.json(201, "{\"n\":" + executions.get() + "}");
         String key = newKey();
         HttpResponse<byte[]> a = charge(key).send();
-        HttpResponse<byte[]> b = Call.post(server, "/v1/charges").key(key).apiKey("sk_b")
-                .json("{\"amount\":100,\"currency\":\"EUR\"}").send();
-        HttpResponse<byte[]> principal = Call.post(server, "/v1/charges").key(key).header("X-Test-User", "alice")
-                .json("{\"amount\":100,\"currency\":\"EUR\"}").send();
+        HttpResponse<byte[]> b = Call.post(server, "/v1/charges")
+                .key(key)
+                .apiKey("sk_b")
+                .json("{\"amount\":100,\"currency\":\"EUR\"}")
+                .send();
+        HttpResponse<byte[]> principal = Call.post(server, "/v1/charges")
+                .key(key)
+                .header("X-Test-User", "alice")
+                .json("{\"amount\":100,\"currency\":\"EUR\"}")
+                .send();
         assertThat(List.of(a, b, principal)).allSatisfy(r -> {
             assertThat(r.statusCode()).isEqualTo(201);
             assertThat(replayed(r)).isFalse();
         });
         assertThat(executions).hasValue(3);
-        HttpResponse<byte[]> stranger = Call.post(server, "/v1/charges").key(key).apiKey("sk_unknown").json("{}").send();
+        HttpResponse<byte[]> stranger = Call.post(server, "/v1/charges")
+                .key(key)
+                .apiKey("sk_unknown")
+                .json("{}")
+                .send();
         assertProblem(stranger, 401, "tenant-unresolved", "tenant_unresolved");
         assertThat(stranger.headers().firstValue("WWW-Authenticate")).hasValue("Bearer");
         assertThat(executions).hasValue(3);
@@ -478,8 +574,16 @@ public abstract class HttpContract {
         assertThat(replayed(charge(key).send())).isFalse();
         assertThat(executions).hasValue(2);
 
-        HttpResponse<byte[]> stripe = Call.post(server, "/v1/stripe").key(key).apiKey("sk_a").json("{}").send();
-        HttpResponse<byte[]> again = Call.post(server, "/v1/stripe").key(key).apiKey("sk_a").json("{}").send();
+        HttpResponse<byte[]> stripe = Call.post(server, "/v1/stripe")
+                .key(key)
+                .apiKey("sk_a")
+                .json("{}")
+                .send();
+        HttpResponse<byte[]> again = Call.post(server, "/v1/stripe")
+                .key(key)
+                .apiKey("sk_a")
+                .json("{}")
+                .send();
         assertThat(stripe.statusCode()).isEqualTo(503);
         assertThat(replayed(again)).isTrue();
         assertThat(again.body()).isEqualTo(stripe.body());
@@ -489,7 +593,11 @@ public abstract class HttpContract {
     @Test
     void validationFailuresMarkedResponsesAndHeaderRefusalsAreReleasedButBusinessErrorsAreRecorded() throws Exception {
         for (Reply reply : List.of(
-                Reply.of(422).body(Problem.MEDIA_TYPE, Problems.validationFailed("amount must be positive").toJson()),
+                Reply.of(422)
+                        .body(
+                                Problem.MEDIA_TYPE,
+                                Problems.validationFailed("amount must be positive")
+                                        .toJson()),
                 Reply.json(200, "{\"preview\":true}").notRecorded(),
                 Reply.of(406),
                 Reply.of(415),
@@ -498,7 +606,9 @@ public abstract class HttpContract {
             handler = request -> reply;
             String key = newKey();
             assertThat(charge(key).send().statusCode()).isEqualTo(reply.status());
-            assertThat(replayed(charge(key).send())).as("status " + reply.status()).isFalse();
+            assertThat(replayed(charge(key).send()))
+                    .as("status " + reply.status())
+                    .isFalse();
             assertThat(executions).as("status " + reply.status()).hasValue(2);
         }
         executions.set(0);
@@ -516,15 +626,32 @@ public abstract class HttpContract {
     @Test
     void anOversizedBodyIs413WhetherDeclaredOrChunkedAndTheHandlerReadsTheBodyItWasSent() throws Exception {
         byte[] tooLarge = new byte[MAX_REQUEST_BODY + 1];
-        assertProblem(Call.post(server, "/v1/charges").key(newKey()).apiKey("sk_a").bytes(tooLarge).send(),
-                413, "payload-too-large", "payload_too_large");
-        assertProblem(Call.post(server, "/v1/charges").key(newKey()).apiKey("sk_a").chunked(tooLarge).send(),
-                413, "payload-too-large", "payload_too_large");
+        assertProblem(
+                Call.post(server, "/v1/charges")
+                        .key(newKey())
+                        .apiKey("sk_a")
+                        .bytes(tooLarge)
+                        .send(),
+                413,
+                "payload-too-large",
+                "payload_too_large");
+        assertProblem(
+                Call.post(server, "/v1/charges")
+                        .key(newKey())
+                        .apiKey("sk_a")
+                        .chunked(tooLarge)
+                        .send(),
+                413,
+                "payload-too-large",
+                "payload_too_large");
         assertThat(executions).hasValue(0);
 
         handler = request -> Reply.json(201, "{\"echo\":" + request.text() + "}");
-        HttpResponse<byte[]> echo = Call.post(server, "/v1/charges").key(newKey()).apiKey("sk_a")
-                .json("{\"amount\":42}").send();
+        HttpResponse<byte[]> echo = Call.post(server, "/v1/charges")
+                .key(newKey())
+                .apiKey("sk_a")
+                .json("{\"amount\":42}")
+                .send();
         assertThat(Call.text(echo)).isEqualTo("{\"echo\":{\"amount\":42}}");
     }
 
@@ -533,9 +660,21 @@ public abstract class HttpContract {
         handler = request -> Reply.json(201, "{\"n\":" + executions.get() + "}");
         String key = newKey();
         String json = "{\"amount\":100,\"currency\":\"EUR\"}";
-        HttpResponse<byte[]> encoded = Call.post(server, "/v1/%63harges").key(key).apiKey("sk_a").json(json).send();
-        HttpResponse<byte[]> plain = Call.post(server, "/v1/charges").key(key).apiKey("sk_a").json(json).send();
-        HttpResponse<byte[]> parameterised = Call.post(server, "/v1/charges;v=1").key(key).apiKey("sk_a").json(json).send();
+        HttpResponse<byte[]> encoded = Call.post(server, "/v1/%63harges")
+                .key(key)
+                .apiKey("sk_a")
+                .json(json)
+                .send();
+        HttpResponse<byte[]> plain = Call.post(server, "/v1/charges")
+                .key(key)
+                .apiKey("sk_a")
+                .json(json)
+                .send();
+        HttpResponse<byte[]> parameterised = Call.post(server, "/v1/charges;v=1")
+                .key(key)
+                .apiKey("sk_a")
+                .json(json)
+                .send();
         assertThat(encoded.statusCode()).isEqualTo(201);
         assertThat(replayed(encoded)).isFalse();
         assertThat(List.of(plain, parameterised)).allSatisfy(retry -> {
@@ -544,8 +683,14 @@ public abstract class HttpContract {
             assertThat(retry.body()).isEqualTo(encoded.body());
         });
         // without a key, an encoded path of a guarded route is refused like the plain one, never let through
-        assertProblem(Call.post(server, "/v1/ch%61rges/ch_1/refunds").apiKey("sk_a").json(json).send(),
-                400, "idempotency-key-missing", "idempotency_key_missing");
+        assertProblem(
+                Call.post(server, "/v1/ch%61rges/ch_1/refunds")
+                        .apiKey("sk_a")
+                        .json(json)
+                        .send(),
+                400,
+                "idempotency-key-missing",
+                "idempotency_key_missing");
         assertThat(executions).hasValue(1);
     }
 
@@ -557,17 +702,40 @@ public abstract class HttpContract {
         // decided before the request's body is read, and the request after it must still be read and answered
         // (Reactor Netty 1.3 could leave the next request of the connection unanswered: 29 of 400 such pairs)
         for (int round = 0; round < 100; round++) {
-            assertThat(charge(newKey()).send().statusCode()).as("round %d, a charge", round).isEqualTo(201);
-            assertProblem(Call.post(server, "/v1/charges").apiKey("sk_a").json(json).send(),
-                    400, "idempotency-key-missing", "idempotency_key_missing");
-            assertProblem(Call.post(server, "/v1/charges").key(newKey()).apiKey("sk_unknown").json(json).send(),
-                    401, "tenant-unresolved", "tenant_unresolved");
-            assertProblem(Call.post(server, "/v1/charges").key(newKey()).apiKey("sk_a")
-                    .header("Content-Type", "multipart/form-data; boundary=xyz")
-                    .bytes("--xyz\r\nContent-Disposition: form-data; name=\"a\"\r\n\r\n1\r\n--xyz--\r\n".getBytes())
-                    .send(), 415, "unsupported-media-type", "unsupported_media_type");
+            assertThat(charge(newKey()).send().statusCode())
+                    .as("round %d, a charge", round)
+                    .isEqualTo(201);
+            assertProblem(
+                    Call.post(server, "/v1/charges").apiKey("sk_a").json(json).send(),
+                    400,
+                    "idempotency-key-missing",
+                    "idempotency_key_missing");
+            assertProblem(
+                    Call.post(server, "/v1/charges")
+                            .key(newKey())
+                            .apiKey("sk_unknown")
+                            .json(json)
+                            .send(),
+                    401,
+                    "tenant-unresolved",
+                    "tenant_unresolved");
+            assertProblem(
+                    Call.post(server, "/v1/charges")
+                            .key(newKey())
+                            .apiKey("sk_a")
+                            .header("Content-Type", "multipart/form-data; boundary=xyz")
+                            .bytes("--xyz\r\nContent-Disposition: form-data; name=\"a\"\r\n\r\n1\r\n--xyz--\r\n"
+                                    .getBytes())
+                            .send(),
+                    415,
+                    "unsupported-media-type",
+                    "unsupported_media_type");
         }
-        HttpResponse<byte[]> echo = Call.post(server, "/v1/charges").key(newKey()).apiKey("sk_a").json("{\"amount\":42}").send();
+        HttpResponse<byte[]> echo = Call.post(server, "/v1/charges")
+                .key(newKey())
+                .apiKey("sk_a")
+                .json("{\"amount\":42}")
+                .send();
         assertThat(Call.text(echo)).isEqualTo("{\"echo\":{\"amount\":42}}");
         assertThat(executions).hasValue(101);
     }
@@ -577,31 +745,42 @@ public abstract class HttpContract {
         // 204 and 304 carry no body and no Content-Length (RFC 9110 8.6); a 201 or 202 with an empty body says
         // Content-Length: 0; the replay of each is the same answer, and the connection serves the next request
         handler = request -> switch (request.path()) {
-            case "/v1/charges/ch_204/refunds" -> Reply.of(204).header("Location", "/v1/refunds/re_204").header("ETag", "\"e1\"");
+            case "/v1/charges/ch_204/refunds" ->
+                Reply.of(204).header("Location", "/v1/refunds/re_204").header("ETag", "\"e1\"");
             case "/v1/charges/ch_201/refunds" -> Reply.of(201).header("Location", "/v1/refunds/re_201");
             default -> Reply.of(202).header("Location", "/v1/refunds/re_202");
         };
         try (KeepAliveConnection connection = KeepAliveConnection.open(server)) {
             for (int status : List.of(204, 201, 202)) {
                 String key = newKey();
-                List<String> headers = List.of("Authorization: Bearer sk_a", "Idempotency-Key: " + key,
-                        "Content-Type: application/json");
+                List<String> headers = List.of(
+                        "Authorization: Bearer sk_a", "Idempotency-Key: " + key, "Content-Type: application/json");
                 byte[] json = "{\"amount\":5}".getBytes(StandardCharsets.UTF_8);
-                KeepAliveConnection.Answer first = connection.post("/v1/charges/ch_" + status + "/refunds", headers, json);
-                KeepAliveConnection.Answer again = connection.post("/v1/charges/ch_" + status + "/refunds", headers, json);
+                KeepAliveConnection.Answer first =
+                        connection.post("/v1/charges/ch_" + status + "/refunds", headers, json);
+                KeepAliveConnection.Answer again =
+                        connection.post("/v1/charges/ch_" + status + "/refunds", headers, json);
                 for (KeepAliveConnection.Answer answer : List.of(first, again)) {
-                    assertThat(answer.status()).as("%d: %s", status, answer.headers()).isEqualTo(status);
+                    assertThat(answer.status())
+                            .as("%d: %s", status, answer.headers())
+                            .isEqualTo(status);
                     assertThat(answer.body()).isEmpty();
                     assertThat(answer.headers().get("location")).isEqualTo("/v1/refunds/re_" + status);
                     assertThat(answer.headers()).doesNotContainKey("transfer-encoding");
                     if (status == 204) {
-                        assertThat(answer.headers()).as("204 %s", answer.headers()).doesNotContainKey("content-length");
+                        assertThat(answer.headers())
+                                .as("204 %s", answer.headers())
+                                .doesNotContainKey("content-length");
                         assertThat(answer.headers().get("etag")).isEqualTo("\"e1\"");
                     } else {
-                        assertThat(answer.headers().get("content-length")).as("%d", status).isEqualTo("0");
+                        assertThat(answer.headers().get("content-length"))
+                                .as("%d", status)
+                                .isEqualTo("0");
                     }
                 }
-                assertThat(again.headers().get("idempotent-replayed")).as("%d", status).isEqualTo("true");
+                assertThat(again.headers().get("idempotent-replayed"))
+                        .as("%d", status)
+                        .isEqualTo("true");
             }
         }
         assertThat(executions).hasValue(3);
@@ -610,28 +789,44 @@ public abstract class HttpContract {
     @Test
     void aBodyOverTheLimitIs413AndTheConnectionIsClosedOrServesTheNextRequest() throws Exception {
         byte[] tooLarge = new byte[MAX_REQUEST_BODY * 4];
-        List<String> headers = List.of("Authorization: Bearer sk_a", "Idempotency-Key: " + newKey(),
-                "Content-Type: application/octet-stream");
+        List<String> headers = List.of(
+                "Authorization: Bearer sk_a", "Idempotency-Key: " + newKey(), "Content-Type: application/octet-stream");
         try (KeepAliveConnection connection = KeepAliveConnection.open(server)) {
             KeepAliveConnection.Answer refused = connection.post("/v1/charges", headers, tooLarge);
             assertThat(refused.status()).isEqualTo(413);
             if (refused.closes()) {
-                assertThat(connection.closedByServer()).as("the server said it closes the connection").isTrue();
+                assertThat(connection.closedByServer())
+                        .as("the server said it closes the connection")
+                        .isTrue();
             } else {
-                assertThat(connection.post("/v1/charges", List.of("Authorization: Bearer sk_a",
-                        "Idempotency-Key: " + newKey()), new byte[0]).status()).isEqualTo(204);
+                assertThat(connection
+                                .post(
+                                        "/v1/charges",
+                                        List.of("Authorization: Bearer sk_a", "Idempotency-Key: " + newKey()),
+                                        new byte[0])
+                                .status())
+                        .isEqualTo(204);
             }
         }
     }
 
     @Test
     void aContentTypeThatDoesNotParseIsTheHandlersToJudgeAndIsGuarded() throws Exception {
-        handler = request -> Reply.json(201, "{\"type\":\"" + request.headers().get("content-type").getFirst() + "\"}");
+        handler = request -> Reply.json(
+                201, "{\"type\":\"" + request.headers().get("content-type").getFirst() + "\"}");
         String key = newKey();
-        HttpResponse<byte[]> first = Call.post(server, "/v1/charges").key(key).apiKey("sk_a")
-                .header("Content-Type", "text").bytes("hello".getBytes(StandardCharsets.US_ASCII)).send();
-        HttpResponse<byte[]> retry = Call.post(server, "/v1/charges").key(key).apiKey("sk_a")
-                .header("Content-Type", "text").bytes("hello".getBytes(StandardCharsets.US_ASCII)).send();
+        HttpResponse<byte[]> first = Call.post(server, "/v1/charges")
+                .key(key)
+                .apiKey("sk_a")
+                .header("Content-Type", "text")
+                .bytes("hello".getBytes(StandardCharsets.US_ASCII))
+                .send();
+        HttpResponse<byte[]> retry = Call.post(server, "/v1/charges")
+                .key(key)
+                .apiKey("sk_a")
+                .header("Content-Type", "text")
+                .bytes("hello".getBytes(StandardCharsets.US_ASCII))
+                .send();
         assertThat(first.statusCode()).as(Call.text(first)).isEqualTo(201);
         assertThat(Call.text(first)).isEqualTo("{\"type\":\"text\"}");
         assertThat(replayed(retry)).isTrue();
@@ -641,14 +836,23 @@ public abstract class HttpContract {
     @Test
     void multipartAndDeepJsonAreRefusedBeforeTheKeyIsClaimed() throws Exception {
         String key = newKey();
-        HttpResponse<byte[]> multipart = Call.post(server, "/v1/charges").key(key).apiKey("sk_a")
+        HttpResponse<byte[]> multipart = Call.post(server, "/v1/charges")
+                .key(key)
+                .apiKey("sk_a")
                 .header("Content-Type", "multipart/form-data; boundary=xyz")
                 .bytes("--xyz\r\nContent-Disposition: form-data; name=\"a\"\r\n\r\n1\r\n--xyz--\r\n".getBytes())
                 .send();
         assertProblem(multipart, 415, "unsupported-media-type", "unsupported_media_type");
         String deep = "[".repeat(3000) + "]".repeat(3000);
-        assertProblem(Call.post(server, "/v1/charges").key(key).apiKey("sk_a").json(deep).send(),
-                400, "json-too-deep", "json_too_deep");
+        assertProblem(
+                Call.post(server, "/v1/charges")
+                        .key(key)
+                        .apiKey("sk_a")
+                        .json(deep)
+                        .send(),
+                400,
+                "json-too-deep",
+                "json_too_deep");
         assertThat(charge(key).send().statusCode()).isEqualTo(204);
         assertThat(executions).hasValue(1);
     }
@@ -656,13 +860,28 @@ public abstract class HttpContract {
     @Test
     void requestsOutsideTheRoutesAndWithoutKeyOnAnOptionalRoutePassThroughUnguarded() throws Exception {
         handler = request -> Reply.json(200, "{\"path\":\"" + request.path() + "\"}");
-        assertThat(Call.request(server, "GET", "/v1/charges").send().statusCode()).isEqualTo(200);
-        assertThat(Call.post(server, "/v1/other").json("{}").send().statusCode()).isEqualTo(200);
-        assertThat(Call.post(server, "/v1/optional").json("{}").send().statusCode()).isEqualTo(200);
-        assertThat(Call.post(server, "/v1/optional").json("{}").send().statusCode()).isEqualTo(200);
+        assertThat(Call.request(server, "GET", "/v1/charges").send().statusCode())
+                .isEqualTo(200);
+        assertThat(Call.post(server, "/v1/other").json("{}").send().statusCode())
+                .isEqualTo(200);
+        assertThat(Call.post(server, "/v1/optional").json("{}").send().statusCode())
+                .isEqualTo(200);
+        assertThat(Call.post(server, "/v1/optional").json("{}").send().statusCode())
+                .isEqualTo(200);
         String key = newKey();
-        assertThat(Call.post(server, "/v1/optional").key(key).apiKey("sk_a").json("{}").send().statusCode()).isEqualTo(200);
-        assertThat(replayed(Call.post(server, "/v1/optional").key(key).apiKey("sk_a").json("{}").send())).isTrue();
+        assertThat(Call.post(server, "/v1/optional")
+                        .key(key)
+                        .apiKey("sk_a")
+                        .json("{}")
+                        .send()
+                        .statusCode())
+                .isEqualTo(200);
+        assertThat(replayed(Call.post(server, "/v1/optional")
+                        .key(key)
+                        .apiKey("sk_a")
+                        .json("{}")
+                        .send()))
+                .isTrue();
         assertThat(executions).hasValue(5);
     }
 
@@ -673,13 +892,17 @@ public abstract class HttpContract {
         AtomicInteger runs = new AtomicInteger();
         IdempotencyStore broken = new ForwardingStore(InMemoryIdempotencyStore.create()) {
             @Override
-            public ClaimOutcome claim(ScopeKey key, Fingerprint fingerprint, OwnerToken owner, Duration lease,
-                    Duration retention) {
+            public ClaimOutcome claim(
+                    ScopeKey key, Fingerprint fingerprint, OwnerToken owner, Duration lease, Duration retention) {
                 throw new StoreUnavailableException("connection refused", null);
             }
         };
         try (Server own = own(broken, IdempotentRoute.post("/v1/charges"), runs, request -> Reply.of(201))) {
-            HttpResponse<byte[]> response = Call.post(own, "/v1/charges").key("k1").apiKey("sk_a").json("{}").send();
+            HttpResponse<byte[]> response = Call.post(own, "/v1/charges")
+                    .key("k1")
+                    .apiKey("sk_a")
+                    .json("{}")
+                    .send();
             assertProblem(response, 503, "idempotency-store-unavailable", "idempotency_store_unavailable");
             assertThat(response.headers().firstValue("Retry-After")).hasValue("5");
             assertThat(Call.text(response)).doesNotContain("connection refused");
@@ -693,29 +916,43 @@ public abstract class HttpContract {
         AtomicInteger claims = new AtomicInteger();
         IdempotencyStore broken = new ForwardingStore(InMemoryIdempotencyStore.create()) {
             @Override
-            public ClaimOutcome claim(ScopeKey key, Fingerprint fingerprint, OwnerToken owner, Duration lease,
-                    Duration retention) {
+            public ClaimOutcome claim(
+                    ScopeKey key, Fingerprint fingerprint, OwnerToken owner, Duration lease, Duration retention) {
                 claims.incrementAndGet();
                 throw new StoreUnavailableException("connection refused", null);
             }
         };
         Settings passing = settings(List.of(IdempotentRoute.post("/v1/charges")))
                 .whenStoreUnavailable(StoreUnavailablePolicy.PASS_THROUGH, Duration.ofMinutes(5));
-        try (Server own = own(broken, passing, runs,
-                request -> Reply.json(201, "{\"unguarded\":" + request.unguarded() + ",\"echo\":" + request.text() + "}"))) {
+        try (Server own = own(
+                broken,
+                passing,
+                runs,
+                request -> Reply.json(
+                        201, "{\"unguarded\":" + request.unguarded() + ",\"echo\":" + request.text() + "}"))) {
             for (int attempt = 0; attempt < 3; attempt++) {
-                HttpResponse<byte[]> response = Call.post(own, "/v1/charges").key("k1").apiKey("sk_a")
-                        .json("{\"amount\":7}").send();
+                HttpResponse<byte[]> response = Call.post(own, "/v1/charges")
+                        .key("k1")
+                        .apiKey("sk_a")
+                        .json("{\"amount\":7}")
+                        .send();
                 assertThat(response.statusCode()).isEqualTo(201);
                 assertThat(Call.text(response)).isEqualTo("{\"unguarded\":true,\"echo\":{\"amount\":7}}");
-                assertThat(response.headers().firstValue(IdempotencyFilter.EXPIRES_HEADER)).as("not recorded").isEmpty();
+                assertThat(response.headers().firstValue(IdempotencyFilter.EXPIRES_HEADER))
+                        .as("not recorded")
+                        .isEmpty();
                 assertThat(replayed(response)).isFalse();
             }
             assertThat(runs).as("unguarded, each retry runs").hasValue(3);
-            assertThat(claims).as("the store is not tried again within the Retry-After").hasValue(1);
+            assertThat(claims)
+                    .as("the store is not tried again within the Retry-After")
+                    .hasValue(1);
             // the rest of the routes' rules still hold before the store is asked anything
-            assertProblem(Call.post(own, "/v1/charges").apiKey("sk_a").json("{}").send(),
-                    400, "idempotency-key-missing", "idempotency_key_missing");
+            assertProblem(
+                    Call.post(own, "/v1/charges").apiKey("sk_a").json("{}").send(),
+                    400,
+                    "idempotency-key-missing",
+                    "idempotency_key_missing");
             assertThat(runs).hasValue(3);
         }
     }
@@ -729,9 +966,13 @@ public abstract class HttpContract {
                 return false; // another owner took over meanwhile
             }
         };
-        try (Server own = own(taken, IdempotentRoute.post("/v1/charges"), runs,
-                request -> Reply.json(201, "{\"charged\":true}"))) {
-            HttpResponse<byte[]> response = Call.post(own, "/v1/charges").key("k1").apiKey("sk_a").json("{}").send();
+        try (Server own = own(
+                taken, IdempotentRoute.post("/v1/charges"), runs, request -> Reply.json(201, "{\"charged\":true}"))) {
+            HttpResponse<byte[]> response = Call.post(own, "/v1/charges")
+                    .key("k1")
+                    .apiKey("sk_a")
+                    .json("{}")
+                    .send();
             assertProblem(response, 409, "idempotency-lease-lost", "idempotency_lease_lost");
             assertThat(response.headers().firstValue("Retry-After")).hasValue("1");
             assertThat(Call.text(response)).doesNotContain("charged");
@@ -753,17 +994,30 @@ public abstract class HttpContract {
                 return super.complete(key, owner, outcome, response);
             }
         };
-        try (Server own = own(store, IdempotentRoute.post("/v1/charges"), runs,
-                request -> Reply.json(201, "{\"id\":\"ch_1\"}"))) {
-            HttpResponse<byte[]> response = Call.post(own, "/v1/charges").key("k1").apiKey("sk_a").json("{}").send();
+        try (Server own = own(
+                store, IdempotentRoute.post("/v1/charges"), runs, request -> Reply.json(201, "{\"id\":\"ch_1\"}"))) {
+            HttpResponse<byte[]> response = Call.post(own, "/v1/charges")
+                    .key("k1")
+                    .apiKey("sk_a")
+                    .json("{}")
+                    .send();
             assertThat(response.statusCode()).isEqualTo(201);
             assertThat(Call.text(response)).isEqualTo("{\"id\":\"ch_1\"}");
-            assertThat(response.headers().firstValue(IdempotencyFilter.EXPIRES_HEADER)).as("nothing recorded yet").isEmpty();
+            assertThat(response.headers().firstValue(IdempotencyFilter.EXPIRES_HEADER))
+                    .as("nothing recorded yet")
+                    .isEmpty();
             down.set(false);
-            await().atMost(Duration.ofSeconds(5)).until(() -> memory.find(
-                            new Scope("tenant-a", "POST", "/v1/charges", new IdempotencyKey("k1")).toScopeKey())
-                    .map(r -> r.status() == RecordStatus.COMPLETED).orElse(false));
-            assertThat(replayed(Call.post(own, "/v1/charges").key("k1").apiKey("sk_a").json("{}").send())).isTrue();
+            await().atMost(Duration.ofSeconds(5))
+                    .until(() -> memory.find(
+                                    new Scope("tenant-a", "POST", "/v1/charges", new IdempotencyKey("k1")).toScopeKey())
+                            .map(r -> r.status() == RecordStatus.COMPLETED)
+                            .orElse(false));
+            assertThat(replayed(Call.post(own, "/v1/charges")
+                            .key("k1")
+                            .apiKey("sk_a")
+                            .json("{}")
+                            .send()))
+                    .isTrue();
             assertThat(runs).hasValue(1);
         }
     }
@@ -781,7 +1035,11 @@ public abstract class HttpContract {
             request.lease().renew(Duration.ofSeconds(30)); // the store is down: this throws out of the handler
             return Reply.of(201);
         })) {
-            HttpResponse<byte[]> response = Call.post(own, "/v1/charges").key("k1").apiKey("sk_a").json("{}").send();
+            HttpResponse<byte[]> response = Call.post(own, "/v1/charges")
+                    .key("k1")
+                    .apiKey("sk_a")
+                    .json("{}")
+                    .send();
             assertProblem(response, 503, "outcome-unknown", "outcome_unknown");
             assertThat(Call.text(response)).contains("same Idempotency-Key").doesNotContain("refused before it ran");
             assertThat(response.headers().firstValue("Retry-After")).isPresent();

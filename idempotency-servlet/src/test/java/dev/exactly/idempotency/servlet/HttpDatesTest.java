@@ -11,8 +11,9 @@ import org.junit.jupiter.api.Test;
 
 class HttpDatesTest {
     /** The reference: the JDK's formatter of the same pattern. */
-    private static final DateTimeFormatter REFERENCE =
-            DateTimeFormatter.ofPattern("EEE, dd MMM yyyy HH:mm:ss 'GMT'", Locale.US).withZone(ZoneOffset.UTC);
+    private static final DateTimeFormatter REFERENCE = DateTimeFormatter.ofPattern(
+                    "EEE, dd MMM yyyy HH:mm:ss 'GMT'", Locale.US)
+            .withZone(ZoneOffset.UTC);
 
     @Test
     void formatsTheExampleOfTheRfc() {
@@ -27,9 +28,17 @@ class HttpDatesTest {
 
     @Test
     void agreesWithTheJdkFormatterOnTheEdgesOfDaysMonthsAndYears() {
-        for (String edge : new String[] {"1970-01-01T00:00:00Z", "1969-12-31T23:59:59Z", "2000-02-29T12:00:00Z",
-                "2100-02-28T23:59:59Z", "2100-03-01T00:00:00Z", "2024-02-29T00:00:01Z", "0001-01-01T00:00:00Z",
-                "9999-12-31T23:59:59Z", "1900-03-01T00:00:00Z"}) {
+        for (String edge : new String[] {
+            "1970-01-01T00:00:00Z",
+            "1969-12-31T23:59:59Z",
+            "2000-02-29T12:00:00Z",
+            "2100-02-28T23:59:59Z",
+            "2100-03-01T00:00:00Z",
+            "2024-02-29T00:00:01Z",
+            "0001-01-01T00:00:00Z",
+            "9999-12-31T23:59:59Z",
+            "1900-03-01T00:00:00Z"
+        }) {
             Instant instant = Instant.parse(edge);
             assertThat(HttpDates.format(instant)).as(edge).isEqualTo(REFERENCE.format(instant));
             assertThat(HttpDates.parse(HttpDates.format(instant))).isEqualTo(instant);

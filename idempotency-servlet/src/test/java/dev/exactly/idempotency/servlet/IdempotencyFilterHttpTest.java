@@ -54,18 +54,27 @@ class IdempotencyFilterHttpTest {
     @BeforeParameterizedClassInvocation
     static void start(StoreFixture fixture) throws Exception {
         store = fixture.opener().get();
-        IdempotencyEngine engine = IdempotencyEngine.builder(store.store()).listener(listener).build();
+        IdempotencyEngine engine =
+                IdempotencyEngine.builder(store.store()).listener(listener).build();
         IdempotencyFilter filter = IdempotencyFilter.builder(engine)
                 .route(IdempotentRoute.post("/v1/charges"))
                 .route(IdempotentRoute.builder("POST", "/v1/coalesced")
-                        .policy(IdempotencyPolicy.custom().inFlight(InFlightPolicy.waitUpTo(Duration.ofSeconds(20))).build())
+                        .policy(IdempotencyPolicy.custom()
+                                .inFlight(InFlightPolicy.waitUpTo(Duration.ofSeconds(20)))
+                                .build())
                         .build())
                 .route(IdempotentRoute.post("/v1/charges/{id}/refunds"))
                 .route(IdempotentRoute.builder("POST", "/v1/slow")
-                        .policy(IdempotencyPolicy.custom().lease(SLOW_ROUTE_LEASE).build())
+                        .policy(IdempotencyPolicy.custom()
+                                .lease(SLOW_ROUTE_LEASE)
+                                .build())
                         .build())
-                .route(IdempotentRoute.builder("POST", "/v1/stripe").recordServerErrors(true).build())
-                .route(IdempotentRoute.builder("POST", "/v1/optional").keyRequired(false).build())
+                .route(IdempotentRoute.builder("POST", "/v1/stripe")
+                        .recordServerErrors(true)
+                        .build())
+                .route(IdempotentRoute.builder("POST", "/v1/optional")
+                        .keyRequired(false)
+                        .build())
                 .tenantResolver(TenantResolver.apiKeys(Map.of("sk_a", "tenant-a", "sk_b", "tenant-b"))
                         .orElse(TenantResolver.principal()))
                 .maxRequestBodyBytes(MAX_REQUEST_BODY)
@@ -103,7 +112,10 @@ class IdempotencyFilterHttpTest {
         assertThat(response.headers().firstValue("Content-Type")).hasValue(Problem.MEDIA_TYPE);
         assertThat(Json.topLevelString(response.body(), "type")).isEqualTo("https://exactly.dev/problems/" + slug);
         assertThat(Json.topLevelString(response.body(), "code")).isEqualTo(code);
-        assertThat(Call.text(response)).contains("\"status\":" + status).contains("\"title\":").contains("\"detail\":");
+        assertThat(Call.text(response))
+                .contains("\"status\":" + status)
+                .contains("\"title\":")
+                .contains("\"detail\":");
     }
 
     private static boolean replayed(HttpResponse<byte[]> response) {
@@ -118,7 +130,8 @@ class IdempotencyFilterHttpTest {
         new Random(42).nextBytes(payload);
         AtomicInteger leaseSeen = new AtomicInteger();
         app.handler((request, response) -> {
-            if (request.getAttribute(IdempotencyFilter.LEASE) instanceof Lease lease && lease.renew(Duration.ofSeconds(30))) {
+            if (request.getAttribute(IdempotencyFilter.LEASE) instanceof Lease lease
+                    && lease.renew(Duration.ofSeconds(30))) {
                 leaseSeen.incrementAndGet();
             }
             response.setStatus(201);
@@ -151,20 +164,26 @@ class IdempotencyFilterHttpTest {
 
         assertThat(second.statusCode()).isEqualTo(201);
         assertThat(second.body()).isEqualTo(payload);
-        assertThat(second.headers().firstValue(IdempotencyFilter.REPLAYED_HEADER)).hasValue("true");
-        assertThat(second.headers().firstValue(IdempotencyFilter.LEGACY_REPLAYED_HEADER)).hasValue("true");
+        assertThat(second.headers().firstValue(IdempotencyFilter.REPLAYED_HEADER))
+                .hasValue("true");
+        assertThat(second.headers().firstValue(IdempotencyFilter.LEGACY_REPLAYED_HEADER))
+                .hasValue("true");
         assertThat(second.headers().firstValue("Content-Type")).hasValue("application/octet-stream");
         assertThat(second.headers().firstValue("Location")).hasValue("/v1/charges/ch_1");
         assertThat(second.headers().firstValue("ETag")).hasValue("\"v1\"");
         assertThat(second.headers().firstValue("Cache-Control")).hasValue("no-cache");
         assertThat(second.headers().firstValue("Link")).hasValue("</v1/charges/ch_1/refunds>; rel=\"refunds\"");
         assertThat(second.headers().firstValue("X-Request-Cost")).hasValue("3");
-        assertThat(second.headers().allValues("Set-Cookie")).as("deny-list beats the allow-list").isEmpty();
+        assertThat(second.headers().allValues("Set-Cookie"))
+                .as("deny-list beats the allow-list")
+                .isEmpty();
         assertThat(second.headers().firstValue("X-Session-Token")).isEmpty();
         assertThat(second.headers().firstValue("X-Unlisted")).isEmpty();
 
-        Instant firstExpiry = HttpDates.parse(first.headers().firstValue(IdempotencyFilter.EXPIRES_HEADER).orElseThrow());
-        Instant secondExpiry = HttpDates.parse(second.headers().firstValue(IdempotencyFilter.EXPIRES_HEADER).orElseThrow());
+        Instant firstExpiry = HttpDates.parse(
+                first.headers().firstValue(IdempotencyFilter.EXPIRES_HEADER).orElseThrow());
+        Instant secondExpiry = HttpDates.parse(
+                second.headers().firstValue(IdempotencyFilter.EXPIRES_HEADER).orElseThrow());
         Instant expected = Instant.now().plus(IdempotencyPolicy.DEFAULT_RETENTION);
         assertThat(firstExpiry).isBetween(expected.minusSeconds(60), expected.plusSeconds(60));
         assertThat(Duration.between(firstExpiry, secondExpiry).abs()).isLessThanOrEqualTo(Duration.ofSeconds(2));
@@ -255,7 +274,8 @@ class IdempotencyFilterHttpTest {
 
         assertThat(first.statusCode()).isEqualTo(303);
         assertThat(second.statusCode()).isEqualTo(303);
-        assertThat(second.headers().firstValue("Location")).isEqualTo(first.headers().firstValue("Location"));
+        assertThat(second.headers().firstValue("Location"))
+                .isEqualTo(first.headers().firstValue("Location"));
         assertThat(second.headers().firstValue("Location").orElseThrow()).endsWith("/v1/charges/ch_9");
         assertThat(replayed(second)).isTrue();
         assertThat(app.executions).hasValue(1);
@@ -286,9 +306,12 @@ class IdempotencyFilterHttpTest {
         assertThat(second.statusCode()).isEqualTo(201);
         assertThat(replayed(second)).isTrue();
         assertThat(second.headers().firstValue("Location")).hasValue("/v1/exports/ex_1");
-        assertThat(second.headers().firstValue("ETag")).as("describes the body that was not kept").isEmpty();
+        assertThat(second.headers().firstValue("ETag"))
+                .as("describes the body that was not kept")
+                .isEmpty();
         assertThat(second.headers().firstValue("Content-Type")).hasValue(Problem.MEDIA_TYPE);
-        assertThat(Json.topLevelString(second.body(), "type")).isEqualTo("https://exactly.dev/problems/response-not-stored");
+        assertThat(Json.topLevelString(second.body(), "type"))
+                .isEqualTo("https://exactly.dev/problems/response-not-stored");
         assertThat(Json.topLevelString(second.body(), "code")).isEqualTo("response_not_stored");
         assertThat(Call.text(second)).contains("executed").contains(Integer.toString(big.length));
     }
@@ -314,11 +337,13 @@ class IdempotencyFilterHttpTest {
                 }
             }));
         }
-        List<HttpResponse<byte[]>> responses = calls.stream().map(CompletableFuture::join).toList();
+        List<HttpResponse<byte[]>> responses =
+                calls.stream().map(CompletableFuture::join).toList();
 
         assertThat(app.executions).hasValue(1);
         assertThat(responses).filteredOn(r -> r.statusCode() == 201).hasSize(1);
-        List<HttpResponse<byte[]>> conflicts = responses.stream().filter(r -> r.statusCode() == 409).toList();
+        List<HttpResponse<byte[]>> conflicts =
+                responses.stream().filter(r -> r.statusCode() == 409).toList();
         assertThat(conflicts).hasSize(n - 1);
         for (HttpResponse<byte[]> conflict : conflicts) {
             assertProblem(conflict, 409, "idempotency-key-in-use", "idempotency_key_in_use");
@@ -348,9 +373,14 @@ class IdempotencyFilterHttpTest {
 
         List<CompletableFuture<HttpResponse<byte[]>>> calls = new java.util.ArrayList<>();
         for (int i = 0; i < n; i++) {
-            calls.add(Call.post(server, "/v1/coalesced").key(key).apiKey("sk_a").json("{\"amount\":5}").sendAsync());
+            calls.add(Call.post(server, "/v1/coalesced")
+                    .key(key)
+                    .apiKey("sk_a")
+                    .json("{\"amount\":5}")
+                    .sendAsync());
         }
-        List<HttpResponse<byte[]>> responses = calls.stream().map(CompletableFuture::join).toList();
+        List<HttpResponse<byte[]>> responses =
+                calls.stream().map(CompletableFuture::join).toList();
 
         assertThat(app.executions).hasValue(1);
         assertThat(responses).allSatisfy(r -> assertThat(r.statusCode()).isEqualTo(201));
@@ -382,8 +412,10 @@ class IdempotencyFilterHttpTest {
         // three leases pass: the engine renews the lease, so every retry finds the key in flight
         Duration threeLeases = SLOW_ROUTE_LEASE.multipliedBy(3);
         AtomicInteger duplicates = new AtomicInteger();
-        await().during(threeLeases).atMost(threeLeases.plusSeconds(20))
-                .pollInterval(Duration.ofMillis(250)).until(() -> {
+        await().during(threeLeases)
+                .atMost(threeLeases.plusSeconds(20))
+                .pollInterval(Duration.ofMillis(250))
+                .until(() -> {
                     HttpResponse<byte[]> duplicate = slow.send();
                     duplicates.incrementAndGet();
                     assertProblem(duplicate, 409, "idempotency-key-in-use", "idempotency_key_in_use");
@@ -412,14 +444,27 @@ class IdempotencyFilterHttpTest {
         app.handler((request, response) -> response.setStatus(201));
         String key = newKey();
 
-        assertThat(Call.post(server, "/v1/charges").key(key).apiKey("sk_a").json("{\"amount\":100,\"currency\":\"EUR\"}")
-                .send().statusCode()).isEqualTo(201);
-        HttpResponse<byte[]> reordered = Call.post(server, "/v1/charges").key(key).apiKey("sk_a")
-                .json(" { \"currency\" : \"EUR\", \"amount\" : 100.0 } ").send();
-        HttpResponse<byte[]> different = Call.post(server, "/v1/charges").key(key).apiKey("sk_a")
-                .json("{\"amount\":200,\"currency\":\"EUR\"}").send();
+        assertThat(Call.post(server, "/v1/charges")
+                        .key(key)
+                        .apiKey("sk_a")
+                        .json("{\"amount\":100,\"currency\":\"EUR\"}")
+                        .send()
+                        .statusCode())
+                .isEqualTo(201);
+        HttpResponse<byte[]> reordered = Call.post(server, "/v1/charges")
+                .key(key)
+                .apiKey("sk_a")
+                .json(" { \"currency\" : \"EUR\", \"amount\" : 100.0 } ")
+                .send();
+        HttpResponse<byte[]> different = Call.post(server, "/v1/charges")
+                .key(key)
+                .apiKey("sk_a")
+                .json("{\"amount\":200,\"currency\":\"EUR\"}")
+                .send();
 
-        assertThat(reordered.statusCode()).as("JCS: same JSON, different spelling").isEqualTo(201);
+        assertThat(reordered.statusCode())
+                .as("JCS: same JSON, different spelling")
+                .isEqualTo(201);
         assertThat(replayed(reordered)).isTrue();
         assertProblem(different, 422, "idempotency-key-reused", "idempotency_key_reused");
         assertThat(app.executions).hasValue(1);
@@ -434,9 +479,21 @@ class IdempotencyFilterHttpTest {
         });
         String key = newKey();
 
-        HttpResponse<byte[]> first = Call.post(server, "/v1/charges/ch_1/refunds").key(key).apiKey("sk_a").json("{}").send();
-        HttpResponse<byte[]> again = Call.post(server, "/v1/charges/ch_1/refunds").key(key).apiKey("sk_a").json("{}").send();
-        HttpResponse<byte[]> other = Call.post(server, "/v1/charges/ch_2/refunds").key(key).apiKey("sk_a").json("{}").send();
+        HttpResponse<byte[]> first = Call.post(server, "/v1/charges/ch_1/refunds")
+                .key(key)
+                .apiKey("sk_a")
+                .json("{}")
+                .send();
+        HttpResponse<byte[]> again = Call.post(server, "/v1/charges/ch_1/refunds")
+                .key(key)
+                .apiKey("sk_a")
+                .json("{}")
+                .send();
+        HttpResponse<byte[]> other = Call.post(server, "/v1/charges/ch_2/refunds")
+                .key(key)
+                .apiKey("sk_a")
+                .json("{}")
+                .send();
 
         assertThat(Call.text(first)).isEqualTo("refund of /v1/charges/ch_1/refunds");
         assertThat(again.body()).isEqualTo(first.body());
@@ -447,7 +504,8 @@ class IdempotencyFilterHttpTest {
 
     @Test
     void aMissingKeyIs400AndTheHandlerIsNotCalled() throws Exception {
-        HttpResponse<byte[]> response = Call.post(server, "/v1/charges").apiKey("sk_a").json("{}").send();
+        HttpResponse<byte[]> response =
+                Call.post(server, "/v1/charges").apiKey("sk_a").json("{}").send();
 
         assertProblem(response, 400, "idempotency-key-missing", "idempotency_key_missing");
         assertThat(response.headers().firstValue("Cache-Control")).hasValue("no-store");
@@ -462,7 +520,9 @@ class IdempotencyFilterHttpTest {
             assertThat(response.statusCode()).as(key).isEqualTo(400);
             assertProblem(response, 400, "idempotency-key-invalid", "idempotency_key_invalid");
         }
-        assertThat(charge("k".repeat(255)).send().statusCode()).as("255 characters is the limit, not over it").isEqualTo(204);
+        assertThat(charge("k".repeat(255)).send().statusCode())
+                .as("255 characters is the limit, not over it")
+                .isEqualTo(204);
         assertThat(app.executions).hasValue(1);
     }
 
@@ -480,7 +540,10 @@ class IdempotencyFilterHttpTest {
             out.write("\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
             out.flush();
             String response = new String(socket.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-            assertThat(response).startsWith("HTTP/1.1 400").contains(Problem.MEDIA_TYPE).contains("idempotency_key_invalid");
+            assertThat(response)
+                    .startsWith("HTTP/1.1 400")
+                    .contains(Problem.MEDIA_TYPE)
+                    .contains("idempotency_key_invalid");
         }
         assertThat(app.executions).hasValue(0);
     }
@@ -506,12 +569,23 @@ class IdempotencyFilterHttpTest {
         String json = "{\"amount\":100,\"currency\":\"EUR\"}";
 
         HttpResponse<byte[]> alias = Call.post(server, "/v1/charges")
-                .header(IdempotencyFilter.KEY_ALIAS_HEADER, key).apiKey("sk_a").json(json).send();
+                .header(IdempotencyFilter.KEY_ALIAS_HEADER, key)
+                .apiKey("sk_a")
+                .json(json)
+                .send();
         HttpResponse<byte[]> standard = charge(key).send();
-        HttpResponse<byte[]> both = Call.post(server, "/v1/charges").key(key)
-                .header(IdempotencyFilter.KEY_ALIAS_HEADER, "\"" + key + "\"").apiKey("sk_a").json(json).send();
-        HttpResponse<byte[]> disagreeing = Call.post(server, "/v1/charges").key(key)
-                .header(IdempotencyFilter.KEY_ALIAS_HEADER, key + "-other").apiKey("sk_a").json(json).send();
+        HttpResponse<byte[]> both = Call.post(server, "/v1/charges")
+                .key(key)
+                .header(IdempotencyFilter.KEY_ALIAS_HEADER, "\"" + key + "\"")
+                .apiKey("sk_a")
+                .json(json)
+                .send();
+        HttpResponse<byte[]> disagreeing = Call.post(server, "/v1/charges")
+                .key(key)
+                .header(IdempotencyFilter.KEY_ALIAS_HEADER, key + "-other")
+                .apiKey("sk_a")
+                .json(json)
+                .send();
 
         assertThat(alias.statusCode()).isEqualTo(201);
         assertThat(replayed(standard)).isTrue();
@@ -526,15 +600,32 @@ class IdempotencyFilterHttpTest {
     void twoTenantsWithTheSameKeyNeverSeeEachOthersResponses() throws Exception {
         app.handler((request, response) -> {
             response.setStatus(201);
-            response.getWriter().print("for " + request.getHeader("Authorization").substring(7) + " #" + app.executions.get());
+            response.getWriter()
+                    .print("for " + request.getHeader("Authorization").substring(7) + " #" + app.executions.get());
         });
         String key = newKey();
         String json = "{\"amount\":100}";
 
-        HttpResponse<byte[]> a1 = Call.post(server, "/v1/charges").key(key).apiKey("sk_a").json(json).send();
-        HttpResponse<byte[]> b1 = Call.post(server, "/v1/charges").key(key).apiKey("sk_b").json(json).send();
-        HttpResponse<byte[]> a2 = Call.post(server, "/v1/charges").key(key).apiKey("sk_a").json(json).send();
-        HttpResponse<byte[]> b2 = Call.post(server, "/v1/charges").key(key).apiKey("sk_b").json(json).send();
+        HttpResponse<byte[]> a1 = Call.post(server, "/v1/charges")
+                .key(key)
+                .apiKey("sk_a")
+                .json(json)
+                .send();
+        HttpResponse<byte[]> b1 = Call.post(server, "/v1/charges")
+                .key(key)
+                .apiKey("sk_b")
+                .json(json)
+                .send();
+        HttpResponse<byte[]> a2 = Call.post(server, "/v1/charges")
+                .key(key)
+                .apiKey("sk_a")
+                .json(json)
+                .send();
+        HttpResponse<byte[]> b2 = Call.post(server, "/v1/charges")
+                .key(key)
+                .apiKey("sk_b")
+                .json(json)
+                .send();
 
         assertThat(app.executions).hasValue(2);
         assertThat(Call.text(a1)).isEqualTo("for sk_a #1");
@@ -547,11 +638,20 @@ class IdempotencyFilterHttpTest {
 
     @Test
     void theAuthenticatedPrincipalIsATenant() throws Exception {
-        app.handler((request, response) -> response.getWriter().print("hello " + request.getUserPrincipal().getName()));
+        app.handler((request, response) ->
+                response.getWriter().print("hello " + request.getUserPrincipal().getName()));
         String key = newKey();
 
-        HttpResponse<byte[]> alice = Call.post(server, "/v1/charges").key(key).header("X-Test-User", "alice").json("{}").send();
-        HttpResponse<byte[]> bob = Call.post(server, "/v1/charges").key(key).header("X-Test-User", "bob").json("{}").send();
+        HttpResponse<byte[]> alice = Call.post(server, "/v1/charges")
+                .key(key)
+                .header("X-Test-User", "alice")
+                .json("{}")
+                .send();
+        HttpResponse<byte[]> bob = Call.post(server, "/v1/charges")
+                .key(key)
+                .header("X-Test-User", "bob")
+                .json("{}")
+                .send();
 
         assertThat(Call.text(alice)).isEqualTo("hello alice");
         assertThat(Call.text(bob)).isEqualTo("hello bob");
@@ -560,8 +660,13 @@ class IdempotencyFilterHttpTest {
 
     @Test
     void noTenantIs401AndAnUnknownApiKeyIsNoTenant() throws Exception {
-        HttpResponse<byte[]> anonymous = Call.post(server, "/v1/charges").key(newKey()).json("{}").send();
-        HttpResponse<byte[]> unknown = Call.post(server, "/v1/charges").key(newKey()).apiKey("sk_nope").json("{}").send();
+        HttpResponse<byte[]> anonymous =
+                Call.post(server, "/v1/charges").key(newKey()).json("{}").send();
+        HttpResponse<byte[]> unknown = Call.post(server, "/v1/charges")
+                .key(newKey())
+                .apiKey("sk_nope")
+                .json("{}")
+                .send();
 
         assertProblem(anonymous, 401, "tenant-unresolved", "tenant_unresolved");
         assertThat(anonymous.headers().firstValue("WWW-Authenticate")).hasValue("Bearer");
@@ -611,13 +716,23 @@ class IdempotencyFilterHttpTest {
 
         HttpResponse<byte[]> r1 = charge(released).send();
         HttpResponse<byte[]> r2 = charge(released).send();
-        HttpResponse<byte[]> s1 = Call.post(server, "/v1/stripe").key(recorded).apiKey("sk_a").json("{}").send();
-        HttpResponse<byte[]> s2 = Call.post(server, "/v1/stripe").key(recorded).apiKey("sk_a").json("{}").send();
+        HttpResponse<byte[]> s1 = Call.post(server, "/v1/stripe")
+                .key(recorded)
+                .apiKey("sk_a")
+                .json("{}")
+                .send();
+        HttpResponse<byte[]> s2 = Call.post(server, "/v1/stripe")
+                .key(recorded)
+                .apiKey("sk_a")
+                .json("{}")
+                .send();
 
         assertThat(r1.statusCode()).isEqualTo(503);
         assertThat(r2.statusCode()).isEqualTo(503);
         assertThat(replayed(r2)).as("released: the retry ran again").isFalse();
-        assertThat(r1.headers().firstValue(IdempotencyFilter.EXPIRES_HEADER)).as("nothing recorded").isEmpty();
+        assertThat(r1.headers().firstValue(IdempotencyFilter.EXPIRES_HEADER))
+                .as("nothing recorded")
+                .isEmpty();
         assertThat(s2.statusCode()).isEqualTo(503);
         assertThat(replayed(s2)).as("recordServerErrors: replayed").isTrue();
         assertThat(s2.body()).isEqualTo(s1.body());
@@ -657,19 +772,49 @@ class IdempotencyFilterHttpTest {
             }
         });
         Map<String, Boolean> replayedOnRetry = new java.util.LinkedHashMap<>();
-        for (String kind : List.of("validation", "business422", "marked", "decline", "unauthorized", "forbidden",
-                "throttled", "conflict")) {
+        for (String kind : List.of(
+                "validation",
+                "business422",
+                "marked",
+                "decline",
+                "unauthorized",
+                "forbidden",
+                "throttled",
+                "conflict")) {
             String key = newKey();
-            HttpResponse<byte[]> first = Call.post(server, "/v1/charges?kind=" + kind).key(key).apiKey("sk_a").json("{}").send();
-            HttpResponse<byte[]> second = Call.post(server, "/v1/charges?kind=" + kind).key(key).apiKey("sk_a").json("{}").send();
+            HttpResponse<byte[]> first = Call.post(server, "/v1/charges?kind=" + kind)
+                    .key(key)
+                    .apiKey("sk_a")
+                    .json("{}")
+                    .send();
+            HttpResponse<byte[]> second = Call.post(server, "/v1/charges?kind=" + kind)
+                    .key(key)
+                    .apiKey("sk_a")
+                    .json("{}")
+                    .send();
             assertThat(second.statusCode()).isEqualTo(first.statusCode());
             assertThat(second.body()).isEqualTo(first.body());
             replayedOnRetry.put(kind, replayed(second));
         }
 
-        assertThat(replayedOnRetry).isEqualTo(Map.of(
-                "validation", false, "business422", true, "marked", false, "decline", true,
-                "unauthorized", false, "forbidden", false, "throttled", false, "conflict", true));
+        assertThat(replayedOnRetry)
+                .isEqualTo(Map.of(
+                        "validation",
+                        false,
+                        "business422",
+                        true,
+                        "marked",
+                        false,
+                        "decline",
+                        true,
+                        "unauthorized",
+                        false,
+                        "forbidden",
+                        false,
+                        "throttled",
+                        false,
+                        "conflict",
+                        true));
         assertThat(app.executions).hasValue(8 + 5);
     }
 
@@ -680,10 +825,21 @@ class IdempotencyFilterHttpTest {
         byte[] tooBig = new byte[MAX_REQUEST_BODY + 1];
         Arrays.fill(tooBig, (byte) 'x');
 
-        HttpResponse<byte[]> declared = Call.post(server, "/v1/charges").key(newKey()).apiKey("sk_a").bytes(tooBig).send();
-        HttpResponse<byte[]> chunked = Call.post(server, "/v1/charges").key(newKey()).apiKey("sk_a").chunked(tooBig).send();
-        HttpResponse<byte[]> atLimit = Call.post(server, "/v1/charges").key(newKey()).apiKey("sk_a")
-                .chunked(Arrays.copyOf(tooBig, MAX_REQUEST_BODY)).send();
+        HttpResponse<byte[]> declared = Call.post(server, "/v1/charges")
+                .key(newKey())
+                .apiKey("sk_a")
+                .bytes(tooBig)
+                .send();
+        HttpResponse<byte[]> chunked = Call.post(server, "/v1/charges")
+                .key(newKey())
+                .apiKey("sk_a")
+                .chunked(tooBig)
+                .send();
+        HttpResponse<byte[]> atLimit = Call.post(server, "/v1/charges")
+                .key(newKey())
+                .apiKey("sk_a")
+                .chunked(Arrays.copyOf(tooBig, MAX_REQUEST_BODY))
+                .send();
 
         assertProblem(declared, 413, "payload-too-large", "payload_too_large");
         assertProblem(chunked, 413, "payload-too-large", "payload_too_large");
@@ -696,22 +852,39 @@ class IdempotencyFilterHttpTest {
         app.handler((request, response) -> {
             response.setContentType("text/plain;charset=UTF-8");
             if (request.getContentType().startsWith("application/json")) {
-                response.getWriter().print("json=" + new String(request.getInputStream().readAllBytes(), StandardCharsets.UTF_8)
-                        + " length=" + request.getContentLength());
+                response.getWriter()
+                        .print("json=" + new String(request.getInputStream().readAllBytes(), StandardCharsets.UTF_8)
+                                + " length=" + request.getContentLength());
             } else {
-                response.getWriter().print("amount=" + request.getParameter("amount") + " note=" + request.getParameter("note")
-                        + " source=" + request.getParameter("source") + " values=" + request.getParameterValues("tag").length);
+                response.getWriter()
+                        .print("amount=" + request.getParameter("amount") + " note=" + request.getParameter("note")
+                                + " source=" + request.getParameter("source") + " values="
+                                + request.getParameterValues("tag").length);
             }
         });
 
-        HttpResponse<byte[]> json = Call.post(server, "/v1/charges").key(newKey()).apiKey("sk_a").json("{\"amount\":7}").send();
-        HttpResponse<byte[]> chunkedJson = Call.post(server, "/v1/charges").key(newKey()).apiKey("sk_a")
-                .header("Content-Type", "application/json").chunked("{\"amount\":8}".getBytes(StandardCharsets.UTF_8)).send();
+        HttpResponse<byte[]> json = Call.post(server, "/v1/charges")
+                .key(newKey())
+                .apiKey("sk_a")
+                .json("{\"amount\":7}")
+                .send();
+        HttpResponse<byte[]> chunkedJson = Call.post(server, "/v1/charges")
+                .key(newKey())
+                .apiKey("sk_a")
+                .header("Content-Type", "application/json")
+                .chunked("{\"amount\":8}".getBytes(StandardCharsets.UTF_8))
+                .send();
         String formKey = newKey();
-        HttpResponse<byte[]> form = Call.post(server, "/v1/charges?source=web").key(formKey).apiKey("sk_a")
-                .form("amount=250&note=caf%C3%A9+au+lait&tag=a&tag=b").send();
-        HttpResponse<byte[]> formReplay = Call.post(server, "/v1/charges?source=web").key(formKey).apiKey("sk_a")
-                .form("amount=250&note=caf%C3%A9+au+lait&tag=a&tag=b").send();
+        HttpResponse<byte[]> form = Call.post(server, "/v1/charges?source=web")
+                .key(formKey)
+                .apiKey("sk_a")
+                .form("amount=250&note=caf%C3%A9+au+lait&tag=a&tag=b")
+                .send();
+        HttpResponse<byte[]> formReplay = Call.post(server, "/v1/charges?source=web")
+                .key(formKey)
+                .apiKey("sk_a")
+                .form("amount=250&note=caf%C3%A9+au+lait&tag=a&tag=b")
+                .send();
 
         assertThat(Call.text(json)).isEqualTo("json={\"amount\":7} length=12");
         assertThat(Call.text(chunkedJson)).isEqualTo("json={\"amount\":8} length=12");
@@ -728,15 +901,21 @@ class IdempotencyFilterHttpTest {
         app.handler((request, response) -> response.getWriter().print("plain " + request.getMethod()));
         String key = newKey();
 
-        HttpResponse<byte[]> get1 = Call.request(server, "GET", "/v1/charges").key(key).send();
-        HttpResponse<byte[]> get2 = Call.request(server, "GET", "/v1/charges").key(key).send();
-        HttpResponse<byte[]> other1 = Call.post(server, "/v1/customers").key(key).json("{}").send();
-        HttpResponse<byte[]> other2 = Call.post(server, "/v1/customers").key(key).json("{\"x\":1}").send();
-        HttpResponse<byte[]> deeper = Call.post(server, "/v1/charges/ch_1").key("\"broken").json("{}").send();
+        HttpResponse<byte[]> get1 =
+                Call.request(server, "GET", "/v1/charges").key(key).send();
+        HttpResponse<byte[]> get2 =
+                Call.request(server, "GET", "/v1/charges").key(key).send();
+        HttpResponse<byte[]> other1 =
+                Call.post(server, "/v1/customers").key(key).json("{}").send();
+        HttpResponse<byte[]> other2 =
+                Call.post(server, "/v1/customers").key(key).json("{\"x\":1}").send();
+        HttpResponse<byte[]> deeper =
+                Call.post(server, "/v1/charges/ch_1").key("\"broken").json("{}").send();
 
         for (HttpResponse<byte[]> response : List.of(get1, get2, other1, other2, deeper)) {
             assertThat(response.statusCode()).isEqualTo(200);
-            assertThat(response.headers().firstValue(IdempotencyFilter.EXPIRES_HEADER)).isEmpty();
+            assertThat(response.headers().firstValue(IdempotencyFilter.EXPIRES_HEADER))
+                    .isEmpty();
             assertThat(replayed(response)).isFalse();
         }
         assertThat(app.executions).hasValue(5);
@@ -750,13 +929,26 @@ class IdempotencyFilterHttpTest {
 
         Call.post(server, "/v1/optional").json("{}").send();
         Call.post(server, "/v1/optional").json("{}").send();
-        HttpResponse<byte[]> keyed1 = Call.post(server, "/v1/optional").key(key).apiKey("sk_b").json("{}").send();
-        HttpResponse<byte[]> keyed2 = Call.post(server, "/v1/optional").key(key).apiKey("sk_b").json("{}").send();
-        HttpResponse<byte[]> badKey = Call.post(server, "/v1/optional").key("").apiKey("sk_b").json("{}").send();
+        HttpResponse<byte[]> keyed1 = Call.post(server, "/v1/optional")
+                .key(key)
+                .apiKey("sk_b")
+                .json("{}")
+                .send();
+        HttpResponse<byte[]> keyed2 = Call.post(server, "/v1/optional")
+                .key(key)
+                .apiKey("sk_b")
+                .json("{}")
+                .send();
+        HttpResponse<byte[]> badKey = Call.post(server, "/v1/optional")
+                .key("")
+                .apiKey("sk_b")
+                .json("{}")
+                .send();
 
         assertThat(app.executions).hasValue(3);
         assertThat(replayed(keyed2)).isTrue();
-        assertThat(keyed1.headers().firstValue(IdempotencyFilter.EXPIRES_HEADER)).isPresent();
+        assertThat(keyed1.headers().firstValue(IdempotencyFilter.EXPIRES_HEADER))
+                .isPresent();
         assertProblem(badKey, 400, "idempotency-key-invalid", "idempotency_key_invalid");
     }
 
@@ -797,11 +989,22 @@ class IdempotencyFilterHttpTest {
 
         charge(key).send();
         charge(key).send();
-        Call.post(server, "/v1/charges").key(key).apiKey("sk_a").json("{\"amount\":1}").send();
-        CompletableFuture<HttpResponse<byte[]>> slow =
-                Call.post(server, "/v1/charges?hold=1").key(held).apiKey("sk_a").json("{}").sendAsync();
+        Call.post(server, "/v1/charges")
+                .key(key)
+                .apiKey("sk_a")
+                .json("{\"amount\":1}")
+                .send();
+        CompletableFuture<HttpResponse<byte[]>> slow = Call.post(server, "/v1/charges?hold=1")
+                .key(held)
+                .apiKey("sk_a")
+                .json("{}")
+                .sendAsync();
         assertThat(entered.await(20, TimeUnit.SECONDS)).isTrue();
-        HttpResponse<byte[]> conflict = Call.post(server, "/v1/charges?hold=1").key(held).apiKey("sk_a").json("{}").send();
+        HttpResponse<byte[]> conflict = Call.post(server, "/v1/charges?hold=1")
+                .key(held)
+                .apiKey("sk_a")
+                .json("{}")
+                .send();
         release.countDown();
         assertThat(slow.join().statusCode()).isEqualTo(201);
 

@@ -27,7 +27,9 @@ public final class KeepAliveConnection implements AutoCloseable {
 
         /** Whether the server said it closes the connection after this answer. */
         public boolean closes() {
-            return Optional.ofNullable(headers.get("connection")).map(v -> v.equalsIgnoreCase("close")).orElse(false);
+            return Optional.ofNullable(headers.get("connection"))
+                    .map(v -> v.equalsIgnoreCase("close"))
+                    .orElse(false);
         }
     }
 
@@ -72,7 +74,9 @@ public final class KeepAliveConnection implements AutoCloseable {
         Map<String, String> headers = new LinkedHashMap<>();
         for (String line = line(); !line.isEmpty(); line = line()) {
             int colon = line.indexOf(':');
-            headers.merge(line.substring(0, colon).trim().toLowerCase(Locale.ROOT), line.substring(colon + 1).trim(),
+            headers.merge(
+                    line.substring(0, colon).trim().toLowerCase(Locale.ROOT),
+                    line.substring(colon + 1).trim(),
                     (a, b) -> a + ", " + b);
         }
         if (headers.containsKey("transfer-encoding")) {
@@ -84,7 +88,8 @@ public final class KeepAliveConnection implements AutoCloseable {
 
     private byte[] chunked() throws IOException {
         ByteArrayOutputStream body = new ByteArrayOutputStream();
-        for (int size = Integer.parseInt(line().split(";")[0].trim(), 16); size > 0;
+        for (int size = Integer.parseInt(line().split(";")[0].trim(), 16);
+                size > 0;
                 size = Integer.parseInt(line().split(";")[0].trim(), 16)) {
             body.write(in.readNBytes(size));
             line();

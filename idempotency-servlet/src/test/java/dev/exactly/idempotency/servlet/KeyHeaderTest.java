@@ -19,7 +19,8 @@ class KeyHeaderTest {
 
     @BeforeAll
     static void start() throws Exception {
-        IdempotencyEngine engine = IdempotencyEngine.builder(InMemoryIdempotencyStore.create()).build();
+        IdempotencyEngine engine =
+                IdempotencyEngine.builder(InMemoryIdempotencyStore.create()).build();
         IdempotencyFilter filter = IdempotencyFilter.builder(engine)
                 .route(IdempotentRoute.post("/v1/charges"))
                 .tenantResolver(TenantResolver.apiKeys(Map.of("sk_a", "tenant-a")))
@@ -53,16 +54,22 @@ class KeyHeaderTest {
         HttpResponse<byte[]> first = charge().header("Request-Key", "k-1").send();
         HttpResponse<byte[]> alias = charge().header("X-Request-Key", "k-1").send();
         assertThat(first.statusCode()).isEqualTo(201);
-        assertThat(alias.headers().firstValue(IdempotencyFilter.REPLAYED_HEADER)).hasValue("true");
+        assertThat(alias.headers().firstValue(IdempotencyFilter.REPLAYED_HEADER))
+                .hasValue("true");
         assertThat(alias.body()).isEqualTo(first.body());
 
-        HttpResponse<byte[]> standard = charge().header("Idempotency-Key", "k-1").send();
+        HttpResponse<byte[]> standard =
+                charge().header("Idempotency-Key", "k-1").send();
         assertThat(standard.statusCode()).isEqualTo(400);
         assertThat(Json.topLevelString(standard.body(), "code")).isEqualTo("idempotency_key_missing");
-        assertThat(Json.topLevelString(standard.body(), "detail")).isEqualTo("this endpoint requires a Request-Key header");
-        assertThat(charge().header("X-Idempotency-Key", "k-1").send().statusCode()).isEqualTo(400);
+        assertThat(Json.topLevelString(standard.body(), "detail"))
+                .isEqualTo("this endpoint requires a Request-Key header");
+        assertThat(charge().header("X-Idempotency-Key", "k-1").send().statusCode())
+                .isEqualTo(400);
 
-        HttpResponse<byte[]> disagreeing = charge().header("Request-Key", "k-1").header("X-Request-Key", "k-2").send();
+        HttpResponse<byte[]> disagreeing = charge().header("Request-Key", "k-1")
+                .header("X-Request-Key", "k-2")
+                .send();
         assertThat(disagreeing.statusCode()).isEqualTo(400);
         assertThat(Json.topLevelString(disagreeing.body(), "code")).isEqualTo("idempotency_key_invalid");
         assertThat(app.executions).hasValue(1);
@@ -76,7 +83,10 @@ class KeyHeaderTest {
         assertThatThrownBy(() -> builder.keyHeader("Request-Key", "request-key"))
                 .hasMessageContaining("repeats");
         assertThat(builder.keyHeader("Request-Key").build().keyHeaderAliases()).isEmpty();
-        assertThat(IdempotencyFilter.builder(IdempotencyEngine.builder(InMemoryIdempotencyStore.create()).build())
-                .build().keyHeaderAliases()).containsExactly(IdempotencyFilter.KEY_ALIAS_HEADER);
+        assertThat(IdempotencyFilter.builder(IdempotencyEngine.builder(InMemoryIdempotencyStore.create())
+                                .build())
+                        .build()
+                        .keyHeaderAliases())
+                .containsExactly(IdempotencyFilter.KEY_ALIAS_HEADER);
     }
 }

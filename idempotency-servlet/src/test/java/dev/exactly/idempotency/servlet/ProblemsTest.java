@@ -26,13 +26,20 @@ class ProblemsTest {
     void everyEngineExceptionMapsToItsTypeStatusAndCode() {
         Fingerprint fp = new Fingerprint("sha256-jcs", "ab");
         Map<IdempotencyException, String> expected = Map.of(
-                catchInvalid(null), "idempotency-key-missing 400 idempotency_key_missing",
-                catchInvalid("k".repeat(300)), "idempotency-key-invalid 400 idempotency_key_invalid",
-                new PayloadTooLargeException(10), "payload-too-large 413 payload_too_large",
-                new IdempotencyKeyReusedException(fp, fp), "idempotency-key-reused 422 idempotency_key_reused",
-                new RequestInFlightException(Duration.ofSeconds(1), false), "idempotency-key-in-use 409 idempotency_key_in_use",
-                new StoreUnavailableException("down", null), "idempotency-store-unavailable 503 idempotency_store_unavailable",
-                new LeaseLostException(OwnerToken.random()), "idempotency-lease-lost 409 idempotency_lease_lost");
+                catchInvalid(null),
+                "idempotency-key-missing 400 idempotency_key_missing",
+                catchInvalid("k".repeat(300)),
+                "idempotency-key-invalid 400 idempotency_key_invalid",
+                new PayloadTooLargeException(10),
+                "payload-too-large 413 payload_too_large",
+                new IdempotencyKeyReusedException(fp, fp),
+                "idempotency-key-reused 422 idempotency_key_reused",
+                new RequestInFlightException(Duration.ofSeconds(1), false),
+                "idempotency-key-in-use 409 idempotency_key_in_use",
+                new StoreUnavailableException("down", null),
+                "idempotency-store-unavailable 503 idempotency_store_unavailable",
+                new LeaseLostException(OwnerToken.random()),
+                "idempotency-lease-lost 409 idempotency_lease_lost");
         expected.forEach((exception, description) -> {
             Problem problem = Problems.from(exception);
             assertThat(problem.type() + " " + problem.status() + " " + problem.code())
@@ -55,9 +62,16 @@ class ProblemsTest {
     @Test
     void typesAreStableUrisUnderTheDocumentedBase() {
         assertThat(Problems.BASE).isEqualTo(URI.create("https://exactly.dev/problems/"));
-        assertThat(List.of(Problems.IDEMPOTENCY_KEY_MISSING, Problems.IDEMPOTENCY_KEY_INVALID, Problems.TENANT_UNRESOLVED,
-                        Problems.IDEMPOTENCY_KEY_IN_USE, Problems.IDEMPOTENCY_LEASE_LOST, Problems.PAYLOAD_TOO_LARGE,
-                        Problems.IDEMPOTENCY_KEY_REUSED, Problems.VALIDATION_FAILED, Problems.IDEMPOTENCY_STORE_UNAVAILABLE,
+        assertThat(List.of(
+                        Problems.IDEMPOTENCY_KEY_MISSING,
+                        Problems.IDEMPOTENCY_KEY_INVALID,
+                        Problems.TENANT_UNRESOLVED,
+                        Problems.IDEMPOTENCY_KEY_IN_USE,
+                        Problems.IDEMPOTENCY_LEASE_LOST,
+                        Problems.PAYLOAD_TOO_LARGE,
+                        Problems.IDEMPOTENCY_KEY_REUSED,
+                        Problems.VALIDATION_FAILED,
+                        Problems.IDEMPOTENCY_STORE_UNAVAILABLE,
                         Problems.RESPONSE_NOT_STORED))
                 .extracting(URI::toString)
                 .containsExactly(
@@ -78,7 +92,8 @@ class ProblemsTest {
 
     @Test
     void jsonEscapesEveryStringAndStaysAscii() {
-        String hostile = "quote\" backslash\\ newline\n tab\t nul\u0000 bell\u0007 del\u007f é 世 \uD83D\uDE00 lone\uD800 ls\u2028 </script>";
+        String hostile =
+                "quote\" backslash\\ newline\n tab\t nul\u0000 bell\u0007 del\u007f é 世 \uD83D\uDE00 lone\uD800 ls\u2028 </script>";
         Problem problem = Problems.validationFailed(hostile)
                 .with("errors", List.of(Map.of("field", "a\"b", "message", hostile)))
                 .with("count", 2)
@@ -91,9 +106,11 @@ class ProblemsTest {
         for (byte b : json) {
             assertThat(b).isBetween((byte) 0x20, (byte) 0x7e);
         }
-        assertThat(text).startsWith("{\"type\":\"https://exactly.dev/problems/validation-failed\",\"title\":\"Validation failed\","
-                + "\"status\":422,\"detail\":\"quote\\\" backslash\\\\ newline\\n tab\\t nul\\u0000 bell\\u0007 del\\u007f "
-                + "\\u00e9 \\u4e16 \\ud83d\\ude00 lone\\ud800 ls\\u2028 </script>\",\"code\":\"validation_failed\"");
+        assertThat(text)
+                .startsWith(
+                        "{\"type\":\"https://exactly.dev/problems/validation-failed\",\"title\":\"Validation failed\","
+                                + "\"status\":422,\"detail\":\"quote\\\" backslash\\\\ newline\\n tab\\t nul\\u0000 bell\\u0007 del\\u007f "
+                                + "\\u00e9 \\u4e16 \\ud83d\\ude00 lone\\ud800 ls\\u2028 </script>\",\"code\":\"validation_failed\"");
         assertThat(text).contains(",\"count\":2,\"ok\":false,\"nothing\":null}");
         assertThat(Json.topLevelString(json, "detail")).isEqualTo(hostile);
         assertThat(Json.topLevelString(json, "type")).isEqualTo(Problems.VALIDATION_FAILED.toString());
@@ -110,14 +127,18 @@ class ProblemsTest {
 
     @Test
     void theTypeSnifferReadsOnlyTopLevelStringMembers() {
-        assertThat(Json.topLevelString(bytes("{\"a\":{\"type\":\"nested\"},\"b\":[1,\"]\",{}],\"type\":\"top\"}"), "type"))
+        assertThat(Json.topLevelString(
+                        bytes("{\"a\":{\"type\":\"nested\"},\"b\":[1,\"]\",{}],\"type\":\"top\"}"), "type"))
                 .isEqualTo("top");
-        assertThat(Json.topLevelString(bytes(" {\"type\" : \"\\u0041\\\"b\"} "), "type")).isEqualTo("A\"b");
+        assertThat(Json.topLevelString(bytes(" {\"type\" : \"\\u0041\\\"b\"} "), "type"))
+                .isEqualTo("A\"b");
         assertThat(Json.topLevelString(bytes("{\"type\":42}"), "type")).isNull();
         assertThat(Json.topLevelString(bytes("{\"other\":true}"), "type")).isNull();
         assertThat(Json.topLevelString(bytes("[\"type\"]"), "type")).isNull();
-        assertThat(Json.topLevelString(bytes("{\"type\":\"unterminated"), "type")).isNull();
-        assertThat(Json.topLevelString(bytes("{\"x\":\"\\uZZZZ\",\"type\":\"t\"}"), "type")).isNull();
+        assertThat(Json.topLevelString(bytes("{\"type\":\"unterminated"), "type"))
+                .isNull();
+        assertThat(Json.topLevelString(bytes("{\"x\":\"\\uZZZZ\",\"type\":\"t\"}"), "type"))
+                .isNull();
         assertThat(Json.topLevelString(bytes(""), "type")).isNull();
     }
 

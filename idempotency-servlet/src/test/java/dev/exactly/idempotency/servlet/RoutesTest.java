@@ -18,23 +18,30 @@ class RoutesTest {
     @Test
     void matchesLiteralAndVariableSegmentsByMethod() {
         assertThat(table.match("POST", "/v1/charges")).isEqualTo(charges);
-        assertThat(table.match("POST", "/v1/charges/")).as("one trailing slash is the same path").isEqualTo(charges);
+        assertThat(table.match("POST", "/v1/charges/"))
+                .as("one trailing slash is the same path")
+                .isEqualTo(charges);
         assertThat(table.match("POST", "/v1/charges;jsessionid=1")).isEqualTo(charges);
         assertThat(table.match("POST", "/v1/charges/ch_1/refunds")).isEqualTo(refunds);
         assertThat(table.match("PUT", "/v1/charges/ch_1")).isEqualTo(put);
         assertThat(table.match("GET", "/v1/charges")).isNull();
-        assertThat(table.match("post", "/v1/charges")).as("methods are case-sensitive").isNull();
-        assertThat(table.match("POST", "/v1/charges//refunds")).as("a variable needs a segment").isNull();
+        assertThat(table.match("post", "/v1/charges"))
+                .as("methods are case-sensitive")
+                .isNull();
+        assertThat(table.match("POST", "/v1/charges//refunds"))
+                .as("a variable needs a segment")
+                .isNull();
         assertThat(table.match("POST", "/v1/charges/ch_1/refunds/x")).isNull();
         assertThat(table.match("POST", "/v1")).isNull();
         assertThat(table.match("POST", "/V1/charges")).isNull();
-        assertThat(new RouteTable(List.of(IdempotentRoute.post("/"))).match("POST", "/")).isNotNull();
+        assertThat(new RouteTable(List.of(IdempotentRoute.post("/"))).match("POST", "/"))
+                .isNotNull();
     }
 
     @Test
     void theInPlaceScanAgreesWithSplittingThePath() {
-        List<String> templates = List.of("/", "/v1", "/v1/charges", "/v1/charges/{id}", "/v1/charges/{id}/refunds",
-                "/{a}/{b}", "/{a}");
+        List<String> templates =
+                List.of("/", "/v1", "/v1/charges", "/v1/charges/{id}", "/v1/charges/{id}/refunds", "/{a}/{b}", "/{a}");
         String[] parts = {"", "v1", "charges", "ch_1", "refunds", "x;p=1", ";p", "V1", "charges;a=b;c"};
         List<String> paths = new ArrayList<>(List.of("/"));
         List<String> previous = List.of("");
@@ -54,7 +61,9 @@ class RoutesTest {
             String[] compiled = IdempotentRoute.segments(template);
             for (String path : paths) {
                 boolean expected = bySplitting(compiled, path);
-                assertThat(RouteTable.matches(compiled, path)).as(template + " against " + path).isEqualTo(expected);
+                assertThat(RouteTable.matches(compiled, path))
+                        .as(template + " against " + path)
+                        .isEqualTo(expected);
                 matched += expected ? 1 : 0;
             }
         }
@@ -88,23 +97,29 @@ class RoutesTest {
 
     @Test
     void builderDefaultsAndCopies() {
-        IdempotencyPolicy policy = IdempotencyPolicy.custom().lease(Duration.ofSeconds(5)).build();
+        IdempotencyPolicy policy =
+                IdempotencyPolicy.custom().lease(Duration.ofSeconds(5)).build();
         IdempotentRoute route = IdempotentRoute.builder("POST", "/v1/payouts")
-                .keyRequired(false).policy(policy).recordServerErrors(true).build();
+                .keyRequired(false)
+                .policy(policy)
+                .recordServerErrors(true)
+                .build();
 
         assertThat(charges.keyRequired()).isTrue();
         assertThat(charges.recordServerErrors()).isFalse();
         assertThat(charges.policy()).isEqualTo(IdempotencyPolicy.ofDefaults());
         assertThat(IdempotentRoute.from(route).build()).isEqualTo(route);
-        assertThat(IdempotentRoute.from(route).keyRequired(true).build().keyRequired()).isTrue();
+        assertThat(IdempotentRoute.from(route).keyRequired(true).build().keyRequired())
+                .isTrue();
     }
 
     @Test
     void theDenyListWinsOverTheAllowList() {
-        HeaderPolicy policy = new HeaderPolicy(List.of("Set-Cookie", "Authorization", "X-Trace", "X-Token"), List.of("x-token"));
+        HeaderPolicy policy =
+                new HeaderPolicy(List.of("Set-Cookie", "Authorization", "X-Trace", "X-Token"), List.of("x-token"));
 
-        assertThat(policy.allowed()).contains("content-type", "location", "etag", "cache-control", "link",
-                "content-language", "x-trace");
+        assertThat(policy.allowed())
+                .contains("content-type", "location", "etag", "cache-control", "link", "content-language", "x-trace");
         assertThat(policy.stored("SET-COOKIE")).isFalse();
         assertThat(policy.stored("Authorization")).isFalse();
         assertThat(policy.stored("X-Token")).isFalse();

@@ -40,7 +40,8 @@ class ServletEdgeTest {
     private TestServer formReadFirst;
 
     private static IdempotencyFilter filter() {
-        return IdempotencyFilter.builder(IdempotencyEngine.builder(InMemoryIdempotencyStore.create()).build())
+        return IdempotencyFilter.builder(IdempotencyEngine.builder(InMemoryIdempotencyStore.create())
+                        .build())
                 .route(IdempotentRoute.post("/v1/charges"))
                 .route(IdempotentRoute.post("/v1/orders/{id}"))
                 .tenantResolver(TenantResolver.apiKeys(Map.of("sk_a", "tenant-a")))
@@ -107,20 +108,30 @@ class ServletEdgeTest {
         String body = "{\"amount\":1}";
         try (Socket socket = new Socket(uri.getHost(), uri.getPort())) {
             OutputStream out = socket.getOutputStream();
-            out.write(("POST /v1/charges HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer sk_a\r\nIdempotency-Key: " + key
-                    + "\r\nX-First: 1\r\nContent-Type: application/json\r\nContent-Length: " + body.length() + "\r\n\r\n" + body)
+            out.write(("POST /v1/charges HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer sk_a\r\nIdempotency-Key: "
+                            + key + "\r\nX-First: 1\r\nContent-Type: application/json\r\nContent-Length: "
+                            + body.length() + "\r\n\r\n" + body)
                     .getBytes(StandardCharsets.US_ASCII));
             out.flush();
-            assertThat(new String(socket.getInputStream().readNBytes(12), StandardCharsets.US_ASCII)).isEqualTo("HTTP/1.1 201");
+            assertThat(new String(socket.getInputStream().readNBytes(12), StandardCharsets.US_ASCII))
+                    .isEqualTo("HTTP/1.1 201");
             socket.setSoLinger(true, 0); // closed with a reset
         }
         clientGone.countDown();
         assertThat(handlerDone.await(30, TimeUnit.SECONDS)).isTrue();
-        assertThat(handlerSaw.get()).as("the handler is not failed by the departed client").isNull();
+        assertThat(handlerSaw.get())
+                .as("the handler is not failed by the departed client")
+                .isNull();
 
         // the handler returned; its outcome is recorded right after (until then the key is in flight: 409)
-        HttpResponse<byte[]> retry = await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(20))
-                .until(() -> Call.post(server, "/v1/charges").key(key).apiKey("sk_a").json(body).send(),
+        HttpResponse<byte[]> retry = await().atMost(Duration.ofSeconds(10))
+                .pollInterval(Duration.ofMillis(20))
+                .until(
+                        () -> Call.post(server, "/v1/charges")
+                                .key(key)
+                                .apiKey("sk_a")
+                                .json(body)
+                                .send(),
                         r -> r.statusCode() != 409);
         assertThat(retry.statusCode()).isEqualTo(201);
         assertThat(retry.headers().firstValue("Idempotent-Replayed")).hasValue("true");
@@ -136,9 +147,21 @@ class ServletEdgeTest {
             response.getWriter().write("amount=" + request.getParameter("amount"));
         });
         String key = "k-" + UUID.randomUUID();
-        HttpResponse<byte[]> first = Call.post(formReadFirst, "/v1/charges").key(key).apiKey("sk_a").form("amount=100").send();
-        HttpResponse<byte[]> retry = Call.post(formReadFirst, "/v1/charges").key(key).apiKey("sk_a").form("amount=100").send();
-        HttpResponse<byte[]> other = Call.post(formReadFirst, "/v1/charges").key(key).apiKey("sk_a").form("amount=999999").send();
+        HttpResponse<byte[]> first = Call.post(formReadFirst, "/v1/charges")
+                .key(key)
+                .apiKey("sk_a")
+                .form("amount=100")
+                .send();
+        HttpResponse<byte[]> retry = Call.post(formReadFirst, "/v1/charges")
+                .key(key)
+                .apiKey("sk_a")
+                .form("amount=100")
+                .send();
+        HttpResponse<byte[]> other = Call.post(formReadFirst, "/v1/charges")
+                .key(key)
+                .apiKey("sk_a")
+                .form("amount=999999")
+                .send();
         assertThat(Call.text(first)).isEqualTo("amount=100");
         assertThat(retry.headers().firstValue("Idempotent-Replayed")).hasValue("true");
         assertThat(other.statusCode()).as("another form under the same key").isEqualTo(422);
@@ -153,8 +176,16 @@ class ServletEdgeTest {
             response.getWriter().write("id=" + request.getServletPath() + " query=" + request.getQueryString());
         });
         String key = "k-" + UUID.randomUUID();
-        HttpResponse<byte[]> encoded = Call.post(server, "/v1/orders/o1%3Fcapture=true").key(key).apiKey("sk_a").json("{}").send();
-        HttpResponse<byte[]> query = Call.post(server, "/v1/orders/o1?capture=true").key(key).apiKey("sk_a").json("{}").send();
+        HttpResponse<byte[]> encoded = Call.post(server, "/v1/orders/o1%3Fcapture=true")
+                .key(key)
+                .apiKey("sk_a")
+                .json("{}")
+                .send();
+        HttpResponse<byte[]> query = Call.post(server, "/v1/orders/o1?capture=true")
+                .key(key)
+                .apiKey("sk_a")
+                .json("{}")
+                .send();
         assertThat(encoded.statusCode()).isEqualTo(201);
         assertThat(query.statusCode()).as("another resource under the same key").isEqualTo(422);
         assertThat(app.executions).hasValue(1);
@@ -174,8 +205,16 @@ class ServletEdgeTest {
             response.getOutputStream().write(gzipped);
         });
         String key = "k-" + UUID.randomUUID();
-        HttpResponse<byte[]> first = Call.post(server, "/v1/charges").key(key).apiKey("sk_a").json("{}").send();
-        HttpResponse<byte[]> replay = Call.post(server, "/v1/charges").key(key).apiKey("sk_a").json("{}").send();
+        HttpResponse<byte[]> first = Call.post(server, "/v1/charges")
+                .key(key)
+                .apiKey("sk_a")
+                .json("{}")
+                .send();
+        HttpResponse<byte[]> replay = Call.post(server, "/v1/charges")
+                .key(key)
+                .apiKey("sk_a")
+                .json("{}")
+                .send();
         assertThat(replay.headers().firstValue("Idempotent-Replayed")).hasValue("true");
         assertThat(replay.headers().firstValue("Content-Encoding")).hasValue("gzip");
         assertThat(replay.body()).isEqualTo(first.body()).isEqualTo(gzipped);
@@ -192,12 +231,20 @@ class ServletEdgeTest {
         });
         String key = "k-" + UUID.randomUUID();
         try {
-            HttpResponse<byte[]> broken = Call.post(server, "/v1/charges").key(key).apiKey("sk_a").json("{}").send();
+            HttpResponse<byte[]> broken = Call.post(server, "/v1/charges")
+                    .key(key)
+                    .apiKey("sk_a")
+                    .json("{}")
+                    .send();
             assertThat(broken.body().length).as("the response was broken off").isLessThan(STORED + 100);
         } catch (java.io.IOException brokenOff) {
             // the client saw the response broken off: what a failure after the head must look like
         }
-        HttpResponse<byte[]> retry = Call.post(server, "/v1/charges").key(key).apiKey("sk_a").json("{}").send();
+        HttpResponse<byte[]> retry = Call.post(server, "/v1/charges")
+                .key(key)
+                .apiKey("sk_a")
+                .json("{}")
+                .send();
         assertThat(retry.statusCode()).isEqualTo(201);
         assertThat(retry.headers().firstValue("Idempotent-Replayed")).hasValue("true");
         assertThat(Call.text(retry)).contains("response_not_stored");

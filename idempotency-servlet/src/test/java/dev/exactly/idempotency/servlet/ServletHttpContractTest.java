@@ -44,7 +44,8 @@ class ServletHttpContractTest extends HttpContract {
             settings.arrivals().run();
             chain.doFilter(request, response);
         };
-        TestServer server = TestServer.start(new Application(handler), arrivals, new TestApp.FakeAuthentication(), filter);
+        TestServer server =
+                TestServer.start(new Application(handler), arrivals, new TestApp.FakeAuthentication(), filter);
         return new Server() {
             @Override
             public URI uri(String pathAndQuery) {
@@ -75,7 +76,11 @@ class ServletHttpContractTest extends HttpContract {
             byte[] body = request.getInputStream().readAllBytes();
             Reply reply;
             try {
-                reply = handler.handle(new Received(request.getMethod(), request.getRequestURI(), headers, body,
+                reply = handler.handle(new Received(
+                        request.getMethod(),
+                        request.getRequestURI(),
+                        headers,
+                        body,
                         (Lease) request.getAttribute(IdempotencyFilter.LEASE),
                         request.getAttribute(IdempotencyFilter.UNGUARDED) != null));
             } catch (IOException | RuntimeException e) {

@@ -44,21 +44,36 @@ class StoreFailureHttpTest {
         return List.of(
                 new Broken("throwing store", () -> new ForwardingStore(InMemoryIdempotencyStore.create()) {
                     @Override
-                    public ClaimOutcome claim(ScopeKey key, Fingerprint fingerprint, OwnerToken owner, Duration lease,
-                Duration retention) {
+                    public ClaimOutcome claim(
+                            ScopeKey key,
+                            Fingerprint fingerprint,
+                            OwnerToken owner,
+                            Duration lease,
+                            Duration retention) {
                         throw new StoreUnavailableException("connection refused", null);
                     }
                 }),
-                new Broken("store failing with an unexpected exception", () -> new ForwardingStore(InMemoryIdempotencyStore.create()) {
-                    @Override
-                    public ClaimOutcome claim(ScopeKey key, Fingerprint fingerprint, OwnerToken owner, Duration lease,
-                Duration retention) {
-                        throw new IllegalStateException("driver bug");
-                    }
-                }),
-                new Broken("redis on a closed port", () -> RedisIdempotencyStore.create(
-                        "redis://127.0.0.1:" + TestRedis.freePort(),
-                        RedisStoreConfig.custom().connectTimeout(Duration.ofMillis(500)).commandTimeout(Duration.ofMillis(500)).build())),
+                new Broken(
+                        "store failing with an unexpected exception",
+                        () -> new ForwardingStore(InMemoryIdempotencyStore.create()) {
+                            @Override
+                            public ClaimOutcome claim(
+                                    ScopeKey key,
+                                    Fingerprint fingerprint,
+                                    OwnerToken owner,
+                                    Duration lease,
+                                    Duration retention) {
+                                throw new IllegalStateException("driver bug");
+                            }
+                        }),
+                new Broken(
+                        "redis on a closed port",
+                        () -> RedisIdempotencyStore.create(
+                                "redis://127.0.0.1:" + TestRedis.freePort(),
+                                RedisStoreConfig.custom()
+                                        .connectTimeout(Duration.ofMillis(500))
+                                        .commandTimeout(Duration.ofMillis(500))
+                                        .build())),
                 new Broken("postgres on a closed port", () -> {
                     PGSimpleDataSource ds = new PGSimpleDataSource();
                     ds.setUrl("jdbc:postgresql://127.0.0.1:" + TestRedis.freePort() + "/test?user=postgres");
@@ -72,13 +87,19 @@ class StoreFailureHttpTest {
         TestApp app = new TestApp();
         CountingListener listener = new CountingListener();
         try (IdempotencyStore store = broken.store().get();
-                TestServer server = TestServer.start(app, IdempotencyFilter.builder(
-                                IdempotencyEngine.builder(store).listener(listener).build())
-                        .route(IdempotentRoute.post("/v1/charges"))
-                        .tenantResolver(TenantResolver.single("acme"))
-                        .storeUnavailableRetryAfter(Duration.ofSeconds(5))
-                        .build())) {
-            HttpResponse<byte[]> response = Call.post(server, "/v1/charges").key("k1").json("{\"amount\":1}").send();
+                TestServer server = TestServer.start(
+                        app,
+                        IdempotencyFilter.builder(IdempotencyEngine.builder(store)
+                                        .listener(listener)
+                                        .build())
+                                .route(IdempotentRoute.post("/v1/charges"))
+                                .tenantResolver(TenantResolver.single("acme"))
+                                .storeUnavailableRetryAfter(Duration.ofSeconds(5))
+                                .build())) {
+            HttpResponse<byte[]> response = Call.post(server, "/v1/charges")
+                    .key("k1")
+                    .json("{\"amount\":1}")
+                    .send();
 
             assertThat(response.statusCode()).isEqualTo(503);
             assertThat(response.headers().firstValue("Retry-After")).hasValue("5");
@@ -98,39 +119,60 @@ class StoreFailureHttpTest {
         TestApp app = new TestApp();
         app.handler((request, response) -> {
             response.setStatus(201);
-            response.getWriter().print(request.getAttribute(IdempotencyFilter.UNGUARDED) + " "
-                    + new String(request.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8));
+            response.getWriter()
+                    .print(request.getAttribute(IdempotencyFilter.UNGUARDED) + " "
+                            + new String(
+                                    request.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8));
         });
         CountingListener listener = new CountingListener();
         AtomicInteger claims = new AtomicInteger();
         try (IdempotencyStore broke = broken.store().get();
                 IdempotencyStore store = new ForwardingStore(broke) {
                     @Override
-                    public ClaimOutcome claim(ScopeKey key, Fingerprint fingerprint, OwnerToken owner, Duration lease,
+                    public ClaimOutcome claim(
+                            ScopeKey key,
+                            Fingerprint fingerprint,
+                            OwnerToken owner,
+                            Duration lease,
                             Duration retention) {
                         claims.incrementAndGet();
                         return super.claim(key, fingerprint, owner, lease, retention);
                     }
                 };
-                TestServer server = TestServer.start(app, IdempotencyFilter.builder(
-                                IdempotencyEngine.builder(store).listener(listener).build())
-                        .route(IdempotentRoute.post("/v1/charges"))
-                        .tenantResolver(TenantResolver.single("acme"))
-                        .whenStoreUnavailable(StoreUnavailablePolicy.PASS_THROUGH)
-                        .storeUnavailableRetryAfter(Duration.ofMinutes(5))
-                        .build())) {
-            HttpResponse<byte[]> first = Call.post(server, "/v1/charges").key("k1").json("{\"amount\":1}").send();
-            HttpResponse<byte[]> again = Call.post(server, "/v1/charges").key("k1").json("{\"amount\":1}").send();
+                TestServer server = TestServer.start(
+                        app,
+                        IdempotencyFilter.builder(IdempotencyEngine.builder(store)
+                                        .listener(listener)
+                                        .build())
+                                .route(IdempotentRoute.post("/v1/charges"))
+                                .tenantResolver(TenantResolver.single("acme"))
+                                .whenStoreUnavailable(StoreUnavailablePolicy.PASS_THROUGH)
+                                .storeUnavailableRetryAfter(Duration.ofMinutes(5))
+                                .build())) {
+            HttpResponse<byte[]> first = Call.post(server, "/v1/charges")
+                    .key("k1")
+                    .json("{\"amount\":1}")
+                    .send();
+            HttpResponse<byte[]> again = Call.post(server, "/v1/charges")
+                    .key("k1")
+                    .json("{\"amount\":1}")
+                    .send();
 
             for (HttpResponse<byte[]> response : List.of(first, again)) {
                 assertThat(response.statusCode()).isEqualTo(201);
-                assertThat(Call.text(response)).as("the handler read the body it was sent, marked unguarded")
+                assertThat(Call.text(response))
+                        .as("the handler read the body it was sent, marked unguarded")
                         .isEqualTo("true {\"amount\":1}");
-                assertThat(response.headers().firstValue(IdempotencyFilter.EXPIRES_HEADER)).as("nothing recorded").isEmpty();
-                assertThat(response.headers().firstValue(IdempotencyFilter.REPLAYED_HEADER)).isEmpty();
+                assertThat(response.headers().firstValue(IdempotencyFilter.EXPIRES_HEADER))
+                        .as("nothing recorded")
+                        .isEmpty();
+                assertThat(response.headers().firstValue(IdempotencyFilter.REPLAYED_HEADER))
+                        .isEmpty();
             }
             assertThat(app.executions).as("unguarded: the retry ran again").hasValue(2);
-            assertThat(claims).as("the store is not tried again within the Retry-After").hasValue(1);
+            assertThat(claims)
+                    .as("the store is not tried again within the Retry-After")
+                    .hasValue(1);
             assertThat(listener.storeErrors).hasValue(1);
         }
     }
@@ -141,27 +183,38 @@ class StoreFailureHttpTest {
         AtomicBoolean down = new AtomicBoolean(true);
         IdempotencyStore store = new ForwardingStore(InMemoryIdempotencyStore.create()) {
             @Override
-            public ClaimOutcome claim(ScopeKey key, Fingerprint fingerprint, OwnerToken owner, Duration lease,
-                    Duration retention) {
+            public ClaimOutcome claim(
+                    ScopeKey key, Fingerprint fingerprint, OwnerToken owner, Duration lease, Duration retention) {
                 if (down.get()) {
                     throw new StoreUnavailableException("connection refused", null);
                 }
                 return super.claim(key, fingerprint, owner, lease, retention);
             }
         };
-        try (TestServer server = TestServer.start(app, IdempotencyFilter.builder(IdempotencyEngine.builder(store).build())
-                .route(IdempotentRoute.post("/v1/charges"))
-                .tenantResolver(TenantResolver.single("acme"))
-                .whenStoreUnavailable(StoreUnavailablePolicy.PASS_THROUGH)
-                .storeUnavailableRetryAfter(Duration.ZERO)
-                .build())) {
-            assertThat(Call.post(server, "/v1/charges").key("k1").json("{}").send().statusCode()).isEqualTo(204);
+        try (TestServer server = TestServer.start(
+                app,
+                IdempotencyFilter.builder(IdempotencyEngine.builder(store).build())
+                        .route(IdempotentRoute.post("/v1/charges"))
+                        .tenantResolver(TenantResolver.single("acme"))
+                        .whenStoreUnavailable(StoreUnavailablePolicy.PASS_THROUGH)
+                        .storeUnavailableRetryAfter(Duration.ZERO)
+                        .build())) {
+            assertThat(Call.post(server, "/v1/charges")
+                            .key("k1")
+                            .json("{}")
+                            .send()
+                            .statusCode())
+                    .isEqualTo(204);
             down.set(false);
-            HttpResponse<byte[]> guarded = Call.post(server, "/v1/charges").key("k1").json("{}").send();
-            HttpResponse<byte[]> replayed = Call.post(server, "/v1/charges").key("k1").json("{}").send();
+            HttpResponse<byte[]> guarded =
+                    Call.post(server, "/v1/charges").key("k1").json("{}").send();
+            HttpResponse<byte[]> replayed =
+                    Call.post(server, "/v1/charges").key("k1").json("{}").send();
 
-            assertThat(guarded.headers().firstValue(IdempotencyFilter.EXPIRES_HEADER)).isPresent();
-            assertThat(replayed.headers().firstValue(IdempotencyFilter.REPLAYED_HEADER)).hasValue("true");
+            assertThat(guarded.headers().firstValue(IdempotencyFilter.EXPIRES_HEADER))
+                    .isPresent();
+            assertThat(replayed.headers().firstValue(IdempotencyFilter.REPLAYED_HEADER))
+                    .hasValue("true");
             assertThat(app.executions).hasValue(2);
         }
     }
@@ -179,15 +232,19 @@ class StoreFailureHttpTest {
                 return false; // another owner took over meanwhile
             }
         };
-        try (TestServer server = TestServer.start(app, IdempotencyFilter.builder(IdempotencyEngine.builder(store).build())
-                .route(IdempotentRoute.post("/v1/charges"))
-                .tenantResolver(TenantResolver.single("acme"))
-                .build())) {
-            HttpResponse<byte[]> response = Call.post(server, "/v1/charges").key("k1").json("{}").send();
+        try (TestServer server = TestServer.start(
+                app,
+                IdempotencyFilter.builder(IdempotencyEngine.builder(store).build())
+                        .route(IdempotentRoute.post("/v1/charges"))
+                        .tenantResolver(TenantResolver.single("acme"))
+                        .build())) {
+            HttpResponse<byte[]> response =
+                    Call.post(server, "/v1/charges").key("k1").json("{}").send();
 
             assertThat(response.statusCode()).isEqualTo(409);
             assertThat(response.headers().firstValue("Retry-After")).hasValue("1");
-            assertThat(Json.topLevelString(response.body(), "type")).isEqualTo("https://exactly.dev/problems/idempotency-lease-lost");
+            assertThat(Json.topLevelString(response.body(), "type"))
+                    .isEqualTo("https://exactly.dev/problems/idempotency-lease-lost");
             assertThat(Json.topLevelString(response.body(), "code")).isEqualTo("idempotency_lease_lost");
             assertThat(Call.text(response)).doesNotContain("charged");
             assertThat(app.executions).hasValue(1);
@@ -215,23 +272,31 @@ class StoreFailureHttpTest {
             }
         };
         CountingListener listener = new CountingListener();
-        try (TestServer server = TestServer.start(app, IdempotencyFilter.builder(
-                        IdempotencyEngine.builder(store).listener(listener).build())
-                .route(IdempotentRoute.builder("POST", "/v1/charges")
-                        .policy(IdempotencyPolicy.custom().lease(Duration.ofMillis(600)).build())
-                        .build())
-                .tenantResolver(TenantResolver.single("acme"))
-                .build())) {
-            HttpResponse<byte[]> response = Call.post(server, "/v1/charges").key("k1").json("{}").send();
+        try (TestServer server = TestServer.start(
+                app,
+                IdempotencyFilter.builder(IdempotencyEngine.builder(store)
+                                .listener(listener)
+                                .build())
+                        .route(IdempotentRoute.builder("POST", "/v1/charges")
+                                .policy(IdempotencyPolicy.custom()
+                                        .lease(Duration.ofMillis(600))
+                                        .build())
+                                .build())
+                        .tenantResolver(TenantResolver.single("acme"))
+                        .build())) {
+            HttpResponse<byte[]> response =
+                    Call.post(server, "/v1/charges").key("k1").json("{}").send();
 
             // nobody took the key over, so the outcome is recorded: the handler's answer, replayed later
             assertThat(response.statusCode()).as(Call.text(response)).isEqualTo(201);
             assertThat(Call.text(response)).isEqualTo("charged");
             assertThat(lostSeen).isTrue();
             assertThat(failedRenewals.get()).isGreaterThanOrEqualTo(2);
-            HttpResponse<byte[]> retry = Call.post(server, "/v1/charges").key("k1").json("{}").send();
+            HttpResponse<byte[]> retry =
+                    Call.post(server, "/v1/charges").key("k1").json("{}").send();
             assertThat(retry.statusCode()).isEqualTo(201);
-            assertThat(retry.headers().firstValue(IdempotencyFilter.REPLAYED_HEADER)).hasValue("true");
+            assertThat(retry.headers().firstValue(IdempotencyFilter.REPLAYED_HEADER))
+                    .hasValue("true");
             assertThat(app.executions).hasValue(1);
         }
     }
@@ -256,24 +321,36 @@ class StoreFailureHttpTest {
             }
         };
         storeDown.set(true);
-        try (TestServer server = TestServer.start(app, IdempotencyFilter.builder(IdempotencyEngine.builder(store).build())
-                .route(IdempotentRoute.post("/v1/charges"))
-                .tenantResolver(TenantResolver.single("acme"))
-                .build())) {
-            HttpResponse<byte[]> response = Call.post(server, "/v1/charges").key("k1").json("{}").send();
+        try (TestServer server = TestServer.start(
+                app,
+                IdempotencyFilter.builder(IdempotencyEngine.builder(store).build())
+                        .route(IdempotentRoute.post("/v1/charges"))
+                        .tenantResolver(TenantResolver.single("acme"))
+                        .build())) {
+            HttpResponse<byte[]> response =
+                    Call.post(server, "/v1/charges").key("k1").json("{}").send();
             assertThat(response.statusCode()).isEqualTo(201);
             assertThat(Call.text(response)).isEqualTo("{\"id\":\"ch_1\"}");
-            assertThat(response.headers().firstValue(IdempotencyFilter.EXPIRES_HEADER)).as("nothing recorded yet").isEmpty();
+            assertThat(response.headers().firstValue(IdempotencyFilter.EXPIRES_HEADER))
+                    .as("nothing recorded yet")
+                    .isEmpty();
 
             // the store is back: the engine records the outcome with the owner token, and retries replay it
             storeDown.set(false);
-            await().atMost(Duration.ofSeconds(5)).until(() -> memory.find(
-                    new dev.exactly.idempotency.Scope("acme", "POST", "/v1/charges",
-                            new dev.exactly.idempotency.IdempotencyKey("k1")).toScopeKey())
-                    .map(r -> r.status() == RecordStatus.COMPLETED).orElse(false));
-            HttpResponse<byte[]> retry = Call.post(server, "/v1/charges").key("k1").json("{}").send();
+            await().atMost(Duration.ofSeconds(5))
+                    .until(() -> memory.find(new dev.exactly.idempotency.Scope(
+                                            "acme",
+                                            "POST",
+                                            "/v1/charges",
+                                            new dev.exactly.idempotency.IdempotencyKey("k1"))
+                                    .toScopeKey())
+                            .map(r -> r.status() == RecordStatus.COMPLETED)
+                            .orElse(false));
+            HttpResponse<byte[]> retry =
+                    Call.post(server, "/v1/charges").key("k1").json("{}").send();
             assertThat(retry.statusCode()).isEqualTo(201);
-            assertThat(retry.headers().firstValue(IdempotencyFilter.REPLAYED_HEADER)).hasValue("true");
+            assertThat(retry.headers().firstValue(IdempotencyFilter.REPLAYED_HEADER))
+                    .hasValue("true");
             assertThat(app.executions).hasValue(1);
         }
     }
@@ -292,13 +369,17 @@ class StoreFailureHttpTest {
                 throw new StoreUnavailableException("connection reset", null);
             }
         };
-        try (TestServer server = TestServer.start(app, IdempotencyFilter.builder(IdempotencyEngine.builder(store).build())
-                .route(IdempotentRoute.post("/v1/charges"))
-                .tenantResolver(TenantResolver.single("acme"))
-                .build())) {
-            HttpResponse<byte[]> response = Call.post(server, "/v1/charges").key("k1").json("{}").send();
+        try (TestServer server = TestServer.start(
+                app,
+                IdempotencyFilter.builder(IdempotencyEngine.builder(store).build())
+                        .route(IdempotentRoute.post("/v1/charges"))
+                        .tenantResolver(TenantResolver.single("acme"))
+                        .build())) {
+            HttpResponse<byte[]> response =
+                    Call.post(server, "/v1/charges").key("k1").json("{}").send();
             assertThat(response.statusCode()).isEqualTo(503);
-            assertThat(Json.topLevelString(response.body(), "type")).isEqualTo("https://exactly.dev/problems/outcome-unknown");
+            assertThat(Json.topLevelString(response.body(), "type"))
+                    .isEqualTo("https://exactly.dev/problems/outcome-unknown");
             assertThat(Json.topLevelString(response.body(), "code")).isEqualTo("outcome_unknown");
             assertThat(Call.text(response)).contains("same Idempotency-Key").doesNotContain("refused before it ran");
             assertThat(response.headers().firstValue("Retry-After")).isPresent();
@@ -310,12 +391,16 @@ class StoreFailureHttpTest {
     void multipartAndDeepJsonAreRefusedBeforeTheKeyIsClaimed() throws Exception {
         TestApp app = new TestApp();
         CountingListener listener = new CountingListener();
-        try (TestServer server = TestServer.start(app, IdempotencyFilter.builder(
-                        IdempotencyEngine.builder(InMemoryIdempotencyStore.create()).listener(listener).build())
-                .route(IdempotentRoute.post("/v1/charges"))
-                .tenantResolver(TenantResolver.single("acme"))
-                .build())) {
-            HttpResponse<byte[]> multipart = Call.post(server, "/v1/charges").key("k1")
+        try (TestServer server = TestServer.start(
+                app,
+                IdempotencyFilter.builder(IdempotencyEngine.builder(InMemoryIdempotencyStore.create())
+                                .listener(listener)
+                                .build())
+                        .route(IdempotentRoute.post("/v1/charges"))
+                        .tenantResolver(TenantResolver.single("acme"))
+                        .build())) {
+            HttpResponse<byte[]> multipart = Call.post(server, "/v1/charges")
+                    .key("k1")
                     .header("Content-Type", "multipart/form-data; boundary=xyz")
                     .bytes("--xyz\r\nContent-Disposition: form-data; name=\"a\"\r\n\r\n1\r\n--xyz--\r\n".getBytes())
                     .send();
@@ -324,13 +409,17 @@ class StoreFailureHttpTest {
                     .isEqualTo("https://exactly.dev/problems/unsupported-media-type");
 
             String deep = "[".repeat(20_000) + "]".repeat(20_000);
-            HttpResponse<byte[]> tooDeep = Call.post(server, "/v1/charges").key("k1").json(deep).send();
+            HttpResponse<byte[]> tooDeep =
+                    Call.post(server, "/v1/charges").key("k1").json(deep).send();
             assertThat(tooDeep.statusCode()).isEqualTo(400);
             assertThat(tooDeep.headers().firstValue("Content-Type")).hasValue(Problem.MEDIA_TYPE);
             assertThat(Json.topLevelString(tooDeep.body(), "code")).isEqualTo("json_too_deep");
 
             // neither claimed the key: a proper request with the same key runs
-            HttpResponse<byte[]> ok = Call.post(server, "/v1/charges").key("k1").json("{\"amount\":1}").send();
+            HttpResponse<byte[]> ok = Call.post(server, "/v1/charges")
+                    .key("k1")
+                    .json("{\"amount\":1}")
+                    .send();
             assertThat(ok.statusCode()).isEqualTo(204);
             assertThat(app.executions).hasValue(1);
         }

@@ -16,7 +16,8 @@ class TenantResolverHttpTest {
 
     @BeforeAll
     static void start() throws Exception {
-        app.handler((request, response) -> response.getWriter().print(resolver.resolve(request).orElse("<none>")));
+        app.handler((request, response) ->
+                response.getWriter().print(resolver.resolve(request).orElse("<none>")));
         server = TestServer.start(app, new TestApp.FakeAuthentication());
     }
 
@@ -61,12 +62,15 @@ class TenantResolverHttpTest {
         TenantResolver header = TenantResolver.trustedHeader("X-Tenant-Id");
 
         assertThat(resolve(header, "X-Tenant-Id", "acme")).isEqualTo("acme");
-        assertThat(resolve(header, "X-Tenant-Id", "acme", "X-Tenant-Id", "evil")).as("sent twice").isEqualTo("<none>");
+        assertThat(resolve(header, "X-Tenant-Id", "acme", "X-Tenant-Id", "evil"))
+                .as("sent twice")
+                .isEqualTo("<none>");
         assertThat(resolve(header, "X-Tenant-Id", "has space")).isEqualTo("<none>");
         assertThat(resolve(header, "X-Tenant-Id", "t".repeat(256))).isEqualTo("<none>");
         assertThat(resolve(header)).isEqualTo("<none>");
         assertThat(resolve(TenantResolver.principal(), "X-Tenant-Id", "acme"))
-                .as("no resolver reads a tenant header unless asked to").isEqualTo("<none>");
+                .as("no resolver reads a tenant header unless asked to")
+                .isEqualTo("<none>");
     }
 
     @Test

@@ -33,7 +33,8 @@ final class TestApp extends HttpServlet {
     }
 
     @Override
-    protected void service(HttpServletRequest request, HttpServletResponse response) throws ServletException, IOException {
+    protected void service(HttpServletRequest request, HttpServletResponse response)
+            throws ServletException, IOException {
         executions.incrementAndGet();
         try {
             handler.handle(request, response);
@@ -47,7 +48,8 @@ final class TestApp extends HttpServlet {
     /** Stands in for a security filter: {@code X-Test-User: alice} authenticates as alice. */
     static final class FakeAuthentication implements Filter {
         @Override
-        public void doFilter(ServletRequest req, ServletResponse res, FilterChain chain) throws IOException, ServletException {
+        public void doFilter(ServletRequest req, ServletResponse res, FilterChain chain)
+                throws IOException, ServletException {
             HttpServletRequest request = (HttpServletRequest) req;
             String user = request.getHeader("X-Test-User");
             if (user == null) {
@@ -55,12 +57,14 @@ final class TestApp extends HttpServlet {
                 return;
             }
             Principal principal = () -> user;
-            chain.doFilter(new HttpServletRequestWrapper(request) {
-                @Override
-                public Principal getUserPrincipal() {
-                    return principal;
-                }
-            }, res);
+            chain.doFilter(
+                    new HttpServletRequestWrapper(request) {
+                        @Override
+                        public Principal getUserPrincipal() {
+                            return principal;
+                        }
+                    },
+                    res);
         }
     }
 
@@ -69,7 +73,8 @@ final class TestApp extends HttpServlet {
         volatile Runnable onArrival = () -> {};
 
         @Override
-        public void doFilter(ServletRequest req, ServletResponse res, FilterChain chain) throws IOException, ServletException {
+        public void doFilter(ServletRequest req, ServletResponse res, FilterChain chain)
+                throws IOException, ServletException {
             onArrival.run();
             chain.doFilter(req, res);
         }

@@ -51,6 +51,7 @@ public final class IdempotencyTemplate {
     public static final String METHOD = "EXECUTE";
     /** The tenant of a template not bound to one with {@link #forTenant}. */
     public static final String DEFAULT_TENANT = "default";
+
     private static final String JSON = "application/json";
     private static final Map<String, List<String>> JSON_HEADERS = Map.of("content-type", List.of(JSON));
 
@@ -69,8 +70,12 @@ public final class IdempotencyTemplate {
         this(engine, mapper, policy, Fingerprinter.ofDefaults(), DEFAULT_TENANT);
     }
 
-    private IdempotencyTemplate(IdempotencyEngine engine, ObjectMapper mapper, IdempotencyPolicy policy,
-            Fingerprinter fingerprinter, String tenant) {
+    private IdempotencyTemplate(
+            IdempotencyEngine engine,
+            ObjectMapper mapper,
+            IdempotencyPolicy policy,
+            Fingerprinter fingerprinter,
+            String tenant) {
         this.engine = Objects.requireNonNull(engine, "engine");
         this.mapper = Objects.requireNonNull(mapper, "mapper");
         this.policy = Objects.requireNonNull(policy, "policy");
@@ -112,8 +117,8 @@ public final class IdempotencyTemplate {
      * As {@link #execute(String, String, Class, Supplier)}, and checks that a key is not used again for
      * another {@code input}: the input's canonical JSON is the call's fingerprint.
      */
-    public <T> @Nullable T execute(String scope, String key, @Nullable Object input, Class<T> type,
-            Supplier<? extends @Nullable T> work) {
+    public <T> @Nullable T execute(
+            String scope, String key, @Nullable Object input, Class<T> type, Supplier<? extends @Nullable T> work) {
         Objects.requireNonNull(type, "type");
         Objects.requireNonNull(work, "work");
         Scope guarded = new Scope(tenant, METHOD, scope, new IdempotencyKey(key));

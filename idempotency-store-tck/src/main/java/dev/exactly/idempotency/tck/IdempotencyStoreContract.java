@@ -15,8 +15,8 @@ import dev.exactly.idempotency.IdempotencyRecord;
 import dev.exactly.idempotency.IdempotencyRequest;
 import dev.exactly.idempotency.IdempotentResult;
 import dev.exactly.idempotency.InFlightPolicy;
-import dev.exactly.idempotency.OwnerToken;
 import dev.exactly.idempotency.Outcome;
+import dev.exactly.idempotency.OwnerToken;
 import dev.exactly.idempotency.RecordStatus;
 import dev.exactly.idempotency.RequestInFlightException;
 import dev.exactly.idempotency.Scope;
@@ -62,6 +62,7 @@ public abstract class IdempotencyStoreContract {
 
     /** A long lease: no test expects it to run out. */
     protected static final Duration LONG_LEASE = Duration.ofSeconds(30);
+
     protected static final Duration RETENTION = Duration.ofMinutes(10);
 
     private IdempotencyStore store;
@@ -121,7 +122,11 @@ public abstract class IdempotencyStoreContract {
     }
 
     protected static IdempotencyPolicy policy(Duration lease, InFlightPolicy inFlight) {
-        return IdempotencyPolicy.custom().lease(lease).retention(RETENTION).inFlight(inFlight).build();
+        return IdempotencyPolicy.custom()
+                .lease(lease)
+                .retention(RETENTION)
+                .inFlight(inFlight)
+                .build();
     }
 
     private ClaimOutcome.Claimed claimNew(ScopeKey key, Fingerprint fp, Duration lease) {
@@ -160,8 +165,10 @@ public abstract class IdempotencyStoreContract {
         ScopeKey key = randomKey();
         Fingerprint fp = randomFingerprint();
         OwnerToken owner = claimNew(key, fp, LONG_LEASE).owner();
-        StoredResponse odd = new StoredResponse(201,
-                Map.of("content-disposition", List.of("attachment; filename=\"a\u0000b.pdf\"")), new byte[] {0, 1, 2});
+        StoredResponse odd = new StoredResponse(
+                201,
+                Map.of("content-disposition", List.of("attachment; filename=\"a\u0000b.pdf\"")),
+                new byte[] {0, 1, 2});
         assertThat(store.complete(key, owner, RecordStatus.COMPLETED, odd))
                 .as("a completion that fails every time would leave the record to be taken over and run again")
                 .isTrue();
@@ -169,8 +176,11 @@ public abstract class IdempotencyStoreContract {
         assertThat(found.status()).isEqualTo(RecordStatus.COMPLETED);
         StoredResponse stored = java.util.Objects.requireNonNull(found.response(), "a finished record's response");
         assertThat(stored.body()).isEqualTo(new byte[] {0, 1, 2});
-        assertThat(stored.headers().get("content-disposition")).singleElement().asString()
-                .startsWith("attachment; filename=\"a").endsWith("b.pdf\"");
+        assertThat(stored.headers().get("content-disposition"))
+                .singleElement()
+                .asString()
+                .startsWith("attachment; filename=\"a")
+                .endsWith("b.pdf\"");
     }
 
     @Test
@@ -235,7 +245,8 @@ public abstract class IdempotencyStoreContract {
         byte[] body = new byte[4096];
         ThreadLocalRandom.current().nextBytes(body);
         byte[] sent = body.clone();
-        StoredResponse response = new StoredResponse(200, Map.of("content-type", List.of("application/octet-stream")), body);
+        StoredResponse response =
+                new StoredResponse(200, Map.of("content-type", List.of("application/octet-stream")), body);
         body[0] ^= 0x7f; // the caller's buffer changing later must not change what is replayed
         assertThat(store.complete(key, owner, RecordStatus.COMPLETED, response)).isTrue();
 
@@ -271,7 +282,9 @@ public abstract class IdempotencyStoreContract {
         ClaimOutcome outcome = store.claim(other.key(), other.fingerprint(), LONG_LEASE, RETENTION);
         assertThat(outcome).isInstanceOf(ClaimOutcome.Finished.class);
         assertThat(outcome.record().fingerprint()).isEqualTo(first.fingerprint());
-        assertThat(engine.execute(first, lease -> Outcome.complete(response(500, "{}"))).response()).isEqualTo(original);
+        assertThat(engine.execute(first, lease -> Outcome.complete(response(500, "{}")))
+                        .response())
+                .isEqualTo(original);
     }
 
     @Test
@@ -281,8 +294,8 @@ public abstract class IdempotencyStoreContract {
         Scope scope = scope(UUID.randomUUID().toString());
         IdempotencyRequest first = IdempotencyRequest.of(scope, randomFingerprint(), IdempotencyPolicy.ofDefaults());
         claimNew(first.key(), first.fingerprint(), LONG_LEASE);
-        IdempotencyRequest other = IdempotencyRequest.of(scope, randomFingerprint(),
-                policy(LONG_LEASE, InFlightPolicy.waitUpTo(Duration.ofSeconds(5))));
+        IdempotencyRequest other = IdempotencyRequest.of(
+                scope, randomFingerprint(), policy(LONG_LEASE, InFlightPolicy.waitUpTo(Duration.ofSeconds(5))));
 
         assertThatThrownBy(() -> engine.execute(other, lease -> Outcome.complete(response(201, "{}"))))
                 .isInstanceOf(IdempotencyKeyReusedException.class);
@@ -296,14 +309,19 @@ public abstract class IdempotencyStoreContract {
         OwnerToken owner = claimNew(key, fp, Duration.ofMillis(150)).owner();
         Fingerprint other = randomFingerprint();
         // for a whole second, most of it after the 150 ms lease ran out, the other payload stays refused
-        await().during(Duration.ofSeconds(1)).atMost(Duration.ofSeconds(5)).pollInterval(Duration.ofMillis(50))
+        await().during(Duration.ofSeconds(1))
+                .atMost(Duration.ofSeconds(5))
+                .pollInterval(Duration.ofMillis(50))
                 .until(() -> store.claim(key, other, LONG_LEASE, RETENTION) instanceof ClaimOutcome.InFlight inFlight
                         && owner.equals(inFlight.record().owner())
                         && fp.equals(inFlight.record().fingerprint()));
         assertThat(store.find(key).orElseThrow().owner()).isEqualTo(owner);
         // while the same payload takes over
         ClaimOutcome takeover = store.claim(key, fp, LONG_LEASE, RETENTION);
-        assertThat(takeover).isInstanceOfSatisfying(ClaimOutcome.Claimed.class, c -> assertThat(c.takeover()).isTrue());
+        assertThat(takeover)
+                .isInstanceOfSatisfying(
+                        ClaimOutcome.Claimed.class,
+                        c -> assertThat(c.takeover()).isTrue());
     }
 
     @Test
@@ -387,19 +405,23 @@ public abstract class IdempotencyStoreContract {
         org.junit.jupiter.api.Assumptions.assumeTrue(peerStore.isPresent(), "single-process store: no peer instance");
         IdempotencyStore peer = peerStore.orElseThrow();
         try {
-            IdempotencyEngine peerEngine = IdempotencyEngine.builder(peer).pollInterval(null).build();
+            IdempotencyEngine peerEngine =
+                    IdempotencyEngine.builder(peer).pollInterval(null).build();
             Fingerprint fp = randomFingerprint();
-            IdempotencyRequest request = IdempotencyRequest.of(scope(UUID.randomUUID().toString()), fp,
+            IdempotencyRequest request = IdempotencyRequest.of(
+                    scope(UUID.randomUUID().toString()),
+                    fp,
                     policy(LONG_LEASE, InFlightPolicy.waitUpTo(Duration.ofSeconds(20))));
             OwnerToken owner = claimNew(request.key(), fp, LONG_LEASE).owner();
             ExecutorService pool = Executors.newSingleThreadExecutor();
             try {
-                Future<IdempotentResult> waiter = pool.submit(() -> peerEngine.execute(request,
-                        lease -> Outcome.complete(response(201, "{\"waiter\":true}"))));
+                Future<IdempotentResult> waiter = pool.submit(() ->
+                        peerEngine.execute(request, lease -> Outcome.complete(response(201, "{\"waiter\":true}"))));
                 await().atMost(Duration.ofSeconds(5)).until(() -> !waiter.isDone());
                 StoredResponse original = response(201, "{\"owner\":true}");
                 long before = System.nanoTime();
-                assertThat(store.complete(request.key(), owner, RecordStatus.COMPLETED, original)).isTrue();
+                assertThat(store.complete(request.key(), owner, RecordStatus.COMPLETED, original))
+                        .isTrue();
                 IdempotentResult result = waiter.get(15, TimeUnit.SECONDS);
                 assertThat(result.kind()).isEqualTo(IdempotentResult.Kind.REPLAYED);
                 assertThat(result.response()).isEqualTo(original);
@@ -418,8 +440,8 @@ public abstract class IdempotencyStoreContract {
         IdempotencyEngine engine = engine(null);
         Scope scope = scope(UUID.randomUUID().toString());
         Fingerprint fp = randomFingerprint();
-        IdempotencyRequest request = IdempotencyRequest.of(scope, fp,
-                policy(LONG_LEASE, InFlightPolicy.waitUpTo(Duration.ofSeconds(20))));
+        IdempotencyRequest request =
+                IdempotencyRequest.of(scope, fp, policy(LONG_LEASE, InFlightPolicy.waitUpTo(Duration.ofSeconds(20))));
         OwnerToken first = claimNew(request.key(), fp, LONG_LEASE).owner();
         ExecutorService pool = Executors.newSingleThreadExecutor();
         try {
@@ -443,11 +465,13 @@ public abstract class IdempotencyStoreContract {
         IdempotencyEngine engine = engine(null);
         Scope scope = scope(UUID.randomUUID().toString());
         Fingerprint fp = randomFingerprint();
-        IdempotencyRequest request = IdempotencyRequest.of(scope, fp,
-                policy(LONG_LEASE, InFlightPolicy.waitUpTo(Duration.ofMillis(300))));
+        IdempotencyRequest request =
+                IdempotencyRequest.of(scope, fp, policy(LONG_LEASE, InFlightPolicy.waitUpTo(Duration.ofMillis(300))));
         claimNew(request.key(), fp, LONG_LEASE);
         assertThatThrownBy(() -> engine.execute(request, lease -> Outcome.complete(response(201, "{}"))))
-                .isInstanceOfSatisfying(RequestInFlightException.class, e -> assertThat(e.waited()).isTrue());
+                .isInstanceOfSatisfying(
+                        RequestInFlightException.class,
+                        e -> assertThat(e.waited()).isTrue());
     }
 
     @Test
@@ -458,26 +482,30 @@ public abstract class IdempotencyStoreContract {
         OwnerToken first = claimNew(key, fp, Duration.ofMillis(200)).owner();
 
         ClaimOutcome.Claimed[] second = new ClaimOutcome.Claimed[1];
-        await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(20)).until(() -> {
-            ClaimOutcome outcome = store.claim(key, fp, LONG_LEASE, RETENTION);
-            if (outcome instanceof ClaimOutcome.Claimed claimed) {
-                second[0] = claimed;
-                return true;
-            }
-            assertThat(outcome).isInstanceOf(ClaimOutcome.InFlight.class);
-            return false;
-        });
+        await().atMost(Duration.ofSeconds(10))
+                .pollInterval(Duration.ofMillis(20))
+                .until(() -> {
+                    ClaimOutcome outcome = store.claim(key, fp, LONG_LEASE, RETENTION);
+                    if (outcome instanceof ClaimOutcome.Claimed claimed) {
+                        second[0] = claimed;
+                        return true;
+                    }
+                    assertThat(outcome).isInstanceOf(ClaimOutcome.InFlight.class);
+                    return false;
+                });
         assertThat(second[0].takeover()).isTrue();
         OwnerToken secondOwner = second[0].owner();
         assertThat(secondOwner).isNotEqualTo(first);
 
-        assertThat(store.complete(key, first, RecordStatus.COMPLETED, response(201, "{\"stale\":true}"))).isFalse();
+        assertThat(store.complete(key, first, RecordStatus.COMPLETED, response(201, "{\"stale\":true}")))
+                .isFalse();
         assertThat(store.renew(key, first, LONG_LEASE)).isFalse();
         assertThat(store.release(key, first)).isFalse();
         assertThat(store.find(key).orElseThrow().owner()).isEqualTo(secondOwner);
 
         StoredResponse fresh = response(201, "{\"fresh\":true}");
-        assertThat(store.complete(key, secondOwner, RecordStatus.COMPLETED, fresh)).isTrue();
+        assertThat(store.complete(key, secondOwner, RecordStatus.COMPLETED, fresh))
+                .isTrue();
         assertThat(store.find(key).orElseThrow().response()).isEqualTo(fresh);
     }
 
@@ -489,7 +517,8 @@ public abstract class IdempotencyStoreContract {
         OwnerToken owner = claimNew(key, fp, LONG_LEASE).owner();
         OwnerToken stranger = OwnerToken.random();
 
-        assertThat(store.complete(key, stranger, RecordStatus.COMPLETED, response(201, "{}"))).isFalse();
+        assertThat(store.complete(key, stranger, RecordStatus.COMPLETED, response(201, "{}")))
+                .isFalse();
         assertThat(store.release(key, stranger)).isFalse();
         assertThat(store.renew(key, stranger, LONG_LEASE)).isFalse();
         assertThat(store.find(key).orElseThrow().status()).isEqualTo(RecordStatus.PROCESSING);
@@ -497,7 +526,8 @@ public abstract class IdempotencyStoreContract {
         StoredResponse done = response(201, "{\"ok\":1}");
         assertThat(store.complete(key, owner, RecordStatus.COMPLETED, done)).isTrue();
         // once finished, even the owner cannot write again
-        assertThat(store.complete(key, owner, RecordStatus.FAILED, response(500, "{}"))).isFalse();
+        assertThat(store.complete(key, owner, RecordStatus.FAILED, response(500, "{}")))
+                .isFalse();
         assertThat(store.release(key, owner)).isFalse();
         assertThat(store.renew(key, owner, LONG_LEASE)).isFalse();
         assertThat(store.find(key).orElseThrow().response()).isEqualTo(done);
@@ -523,10 +553,14 @@ public abstract class IdempotencyStoreContract {
         // a second claim under another token finds the key taken, and leaves it alone
         OwnerToken late = OwnerToken.random();
         assertThat(store.claim(key, fp, late, LONG_LEASE, RETENTION)).isInstanceOf(ClaimOutcome.InFlight.class);
-        assertThat(store.release(key, late)).as("undoing a claim that never landed").isFalse();
+        assertThat(store.release(key, late))
+                .as("undoing a claim that never landed")
+                .isFalse();
         assertThat(store.find(key).orElseThrow().owner()).isEqualTo(chosen);
 
-        assertThat(store.release(key, chosen)).as("undoing the claim that landed").isTrue();
+        assertThat(store.release(key, chosen))
+                .as("undoing the claim that landed")
+                .isTrue();
         assertThat(store.find(key)).isEmpty();
         assertThat(store.release(key, chosen)).as("undoing it twice").isFalse();
     }
@@ -551,15 +585,17 @@ public abstract class IdempotencyStoreContract {
     void retentionExpiry() {
         ScopeKey key = randomKey();
         Fingerprint fp = randomFingerprint();
-        ClaimOutcome.Claimed claimed = (ClaimOutcome.Claimed)
-                store.claim(key, fp, Duration.ofMillis(100), Duration.ofMillis(700));
-        assertThat(store.complete(key, claimed.owner(), RecordStatus.COMPLETED, response(201, "{}"))).isTrue();
+        ClaimOutcome.Claimed claimed =
+                (ClaimOutcome.Claimed) store.claim(key, fp, Duration.ofMillis(100), Duration.ofMillis(700));
+        assertThat(store.complete(key, claimed.owner(), RecordStatus.COMPLETED, response(201, "{}")))
+                .isTrue();
         IdempotencyRecord finished = store.find(key).orElseThrow();
         assertThat(finished.status()).isEqualTo(RecordStatus.COMPLETED);
         assertThat(Duration.between(finished.createdAt(), finished.expiresAt()))
                 .isGreaterThanOrEqualTo(Duration.ofMillis(600));
 
-        await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(50))
+        await().atMost(Duration.ofSeconds(10))
+                .pollInterval(Duration.ofMillis(50))
                 .until(() -> store.find(key).isEmpty());
         ClaimOutcome.Claimed fresh = claimNew(key, randomFingerprint(), LONG_LEASE);
         assertThat(fresh.takeover()).isFalse();
@@ -570,7 +606,8 @@ public abstract class IdempotencyStoreContract {
     void processingRecordExpires() {
         ScopeKey key = randomKey();
         store.claim(key, randomFingerprint(), Duration.ofMillis(100), Duration.ofMillis(500));
-        await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(50))
+        await().atMost(Duration.ofSeconds(10))
+                .pollInterval(Duration.ofMillis(50))
                 .until(() -> store.find(key).isEmpty());
     }
 
@@ -607,7 +644,8 @@ public abstract class IdempotencyStoreContract {
         ScopeKey later = randomKey();
         Fingerprint laterFp = randomFingerprint();
         claimNew(later, laterFp, Duration.ofMillis(200));
-        await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(20))
+        await().atMost(Duration.ofSeconds(10))
+                .pollInterval(Duration.ofMillis(20))
                 .until(() -> store.claim(later, laterFp, LONG_LEASE, RETENTION) instanceof ClaimOutcome.Claimed);
         // nobody took ours over: a late renewal (a keep-alive after a stall) keeps the key
         assertThat(store.renew(key, owner, LONG_LEASE)).isTrue();
@@ -619,7 +657,8 @@ public abstract class IdempotencyStoreContract {
     @DisplayName("keep-alive: an action lasting 3 x the lease runs once; duplicates get a conflict or wait and replay")
     void keepAliveHoldsTheKeyThroughALongAction() throws Exception {
         AtomicInteger renewals = new AtomicInteger();
-        IdempotencyEngine engine = IdempotencyEngine.builder(store).pollInterval(Duration.ofMillis(200))
+        IdempotencyEngine engine = IdempotencyEngine.builder(store)
+                .pollInterval(Duration.ofMillis(200))
                 .listener(new IdempotencyListener() {
                     @Override
                     public void onRenewal(IdempotencyRequest request, IdempotencyListener.RenewalResult result) {
@@ -627,13 +666,14 @@ public abstract class IdempotencyStoreContract {
                             renewals.incrementAndGet();
                         }
                     }
-                }).build();
+                })
+                .build();
         Scope scope = scope(UUID.randomUUID().toString());
         Fingerprint fp = randomFingerprint();
-        IdempotencyRequest request = IdempotencyRequest.of(scope, fp,
-                policy(KEEP_ALIVE_LEASE, InFlightPolicy.reject(Duration.ofSeconds(1))));
-        IdempotencyRequest waiting = IdempotencyRequest.of(scope, fp,
-                policy(KEEP_ALIVE_LEASE, InFlightPolicy.waitUpTo(Duration.ofSeconds(30))));
+        IdempotencyRequest request = IdempotencyRequest.of(
+                scope, fp, policy(KEEP_ALIVE_LEASE, InFlightPolicy.reject(Duration.ofSeconds(1))));
+        IdempotencyRequest waiting = IdempotencyRequest.of(
+                scope, fp, policy(KEEP_ALIVE_LEASE, InFlightPolicy.waitUpTo(Duration.ofSeconds(30))));
         StoredResponse original = response(201, "{\"id\":\"ch_long\"}");
         AtomicInteger runs = new AtomicInteger();
         CountDownLatch started = new CountDownLatch(1);
@@ -648,20 +688,26 @@ public abstract class IdempotencyStoreContract {
                 return Outcome.complete(original);
             }));
             assertThat(started.await(10, TimeUnit.SECONDS)).isTrue();
-            OwnerToken first = Objects.requireNonNull(store.find(request.key()).orElseThrow().owner(), "in flight: owned");
+            OwnerToken first = Objects.requireNonNull(
+                    store.find(request.key()).orElseThrow().owner(), "in flight: owned");
             Future<IdempotentResult> waiter = pool.submit(() -> engine.execute(waiting, lease -> {
                 runs.incrementAndGet();
                 return Outcome.complete(response(201, "{\"id\":\"ch_waiter\"}"));
             }));
             // for three leases every duplicate is refused, and the record stays the first owner's
             Duration threeLeases = KEEP_ALIVE_LEASE.multipliedBy(3);
-            await().during(threeLeases).atMost(threeLeases.plusSeconds(20)).pollInterval(Duration.ofMillis(150))
+            await().during(threeLeases)
+                    .atMost(threeLeases.plusSeconds(20))
+                    .pollInterval(Duration.ofMillis(150))
                     .until(() -> {
                         assertThatThrownBy(() -> engine.execute(request, lease -> {
-                            runs.incrementAndGet();
-                            return Outcome.complete(response(201, "{\"id\":\"ch_dup\"}"));
-                        })).isInstanceOf(RequestInFlightException.class);
-                        return first.equals(store.find(request.key()).orElseThrow().owner()) && !waiter.isDone();
+                                    runs.incrementAndGet();
+                                    return Outcome.complete(response(201, "{\"id\":\"ch_dup\"}"));
+                                }))
+                                .isInstanceOf(RequestInFlightException.class);
+                        return first.equals(
+                                        store.find(request.key()).orElseThrow().owner())
+                                && !waiter.isDone();
                     });
             finish.countDown();
             assertThat(owner.get(30, TimeUnit.SECONDS).kind()).isEqualTo(IdempotentResult.Kind.EXECUTED);
@@ -678,7 +724,8 @@ public abstract class IdempotencyStoreContract {
     }
 
     @Test
-    @DisplayName("keep-alive: a paused owner (renewal blocked) is taken over past its lease; its late completion is refused")
+    @DisplayName(
+            "keep-alive: a paused owner (renewal blocked) is taken over past its lease; its late completion is refused")
     void pausedOwnerIsTakenOverAndItsLateCompletionRefused() throws Exception {
         CountDownLatch unblock = new CountDownLatch(1);
         CountDownLatch renewalBlocked = new CountDownLatch(1);
@@ -705,20 +752,24 @@ public abstract class IdempotencyStoreContract {
         };
         List<IdempotencyListener.RenewalResult> renewals = new java.util.concurrent.CopyOnWriteArrayList<>();
         AtomicInteger leaseLost = new AtomicInteger();
-        IdempotencyEngine pausedEngine = IdempotencyEngine.builder(stalled).listener(new IdempotencyListener() {
-            @Override
-            public void onRenewal(IdempotencyRequest request, IdempotencyListener.RenewalResult result) {
-                renewals.add(result);
-            }
+        IdempotencyEngine pausedEngine = IdempotencyEngine.builder(stalled)
+                .listener(new IdempotencyListener() {
+                    @Override
+                    public void onRenewal(IdempotencyRequest request, IdempotencyListener.RenewalResult result) {
+                        renewals.add(result);
+                    }
 
-            @Override
-            public void onLeaseLost(IdempotencyRequest request, Duration held) {
-                leaseLost.incrementAndGet();
-            }
-        }).build();
+                    @Override
+                    public void onLeaseLost(IdempotencyRequest request, Duration held) {
+                        leaseLost.incrementAndGet();
+                    }
+                })
+                .build();
         IdempotencyEngine otherEngine = engine(Duration.ofMillis(100));
         Fingerprint fp = randomFingerprint();
-        IdempotencyRequest request = IdempotencyRequest.of(scope(UUID.randomUUID().toString()), fp,
+        IdempotencyRequest request = IdempotencyRequest.of(
+                scope(UUID.randomUUID().toString()),
+                fp,
                 policy(KEEP_ALIVE_LEASE, InFlightPolicy.reject(Duration.ofSeconds(1))));
         StoredResponse late = response(201, "{\"id\":\"ch_late\"}");
         StoredResponse winner = response(201, "{\"id\":\"ch_winner\"}");
@@ -729,31 +780,38 @@ public abstract class IdempotencyStoreContract {
         try {
             Future<IdempotentResult> paused = pool.submit(() -> pausedEngine.execute(request, lease -> {
                 runs.incrementAndGet();
-                await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(20)).until(lease::isLost);
+                await().atMost(Duration.ofSeconds(30))
+                        .pollInterval(Duration.ofMillis(20))
+                        .until(lease::isLost);
                 lost.countDown();
                 assertThat(finish.await(60, TimeUnit.SECONDS)).isTrue();
                 return Outcome.complete(late);
             }));
             assertThat(renewalBlocked.await(20, TimeUnit.SECONDS)).isTrue();
-            assertThat(lost.await(30, TimeUnit.SECONDS)).as("the paused owner sees its lease lost").isTrue();
+            assertThat(lost.await(30, TimeUnit.SECONDS))
+                    .as("the paused owner sees its lease lost")
+                    .isTrue();
             // another process takes the key over once the lease has run out, and runs the action
             IdempotentResult[] taken = new IdempotentResult[1];
-            await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(100)).until(() -> {
-                try {
-                    taken[0] = otherEngine.execute(request, lease -> {
-                        runs.incrementAndGet();
-                        assertThat(lease.takeover()).isTrue();
-                        return Outcome.complete(winner);
+            await().atMost(Duration.ofSeconds(30))
+                    .pollInterval(Duration.ofMillis(100))
+                    .until(() -> {
+                        try {
+                            taken[0] = otherEngine.execute(request, lease -> {
+                                runs.incrementAndGet();
+                                assertThat(lease.takeover()).isTrue();
+                                return Outcome.complete(winner);
+                            });
+                            return true;
+                        } catch (RequestInFlightException stillHeld) {
+                            return false;
+                        }
                     });
-                    return true;
-                } catch (RequestInFlightException stillHeld) {
-                    return false;
-                }
-            });
             assertThat(taken[0].kind()).isEqualTo(IdempotentResult.Kind.EXECUTED);
             // the stalled renewal reaches the store now: refused, the new owner keeps the key
             unblock.countDown();
-            await().atMost(Duration.ofSeconds(20)).until(() -> renewals.contains(IdempotencyListener.RenewalResult.LOST));
+            await().atMost(Duration.ofSeconds(20))
+                    .until(() -> renewals.contains(IdempotencyListener.RenewalResult.LOST));
             finish.countDown();
             assertThatThrownBy(() -> paused.get(30, TimeUnit.SECONDS))
                     .hasCauseInstanceOf(dev.exactly.idempotency.LeaseLostException.class);
@@ -778,8 +836,8 @@ public abstract class IdempotencyStoreContract {
         List<IdempotencyRequest> requests = new ArrayList<>();
         String prefix = UUID.randomUUID().toString();
         for (int i = 0; i < keys; i++) {
-            requests.add(IdempotencyRequest.of(scope(prefix + "-" + i),
-                    new Fingerprint("sha256-jcs", "fp" + i), IdempotencyPolicy.ofDefaults()));
+            requests.add(IdempotencyRequest.of(
+                    scope(prefix + "-" + i), new Fingerprint("sha256-jcs", "fp" + i), IdempotencyPolicy.ofDefaults()));
         }
         AtomicIntegerArray executions = new AtomicIntegerArray(keys);
         AtomicInteger replays = new AtomicInteger();

@@ -20,7 +20,10 @@ class IgnoredRenewalStoreContract extends IdempotencyStoreContract {
         return new ForwardingIdempotencyStore(memory) {
             @Override
             public boolean renew(ScopeKey key, OwnerToken owner, Duration lease) {
-                return delegate().find(key).map(r -> owner.equals(r.owner()) && !r.status().isFinished()).orElse(false);
+                return delegate()
+                        .find(key)
+                        .map(r -> owner.equals(r.owner()) && !r.status().isFinished())
+                        .orElse(false);
             }
         };
     }

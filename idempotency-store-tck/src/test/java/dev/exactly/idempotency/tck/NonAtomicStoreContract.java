@@ -44,16 +44,21 @@ class NonAtomicStoreContract extends IdempotencyStoreContract {
         }
 
         @Override
-        public ClaimOutcome claim(ScopeKey key, Fingerprint fingerprint, OwnerToken owner, Duration lease,
-                Duration retention) {
+        public ClaimOutcome claim(
+                ScopeKey key, Fingerprint fingerprint, OwnerToken owner, Duration lease, Duration retention) {
             Optional<IdempotencyRecord> existing = delegate().find(key);
             if (existing.isPresent()) {
                 IdempotencyRecord record = existing.get();
-                return record.status().isFinished() ? new ClaimOutcome.Finished(record) : new ClaimOutcome.InFlight(record);
+                return record.status().isFinished()
+                        ? new ClaimOutcome.Finished(record)
+                        : new ClaimOutcome.InFlight(record);
             }
             meet(windows.computeIfAbsent(key, k -> new CountDownLatch(2))); // between the read and the write
             // "create": overwrite whatever is there now, as a find-then-create middleware does
-            delegate().release(key, delegate().find(key).map(IdempotencyRecord::owner).orElse(OwnerToken.random()));
+            delegate()
+                    .release(
+                            key,
+                            delegate().find(key).map(IdempotencyRecord::owner).orElse(OwnerToken.random()));
             ClaimOutcome outcome = delegate().claim(key, fingerprint, owner, lease, retention);
             meet(written.computeIfAbsent(key, k -> new CountDownLatch(2))); // both wrote before either acts
             return outcome;

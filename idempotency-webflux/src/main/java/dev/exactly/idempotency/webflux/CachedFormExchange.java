@@ -98,7 +98,11 @@ final class CachedFormExchange extends ServerWebExchangeDecorator {
     private ServerWebExchange conditional() {
         ServerWebExchange evaluated = conditional;
         if (evaluated == null) {
-            evaluated = new DefaultServerWebExchange(request, getResponse(), new DefaultWebSessionManager(), NO_CODECS,
+            evaluated = new DefaultServerWebExchange(
+                    request,
+                    getResponse(),
+                    new DefaultWebSessionManager(),
+                    NO_CODECS,
                     new AcceptHeaderLocaleContextResolver());
             conditional = evaluated;
         }

@@ -56,12 +56,18 @@ final class CapturingResponse extends ServerHttpResponseDecorator {
      * @param body      the body, or {@code null} when it outgrew the capture limit and was sent through
      * @param bodyBytes the body's length
      */
-    record Captured(int status, Map<String, List<String>> headers, MultiValueMap<String, ResponseCookie> cookies,
-            byte @Nullable [] body, long bodyBytes) {
+    record Captured(
+            int status,
+            Map<String, List<String>> headers,
+            MultiValueMap<String, ResponseCookie> cookies,
+            byte @Nullable [] body,
+            long bodyBytes) {
 
-        @Nullable String contentType() {
+        @Nullable
+        String contentType() {
             for (Map.Entry<String, List<String>> header : headers.entrySet()) {
-                if (header.getKey().equalsIgnoreCase(HttpHeaders.CONTENT_TYPE) && !header.getValue().isEmpty()) {
+                if (header.getKey().equalsIgnoreCase(HttpHeaders.CONTENT_TYPE)
+                        && !header.getValue().isEmpty()) {
                     return header.getValue().getFirst();
                 }
             }
@@ -110,7 +116,8 @@ final class CapturingResponse extends ServerHttpResponseDecorator {
         ProblemDetail detail = error.getBody();
         int code = error.getStatusCode().value();
         HttpStatus known = HttpStatus.resolve(code);
-        String title = detail.getTitle() != null ? detail.getTitle() : known != null ? known.getReasonPhrase() : "Error";
+        String title =
+                detail.getTitle() != null ? detail.getTitle() : known != null ? known.getReasonPhrase() : "Error";
         URI type = detail.getType() != null ? detail.getType() : URI.create("about:blank");
         byte[] json = new Problem(type, title, code, detail.getDetail(), null, Map.of()).toJson();
         status = error.getStatusCode();
@@ -166,7 +173,9 @@ final class CapturingResponse extends ServerHttpResponseDecorator {
                 return Mono.empty();
             }
             committing = true;
-            return Flux.fromIterable(List.copyOf(beforeCommit)).concatMap(Supplier::get).then();
+            return Flux.fromIterable(List.copyOf(beforeCommit))
+                    .concatMap(Supplier::get)
+                    .then();
         });
     }
 
@@ -191,14 +200,17 @@ final class CapturingResponse extends ServerHttpResponseDecorator {
         DataBuffer[] crossing = {null};
         return Flux.from(body)
                 // the buffer that passes the limit opens a second window: the rest of the body, sent on
-                .windowUntil(b -> {
-                    seen[0] += b.readableByteCount();
-                    if (crossing[0] == null && seen[0] > captureLimit) {
-                        crossing[0] = b;
-                        return true;
-                    }
-                    return false;
-                }, true, 1)
+                .windowUntil(
+                        b -> {
+                            seen[0] += b.readableByteCount();
+                            if (crossing[0] == null && seen[0] > captureLimit) {
+                                crossing[0] = b;
+                                return true;
+                            }
+                            return false;
+                        },
+                        true,
+                        1)
                 .concatMap(window -> window.switchOnFirst((first, all) -> first.hasValue() && first.get() == crossing[0]
                         ? spillOver(all)
                         : all.doOnNext(this::keep).then()))
@@ -229,7 +241,8 @@ final class CapturingResponse extends ServerHttpResponseDecorator {
             byte[] sofar = buffer.toByteArray();
             buffer.reset();
             return toClient(Flux.concat(
-                    sofar.length > 0 ? Flux.just(getDelegate().bufferFactory().wrap(sofar)) : Flux.empty(), counted(rest)));
+                    sofar.length > 0 ? Flux.just(getDelegate().bufferFactory().wrap(sofar)) : Flux.empty(),
+                    counted(rest)));
         }));
     }
 
@@ -335,7 +348,8 @@ final class CapturingResponse extends ServerHttpResponseDecorator {
     private Captured snapshot(byte @Nullable [] body) {
         Map<String, List<String>> copy = new LinkedHashMap<>();
         headers.forEach((name, values) -> {
-            if (!name.equalsIgnoreCase(HttpHeaders.CONTENT_LENGTH) && !name.equalsIgnoreCase(HttpHeaders.TRANSFER_ENCODING)) {
+            if (!name.equalsIgnoreCase(HttpHeaders.CONTENT_LENGTH)
+                    && !name.equalsIgnoreCase(HttpHeaders.TRANSFER_ENCODING)) {
                 copy.put(name, List.copyOf(values));
             }
         });

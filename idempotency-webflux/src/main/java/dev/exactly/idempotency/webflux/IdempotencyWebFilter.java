@@ -130,7 +130,8 @@ public final class IdempotencyWebFilter implements WebFilter, Ordered {
 
     private static Scheduler virtualThreads() {
         return Schedulers.fromExecutorService(
-                Executors.newThreadPerTaskExecutor(Thread.ofVirtual().name("exactly-webflux-", 0).factory()),
+                Executors.newThreadPerTaskExecutor(
+                        Thread.ofVirtual().name("exactly-webflux-", 0).factory()),
                 "exactly-webflux");
     }
 
@@ -173,11 +174,15 @@ public final class IdempotencyWebFilter implements WebFilter, Ordered {
         if (keys.isEmpty() && !route.keyRequired()) {
             return chain.filter(exchange);
         }
-        return tenantResolver.resolve(exchange)
+        return tenantResolver
+                .resolve(exchange)
                 .filter(tenant -> !tenant.isBlank())
                 .map(tenant -> guard(exchange, chain, route, path, tenant, keys))
-                .defaultIfEmpty(Mono.defer(() -> skipBody(exchange).then(writeProblem(exchange.getResponse(),
-                        Problems.tenantUnresolved(), Map.of(HttpHeaders.WWW_AUTHENTICATE, challenge)))))
+                .defaultIfEmpty(Mono.defer(() -> skipBody(exchange)
+                        .then(writeProblem(
+                                exchange.getResponse(),
+                                Problems.tenantUnresolved(),
+                                Map.of(HttpHeaders.WWW_AUTHENTICATE, challenge)))))
                 .flatMap(Function.identity())
                 .onErrorResume(e -> {
                     if (exchange.getResponse().isCommitted()) {
@@ -186,8 +191,11 @@ public final class IdempotencyWebFilter implements WebFilter, Ordered {
                     if (!(e instanceof IdempotencyException refusal)) {
                         return skipBody(exchange).then(Mono.error(e)); // e.g. a tenant resolver that failed
                     }
-                    return skipBody(exchange).then(Mono.defer(() -> writeProblem(exchange.getResponse(),
-                            HttpProtocol.problem(refusal, keyHeader), retryAfter(refusal))));
+                    return skipBody(exchange)
+                            .then(Mono.defer(() -> writeProblem(
+                                    exchange.getResponse(),
+                                    HttpProtocol.problem(refusal, keyHeader),
+                                    retryAfter(refusal))));
                 });
     }
 
@@ -234,8 +242,10 @@ public final class IdempotencyWebFilter implements WebFilter, Ordered {
         for (PathContainer.Element element : within.elements()) {
             if (element instanceof PathContainer.PathSegment segment) {
                 String value = segment.valueToMatch();
-                path.append(value.indexOf('/') < 0 && value.indexOf(';') < 0
-                        ? value : value.replace("/", "%2F").replace(";", "%3B"));
+                path.append(
+                        value.indexOf('/') < 0 && value.indexOf(';') < 0
+                                ? value
+                                : value.replace("/", "%2F").replace(";", "%3B"));
             } else {
                 path.append('/');
             }
@@ -243,15 +253,21 @@ public final class IdempotencyWebFilter implements WebFilter, Ordered {
         return path.isEmpty() ? "/" : path.toString();
     }
 
-    private Mono<Void> guard(ServerWebExchange exchange, WebFilterChain chain, IdempotentRoute route, String path,
-            String tenant, List<String> keys) {
+    private Mono<Void> guard(
+            ServerWebExchange exchange,
+            WebFilterChain chain,
+            IdempotentRoute route,
+            String path,
+            String tenant,
+            List<String> keys) {
         ServerHttpRequest request = exchange.getRequest();
         IdempotencyKey key = IdempotencyKey.parse(keys);
         // as sent, as the servlet filter reads it: a value MediaType cannot parse is the handler's to refuse
         String type = request.getHeaders().getFirst(HttpHeaders.CONTENT_TYPE);
         if (HttpProtocol.isMultipart(type)) {
-            return skipBody(exchange).then(Mono.defer(() ->
-                    writeProblem(exchange.getResponse(), HttpProtocol.multipartRefused(), Map.of())));
+            return skipBody(exchange)
+                    .then(Mono.defer(
+                            () -> writeProblem(exchange.getResponse(), HttpProtocol.multipartRefused(), Map.of())));
         }
         fingerprinter.checkLength(request.getHeaders().getContentLength());
         int limit = fingerprinter.maxBodyBytes();
@@ -265,13 +281,25 @@ public final class IdempotencyWebFilter implements WebFilter, Ordered {
                 })
                 .defaultIfEmpty(new byte[0])
                 .onErrorMap(DataBufferLimitException.class, e -> new PayloadTooLargeException(limit))
-                .flatMap(body -> execute(exchange, chain, route, path, new Scope(tenant, request.getMethod().name(),
-                        route.pathTemplate(), key), body, type));
+                .flatMap(body -> execute(
+                        exchange,
+                        chain,
+                        route,
+                        path,
+                        new Scope(tenant, request.getMethod().name(), route.pathTemplate(), key),
+                        body,
+                        type));
     }
 
     /** Fingerprints and runs the engine on the worker; the handler is awaited there, never on an event loop. */
-    private Mono<Void> execute(ServerWebExchange exchange, WebFilterChain chain, IdempotentRoute route, String path,
-            Scope scope, byte[] body, @Nullable String contentType) {
+    private Mono<Void> execute(
+            ServerWebExchange exchange,
+            WebFilterChain chain,
+            IdempotentRoute route,
+            String path,
+            Scope scope,
+            byte[] body,
+            @Nullable String contentType) {
         if (bypass.active()) {
             return passThrough(exchange, chain, body);
         }
@@ -288,7 +316,8 @@ public final class IdempotencyWebFilter implements WebFilter, Ordered {
                         try {
                             Fingerprint fingerprint = fingerprinter.fingerprint(
                                     scope.method(), HttpProtocol.fingerprintTarget(path, query), body, contentType);
-                            result.complete(engine.execute(IdempotencyRequest.of(scope, fingerprint, route.policy()), execution));
+                            result.complete(engine.execute(
+                                    IdempotencyRequest.of(scope, fingerprint, route.policy()), execution));
                         } catch (Throwable e) {
                             result.completeExceptionally(e);
                         }
@@ -307,8 +336,10 @@ public final class IdempotencyWebFilter implements WebFilter, Ordered {
                         return Mono.error(e);
                     }
                     // the handler ran (a renewal inside it failed, say): it may have taken effect
-                    return writeProblem(exchange.getResponse(),
-                            Problems.outcomeUnknown("the idempotency store failed while the request ran"), retryAfter(e));
+                    return writeProblem(
+                            exchange.getResponse(),
+                            Problems.outcomeUnknown("the idempotency store failed while the request ran"),
+                            retryAfter(e));
                 });
     }
 
@@ -316,7 +347,8 @@ public final class IdempotencyWebFilter implements WebFilter, Ordered {
     private static Mono<Void> passThrough(ServerWebExchange exchange, WebFilterChain chain, byte[] body) {
         CachedBodyRequest request = new CachedBodyRequest(exchange.getRequest(), body);
         exchange.getAttributes().put(UNGUARDED, true);
-        return chain.filter(new CachedFormExchange(exchange.mutate().request(request).build(), request));
+        return chain.filter(
+                new CachedFormExchange(exchange.mutate().request(request).build(), request));
     }
 
     /** Runs the rest of the chain under the lease, on the worker, and turns its captured response into an {@link Outcome}. */
@@ -339,7 +371,8 @@ public final class IdempotencyWebFilter implements WebFilter, Ordered {
         @Override
         public Outcome run(Lease lease) {
             started = true;
-            CapturingResponse capture = new CapturingResponse(exchange.getResponse(), maxStoredResponseBytes, this::commitStreamed);
+            CapturingResponse capture =
+                    new CapturingResponse(exchange.getResponse(), maxStoredResponseBytes, this::commitStreamed);
             CachedBodyRequest request = new CachedBodyRequest(exchange.getRequest(), body);
             ServerWebExchange decorated = new CachedFormExchange(
                     exchange.mutate().request(request).response(capture).build(), request);
@@ -367,15 +400,23 @@ public final class IdempotencyWebFilter implements WebFilter, Ordered {
             }
             CapturingResponse.Captured result = capture.finish();
             captured = result;
-            return HttpProtocol.outcome(route, result.status(), result.contentType(), result.body(),
-                    exchange.getAttribute(DO_NOT_RECORD) != null, stored(result));
+            return HttpProtocol.outcome(
+                    route,
+                    result.status(),
+                    result.contentType(),
+                    result.body(),
+                    exchange.getAttribute(DO_NOT_RECORD) != null,
+                    stored(result));
         }
 
         /** The body outgrew the storage limit: send the head now, the body follows as it is written. */
         private void commitStreamed(CapturingResponse.Captured head) {
-            boolean released = exchange.getAttribute(DO_NOT_RECORD) != null
-                    || HttpProtocol.releasedByStatus(route, head.status());
-            writeHead(exchange.getResponse(), head, released ? null : clock.instant().plus(route.policy().retention()));
+            boolean released =
+                    exchange.getAttribute(DO_NOT_RECORD) != null || HttpProtocol.releasedByStatus(route, head.status());
+            writeHead(
+                    exchange.getResponse(),
+                    head,
+                    released ? null : clock.instant().plus(route.policy().retention()));
         }
 
         boolean started() {
@@ -404,7 +445,8 @@ public final class IdempotencyWebFilter implements WebFilter, Ordered {
         return HttpProtocol.notStored(captured.status(), headers, captured.bodyBytes(), maxStoredResponseBytes);
     }
 
-    private static void writeHead(ServerHttpResponse response, CapturingResponse.Captured head, @Nullable Instant expiresAt) {
+    private static void writeHead(
+            ServerHttpResponse response, CapturingResponse.Captured head, @Nullable Instant expiresAt) {
         response.setStatusCode(HttpStatusCode.valueOf(head.status()));
         head.headers().forEach((name, values) -> response.getHeaders().put(name, values));
         head.cookies().values().forEach(cookies -> cookies.forEach(response::addCookie));
@@ -413,7 +455,8 @@ public final class IdempotencyWebFilter implements WebFilter, Ordered {
         }
     }
 
-    private static Mono<Void> writeReplay(ServerHttpResponse response, StoredResponse stored, @Nullable Instant expiresAt) {
+    private static Mono<Void> writeReplay(
+            ServerHttpResponse response, StoredResponse stored, @Nullable Instant expiresAt) {
         response.setStatusCode(HttpStatusCode.valueOf(stored.status()));
         stored.headers().forEach((name, values) -> response.getHeaders().put(name, values));
         response.getHeaders().set(HttpProtocol.REPLAYED_HEADER, "true");

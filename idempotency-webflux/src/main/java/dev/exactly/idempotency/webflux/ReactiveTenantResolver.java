@@ -28,7 +28,8 @@ public interface ReactiveTenantResolver {
     /** {@code Authorization: Bearer <key>} to a tenant; keys held as SHA-256 digests, compared in constant time. */
     static ReactiveTenantResolver apiKeys(Map<String, String> keyToTenant) {
         Function<java.util.List<String>, Optional<String>> tenants = HttpProtocol.apiKeyTenants(keyToTenant);
-        return exchange -> Mono.justOrEmpty(tenants.apply(exchange.getRequest().getHeaders().getOrEmpty("Authorization")));
+        return exchange -> Mono.justOrEmpty(
+                tenants.apply(exchange.getRequest().getHeaders().getOrEmpty("Authorization")));
     }
 
     /** A header set by a trusted gateway (overwriting any client value). Only behind such a gateway. */
@@ -37,8 +38,8 @@ public interface ReactiveTenantResolver {
         if (headerName.isBlank()) {
             throw new IllegalArgumentException("headerName must not be blank");
         }
-        return exchange -> Mono.justOrEmpty(
-                HttpProtocol.trustedHeaderTenant(exchange.getRequest().getHeaders().getOrEmpty(headerName)));
+        return exchange -> Mono.justOrEmpty(HttpProtocol.trustedHeaderTenant(
+                exchange.getRequest().getHeaders().getOrEmpty(headerName)));
     }
 
     /** Every request belongs to {@code tenant} (single-tenant deployments). */

@@ -56,7 +56,8 @@ import reactor.netty.http.server.HttpServer;
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class AnnotatedControllerTest {
-    private static final HttpClient CLIENT = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
+    private static final HttpClient CLIENT =
+            HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
     private static final AtomicInteger RUNS = new AtomicInteger();
     private static final int STORED = 4096;
     private static volatile CountDownLatch release = new CountDownLatch(1);
@@ -70,7 +71,8 @@ class AnnotatedControllerTest {
     static class Application {
         @Bean
         IdempotencyWebFilter idempotencyWebFilter() {
-            return IdempotencyWebFilter.builder(IdempotencyEngine.builder(InMemoryIdempotencyStore.create()).build())
+            return IdempotencyWebFilter.builder(IdempotencyEngine.builder(InMemoryIdempotencyStore.create())
+                            .build())
                     .route(IdempotentRoute.post("/v1/{action}"))
                     .route(IdempotentRoute.builder("PUT", "/v1/items/{id}").build())
                     .route(IdempotentRoute.builder("GET", "/v1/items/{id}").build())
@@ -101,7 +103,9 @@ class AnnotatedControllerTest {
         @PostMapping("/v1/cookie")
         Mono<Void> cookie(ServerWebExchange exchange) {
             int run = RUNS.incrementAndGet();
-            exchange.getResponse().addCookie(ResponseCookie.from("visit", Integer.toString(run)).build());
+            exchange.getResponse()
+                    .addCookie(
+                            ResponseCookie.from("visit", Integer.toString(run)).build());
             exchange.getResponse().getHeaders().setLocation(URI.create("/v1/visits/" + run));
             return exchange.getResponse().setComplete();
         }
@@ -111,12 +115,17 @@ class AnnotatedControllerTest {
             int run = RUNS.incrementAndGet();
             CountDownLatch held = release;
             // each event is written and flushed on its own (writeAndFlushWith); the first 30 pass the storage limit
-            return Flux.concat(Flux.range(0, 30),
-                            Mono.fromCallable(() -> held.await(30, TimeUnit.SECONDS)).subscribeOn(Schedulers.boundedElastic())
-                                    .filter(Boolean::booleanValue).switchIfEmpty(Mono.error(new IllegalStateException("never released")))
+            return Flux.concat(
+                            Flux.range(0, 30),
+                            Mono.fromCallable(() -> held.await(30, TimeUnit.SECONDS))
+                                    .subscribeOn(Schedulers.boundedElastic())
+                                    .filter(Boolean::booleanValue)
+                                    .switchIfEmpty(Mono.error(new IllegalStateException("never released")))
                                     .then(Mono.<Integer>empty()),
                             Flux.range(30, 10))
-                    .map(i -> ServerSentEvent.builder("x".repeat(200)).id(run + "-" + i).build());
+                    .map(i -> ServerSentEvent.builder("x".repeat(200))
+                            .id(run + "-" + i)
+                            .build());
         }
 
         @PostMapping("/v1/unchanged")
@@ -144,8 +153,11 @@ class AnnotatedControllerTest {
     @BeforeAll
     void start() {
         context = new AnnotationConfigApplicationContext(Application.class);
-        server = HttpServer.create().host("127.0.0.1").port(0)
-                .handle(new ReactorHttpHandlerAdapter(WebHttpHandlerBuilder.applicationContext(context).build()))
+        server = HttpServer.create()
+                .host("127.0.0.1")
+                .port(0)
+                .handle(new ReactorHttpHandlerAdapter(
+                        WebHttpHandlerBuilder.applicationContext(context).build()))
                 .bindNow();
         endpoint = path -> URI.create("http://127.0.0.1:" + server.port() + path);
     }
@@ -180,12 +192,17 @@ class AnnotatedControllerTest {
         KeepAliveConnection.Answer first = answers.get(0);
         KeepAliveConnection.Answer replay = answers.get(1);
         assertThat(first.status()).isEqualTo(201);
-        assertThat(first.headers()).containsKeys("set-cookie", "www-authenticate", "idempotency-expires")
+        assertThat(first.headers())
+                .containsKeys("set-cookie", "www-authenticate", "idempotency-expires")
                 .doesNotContainKey("idempotent-replayed");
         assertThat(replay.status()).isEqualTo(201);
         assertThat(replay.text()).isEqualTo(first.text()).isEqualTo("created 1");
-        for (String header : List.of("location", "cache-control", "content-type", "content-length", "idempotency-expires")) {
-            assertThat(replay.headers().get(header)).as(header).isEqualTo(first.headers().get(header)).isNotNull();
+        for (String header :
+                List.of("location", "cache-control", "content-type", "content-length", "idempotency-expires")) {
+            assertThat(replay.headers().get(header))
+                    .as(header)
+                    .isEqualTo(first.headers().get(header))
+                    .isNotNull();
         }
         assertThat(replay.headers()).doesNotContainKeys("set-cookie", "www-authenticate");
         assertThat(replay.headers().get("idempotent-replayed")).isEqualTo("true");
@@ -211,13 +228,19 @@ class AnnotatedControllerTest {
     void serverSentEventsPastTheStorageLimitReachTheClientWhileTheHandlerRunsAndAreNeverRunAgain() throws Exception {
         release = new CountDownLatch(1);
         String key = newKey();
-        HttpResponse<InputStream> response = CLIENT.send(HttpRequest.newBuilder(endpoint.uri("/v1/events"))
-                .header("Idempotency-Key", key).header("Content-Type", "application/json")
-                .POST(HttpRequest.BodyPublishers.ofString("{}")).build(), HttpResponse.BodyHandlers.ofInputStream());
+        HttpResponse<InputStream> response = CLIENT.send(
+                HttpRequest.newBuilder(endpoint.uri("/v1/events"))
+                        .header("Idempotency-Key", key)
+                        .header("Content-Type", "application/json")
+                        .POST(HttpRequest.BodyPublishers.ofString("{}"))
+                        .build(),
+                HttpResponse.BodyHandlers.ofInputStream());
         List<String> ids = new ArrayList<>();
-        try (BufferedReader events = new BufferedReader(new InputStreamReader(response.body(), StandardCharsets.UTF_8))) {
+        try (BufferedReader events =
+                new BufferedReader(new InputStreamReader(response.body(), StandardCharsets.UTF_8))) {
             assertThat(response.statusCode()).isEqualTo(200);
-            assertThat(response.headers().firstValue("Content-Type")).hasValueSatisfying(t -> assertThat(t).startsWith("text/event-stream"));
+            assertThat(response.headers().firstValue("Content-Type"))
+                    .hasValueSatisfying(t -> assertThat(t).startsWith("text/event-stream"));
             assertThat(response.headers().firstValue("Idempotency-Expires")).isPresent();
             for (String line = events.readLine(); line != null; line = events.readLine()) {
                 if (line.startsWith("id:")) {
@@ -231,7 +254,8 @@ class AnnotatedControllerTest {
             release.countDown();
         }
         assertThat(ids).hasSize(40).startsWith("1-0").endsWith("1-39");
-        HttpResponse<byte[]> retry = Call.post(endpoint, "/v1/events").key(key).json("{}").send();
+        HttpResponse<byte[]> retry =
+                Call.post(endpoint, "/v1/events").key(key).json("{}").send();
         assertThat(retry.statusCode()).isEqualTo(200);
         assertThat(retry.headers().firstValue("Idempotent-Replayed")).hasValue("true");
         assertThat(Call.text(retry)).contains("response_not_stored");
@@ -252,17 +276,26 @@ class AnnotatedControllerTest {
     @Test
     void anIfMatchThatFailsIs412AndRecordedAsTheFailureItIs() throws Exception {
         String key = newKey();
-        HttpResponse<byte[]> first = Call.request(endpoint, "PUT", "/v1/items/a").key(key).header("If-Match", "\"v0\"")
-                .json("{}").send();
-        HttpResponse<byte[]> retry = Call.request(endpoint, "PUT", "/v1/items/a").key(key).header("If-Match", "\"v0\"")
-                .json("{}").send();
+        HttpResponse<byte[]> first = Call.request(endpoint, "PUT", "/v1/items/a")
+                .key(key)
+                .header("If-Match", "\"v0\"")
+                .json("{}")
+                .send();
+        HttpResponse<byte[]> retry = Call.request(endpoint, "PUT", "/v1/items/a")
+                .key(key)
+                .header("If-Match", "\"v0\"")
+                .json("{}")
+                .send();
         assertThat(first.statusCode()).as(Call.text(first)).isEqualTo(412);
         assertThat(retry.statusCode()).isEqualTo(412);
         assertThat(retry.headers().firstValue("Idempotent-Replayed")).hasValue("true");
         assertThat(RUNS).hasValue(1);
 
-        HttpResponse<byte[]> matching = Call.request(endpoint, "PUT", "/v1/items/a").key(newKey())
-                .header("If-Match", "\"v1\"").json("{}").send();
+        HttpResponse<byte[]> matching = Call.request(endpoint, "PUT", "/v1/items/a")
+                .key(newKey())
+                .header("If-Match", "\"v1\"")
+                .json("{}")
+                .send();
         assertThat(matching.statusCode()).isEqualTo(200);
         assertThat(Call.text(matching)).isEqualTo("put a, run 2");
     }
@@ -270,8 +303,14 @@ class AnnotatedControllerTest {
     @Test
     void aGetWhoseEntityTagMatchesIsNotModifiedAndReplayedSo() throws Exception {
         String key = newKey();
-        HttpResponse<byte[]> first = Call.request(endpoint, "GET", "/v1/items/b").key(key).header("If-None-Match", "\"g1\"").send();
-        HttpResponse<byte[]> retry = Call.request(endpoint, "GET", "/v1/items/b").key(key).header("If-None-Match", "\"g1\"").send();
+        HttpResponse<byte[]> first = Call.request(endpoint, "GET", "/v1/items/b")
+                .key(key)
+                .header("If-None-Match", "\"g1\"")
+                .send();
+        HttpResponse<byte[]> retry = Call.request(endpoint, "GET", "/v1/items/b")
+                .key(key)
+                .header("If-None-Match", "\"g1\"")
+                .send();
         for (HttpResponse<byte[]> response : List.of(first, retry)) {
             assertThat(response.statusCode()).isEqualTo(304);
             assertThat(response.body()).isEmpty();

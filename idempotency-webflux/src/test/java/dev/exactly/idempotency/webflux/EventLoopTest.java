@@ -48,13 +48,15 @@ class EventLoopTest {
 
         private void watch(String call) {
             calls.add(call + " on " + Thread.currentThread());
-            if (Thread.currentThread() instanceof reactor.core.scheduler.NonBlocking || Thread.currentThread().getName().contains("reactor-http")) {
+            if (Thread.currentThread() instanceof reactor.core.scheduler.NonBlocking
+                    || Thread.currentThread().getName().contains("reactor-http")) {
                 onEventLoop.add(call + " on " + Thread.currentThread());
             }
         }
 
         @Override
-        public ClaimOutcome claim(ScopeKey key, Fingerprint fingerprint, OwnerToken owner, Duration lease, Duration retention) {
+        public ClaimOutcome claim(
+                ScopeKey key, Fingerprint fingerprint, OwnerToken owner, Duration lease, Duration retention) {
             watch("claim");
             return super.claim(key, fingerprint, owner, lease, retention);
         }
@@ -93,10 +95,13 @@ class EventLoopTest {
     @Test
     void everyStoreCallOfEveryKindOfRequestRunsOffTheEventLoop() throws Exception {
         WatchedStore store = new WatchedStore();
-        IdempotencyWebFilter filter = IdempotencyWebFilter.builder(IdempotencyEngine.builder(store).build())
+        IdempotencyWebFilter filter = IdempotencyWebFilter.builder(
+                        IdempotencyEngine.builder(store).build())
                 .route(IdempotentRoute.builder("POST", "/v1/charges")
-                        .policy(IdempotencyPolicy.custom().lease(Duration.ofMillis(600))
-                                .inFlight(InFlightPolicy.waitUpTo(Duration.ofSeconds(20))).build())
+                        .policy(IdempotencyPolicy.custom()
+                                .lease(Duration.ofMillis(600))
+                                .inFlight(InFlightPolicy.waitUpTo(Duration.ofSeconds(20)))
+                                .build())
                         .build())
                 .route(IdempotentRoute.post("/v1/rejecting"))
                 .tenantResolver(ReactiveTenantResolver.single("acme"))
@@ -110,21 +115,40 @@ class EventLoopTest {
             }
             return HttpContract.Reply.json(201, "{\"ok\":true}");
         })) {
-            CompletableFuture<HttpResponse<byte[]>> first = Call.post(server, "/v1/charges").key("k1").json("{}").sendAsync();
+            CompletableFuture<HttpResponse<byte[]>> first =
+                    Call.post(server, "/v1/charges").key("k1").json("{}").sendAsync();
             await().atMost(Duration.ofSeconds(10)).until(() -> runs.get() == 1);
-            CompletableFuture<HttpResponse<byte[]>> waiting = Call.post(server, "/v1/charges").key("k1").json("{}").sendAsync();
-            await().atMost(Duration.ofSeconds(10)).until(() -> store.calls.stream().filter(c -> c.startsWith("renew")).count() >= 2
-                    && store.calls.stream().anyMatch(c -> c.startsWith("subscribe")));
+            CompletableFuture<HttpResponse<byte[]>> waiting =
+                    Call.post(server, "/v1/charges").key("k1").json("{}").sendAsync();
+            await().atMost(Duration.ofSeconds(10))
+                    .until(() -> store.calls.stream()
+                                            .filter(c -> c.startsWith("renew"))
+                                            .count()
+                                    >= 2
+                            && store.calls.stream().anyMatch(c -> c.startsWith("subscribe")));
             release.countDown();
             assertThat(first.get(20, TimeUnit.SECONDS).statusCode()).isEqualTo(201);
             HttpResponse<byte[]> coalesced = waiting.get(20, TimeUnit.SECONDS);
             assertThat(coalesced.headers().firstValue("Idempotent-Replayed")).hasValue("true");
-            assertThat(Call.post(server, "/v1/charges").key("k1").json("{}").send().statusCode()).isEqualTo(201);
-            assertThat(Call.post(server, "/v1/rejecting").key("k2").json("{}").send().statusCode()).isEqualTo(201);
+            assertThat(Call.post(server, "/v1/charges")
+                            .key("k1")
+                            .json("{}")
+                            .send()
+                            .statusCode())
+                    .isEqualTo(201);
+            assertThat(Call.post(server, "/v1/rejecting")
+                            .key("k2")
+                            .json("{}")
+                            .send()
+                            .statusCode())
+                    .isEqualTo(201);
         }
         assertThat(runs).hasValue(2);
-        assertThat(store.calls).anyMatch(c -> c.startsWith("claim")).anyMatch(c -> c.startsWith("complete"))
-                .anyMatch(c -> c.startsWith("renew")).anyMatch(c -> c.startsWith("subscribe"));
+        assertThat(store.calls)
+                .anyMatch(c -> c.startsWith("claim"))
+                .anyMatch(c -> c.startsWith("complete"))
+                .anyMatch(c -> c.startsWith("renew"))
+                .anyMatch(c -> c.startsWith("subscribe"));
         assertThat(store.onEventLoop).as("store calls made on an event loop").isEmpty();
     }
 }

@@ -42,25 +42,34 @@ class KeepAliveTest {
     private static final int PAIRS = 500;
     private static final Duration PATIENCE = Duration.ofSeconds(3);
 
-    private final HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
+    private final HttpClient client =
+            HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
     private DisposableServer server;
 
     @BeforeAll
     void start() {
         IdempotencyWebFilter filter = IdempotencyWebFilter.builder(
-                        IdempotencyEngine.builder(InMemoryIdempotencyStore.create()).build())
+                        IdempotencyEngine.builder(InMemoryIdempotencyStore.create())
+                                .build())
                 .routes(List.of(IdempotentRoute.post("/v1/{action}")))
                 .tenantResolver(ReactiveTenantResolver.single("acme"))
                 .build();
         WebHandler application = exchange -> {
-            exchange.getResponse().setStatusCode(
-                    exchange.getRequest().getMethod().name().equals("POST") ? HttpStatus.CREATED : HttpStatus.OK);
+            exchange.getResponse()
+                    .setStatusCode(
+                            exchange.getRequest().getMethod().name().equals("POST")
+                                    ? HttpStatus.CREATED
+                                    : HttpStatus.OK);
             byte[] body = exchange.getRequest().getMethod().name().getBytes(StandardCharsets.US_ASCII);
-            return exchange.getResponse().writeWith(Mono.just(exchange.getResponse().bufferFactory().wrap(body)));
+            return exchange.getResponse()
+                    .writeWith(Mono.just(exchange.getResponse().bufferFactory().wrap(body)));
         };
-        server = HttpServer.create().host("127.0.0.1").port(0)
+        server = HttpServer.create()
+                .host("127.0.0.1")
+                .port(0)
                 .handle(new ReactorHttpHandlerAdapter(WebHttpHandlerBuilder.webHandler(application)
-                        .filters(filters -> filters.add(filter)).build()))
+                        .filters(filters -> filters.add(filter))
+                        .build()))
                 .bindNow();
     }
 
@@ -92,19 +101,23 @@ class KeepAliveTest {
                 assertThat(guarded.body()).isEqualTo("POST");
             }
         }
-        assertThat(unanswered).as("guarded requests without an answer within %s, of %d", PATIENCE, PAIRS).isEmpty();
+        assertThat(unanswered)
+                .as("guarded requests without an answer within %s, of %d", PATIENCE, PAIRS)
+                .isEmpty();
     }
 
     private HttpRequest.Builder builder(String kind) {
         return switch (kind) {
             case "get" -> HttpRequest.newBuilder(uri("/v1/charges")).GET();
-            case "no-key" -> HttpRequest.newBuilder(uri("/v1/charges"))
-                    .header("Content-Type", "application/json")
-                    .POST(HttpRequest.BodyPublishers.ofString("{}"));
-            default -> HttpRequest.newBuilder(uri("/v1/charges"))
-                    .header("Idempotency-Key", "k-" + UUID.randomUUID())
-                    .header("Content-Type", "application/json")
-                    .POST(HttpRequest.BodyPublishers.ofString("{}"));
+            case "no-key" ->
+                HttpRequest.newBuilder(uri("/v1/charges"))
+                        .header("Content-Type", "application/json")
+                        .POST(HttpRequest.BodyPublishers.ofString("{}"));
+            default ->
+                HttpRequest.newBuilder(uri("/v1/charges"))
+                        .header("Idempotency-Key", "k-" + UUID.randomUUID())
+                        .header("Content-Type", "application/json")
+                        .POST(HttpRequest.BodyPublishers.ofString("{}"));
         };
     }
 

@@ -49,7 +49,8 @@ import reactor.netty.http.server.HttpServer;
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class ReactiveHandlerTest {
-    private static final HttpClient CLIENT = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
+    private static final HttpClient CLIENT =
+            HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
     private static final int STORED = 16 * 1024;
     private static final int CHUNK = 8 * 1024;
 
@@ -63,7 +64,8 @@ class ReactiveHandlerTest {
     @BeforeAll
     void start() {
         IdempotencyWebFilter filter = IdempotencyWebFilter.builder(
-                        IdempotencyEngine.builder(InMemoryIdempotencyStore.create()).build())
+                        IdempotencyEngine.builder(InMemoryIdempotencyStore.create())
+                                .build())
                 .routes(java.util.List.of(IdempotentRoute.post("/v1/{action}")))
                 .tenantResolver(ReactiveTenantResolver.single("acme"))
                 .maxStoredResponseBytes(STORED)
@@ -74,7 +76,11 @@ class ReactiveHandlerTest {
                 .filters(filters -> filters.addAll(java.util.List.of(departures, filter)))
                 .exceptionHandler(new ResponseStatusExceptionHandler())
                 .build();
-        server = HttpServer.create().host("127.0.0.1").port(0).handle(new ReactorHttpHandlerAdapter(http)).bindNow();
+        server = HttpServer.create()
+                .host("127.0.0.1")
+                .port(0)
+                .handle(new ReactorHttpHandlerAdapter(http))
+                .bindNow();
     }
 
     @AfterAll
@@ -93,36 +99,53 @@ class ReactiveHandlerTest {
         return exchange -> {
             int run = runs.incrementAndGet();
             return switch (exchange.getRequest().getPath().value()) {
-                case "/v1/slow" -> Mono.fromRunnable(this::holdUntilReleased)
-                        .subscribeOn(Schedulers.boundedElastic())
-                        .then(Mono.defer(() -> write(exchange, 201, "{\"run\":" + run + "}")));
-                case "/v1/stream" -> exchange.getResponse().writeWith(Flux.concat(
-                        Flux.range(0, 3).map(i -> chunk(exchange)), // past the limit
-                        Mono.fromRunnable(this::holdUntilReleased).subscribeOn(Schedulers.boundedElastic())
-                                .thenMany(Flux.range(0, 5).map(i -> chunk(exchange)))));
-                case "/v1/outlived" -> exchange.getResponse().writeWith(Flux.concat(
-                        Flux.range(0, 3).map(i -> chunk(exchange)), // past the limit: the head goes out
-                        Mono.fromRunnable(this::holdUntilReleased).subscribeOn(Schedulers.boundedElastic())
-                                .thenMany(Flux.range(0, 5).map(i -> chunk(exchange))))
-                        .doOnCancel(() -> bodyCancelled.set(true)));
-                case "/v1/broken" -> exchange.getResponse().writeWith(Flux.concat(
-                        Flux.range(0, 3).map(i -> chunk(exchange)), // past the limit: the head goes out
-                        Flux.error(new IllegalStateException("failed in the middle of its body"))));
-                case "/v1/form" -> exchange.getFormData()
-                        .flatMap(form -> write(exchange, 201, "a=" + form.getFirst("a") + "&b=" + form.getFirst("b")));
-                case "/v1/declined" -> Mono.error(new ResponseStatusException(HttpStatus.PAYMENT_REQUIRED, "card declined"));
+                case "/v1/slow" ->
+                    Mono.fromRunnable(this::holdUntilReleased)
+                            .subscribeOn(Schedulers.boundedElastic())
+                            .then(Mono.defer(() -> write(exchange, 201, "{\"run\":" + run + "}")));
+                case "/v1/stream" ->
+                    exchange.getResponse()
+                            .writeWith(Flux.concat(
+                                    Flux.range(0, 3).map(i -> chunk(exchange)), // past the limit
+                                    Mono.fromRunnable(this::holdUntilReleased)
+                                            .subscribeOn(Schedulers.boundedElastic())
+                                            .thenMany(Flux.range(0, 5).map(i -> chunk(exchange)))));
+                case "/v1/outlived" ->
+                    exchange.getResponse()
+                            .writeWith(Flux.concat(
+                                            Flux.range(0, 3)
+                                                    .map(i -> chunk(exchange)), // past the limit: the head goes out
+                                            Mono.fromRunnable(this::holdUntilReleased)
+                                                    .subscribeOn(Schedulers.boundedElastic())
+                                                    .thenMany(Flux.range(0, 5).map(i -> chunk(exchange))))
+                                    .doOnCancel(() -> bodyCancelled.set(true)));
+                case "/v1/broken" ->
+                    exchange.getResponse()
+                            .writeWith(Flux.concat(
+                                    Flux.range(0, 3).map(i -> chunk(exchange)), // past the limit: the head goes out
+                                    Flux.error(new IllegalStateException("failed in the middle of its body"))));
+                case "/v1/form" ->
+                    exchange.getFormData()
+                            .flatMap(form ->
+                                    write(exchange, 201, "a=" + form.getFirst("a") + "&b=" + form.getFirst("b")));
+                case "/v1/declined" ->
+                    Mono.error(new ResponseStatusException(HttpStatus.PAYMENT_REQUIRED, "card declined"));
                 case "/v1/tagged" -> {
                     // what a filter after the guard, or the handler, adds as the response commits
-                    exchange.getResponse().beforeCommit(() -> Mono.fromRunnable(() ->
-                            exchange.getResponse().getHeaders().setETag("\"run-" + run + "\"")));
+                    exchange.getResponse()
+                            .beforeCommit(() -> Mono.fromRunnable(
+                                    () -> exchange.getResponse().getHeaders().setETag("\"run-" + run + "\"")));
                     yield write(exchange, 201, "{\"run\":" + run + "}");
                 }
                 case "/v1/tagged-stream" -> {
-                    exchange.getResponse().beforeCommit(() -> Mono.fromRunnable(() ->
-                            exchange.getResponse().getHeaders().setETag("\"run-" + run + "\"")));
-                    yield exchange.getResponse().writeWith(Flux.range(0, 3).map(i -> chunk(exchange))); // past the limit
+                    exchange.getResponse()
+                            .beforeCommit(() -> Mono.fromRunnable(
+                                    () -> exchange.getResponse().getHeaders().setETag("\"run-" + run + "\"")));
+                    yield exchange.getResponse()
+                            .writeWith(Flux.range(0, 3).map(i -> chunk(exchange))); // past the limit
                 }
-                case "/v1/status" -> write(exchange, null, "status " + exchange.getResponse().getStatusCode());
+                case "/v1/status" ->
+                    write(exchange, null, "status " + exchange.getResponse().getStatusCode());
                 case "/v1/raw" -> {
                     exchange.getResponse().setRawStatusCode(402);
                     yield write(exchange, null, "declined, run " + run);
@@ -154,17 +177,20 @@ class ReactiveHandlerTest {
         if (status != null) {
             exchange.getResponse().setStatusCode(HttpStatusCode.valueOf(status));
         }
-        return exchange.getResponse().writeWith(Mono.just(
-                exchange.getResponse().bufferFactory().wrap(body.getBytes(StandardCharsets.UTF_8))));
+        return exchange.getResponse()
+                .writeWith(
+                        Mono.just(exchange.getResponse().bufferFactory().wrap(body.getBytes(StandardCharsets.UTF_8))));
     }
 
     private HttpResponse<String> post(String path, String key, String contentType, String body) throws Exception {
-        return CLIENT.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + server.port() + path))
-                .timeout(Duration.ofSeconds(30))
-                .header("Idempotency-Key", key)
-                .header("Content-Type", contentType)
-                .POST(HttpRequest.BodyPublishers.ofString(body))
-                .build(), HttpResponse.BodyHandlers.ofString());
+        return CLIENT.send(
+                HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + server.port() + path))
+                        .timeout(Duration.ofSeconds(30))
+                        .header("Idempotency-Key", key)
+                        .header("Content-Type", contentType)
+                        .POST(HttpRequest.BodyPublishers.ofString(body))
+                        .build(),
+                HttpResponse.BodyHandlers.ofString());
     }
 
     private static boolean replayed(HttpResponse<String> response) {
@@ -189,20 +215,26 @@ class ReactiveHandlerTest {
         try (Socket socket = new Socket("127.0.0.1", server.port())) {
             OutputStream out = socket.getOutputStream();
             out.write(("POST " + path + " HTTP/1.1\r\nHost: 127.0.0.1\r\nIdempotency-Key: " + key
-                    + "\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{}").getBytes(StandardCharsets.US_ASCII));
+                            + "\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{}")
+                    .getBytes(StandardCharsets.US_ASCII));
             out.flush();
-            assertThat(started.await(10, TimeUnit.SECONDS)).as("the handler started").isTrue();
+            assertThat(started.await(10, TimeUnit.SECONDS))
+                    .as("the handler started")
+                    .isTrue();
             beforeLeaving.on(socket);
         }
-        assertThat(cancelled.await(10, TimeUnit.SECONDS)).as("the server noticed the client leave").isTrue();
+        assertThat(cancelled.await(10, TimeUnit.SECONDS))
+                .as("the server noticed the client leave")
+                .isTrue();
         release.countDown();
-        return await().atMost(Duration.ofSeconds(20)).pollInterval(Duration.ofMillis(50))
+        return await().atMost(Duration.ofSeconds(20))
+                .pollInterval(Duration.ofMillis(50))
                 .until(() -> post(path, key, "application/json", "{}"), response -> response.statusCode() != 409);
     }
 
     @Test
     void aHandlerWhoseClientWentAwayRunsToItsRecordedOutcomeAndTheRetryReplaysIt() throws Exception {
-        HttpResponse<String> retry = leaveThenRetry("/v1/slow", socket -> { });
+        HttpResponse<String> retry = leaveThenRetry("/v1/slow", socket -> {});
         assertThat(retry.statusCode()).isEqualTo(201);
         assertThat(replayed(retry)).as("the retry is the first run's answer").isTrue();
         assertThat(retry.body()).isEqualTo("{\"run\":1}");
@@ -216,10 +248,14 @@ class ReactiveHandlerTest {
         String key = "k-" + UUID.randomUUID();
         java.util.concurrent.CompletableFuture<HttpResponse<java.io.InputStream>> call = CLIENT.sendAsync(
                 HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + server.port() + "/v1/stream"))
-                        .header("Idempotency-Key", key).POST(HttpRequest.BodyPublishers.ofString("{}")).build(),
+                        .header("Idempotency-Key", key)
+                        .POST(HttpRequest.BodyPublishers.ofString("{}"))
+                        .build(),
                 HttpResponse.BodyHandlers.ofInputStream());
         try {
-            assertThat(started.await(10, TimeUnit.SECONDS)).as("the handler wrote past the limit and waits").isTrue();
+            assertThat(started.await(10, TimeUnit.SECONDS))
+                    .as("the handler wrote past the limit and waits")
+                    .isTrue();
             // the head and the first chunks reach the client before the handler has finished its body
             HttpResponse<java.io.InputStream> response = call.get(10, TimeUnit.SECONDS);
             assertThat(response.statusCode()).isEqualTo(200);
@@ -239,7 +275,8 @@ class ReactiveHandlerTest {
     @Test
     void aStreamedBodyWhoseClientWentAwayIsWrittenToItsEndAndRecordedWithItsFullLength() throws Exception {
         // the handler wrote past the limit and waits: the head and the body so far were sent
-        HttpResponse<String> retry = leaveThenRetry("/v1/outlived",
+        HttpResponse<String> retry = leaveThenRetry(
+                "/v1/outlived",
                 socket -> assertThat(socket.getInputStream().readNBytes(CHUNK)).hasSize(CHUNK));
         assertThat(replayed(retry)).as(retry.body()).isTrue();
         assertThat(retry.statusCode()).isEqualTo(200);
@@ -288,9 +325,14 @@ class ReactiveHandlerTest {
     void headersAddedAsTheResponseCommitsAreSentAndReplayed() throws Exception {
         HttpResponse<String> first = firstOfTwo("/v1/tagged", "application/json", "{}");
         assertThat(first.headers().firstValue("ETag")).as("sent").hasValue("\"run-1\"");
-        HttpResponse<String> again = post("/v1/tagged", first.request().headers().firstValue("Idempotency-Key").orElseThrow(),
-                "application/json", "{}");
-        assertThat(again.headers().allValues("ETag")).as("recorded and replayed, once").containsExactly("\"run-1\"");
+        HttpResponse<String> again = post(
+                "/v1/tagged",
+                first.request().headers().firstValue("Idempotency-Key").orElseThrow(),
+                "application/json",
+                "{}");
+        assertThat(again.headers().allValues("ETag"))
+                .as("recorded and replayed, once")
+                .containsExactly("\"run-1\"");
         assertThat(runs).hasValue(1);
     }
 
@@ -314,12 +356,16 @@ class ReactiveHandlerTest {
 
     @Test
     void aHandlerThatSetNoStatusReadsTheServersDefaultAsItWouldUnguarded() throws Exception {
-        HttpResponse<String> unguarded = CLIENT.send(HttpRequest.newBuilder(
-                URI.create("http://127.0.0.1:" + server.port() + "/v1/status")).build(), HttpResponse.BodyHandlers.ofString());
+        HttpResponse<String> unguarded = CLIENT.send(
+                HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + server.port() + "/v1/status"))
+                        .build(),
+                HttpResponse.BodyHandlers.ofString());
         HttpResponse<String> guarded = post("/v1/status", "k-" + UUID.randomUUID(), "application/json", "{}");
         assertThat(unguarded.body()).isEqualTo("status 200 OK");
         assertThat(guarded.statusCode()).isEqualTo(200);
-        assertThat(guarded.body()).as("what the capture reports is what it records").isEqualTo(unguarded.body());
+        assertThat(guarded.body())
+                .as("what the capture reports is what it records")
+                .isEqualTo(unguarded.body());
     }
 
     @Test

@@ -34,17 +34,22 @@ final class WebFluxServer implements HttpContract.Server {
         this.server = server;
     }
 
-    static HttpContract.Server start(IdempotencyEngine engine, HttpContract.Settings settings, HttpContract.Handler handler) {
-        return start(IdempotencyWebFilter.builder(engine)
-                .routes(settings.routes())
-                .tenantResolver(ReactiveTenantResolver.apiKeys(settings.apiKeys()).orElse(ReactiveTenantResolver.principal()))
-                .maxRequestBodyBytes(settings.maxRequestBodyBytes())
-                .maxStoredResponseBytes(settings.maxStoredResponseBytes())
-                .replayHeaders(settings.replayHeaders().toArray(String[]::new))
-                .credentialHeaders(settings.credentialHeaders().toArray(String[]::new))
-                .storeUnavailableRetryAfter(settings.storeUnavailableRetryAfter())
-                .whenStoreUnavailable(settings.whenStoreUnavailable())
-                .build(), settings.arrivals(), handler);
+    static HttpContract.Server start(
+            IdempotencyEngine engine, HttpContract.Settings settings, HttpContract.Handler handler) {
+        return start(
+                IdempotencyWebFilter.builder(engine)
+                        .routes(settings.routes())
+                        .tenantResolver(ReactiveTenantResolver.apiKeys(settings.apiKeys())
+                                .orElse(ReactiveTenantResolver.principal()))
+                        .maxRequestBodyBytes(settings.maxRequestBodyBytes())
+                        .maxStoredResponseBytes(settings.maxStoredResponseBytes())
+                        .replayHeaders(settings.replayHeaders().toArray(String[]::new))
+                        .credentialHeaders(settings.credentialHeaders().toArray(String[]::new))
+                        .storeUnavailableRetryAfter(settings.storeUnavailableRetryAfter())
+                        .whenStoreUnavailable(settings.whenStoreUnavailable())
+                        .build(),
+                settings.arrivals(),
+                handler);
     }
 
     static HttpContract.Server start(IdempotencyWebFilter filter, Runnable arrivals, HttpContract.Handler handler) {
@@ -58,7 +63,8 @@ final class WebFluxServer implements HttpContract.Server {
                 return chain.filter(exchange);
             }
             Principal principal = () -> user;
-            return chain.filter(exchange.mutate().principal(Mono.just(principal)).build());
+            return chain.filter(
+                    exchange.mutate().principal(Mono.just(principal)).build());
         };
         HttpHandler http = WebHttpHandlerBuilder.webHandler(application(handler))
                 .filters(filters -> filters.addAll(List.of(arrival, fakeAuthentication, filter)))
@@ -83,11 +89,15 @@ final class WebFluxServer implements HttpContract.Server {
                 .publishOn(Schedulers.boundedElastic())
                 .map(body -> {
                     Map<String, List<String>> headers = new LinkedHashMap<>();
-                    exchange.getRequest().getHeaders().forEach((name, values) ->
-                            headers.put(name.toLowerCase(Locale.ROOT), List.copyOf(values)));
+                    exchange.getRequest()
+                            .getHeaders()
+                            .forEach((name, values) -> headers.put(name.toLowerCase(Locale.ROOT), List.copyOf(values)));
                     try {
-                        return handler.handle(new HttpContract.Received(exchange.getRequest().getMethod().name(),
-                                exchange.getRequest().getPath().value(), headers, body,
+                        return handler.handle(new HttpContract.Received(
+                                exchange.getRequest().getMethod().name(),
+                                exchange.getRequest().getPath().value(),
+                                headers,
+                                body,
                                 // the attribute names both filters use
                                 (Lease) exchange.getAttribute(HttpProtocol.LEASE_ATTRIBUTE),
                                 exchange.getAttribute(HttpProtocol.UNGUARDED_ATTRIBUTE) != null));
@@ -102,10 +112,14 @@ final class WebFluxServer implements HttpContract.Server {
                         exchange.getAttributes().put(HttpProtocol.DO_NOT_RECORD_ATTRIBUTE, Boolean.TRUE);
                     }
                     exchange.getResponse().setStatusCode(HttpStatusCode.valueOf(reply.status()));
-                    reply.headers().forEach(h -> exchange.getResponse().getHeaders().add(h.getKey(), h.getValue()));
+                    reply.headers()
+                            .forEach(h -> exchange.getResponse().getHeaders().add(h.getKey(), h.getValue()));
                     return reply.body().length == 0
                             ? exchange.getResponse().setComplete()
-                            : exchange.getResponse().writeWith(Mono.just(exchange.getResponse().bufferFactory().wrap(reply.body())));
+                            : exchange.getResponse()
+                                    .writeWith(Mono.just(exchange.getResponse()
+                                            .bufferFactory()
+                                            .wrap(reply.body())));
                 });
     }
 

@@ -53,7 +53,8 @@ public final class AccountDirectory {
             }
         }
         Account existing = findByCode(c, spec.code())
-                .orElseThrow(() -> new SQLException("account " + spec.code() + " conflicted but is not visible", "40001"));
+                .orElseThrow(
+                        () -> new SQLException("account " + spec.code() + " conflicted but is not visible", "40001"));
         if (!spec.matches(existing)) {
             throw new AccountConflictException(existing, spec);
         }

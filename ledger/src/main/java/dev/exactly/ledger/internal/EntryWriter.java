@@ -68,20 +68,25 @@ public final class EntryWriter {
     }
 
     /** An entry to write. */
-    private record Draft(EntryKind kind, @Nullable Long originalEntryId, @Nullable String externalRef,
-            String description, List<Line> lines) {}
+    private record Draft(
+            EntryKind kind,
+            @Nullable Long originalEntryId,
+            @Nullable String externalRef,
+            String description,
+            List<Line> lines) {}
 
     /** The change an entry makes to one account: available balance and pending amounts, normal side. */
     private record Change(Money available, Money increase, Money decrease) {
 
         static Change of(Account account, long available, long increase, long decrease) {
             Currency currency = account.currency();
-            return new Change(Money.of(available, currency), Money.of(increase, currency), Money.of(decrease, currency));
+            return new Change(
+                    Money.of(available, currency), Money.of(increase, currency), Money.of(decrease, currency));
         }
 
         Change plus(Change other) {
-            return new Change(available.plus(other.available), increase.plus(other.increase),
-                    decrease.plus(other.decrease));
+            return new Change(
+                    available.plus(other.available), increase.plus(other.increase), decrease.plus(other.decrease));
         }
 
         boolean isZero() {
@@ -114,7 +119,8 @@ public final class EntryWriter {
         Long original = request.originalEntryId();
         if (original != null) {
             EntryKind originalKind = requireEntry(c, original);
-            if (request.kind() == EntryKind.REFUND && (originalKind == EntryKind.PENDING || originalKind == EntryKind.VOID)) {
+            if (request.kind() == EntryKind.REFUND
+                    && (originalKind == EntryKind.PENDING || originalKind == EntryKind.VOID)) {
                 throw invalid("entry " + original + " is a " + originalKind.dbValue()
                         + " entry: nothing of it is posted to refund (refund its capture)");
             }
@@ -125,14 +131,19 @@ public final class EntryWriter {
     private static void requirePostKind(EntryRequest request) {
         switch (request.kind()) {
             case REVERSAL -> throw invalid("reversals are made with Ledger.reverse");
-            case PENDING, CAPTURE, VOID -> throw invalid("pending entries are made with Ledger.hold, captured with "
-                    + "Ledger.capture and voided with Ledger.voidHold");
-            default -> { }
+            case PENDING, CAPTURE, VOID ->
+                throw invalid("pending entries are made with Ledger.hold, captured with "
+                        + "Ledger.capture and voided with Ledger.voidHold");
+            default -> {}
         }
     }
 
     private static Draft postLines(EntryRequest request) {
-        return new Draft(request.kind(), request.originalEntryId(), request.externalRef(), request.description(),
+        return new Draft(
+                request.kind(),
+                request.originalEntryId(),
+                request.externalRef(),
+                request.description(),
                 lines(request.postings(), false));
     }
 
@@ -143,10 +154,11 @@ public final class EntryWriter {
 
     private static Draft holdDraft(EntryRequest request) {
         if (request.kind() != EntryKind.STANDARD) {
-            throw invalid("a hold is built with EntryRequest.builder(), not as a " + request.kind().dbValue());
+            throw invalid("a hold is built with EntryRequest.builder(), not as a "
+                    + request.kind().dbValue());
         }
-        return new Draft(EntryKind.PENDING, null, request.externalRef(), request.description(),
-                lines(request.postings(), true));
+        return new Draft(
+                EntryKind.PENDING, null, request.externalRef(), request.description(), lines(request.postings(), true));
     }
 
     /** Captures all of a pending entry: releases all it holds and posts the same; does not commit. */
@@ -160,13 +172,23 @@ public final class EntryWriter {
     }
 
     /** Captures a pending entry: releases all it holds and posts {@code captured}; does not commit. */
-    public JournalEntry capture(Connection c, long pendingEntryId, List<PostingRequest> captured,
-            @Nullable String externalRef, String description) throws SQLException {
+    public JournalEntry capture(
+            Connection c,
+            long pendingEntryId,
+            List<PostingRequest> captured,
+            @Nullable String externalRef,
+            String description)
+            throws SQLException {
         return capture(c, requireHold(c, pendingEntryId), captured, externalRef, description);
     }
 
-    private JournalEntry capture(Connection c, JournalEntry hold, List<PostingRequest> captured,
-            @Nullable String externalRef, String description) throws SQLException {
+    private JournalEntry capture(
+            Connection c,
+            JournalEntry hold,
+            List<PostingRequest> captured,
+            @Nullable String externalRef,
+            String description)
+            throws SQLException {
         long pendingEntryId = hold.id();
         // validates the captured lines (at least two, balanced per currency), the reference and description
         EntryRequest request = new EntryRequest(EntryKind.CAPTURE, pendingEntryId, externalRef, description, captured);
@@ -177,8 +199,9 @@ public final class EntryWriter {
     }
 
     /** Captures {@code amount} of a pending entry of one debit and one credit; does not commit. */
-    public JournalEntry capture(Connection c, long pendingEntryId, Money amount, @Nullable String externalRef,
-            String description) throws SQLException {
+    public JournalEntry capture(
+            Connection c, long pendingEntryId, Money amount, @Nullable String externalRef, String description)
+            throws SQLException {
         JournalEntry hold = requireHold(c, pendingEntryId);
         List<Posting> held = hold.postings();
         if (held.size() != 2 || held.get(0).side() == held.get(1).side()) {
@@ -197,16 +220,21 @@ public final class EntryWriter {
         JournalEntry hold = requireHold(c, pendingEntryId);
         List<Line> releases = releases(hold);
         // validates the reference and the description
-        new EntryRequest(EntryKind.VOID, pendingEntryId, externalRef, description,
-                releases.stream().map(l -> new PostingRequest(l.accountId(), l.side(), l.amount())).toList());
+        new EntryRequest(
+                EntryKind.VOID,
+                pendingEntryId,
+                externalRef,
+                description,
+                releases.stream()
+                        .map(l -> new PostingRequest(l.accountId(), l.side(), l.amount()))
+                        .toList());
         return write(c, new Draft(EntryKind.VOID, pendingEntryId, externalRef, description, releases));
     }
 
     /** Posts the mirror image of an entry's posted lines, linked to it; does not commit. */
     public JournalEntry reverse(Connection c, long entryId, @Nullable String externalRef, String description)
             throws SQLException {
-        JournalEntry original = reader.entry(c, entryId)
-                .orElseThrow(() -> unknownEntry(entryId));
+        JournalEntry original = reader.entry(c, entryId).orElseThrow(() -> unknownEntry(entryId));
         if (original.kind() == EntryKind.PENDING || original.kind() == EntryKind.VOID) {
             throw invalid("entry " + entryId + " is a " + original.kind().dbValue()
                     + " entry, which posts nothing: a hold is voided, not reversed");
@@ -216,7 +244,8 @@ public final class EntryWriter {
                 .map(p -> new PostingRequest(p.accountId(), p.side().opposite(), p.amount()))
                 .toList();
         EntryRequest request = new EntryRequest(EntryKind.REVERSAL, entryId, externalRef, description, mirror);
-        return write(c, new Draft(EntryKind.REVERSAL, entryId, externalRef, description, lines(request.postings(), false)));
+        return write(
+                c, new Draft(EntryKind.REVERSAL, entryId, externalRef, description, lines(request.postings(), false)));
     }
 
     private static List<Line> lines(List<PostingRequest> postings, boolean pending) {
@@ -251,13 +280,17 @@ public final class EntryWriter {
             String key = p.accountId() + " " + p.side().dbValue();
             Long held = left.get(key);
             if (held == null) {
-                throw invalid("entry " + hold.id() + " holds no " + p.side().dbValue() + " to account " + p.accountId());
+                throw invalid(
+                        "entry " + hold.id() + " holds no " + p.side().dbValue() + " to account " + p.accountId());
             }
             long rest = held - p.amount().minorUnits();
             if (rest < 0) {
-                throw new LedgerValidationException(Reason.INVALID_AMOUNT, "capture of " + p.amount() + " ("
-                        + p.side().dbValue() + " to account " + p.accountId() + ") exceeds what entry " + hold.id()
-                        + " holds");
+                throw new LedgerValidationException(
+                        Reason.INVALID_AMOUNT,
+                        "capture of " + p.amount() + " ("
+                                + p.side().dbValue() + " to account " + p.accountId() + ") exceeds what entry "
+                                + hold.id()
+                                + " holds");
             }
             left.put(key, rest);
         }
@@ -324,8 +357,10 @@ public final class EntryWriter {
         for (Line l : draft.lines()) {
             Account account = account(touched, l.accountId());
             if (!account.currency().equals(l.amount().currency())) {
-                throw new LedgerValidationException(Reason.CURRENCY_MISMATCH,
-                        "posting of " + l.amount() + " to account " + account.code() + " held in " + account.currency());
+                throw new LedgerValidationException(
+                        Reason.CURRENCY_MISMATCH,
+                        "posting of " + l.amount() + " to account " + account.code() + " held in "
+                                + account.currency());
             }
             changes.merge(account.id(), change(account, draft.kind(), l), Change::plus);
         }
@@ -363,7 +398,8 @@ public final class EntryWriter {
         @Override
         public boolean mayBeRefused() {
             return changes.entrySet().stream()
-                    .anyMatch(e -> !account(touched, e.getKey()).isSharded() && e.getValue().unreserved().isNegative());
+                    .anyMatch(e -> !account(touched, e.getKey()).isSharded()
+                            && e.getValue().unreserved().isNegative());
         }
 
         @Override
@@ -380,8 +416,14 @@ public final class EntryWriter {
                 Line l = draft.lines().get(i);
                 postings.add(new Posting(i + 1, l.accountId(), l.side(), l.amount(), l.pending()));
             }
-            return new JournalEntry(entryId, draft.kind(), draft.originalEntryId(), draft.externalRef(),
-                    draft.description(), postedAt, postings);
+            return new JournalEntry(
+                    entryId,
+                    draft.kind(),
+                    draft.originalEntryId(),
+                    draft.externalRef(),
+                    draft.description(),
+                    postedAt,
+                    postings);
         }
     }
 
@@ -408,8 +450,14 @@ public final class EntryWriter {
      *
      * @return the index after the last parameter
      */
-    private static int bind(PreparedStatement ps, int first, Draft draft, Instant postedAt, SortedMap<Long, Change> changes,
-            Map<Long, Account> touched) throws SQLException {
+    private static int bind(
+            PreparedStatement ps,
+            int first,
+            Draft draft,
+            Instant postedAt,
+            SortedMap<Long, Change> changes,
+            Map<Long, Account> touched)
+            throws SQLException {
         List<Line> lines = draft.lines();
         int n = lines.size();
         long[] accountIds = new long[n];
@@ -429,7 +477,9 @@ public final class EntryWriter {
         Map<Long, Change> single = new TreeMap<>();
         Map<Long, Change> sharded = new TreeMap<>();
         changes.forEach((id, change) -> (account(touched, id).isSharded() ? sharded : single).put(id, change));
-        int[] shardCounts = sharded.keySet().stream().mapToInt(id -> account(touched, id).shards()).toArray();
+        int[] shardCounts = sharded.keySet().stream()
+                .mapToInt(id -> account(touched, id).shards())
+                .toArray();
         // Java arrays, which pgjdbc sends in binary, instead of java.sql.Arrays built by createArrayOf, whose
         // text literals the JVM escapes and the server parses again
         int index = first;
@@ -472,8 +522,9 @@ public final class EntryWriter {
      *
      * @throws BalanceFloorException when an account's floor refused the entry
      */
-    private static @Nullable Long entryId(Connection c, ResultSet rs, SortedMap<Long, Change> changes,
-            Map<Long, Account> touched) throws SQLException {
+    private static @Nullable Long entryId(
+            Connection c, ResultSet rs, SortedMap<Long, Change> changes, Map<Long, Account> touched)
+            throws SQLException {
         rs.next();
         long entryId = rs.getLong("entry_id");
         if (rs.wasNull()) {
@@ -482,7 +533,9 @@ public final class EntryWriter {
         Array refused = rs.getArray("refused");
         if (refused != null) {
             long accountId = ((Number) ((Object[]) refused.getArray())[0]).longValue();
-            throw floorCrossed(c, account(touched, accountId),
+            throw floorCrossed(
+                    c,
+                    account(touched, accountId),
                     Objects.requireNonNull(changes.get(accountId), "the refused account is one the entry changes"));
         }
         return entryId;
@@ -494,7 +547,9 @@ public final class EntryWriter {
             return new LedgerStorageException("the balance row of account " + account.id() + " is missing", null, null);
         }
         List<Long> unreserved = LedgerReader.longs(c, LedgerSql.SHARD_UNRESERVED, account.id(), 0);
-        BalanceFloorException refused = new BalanceFloorException(account.id(), Money.of(floor, account.currency()),
+        BalanceFloorException refused = new BalanceFloorException(
+                account.id(),
+                Money.of(floor, account.currency()),
                 Money.of(unreserved.isEmpty() ? 0 : unreserved.get(0), account.currency()),
                 change.unreserved());
         abortTransaction(c);
@@ -541,7 +596,9 @@ public final class EntryWriter {
         if (draft.kind() == EntryKind.REVERSAL && original != null) {
             Optional<Long> existing = firstId(c, LedgerSql.REVERSAL_OF, original);
             if (existing.isPresent()) {
-                throw new DuplicateEntryException(DuplicateEntryException.Reason.ALREADY_REVERSED, existing.get(),
+                throw new DuplicateEntryException(
+                        DuplicateEntryException.Reason.ALREADY_REVERSED,
+                        existing.get(),
                         "entry " + original + " is reversed by entry " + existing.get());
             }
         }
@@ -550,9 +607,12 @@ public final class EntryWriter {
             if (existing.isPresent()) {
                 boolean captured = requireEntry(c, existing.get()) == EntryKind.CAPTURE;
                 throw new DuplicateEntryException(
-                        captured ? DuplicateEntryException.Reason.ALREADY_CAPTURED : DuplicateEntryException.Reason.ALREADY_VOIDED,
+                        captured
+                                ? DuplicateEntryException.Reason.ALREADY_CAPTURED
+                                : DuplicateEntryException.Reason.ALREADY_VOIDED,
                         existing.get(),
-                        "pending entry " + original + " is " + (captured ? "captured" : "voided") + " by entry " + existing.get());
+                        "pending entry " + original + " is " + (captured ? "captured" : "voided") + " by entry "
+                                + existing.get());
             }
         }
         // the conflicting row is not visible to this transaction's snapshot (stricter isolation)
@@ -566,7 +626,8 @@ public final class EntryWriter {
      */
     private static Optional<String> difference(Draft draft, JournalEntry stored) {
         if (draft.kind() != stored.kind()) {
-            return Optional.of("kind " + stored.kind().dbValue() + ", not " + draft.kind().dbValue());
+            return Optional.of(
+                    "kind " + stored.kind().dbValue() + ", not " + draft.kind().dbValue());
         }
         if (!Objects.equals(draft.originalEntryId(), stored.originalEntryId())) {
             return Optional.of("linked to entry " + stored.originalEntryId() + ", not " + draft.originalEntryId());

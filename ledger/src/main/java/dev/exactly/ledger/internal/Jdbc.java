@@ -111,7 +111,7 @@ public final class Jdbc {
         }
         return switch (state) {
             case "40001", "40P01", "55P03" ->
-                    new LedgerRetryableException("transaction aborted by a concurrent one (" + state + "): " + message, e);
+                new LedgerRetryableException("transaction aborted by a concurrent one (" + state + "): " + message, e);
             case "22003" -> new LedgerValidationException(Reason.AMOUNT_OVERFLOW, "amount out of range: " + message, e);
             case "LG002" -> new LedgerValidationException(Reason.UNKNOWN_ACCOUNT, message, e);
             case "LG003" -> new LedgerValidationException(Reason.CURRENCY_MISMATCH, message, e);

@@ -98,7 +98,9 @@ public final class LedgerReader {
                     throw new LedgerValidationException(Reason.UNKNOWN_ACCOUNT, "no account with id " + accountId);
                 }
                 Currency currency = account.currency();
-                return new AccountBalance(money(sum, currency), money(rs.getBigDecimal(2), currency),
+                return new AccountBalance(
+                        money(sum, currency),
+                        money(rs.getBigDecimal(2), currency),
                         money(rs.getBigDecimal(3), currency));
             }
         }
@@ -120,9 +122,11 @@ public final class LedgerReader {
                 rs.next();
                 BigDecimal increase = rs.getBigDecimal("increase");
                 BigDecimal decrease = rs.getBigDecimal("decrease");
-                BigDecimal available = rs.getBigDecimal("total").subtract(increase).add(decrease);
+                BigDecimal available =
+                        rs.getBigDecimal("total").subtract(increase).add(decrease);
                 Currency currency = account.currency();
-                return new AccountBalance(money(available, currency), money(increase, currency), money(decrease, currency));
+                return new AccountBalance(
+                        money(available, currency), money(increase, currency), money(decrease, currency));
             }
         }
     }
@@ -134,11 +138,14 @@ public final class LedgerReader {
             return Optional.empty();
         }
         if (hold.get().kind() != EntryKind.PENDING) {
-            throw new LedgerValidationException(Reason.INVALID_ENTRY,
+            throw new LedgerValidationException(
+                    Reason.INVALID_ENTRY,
                     "entry " + entryId + " is a " + hold.get().kind().dbValue() + " entry, not a pending one");
         }
         List<Long> resolution = longs(c, LedgerSql.RESOLUTION_OF, entryId);
-        return Optional.of(new PendingHold(hold.get(), resolution.isEmpty() ? null : entry(c, resolution.get(0)).orElseThrow()));
+        return Optional.of(new PendingHold(
+                hold.get(),
+                resolution.isEmpty() ? null : entry(c, resolution.get(0)).orElseThrow()));
     }
 
     /** Open holds posted before {@code before}, oldest first, locked (FOR UPDATE SKIP LOCKED). */
@@ -162,15 +169,17 @@ public final class LedgerReader {
     /** The trial balance of the current balances, or as of a time from the postings. */
     public TrialBalance trialBalance(Connection c, @Nullable Instant asOf) throws SQLException {
         List<TrialBalance.Line> lines = new ArrayList<>();
-        try (PreparedStatement ps = c.prepareStatement(
-                asOf == null ? LedgerSql.TRIAL_BALANCE : LedgerSql.TRIAL_BALANCE_AS_OF)) {
+        try (PreparedStatement ps =
+                c.prepareStatement(asOf == null ? LedgerSql.TRIAL_BALANCE : LedgerSql.TRIAL_BALANCE_AS_OF)) {
             if (asOf != null) {
                 Jdbc.setInstant(ps, 1, asOfParameter(asOf));
             }
             try (ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {
                     Account account = AccountDirectory.map(rs);
-                    lines.add(new TrialBalance.Line(account, money(rs.getBigDecimal("balance"), account.currency()),
+                    lines.add(new TrialBalance.Line(
+                            account,
+                            money(rs.getBigDecimal("balance"), account.currency()),
                             money(rs.getBigDecimal("pending"), account.currency())));
                 }
             }
@@ -191,8 +200,8 @@ public final class LedgerReader {
         try {
             return Money.of(minorUnits.longValueExact(), currency);
         } catch (ArithmeticException e) {
-            throw new LedgerValidationException(Reason.AMOUNT_OVERFLOW,
-                    "balance " + minorUnits + " does not fit in 64-bit minor units");
+            throw new LedgerValidationException(
+                    Reason.AMOUNT_OVERFLOW, "balance " + minorUnits + " does not fit in 64-bit minor units");
         }
     }
 
@@ -203,7 +212,8 @@ public final class LedgerReader {
             return entries;
         }
         try (PreparedStatement ps = c.prepareStatement(LedgerSql.ENTRIES_BY_IDS)) {
-            ps.setArray(1, Jdbc.bigints(c, ids.stream().mapToLong(Long::longValue).toArray()));
+            ps.setArray(
+                    1, Jdbc.bigints(c, ids.stream().mapToLong(Long::longValue).toArray()));
             collect(ps.executeQuery(), entries);
         }
         return entries;
@@ -219,7 +229,8 @@ public final class LedgerReader {
                     if (current != null) {
                         entries.add(current.toEntry());
                     }
-                    current = new EntryRow(id,
+                    current = new EntryRow(
+                            id,
                             EntryKind.fromDb(rs.getString("kind")),
                             Jdbc.nullableLong(rs, "original_id"),
                             rs.getString("external_ref"),
@@ -248,8 +259,13 @@ public final class LedgerReader {
         final Instant postedAt;
         final List<Posting> postings = new ArrayList<>();
 
-        EntryRow(long id, EntryKind kind, @Nullable Long originalId, @Nullable String externalRef,
-                String description, Instant postedAt) {
+        EntryRow(
+                long id,
+                EntryKind kind,
+                @Nullable Long originalId,
+                @Nullable String externalRef,
+                String description,
+                Instant postedAt) {
             this.id = id;
             this.kind = kind;
             this.originalId = originalId;

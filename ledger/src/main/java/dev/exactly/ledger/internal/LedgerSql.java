@@ -5,7 +5,6 @@ final class LedgerSql {
 
     private LedgerSql() {}
 
-
     /** Opens an account and its balance rows; returns nothing when the code exists. */
     static final String INSERT_ACCOUNT = """
             WITH account AS (

@@ -77,8 +77,14 @@ public final class LedgerThroughputBenchmark {
     }
 
     /** The measured figures of one mode, summed over its rounds. */
-    public record ModeResult(String mode, int shards, long transactions, Duration elapsed, double p50Millis,
-            double p99Millis, long amountMinorUnits) {
+    public record ModeResult(
+            String mode,
+            int shards,
+            long transactions,
+            Duration elapsed,
+            double p50Millis,
+            double p99Millis,
+            long amountMinorUnits) {
 
         /** Committed transactions per second. */
         public double perSecond() {
@@ -87,8 +93,16 @@ public final class LedgerThroughputBenchmark {
     }
 
     /** The outcome of a run. */
-    public record Report(Config config, ModeResult hot, ModeResult spread, ModeResult commitBaseline,
-            long entriesInLedger, long entriesPosted, Money hotBalance, Money spreadBalance, TrialBalance trialBalance) {
+    public record Report(
+            Config config,
+            ModeResult hot,
+            ModeResult spread,
+            ModeResult commitBaseline,
+            long entriesInLedger,
+            long entriesPosted,
+            Money hotBalance,
+            Money spreadBalance,
+            TrialBalance trialBalance) {
 
         /** Spread over hot throughput. */
         public double ratio() {
@@ -98,22 +112,40 @@ public final class LedgerThroughputBenchmark {
         /** A printable table. */
         public String format() {
             StringBuilder out = new StringBuilder();
-            out.append(String.format(Locale.ROOT,
+            out.append(String.format(
+                    Locale.ROOT,
                     "Ledger throughput: charges (debit clearing, credit 1 of %d customers), %d threads, %d x %d ms per mode%n",
-                    config.customers(), config.threads(), config.rounds(), config.measure().toMillis()));
-            out.append(String.format(Locale.ROOT, "%-16s %6s %10s %10s %8s %8s%n",
-                    "mode", "shards", "tx", "tx/s", "p50 ms", "p99 ms"));
+                    config.customers(),
+                    config.threads(),
+                    config.rounds(),
+                    config.measure().toMillis()));
+            out.append(String.format(
+                    Locale.ROOT, "%-16s %6s %10s %10s %8s %8s%n", "mode", "shards", "tx", "tx/s", "p50 ms", "p99 ms"));
             for (ModeResult r : List.of(hot, spread, commitBaseline)) {
-                out.append(String.format(Locale.ROOT, "%-16s %6s %10d %10.0f %8.2f %8.2f%n",
-                        r.mode(), r.shards() == 0 ? "-" : Integer.toString(r.shards()), r.transactions(),
-                        r.perSecond(), r.p50Millis(), r.p99Millis()));
+                out.append(String.format(
+                        Locale.ROOT,
+                        "%-16s %6s %10d %10.0f %8.2f %8.2f%n",
+                        r.mode(),
+                        r.shards() == 0 ? "-" : Integer.toString(r.shards()),
+                        r.transactions(),
+                        r.perSecond(),
+                        r.p50Millis(),
+                        r.p99Millis()));
             }
-            out.append(String.format(Locale.ROOT, "spread/hot ratio: %.2fx; spread reaches %.0f%% of the plain commit rate%n",
-                    ratio(), 100 * spread.perSecond() / commitBaseline.perSecond()));
-            out.append(String.format(Locale.ROOT,
+            out.append(String.format(
+                    Locale.ROOT,
+                    "spread/hot ratio: %.2fx; spread reaches %.0f%% of the plain commit rate%n",
+                    ratio(),
+                    100 * spread.perSecond() / commitBaseline.perSecond()));
+            out.append(String.format(
+                    Locale.ROOT,
                     "checks: %d entries posted, %d in the ledger; clearing hot %s, spread %s; trial balance %s %s%n",
-                    entriesPosted, entriesInLedger, hotBalance, spreadBalance,
-                    trialBalance.isBalanced() ? "balanced" : "NOT BALANCED", trialBalance.totals()));
+                    entriesPosted,
+                    entriesInLedger,
+                    hotBalance,
+                    spreadBalance,
+                    trialBalance.isBalanced() ? "balanced" : "NOT BALANCED",
+                    trialBalance.totals()));
             return out.toString();
         }
     }
@@ -121,7 +153,8 @@ public final class LedgerThroughputBenchmark {
     public static void main(String[] args) throws Exception {
         Config config = Config.fromSystemProperties();
         DataSource dataSource = TestPostgres.freshSchema("ledger_bench");
-        try (Connection c = dataSource.getConnection(); Statement s = c.createStatement();
+        try (Connection c = dataSource.getConnection();
+                Statement s = c.createStatement();
                 ResultSet rs = s.executeQuery("SELECT version()")) {
             rs.next();
             System.out.println(rs.getString(1));
@@ -139,13 +172,14 @@ public final class LedgerThroughputBenchmark {
         LedgerSchema.migrate(dataSource);
         Ledger ledger = Ledger.of(dataSource);
         Account hot = ledger.openAccount(AccountSpec.of("clearing:hot", AccountType.ASSET, USD));
-        Account spread = ledger.openAccount(AccountSpec.of("clearing:spread", AccountType.ASSET, USD)
-                .withShards(config.shards()));
+        Account spread = ledger.openAccount(
+                AccountSpec.of("clearing:spread", AccountType.ASSET, USD).withShards(config.shards()));
         long[] customers = new long[config.customers()];
         try (Connection c = dataSource.getConnection()) {
             c.setAutoCommit(false);
             for (int i = 0; i < customers.length; i++) {
-                customers[i] = ledger.openAccount(c, AccountSpec.of("customer:" + i, AccountType.LIABILITY, USD)).id();
+                customers[i] = ledger.openAccount(c, AccountSpec.of("customer:" + i, AccountType.LIABILITY, USD))
+                        .id();
             }
             try (Statement s = c.createStatement()) {
                 s.execute(CREATE_BASELINE);
@@ -182,10 +216,13 @@ public final class LedgerThroughputBenchmark {
             ModeResult hotResult = Phase.merge("hot", 1, hotPhases);
             ModeResult spreadResult = Phase.merge("spread", config.shards(), spreadPhases);
             ModeResult commitResult = Phase.merge("plain commit", 0, List.of(commits));
-            long posted = warmHot.transactions() + warmSpread.transactions()
-                    + hotResult.transactions() + spreadResult.transactions();
+            long posted = warmHot.transactions()
+                    + warmSpread.transactions()
+                    + hotResult.transactions()
+                    + spreadResult.transactions();
             long inLedger;
-            try (Statement s = connections.get(0).createStatement(); ResultSet rs = s.executeQuery(COUNT_ENTRIES)) {
+            try (Statement s = connections.get(0).createStatement();
+                    ResultSet rs = s.executeQuery(COUNT_ENTRIES)) {
                 rs.next();
                 inLedger = rs.getLong(1);
                 connections.get(0).commit();
@@ -198,8 +235,16 @@ public final class LedgerThroughputBenchmark {
                 throw new IllegalStateException("clearing balances " + hotBalance + ", " + spreadBalance
                         + " differ from the charges " + expectedHot + ", " + expectedSpread);
             }
-            return new Report(config, hotResult, spreadResult, commitResult, inLedger, posted,
-                    hotBalance, spreadBalance, ledger.trialBalance());
+            return new Report(
+                    config,
+                    hotResult,
+                    spreadResult,
+                    commitResult,
+                    inLedger,
+                    posted,
+                    hotBalance,
+                    spreadBalance,
+                    ledger.trialBalance());
         } finally {
             pool.shutdownNow();
             for (Connection c : connections) {
@@ -228,9 +273,18 @@ public final class LedgerThroughputBenchmark {
             long transactions = phases.stream().mapToLong(Phase::transactions).sum();
             long nanos = phases.stream().mapToLong(Phase::nanos).sum();
             long amount = phases.stream().mapToLong(Phase::amount).sum();
-            long[] all = phases.stream().flatMapToLong(p -> Arrays.stream(p.latencies())).sorted().toArray();
-            return new ModeResult(mode, shards, transactions, Duration.ofNanos(nanos),
-                    percentile(all, 0.50), percentile(all, 0.99), amount);
+            long[] all = phases.stream()
+                    .flatMapToLong(p -> Arrays.stream(p.latencies()))
+                    .sorted()
+                    .toArray();
+            return new ModeResult(
+                    mode,
+                    shards,
+                    transactions,
+                    Duration.ofNanos(nanos),
+                    percentile(all, 0.50),
+                    percentile(all, 0.99),
+                    amount);
         }
 
         private static double percentile(long[] sorted, double p) {
@@ -291,6 +345,10 @@ public final class LedgerThroughputBenchmark {
             latencies.add(r.latencies());
         }
         long elapsed = System.nanoTime() - start;
-        return new Phase(transactions, elapsed, latencies.stream().flatMapToLong(Arrays::stream).toArray(), amount);
+        return new Phase(
+                transactions,
+                elapsed,
+                latencies.stream().flatMapToLong(Arrays::stream).toArray(),
+                amount);
     }
 }

@@ -18,7 +18,9 @@ class LedgerThroughputSmokeTest {
         assertThat(report.commitBaseline().transactions()).isPositive();
         assertThat(report.entriesInLedger()).isEqualTo(report.entriesPosted());
         assertThat(report.trialBalance().isBalanced()).isTrue();
-        assertThat(report.trialBalance().line(report.trialBalance().lines().get(0).account().id())).isPresent();
+        assertThat(report.trialBalance()
+                        .line(report.trialBalance().lines().get(0).account().id()))
+                .isPresent();
         assertThat(report.format()).contains("spread/hot ratio", "balanced");
     }
 }

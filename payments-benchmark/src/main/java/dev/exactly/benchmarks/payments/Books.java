@@ -25,8 +25,15 @@ import java.util.regex.Pattern;
  * @param captures       captures the processor counted
  * @param trialBalance   per currency, {debits, credits}
  */
-record Books(long succeeded, long customers, long unfinished, long chargedAmount, long chargeEntries, long linkedEntries,
-        long captures, Map<String, long[]> trialBalance) {
+record Books(
+        long succeeded,
+        long customers,
+        long unfinished,
+        long chargedAmount,
+        long chargeEntries,
+        long linkedEntries,
+        long captures,
+        Map<String, long[]> trialBalance) {
     private static final Pattern CAPTURES = Pattern.compile("\"captures\"\\s*:\\s*(\\d+)");
 
     Books {
@@ -43,8 +50,10 @@ record Books(long succeeded, long customers, long unfinished, long chargedAmount
             long succeeded = 0;
             long unfinished = 0;
             long amount = 0;
-            try (ResultSet rs = query(c, "SELECT status, count(*), coalesce(sum(amount), 0) FROM " + schema
-                    + ".payments_charge GROUP BY status")) {
+            try (ResultSet rs = query(
+                    c,
+                    "SELECT status, count(*), coalesce(sum(amount), 0) FROM " + schema
+                            + ".payments_charge GROUP BY status")) {
                 while (rs.next()) {
                     if (rs.getString(1).equals("succeeded")) {
                         succeeded = rs.getLong(2);
@@ -55,18 +64,31 @@ record Books(long succeeded, long customers, long unfinished, long chargedAmount
                 }
             }
             long customers = single(c, "SELECT count(DISTINCT customer) FROM " + schema + ".payments_charge");
-            long entries = single(c, "SELECT count(*) FROM " + schema + ".ledger_entry WHERE external_ref LIKE 'charge:%'");
-            long linked = single(c, "SELECT count(DISTINCT ledger_entry_id) FROM " + schema
-                    + ".payments_charge WHERE status = 'succeeded'");
+            long entries =
+                    single(c, "SELECT count(*) FROM " + schema + ".ledger_entry WHERE external_ref LIKE 'charge:%'");
+            long linked = single(
+                    c,
+                    "SELECT count(DISTINCT ledger_entry_id) FROM " + schema
+                            + ".payments_charge WHERE status = 'succeeded'");
             Map<String, long[]> trial = new TreeMap<>();
-            try (ResultSet rs = query(c, "SELECT currency, coalesce(sum(amount) FILTER (WHERE side = 'debit'), 0), "
-                    + "coalesce(sum(amount) FILTER (WHERE side = 'credit'), 0) FROM " + schema
-                    + ".ledger_posting GROUP BY currency")) {
+            try (ResultSet rs = query(
+                    c,
+                    "SELECT currency, coalesce(sum(amount) FILTER (WHERE side = 'debit'), 0), "
+                            + "coalesce(sum(amount) FILTER (WHERE side = 'credit'), 0) FROM " + schema
+                            + ".ledger_posting GROUP BY currency")) {
                 while (rs.next()) {
                     trial.put(rs.getString(1), new long[] {rs.getLong(2), rs.getLong(3)});
                 }
             }
-            return new Books(succeeded, customers, unfinished, amount, entries, linked, Long.parseLong(captures.group(1)), trial);
+            return new Books(
+                    succeeded,
+                    customers,
+                    unfinished,
+                    amount,
+                    entries,
+                    linked,
+                    Long.parseLong(captures.group(1)),
+                    trial);
         }
     }
 

@@ -38,8 +38,9 @@ final class ChargesWrk {
 
     /** wrk from the PATH with the script copied into {@code workDir}. */
     static ChargesWrk create(Path workDir) {
-        Path binary = onPath().orElseThrow(() -> new IllegalStateException(
-                "wrk is not on the PATH; install it (Debian: apt-get install -y wrk) or run benchmarks/payments-benchmark.sh"));
+        Path binary = onPath().orElseThrow(
+                        () -> new IllegalStateException(
+                                "wrk is not on the PATH; install it (Debian: apt-get install -y wrk) or run benchmarks/payments-benchmark.sh"));
         Path script = workDir.resolve(SCRIPT);
         try (InputStream in = ChargesWrk.class.getResourceAsStream(SCRIPT)) {
             if (in == null) {
@@ -61,8 +62,16 @@ final class ChargesWrk {
      * @param seconds      the phase's duration as wrk measured it
      * @param errorSamples the first few rejected answers and wrk's own complaints
      */
-    record Report(long responses, long failed, long socketErrors, double seconds, double p50Millis,
-            double p90Millis, double p99Millis, double maxMillis, List<String> errorSamples) {
+    record Report(
+            long responses,
+            long failed,
+            long socketErrors,
+            double seconds,
+            double p50Millis,
+            double p90Millis,
+            double p99Millis,
+            double maxMillis,
+            List<String> errorSamples) {
 
         Report {
             errorSamples = List.copyOf(errorSamples);
@@ -83,25 +92,51 @@ final class ChargesWrk {
     }
 
     /** Runs one phase against {@code charges} ({@code .../v1/charges}) and waits for it. */
-    Report run(URI charges, String tag, String apiKey, int customers, long amount, int threads, int connections,
-            Duration duration) throws IOException, InterruptedException {
-        List<String> command = List.of(binary.toString(),
-                "-t", Integer.toString(threads),
-                "-c", Integer.toString(connections),
-                "-d", duration.toSeconds() + "s",
-                "--timeout", TIMEOUT,
+    Report run(
+            URI charges,
+            String tag,
+            String apiKey,
+            int customers,
+            long amount,
+            int threads,
+            int connections,
+            Duration duration)
+            throws IOException, InterruptedException {
+        List<String> command = List.of(
+                binary.toString(),
+                "-t",
+                Integer.toString(threads),
+                "-c",
+                Integer.toString(connections),
+                "-d",
+                duration.toSeconds() + "s",
+                "--timeout",
+                TIMEOUT,
                 "--latency",
-                "-s", script.toString(),
+                "-s",
+                script.toString(),
                 charges.toString(),
-                "--", tag, apiKey, Integer.toString(customers), Long.toString(amount), Integer.toString(threads));
+                "--",
+                tag,
+                apiKey,
+                Integer.toString(customers),
+                Long.toString(amount),
+                Integer.toString(threads));
         String text = Tools.run(command, Map.of(), duration.plusSeconds(60));
         return parse(text);
     }
 
     static Report parse(String output) {
         WrkResult wrk = WrkResult.parse(output);
-        return new Report(wrk.responses(), wrk.figure("failed") + Math.abs(wrk.unchecked()), wrk.socketErrors(),
-                wrk.figure("duration_us") / 1e6, wrk.figure("p50_us") / 1000.0, wrk.figure("p90_us") / 1000.0,
-                wrk.figure("p99_us") / 1000.0, wrk.figure("max_us") / 1000.0, wrk.samples());
+        return new Report(
+                wrk.responses(),
+                wrk.figure("failed") + Math.abs(wrk.unchecked()),
+                wrk.socketErrors(),
+                wrk.figure("duration_us") / 1e6,
+                wrk.figure("p50_us") / 1000.0,
+                wrk.figure("p90_us") / 1000.0,
+                wrk.figure("p99_us") / 1000.0,
+                wrk.figure("max_us") / 1000.0,
+                wrk.samples());
     }
 }

@@ -59,6 +59,7 @@ public final class PaymentsBenchmark {
     private static final int MAX_WARMUP_ROUNDS = 8;
     /** The warm-up ends once the JIT compiler threads took less than this share of the service's CPU in a round. */
     private static final double SETTLED_JIT_SHARE = 0.05;
+
     private static final Duration START_TIMEOUT = Duration.ofMinutes(3);
     private static final Duration DRAIN_TIMEOUT = Duration.ofSeconds(60);
 
@@ -88,9 +89,18 @@ public final class PaymentsBenchmark {
      * @param jfr         where to write a flight recording of the measured phase, or {@code null} for none
      * @param serviceArguments Spring properties for the service ({@code --name=value}), after the benchmark's own
      */
-    public record Settings(int threads, int connections, Duration warmup, int warmupCharges, Duration measure,
+    public record Settings(
+            int threads,
+            int connections,
+            Duration warmup,
+            int warmupCharges,
+            Duration measure,
             int customers,
-            Duration pgbench, int pgbenchClients, Path jar, List<String> jvmOptions, @Nullable Path jfr,
+            Duration pgbench,
+            int pgbenchClients,
+            Path jar,
+            List<String> jvmOptions,
+            @Nullable Path jfr,
             List<String> serviceArguments) {
 
         public Settings {
@@ -101,8 +111,12 @@ public final class PaymentsBenchmark {
                         + ") must be positive, connections (" + connections + ") and pgbenchClients (" + pgbenchClients
                         + ") at least threads");
             }
-            if (measure.toSeconds() < 1 || warmup.isNegative() || pgbench.isNegative()
-                    || measure.toMillis() % 1000 != 0 || warmup.toMillis() % 1000 != 0 || pgbench.toMillis() % 1000 != 0) {
+            if (measure.toSeconds() < 1
+                    || warmup.isNegative()
+                    || pgbench.isNegative()
+                    || measure.toMillis() % 1000 != 0
+                    || warmup.toMillis() % 1000 != 0
+                    || pgbench.toMillis() % 1000 != 0) {
                 throw new IllegalArgumentException("wrk and pgbench time whole seconds: measure at least 1 s ("
                         + measure.toSeconds() + " s), warm-up and pgbench 0 s or more (" + warmup.toSeconds() + " s, "
                         + pgbench.toSeconds() + " s)");
@@ -111,14 +125,25 @@ public final class PaymentsBenchmark {
 
         /** wrk -t2 -c32, 15 s warm-up, 20 s measured, 1000 customers, 5 s pgbench with 16 clients, a 1 GB heap. */
         public static Settings defaults(Path jar) {
-            return new Settings(2, 32, Duration.ofSeconds(15), 6000, Duration.ofSeconds(20), 1000, Duration.ofSeconds(5), 16,
-                    jar, List.of("-Xms1g", "-Xmx1g"), null, List.of());
+            return new Settings(
+                    2,
+                    32,
+                    Duration.ofSeconds(15),
+                    6000,
+                    Duration.ofSeconds(20),
+                    1000,
+                    Duration.ofSeconds(5),
+                    16,
+                    jar,
+                    List.of("-Xms1g", "-Xmx1g"),
+                    null,
+                    List.of());
         }
 
         static Settings fromSystemProperties() {
             Path root = Path.of(System.getProperty("exactly.repo.root", "."));
-            Settings d = defaults(root.resolve(System.getProperty("exactly.bench.jar",
-                    "payments-service/target/payments-service.jar")));
+            Settings d = defaults(root.resolve(
+                    System.getProperty("exactly.bench.jar", "payments-service/target/payments-service.jar")));
             String jvm = System.getProperty("exactly.bench.jvm");
             String jfr = System.getProperty("exactly.bench.jfr");
             String arguments = System.getProperty("exactly.bench.args", "");
@@ -132,9 +157,15 @@ public final class PaymentsBenchmark {
                     SystemProperties.seconds("exactly.bench.pgbench", d.pgbench()),
                     SystemProperties.integer("exactly.bench.pgbenchClients", d.pgbenchClients()),
                     d.jar(),
-                    jvm == null ? d.jvmOptions() : Arrays.stream(jvm.strip().split("\\s+")).filter(s -> !s.isEmpty()).toList(),
+                    jvm == null
+                            ? d.jvmOptions()
+                            : Arrays.stream(jvm.strip().split("\\s+"))
+                                    .filter(s -> !s.isEmpty())
+                                    .toList(),
                     jfr == null || jfr.isBlank() ? null : Path.of(jfr).toAbsolutePath(),
-                    Arrays.stream(arguments.strip().split("\\s+")).filter(s -> !s.isEmpty()).toList());
+                    Arrays.stream(arguments.strip().split("\\s+"))
+                            .filter(s -> !s.isEmpty())
+                            .toList());
         }
     }
 
@@ -156,9 +187,19 @@ public final class PaymentsBenchmark {
      * @param problems   every failed check: empty for a clean run
      * @param loads      the machine's load averages at the start, before and after the measured phase
      */
-    public record Result(Settings settings, long warmedUp, ChargesWrk.Report measured,
-            List<Double> pgbench, Books books, long cpuMillis, long compilerMillis, @Nullable RoundTrips roundTrips,
-            @Nullable MachineTime machine, @Nullable WalStats wal, List<String> problems, Map<String, String> loads) {
+    public record Result(
+            Settings settings,
+            long warmedUp,
+            ChargesWrk.Report measured,
+            List<Double> pgbench,
+            Books books,
+            long cpuMillis,
+            long compilerMillis,
+            @Nullable RoundTrips roundTrips,
+            @Nullable MachineTime machine,
+            @Nullable WalStats wal,
+            List<String> problems,
+            Map<String, String> loads) {
 
         public Result {
             pgbench = List.copyOf(pgbench);
@@ -177,45 +218,69 @@ public final class PaymentsBenchmark {
         public void print(PrintStream out) {
             ChargesWrk.Report m = measured;
             out.println();
-            out.printf("Payments benchmark: POST /v1/charges, wrk -t%d -c%d, %d s measured after %d warm-up charges, %d"
-                    + " customers, fresh key per request%n", settings.threads(), settings.connections(),
-                    settings.measure().toSeconds(), warmedUp, settings.customers());
-            out.printf("machine: %d cores; load average %s%n", Runtime.getRuntime().availableProcessors(),
-                    String.join("; ", loads.entrySet().stream().sorted(Map.Entry.comparingByKey())
-                            .map(e -> e.getKey() + " " + e.getValue()).toList()));
-            out.printf("  charges/s         %10.0f   (%d good answers in %.1f s, %d errors)%n", m.rate(), m.good(),
-                    m.seconds(), m.errors());
+            out.printf(
+                    "Payments benchmark: POST /v1/charges, wrk -t%d -c%d, %d s measured after %d warm-up charges, %d"
+                            + " customers, fresh key per request%n",
+                    settings.threads(),
+                    settings.connections(),
+                    settings.measure().toSeconds(),
+                    warmedUp,
+                    settings.customers());
+            out.printf(
+                    "machine: %d cores; load average %s%n",
+                    Runtime.getRuntime().availableProcessors(),
+                    String.join(
+                            "; ",
+                            loads.entrySet().stream()
+                                    .sorted(Map.Entry.comparingByKey())
+                                    .map(e -> e.getKey() + " " + e.getValue())
+                                    .toList()));
+            out.printf(
+                    "  charges/s         %10.0f   (%d good answers in %.1f s, %d errors)%n",
+                    m.rate(), m.good(), m.seconds(), m.errors());
             if (cpuMillis >= 0 && m.good() > 0) {
-                out.printf("  service CPU       %10.2f ms per charge (%d ms over the measured phase)%n",
+                out.printf(
+                        "  service CPU       %10.2f ms per charge (%d ms over the measured phase)%n",
                         (double) cpuMillis / m.good(), cpuMillis);
                 if (compilerMillis >= 0) {
-                    out.printf("    without the JIT %10.2f ms per charge (its compiler threads: %d ms)%n",
+                    out.printf(
+                            "    without the JIT %10.2f ms per charge (its compiler threads: %d ms)%n",
                             (double) (cpuMillis - compilerMillis) / m.good(), compilerMillis);
                 }
             }
             if (machine != null && cpuMillis >= 0 && m.good() > 0) {
                 machine.print(out, cpuMillis, m.good());
             }
-            out.printf("  latency ms        p50 %.1f   p90 %.1f   p99 %.1f   max %.1f%n", m.p50Millis(), m.p90Millis(),
-                    m.p99Millis(), m.maxMillis());
+            out.printf(
+                    "  latency ms        p50 %.1f   p90 %.1f   p99 %.1f   max %.1f%n",
+                    m.p50Millis(), m.p90Millis(), m.p99Millis(), m.maxMillis());
             if (roundTrips != null) {
-                out.printf("  socket writes per charge: %s (one per round trip to PostgreSQL; to Redis, commands waiting together share one)%n",
+                out.printf(
+                        "  socket writes per charge: %s (one per round trip to PostgreSQL; to Redis, commands waiting together share one)%n",
                         roundTrips.perCharge(m.good()));
             }
             if (wal != null && m.good() > 0) {
                 out.printf("  WAL               %s%n", wal.perCharge(m.good()));
             }
             if (!pgbench.isEmpty()) {
-                double mean = pgbench.stream().mapToDouble(Double::doubleValue).average().orElse(0);
-                out.printf("  pgbench commits/s %10.0f   (single-row INSERT ... ON CONFLICT, -c%d; before, after: %s)%n", mean,
-                        settings.pgbenchClients(), pgbench.stream().map(v -> String.format("%.0f", v)).toList());
+                double mean = pgbench.stream()
+                        .mapToDouble(Double::doubleValue)
+                        .average()
+                        .orElse(0);
+                out.printf(
+                        "  pgbench commits/s %10.0f   (single-row INSERT ... ON CONFLICT, -c%d; before, after: %s)%n",
+                        mean,
+                        settings.pgbenchClients(),
+                        pgbench.stream().map(v -> String.format("%.0f", v)).toList());
                 out.printf("  charges per pgbench commit: %.3f%n", m.rate() / mean);
             }
-            out.printf("  books: %d succeeded charges to %d customers, %d processor captures, %d journal entries,"
-                    + " trial balance %s%n", books.succeeded(), books.customers(), books.captures(), books.chargeEntries(),
-                    trial());
+            out.printf(
+                    "  books: %d succeeded charges to %d customers, %d processor captures, %d journal entries,"
+                            + " trial balance %s%n",
+                    books.succeeded(), books.customers(), books.captures(), books.chargeEntries(), trial());
             if (problems.isEmpty()) {
-                out.println("every answer passed its checks; one charge = one capture = one journal entry; ledger balanced");
+                out.println(
+                        "every answer passed its checks; one charge = one capture = one journal entry; ledger balanced");
             } else {
                 out.println("FAILED:");
                 problems.forEach(p -> out.println("  " + p));
@@ -224,8 +289,9 @@ public final class PaymentsBenchmark {
 
         private String trial() {
             List<String> parts = new ArrayList<>();
-            books.trialBalance().forEach((currency, sides) -> parts.add(currency + " debits " + sides[0] + " = credits "
-                    + sides[1] + (sides[0] == sides[1] ? "" : " (OFF)")));
+            books.trialBalance()
+                    .forEach((currency, sides) -> parts.add(currency + " debits " + sides[0] + " = credits " + sides[1]
+                            + (sides[0] == sides[1] ? "" : " (OFF)")));
             return parts.isEmpty() ? "empty" : String.join(", ", parts);
         }
     }
@@ -242,21 +308,30 @@ public final class PaymentsBenchmark {
      * @param redisMicros    every {@code redis-server}
      * @param wrkMicros      the load generator (a child of the benchmark's JVM that runs through the phase)
      */
-    public record MachineTime(long busyMicros, double busyShare, long postgresMicros, long redisMicros,
-            long wrkMicros) {
+    public record MachineTime(
+            long busyMicros, double busyShare, long postgresMicros, long redisMicros, long wrkMicros) {
         static MachineTime between(ProcessCpu.Snapshot before, ProcessCpu.Snapshot after) {
-            return new MachineTime(ProcessCpu.machineBusyMicros(before, after), ProcessCpu.machineBusyShare(before, after),
-                    ProcessCpu.micros(before, after, "postgres"), ProcessCpu.micros(before, after, "redis-server"),
+            return new MachineTime(
+                    ProcessCpu.machineBusyMicros(before, after),
+                    ProcessCpu.machineBusyShare(before, after),
+                    ProcessCpu.micros(before, after, "postgres"),
+                    ProcessCpu.micros(before, after, "redis-server"),
                     ProcessCpu.micros(before, after, "wrk") + ProcessCpu.endedChildrenMicros(before, after));
         }
 
         void print(PrintStream out, long serviceMillis, long charges) {
             double service = serviceMillis * 1000.0;
             double rest = Math.max(0, busyMicros - postgresMicros - redisMicros - wrkMicros - service);
-            out.printf("  machine CPU       %10.2f ms per charge (busy %.0f %% of the measured phase): PostgreSQL %.2f,"
-                    + " the service %.2f, Redis %.2f, wrk %.2f, the rest %.2f%n", busyMicros / 1000.0 / charges,
-                    100 * busyShare, postgresMicros / 1000.0 / charges, service / 1000.0 / charges,
-                    redisMicros / 1000.0 / charges, wrkMicros / 1000.0 / charges, rest / 1000.0 / charges);
+            out.printf(
+                    "  machine CPU       %10.2f ms per charge (busy %.0f %% of the measured phase): PostgreSQL %.2f,"
+                            + " the service %.2f, Redis %.2f, wrk %.2f, the rest %.2f%n",
+                    busyMicros / 1000.0 / charges,
+                    100 * busyShare,
+                    postgresMicros / 1000.0 / charges,
+                    service / 1000.0 / charges,
+                    redisMicros / 1000.0 / charges,
+                    wrkMicros / 1000.0 / charges,
+                    rest / 1000.0 / charges);
         }
     }
 
@@ -275,14 +350,15 @@ public final class PaymentsBenchmark {
             prepareRecordingPath(settings.jfr());
         }
         if (!Files.isRegularFile(settings.jar())) {
-            throw new IllegalStateException("no service jar at " + settings.jar()
-                    + " (./mvnw -pl payments-service -am package -DskipTests)");
+            throw new IllegalStateException(
+                    "no service jar at " + settings.jar() + " (./mvnw -pl payments-service -am package -DskipTests)");
         }
         Map<String, String> loads = new LinkedHashMap<>();
         loads.put("1 start", loadAverage());
         String run = "pb" + Long.toHexString(System.nanoTime());
         String jdbcUrl = TestPostgres.jdbcUrl();
-        String schema = Objects.requireNonNull(((PGSimpleDataSource) TestPostgres.freshSchema("paybench")).getCurrentSchema(),
+        String schema = Objects.requireNonNull(
+                ((PGSimpleDataSource) TestPostgres.freshSchema("paybench")).getCurrentSchema(),
                 "a fresh schema is its data source's current one");
         // the application name tells the service's sessions apart in pg_stat_activity
         String serviceUrl = jdbcUrl + (jdbcUrl.contains("?") ? "&" : "?") + "currentSchema=" + schema
@@ -293,31 +369,48 @@ public final class PaymentsBenchmark {
             PgBench pgbench = settings.pgbench().isZero() ? null : PgBench.create(jdbcUrl, schema, work);
             String apiKey = "sk_bench_" + run;
             Map<String, String> environment = Map.of(
-                    "DATABASE_URL", serviceUrl,
-                    "REDIS_URL", TestRedis.uri(),
-                    "API_KEYS", apiKey + "=bench",
-                    "OPERATOR_KEY", "sk_bench_operator_" + run,
-                    "PSP_URL", "");
+                    "DATABASE_URL",
+                    serviceUrl,
+                    "REDIS_URL",
+                    TestRedis.uri(),
+                    "API_KEYS",
+                    apiKey + "=bench",
+                    "OPERATOR_KEY",
+                    "sk_bench_operator_" + run,
+                    "PSP_URL",
+                    "");
             List<String> arguments = new ArrayList<>(List.of(
                     "--exactly.idempotency.redis.key-prefix=exactly-bench:" + run + ":",
                     // the hot tier's records of a run are replayed by nobody after it: let them go soon
                     "--exactly.idempotency.retention=10m"));
             arguments.addAll(settings.serviceArguments());
             long started = System.nanoTime();
-            try (ServiceProcess service = ServiceProcess.start(javaBinary(), settings.jar(), settings.jvmOptions(),
-                    environment, arguments, TestRedis.freePort(), work.resolve("service.log"), START_TIMEOUT)) {
-                progress.printf("service ready in %d ms (pid %d, schema %s)%n", (System.nanoTime() - started) / 1_000_000,
-                        service.pid(), schema);
+            try (ServiceProcess service = ServiceProcess.start(
+                    javaBinary(),
+                    settings.jar(),
+                    settings.jvmOptions(),
+                    environment,
+                    arguments,
+                    TestRedis.freePort(),
+                    work.resolve("service.log"),
+                    START_TIMEOUT)) {
+                progress.printf(
+                        "service ready in %d ms (pid %d, schema %s)%n",
+                        (System.nanoTime() - started) / 1_000_000, service.pid(), schema);
                 URI charges = service.baseUri().resolve("/v1/charges");
                 URI processor = service.processor();
                 List<String> problems = new ArrayList<>();
                 // one charge first, alone: the setup works, and its slow first run stays out of the phases
-                HttpResponse<String> first = service.post(charges,
+                HttpResponse<String> first = service.post(
+                        charges,
                         "{\"amount\":" + AMOUNT + ",\"currency\":\"usd\",\"customer\":\"cus_0\"}",
-                        "Authorization", "Bearer " + apiKey, "Idempotency-Key", run + "-first");
+                        "Authorization",
+                        "Bearer " + apiKey,
+                        "Idempotency-Key",
+                        run + "-first");
                 if (first.statusCode() != 201 || !first.body().startsWith("{\"id\":\"ch_")) {
-                    throw new IllegalStateException("the first charge failed: " + first.statusCode() + " " + first.body()
-                            + "\n" + service.tail(30));
+                    throw new IllegalStateException("the first charge failed: " + first.statusCode() + " "
+                            + first.body() + "\n" + service.tail(30));
                 }
                 long good = 1;
                 int phases = 0;
@@ -338,10 +431,19 @@ public final class PaymentsBenchmark {
                 for (int round = 0; !warm && round < MAX_WARMUP_ROUNDS; round++) {
                     long roundCpu = service.cpuMillis();
                     long roundCompiler = service.compilerCpuMillis();
-                    ChargesWrk.Report warmup = wrk.run(charges, run + "-w" + round, apiKey, settings.customers(), AMOUNT,
-                            settings.threads(), settings.connections(), settings.warmup());
-                    double compiling = share(service.compilerCpuMillis() - roundCompiler, service.cpuMillis() - roundCpu);
-                    progress.printf("warm-up   %8.0f charges/s, p99 %.1f ms, %d errors, JIT %.0f %% of the service's CPU%n",
+                    ChargesWrk.Report warmup = wrk.run(
+                            charges,
+                            run + "-w" + round,
+                            apiKey,
+                            settings.customers(),
+                            AMOUNT,
+                            settings.threads(),
+                            settings.connections(),
+                            settings.warmup());
+                    double compiling =
+                            share(service.compilerCpuMillis() - roundCompiler, service.cpuMillis() - roundCpu);
+                    progress.printf(
+                            "warm-up   %8.0f charges/s, p99 %.1f ms, %d errors, JIT %.0f %% of the service's CPU%n",
                             warmup.rate(), warmup.p99Millis(), warmup.errors(), compiling * 100);
                     warmedUp += warmup.good();
                     warm = warmedUp >= settings.warmupCharges() && compiling < SETTLED_JIT_SHARE;
@@ -366,27 +468,37 @@ public final class PaymentsBenchmark {
                 long compilerBefore = service.compilerCpuMillis();
                 Optional<ProcessCpu.Snapshot> machineBefore = ProcessCpu.snapshot();
                 Optional<WalStats> walBefore = WalStats.read(jdbcUrl);
-                ChargesWrk.Report measured = wrk.run(charges, run + "-m", apiKey, settings.customers(), AMOUNT,
-                        settings.threads(), settings.connections(), settings.measure());
+                ChargesWrk.Report measured = wrk.run(
+                        charges,
+                        run + "-m",
+                        apiKey,
+                        settings.customers(),
+                        AMOUNT,
+                        settings.threads(),
+                        settings.connections(),
+                        settings.measure());
                 long cpuAfter = service.cpuMillis();
                 long compilerAfter = service.compilerCpuMillis();
                 Optional<ProcessCpu.Snapshot> machineAfter = ProcessCpu.snapshot();
                 Optional<WalStats> walAfter = WalStats.read(jdbcUrl);
                 jcmd(service.pid(), "JFR.stop", "name=socket-writes", "filename=" + socketWrites);
-                RoundTrips roundTrips = roundTrips(socketWrites, jdbcUrl, service.processor().getPort(), progress);
+                RoundTrips roundTrips =
+                        roundTrips(socketWrites, jdbcUrl, service.processor().getPort(), progress);
                 if (settings.jfr() != null) {
                     String said = jcmd(service.pid(), "JFR.stop", "name=bench", "filename=" + settings.jfr());
                     if (Files.isRegularFile(settings.jfr()) && Files.size(settings.jfr()) > 0) {
                         progress.printf("flight recording of the measured phase: %s%n", settings.jfr());
                     } else {
                         // jcmd exits 0 when the service cannot write the recording: its answer says why
-                        progress.printf("flight recording of the measured phase NOT written to %s: %s%n", settings.jfr(),
-                                said.strip());
+                        progress.printf(
+                                "flight recording of the measured phase NOT written to %s: %s%n",
+                                settings.jfr(), said.strip());
                     }
                 }
                 loads.put("3 after", loadAverage());
-                progress.printf("measured  %8.0f charges/s, p50 %.1f ms, p99 %.1f ms, %d errors%n", measured.rate(),
-                        measured.p50Millis(), measured.p99Millis(), measured.errors());
+                progress.printf(
+                        "measured  %8.0f charges/s, p50 %.1f ms, p99 %.1f ms, %d errors%n",
+                        measured.rate(), measured.p50Millis(), measured.p99Millis(), measured.errors());
                 good += measured.good();
                 phases++;
                 check("measured", measured, problems);
@@ -394,20 +506,32 @@ public final class PaymentsBenchmark {
                     commits.add(pgbench.run(settings.threads(), settings.pgbenchClients(), settings.pgbench()));
                     progress.printf("pgbench   %8.0f commits/s%n", commits.getLast());
                 }
-                await("charges of the run finished").atMost(DRAIN_TIMEOUT).pollInterval(Duration.ofMillis(100))
+                await("charges of the run finished")
+                        .atMost(DRAIN_TIMEOUT)
+                        .pollInterval(Duration.ofMillis(100))
                         .until(() -> Books.pending(jdbcUrl, schema) == 0);
                 Books books = Books.read(jdbcUrl, schema, service.get(processor.resolve("/v1/stats"), ""));
                 problems.addAll(books.problems(good, (long) phases * settings.connections(), settings.customers()));
                 if (!problems.isEmpty()) {
                     progress.println("service log (tail):\n" + service.tail(30));
                 }
-                return new Result(settings, warmedUp, measured, commits, books,
+                return new Result(
+                        settings,
+                        warmedUp,
+                        measured,
+                        commits,
+                        books,
                         cpuBefore < 0 || cpuAfter < 0 ? -1 : cpuAfter - cpuBefore,
-                        compilerBefore < 0 || compilerAfter < 0 ? -1 : compilerAfter - compilerBefore, roundTrips,
+                        compilerBefore < 0 || compilerAfter < 0 ? -1 : compilerAfter - compilerBefore,
+                        roundTrips,
                         machineBefore.isPresent() && machineAfter.isPresent()
-                                ? MachineTime.between(machineBefore.get(), machineAfter.get()) : null,
-                        walBefore.isPresent() && walAfter.isPresent() ? walAfter.get().since(walBefore.get()) : null,
-                        problems, loads);
+                                ? MachineTime.between(machineBefore.get(), machineAfter.get())
+                                : null,
+                        walBefore.isPresent() && walAfter.isPresent()
+                                ? walAfter.get().since(walBefore.get())
+                                : null,
+                        problems,
+                        loads);
             }
         } finally {
             dropSchema(jdbcUrl, schema);
@@ -426,7 +550,8 @@ public final class PaymentsBenchmark {
     }
 
     /** The counts of the socket writes' recording, or {@code null} (said on {@code progress}) if unreadable. */
-    private static @Nullable RoundTrips roundTrips(Path recording, String jdbcUrl, int processorPort, PrintStream progress) {
+    private static @Nullable RoundTrips roundTrips(
+            Path recording, String jdbcUrl, int processorPort, PrintStream progress) {
         try {
             int port = URI.create(jdbcUrl.substring("jdbc:".length())).getPort();
             return RoundTrips.read(recording, port < 0 ? 5432 : port, TestRedis.port(), processorPort);
@@ -444,8 +569,9 @@ public final class PaymentsBenchmark {
      * The profile recording's settings: JDK Flight Recorder's {@code profile}, and CPU-time samples (Linux:
      * one per millisecond of a thread's CPU) besides the execution samples, which a busy machine starves.
      */
-    private static final String[] PROFILE = {"settings=profile", "jdk.CPUTimeSample#enabled=true",
-        "jdk.CPUTimeSample#throttle=1ms"};
+    private static final String[] PROFILE = {
+        "settings=profile", "jdk.CPUTimeSample#enabled=true", "jdk.CPUTimeSample#throttle=1ms"
+    };
 
     private static String[] concat(String command, String name, String... options) {
         List<String> all = new ArrayList<>(List.of(command, name));
@@ -487,8 +613,8 @@ public final class PaymentsBenchmark {
      * status says little (0 when a recording could not be written).
      */
     private static String jcmd(long pid, String... command) throws IOException, InterruptedException {
-        List<String> line = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "jcmd").toString(),
-                Long.toString(pid)));
+        List<String> line = new ArrayList<>(
+                List.of(Path.of(System.getProperty("java.home"), "bin", "jcmd").toString(), Long.toString(pid)));
         line.addAll(List.of(command));
         return Tools.run(line, Map.of(), Duration.ofSeconds(60));
     }
@@ -503,7 +629,8 @@ public final class PaymentsBenchmark {
     }
 
     private static void dropSchema(String jdbcUrl, String schema) {
-        try (Connection c = DriverManager.getConnection(jdbcUrl); Statement s = c.createStatement()) {
+        try (Connection c = DriverManager.getConnection(jdbcUrl);
+                Statement s = c.createStatement()) {
             s.execute("DROP SCHEMA IF EXISTS " + schema + " CASCADE");
         } catch (java.sql.SQLException e) {
             System.err.println("could not drop schema " + schema + ": " + e.getMessage());

@@ -46,7 +46,8 @@ final class PgBench {
      */
     static Optional<Path> installed() {
         try (var versions = Files.list(Path.of("/usr/lib/postgresql"))) {
-            Optional<Path> packaged = versions.map(v -> v.resolve("bin/pgbench")).filter(Files::isExecutable)
+            Optional<Path> packaged = versions.map(v -> v.resolve("bin/pgbench"))
+                    .filter(Files::isExecutable)
                     .max(Path::compareTo);
             if (packaged.isPresent()) {
                 return packaged;
@@ -59,10 +60,12 @@ final class PgBench {
 
     /** Creates the table in {@code schema} (a schema of the run) and writes the script into {@code workDir}. */
     static PgBench create(String jdbcUrl, String schema, Path workDir) throws IOException, SQLException {
-        Path binary = installed().orElseThrow(() -> new IllegalStateException(
-                "no pgbench: install it (Debian ships it with the server package, apt-get install -y postgresql-15), "
-                        + "or set -Dexactly.bench.pgbench=0 to run without the reference"));
-        try (Connection c = DriverManager.getConnection(jdbcUrl); Statement s = c.createStatement()) {
+        Path binary = installed()
+                .orElseThrow(() -> new IllegalStateException(
+                        "no pgbench: install it (Debian ships it with the server package, apt-get install -y postgresql-15), "
+                                + "or set -Dexactly.bench.pgbench=0 to run without the reference"));
+        try (Connection c = DriverManager.getConnection(jdbcUrl);
+                Statement s = c.createStatement()) {
             s.execute("CREATE TABLE " + schema + ".pgbench_commit (k bigint PRIMARY KEY)");
         }
         Path script = workDir.resolve("pgbench-commit.sql");
@@ -76,10 +79,23 @@ final class PgBench {
     /** Commits per second over {@code duration} with {@code connections} clients on {@code threads} threads. */
     double run(int threads, int connections, Duration duration) throws IOException, InterruptedException {
         URI uri = URI.create(jdbcUrl.substring("jdbc:".length()));
-        List<String> command = new ArrayList<>(List.of(binary.toString(), "-n", "-M", "prepared",
-                "-c", Integer.toString(connections), "-j", Integer.toString(threads),
-                "-T", Long.toString(duration.toSeconds()), "-f", script.toString(),
-                "-h", uri.getHost(), "-p", Integer.toString(uri.getPort() > 0 ? uri.getPort() : 5432)));
+        List<String> command = new ArrayList<>(List.of(
+                binary.toString(),
+                "-n",
+                "-M",
+                "prepared",
+                "-c",
+                Integer.toString(connections),
+                "-j",
+                Integer.toString(threads),
+                "-T",
+                Long.toString(duration.toSeconds()),
+                "-f",
+                script.toString(),
+                "-h",
+                uri.getHost(),
+                "-p",
+                Integer.toString(uri.getPort() > 0 ? uri.getPort() : 5432)));
         String user = parameter(uri, "user");
         if (user != null) {
             command.add("-U");
@@ -87,8 +103,8 @@ final class PgBench {
         }
         command.add(uri.getPath().substring(1));
         String password = parameter(uri, "password");
-        String text = Tools.run(command, password == null ? Map.of() : Map.of("PGPASSWORD", password),
-                duration.plusSeconds(60));
+        String text = Tools.run(
+                command, password == null ? Map.of() : Map.of("PGPASSWORD", password), duration.plusSeconds(60));
         Matcher tps = TPS.matcher(text);
         if (!tps.find()) {
             throw new IllegalStateException("pgbench printed no rate: " + text);

@@ -31,7 +31,8 @@ final class ServiceProcess implements AutoCloseable {
     private final Process process;
     private final int port;
     private final Path log;
-    private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
+    private final HttpClient http =
+            HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
 
     private ServiceProcess(Process process, int port, Path log) {
         this.process = process;
@@ -40,17 +41,23 @@ final class ServiceProcess implements AutoCloseable {
     }
 
     /** Starts the JVM and waits (bounded) until it answers its health check. */
-    static ServiceProcess start(Path java, Path jar, List<String> jvmOptions, Map<String, String> environment,
-            List<String> arguments, int port, Path log, Duration startTimeout) {
+    static ServiceProcess start(
+            Path java,
+            Path jar,
+            List<String> jvmOptions,
+            Map<String, String> environment,
+            List<String> arguments,
+            int port,
+            Path log,
+            Duration startTimeout) {
         List<String> command = new ArrayList<>();
         command.add(java.toString());
         command.addAll(jvmOptions);
         command.add("-jar");
         command.add(jar.toString());
         command.addAll(arguments);
-        ProcessBuilder builder = new ProcessBuilder(command)
-                .redirectErrorStream(true)
-                .redirectOutput(log.toFile());
+        ProcessBuilder builder =
+                new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile());
         builder.environment().putAll(environment);
         builder.environment().put("PORT", Integer.toString(port));
         Process process;
@@ -131,7 +138,8 @@ final class ServiceProcess implements AutoCloseable {
 
     /** A GET on the service or the processor, its body as text; anything but 200 fails. */
     String get(URI uri, String authorization) {
-        HttpRequest.Builder request = HttpRequest.newBuilder(uri).timeout(Duration.ofSeconds(30)).GET();
+        HttpRequest.Builder request =
+                HttpRequest.newBuilder(uri).timeout(Duration.ofSeconds(30)).GET();
         if (!authorization.isEmpty()) {
             request.header("Authorization", authorization);
         }
@@ -151,8 +159,10 @@ final class ServiceProcess implements AutoCloseable {
 
     /** A POST of a JSON body with headers (name, value, ...); returns the status and body. */
     HttpResponse<String> post(URI uri, String body, String... headers) {
-        HttpRequest.Builder request = HttpRequest.newBuilder(uri).timeout(Duration.ofSeconds(60))
-                .header("Content-Type", "application/json").POST(HttpRequest.BodyPublishers.ofString(body));
+        HttpRequest.Builder request = HttpRequest.newBuilder(uri)
+                .timeout(Duration.ofSeconds(60))
+                .header("Content-Type", "application/json")
+                .POST(HttpRequest.BodyPublishers.ofString(body));
         for (int i = 0; i < headers.length; i += 2) {
             request.header(headers[i], headers[i + 1]);
         }
@@ -168,7 +178,9 @@ final class ServiceProcess implements AutoCloseable {
 
     private void awaitReady(Duration timeout) {
         try {
-            await("payment service ready").atMost(timeout).pollInterval(Duration.ofMillis(250))
+            await("payment service ready")
+                    .atMost(timeout)
+                    .pollInterval(Duration.ofMillis(250))
                     .ignoreExceptionsMatching(e -> e instanceof UncheckedIOException)
                     .until(() -> {
                         if (!process.isAlive()) {
@@ -187,7 +199,9 @@ final class ServiceProcess implements AutoCloseable {
      */
     private boolean healthUp() {
         HttpRequest request = HttpRequest.newBuilder(baseUri().resolve("/actuator/health"))
-                .timeout(Duration.ofSeconds(30)).GET().build();
+                .timeout(Duration.ofSeconds(30))
+                .GET()
+                .build();
         try {
             HttpResponse<String> answer = http.send(request, HttpResponse.BodyHandlers.ofString());
             return answer.statusCode() == 200 && answer.body().contains("UP");

@@ -47,8 +47,8 @@ final class Tools {
             throw new IllegalStateException("did not finish: " + String.join(" ", command) + "\n" + text);
         }
         if (process.exitValue() != 0) {
-            throw new IllegalStateException(String.join(" ", command) + " exited with " + process.exitValue() + ":\n"
-                    + text);
+            throw new IllegalStateException(
+                    String.join(" ", command) + " exited with " + process.exitValue() + ":\n" + text);
         }
         return text;
     }

@@ -24,7 +24,8 @@ record WalStats(long records, long fullPages, long bytes, long checkpoints) {
 
     /** The server's counters now, or empty where it has no {@code pg_stat_wal} (before 14). */
     static Optional<WalStats> read(String jdbcUrl) {
-        try (Connection c = DriverManager.getConnection(jdbcUrl); Statement s = c.createStatement()) {
+        try (Connection c = DriverManager.getConnection(jdbcUrl);
+                Statement s = c.createStatement()) {
             long records;
             long fullPages;
             long bytes;
@@ -50,14 +51,22 @@ record WalStats(long records, long fullPages, long bytes, long checkpoints) {
 
     /** The counts from {@code before} to this. */
     WalStats since(WalStats before) {
-        return new WalStats(records - before.records, fullPages - before.fullPages, bytes - before.bytes,
+        return new WalStats(
+                records - before.records,
+                fullPages - before.fullPages,
+                bytes - before.bytes,
                 checkpoints - before.checkpoints);
     }
 
     /** One line of the report: per charge, and the checkpoints started. */
     String perCharge(long charges) {
-        return String.format("%.1f KB per charge, %.2f full-page images per charge (%.0f %% of the records), "
-                + "%d checkpoint%s started during the phase", bytes / 1024.0 / charges, (double) fullPages / charges,
-                records == 0 ? 0.0 : 100.0 * fullPages / records, checkpoints, checkpoints == 1 ? "" : "s");
+        return String.format(
+                "%.1f KB per charge, %.2f full-page images per charge (%.0f %% of the records), "
+                        + "%d checkpoint%s started during the phase",
+                bytes / 1024.0 / charges,
+                (double) fullPages / charges,
+                records == 0 ? 0.0 : 100.0 * fullPages / records,
+                checkpoints,
+                checkpoints == 1 ? "" : "s");
     }
 }

@@ -28,14 +28,18 @@ class PaymentsBenchmarkSmokeTest {
 
     @Test
     void aSettingThatDoesNotReadIsRefusedNotReplacedByItsDefault() {
-        SystemProperties.with("exactly.bench.seconds", "1m", () -> assertThatThrownBy(
-                PaymentsBenchmark.Settings::fromSystemProperties)
-                .isInstanceOf(IllegalArgumentException.class)
-                .hasMessage("-Dexactly.bench.seconds=1m is not a whole number"));
-        SystemProperties.with("exactly.bench.connections", "1", () -> assertThatThrownBy(
-                PaymentsBenchmark.Settings::fromSystemProperties)
-                .isInstanceOf(IllegalArgumentException.class)
-                .hasMessageContaining("connections (1) and pgbenchClients (16) at least threads"));
+        SystemProperties.with(
+                "exactly.bench.seconds",
+                "1m",
+                () -> assertThatThrownBy(PaymentsBenchmark.Settings::fromSystemProperties)
+                        .isInstanceOf(IllegalArgumentException.class)
+                        .hasMessage("-Dexactly.bench.seconds=1m is not a whole number"));
+        SystemProperties.with(
+                "exactly.bench.connections",
+                "1",
+                () -> assertThatThrownBy(PaymentsBenchmark.Settings::fromSystemProperties)
+                        .isInstanceOf(IllegalArgumentException.class)
+                        .hasMessageContaining("connections (1) and pgbenchClients (16) at least threads"));
     }
 
     @Test
@@ -43,15 +47,29 @@ class PaymentsBenchmarkSmokeTest {
         Path jar = Files.writeString(dir.resolve("service.jar"), ""); // the jar's own check passes; nothing starts
         Path notADirectory = Files.writeString(dir.resolve("a-file"), "");
         for (Path jfr : List.of(notADirectory.resolve("charges.jfr"), dir)) {
-            PaymentsBenchmark.Settings settings = new PaymentsBenchmark.Settings(2, 8, Duration.ZERO, 0, Duration.ofSeconds(3),
-                    50, Duration.ZERO, 4, jar, List.of(), jfr, List.of());
+            PaymentsBenchmark.Settings settings = new PaymentsBenchmark.Settings(
+                    2,
+                    8,
+                    Duration.ZERO,
+                    0,
+                    Duration.ofSeconds(3),
+                    50,
+                    Duration.ZERO,
+                    4,
+                    jar,
+                    List.of(),
+                    jfr,
+                    List.of());
             ByteArrayOutputStream progress = new ByteArrayOutputStream();
 
-            assertThatThrownBy(() -> PaymentsBenchmark.run(settings, new PrintStream(progress, true, StandardCharsets.UTF_8)))
+            assertThatThrownBy(() ->
+                            PaymentsBenchmark.run(settings, new PrintStream(progress, true, StandardCharsets.UTF_8)))
                     .isInstanceOf(IllegalArgumentException.class)
                     .hasMessageStartingWith("-Dexactly.bench.jfr=" + jfr)
                     .hasMessageContaining(jfr.equals(dir) ? "is a directory" : "cannot create its directory");
-            assertThat(progress.toString(StandardCharsets.UTF_8)).as("nothing started before the refusal").isEmpty();
+            assertThat(progress.toString(StandardCharsets.UTF_8))
+                    .as("nothing started before the refusal")
+                    .isEmpty();
         }
         // a recording in a directory that does not exist yet is fine: the directory is made
         Path nested = dir.resolve("recordings/today/charges.jfr");
@@ -67,32 +85,50 @@ class PaymentsBenchmarkSmokeTest {
     void everyChargeIsAnsweredCapturedAndJournaledOnce(@TempDir Path dir) throws Exception {
         if (ChargesWrk.onPath().isEmpty()) {
             if (Ci.strict()) {
-                throw new IllegalStateException("wrk is not on the PATH, and CI=true requires the payments benchmark smoke run");
+                throw new IllegalStateException(
+                        "wrk is not on the PATH, and CI=true requires the payments benchmark smoke run");
             }
             Assumptions.abort("wrk is not on the PATH (apt-get install -y wrk)");
         }
-        Path jar = Path.of(System.getProperty("exactly.repo.root", "..")).resolve("payments-service/target/payments-service.jar");
+        Path jar = Path.of(System.getProperty("exactly.repo.root", ".."))
+                .resolve("payments-service/target/payments-service.jar");
         assertThat(jar).as("the reactor builds payments-service first").isRegularFile();
         // pgbench is the speed reference only: the smoke run exercises it when it is there
         Duration pgbench = PgBench.installed().isPresent() ? Duration.ofSeconds(1) : Duration.ZERO;
         // the flight recording asked for, in a directory not there yet
         Path recording = dir.resolve("recordings").resolve("charges.jfr");
-        PaymentsBenchmark.Settings settings = new PaymentsBenchmark.Settings(2, 8, Duration.ZERO, 0, Duration.ofSeconds(3),
-                50, pgbench, 4, jar, List.of("-Xmx384m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1"), recording,
+        PaymentsBenchmark.Settings settings = new PaymentsBenchmark.Settings(
+                2,
+                8,
+                Duration.ZERO,
+                0,
+                Duration.ofSeconds(3),
+                50,
+                pgbench,
+                4,
+                jar,
+                List.of("-Xmx384m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1"),
+                recording,
                 List.of());
 
         ByteArrayOutputStream progress = new ByteArrayOutputStream();
-        PaymentsBenchmark.Result result = PaymentsBenchmark.run(settings,
-                new PrintStream(progress, true, StandardCharsets.UTF_8));
+        PaymentsBenchmark.Result result =
+                PaymentsBenchmark.run(settings, new PrintStream(progress, true, StandardCharsets.UTF_8));
 
-        assertThat(result.problems()).as(progress.toString(StandardCharsets.UTF_8)).isEmpty();
-        assertThat(progress.toString(StandardCharsets.UTF_8)).contains("flight recording of the measured phase: " + recording);
-        assertThat(jdk.jfr.consumer.RecordingFile.readAllEvents(recording)).as("the service's recording of the phase")
+        assertThat(result.problems())
+                .as(progress.toString(StandardCharsets.UTF_8))
+                .isEmpty();
+        assertThat(progress.toString(StandardCharsets.UTF_8))
+                .contains("flight recording of the measured phase: " + recording);
+        assertThat(jdk.jfr.consumer.RecordingFile.readAllEvents(recording))
+                .as("the service's recording of the phase")
                 .anyMatch(event -> event.getEventType().getName().equals("jdk.ExecutionSample")
                         || event.getEventType().getName().equals("jdk.CPUTimeSample"));
         Books books = result.books();
         assertThat(result.measured().good()).isPositive();
-        assertThat(books.succeeded()).isEqualTo(books.captures()).isEqualTo(books.chargeEntries())
+        assertThat(books.succeeded())
+                .isEqualTo(books.captures())
+                .isEqualTo(books.chargeEntries())
                 .isBetween(result.measured().good() + 1, result.measured().good() + 1 + settings.connections());
         assertThat(books.trialBalance()).containsOnlyKeys("USD");
         assertThat(books.trialBalance().get("USD")).containsExactly(books.chargedAmount(), books.chargedAmount());
@@ -107,9 +143,12 @@ class PaymentsBenchmarkSmokeTest {
         // calls the processor once
         RoundTrips roundTrips = result.roundTrips();
         assertThat(roundTrips).as("the socket writes were recorded").isNotNull();
-        assertThat(roundTrips.postgres()).isGreaterThanOrEqualTo(2 * result.measured().good() / DEFAULT_BATCH_CHARGES);
-        assertThat(roundTrips.redis()).isGreaterThanOrEqualTo(2 * result.measured().good() / settings.connections());
-        assertThat(roundTrips.processor()).isGreaterThanOrEqualTo(result.measured().good());
+        assertThat(roundTrips.postgres())
+                .isGreaterThanOrEqualTo(2 * result.measured().good() / DEFAULT_BATCH_CHARGES);
+        assertThat(roundTrips.redis())
+                .isGreaterThanOrEqualTo(2 * result.measured().good() / settings.connections());
+        assertThat(roundTrips.processor())
+                .isGreaterThanOrEqualTo(result.measured().good());
         // the service's CPU and the part of it its JIT compiler threads used (on Linux, where /proc has them)
         if (result.cpuMillis() >= 0) {
             assertThat(result.compilerMillis()).isBetween(0L, result.cpuMillis());
@@ -118,7 +157,9 @@ class PaymentsBenchmarkSmokeTest {
             PaymentsBenchmark.MachineTime machine = result.machine();
             assertThat(machine).as("/proc shows the machine").isNotNull();
             assertThat(machine.postgresMicros()).isPositive();
-            assertThat(machine.wrkMicros()).as("wrk, a child that ended within the phase").isPositive();
+            assertThat(machine.wrkMicros())
+                    .as("wrk, a child that ended within the phase")
+                    .isPositive();
             assertThat(machine.busyMicros()).isGreaterThanOrEqualTo(machine.postgresMicros() + machine.redisMicros());
             assertThat(machine.busyShare()).isBetween(0.0, 1.0);
         }
@@ -131,29 +172,45 @@ class PaymentsBenchmarkSmokeTest {
         assertThat(wal.checkpoints()).isNotNegative();
         ByteArrayOutputStream text = new ByteArrayOutputStream();
         result.print(new PrintStream(text, true, StandardCharsets.UTF_8));
-        assertThat(text.toString(StandardCharsets.UTF_8)).contains("charges/s", "p99", "socket writes per charge",
-                "KB per charge", "full-page images per charge",
-                result.cpuMillis() >= 0 ? "machine CPU" : "charges/s",
-                "every answer passed");
+        assertThat(text.toString(StandardCharsets.UTF_8))
+                .contains(
+                        "charges/s",
+                        "p99",
+                        "socket writes per charge",
+                        "KB per charge",
+                        "full-page images per charge",
+                        result.cpuMillis() >= 0 ? "machine CPU" : "charges/s",
+                        "every answer passed");
     }
 
     @Test
     void theBooksChecksCatchADoubleCaptureALostEntryAnUnbalancedLedgerAMissingChargeAndOneCustomer() {
         Map<String, long[]> balanced = Map.of("USD", new long[] {3 * 1999, 3 * 1999});
-        assertThat(new Books(3, 3, 0, 3 * 1999, 3, 3, 3, balanced).problems(3, 0, 3)).isEmpty();
+        assertThat(new Books(3, 3, 0, 3 * 1999, 3, 3, 3, balanced).problems(3, 0, 3))
+                .isEmpty();
 
         assertThat(new Books(3, 3, 0, 3 * 1999, 3, 3, 4, balanced).problems(3, 0, 3))
-                .singleElement().asString().contains("4 processor captures");
+                .singleElement()
+                .asString()
+                .contains("4 processor captures");
         assertThat(new Books(3, 3, 0, 3 * 1999, 2, 2, 3, balanced).problems(3, 0, 3))
                 .anyMatch(p -> p.contains("2 charge journal entries"));
-        assertThat(new Books(3, 3, 0, 3 * 1999, 3, 3, 3, Map.of("USD", new long[] {3 * 1999, 2 * 1999})).problems(3, 0, 3))
+        assertThat(new Books(3, 3, 0, 3 * 1999, 3, 3, 3, Map.of("USD", new long[] {3 * 1999, 2 * 1999}))
+                        .problems(3, 0, 3))
                 .anyMatch(p -> p.contains("trial balance of USD off"));
         assertThat(new Books(3, 3, 0, 3 * 1999, 3, 3, 3, balanced).problems(4, 0, 3))
-                .singleElement().asString().contains("3 succeeded charges for 4 good answers");
+                .singleElement()
+                .asString()
+                .contains("3 succeeded charges for 4 good answers");
         assertThat(new Books(3, 3, 1, 3 * 1999, 3, 3, 3, balanced).problems(3, 0, 3))
-                .singleElement().asString().contains("not succeeded");
+                .singleElement()
+                .asString()
+                .contains("not succeeded");
         // a load generator that sends every charge to one customer serialises them on its balance row
         assertThat(new Books(12, 1, 0, 12 * 1999, 12, 12, 12, Map.of("USD", new long[] {12 * 1999, 12 * 1999}))
-                .problems(12, 0, 3)).singleElement().asString().contains("12 charges went to 1 customers, not to all 3");
+                        .problems(12, 0, 3))
+                .singleElement()
+                .asString()
+                .contains("12 charges went to 1 customers, not to all 3");
     }
 }

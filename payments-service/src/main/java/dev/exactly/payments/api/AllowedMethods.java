@@ -37,8 +37,14 @@ import org.springframework.web.util.ServletRequestPathUtils;
  */
 @Component
 public final class AllowedMethods {
-    private static final List<RequestMethod> ORDER = List.of(RequestMethod.GET, RequestMethod.HEAD,
-            RequestMethod.POST, RequestMethod.PUT, RequestMethod.PATCH, RequestMethod.DELETE, RequestMethod.OPTIONS);
+    private static final List<RequestMethod> ORDER = List.of(
+            RequestMethod.GET,
+            RequestMethod.HEAD,
+            RequestMethod.POST,
+            RequestMethod.PUT,
+            RequestMethod.PATCH,
+            RequestMethod.DELETE,
+            RequestMethod.OPTIONS);
 
     private final Supplier<? extends Collection<HandlerMapping>> source;
     private volatile @Nullable List<HandlerMapping> mappings;
@@ -76,12 +82,19 @@ public final class AllowedMethods {
             if (mapping instanceof RequestMappingInfoHandlerMapping infos) {
                 for (RequestMappingInfo info : infos.getHandlerMethods().keySet()) {
                     PathPatternsRequestCondition patterns = info.getPathPatternsCondition();
-                    if (patterns != null && patterns.getPatterns().stream()
-                            .anyMatch(p -> p.matches(path.pathWithinApplication()))) {
+                    if (patterns != null
+                            && patterns.getPatterns().stream().anyMatch(p -> p.matches(path.pathWithinApplication()))) {
                         mapped = true;
                         Set<RequestMethod> declared = info.getMethodsCondition().getMethods();
-                        methods.addAll(declared.isEmpty() ? EnumSet.of(RequestMethod.GET, RequestMethod.POST,
-                                RequestMethod.PUT, RequestMethod.PATCH, RequestMethod.DELETE) : declared);
+                        methods.addAll(
+                                declared.isEmpty()
+                                        ? EnumSet.of(
+                                                RequestMethod.GET,
+                                                RequestMethod.POST,
+                                                RequestMethod.PUT,
+                                                RequestMethod.PATCH,
+                                                RequestMethod.DELETE)
+                                        : declared);
                     }
                 }
             }

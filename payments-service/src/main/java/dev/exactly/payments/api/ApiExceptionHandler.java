@@ -71,11 +71,16 @@ public class ApiExceptionHandler {
     ResponseEntity<byte[]> database(RuntimeException e, HttpServletRequest request) {
         log.warn("database failure in {} {}: {}", request.getMethod(), request.getRequestURI(), e.getMessage());
         boolean nothingWritten = (e instanceof DatabaseException db && db.beforeAnyStatement())
-                || request.getMethod().equals("GET") || request.getMethod().equals("HEAD");
+                || request.getMethod().equals("GET")
+                || request.getMethod().equals("HEAD");
         String detail = "the database failed while the request was being written";
-        return Http.entity(nothingWritten ? ApiProblems.databaseUnavailable()
-                : keyed(request) ? ApiProblems.outcomeUnknown(detail, null)
-                : ApiProblems.outcomeUnknownWithoutKey(detail), request);
+        return Http.entity(
+                nothingWritten
+                        ? ApiProblems.databaseUnavailable()
+                        : keyed(request)
+                                ? ApiProblems.outcomeUnknown(detail, null)
+                                : ApiProblems.outcomeUnknownWithoutKey(detail),
+                request);
     }
 
     /**
@@ -83,7 +88,8 @@ public class ApiExceptionHandler {
      * accepts, {@code X-Idempotency-Key}), with which a retry gets its outcome.
      */
     private static boolean keyed(HttpServletRequest request) {
-        return request.getHeader(HttpProtocol.KEY_HEADER) != null || request.getHeader(HttpProtocol.KEY_ALIAS_HEADER) != null;
+        return request.getHeader(HttpProtocol.KEY_HEADER) != null
+                || request.getHeader(HttpProtocol.KEY_ALIAS_HEADER) != null;
     }
 
     /** 405 with {@code Allow}: the methods the resource takes (RFC 9110, section 15.5.6, requires it). */
@@ -91,8 +97,10 @@ public class ApiExceptionHandler {
     ResponseEntity<byte[]> method(HttpRequestMethodNotSupportedException e, HttpServletRequest request) {
         // Spring names the handlers' methods; HEAD (with GET) and OPTIONS are taken too, as OPTIONS's Allow says
         HttpHeaders allow = new HttpHeaders();
-        allow.set(HttpHeaders.ALLOW, AllowedMethods.allow(
-                e.getSupportedHttpMethods() == null ? java.util.Set.of() : e.getSupportedHttpMethods()));
+        allow.set(
+                HttpHeaders.ALLOW,
+                AllowedMethods.allow(
+                        e.getSupportedHttpMethods() == null ? java.util.Set.of() : e.getSupportedHttpMethods()));
         return withHeaders(Http.entity(ApiProblems.forStatus(405, e.getMessage()), request), allow);
     }
 
@@ -132,15 +140,20 @@ public class ApiExceptionHandler {
     }
 
     @ExceptionHandler(Exception.class)
-    @Nullable ResponseEntity<byte[]> unexpected(Exception e, HttpServletRequest request, HttpServletResponse response)
+    @Nullable
+    ResponseEntity<byte[]> unexpected(Exception e, HttpServletRequest request, HttpServletResponse response)
             throws IOException {
         if (request.getDispatcherType() == DispatcherType.ERROR) {
             // rendering an error failed (its original path cannot even be decoded): answer the error that was
             // being rendered, written directly (no message converter looks at that path again)
             Object status = request.getAttribute(RequestDispatcher.ERROR_STATUS_CODE);
-            log.debug("{} while rendering error {} of {}", e.toString(), status,
+            log.debug(
+                    "{} while rendering error {} of {}",
+                    e.toString(),
+                    status,
                     request.getAttribute(RequestDispatcher.ERROR_REQUEST_URI));
-            ProblemWriter.write(response, ApiProblems.containerError(status instanceof Integer code && code >= 400 ? code : 400));
+            ProblemWriter.write(
+                    response, ApiProblems.containerError(status instanceof Integer code && code >= 400 ? code : 400));
             return null;
         }
         log.error("unexpected failure of {} {}", request.getMethod(), request.getRequestURI(), e);

@@ -25,15 +25,21 @@ public class ChargeActionController {
     public void capture(@PathVariable String id, HttpServletRequest request, HttpServletResponse response)
             throws IOException {
         String tenant = Caller.of(request).requireTenant();
-        Http.send(Answers.of(actions.capture(tenant, id, Http.key(request), Http.jsonBody(request),
-                request.getContentType())), request, response);
+        Http.send(
+                Answers.of(actions.capture(
+                        tenant, id, Http.key(request), Http.jsonBody(request), request.getContentType())),
+                request,
+                response);
     }
 
     @PostMapping("/v1/charges/{id}/void")
     public void voidCharge(@PathVariable String id, HttpServletRequest request, HttpServletResponse response)
             throws IOException {
         String tenant = Caller.of(request).requireTenant();
-        Http.send(Answers.of(actions.voidCharge(tenant, id, Http.key(request), Http.jsonBody(request),
-                request.getContentType())), request, response);
+        Http.send(
+                Answers.of(actions.voidCharge(
+                        tenant, id, Http.key(request), Http.jsonBody(request), request.getContentType())),
+                request,
+                response);
     }
 }

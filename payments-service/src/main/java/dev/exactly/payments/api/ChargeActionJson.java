@@ -20,17 +20,23 @@ public final class ChargeActionJson implements ChargeActionAnswers {
     }
 
     @Override
-    public StoredResponse refused(ChargeRow charge, ChargeAction.Kind kind, Refusal refusal, @Nullable Long requested,
+    public StoredResponse refused(
+            ChargeRow charge,
+            ChargeAction.Kind kind,
+            Refusal refusal,
+            @Nullable Long requested,
             @Nullable String processorCode) {
         String verb = kind.verb();
         ApiResponse answer = switch (refusal) {
             case ALREADY_CAPTURED -> ApiProblems.chargeAlreadyCaptured(charge.id(), verb);
             case VOIDED -> ApiProblems.chargeVoided(charge.id(), verb);
             case NOT_AUTHORIZED -> ApiProblems.chargeNotAuthorized(charge.id(), verb);
-            case EXCEEDS_AUTHORIZATION -> ApiProblems.captureExceedsAuthorization(charge.id(),
-                    requested == null ? charge.amount() : requested, charge.amount());
-            case PROCESSOR_REFUSED -> ApiProblems.processorRefused(charge.id(), verb,
-                    processorCode == null ? "processor_refused" : processorCode);
+            case EXCEEDS_AUTHORIZATION ->
+                ApiProblems.captureExceedsAuthorization(
+                        charge.id(), requested == null ? charge.amount() : requested, charge.amount());
+            case PROCESSOR_REFUSED ->
+                ApiProblems.processorRefused(
+                        charge.id(), verb, processorCode == null ? "processor_refused" : processorCode);
         };
         return answer.stored();
     }

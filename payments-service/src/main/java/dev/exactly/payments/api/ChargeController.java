@@ -37,14 +37,18 @@ public class ChargeController {
     @PostMapping("/v1/charges")
     public void create(HttpServletRequest request, HttpServletResponse response) throws IOException {
         String tenant = Caller.of(request).requireTenant();
-        Http.send(Answers.of(pipeline.create(tenant, Http.key(request), Http.jsonBody(request),
-                request.getContentType())), request, response);
+        Http.send(
+                Answers.of(
+                        pipeline.create(tenant, Http.key(request), Http.jsonBody(request), request.getContentType())),
+                request,
+                response);
     }
 
     @GetMapping("/v1/charges/{id}")
     public ResponseEntity<byte[]> get(@PathVariable String id, HttpServletRequest request) {
         String tenant = Caller.of(request).requireTenant();
-        ApiResponse answer = operations.find(tenant, id)
+        ApiResponse answer = operations
+                .find(tenant, id)
                 .map(row -> ApiResponse.json(200, Json.write(ChargeJson.charge(row))))
                 .orElseGet(() -> ApiProblems.notFound("charge"));
         return Http.entity(answer, request);

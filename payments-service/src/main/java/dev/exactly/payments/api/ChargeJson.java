@@ -32,10 +32,14 @@ public final class ChargeJson implements ChargeAnswers {
     @Override
     public StoredResponse finished(ChargeRow charge, ChargeOutcome outcome) {
         ApiResponse answer = switch (outcome) {
-            case ChargeOutcome.Captured captured -> ApiResponse.created(location(charge.id()), Json.write(
-                    charge(charge, ChargeStatus.SUCCEEDED, captured.processorChargeId(), null, 0)));
-            case ChargeOutcome.Authorized authorized -> ApiResponse.created(location(charge.id()), Json.write(
-                    charge(charge, ChargeStatus.AUTHORIZED, authorized.processorChargeId(), null, 0)));
+            case ChargeOutcome.Captured captured ->
+                ApiResponse.created(
+                        location(charge.id()),
+                        Json.write(charge(charge, ChargeStatus.SUCCEEDED, captured.processorChargeId(), null, 0)));
+            case ChargeOutcome.Authorized authorized ->
+                ApiResponse.created(
+                        location(charge.id()),
+                        Json.write(charge(charge, ChargeStatus.AUTHORIZED, authorized.processorChargeId(), null, 0)));
             case ChargeOutcome.Declined declined -> ApiProblems.cardDeclined(charge.id(), declined.declineCode());
             case ChargeOutcome.FailedByOperator failed -> ApiProblems.chargeFailed(charge.id(), failed.reason());
         };
@@ -52,14 +56,21 @@ public final class ChargeJson implements ChargeAnswers {
         return charge(row, row.status(), row.processorChargeId(), row.failureCode(), row.amountRefunded());
     }
 
-    private static Map<String, Object> charge(ChargeRow row, ChargeStatus status, @Nullable String processorChargeId,
-            @Nullable String failureCode, long amountRefunded) {
+    private static Map<String, Object> charge(
+            ChargeRow row,
+            ChargeStatus status,
+            @Nullable String processorChargeId,
+            @Nullable String failureCode,
+            long amountRefunded) {
         Map<String, Object> json = new LinkedHashMap<>();
         json.put("id", row.id());
         json.put("object", "charge");
         json.put("amount", row.amount());
-        json.put("amount_captured", status == ChargeStatus.SUCCEEDED && row.status() != ChargeStatus.SUCCEEDED
-                ? row.amount() : row.amountCaptured());
+        json.put(
+                "amount_captured",
+                status == ChargeStatus.SUCCEEDED && row.status() != ChargeStatus.SUCCEEDED
+                        ? row.amount()
+                        : row.amountCaptured());
         json.put("amount_refunded", amountRefunded);
         json.put("currency", row.currency());
         json.put("customer", row.customer());
@@ -104,6 +115,8 @@ public final class ChargeJson implements ChargeAnswers {
 
     /** The operator's list of charges. */
     static List<Map<String, Object>> operatorViews(List<ChargeRepository.WithLease> rows) {
-        return rows.stream().map(r -> operatorView(r.charge(), r.leaseExpiresAt())).toList();
+        return rows.stream()
+                .map(r -> operatorView(r.charge(), r.leaseExpiresAt()))
+                .toList();
     }
 }

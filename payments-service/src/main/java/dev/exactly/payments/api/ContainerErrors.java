@@ -75,16 +75,16 @@ public class ContainerErrors {
                 }
             });
             factory.addContextCustomizers(context -> {
-            if (context.getParent() instanceof StandardHost host) {
-                host.setErrorReportValveClass(ProblemErrorReportValve.class.getName());
-                host.getPipeline().addValve(new ProblemErrorReportValve());
-                // other customizers may have added an HTML error report valve: remove it before the host starts
-                context.addLifecycleListener(event -> {
-                    if (Lifecycle.BEFORE_START_EVENT.equals(event.getType())) {
-                        onlyProblemReports(context);
-                    }
-                });
-            }
+                if (context.getParent() instanceof StandardHost host) {
+                    host.setErrorReportValveClass(ProblemErrorReportValve.class.getName());
+                    host.getPipeline().addValve(new ProblemErrorReportValve());
+                    // other customizers may have added an HTML error report valve: remove it before the host starts
+                    context.addLifecycleListener(event -> {
+                        if (Lifecycle.BEFORE_START_EVENT.equals(event.getType())) {
+                            onlyProblemReports(context);
+                        }
+                    });
+                }
             });
         };
     }
@@ -92,24 +92,26 @@ public class ContainerErrors {
     /** First of all filters, on requests and on error dispatches. */
     @Bean
     FilterRegistrationBean<OncePerRequestFilter> requestPathGuard() {
-        FilterRegistrationBean<OncePerRequestFilter> registration = new FilterRegistrationBean<>(new OncePerRequestFilter() {
-            @Override
-            protected void doFilterInternal(HttpServletRequest request, HttpServletResponse response, FilterChain chain)
-                    throws ServletException, IOException {
-                try {
-                    ServletRequestPathUtils.parseAndCache(request);
-                } catch (IllegalArgumentException undecodable) {
-                    ProblemWriter.write(response, ApiProblems.containerError(400));
-                    return;
-                }
-                chain.doFilter(request, response);
-            }
+        FilterRegistrationBean<OncePerRequestFilter> registration =
+                new FilterRegistrationBean<>(new OncePerRequestFilter() {
+                    @Override
+                    protected void doFilterInternal(
+                            HttpServletRequest request, HttpServletResponse response, FilterChain chain)
+                            throws ServletException, IOException {
+                        try {
+                            ServletRequestPathUtils.parseAndCache(request);
+                        } catch (IllegalArgumentException undecodable) {
+                            ProblemWriter.write(response, ApiProblems.containerError(400));
+                            return;
+                        }
+                        chain.doFilter(request, response);
+                    }
 
-            @Override
-            protected boolean shouldNotFilterErrorDispatch() {
-                return false;
-            }
-        });
+                    @Override
+                    protected boolean shouldNotFilterErrorDispatch() {
+                        return false;
+                    }
+                });
         registration.setName("requestPathGuard");
         registration.setOrder(Ordered.HIGHEST_PRECEDENCE);
         registration.setDispatcherTypes(DispatcherType.REQUEST, DispatcherType.ERROR);
@@ -155,13 +157,15 @@ public class ContainerErrors {
         }
 
         @Override
-        public boolean prepare(org.apache.coyote.Request request, org.apache.coyote.Response response) throws Exception {
+        public boolean prepare(org.apache.coyote.Request request, org.apache.coyote.Response response)
+                throws Exception {
             return tomcat.prepare(request, response);
         }
 
         @Override
-        public boolean asyncDispatch(org.apache.coyote.Request request, org.apache.coyote.Response response,
-                SocketEvent status) throws Exception {
+        public boolean asyncDispatch(
+                org.apache.coyote.Request request, org.apache.coyote.Response response, SocketEvent status)
+                throws Exception {
             return tomcat.asyncDispatch(request, response, status);
         }
 

@@ -94,8 +94,9 @@ final class Http {
         String type = request.getContentType();
         if (!Fingerprinter.isJson(type) && (type != null || body.length > 0)) {
             throw new ApiException(ApiProblems.response(Problems.unsupportedMediaType(
-                    "this endpoint accepts 'Content-Type: application/json' only (got "
-                            + (type == null ? "none" : "'" + printable(type.strip()) + "'") + ")")).notRecordable());
+                            "this endpoint accepts 'Content-Type: application/json' only (got "
+                                    + (type == null ? "none" : "'" + printable(type.strip()) + "'") + ")"))
+                    .notRecordable());
         }
         return body;
     }
@@ -111,9 +112,11 @@ final class Http {
             for (String coding : value.split(",", -1)) {
                 String name = coding.strip();
                 if (!name.isEmpty() && !name.equalsIgnoreCase("identity")) {
-                    throw new ApiException(ApiProblems.response(Problems.unsupportedMediaType(
-                            "this endpoint reads request bodies without a content coding (got 'Content-Encoding: "
-                                    + printable(value.strip()) + "'): send the body uncompressed")).notRecordable(),
+                    throw new ApiException(
+                            ApiProblems.response(Problems.unsupportedMediaType(
+                                            "this endpoint reads request bodies without a content coding (got 'Content-Encoding: "
+                                                    + printable(value.strip()) + "'): send the body uncompressed"))
+                                    .notRecordable(),
                             java.util.Map.of(HttpHeaders.ACCEPT_ENCODING, "identity"));
                 }
             }
@@ -193,7 +196,8 @@ final class Http {
     }
 
     static ApiException invalidParam(String name, String rule) {
-        return new ApiException(ApiProblems.validationFailed("invalid query parameter " + name,
+        return new ApiException(ApiProblems.validationFailed(
+                "invalid query parameter " + name,
                 List.of(new FieldError(name, "parameter_invalid", name + " " + rule))));
     }
 }

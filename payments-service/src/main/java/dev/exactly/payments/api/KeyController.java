@@ -44,17 +44,16 @@ public class KeyController {
     public ResponseEntity<byte[]> byQuery(HttpServletRequest request) {
         String[] given = request.getParameterValues("key");
         if (given == null || given.length != 1) {
-            throw Http.invalidParam("key", given == null
-                    ? "is required: the idempotency key to describe"
-                    : "was given more than once");
+            throw Http.invalidParam(
+                    "key", given == null ? "is required: the idempotency key to describe" : "was given more than once");
         }
         return describe(new IdempotencyKey(given[0]), request);
     }
 
     private ResponseEntity<byte[]> describe(IdempotencyKey key, HttpServletRequest request) {
         String tenant = Caller.of(request).requireTenant();
-        List<Map<String, Object>> found = keys.describe(tenant, key).stream()
-                .map(KeyController::json).toList();
+        List<Map<String, Object>> found =
+                keys.describe(tenant, key).stream().map(KeyController::json).toList();
         if (found.isEmpty()) {
             return Http.entity(ApiProblems.notFound("idempotency key"), request);
         }

@@ -69,7 +69,8 @@ public class LedgerController {
     @GetMapping("/v1/ledger/trial-balance")
     public ResponseEntity<byte[]> trialBalance(HttpServletRequest request) {
         String tenant = Caller.of(request).requireTenant();
-        return Http.entity(ApiResponse.json(200, Json.write(LedgerJson.trialBalance(ledger.trialBalance(tenant), tenant))),
+        return Http.entity(
+                ApiResponse.json(200, Json.write(LedgerJson.trialBalance(ledger.trialBalance(tenant), tenant))),
                 request);
     }
 }

@@ -70,8 +70,7 @@ public class OperatorController {
     }
 
     @PostMapping("/v1/operator/requests/{chargeId}/resolve")
-    public ResponseEntity<byte[]> resolve(@PathVariable String chargeId,
-            HttpServletRequest request) {
+    public ResponseEntity<byte[]> resolve(@PathVariable String chargeId, HttpServletRequest request) {
         Caller.of(request).requireOperator();
         JsonFields f = JsonFields.of(Http.jsonBody(request));
         f.onlyKnown(List.of("outcome", "reason"));
@@ -83,8 +82,8 @@ public class OperatorController {
         if (!ChargeRequest.ID.matcher(chargeId).matches()) {
             return Http.entity(ApiProblems.notFound("charge"), request);
         }
-        return Http.entity(actionAnswer("resolve", operations.resolve(chargeId, outcome.equals("succeeded"), reason)),
-                request);
+        return Http.entity(
+                actionAnswer("resolve", operations.resolve(chargeId, outcome.equals("succeeded"), reason)), request);
     }
 
     /**
@@ -102,12 +101,13 @@ public class OperatorController {
             }
             case OperatorResult.NotFound missing -> ApiProblems.notFound("charge");
             case OperatorResult.AlreadyFinished finished ->
-                    ApiProblems.operatorConflict("the charge is already " + finished.status().db());
+                ApiProblems.operatorConflict(
+                        "the charge is already " + finished.status().db());
             case OperatorResult.Busy busy ->
-                    ApiProblems.operatorConflict("the charge is being processed right now; list it again in a moment");
-            case OperatorResult.ProcessorDisagrees disagrees -> ApiProblems.operatorConflict(
-                    "the processor reports the charge as " + disagrees.processorStatus() + "; resolve it as "
-                            + (disagrees.captured() ? "succeeded" : "failed") + " or retry it");
+                ApiProblems.operatorConflict("the charge is being processed right now; list it again in a moment");
+            case OperatorResult.ProcessorDisagrees disagrees ->
+                ApiProblems.operatorConflict("the processor reports the charge as " + disagrees.processorStatus()
+                        + "; resolve it as " + (disagrees.captured() ? "succeeded" : "failed") + " or retry it");
         };
     }
 }

@@ -34,6 +34,7 @@ public class ReconciliationController {
     private static final String INSTANT = "must be an ISO-8601 instant such as 2026-12-01T00:00:00Z";
     /** The instants a window may name: the processor's books and the database hold nothing outside them. */
     private static final Instant EARLIEST = Instant.parse("1970-01-01T00:00:00Z");
+
     private static final Instant LATEST = Instant.parse("9999-12-31T23:59:59Z");
 
     private final Reconciliation reconciliation;
@@ -64,8 +65,8 @@ public class ReconciliationController {
         try {
             report = reconciliation.reconcile(start, end);
         } catch (PspException unreachable) {
-            return Http.entity(ApiProblems.processorUnreachable(
-                    "the processor's books could not be read; try again"), request);
+            return Http.entity(
+                    ApiProblems.processorUnreachable("the processor's books could not be read; try again"), request);
         }
         return Http.entity(ApiResponse.json(200, Json.write(json(report))), request);
     }

@@ -5,7 +5,6 @@ import dev.exactly.payments.security.Caller;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
-import org.jspecify.annotations.Nullable;
 import org.springframework.web.bind.annotation.PostMapping;
 import org.springframework.web.bind.annotation.RestController;
 
@@ -21,7 +20,9 @@ public class RefundController {
     @PostMapping("/v1/refunds")
     public void create(HttpServletRequest request, HttpServletResponse response) throws IOException {
         String tenant = Caller.of(request).requireTenant();
-        Http.send(Answers.of(refunds.create(tenant, Http.key(request), Http.jsonBody(request),
-                request.getContentType())), request, response);
+        Http.send(
+                Answers.of(refunds.create(tenant, Http.key(request), Http.jsonBody(request), request.getContentType())),
+                request,
+                response);
     }
 }

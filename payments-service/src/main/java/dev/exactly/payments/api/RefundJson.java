@@ -28,7 +28,8 @@ public final class RefundJson implements RefundAnswers {
         json.put("charge", refund.chargeId());
         json.put("status", "succeeded");
         json.put("created", refund.created().getEpochSecond());
-        return ApiResponse.created("/v1/refunds/" + refund.id(), Json.write(json)).stored();
+        return ApiResponse.created("/v1/refunds/" + refund.id(), Json.write(json))
+                .stored();
     }
 
     @Override
@@ -48,8 +49,11 @@ public final class RefundJson implements RefundAnswers {
 
     @Override
     public StoredResponse notAtProcessor(String chargeId) {
-        return ApiProblems.chargeNotRefundableBecause(chargeId, "the charge was settled by an operator without the "
-                + "processor's charge, so the processor cannot refund it; refund it at the processor by hand").stored();
+        return ApiProblems.chargeNotRefundableBecause(
+                        chargeId,
+                        "the charge was settled by an operator without the "
+                                + "processor's charge, so the processor cannot refund it; refund it at the processor by hand")
+                .stored();
     }
 
     @Override

@@ -46,10 +46,12 @@ public class WebhookController {
     public ResponseEntity<byte[]> create(HttpServletRequest request) {
         String tenant = Caller.of(request).requireTenant();
         ApiResponse answer = switch (endpoints.create(tenant, Http.jsonBody(request))) {
-            case EndpointResult.Created created -> ApiResponse.created("/v1/webhook-endpoints/" + created.endpoint().id(),
-                    Json.write(WebhookJson.created(created.endpoint(), created.secret())));
-            case EndpointResult.Invalid invalid -> ApiProblems.validationFailed("the webhook endpoint is invalid",
-                    invalid.errors());
+            case EndpointResult.Created created ->
+                ApiResponse.created(
+                        "/v1/webhook-endpoints/" + created.endpoint().id(),
+                        Json.write(WebhookJson.created(created.endpoint(), created.secret())));
+            case EndpointResult.Invalid invalid ->
+                ApiProblems.validationFailed("the webhook endpoint is invalid", invalid.errors());
             case EndpointResult.LimitReached limit -> ApiProblems.webhookEndpointLimit(limit.limit());
         };
         return Http.entity(answer, request);
@@ -64,16 +66,22 @@ public class WebhookController {
     @GetMapping("/v1/webhook-endpoints/{id}")
     public ResponseEntity<byte[]> get(@PathVariable String id, HttpServletRequest request) {
         String tenant = Caller.of(request).requireTenant();
-        return found(ifValid(ENDPOINT_ID, id, () -> endpoints.find(tenant, id)),
-                WebhookJson::endpoint, "webhook endpoint", request);
+        return found(
+                ifValid(ENDPOINT_ID, id, () -> endpoints.find(tenant, id)),
+                WebhookJson::endpoint,
+                "webhook endpoint",
+                request);
     }
 
     /** Disables an endpoint (no new deliveries, pending ones canceled); 200 with the endpoint, again on a repeat. */
     @DeleteMapping("/v1/webhook-endpoints/{id}")
     public ResponseEntity<byte[]> disable(@PathVariable String id, HttpServletRequest request) {
         String tenant = Caller.of(request).requireTenant();
-        return found(ifValid(ENDPOINT_ID, id, () -> endpoints.disable(tenant, id)),
-                WebhookJson::endpoint, "webhook endpoint", request);
+        return found(
+                ifValid(ENDPOINT_ID, id, () -> endpoints.disable(tenant, id)),
+                WebhookJson::endpoint,
+                "webhook endpoint",
+                request);
     }
 
     @GetMapping("/v1/events")
@@ -102,8 +110,11 @@ public class WebhookController {
     @GetMapping("/v1/events/{id}")
     public ResponseEntity<byte[]> event(@PathVariable String id, HttpServletRequest request) {
         String tenant = Caller.of(request).requireTenant();
-        return found(ifValid(EVENT_ID, id, () -> events.find(tenant, id)),
-                WebhookJson::eventWithDeliveries, "event", request);
+        return found(
+                ifValid(EVENT_ID, id, () -> events.find(tenant, id)),
+                WebhookJson::eventWithDeliveries,
+                "event",
+                request);
     }
 
     /**
@@ -113,13 +124,16 @@ public class WebhookController {
     @PostMapping("/v1/events/{id}/redeliver")
     public ResponseEntity<byte[]> redeliver(@PathVariable String id, HttpServletRequest request) {
         String tenant = Caller.of(request).requireTenant();
-        return found(ifValid(EVENT_ID, id, () -> events.redeliver(tenant, id)),
-                WebhookJson::eventWithDeliveries, "event", request);
+        return found(
+                ifValid(EVENT_ID, id, () -> events.redeliver(tenant, id)),
+                WebhookJson::eventWithDeliveries,
+                "event",
+                request);
     }
 
     /** 200 with the JSON of what was found, or 404 naming {@code what}. */
-    private static <T> ResponseEntity<byte[]> found(Optional<T> value, Function<T, Map<String, Object>> json, String what,
-            HttpServletRequest request) {
+    private static <T> ResponseEntity<byte[]> found(
+            Optional<T> value, Function<T, Map<String, Object>> json, String what, HttpServletRequest request) {
         ApiResponse answer = value.map(v -> ApiResponse.json(200, Json.write(json.apply(v))))
                 .orElseGet(() -> ApiProblems.notFound(what));
         return Http.entity(answer, request);

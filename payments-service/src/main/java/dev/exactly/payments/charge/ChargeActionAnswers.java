@@ -32,6 +32,10 @@ public interface ChargeActionAnswers {
      * @param requested     the amount a refused capture asked for ({@code null}: all)
      * @param processorCode the processor's code of a {@link Refusal#PROCESSOR_REFUSED}
      */
-    StoredResponse refused(ChargeRow charge, ChargeAction.Kind kind, Refusal refusal, @Nullable Long requested,
+    StoredResponse refused(
+            ChargeRow charge,
+            ChargeAction.Kind kind,
+            Refusal refusal,
+            @Nullable Long requested,
             @Nullable String processorCode);
 }

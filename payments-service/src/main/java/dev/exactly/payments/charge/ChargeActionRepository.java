@@ -96,26 +96,33 @@ public final class ChargeActionRepository {
      *
      * @return whether the action was still pending
      */
-    public boolean finish(Connection c, String id, ChargeAction.Status status, @Nullable Long ledgerEntryId,
-            @Nullable String failureCode, StoredResponse answer, Instant now) {
+    public boolean finish(
+            Connection c,
+            String id,
+            ChargeAction.Status status,
+            @Nullable Long ledgerEntryId,
+            @Nullable String failureCode,
+            StoredResponse answer,
+            Instant now) {
         return Jdbc.update(c, FINISH, s -> {
-            s.setString(1, status.db());
-            if (ledgerEntryId == null) {
-                s.setNull(2, Types.BIGINT);
-            } else {
-                s.setLong(2, ledgerEntryId);
-            }
-            s.setString(3, failureCode);
-            AnswerColumns.bind(s, 4, answer);
-            s.setTimestamp(8, Jdbc.timestamp(now));
-            s.setTimestamp(9, Jdbc.timestamp(now));
-            s.setString(10, id);
-        }) == 1;
+                    s.setString(1, status.db());
+                    if (ledgerEntryId == null) {
+                        s.setNull(2, Types.BIGINT);
+                    } else {
+                        s.setLong(2, ledgerEntryId);
+                    }
+                    s.setString(3, failureCode);
+                    AnswerColumns.bind(s, 4, answer);
+                    s.setTimestamp(8, Jdbc.timestamp(now));
+                    s.setTimestamp(9, Jdbc.timestamp(now));
+                    s.setString(10, id);
+                })
+                == 1;
     }
 
     /** A processor attempt without an answer (and the reason, once recovery gave up). */
-    public void recordAttempt(Connection c, String id, int attempts, String error, @Nullable String deadLetterReason,
-            Instant now) {
+    public void recordAttempt(
+            Connection c, String id, int attempts, String error, @Nullable String deadLetterReason, Instant now) {
         Jdbc.update(c, RECORD_ATTEMPT, s -> {
             s.setInt(1, attempts);
             s.setString(2, error);

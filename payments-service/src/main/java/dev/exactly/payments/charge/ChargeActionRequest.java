@@ -23,7 +23,8 @@ public record ChargeActionRequest(@Nullable Long amount) {
         }
         JsonFields f = JsonFields.of(body);
         f.onlyKnown(kind == ChargeAction.Kind.CAPTURE ? List.of("amount") : List.of());
-        Long amount = kind == ChargeAction.Kind.CAPTURE ? f.optionalLong("amount", 1, PspChargeRequest.MAX_AMOUNT) : null;
+        Long amount =
+                kind == ChargeAction.Kind.CAPTURE ? f.optionalLong("amount", 1, PspChargeRequest.MAX_AMOUNT) : null;
         return f.result(() -> new ChargeActionRequest(amount));
     }
 }

@@ -79,9 +79,19 @@ public final class ChargeActions implements PhaseKind {
     private final Ids ids;
     private final InstantSource clock;
 
-    public ChargeActions(Jdbc jdbc, ChargeRepository charges, ChargeActionRepository actions, AtomicPhases phases,
-            IdempotentRoutes routes, ReplayCounter replays, PspClient psp, Ledger ledger, ChargeActionAnswers answers,
-            ChargeEvents events, Ids ids, InstantSource clock) {
+    public ChargeActions(
+            Jdbc jdbc,
+            ChargeRepository charges,
+            ChargeActionRepository actions,
+            AtomicPhases phases,
+            IdempotentRoutes routes,
+            ReplayCounter replays,
+            PspClient psp,
+            Ledger ledger,
+            ChargeActionAnswers answers,
+            ChargeEvents events,
+            Ids ids,
+            InstantSource clock) {
         this.jdbc = jdbc;
         this.charges = charges;
         this.actions = actions;
@@ -121,26 +131,33 @@ public final class ChargeActions implements PhaseKind {
         record Voided() implements Outcome {}
 
         /** The processor refused; the charge stays as it is. */
-        record Refused(ChargeActionAnswers.Refusal refusal, @Nullable String code) implements Outcome {}
+        record Refused(
+                ChargeActionAnswers.Refusal refusal,
+                @Nullable String code) implements Outcome {}
     }
 
     /**
      * Captures an authorized charge ({@code POST /v1/charges/{id}/capture}), or answers as the first request
      * with this key was answered.
      */
-    public ChargeActionResult capture(String tenant, String chargeId, IdempotencyKey key, byte[] body,
-            @Nullable String contentType) {
+    public ChargeActionResult capture(
+            String tenant, String chargeId, IdempotencyKey key, byte[] body, @Nullable String contentType) {
         return request(ChargeAction.Kind.CAPTURE, tenant, chargeId, key, body, contentType);
     }
 
     /** Voids an authorized charge ({@code POST /v1/charges/{id}/void}). */
-    public ChargeActionResult voidCharge(String tenant, String chargeId, IdempotencyKey key, byte[] body,
-            @Nullable String contentType) {
+    public ChargeActionResult voidCharge(
+            String tenant, String chargeId, IdempotencyKey key, byte[] body, @Nullable String contentType) {
         return request(ChargeAction.Kind.VOID, tenant, chargeId, key, body, contentType);
     }
 
-    private ChargeActionResult request(ChargeAction.Kind kind, String tenant, String chargeId, IdempotencyKey key,
-            byte[] body, @Nullable String contentType) {
+    private ChargeActionResult request(
+            ChargeAction.Kind kind,
+            String tenant,
+            String chargeId,
+            IdempotencyKey key,
+            byte[] body,
+            @Nullable String contentType) {
         ChargeActionRequest request;
         switch (ChargeActionRequest.parse(kind, body)) {
             case Parsed.Invalid<ChargeActionRequest> invalid -> {
@@ -151,8 +168,8 @@ public final class ChargeActions implements PhaseKind {
         if (!ChargeRequest.ID.matcher(chargeId).matches()) {
             return new ChargeActionResult.ChargeMissing();
         }
-        IdempotencyRequest idempotency = routes.request(route(kind), path(kind, chargeId), tenant, key, body,
-                contentType);
+        IdempotencyRequest idempotency =
+                routes.request(route(kind), path(kind, chargeId), tenant, key, body, contentType);
         return run(begin(idempotency, tenant, chargeId, kind, ChargeAction.Origin.API, request.amount()));
     }
 
@@ -172,13 +189,24 @@ public final class ChargeActions implements PhaseKind {
     }
 
     /** Phase 1 in a transaction of its own. */
-    private Begin begin(IdempotencyRequest idempotency, String tenant, String chargeId, ChargeAction.Kind kind,
-            ChargeAction.Origin origin, @Nullable Long amount) {
+    private Begin begin(
+            IdempotencyRequest idempotency,
+            String tenant,
+            String chargeId,
+            ChargeAction.Kind kind,
+            ChargeAction.Origin origin,
+            @Nullable Long amount) {
         return jdbc.inTransaction(c -> begin(c, idempotency, tenant, chargeId, kind, origin, amount));
     }
 
-    private Begin begin(Connection c, IdempotencyRequest idempotency, String tenant, String chargeId,
-            ChargeAction.Kind kind, ChargeAction.Origin origin, @Nullable Long amount) {
+    private Begin begin(
+            Connection c,
+            IdempotencyRequest idempotency,
+            String tenant,
+            String chargeId,
+            ChargeAction.Kind kind,
+            ChargeAction.Origin origin,
+            @Nullable Long amount) {
         return switch (phases.begin(c, idempotency)) {
             case PhaseStart.Owned owned -> own(c, owned.phase(), idempotency, tenant, chargeId, kind, origin, amount);
             case PhaseStart.Replay replay -> {
@@ -191,8 +219,15 @@ public final class ChargeActions implements PhaseKind {
         };
     }
 
-    private Begin own(Connection c, Phase phase, IdempotencyRequest idempotency, String tenant, String chargeId,
-            ChargeAction.Kind kind, ChargeAction.Origin origin, @Nullable Long amount) {
+    private Begin own(
+            Connection c,
+            Phase phase,
+            IdempotencyRequest idempotency,
+            String tenant,
+            String chargeId,
+            ChargeAction.Kind kind,
+            ChargeAction.Origin origin,
+            @Nullable Long amount) {
         Optional<ChargeAction> found = actions.findByScope(c, idempotency.key());
         if (found.isPresent()) {
             ChargeAction existing = found.get();
@@ -216,8 +251,10 @@ public final class ChargeActions implements PhaseKind {
             case SUCCEEDED -> ChargeActionAnswers.Refusal.ALREADY_CAPTURED;
             case VOIDED -> ChargeActionAnswers.Refusal.VOIDED;
             case FAILED -> ChargeActionAnswers.Refusal.NOT_AUTHORIZED;
-            case AUTHORIZED -> kind == ChargeAction.Kind.CAPTURE && amount != null && amount > charge.amount()
-                    ? ChargeActionAnswers.Refusal.EXCEEDS_AUTHORIZATION : null;
+            case AUTHORIZED ->
+                kind == ChargeAction.Kind.CAPTURE && amount != null && amount > charge.amount()
+                        ? ChargeActionAnswers.Refusal.EXCEEDS_AUTHORIZATION
+                        : null;
         };
         if (charge.status() == ChargeStatus.PENDING || charge.status() == ChargeStatus.DEAD_LETTERED) {
             return answer(c, new ChargeActionResult.ChargePending(charge.id()));
@@ -226,9 +263,22 @@ public final class ChargeActions implements PhaseKind {
         Instant now = clock.instant();
         if (refusal != null) {
             StoredResponse answer = answers.refused(charge, kind, refusal, amount, null);
-            actions.insert(c, new ChargeAction(ids.action(), tenant, idempotency.key(), idempotency.fingerprint(),
-                    charge.id(), kind, origin, amount, ChargeAction.Status.REFUSED, downstreamKey, answer),
-                    code(refusal, null), now);
+            actions.insert(
+                    c,
+                    new ChargeAction(
+                            ids.action(),
+                            tenant,
+                            idempotency.key(),
+                            idempotency.fingerprint(),
+                            charge.id(),
+                            kind,
+                            origin,
+                            amount,
+                            ChargeAction.Status.REFUSED,
+                            downstreamKey,
+                            answer),
+                    code(refusal, null),
+                    now);
             if (!phases.finish(c, phase, RecordStatus.FAILED, answer)) {
                 return answer(c, new ChargeActionResult.LeaseLost());
             }
@@ -237,8 +287,18 @@ public final class ChargeActions implements PhaseKind {
         if (actions.active(c, charge.id()).isPresent()) {
             return answer(c, new ChargeActionResult.ActionInProgress(charge.id()));
         }
-        ChargeAction created = new ChargeAction(ids.action(), tenant, idempotency.key(), idempotency.fingerprint(),
-                charge.id(), kind, origin, amount, ChargeAction.Status.PENDING, downstreamKey, null);
+        ChargeAction created = new ChargeAction(
+                ids.action(),
+                tenant,
+                idempotency.key(),
+                idempotency.fingerprint(),
+                charge.id(),
+                kind,
+                origin,
+                amount,
+                ChargeAction.Status.PENDING,
+                downstreamKey,
+                null);
         actions.insert(c, created, null, now);
         phases.checkpoint(c, phase, ChargeAction.CREATED);
         return new Begin.Run(created, phase);
@@ -262,16 +322,20 @@ public final class ChargeActions implements PhaseKind {
 
     /** Phases 2 and 3 of an owned, pending action (a new one, a retry's, or recovery's). */
     ChargeActionResult execute(ChargeAction action, Phase phase) {
-        ChargeRow charge = jdbc.inTransaction(c -> charges.find(c, action.chargeId())).orElseThrow();
-        String processorCharge = Objects.requireNonNull(charge.processorChargeId(),
-                () -> "authorized charge " + charge.id() + " has no processor charge");
+        ChargeRow charge =
+                jdbc.inTransaction(c -> charges.find(c, action.chargeId())).orElseThrow();
+        String processorCharge = Objects.requireNonNull(
+                charge.processorChargeId(), () -> "authorized charge " + charge.id() + " has no processor charge");
         try (LeaseKeeper alive = phases.keepAlive(phase)) {
             Outcome outcome;
             try {
                 outcome = switch (action.kind()) {
-                    case CAPTURE -> captured(psp.capture(processorCharge,
-                            action.amount() == null ? OptionalLong.empty() : OptionalLong.of(action.amount()),
-                            action.downstreamKey(), List.of()));
+                    case CAPTURE ->
+                        captured(psp.capture(
+                                processorCharge,
+                                action.amount() == null ? OptionalLong.empty() : OptionalLong.of(action.amount()),
+                                action.downstreamKey(),
+                                List.of()));
                     case VOID -> voided(psp.voidAuthorization(processorCharge, action.downstreamKey()));
                 };
             } catch (PspRequestException refused) {
@@ -291,15 +355,19 @@ public final class ChargeActions implements PhaseKind {
     private static Outcome captured(PspCharge answer) {
         return answer.captured()
                 ? new Outcome.Captured(answer.amountCaptured())
-                : new Outcome.Refused(ChargeActionAnswers.Refusal.PROCESSOR_REFUSED, "charge_" + answer.status().wireName());
+                : new Outcome.Refused(
+                        ChargeActionAnswers.Refusal.PROCESSOR_REFUSED,
+                        "charge_" + answer.status().wireName());
     }
 
     private static Outcome voided(PspCharge answer) {
         return switch (answer.status()) {
             case VOIDED, EXPIRED -> new Outcome.Voided();
             case CAPTURED -> new Outcome.Refused(ChargeActionAnswers.Refusal.ALREADY_CAPTURED, null);
-            case AUTHORIZED, DECLINED -> new Outcome.Refused(ChargeActionAnswers.Refusal.PROCESSOR_REFUSED,
-                    "charge_" + answer.status().wireName());
+            case AUTHORIZED, DECLINED ->
+                new Outcome.Refused(
+                        ChargeActionAnswers.Refusal.PROCESSOR_REFUSED,
+                        "charge_" + answer.status().wireName());
         };
     }
 
@@ -310,8 +378,11 @@ public final class ChargeActions implements PhaseKind {
         } catch (LostRecord lost) {
             return afterLoss(action);
         } catch (DatabaseException | StoreUnavailableException | LedgerStorageException | LedgerRetryableException e) {
-            log.warn("{} of charge {}: the database failed after the processor answered ({}); left for recovery",
-                    action.kind().db(), action.chargeId(), e.getMessage());
+            log.warn(
+                    "{} of charge {}: the database failed after the processor answered ({}); left for recovery",
+                    action.kind().db(),
+                    action.chargeId(),
+                    e.getMessage());
             return new ChargeActionResult.OutcomeUnknown(action.chargeId());
         }
     }
@@ -332,8 +403,13 @@ public final class ChargeActions implements PhaseKind {
         switch (outcome) {
             case Outcome.Captured captured -> {
                 long hold = holdOf(charge);
-                long entry = ledger.capture(c, hold, Money.of(captured.amount(), Currency.of(charge.currency())),
-                        "capture:" + charge.id(), "capture of " + charge.id()).id();
+                long entry = ledger.capture(
+                                c,
+                                hold,
+                                Money.of(captured.amount(), Currency.of(charge.currency())),
+                                "capture:" + charge.id(),
+                                "capture of " + charge.id())
+                        .id();
                 resolve(c, charge, ChargeStatus.SUCCEEDED, captured.amount(), entry, now);
                 ChargeRow after = charges.find(c, charge.id()).orElseThrow();
                 answer = answers.resolved(after);
@@ -342,8 +418,13 @@ public final class ChargeActions implements PhaseKind {
             }
             case Outcome.Voided voided -> {
                 long hold = holdOf(charge);
-                long entry = ledger.voidHold(c, hold, "void:" + charge.id(),
-                        (current.origin() == ChargeAction.Origin.EXPIRY ? "expiry of " : "void of ") + charge.id()).id();
+                long entry = ledger.voidHold(
+                                c,
+                                hold,
+                                "void:" + charge.id(),
+                                (current.origin() == ChargeAction.Origin.EXPIRY ? "expiry of " : "void of ")
+                                        + charge.id())
+                        .id();
                 resolve(c, charge, ChargeStatus.VOIDED, null, null, now);
                 ChargeRow after = charges.find(c, charge.id()).orElseThrow();
                 answer = answers.resolved(after);
@@ -352,8 +433,14 @@ public final class ChargeActions implements PhaseKind {
             }
             case Outcome.Refused refused -> {
                 answer = answers.refused(charge, current.kind(), refused.refusal(), current.amount(), refused.code());
-                actions.finish(c, current.id(), ChargeAction.Status.REFUSED, null, code(refused.refusal(), refused.code()),
-                        answer, now);
+                actions.finish(
+                        c,
+                        current.id(),
+                        ChargeAction.Status.REFUSED,
+                        null,
+                        code(refused.refusal(), refused.code()),
+                        answer,
+                        now);
             }
         }
         RecordStatus status = outcome instanceof Outcome.Refused ? RecordStatus.FAILED : RecordStatus.COMPLETED;
@@ -367,14 +454,19 @@ public final class ChargeActions implements PhaseKind {
         Long hold = charge.holdEntryId();
         if (charge.status() != ChargeStatus.AUTHORIZED || hold == null) {
             // the active-action index lets only this action resolve the charge
-            throw new IllegalStateException("charge " + charge.id() + " is " + charge.status().db()
-                    + " under its pending action");
+            throw new IllegalStateException(
+                    "charge " + charge.id() + " is " + charge.status().db() + " under its pending action");
         }
         return hold;
     }
 
-    private void resolve(Connection c, ChargeRow charge, ChargeStatus status, @Nullable Long captured,
-            @Nullable Long entry, Instant now) {
+    private void resolve(
+            Connection c,
+            ChargeRow charge,
+            ChargeStatus status,
+            @Nullable Long captured,
+            @Nullable Long entry,
+            Instant now) {
         if (!charges.resolve(c, charge.id(), status, captured, entry, now)) {
             throw new IllegalStateException("charge " + charge.id() + " changed under its row lock");
         }
@@ -384,7 +476,8 @@ public final class ChargeActions implements PhaseKind {
     private ChargeActionResult afterLoss(ChargeAction action) {
         Optional<ChargeAction> current = jdbc.inTransaction(c -> actions.findByScope(c, action.scopeKey()));
         if (current.isPresent() && current.get().answer() != null) {
-            return new ChargeActionResult.Replayed(Objects.requireNonNull(current.get().answer()));
+            return new ChargeActionResult.Replayed(
+                    Objects.requireNonNull(current.get().answer()));
         }
         return new ChargeActionResult.LeaseLost();
     }
@@ -403,14 +496,20 @@ public final class ChargeActions implements PhaseKind {
                     case Retry.Scheduled next -> {
                         actions.recordAttempt(c, action.id(), next.attempt(), message, null, now);
                         Duration delay = Duration.between(now, next.nextAttemptAt());
-                        yield new ChargeActionResult.ProcessorUnavailable(action.chargeId(), error.outcomeUnknown(),
+                        yield new ChargeActionResult.ProcessorUnavailable(
+                                action.chargeId(),
+                                error.outcomeUnknown(),
                                 delay.compareTo(MIN_RETRY_AFTER) < 0 ? MIN_RETRY_AFTER : delay);
                     }
                     case Retry.DeadLettered dead -> {
-                        String reason = "no answer from the processor after " + dead.attempts() + " attempts; last: "
-                                + message;
+                        String reason =
+                                "no answer from the processor after " + dead.attempts() + " attempts; last: " + message;
                         actions.recordAttempt(c, action.id(), dead.attempts(), message, reason, now);
-                        log.error("{} of charge {} dead-lettered: {}", action.kind().db(), action.chargeId(), reason);
+                        log.error(
+                                "{} of charge {} dead-lettered: {}",
+                                action.kind().db(),
+                                action.chargeId(),
+                                reason);
                         yield new ChargeActionResult.DeadLettered(action.chargeId());
                     }
                     case Retry.Lost lost -> throw new LostRecord();
@@ -419,8 +518,11 @@ public final class ChargeActions implements PhaseKind {
         } catch (LostRecord lost) {
             return afterLoss(action);
         } catch (DatabaseException | StoreUnavailableException e) {
-            log.warn("{} of charge {}: the database failed recording a processor attempt ({})", action.kind().db(),
-                    action.chargeId(), e.getMessage());
+            log.warn(
+                    "{} of charge {}: the database failed recording a processor attempt ({})",
+                    action.kind().db(),
+                    action.chargeId(),
+                    e.getMessage());
             return new ChargeActionResult.OutcomeUnknown(action.chargeId());
         }
     }
@@ -439,12 +541,15 @@ public final class ChargeActions implements PhaseKind {
         }
         ChargeAction action = found.get();
         if (action.status() == ChargeAction.Status.PENDING) {
-            log.info("recovering the {} of charge {} (attempts so far {})", action.kind().db(), action.chargeId(),
+            log.info(
+                    "recovering the {} of charge {} (attempts so far {})",
+                    action.kind().db(),
+                    action.chargeId(),
                     phase.attempts());
             execute(action, phase);
         } else {
-            RecordStatus status = action.status() == ChargeAction.Status.SUCCEEDED ? RecordStatus.COMPLETED
-                    : RecordStatus.FAILED;
+            RecordStatus status =
+                    action.status() == ChargeAction.Status.SUCCEEDED ? RecordStatus.COMPLETED : RecordStatus.FAILED;
             StoredResponse answer = Objects.requireNonNull(action.answer());
             jdbc.inTransaction(c -> phases.finish(c, phase, status, answer));
         }
@@ -465,11 +570,21 @@ public final class ChargeActions implements PhaseKind {
                 return null;
             }
             ChargeRow charge = expired.getFirst();
-            IdempotencyRequest idempotency = routes.request(IdempotentRoutes.VOID, path(ChargeAction.Kind.VOID,
-                    charge.id()), charge.tenant(), IdempotencyKey.parse("expire_" + charge.id()), EMPTY_OBJECT,
+            IdempotencyRequest idempotency = routes.request(
+                    IdempotentRoutes.VOID,
+                    path(ChargeAction.Kind.VOID, charge.id()),
+                    charge.tenant(),
+                    IdempotencyKey.parse("expire_" + charge.id()),
+                    EMPTY_OBJECT,
                     "application/json");
-            return begin(c, idempotency, charge.tenant(), charge.id(), ChargeAction.Kind.VOID,
-                    ChargeAction.Origin.EXPIRY, null);
+            return begin(
+                    c,
+                    idempotency,
+                    charge.tenant(),
+                    charge.id(),
+                    ChargeAction.Kind.VOID,
+                    ChargeAction.Origin.EXPIRY,
+                    null);
         });
         if (begin == null) {
             return false;

@@ -68,7 +68,7 @@ public final class ChargeEvents {
     }
 
     private String record(Connection connection, ChargeRow row, EventType type) {
-        return outbox.record(connection, row.tenant(), type, row.id(),
-                new String(answers.resource(row), StandardCharsets.UTF_8));
+        return outbox.record(
+                connection, row.tenant(), type, row.id(), new String(answers.resource(row), StandardCharsets.UTF_8));
     }
 }

@@ -79,9 +79,19 @@ public final class ChargeExecutor {
      * @param events   records the charge's webhook event in phase 3's transaction
      * @param batcher  commits phase 3 of charges together, or {@code null}: each alone
      */
-    public ChargeExecutor(Jdbc jdbc, ChargeRepository charges, AtomicPhases phases, ReplayCounter replays,
-            PspClient psp, Ledger ledger, TenantAccounts accounts, ChargeAnswers answers, InstantSource clock,
-            ChargeObserver observer, ChargeEvents events, @Nullable CommitBatcher batcher) {
+    public ChargeExecutor(
+            Jdbc jdbc,
+            ChargeRepository charges,
+            AtomicPhases phases,
+            ReplayCounter replays,
+            PspClient psp,
+            Ledger ledger,
+            TenantAccounts accounts,
+            ChargeAnswers answers,
+            InstantSource clock,
+            ChargeObserver observer,
+            ChargeEvents events,
+            @Nullable CommitBatcher batcher) {
         this.jdbc = jdbc;
         this.charges = charges;
         this.phases = phases;
@@ -139,8 +149,10 @@ public final class ChargeExecutor {
         try {
             return finishInTransaction(row, phase, outcome);
         } catch (DatabaseException | StoreUnavailableException | LedgerStorageException | LedgerRetryableException e) {
-            log.warn("charge {}: the database failed after the processor answered ({}); left for recovery",
-                    row.id(), e.getMessage());
+            log.warn(
+                    "charge {}: the database failed after the processor answered ({}); left for recovery",
+                    row.id(),
+                    e.getMessage());
             return new ChargeResult.OutcomeUnknown(row.id(), ChargeResult.When.FINISHING);
         }
     }
@@ -184,17 +196,17 @@ public final class ChargeExecutor {
             StoredResponse answer = answers.finished(row, outcome);
             Instant now = clock.instant();
             try {
-                Optional<ChargeResult> together = finishingTogether(row, phase, outcome, debit, credit, currency,
-                        answer, now);
+                Optional<ChargeResult> together =
+                        finishingTogether(row, phase, outcome, debit, credit, currency, answer, now);
                 if (together.isPresent()) {
                     return together.get();
                 }
-                return jdbc.inTransaction(c -> finishing(c, row, phase, outcome, debit, credit, currency, answer, now,
-                        true));
+                return jdbc.inTransaction(
+                        c -> finishing(c, row, phase, outcome, debit, credit, currency, answer, now, true));
             } catch (GuardRefused refused) {
                 // rolled back: again with the commit apart, so that the statements' results decide
-                return jdbc.inTransaction(c -> finishing(c, row, phase, outcome, debit, credit, currency, answer, now,
-                        false));
+                return jdbc.inTransaction(
+                        c -> finishing(c, row, phase, outcome, debit, credit, currency, answer, now, false));
             }
         } catch (LostRecord lost) {
             return afterLoss(row);
@@ -212,8 +224,16 @@ public final class ChargeExecutor {
      * Phase 3's statements in one round trip; with {@code commitTogether} (and an entry no floor can refuse)
      * the guard and the commit too.
      */
-    private ChargeResult finishing(Connection c, ChargeRow row, Phase phase, ChargeOutcome outcome,
-            @Nullable Account debit, @Nullable Account credit, Currency currency, StoredResponse answer, Instant now,
+    private ChargeResult finishing(
+            Connection c,
+            ChargeRow row,
+            Phase phase,
+            ChargeOutcome outcome,
+            @Nullable Account debit,
+            @Nullable Account credit,
+            Currency currency,
+            StoredResponse answer,
+            Instant now,
             boolean commitTogether) {
         Finishing finishing = steps(c, row, phase, outcome, debit, credit, currency, answer, now, commitTogether);
         if (finishing.guarded()) {
@@ -236,8 +256,15 @@ public final class ChargeExecutor {
      * empty when it must run alone: a balance floor could refuse its entry (the results decide before the
      * commit then), or another charge of the batch failed it.
      */
-    private Optional<ChargeResult> finishingTogether(ChargeRow row, Phase phase, ChargeOutcome outcome,
-            @Nullable Account debit, @Nullable Account credit, Currency currency, StoredResponse answer, Instant now) {
+    private Optional<ChargeResult> finishingTogether(
+            ChargeRow row,
+            Phase phase,
+            ChargeOutcome outcome,
+            @Nullable Account debit,
+            @Nullable Account credit,
+            Currency currency,
+            StoredResponse answer,
+            Instant now) {
         if (batcher == null) {
             return Optional.empty();
         }
@@ -266,8 +293,12 @@ public final class ChargeExecutor {
      *
      * @param guarded whether the guard is among them, so that the commit can go with them
      */
-    private record Finishing(Pipeline pipeline, Pipeline.Result<Boolean> owned,
-            Pipeline.@Nullable Result<Boolean> settled, boolean guarded, StoredResponse answer) {
+    private record Finishing(
+            Pipeline pipeline,
+            Pipeline.Result<Boolean> owned,
+            Pipeline.@Nullable Result<Boolean> settled,
+            boolean guarded,
+            StoredResponse answer) {
 
         ChargeResult result(ChargeRow row) {
             if (!owned.get() || (settled != null && !settled.get())) {
@@ -287,8 +318,16 @@ public final class ChargeExecutor {
      * @param c the transaction's connection, to prepare the entry on; {@code null}: the entry is prepared on
      *          a pooled connection, when its accounts are not known yet
      */
-    private Finishing steps(@Nullable Connection c, ChargeRow row, Phase phase, ChargeOutcome outcome,
-            @Nullable Account debit, @Nullable Account credit, Currency currency, StoredResponse answer, Instant now,
+    private Finishing steps(
+            @Nullable Connection c,
+            ChargeRow row,
+            Phase phase,
+            ChargeOutcome outcome,
+            @Nullable Account debit,
+            @Nullable Account credit,
+            Currency currency,
+            StoredResponse answer,
+            Instant now,
             boolean commitTogether) {
         Pipeline pipeline = new Pipeline();
         PhaseWrite finish = phases.finishing(phase, outcome.recordStatus(), answer);
@@ -311,8 +350,17 @@ public final class ChargeExecutor {
         boolean guarded = commitTogether && (entry == null || !entry.mayBeRefused());
         Pipeline.@Nullable Result<Boolean> settled = null;
         if (guarded) {
-            charges.finishingGuarded(pipeline, row.id(), outcome, entryRef, holdRef, answer, now, phase.key(),
-                    phase.owner().value(), entryRef != null ? entryRef : holdRef);
+            charges.finishingGuarded(
+                    pipeline,
+                    row.id(),
+                    outcome,
+                    entryRef,
+                    holdRef,
+                    answer,
+                    now,
+                    phase.key(),
+                    phase.owner().value(),
+                    entryRef != null ? entryRef : holdRef);
         } else {
             settled = charges.finishing(pipeline, row.id(), outcome, entryRef, holdRef, answer, now);
         }
@@ -324,8 +372,13 @@ public final class ChargeExecutor {
      * The ledger's side of a charge: debit the clearing account, credit the customer. Posted for a captured
      * charge; held (a pending entry, outside both available balances) for an authorization.
      */
-    private static EntryRequest entry(ChargeRow charge, @Nullable Account clearing, @Nullable Account customer,
-            Currency currency, String externalRef, String describedAs) {
+    private static EntryRequest entry(
+            ChargeRow charge,
+            @Nullable Account clearing,
+            @Nullable Account customer,
+            Currency currency,
+            String externalRef,
+            String describedAs) {
         if (clearing == null || customer == null) {
             throw new IllegalStateException("accounts are opened before a charge is journaled or held");
         }
@@ -379,17 +432,24 @@ public final class ChargeExecutor {
                 Instant now = clock.instant();
                 return switch (phases.retryLater(c, phase, message)) {
                     case Retry.Scheduled next -> {
-                        charges.recordFailure(c, current.id(), next.attempt(), message, point, ChargeStatus.PENDING,
-                                null, now);
+                        charges.recordFailure(
+                                c, current.id(), next.attempt(), message, point, ChargeStatus.PENDING, null, now);
                         Duration delay = Duration.between(now, next.nextAttemptAt());
-                        yield new ChargeResult.ProcessorUnavailable(current.id(), unknown,
-                                delay.compareTo(MIN_RETRY_AFTER) < 0 ? MIN_RETRY_AFTER : delay);
+                        yield new ChargeResult.ProcessorUnavailable(
+                                current.id(), unknown, delay.compareTo(MIN_RETRY_AFTER) < 0 ? MIN_RETRY_AFTER : delay);
                     }
                     case Retry.DeadLettered dead -> {
-                        String reason = "no answer from the processor after " + dead.attempts() + " attempts; last: "
-                                + message;
-                        charges.recordFailure(c, current.id(), dead.attempts(), message, point,
-                                ChargeStatus.DEAD_LETTERED, reason, now);
+                        String reason =
+                                "no answer from the processor after " + dead.attempts() + " attempts; last: " + message;
+                        charges.recordFailure(
+                                c,
+                                current.id(),
+                                dead.attempts(),
+                                message,
+                                point,
+                                ChargeStatus.DEAD_LETTERED,
+                                reason,
+                                now);
                         log.error("charge {} dead-lettered: {}", current.id(), reason);
                         yield new ChargeResult.DeadLettered(current.id());
                     }

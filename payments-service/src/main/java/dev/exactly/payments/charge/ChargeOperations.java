@@ -28,8 +28,14 @@ public final class ChargeOperations {
     private final InstantSource clock;
 
     /** @param policy lease and keep-alive of the operator's ownership of a record */
-    public ChargeOperations(Jdbc jdbc, ChargeRepository charges, AtomicPhases phases, IdempotencyPolicy policy,
-            ChargeExecutor executor, PspClient psp, InstantSource clock) {
+    public ChargeOperations(
+            Jdbc jdbc,
+            ChargeRepository charges,
+            AtomicPhases phases,
+            IdempotencyPolicy policy,
+            ChargeExecutor executor,
+            PspClient psp,
+            InstantSource clock) {
         this.jdbc = jdbc;
         this.charges = charges;
         this.phases = phases;
@@ -111,8 +117,8 @@ public final class ChargeOperations {
             atProcessor = Optional.empty(); // the operator's word is all there is
         }
         if (atProcessor.isPresent() && atProcessor.get().captured() != succeeded) {
-            return new OperatorResult.ProcessorDisagrees(atProcessor.get().status().wireName(),
-                    atProcessor.get().captured());
+            return new OperatorResult.ProcessorDisagrees(
+                    atProcessor.get().status().wireName(), atProcessor.get().captured());
         }
         Phase phase = jdbc.inTransaction(c -> takeOver(c, row));
         if (phase == null) {

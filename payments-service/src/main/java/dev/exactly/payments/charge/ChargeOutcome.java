@@ -8,17 +8,20 @@ import org.jspecify.annotations.Nullable;
 public sealed interface ChargeOutcome {
 
     /** The processor's id of the charge, when known. */
-    @Nullable String processorChargeId();
+    @Nullable
+    String processorChargeId();
 
     /** An operator's note, or {@code null}. */
-    @Nullable String resolution();
+    @Nullable
+    String resolution();
 
     /**
      * The processor captured the money (or an operator settled the charge as succeeded): journaled.
      *
      * @param resolution an operator's note, or {@code null}
      */
-    record Captured(@Nullable String processorChargeId, @Nullable String resolution) implements ChargeOutcome {}
+    record Captured(
+            @Nullable String processorChargeId, @Nullable String resolution) implements ChargeOutcome {}
 
     /**
      * The processor authorized the charge ({@code "capture": false}): it holds the amount; the ledger holds

@@ -56,9 +56,17 @@ public final class ChargePipeline {
      * @param observer told when a charge passes a step ({@link ChargeObserver#NONE} in the service)
      * @param batcher  commits the phase 1 of new charges together, or {@code null}: each alone
      */
-    public ChargePipeline(Jdbc jdbc, ChargeRepository charges, AtomicPhases phases, IdempotentRoutes routes,
-            ReplayCounter replays, ChargeExecutor executor, Ids ids, InstantSource clock,
-            ChargeObserver observer, @Nullable CommitBatcher batcher) {
+    public ChargePipeline(
+            Jdbc jdbc,
+            ChargeRepository charges,
+            AtomicPhases phases,
+            IdempotentRoutes routes,
+            ReplayCounter replays,
+            ChargeExecutor executor,
+            Ids ids,
+            InstantSource clock,
+            ChargeObserver observer,
+            @Nullable CommitBatcher batcher) {
         this.jdbc = jdbc;
         this.charges = charges;
         this.phases = phases;
@@ -151,8 +159,8 @@ public final class ChargePipeline {
     }
 
     /** Phase 1 of a new key, its statements ready to be sent (without the commit). */
-    private record NewCharge(Pipeline pipeline, Pipeline.Result<Boolean> claimed, ChargeRow created, Phase phase,
-            ScopeKey key) {
+    private record NewCharge(
+            Pipeline pipeline, Pipeline.Result<Boolean> claimed, ChargeRow created, Phase phase, ScopeKey key) {
         Begin run() {
             if (!claimed.get()) {
                 throw new IllegalStateException("the new record of " + key + " was not inserted");
@@ -163,8 +171,8 @@ public final class ChargePipeline {
 
     private NewCharge newCharge(IdempotencyRequest idempotency, String tenant, ChargeRequest request) {
         PhaseClaim claim = phases.beginningNew(idempotency, RecoveryPoint.CHARGE_CREATED.checkpoint());
-        ChargeRow created = ChargeRow.pending(ids.charge(), tenant, idempotency.key(), idempotency.fingerprint(),
-                request, clock.instant());
+        ChargeRow created = ChargeRow.pending(
+                ids.charge(), tenant, idempotency.key(), idempotency.fingerprint(), request, clock.instant());
         Pipeline pipeline = new Pipeline();
         Pipeline.Result<Boolean> claimed = pipeline.add(claim.sql(), claim::bind, claim::applied);
         charges.inserting(pipeline, created);
@@ -193,8 +201,12 @@ public final class ChargePipeline {
             }
             case PhaseStart.InFlight inFlight -> answer(c, new ChargeResult.InFlight(inFlight.retryAfter()));
             case PhaseStart.KeyReused reused -> answer(c, new ChargeResult.KeyReused());
-            case PhaseStart.DeadLettered dead -> answer(c, new ChargeResult.DeadLettered(
-                    charges.findByScope(c, idempotency.key()).orElseThrow().id()));
+            case PhaseStart.DeadLettered dead ->
+                answer(
+                        c,
+                        new ChargeResult.DeadLettered(charges.findByScope(c, idempotency.key())
+                                .orElseThrow()
+                                .id()));
         });
     }
 
@@ -215,15 +227,21 @@ public final class ChargePipeline {
      * fails, everything rolls back, and phase 1 runs again with {@code scopeTaken}, reading the row first, as
      * an owner that took over does.
      */
-    private Begin own(Connection c, Phase phase, IdempotencyRequest idempotency, String tenant, ChargeRequest request,
+    private Begin own(
+            Connection c,
+            Phase phase,
+            IdempotencyRequest idempotency,
+            String tenant,
+            ChargeRequest request,
             boolean scopeTaken) {
         if (!phase.takeover() && !scopeTaken) {
             return createAndCommit(c, phase, idempotency, tenant, request);
         }
         Optional<ChargeRow> found = charges.findByScope(c, idempotency.key());
         if (found.isEmpty()) {
-            return create(c, phase, idempotency, tenant, request).orElseThrow(() -> new IllegalStateException(
-                    "a charge of scope " + idempotency.key() + " appeared under its record's lock"));
+            return create(c, phase, idempotency, tenant, request)
+                    .orElseThrow(() -> new IllegalStateException(
+                            "a charge of scope " + idempotency.key() + " appeared under its record's lock"));
         }
         ChargeRow existing = found.get();
         if (!existing.fingerprint().equals(idempotency.fingerprint())) {
@@ -244,10 +262,10 @@ public final class ChargePipeline {
      * when the scope has a charge ({@link KeyTaken}), the checkpoint is fenced by the owner token that the
      * claim just set in this transaction.
      */
-    private Begin createAndCommit(Connection c, Phase phase, IdempotencyRequest idempotency, String tenant,
-            ChargeRequest request) {
-        ChargeRow created = ChargeRow.pending(ids.charge(), tenant, idempotency.key(), idempotency.fingerprint(),
-                request, clock.instant());
+    private Begin createAndCommit(
+            Connection c, Phase phase, IdempotencyRequest idempotency, String tenant, ChargeRequest request) {
+        ChargeRow created = ChargeRow.pending(
+                ids.charge(), tenant, idempotency.key(), idempotency.fingerprint(), request, clock.instant());
         Pipeline pipeline = new Pipeline();
         charges.inserting(pipeline, created);
         PhaseWrite checkpoint = phases.checkpointing(phase, RecoveryPoint.CHARGE_CREATED.checkpoint());
@@ -262,10 +280,10 @@ public final class ChargePipeline {
     }
 
     /** A new charge row, unless the scope has one: phase 1 then ends at the first recovery point. */
-    private Optional<Begin> create(Connection c, Phase phase, IdempotencyRequest idempotency, String tenant,
-            ChargeRequest request) {
-        ChargeRow created = ChargeRow.pending(ids.charge(), tenant, idempotency.key(), idempotency.fingerprint(),
-                request, clock.instant());
+    private Optional<Begin> create(
+            Connection c, Phase phase, IdempotencyRequest idempotency, String tenant, ChargeRequest request) {
+        ChargeRow created = ChargeRow.pending(
+                ids.charge(), tenant, idempotency.key(), idempotency.fingerprint(), request, clock.instant());
         if (!charges.insertIfAbsent(c, created)) {
             return Optional.empty();
         }

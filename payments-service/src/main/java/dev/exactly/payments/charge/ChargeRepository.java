@@ -48,6 +48,7 @@ public final class ChargeRepository {
             WHERE c.tenant = ? AND c.customer = ?
             ORDER BY c.created_at DESC, c.id DESC
             LIMIT ?""";
+
     private static final String BY_CUSTOMER_AFTER = SELECT + """
             WHERE c.tenant = ? AND c.customer = ?
               AND (c.created_at, c.id) < (SELECT a.created_at, a.id FROM payments_charge a
@@ -237,10 +238,14 @@ public final class ChargeRepository {
     }
 
     public Optional<ChargeRow> findForTenant(Connection c, String id, String tenant) {
-        return Jdbc.queryOne(c, BY_ID_FOR_TENANT, s -> {
-            s.setString(1, id);
-            s.setString(2, tenant);
-        }, ChargeRow::map);
+        return Jdbc.queryOne(
+                c,
+                BY_ID_FOR_TENANT,
+                s -> {
+                    s.setString(1, id);
+                    s.setString(2, tenant);
+                },
+                ChargeRow::map);
     }
 
     /** The row under a row lock until the transaction ends. */
@@ -250,28 +255,41 @@ public final class ChargeRepository {
 
     /** The tenant's row under a row lock until the transaction ends. */
     public Optional<ChargeRow> lockForTenant(Connection c, String id, String tenant) {
-        return Jdbc.queryOne(c, LOCK_FOR_TENANT, s -> {
-            s.setString(1, id);
-            s.setString(2, tenant);
-        }, ChargeRow::map);
+        return Jdbc.queryOne(
+                c,
+                LOCK_FOR_TENANT,
+                s -> {
+                    s.setString(1, id);
+                    s.setString(2, tenant);
+                },
+                ChargeRow::map);
     }
 
-    public List<ChargeRow> byCustomer(Connection c, String tenant, String customer, @Nullable String startingAfter, int limit) {
+    public List<ChargeRow> byCustomer(
+            Connection c, String tenant, String customer, @Nullable String startingAfter, int limit) {
         if (startingAfter == null) {
-            return Jdbc.query(c, BY_CUSTOMER, s -> {
-                s.setString(1, tenant);
-                s.setString(2, customer);
-                s.setInt(3, limit);
-            }, ChargeRow::map);
+            return Jdbc.query(
+                    c,
+                    BY_CUSTOMER,
+                    s -> {
+                        s.setString(1, tenant);
+                        s.setString(2, customer);
+                        s.setInt(3, limit);
+                    },
+                    ChargeRow::map);
         }
-        List<ChargeRow> page = Jdbc.query(c, BY_CUSTOMER_AFTER, s -> {
-            s.setString(1, tenant);
-            s.setString(2, customer);
-            s.setString(3, startingAfter);
-            s.setString(4, tenant);
-            s.setString(5, customer);
-            s.setInt(6, limit);
-        }, ChargeRow::map);
+        List<ChargeRow> page = Jdbc.query(
+                c,
+                BY_CUSTOMER_AFTER,
+                s -> {
+                    s.setString(1, tenant);
+                    s.setString(2, customer);
+                    s.setString(3, startingAfter);
+                    s.setString(4, tenant);
+                    s.setString(5, customer);
+                    s.setInt(6, limit);
+                },
+                ChargeRow::map);
         // an empty page is the end of the list only after a charge of this customer; a page with rows had one
         if (page.isEmpty() && !isCustomers(c, tenant, customer, startingAfter)) {
             throw new CursorUnknown(startingAfter);
@@ -281,11 +299,16 @@ public final class ChargeRepository {
 
     /** Whether {@code id} is a charge of this tenant's customer. */
     private static boolean isCustomers(Connection c, String tenant, String customer, String id) {
-        return Jdbc.queryOne(c, "SELECT 1 FROM payments_charge WHERE id = ? AND tenant = ? AND customer = ?", s -> {
-            s.setString(1, id);
-            s.setString(2, tenant);
-            s.setString(3, customer);
-        }, rs -> Boolean.TRUE).isPresent();
+        return Jdbc.queryOne(
+                        c,
+                        "SELECT 1 FROM payments_charge WHERE id = ? AND tenant = ? AND customer = ?",
+                        s -> {
+                            s.setString(1, id);
+                            s.setString(2, tenant);
+                            s.setString(3, customer);
+                        },
+                        rs -> Boolean.TRUE)
+                .isPresent();
     }
 
     /**
@@ -304,24 +327,33 @@ public final class ChargeRepository {
      * @param ledgerEntryId the journal entry of a succeeded charge
      * @return the row as this statement left it, or empty when it was no longer unfinished (nothing written)
      */
-    public Optional<ChargeRow> finish(Connection c, String id, ChargeOutcome outcome, @Nullable Long ledgerEntryId,
-            StoredResponse answer, Instant now) {
-        return Jdbc.queryOne(c, FINISH, s -> {
-            s.setString(1, outcome.status().db());
-            s.setString(2, outcome.processorChargeId());
-            s.setString(3, outcome.failureCode());
-            s.setString(4, outcome.failureReason());
-            if (ledgerEntryId == null) {
-                s.setNull(5, Types.BIGINT);
-            } else {
-                s.setLong(5, ledgerEntryId);
-            }
-            AnswerColumns.bind(s, 6, answer);
-            s.setString(10, outcome.resolution());
-            s.setTimestamp(11, Jdbc.timestamp(now));
-            s.setTimestamp(12, Jdbc.timestamp(now));
-            s.setString(13, id);
-        }, ChargeRow::map);
+    public Optional<ChargeRow> finish(
+            Connection c,
+            String id,
+            ChargeOutcome outcome,
+            @Nullable Long ledgerEntryId,
+            StoredResponse answer,
+            Instant now) {
+        return Jdbc.queryOne(
+                c,
+                FINISH,
+                s -> {
+                    s.setString(1, outcome.status().db());
+                    s.setString(2, outcome.processorChargeId());
+                    s.setString(3, outcome.failureCode());
+                    s.setString(4, outcome.failureReason());
+                    if (ledgerEntryId == null) {
+                        s.setNull(5, Types.BIGINT);
+                    } else {
+                        s.setLong(5, ledgerEntryId);
+                    }
+                    AnswerColumns.bind(s, 6, answer);
+                    s.setString(10, outcome.resolution());
+                    s.setTimestamp(11, Jdbc.timestamp(now));
+                    s.setTimestamp(12, Jdbc.timestamp(now));
+                    s.setString(13, id);
+                },
+                ChargeRow::map);
     }
 
     /**
@@ -332,10 +364,18 @@ public final class ChargeRepository {
      * @param holdRef  the reference of the authorization's hold, or {@code null}
      * @return whether the charge was still unfinished (false: nothing was written; roll back)
      */
-    public Pipeline.Result<Boolean> finishing(Pipeline pipeline, String id, ChargeOutcome outcome,
-            @Nullable String entryRef, @Nullable String holdRef, StoredResponse answer, Instant now) {
-        return pipeline.add(FINISH_WITH_ENTRIES, (s, first) -> bindFinish(s, first, id, outcome, entryRef, holdRef,
-                answer, now), s -> s.getUpdateCount() == 1);
+    public Pipeline.Result<Boolean> finishing(
+            Pipeline pipeline,
+            String id,
+            ChargeOutcome outcome,
+            @Nullable String entryRef,
+            @Nullable String holdRef,
+            StoredResponse answer,
+            Instant now) {
+        return pipeline.add(
+                FINISH_WITH_ENTRIES,
+                (s, first) -> bindFinish(s, first, id, outcome, entryRef, holdRef, answer, now),
+                s -> s.getUpdateCount() == 1);
     }
 
     /**
@@ -345,21 +385,39 @@ public final class ChargeRepository {
      * {@code ownerToken} and wrote the entry of {@code guardedRef} (when not {@code null}); the statements before
      * it must be the record's finish and the entry.
      */
-    public void finishingGuarded(Pipeline pipeline, String id, ChargeOutcome outcome, @Nullable String entryRef,
-            @Nullable String holdRef, StoredResponse answer, Instant now, ScopeKey scopeKey, String ownerToken,
+    public void finishingGuarded(
+            Pipeline pipeline,
+            String id,
+            ChargeOutcome outcome,
+            @Nullable String entryRef,
+            @Nullable String holdRef,
+            StoredResponse answer,
+            Instant now,
+            ScopeKey scopeKey,
+            String ownerToken,
             @Nullable String guardedRef) {
-        pipeline.add(FINISH_GUARDED, (s, first) -> {
-            int next = bindFinish(s, first, id, outcome, entryRef, holdRef, answer, now);
-            s.setString(next, scopeKey.hash());
-            s.setString(next + 1, ownerToken);
-            s.setString(next + 2, guardedRef);
-            s.setString(next + 3, guardedRef);
-            return next + 4;
-        }, s -> Boolean.TRUE);
+        pipeline.add(
+                FINISH_GUARDED,
+                (s, first) -> {
+                    int next = bindFinish(s, first, id, outcome, entryRef, holdRef, answer, now);
+                    s.setString(next, scopeKey.hash());
+                    s.setString(next + 1, ownerToken);
+                    s.setString(next + 2, guardedRef);
+                    s.setString(next + 3, guardedRef);
+                    return next + 4;
+                },
+                s -> Boolean.TRUE);
     }
 
-    private static int bindFinish(PreparedStatement s, int first, String id, ChargeOutcome outcome,
-            @Nullable String entryRef, @Nullable String holdRef, StoredResponse answer, Instant now)
+    private static int bindFinish(
+            PreparedStatement s,
+            int first,
+            String id,
+            ChargeOutcome outcome,
+            @Nullable String entryRef,
+            @Nullable String holdRef,
+            StoredResponse answer,
+            Instant now)
             throws SQLException {
         s.setString(first, outcome.status().db());
         s.setString(first + 1, outcome.processorChargeId());
@@ -375,44 +433,55 @@ public final class ChargeRepository {
         return first + 14;
     }
 
-    public boolean recordFailure(Connection c, String id, int attempts, String error, RecoveryPoint point,
-            ChargeStatus status, @Nullable String deadLetterReason, Instant now) {
+    public boolean recordFailure(
+            Connection c,
+            String id,
+            int attempts,
+            String error,
+            RecoveryPoint point,
+            ChargeStatus status,
+            @Nullable String deadLetterReason,
+            Instant now) {
         return Jdbc.update(c, RECORD_FAILURE, s -> {
-            s.setInt(1, attempts);
-            s.setString(2, error);
-            s.setString(3, point.db());
-            s.setString(4, status.db());
-            s.setString(5, deadLetterReason);
-            s.setString(6, status.db());
-            s.setTimestamp(7, Jdbc.timestamp(now));
-            s.setTimestamp(8, Jdbc.timestamp(now));
-            s.setString(9, id);
-        }) == 1;
+                    s.setInt(1, attempts);
+                    s.setString(2, error);
+                    s.setString(3, point.db());
+                    s.setString(4, status.db());
+                    s.setString(5, deadLetterReason);
+                    s.setString(6, status.db());
+                    s.setTimestamp(7, Jdbc.timestamp(now));
+                    s.setTimestamp(8, Jdbc.timestamp(now));
+                    s.setString(9, id);
+                })
+                == 1;
     }
 
     public boolean reopen(Connection c, String id, String resolution, Instant now) {
         return Jdbc.update(c, REOPEN, s -> {
-            s.setString(1, resolution);
-            s.setTimestamp(2, Jdbc.timestamp(now));
-            s.setString(3, id);
-        }) == 1;
+                    s.setString(1, resolution);
+                    s.setTimestamp(2, Jdbc.timestamp(now));
+                    s.setString(3, id);
+                })
+                == 1;
     }
 
     /** Adds a refund to a succeeded charge if it fits; the caller holds the row lock. */
     public boolean addRefund(Connection c, String id, long amount, Instant now) {
         return Jdbc.update(c, ADD_REFUND, s -> {
-            s.setLong(1, amount);
-            s.setTimestamp(2, Jdbc.timestamp(now));
-            s.setString(3, id);
-            s.setLong(4, amount);
-        }) == 1;
+                    s.setLong(1, amount);
+                    s.setTimestamp(2, Jdbc.timestamp(now));
+                    s.setString(3, id);
+                    s.setLong(4, amount);
+                })
+                == 1;
     }
 
     public void recordHold(Connection c, String id, long holdEntryId) {
         if (Jdbc.update(c, RECORD_HOLD, s -> {
-            s.setLong(1, holdEntryId);
-            s.setString(2, id);
-        }) != 1) {
+                    s.setLong(1, holdEntryId);
+                    s.setString(2, id);
+                })
+                != 1) {
             throw new IllegalStateException("charge " + id + " is already finished");
         }
     }
@@ -423,38 +492,52 @@ public final class ChargeRepository {
      *
      * @return whether the charge was still authorized
      */
-    public boolean resolve(Connection c, String id, ChargeStatus status, @Nullable Long amountCaptured,
-            @Nullable Long ledgerEntryId, Instant now) {
+    public boolean resolve(
+            Connection c,
+            String id,
+            ChargeStatus status,
+            @Nullable Long amountCaptured,
+            @Nullable Long ledgerEntryId,
+            Instant now) {
         return Jdbc.update(c, RESOLVE, s -> {
-            s.setString(1, status.db());
-            if (amountCaptured == null) {
-                s.setNull(2, Types.BIGINT);
-            } else {
-                s.setLong(2, amountCaptured);
-            }
-            if (ledgerEntryId == null) {
-                s.setNull(3, Types.BIGINT);
-            } else {
-                s.setLong(3, ledgerEntryId);
-            }
-            s.setTimestamp(4, Jdbc.timestamp(now));
-            s.setString(5, id);
-        }) == 1;
+                    s.setString(1, status.db());
+                    if (amountCaptured == null) {
+                        s.setNull(2, Types.BIGINT);
+                    } else {
+                        s.setLong(2, amountCaptured);
+                    }
+                    if (ledgerEntryId == null) {
+                        s.setNull(3, Types.BIGINT);
+                    } else {
+                        s.setLong(3, ledgerEntryId);
+                    }
+                    s.setTimestamp(4, Jdbc.timestamp(now));
+                    s.setString(5, id);
+                })
+                == 1;
     }
 
     /** Up to {@code limit} authorizations created before {@code createdBefore}, locked (SKIP LOCKED). */
     public List<ChargeRow> lockExpiredAuthorizations(Connection c, Instant createdBefore, int limit) {
-        return Jdbc.query(c, EXPIRED_AUTHORIZATIONS, s -> {
-            s.setTimestamp(1, Jdbc.timestamp(createdBefore));
-            s.setInt(2, limit);
-        }, ChargeRow::map);
+        return Jdbc.query(
+                c,
+                EXPIRED_AUTHORIZATIONS,
+                s -> {
+                    s.setTimestamp(1, Jdbc.timestamp(createdBefore));
+                    s.setInt(2, limit);
+                },
+                ChargeRow::map);
     }
 
     public List<String> customerCurrencies(Connection c, String tenant, String customer) {
-        return Jdbc.query(c, CUSTOMER_CURRENCIES, s -> {
-            s.setString(1, tenant);
-            s.setString(2, customer);
-        }, rs -> rs.getString(1));
+        return Jdbc.query(
+                c,
+                CUSTOMER_CURRENCIES,
+                s -> {
+                    s.setString(1, tenant);
+                    s.setString(2, customer);
+                },
+                rs -> rs.getString(1));
     }
 
     public List<WithLease> stuck(Connection c, int limit) {
@@ -466,6 +549,7 @@ public final class ChargeRepository {
     }
 
     private static List<WithLease> withLease(Connection c, String sql, int limit) {
-        return Jdbc.query(c, sql, s -> s.setInt(1, limit), rs -> new WithLease(ChargeRow.map(rs), Jdbc.instant(rs, "lease")));
+        return Jdbc.query(
+                c, sql, s -> s.setInt(1, limit), rs -> new WithLease(ChargeRow.map(rs), Jdbc.instant(rs, "lease")));
     }
 }

@@ -46,9 +46,10 @@ public record ChargeRequest(
     private static final Pattern SOURCE = Pattern.compile("[\\x21-\\x7e]{1,255}");
     /** The longest description, in UTF-16 code units as the processor counts it (an emoji is two). */
     static final int MAX_DESCRIPTION = 1000;
+
     private static final Pattern ANY_TEXT = Pattern.compile("(?s).*");
-    private static final List<String> MEMBERS = List.of("amount", "currency", "customer", "source", "description", "metadata",
-            "capture");
+    private static final List<String> MEMBERS =
+            List.of("amount", "currency", "customer", "source", "description", "metadata", "capture");
 
     public ChargeRequest {
         metadata = Map.copyOf(metadata);
@@ -73,8 +74,11 @@ public record ChargeRequest(
         String description = f.optionalString("description", ANY_TEXT, "a string");
         if (description != null && description.length() > MAX_DESCRIPTION) {
             // counted as the processor counts it: a regular expression's '.' takes a surrogate pair as one
-            f.error("description", "parameter_invalid", "description must be at most " + MAX_DESCRIPTION
-                    + " characters (UTF-16 code units, as the processor counts them: an emoji takes two)");
+            f.error(
+                    "description",
+                    "parameter_invalid",
+                    "description must be at most " + MAX_DESCRIPTION
+                            + " characters (UTF-16 code units, as the processor counts them: an emoji takes two)");
         }
         Map<String, String> metadata = f.optionalStringMap("metadata", 40, 40, 500);
         boolean capture = f.optionalBoolean("capture", true);
@@ -82,8 +86,8 @@ public record ChargeRequest(
             return new Parsed.Invalid<>(f.errors());
         }
         Currency known = currency;
-        return f.result(() -> new ChargeRequest(amount, known, customer, source == null ? DEFAULT_SOURCE : source,
-                description, metadata, capture));
+        return f.result(() -> new ChargeRequest(
+                amount, known, customer, source == null ? DEFAULT_SOURCE : source, description, metadata, capture));
     }
 
     /** The lower-case currency code, as the API and the processor spell it. */
@@ -98,8 +102,13 @@ public record ChargeRequest(
 
     /** The request for the processor, naming our charge in its metadata. */
     public PspChargeRequest toProcessorRequest(String tenant, String chargeId) {
-        return new PspChargeRequest(amount, currencyCode(), source, description,
-                Map.of("exactly_charge", chargeId, "exactly_tenant", tenant), capture);
+        return new PspChargeRequest(
+                amount,
+                currencyCode(),
+                source,
+                description,
+                Map.of("exactly_charge", chargeId, "exactly_tenant", tenant),
+                capture);
     }
 
     /** The JSON persisted as the exact processor request, before it is sent. */
@@ -122,8 +131,11 @@ public record ChargeRequest(
         @SuppressWarnings("unchecked")
         Map<String, String> metadata = (Map<String, String>) m.get("metadata");
         Object description = m.get("description");
-        return new PspChargeRequest(((Number) persisted(m, "amount")).longValue(), (String) persisted(m, "currency"),
-                (String) persisted(m, "source"), description == null ? null : description.toString(),
+        return new PspChargeRequest(
+                ((Number) persisted(m, "amount")).longValue(),
+                (String) persisted(m, "currency"),
+                (String) persisted(m, "source"),
+                description == null ? null : description.toString(),
                 Objects.requireNonNull(metadata, "a persisted processor request's metadata"),
                 !Boolean.FALSE.equals(m.get("capture")));
     }

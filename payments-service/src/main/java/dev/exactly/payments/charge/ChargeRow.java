@@ -66,9 +66,14 @@ public record ChargeRow(
      * @param amountCaptured    what the capture of an authorization captured ({@code null}: everything, or
      *                          not captured)
      */
-    public record Settlement(@Nullable String processorChargeId, @Nullable String failureCode,
-            @Nullable Long ledgerEntryId, long amountRefunded, @Nullable StoredResponse answer,
-            @Nullable Long holdEntryId, @Nullable Long amountCaptured) {
+    public record Settlement(
+            @Nullable String processorChargeId,
+            @Nullable String failureCode,
+            @Nullable Long ledgerEntryId,
+            long amountRefunded,
+            @Nullable StoredResponse answer,
+            @Nullable Long holdEntryId,
+            @Nullable Long amountCaptured) {
         /** Nothing settled yet. */
         public static final Settlement NONE = new Settlement(null, null, null, 0, null, null, null);
     }
@@ -80,7 +85,8 @@ public record ChargeRow(
      * @param lastError        the last attempt's failure
      * @param deadLetterReason why recovery gave up
      */
-    public record Attempts(int count, @Nullable String lastError, @Nullable String deadLetterReason) {
+    public record Attempts(
+            int count, @Nullable String lastError, @Nullable String deadLetterReason) {
         /** No attempt failed yet. */
         public static final Attempts NONE = new Attempts(0, null, null);
     }
@@ -97,13 +103,26 @@ public record ChargeRow(
      * A new charge as phase 1 inserts it: pending at {@link RecoveryPoint#CHARGE_CREATED}, with the
      * downstream key derived from its id and the exact processor request, persisted before the first send.
      */
-    public static ChargeRow pending(String id, String tenant, ScopeKey scopeKey, Fingerprint fingerprint,
-            ChargeRequest request, Instant now) {
-        return new ChargeRow(id, tenant, scopeKey, fingerprint, request.customer(), request.amount(),
-                request.currencyCode(), request.description(), request.metadataJson(), ChargeStatus.PENDING,
-                RecoveryPoint.CHARGE_CREATED, downstreamKeyOf(id),
+    public static ChargeRow pending(
+            String id, String tenant, ScopeKey scopeKey, Fingerprint fingerprint, ChargeRequest request, Instant now) {
+        return new ChargeRow(
+                id,
+                tenant,
+                scopeKey,
+                fingerprint,
+                request.customer(),
+                request.amount(),
+                request.currencyCode(),
+                request.description(),
+                request.metadataJson(),
+                ChargeStatus.PENDING,
+                RecoveryPoint.CHARGE_CREATED,
+                downstreamKeyOf(id),
                 ChargeRequest.processorRequestJson(request.toProcessorRequest(tenant, id)),
-                Settlement.NONE, Attempts.NONE, now, now);
+                Settlement.NONE,
+                Attempts.NONE,
+                now,
+                now);
     }
 
     /**
@@ -111,11 +130,31 @@ public record ChargeRow(
      * writes the same), without the ids of its journal entry and hold, which the API does not show.
      */
     public ChargeRow finished(ChargeOutcome outcome, StoredResponse answer, Instant now) {
-        return new ChargeRow(id, tenant, scopeKey, fingerprint, customer, amount, currency, description, metadata,
-                outcome.status(), RecoveryPoint.FINISHED, downstreamKey, processorRequest,
-                new Settlement(outcome.processorChargeId(), outcome.failureCode(), null, settlement.amountRefunded(),
-                        answer, settlement.holdEntryId(), settlement.amountCaptured()),
-                attempts, createdAt, now);
+        return new ChargeRow(
+                id,
+                tenant,
+                scopeKey,
+                fingerprint,
+                customer,
+                amount,
+                currency,
+                description,
+                metadata,
+                outcome.status(),
+                RecoveryPoint.FINISHED,
+                downstreamKey,
+                processorRequest,
+                new Settlement(
+                        outcome.processorChargeId(),
+                        outcome.failureCode(),
+                        null,
+                        settlement.amountRefunded(),
+                        answer,
+                        settlement.holdEntryId(),
+                        settlement.amountCaptured()),
+                attempts,
+                createdAt,
+                now);
     }
 
     /** The processor's Idempotency-Key for a charge: derived from the charge id, so every attempt repeats it. */
@@ -201,10 +240,7 @@ public record ChargeRow(
                         AnswerColumns.read(rs),
                         Jdbc.nullableLong(rs, "hold_entry_id"),
                         Jdbc.nullableLong(rs, "amount_captured")),
-                new Attempts(
-                        rs.getInt("attempts"),
-                        rs.getString("last_error"),
-                        rs.getString("dead_letter_reason")),
+                new Attempts(rs.getInt("attempts"), rs.getString("last_error"), rs.getString("dead_letter_reason")),
                 Objects.requireNonNull(Jdbc.instant(rs, "created_at")),
                 Objects.requireNonNull(Jdbc.instant(rs, "updated_at")));
     }

@@ -55,8 +55,15 @@ public final class RecoveryWorker implements SmartLifecycle {
      *                   when no charge has the record's scope
      * @param expiry     voids expired authorizations on the worker's schedule
      */
-    public RecoveryWorker(Jdbc jdbc, ChargeRepository charges, AtomicPhases phases, IdempotencyPolicy policy,
-            ChargeExecutor executor, Settings settings, List<PhaseKind> otherKinds, AuthorizationExpiry expiry) {
+    public RecoveryWorker(
+            Jdbc jdbc,
+            ChargeRepository charges,
+            AtomicPhases phases,
+            IdempotencyPolicy policy,
+            ChargeExecutor executor,
+            Settings settings,
+            List<PhaseKind> otherKinds,
+            AuthorizationExpiry expiry) {
         this.jdbc = jdbc;
         this.charges = charges;
         this.phases = phases;
@@ -104,24 +111,32 @@ public final class RecoveryWorker implements SmartLifecycle {
      * the records kept their phases can).
      */
     private void resume(Phase phase) {
-        ChargeRow row = jdbc.inTransaction(c -> charges.findByScope(c, phase.key())).orElse(null);
+        ChargeRow row =
+                jdbc.inTransaction(c -> charges.findByScope(c, phase.key())).orElse(null);
         if (row == null) {
             for (PhaseKind kind : otherKinds) {
                 if (kind.resume(phase)) {
                     return;
                 }
             }
-            throw new IllegalStateException("no charge or refund for the record " + phase.key() + ": left to an operator");
+            throw new IllegalStateException(
+                    "no charge or refund for the record " + phase.key() + ": left to an operator");
         }
         switch (row.status()) {
             case PENDING -> {
-                log.info("recovering charge {} from {} (attempts so far {})", row.id(),
-                        phase.checkpoint() == null ? "the start" : phase.checkpoint().name(), phase.attempts());
+                log.info(
+                        "recovering charge {} from {} (attempts so far {})",
+                        row.id(),
+                        phase.checkpoint() == null
+                                ? "the start"
+                                : phase.checkpoint().name(),
+                        phase.attempts());
                 executor.execute(row, phase, false);
             }
             case SUCCEEDED, FAILED, AUTHORIZED, VOIDED -> finishWithRowAnswer(row, phase);
-            case DEAD_LETTERED -> throw new IllegalStateException("charge " + row.id()
-                    + " is dead-lettered: an operator retries or resolves it");
+            case DEAD_LETTERED ->
+                throw new IllegalStateException(
+                        "charge " + row.id() + " is dead-lettered: an operator retries or resolves it");
         }
     }
 
@@ -146,7 +161,8 @@ public final class RecoveryWorker implements SmartLifecycle {
         }
         recovery.start();
         purger = Periodic.start("payments-purge", Duration.ZERO, settings.purgeInterval(), this::purge);
-        expirer = Periodic.start("payments-authorization-expiry", expiry.interval(), expiry.interval(), expiry::runOnce);
+        expirer =
+                Periodic.start("payments-authorization-expiry", expiry.interval(), expiry.interval(), expiry::runOnce);
     }
 
     @Override

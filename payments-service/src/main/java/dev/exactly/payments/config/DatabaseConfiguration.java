@@ -66,12 +66,14 @@ public class DatabaseConfiguration {
      * index built on a large table may take longer than any request should wait.
      */
     @Bean(destroyMethod = "close")
-    HikariDataSource dataSource(PaymentsProperties properties, EmbeddedDatabase embedded,
+    HikariDataSource dataSource(
+            PaymentsProperties properties,
+            EmbeddedDatabase embedded,
             @Value("${exactly.payments.pool-size:20}") int poolSize,
             @Value("${exactly.payments.database-socket-timeout:30s}") Duration socketTimeout) {
         if (socketTimeout.isNegative() || socketTimeout.isZero()) {
-            throw new IllegalArgumentException("exactly.payments.database-socket-timeout must be positive, not "
-                    + socketTimeout);
+            throw new IllegalArgumentException(
+                    "exactly.payments.database-socket-timeout must be positive, not " + socketTimeout);
         }
         HikariConfig migrations = connections(properties, embedded);
         migrations.setPoolName("payments-migrations");
@@ -86,8 +88,8 @@ public class DatabaseConfiguration {
         config.setMaximumPoolSize(poolSize);
         config.setConnectionTimeout(5_000);
         // pgjdbc counts whole seconds: a bound of 1.5 s waits 2 s
-        config.addDataSourceProperty("socketTimeout", String.valueOf(
-                socketTimeout.plusMillis(999).toSeconds()));
+        config.addDataSourceProperty(
+                "socketTimeout", String.valueOf(socketTimeout.plusMillis(999).toSeconds()));
         // a paused or abandoned transaction must not hold an idempotency record or a balance row forever;
         // and no commit is acknowledged before it is on disk (see durableCommits)
         config.setConnectionInitSql("SET idle_in_transaction_session_timeout = '60s'; " + DURABLE_COMMITS);
@@ -118,7 +120,8 @@ public class DatabaseConfiguration {
      * its machine crashes, and no session setting overrules it: said at startup, once.
      */
     private static void warnIfNotFlushed(DataSource dataSource) {
-        try (Connection c = dataSource.getConnection(); Statement s = c.createStatement();
+        try (Connection c = dataSource.getConnection();
+                Statement s = c.createStatement();
                 ResultSet rs = s.executeQuery("SHOW fsync")) {
             if (rs.next() && "off".equals(rs.getString(1))) {
                 log.warn("the database runs with fsync = off: a crash of its machine can lose committed charges "
@@ -192,8 +195,9 @@ public class DatabaseConfiguration {
 
     private static final String MIGRATION_LOCK = "SELECT pg_advisory_lock(hashtext('dev.exactly.payments.migrations'), "
             + "hashtext(coalesce(current_schema(), '')))";
-    private static final String MIGRATION_UNLOCK = "SELECT pg_advisory_unlock(hashtext('dev.exactly.payments.migrations'), "
-            + "hashtext(coalesce(current_schema(), '')))";
+    private static final String MIGRATION_UNLOCK =
+            "SELECT pg_advisory_unlock(hashtext('dev.exactly.payments.migrations'), "
+                    + "hashtext(coalesce(current_schema(), '')))";
 
     /**
      * The embedded server and its data directory, when there is one.
@@ -201,7 +205,8 @@ public class DatabaseConfiguration {
      * @param postgres  the server, or {@code null} when a database is configured
      * @param directory its data directory
      */
-    public record EmbeddedDatabase(@Nullable EmbeddedPostgres postgres, @Nullable Path directory) {
+    public record EmbeddedDatabase(
+            @Nullable EmbeddedPostgres postgres, @Nullable Path directory) {
 
         /** Stops the server; its data directory is removed with it. */
         public void close() throws IOException {

@@ -13,7 +13,8 @@ import org.jspecify.annotations.Nullable;
  * @param user     the user, or {@code null} when the URL carries it
  * @param password the password, or {@code null}
  */
-public record DatabaseUrl(String jdbcUrl, @Nullable String user, @Nullable String password) {
+public record DatabaseUrl(
+        String jdbcUrl, @Nullable String user, @Nullable String password) {
 
     /** Parses either form. */
     public static DatabaseUrl parse(String url) {

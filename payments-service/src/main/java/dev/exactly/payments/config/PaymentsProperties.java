@@ -58,14 +58,17 @@ public record PaymentsProperties(
     public PaymentsProperties {
         apiKeys = Map.copyOf(apiKeys);
         if (lease.isNegative() || lease.isZero() || retention.compareTo(lease) <= 0) {
-            throw new IllegalArgumentException("exactly.payments.lease must be positive and shorter than the retention");
+            throw new IllegalArgumentException(
+                    "exactly.payments.lease must be positive and shorter than the retention");
         }
         if (retention.compareTo(IdempotencyPolicy.MAX_RETENTION) > 0) {
-            throw new IllegalArgumentException("exactly.payments.retention must be at most "
-                    + IdempotencyPolicy.MAX_RETENTION.toDays() + " days (the charge rows keep every key's answer forever)");
+            throw new IllegalArgumentException(
+                    "exactly.payments.retention must be at most " + IdempotencyPolicy.MAX_RETENTION.toDays()
+                            + " days (the charge rows keep every key's answer forever)");
         }
         if (keepAlive.enabled() && keepAlive.maxHold().compareTo(lease) < 0) {
-            throw new IllegalArgumentException("exactly.payments.keep-alive.max-hold must be at least exactly.payments.lease");
+            throw new IllegalArgumentException(
+                    "exactly.payments.keep-alive.max-hold must be at least exactly.payments.lease");
         }
         if (clearingShards < 1 || clearingShards > 1024) {
             throw new IllegalArgumentException("exactly.payments.clearing-shards must be between 1 and 1024");
@@ -93,11 +96,14 @@ public record PaymentsProperties(
      * @param overlapAfter how long the latest transaction of a phase to start runs before another may start
      *                     beside it (zero: whenever one of {@code maxInFlight} is free)
      */
-    public record CommitBatch(@DefaultValue("7") int maxCharges, @DefaultValue("2") int maxInFlight,
+    public record CommitBatch(
+            @DefaultValue("7") int maxCharges,
+            @DefaultValue("2") int maxInFlight,
             @DefaultValue("10ms") Duration overlapAfter) {
         public CommitBatch {
             if (maxCharges < 1 || maxCharges > 256) {
-                throw new IllegalArgumentException("exactly.payments.commit-batch.max-charges must be between 1 and 256");
+                throw new IllegalArgumentException(
+                        "exactly.payments.commit-batch.max-charges must be between 1 and 256");
             }
             if (maxInFlight < 1) {
                 throw new IllegalArgumentException("exactly.payments.commit-batch.max-in-flight must be at least 1");
@@ -162,7 +168,9 @@ public record PaymentsProperties(
      * @param enabled whether the lease is renewed (off only to reproduce the old behaviour in fault runs)
      * @param maxHold the longest one owner holds a record through renewals
      */
-    public record KeepAlive(@DefaultValue("true") boolean enabled, @DefaultValue("5m") Duration maxHold) {
+    public record KeepAlive(
+            @DefaultValue("true") boolean enabled,
+            @DefaultValue("5m") Duration maxHold) {
         public KeepAlive {
             if (maxHold.toMillis() < 1) {
                 throw new IllegalArgumentException("exactly.payments.keep-alive.max-hold must be positive");
@@ -171,7 +179,9 @@ public record PaymentsProperties(
 
         /** The library's form. */
         public dev.exactly.idempotency.KeepAlive policy() {
-            return enabled ? dev.exactly.idempotency.KeepAlive.upTo(maxHold) : dev.exactly.idempotency.KeepAlive.disabled();
+            return enabled
+                    ? dev.exactly.idempotency.KeepAlive.upTo(maxHold)
+                    : dev.exactly.idempotency.KeepAlive.disabled();
         }
     }
 
@@ -213,8 +223,8 @@ public record PaymentsProperties(
                         + "exactly.payments.recovery.max-retry-delay at least the retry delay");
             }
             if (interval.toMillis() < 1 || purgeInterval.toMillis() < 1) {
-                throw new IllegalArgumentException("exactly.payments.recovery.interval and .purge-interval must be "
-                        + "at least 1ms");
+                throw new IllegalArgumentException(
+                        "exactly.payments.recovery.interval and .purge-interval must be " + "at least 1ms");
             }
         }
 

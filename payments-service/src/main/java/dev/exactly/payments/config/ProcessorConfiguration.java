@@ -33,7 +33,9 @@ public class ProcessorConfiguration {
 
     @Bean(destroyMethod = "close")
     PspClient pspClient(PaymentsProperties properties, InProcessProcessor inProcess) {
-        URI base = inProcess.simulator().map(PspSimulator::baseUri)
+        URI base = inProcess
+                .simulator()
+                .map(PspSimulator::baseUri)
                 .orElseGet(() -> URI.create(properties.pspUrl().strip()));
         return PspClient.builder(base)
                 .connectTimeout(properties.processor().connectTimeout())

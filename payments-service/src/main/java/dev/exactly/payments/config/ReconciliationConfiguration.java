@@ -26,10 +26,13 @@ public class ReconciliationConfiguration {
     }
 
     @Bean
-    ReconciliationSchedule reconciliationSchedule(Reconciliation reconciliation, InstantSource clock,
-            ReconciliationProperties properties) {
-        return new ReconciliationSchedule(reconciliation, clock, new ReconciliationSchedule.Settings(
-                properties.enabled(), properties.interval(), properties.lookback()));
+    ReconciliationSchedule reconciliationSchedule(
+            Reconciliation reconciliation, InstantSource clock, ReconciliationProperties properties) {
+        return new ReconciliationSchedule(
+                reconciliation,
+                clock,
+                new ReconciliationSchedule.Settings(
+                        properties.enabled(), properties.interval(), properties.lookback()));
     }
 
     @Bean

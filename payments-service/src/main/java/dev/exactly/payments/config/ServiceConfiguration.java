@@ -74,7 +74,8 @@ public class ServiceConfiguration {
     }
 
     /** Draws the jitter of recovery's backoff (from any thread). */
-    private static final RandomGenerator JITTER = () -> ThreadLocalRandom.current().nextLong();
+    private static final RandomGenerator JITTER =
+            () -> ThreadLocalRandom.current().nextLong();
 
     /**
      * The durable records' PostgreSQL store, kept in a wrapper: as an {@code IdempotencyStore} bean it would
@@ -101,11 +102,18 @@ public class ServiceConfiguration {
      * purges and can be switched off per instance.
      */
     @Bean
-    AtomicPhases atomicPhases(PhasesStore store, PaymentsProperties properties, InstantSource clock,
+    AtomicPhases atomicPhases(
+            PhasesStore store,
+            PaymentsProperties properties,
+            InstantSource clock,
             @Value("${exactly.payments.pool-size:20}") int poolSize) {
         RecoveryPolicy policy = properties.recovery().policy(poolSize);
         checkRecoveryParallelism(policy.parallelism(), poolSize);
-        return AtomicPhases.builder(store.store()).clock(clock).random(JITTER).recoveryPolicy(policy).build();
+        return AtomicPhases.builder(store.store())
+                .clock(clock)
+                .random(JITTER)
+                .recoveryPolicy(policy)
+                .build();
     }
 
     /**
@@ -157,34 +165,90 @@ public class ServiceConfiguration {
     }
 
     @Bean
-    ChargeExecutor chargeExecutor(Jdbc jdbc, ChargeRepository charges, AtomicPhases phases, ReplayCounter replays,
-            PspClient psp, Ledger ledger, TenantAccounts accounts, ChargeAnswers answers, InstantSource clock,
-            ObjectProvider<ChargeObserver> observer, ChargeEvents events, PaymentsProperties properties) {
-        return new ChargeExecutor(jdbc, charges, phases, replays, psp, ledger, accounts, answers, clock,
-                observer.getIfAvailable(() -> ChargeObserver.NONE), events, properties.commitBatch().batcher(jdbc));
+    ChargeExecutor chargeExecutor(
+            Jdbc jdbc,
+            ChargeRepository charges,
+            AtomicPhases phases,
+            ReplayCounter replays,
+            PspClient psp,
+            Ledger ledger,
+            TenantAccounts accounts,
+            ChargeAnswers answers,
+            InstantSource clock,
+            ObjectProvider<ChargeObserver> observer,
+            ChargeEvents events,
+            PaymentsProperties properties) {
+        return new ChargeExecutor(
+                jdbc,
+                charges,
+                phases,
+                replays,
+                psp,
+                ledger,
+                accounts,
+                answers,
+                clock,
+                observer.getIfAvailable(() -> ChargeObserver.NONE),
+                events,
+                properties.commitBatch().batcher(jdbc));
     }
 
     @Bean
-    ChargePipeline chargePipeline(Jdbc jdbc, ChargeRepository charges, AtomicPhases phases, IdempotentRoutes routes,
-            ReplayCounter replays, ChargeExecutor executor, Ids ids, InstantSource clock,
-            ObjectProvider<ChargeObserver> observer, PaymentsProperties properties) {
-        return new ChargePipeline(jdbc, charges, phases, routes, replays, executor, ids, clock,
-                observer.getIfAvailable(() -> ChargeObserver.NONE), properties.commitBatch().batcher(jdbc));
+    ChargePipeline chargePipeline(
+            Jdbc jdbc,
+            ChargeRepository charges,
+            AtomicPhases phases,
+            IdempotentRoutes routes,
+            ReplayCounter replays,
+            ChargeExecutor executor,
+            Ids ids,
+            InstantSource clock,
+            ObjectProvider<ChargeObserver> observer,
+            PaymentsProperties properties) {
+        return new ChargePipeline(
+                jdbc,
+                charges,
+                phases,
+                routes,
+                replays,
+                executor,
+                ids,
+                clock,
+                observer.getIfAvailable(() -> ChargeObserver.NONE),
+                properties.commitBatch().batcher(jdbc));
     }
 
     @Bean
-    ChargeOperations chargeOperations(Jdbc jdbc, ChargeRepository charges, AtomicPhases phases, ChargeExecutor executor,
-            PspClient psp, PaymentsProperties properties, InstantSource clock) {
+    ChargeOperations chargeOperations(
+            Jdbc jdbc,
+            ChargeRepository charges,
+            AtomicPhases phases,
+            ChargeExecutor executor,
+            PspClient psp,
+            PaymentsProperties properties,
+            InstantSource clock) {
         return new ChargeOperations(jdbc, charges, phases, durablePolicy(properties), executor, psp, clock);
     }
 
     @Bean
-    RecoveryWorker recoveryWorker(Jdbc jdbc, ChargeRepository charges, AtomicPhases phases, ChargeExecutor executor,
-            AuthorizationExpiry expiry, PaymentsProperties properties, ObjectProvider<PhaseKind> otherKinds) {
+    RecoveryWorker recoveryWorker(
+            Jdbc jdbc,
+            ChargeRepository charges,
+            AtomicPhases phases,
+            ChargeExecutor executor,
+            AuthorizationExpiry expiry,
+            PaymentsProperties properties,
+            ObjectProvider<PhaseKind> otherKinds) {
         PaymentsProperties.Recovery recovery = properties.recovery();
-        return new RecoveryWorker(jdbc, charges, phases, durablePolicy(properties), executor,
+        return new RecoveryWorker(
+                jdbc,
+                charges,
+                phases,
+                durablePolicy(properties),
+                executor,
                 new RecoveryWorker.Settings(recovery.enabled(), recovery.purgeInterval()),
-                otherKinds.orderedStream().toList(), expiry);
+                otherKinds.orderedStream().toList(),
+                expiry);
     }
 
     @Bean
@@ -193,11 +257,21 @@ public class ServiceConfiguration {
     }
 
     @Bean
-    ChargeActions chargeActions(Jdbc jdbc, ChargeRepository charges, ChargeActionRepository actions,
-            AtomicPhases phases, IdempotentRoutes routes, ReplayCounter replays, PspClient psp, Ledger ledger,
-            ChargeActionAnswers answers, ChargeEvents events, Ids ids, InstantSource clock) {
-        return new ChargeActions(jdbc, charges, actions, phases, routes, replays, psp, ledger, answers, events, ids,
-                clock);
+    ChargeActions chargeActions(
+            Jdbc jdbc,
+            ChargeRepository charges,
+            ChargeActionRepository actions,
+            AtomicPhases phases,
+            IdempotentRoutes routes,
+            ReplayCounter replays,
+            PspClient psp,
+            Ledger ledger,
+            ChargeActionAnswers answers,
+            ChargeEvents events,
+            Ids ids,
+            InstantSource clock) {
+        return new ChargeActions(
+                jdbc, charges, actions, phases, routes, replays, psp, ledger, answers, events, ids, clock);
     }
 
     /**
@@ -205,9 +279,14 @@ public class ServiceConfiguration {
      * {@code recovery.interval}, at most 100 a round, where recovery runs.
      */
     @Bean
-    AuthorizationExpiry authorizationExpiry(ChargeActions actions, InstantSource clock, PaymentsProperties properties,
+    AuthorizationExpiry authorizationExpiry(
+            ChargeActions actions,
+            InstantSource clock,
+            PaymentsProperties properties,
             @Value("${exactly.payments.authorization-ttl:7d}") Duration ttl) {
-        return new AuthorizationExpiry(actions, clock,
+        return new AuthorizationExpiry(
+                actions,
+                clock,
                 new AuthorizationExpiry.Settings(ttl, properties.recovery().interval(), 100));
     }
 
@@ -223,18 +302,58 @@ public class ServiceConfiguration {
 
     /** Phases 2 and 3 of refunds; also the recovery worker's {@link PhaseKind} for refunds. */
     @Bean
-    RefundExecutor refundExecutor(Jdbc jdbc, ChargeRepository charges, RefundRepository refunds, AtomicPhases phases,
-            ReplayCounter replays, PspClient psp, Ledger ledger, TenantAccounts accounts, RefundAnswers answers,
-            Outbox outbox, InstantSource clock, ObjectProvider<RefundObserver> observer) {
-        return new RefundExecutor(jdbc, charges, refunds, phases, replays, psp, ledger, accounts, answers, outbox,
-                clock, observer.getIfAvailable(() -> RefundObserver.NONE));
+    RefundExecutor refundExecutor(
+            Jdbc jdbc,
+            ChargeRepository charges,
+            RefundRepository refunds,
+            AtomicPhases phases,
+            ReplayCounter replays,
+            PspClient psp,
+            Ledger ledger,
+            TenantAccounts accounts,
+            RefundAnswers answers,
+            Outbox outbox,
+            InstantSource clock,
+            ObjectProvider<RefundObserver> observer) {
+        return new RefundExecutor(
+                jdbc,
+                charges,
+                refunds,
+                phases,
+                replays,
+                psp,
+                ledger,
+                accounts,
+                answers,
+                outbox,
+                clock,
+                observer.getIfAvailable(() -> RefundObserver.NONE));
     }
 
     @Bean
-    RefundService refundService(Jdbc jdbc, ChargeRepository charges, RefundRepository refunds, AtomicPhases phases,
-            IdempotentRoutes routes, ReplayCounter replays, RefundExecutor executor, RefundAnswers answers, Ids ids,
-            InstantSource clock, ObjectProvider<RefundObserver> observer) {
-        return new RefundService(jdbc, charges, refunds, phases, routes, replays, executor, answers, ids, clock,
+    RefundService refundService(
+            Jdbc jdbc,
+            ChargeRepository charges,
+            RefundRepository refunds,
+            AtomicPhases phases,
+            IdempotentRoutes routes,
+            ReplayCounter replays,
+            RefundExecutor executor,
+            RefundAnswers answers,
+            Ids ids,
+            InstantSource clock,
+            ObjectProvider<RefundObserver> observer) {
+        return new RefundService(
+                jdbc,
+                charges,
+                refunds,
+                phases,
+                routes,
+                replays,
+                executor,
+                answers,
+                ids,
+                clock,
                 observer.getIfAvailable(() -> RefundObserver.NONE));
     }
 

@@ -30,9 +30,10 @@ public class WebhookConfiguration {
     }
 
     @Bean
-    WebhookEndpoints webhookEndpoints(Jdbc jdbc, WebhookProperties properties, PaymentsProperties payments,
-            InstantSource clock) {
-        return new WebhookEndpoints(jdbc, clock, properties.settings(payments.demoMode()).allowPrivateNetworks());
+    WebhookEndpoints webhookEndpoints(
+            Jdbc jdbc, WebhookProperties properties, PaymentsProperties payments, InstantSource clock) {
+        return new WebhookEndpoints(
+                jdbc, clock, properties.settings(payments.demoMode()).allowPrivateNetworks());
     }
 
     @Bean
@@ -41,9 +42,12 @@ public class WebhookConfiguration {
     }
 
     @Bean
-    DeliveryWorker deliveryWorker(Jdbc jdbc, WebhookProperties properties, PaymentsProperties payments,
-            InstantSource clock) {
-        return new DeliveryWorker(jdbc, properties.settings(payments.demoMode()), clock,
+    DeliveryWorker deliveryWorker(
+            Jdbc jdbc, WebhookProperties properties, PaymentsProperties payments, InstantSource clock) {
+        return new DeliveryWorker(
+                jdbc,
+                properties.settings(payments.demoMode()),
+                clock,
                 () -> ThreadLocalRandom.current().nextLong());
     }
 }

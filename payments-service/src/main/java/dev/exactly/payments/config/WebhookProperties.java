@@ -49,8 +49,9 @@ public record WebhookProperties(
             throw new IllegalArgumentException("exactly.payments.webhooks.parallelism must be between 1 and 256");
         }
         if (perEndpointParallelism < 1 || perEndpointParallelism > parallelism) {
-            throw new IllegalArgumentException("exactly.payments.webhooks.per-endpoint-parallelism must be between 1 and "
-                    + "exactly.payments.webhooks.parallelism (" + parallelism + ")");
+            throw new IllegalArgumentException(
+                    "exactly.payments.webhooks.per-endpoint-parallelism must be between 1 and "
+                            + "exactly.payments.webhooks.parallelism (" + parallelism + ")");
         }
         if (maxAttempts < 1 || maxAttempts > 100) {
             throw new IllegalArgumentException("exactly.payments.webhooks.max-attempts must be between 1 and 100");
@@ -63,18 +64,28 @@ public record WebhookProperties(
                     + "exactly.payments.webhooks.max-retry-delay");
         }
         if (connectTimeout.toMillis() < 1 || requestTimeout.toMillis() < 1) {
-            throw new IllegalArgumentException("exactly.payments.webhooks.connect-timeout and request-timeout must be positive");
+            throw new IllegalArgumentException(
+                    "exactly.payments.webhooks.connect-timeout and request-timeout must be positive");
         }
         if (lease.compareTo(connectTimeout.plus(requestTimeout)) <= 0) {
-            throw new IllegalArgumentException("exactly.payments.webhooks.lease must be longer than connect-timeout plus "
-                    + "request-timeout (a live worker must record its answer before another may send the event again)");
+            throw new IllegalArgumentException(
+                    "exactly.payments.webhooks.lease must be longer than connect-timeout plus "
+                            + "request-timeout (a live worker must record its answer before another may send the event again)");
         }
     }
 
     /** The worker's settings; in demo mode private networks are allowed (a receiver on the same machine). */
     public DeliveryWorker.Settings settings(boolean demoMode) {
-        return new DeliveryWorker.Settings(enabled, interval, batchSize, parallelism, perEndpointParallelism, lease,
-                new RetrySchedule(maxAttempts, retryDelay, maxRetryDelay), connectTimeout, requestTimeout,
+        return new DeliveryWorker.Settings(
+                enabled,
+                interval,
+                batchSize,
+                parallelism,
+                perEndpointParallelism,
+                lease,
+                new RetrySchedule(maxAttempts, retryDelay, maxRetryDelay),
+                connectTimeout,
+                requestTimeout,
                 allowPrivateNetworks || demoMode);
     }
 }

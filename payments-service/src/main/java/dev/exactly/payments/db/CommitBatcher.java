@@ -47,15 +47,23 @@ public final class CommitBatcher {
     /** When each running transaction started ({@link System#nanoTime}), in the order they started. */
     private final ArrayList<Long> running = new ArrayList<>();
 
-    private enum State { WAITING, COMMITTED, ALONE, FAILED }
+    private enum State {
+        WAITING,
+        COMMITTED,
+        ALONE,
+        FAILED
+    }
 
     private static final class Part {
         final Pipeline pipeline;
         final String order;
         /** Signalled when its batch ends, or when it heads the queue as a transaction slot frees. */
         final Condition woken;
+
         State state = State.WAITING;
-        @Nullable RuntimeException failure;
+
+        @Nullable
+        RuntimeException failure;
 
         Part(Pipeline pipeline, String order, Condition woken) {
             this.pipeline = pipeline;

@@ -45,7 +45,6 @@ public class DemoController {
     /** The switches are a few bytes; anything longer is refused unread. */
     private static final int MAX_BODY_BYTES = 1024;
 
-
     private final PaymentsProperties properties;
     private final InProcessProcessor processor;
 
@@ -96,15 +95,18 @@ public class DemoController {
         JsonNode root = Json.read(bytes);
         for (String name : List.of("slow", "drop_response")) {
             if (!root.has(name) || !root.get(name).isBoolean()) {
-                fields.error(name, root.has(name) ? "parameter_invalid" : "parameter_missing", name + " must be true or false");
+                fields.error(
+                        name,
+                        root.has(name) ? "parameter_invalid" : "parameter_missing",
+                        name + " must be true or false");
             }
         }
         if (!fields.valid()) {
             return answer(ApiProblems.validationFailed("the switches are invalid", fields.errors()));
         }
         PspSimulator psp = found.get();
-        ProcessorSwitches wanted = new ProcessorSwitches(root.get("slow").booleanValue(),
-                root.get("drop_response").booleanValue());
+        ProcessorSwitches wanted = new ProcessorSwitches(
+                root.get("slow").booleanValue(), root.get("drop_response").booleanValue());
         synchronized (this) {
             psp.setFaults(wanted.applyTo(psp.faults()));
         }

@@ -4,9 +4,11 @@ import java.security.SecureRandom;
 
 /** Unguessable ids and secrets: a prefix and base-62 characters from the platform's strong generator. */
 public final class RandomIds {
-    private static final char[] ALPHABET = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz".toCharArray();
+    private static final char[] ALPHABET =
+            "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz".toCharArray();
     /** Random bytes drawn at a time: 24 characters take about 24.8 bytes. */
     private static final int DRAW = 32;
+
     private static final SecureRandom RANDOM = new SecureRandom();
 
     private RandomIds() {}

@@ -83,11 +83,15 @@ public final class Json {
      * @throws NotUtf8 otherwise
      */
     static String utf8(byte[] body) {
-        if (body.length >= 2 && (body[0] == 0 || body[1] == 0
-                || (body[0] == (byte) 0xFE && body[1] == (byte) 0xFF) || (body[0] == (byte) 0xFF && body[1] == (byte) 0xFE))) {
+        if (body.length >= 2
+                && (body[0] == 0
+                        || body[1] == 0
+                        || (body[0] == (byte) 0xFE && body[1] == (byte) 0xFF)
+                        || (body[0] == (byte) 0xFF && body[1] == (byte) 0xFE))) {
             throw new NotUtf8(0, true);
         }
-        CharsetDecoder decoder = StandardCharsets.UTF_8.newDecoder()
+        CharsetDecoder decoder = StandardCharsets.UTF_8
+                .newDecoder()
                 .onMalformedInput(CodingErrorAction.REPORT)
                 .onUnmappableCharacter(CodingErrorAction.REPORT);
         ByteBuffer in = ByteBuffer.wrap(body);

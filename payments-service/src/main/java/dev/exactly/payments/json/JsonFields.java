@@ -34,15 +34,20 @@ public final class JsonFields {
             node = Json.read(body);
         } catch (Json.NotUtf8 e) {
             JsonFields fields = new JsonFields(null);
-            fields.error("", "invalid_json", e.wideEncoding()
-                    ? "the request body must be UTF-8: it looks like UTF-16 or UTF-32"
-                    : "the request body is not valid UTF-8 (byte " + (e.offset() + 1) + ")");
+            fields.error(
+                    "",
+                    "invalid_json",
+                    e.wideEncoding()
+                            ? "the request body must be UTF-8: it looks like UTF-16 or UTF-32"
+                            : "the request body is not valid UTF-8 (byte " + (e.offset() + 1) + ")");
             return fields;
         } catch (JacksonException e) {
             JsonFields fields = new JsonFields(null);
             String duplicated = duplicatedMember(e);
             if (duplicated != null) {
-                fields.error(truncate(duplicated), "parameter_duplicated",
+                fields.error(
+                        truncate(duplicated),
+                        "parameter_duplicated",
                         truncate(duplicated) + " is given more than once: send each member once");
             } else if (e instanceof tools.jackson.core.exc.StreamConstraintsException) {
                 fields.error("", "invalid_json", "the request body nests deeper than " + Json.MAX_DEPTH + " levels");
@@ -67,14 +72,16 @@ public final class JsonFields {
      */
     private static @Nullable String duplicatedMember(JacksonException e) {
         String message = e.getOriginalMessage();
-        if (message == null || !message.startsWith("Duplicate Object property")
+        if (message == null
+                || !message.startsWith("Duplicate Object property")
                 || !(e.processor() instanceof tools.jackson.core.JsonParser parser)) {
             return null;
         }
         StringBuilder member = new StringBuilder();
         for (String step : parser.streamReadContext().pathAsPointer().toString().split("/", -1)) {
             if (!step.isEmpty()) {
-                member.append(member.isEmpty() ? "" : ".").append(step.replace("~1", "/").replace("~0", "~"));
+                member.append(member.isEmpty() ? "" : ".")
+                        .append(step.replace("~1", "/").replace("~0", "~"));
             }
         }
         return member.isEmpty() ? null : member.toString();
@@ -282,10 +289,14 @@ public final class JsonFields {
             } else if (unstorable(key) != null) {
                 error(name, "parameter_invalid", name + " keys must not hold " + unstorable(key));
             } else if (!value.isString() || value.stringValue().length() > maxValue) {
-                error(name + "." + truncate(key), "parameter_invalid",
+                error(
+                        name + "." + truncate(key),
+                        "parameter_invalid",
                         name + " values must be strings of at most " + maxValue + " characters");
             } else if (unstorable(value.stringValue()) != null) {
-                error(name + "." + truncate(key), "parameter_invalid",
+                error(
+                        name + "." + truncate(key),
+                        "parameter_invalid",
                         name + " values must not hold " + unstorable(value.stringValue()));
             } else {
                 map.put(key, value.stringValue());

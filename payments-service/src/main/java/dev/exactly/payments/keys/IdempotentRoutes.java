@@ -22,6 +22,7 @@ public final class IdempotentRoutes {
     public static final String CAPTURE = "/v1/charges/{id}/capture";
     /** Voiding an authorized charge. */
     public static final String VOID = "/v1/charges/{id}/void";
+
     private static final String METHOD = "POST";
 
     private final Fingerprinter fingerprinter = Fingerprinter.ofDefaults();
@@ -33,10 +34,12 @@ public final class IdempotentRoutes {
     }
 
     /** The durable request of a body sent to {@code route} by {@code tenant} with {@code key}. */
-    public IdempotencyRequest request(String route, String tenant, IdempotencyKey key, byte[] body,
-            @Nullable String contentType) {
-        return IdempotencyRequest.of(new Scope(tenant, METHOD, route, key),
-                fingerprinter.fingerprint(METHOD, route, body, contentType), policy);
+    public IdempotencyRequest request(
+            String route, String tenant, IdempotencyKey key, byte[] body, @Nullable String contentType) {
+        return IdempotencyRequest.of(
+                new Scope(tenant, METHOD, route, key),
+                fingerprinter.fingerprint(METHOD, route, body, contentType),
+                policy);
     }
 
     /**
@@ -44,10 +47,12 @@ public final class IdempotentRoutes {
      * template is part of the scope, the path part of the fingerprint (as the hot tier makes them), so one
      * key sent to the capture of two charges is a key reused, never a replay of the other charge's answer.
      */
-    public IdempotencyRequest request(String route, String path, String tenant, IdempotencyKey key, byte[] body,
-            @Nullable String contentType) {
-        return IdempotencyRequest.of(new Scope(tenant, METHOD, route, key),
-                fingerprinter.fingerprint(METHOD, path, body, contentType), policy);
+    public IdempotencyRequest request(
+            String route, String path, String tenant, IdempotencyKey key, byte[] body, @Nullable String contentType) {
+        return IdempotencyRequest.of(
+                new Scope(tenant, METHOD, route, key),
+                fingerprinter.fingerprint(METHOD, path, body, contentType),
+                policy);
     }
 
     /** The scope key of {@code route} for {@code tenant} and {@code key}. */

@@ -45,7 +45,10 @@ public final class KeyStatus {
         this.jdbc = jdbc;
     }
 
-    private record Row(KeyState.Resource resource, @Nullable String checkpoint, @Nullable Instant created) {}
+    private record Row(
+            KeyState.Resource resource,
+            @Nullable String checkpoint,
+            @Nullable Instant created) {}
 
     /** The key's state on every route where it was used; empty when it was never used. */
     public List<KeyState> describe(String tenant, IdempotencyKey key) {
@@ -61,23 +64,40 @@ public final class KeyStatus {
         ScopeKey scope = IdempotentRoutes.scopeKey(tenant, route, key);
         Optional<PhaseRecord> record = jdbc.inTransaction(c -> phases.find(c, scope));
         Optional<Row> row = switch (route) {
-            case IdempotentRoutes.CHARGES -> jdbc.queryOne(CHARGE_BY_SCOPE, s -> s.setString(1, scope.hash()),
-                    rs -> new Row(new KeyState.Resource("charge", rs.getString(1), rs.getString(2)), rs.getString(3),
-                            Jdbc.instant(rs, "created_at")));
-            case IdempotentRoutes.REFUNDS -> jdbc.queryOne(REFUND_BY_SCOPE, s -> s.setString(1, scope.hash()),
-                    rs -> new Row(new KeyState.Resource("refund", rs.getString(1), rs.getString(2)), rs.getString(3),
-                            Jdbc.instant(rs, "created_at")));
+            case IdempotentRoutes.CHARGES ->
+                jdbc.queryOne(
+                        CHARGE_BY_SCOPE,
+                        s -> s.setString(1, scope.hash()),
+                        rs -> new Row(
+                                new KeyState.Resource("charge", rs.getString(1), rs.getString(2)),
+                                rs.getString(3),
+                                Jdbc.instant(rs, "created_at")));
+            case IdempotentRoutes.REFUNDS ->
+                jdbc.queryOne(
+                        REFUND_BY_SCOPE,
+                        s -> s.setString(1, scope.hash()),
+                        rs -> new Row(
+                                new KeyState.Resource("refund", rs.getString(1), rs.getString(2)),
+                                rs.getString(3),
+                                Jdbc.instant(rs, "created_at")));
             // a capture's or void's checkpoint is the record's
-            default -> jdbc.queryOne(ACTION_BY_SCOPE, s -> s.setString(1, scope.hash()),
-                    rs -> new Row(new KeyState.Resource(rs.getString(3), rs.getString(1), rs.getString(2)), null,
-                            Jdbc.instant(rs, "created_at")));
+            default ->
+                jdbc.queryOne(
+                        ACTION_BY_SCOPE,
+                        s -> s.setString(1, scope.hash()),
+                        rs -> new Row(
+                                new KeyState.Resource(rs.getString(3), rs.getString(1), rs.getString(2)),
+                                null,
+                                Jdbc.instant(rs, "created_at")));
         };
         if (record.isEmpty() && row.isEmpty()) {
             return Optional.empty();
         }
         IdempotencyRecord r = record.map(PhaseRecord::record).orElse(null);
-        String checkpoint = row.map(Row::checkpoint).orElseGet(() -> record
-                .map(PhaseRecord::checkpoint).map(Checkpoint::name).orElse(null));
+        String checkpoint = row.map(Row::checkpoint)
+                .orElseGet(() -> record.map(PhaseRecord::checkpoint)
+                        .map(Checkpoint::name)
+                        .orElse(null));
         Instant created = r != null ? r.createdAt() : row.map(Row::created).orElse(null);
         return Optional.of(new KeyState(
                 key.value(),

@@ -49,7 +49,8 @@ public final class ReplayCounter implements AutoCloseable {
 
     /** How often a scope was replayed (the counts written so far). */
     public long replays(ScopeKey key) {
-        return jdbc.queryOne(REPLAYS, s -> s.setString(1, key.hash()), rs -> rs.getLong(1)).orElse(0L);
+        return jdbc.queryOne(REPLAYS, s -> s.setString(1, key.hash()), rs -> rs.getLong(1))
+                .orElse(0L);
     }
 
     /** Whether every queued count has been written (for tests and shutdown). */

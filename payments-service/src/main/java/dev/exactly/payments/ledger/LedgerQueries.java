@@ -37,8 +37,8 @@ public final class LedgerQueries {
             Optional<Account> account = accounts.find(TenantAccounts.customerCode(tenant, customer, currency));
             account.ifPresent(a -> {
                 AccountBalance b = ledger.balances(a.id());
-                balances.add(new CustomerBalance.Balance(TenantAccounts.publicCode(a.code(), tenant), b.available(),
-                        b.pending()));
+                balances.add(new CustomerBalance.Balance(
+                        TenantAccounts.publicCode(a.code(), tenant), b.available(), b.pending()));
             });
         }
         return new CustomerBalance(customer, balances);
@@ -51,20 +51,26 @@ public final class LedgerQueries {
      * @return empty when the account does not exist
      */
     public Optional<TenantEntries> entries(String tenant, String publicAccount, long afterId, int limit) {
-        Optional<Account> account = TenantAccounts.internalCode(publicAccount, tenant).flatMap(accounts::find);
+        Optional<Account> account =
+                TenantAccounts.internalCode(publicAccount, tenant).flatMap(accounts::find);
         if (account.isEmpty()) {
             return Optional.empty();
         }
-        EntryPage page = ledger.entries(new EntryQuery(afterId, limit, account.get().id()));
+        EntryPage page =
+                ledger.entries(new EntryQuery(afterId, limit, account.get().id()));
         Map<Long, String> codes = new HashMap<>();
         for (JournalEntry entry : page.entries()) {
             for (Posting p : entry.postings()) {
-                codes.computeIfAbsent(p.accountId(),
-                        id -> ledger.account(id).map(a -> TenantAccounts.publicCode(a.code(), tenant)).orElse("?"));
+                codes.computeIfAbsent(
+                        p.accountId(),
+                        id -> ledger.account(id)
+                                .map(a -> TenantAccounts.publicCode(a.code(), tenant))
+                                .orElse("?"));
             }
         }
         EntryQuery next = page.nextQuery();
-        return Optional.of(new TenantEntries(publicAccount, page.entries(), codes, next == null ? null : next.afterId()));
+        return Optional.of(
+                new TenantEntries(publicAccount, page.entries(), codes, next == null ? null : next.afterId()));
     }
 
     /** The trial balance of the tenant's accounts (account codes are the ledger's; see {@link TenantAccounts#publicCode}). */

@@ -71,7 +71,9 @@ public final class TenantAccounts {
             if (parts.length == 2 && parts[0].equals("clearing")) {
                 return Optional.of(clearingCode(tenant, Currency.of(parts[1])));
             }
-            if (parts.length == 3 && parts[0].equals("customer") && CUSTOMER.matcher(parts[1]).matches()) {
+            if (parts.length == 3
+                    && parts[0].equals("customer")
+                    && CUSTOMER.matcher(parts[1]).matches()) {
                 return Optional.of(customerCode(tenant, parts[1], Currency.of(parts[2])));
             }
         } catch (RuntimeException unknownCurrency) {
@@ -82,12 +84,14 @@ public final class TenantAccounts {
 
     /** The tenant's clearing account in this currency, opened if needed. */
     public Account clearing(String tenant, Currency currency) {
-        return open(AccountSpec.of(clearingCode(tenant, currency), AccountType.ASSET, currency).withShards(clearingShards));
+        return open(AccountSpec.of(clearingCode(tenant, currency), AccountType.ASSET, currency)
+                .withShards(clearingShards));
     }
 
     /** The customer's account in this currency, opened if needed. */
     public Account customer(String tenant, String customer, Currency currency) {
-        return open(AccountSpec.of(customerCode(tenant, customer, currency), AccountType.LIABILITY, currency).withFloor(0));
+        return open(AccountSpec.of(customerCode(tenant, customer, currency), AccountType.LIABILITY, currency)
+                .withFloor(0));
     }
 
     /** An existing account by internal code, without opening it. */

@@ -13,7 +13,10 @@ import org.jspecify.annotations.Nullable;
  * @param accountCodes every account the entries' postings touch, as the tenant names it, by id
  * @param nextAfter    the id after which the next page starts, or {@code null} on the last page
  */
-public record TenantEntries(String account, List<JournalEntry> entries, Map<Long, String> accountCodes,
+public record TenantEntries(
+        String account,
+        List<JournalEntry> entries,
+        Map<Long, String> accountCodes,
         @Nullable Long nextAfter) {
     public TenantEntries {
         entries = List.copyOf(entries);

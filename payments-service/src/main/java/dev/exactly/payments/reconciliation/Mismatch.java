@@ -15,8 +15,15 @@ import org.jspecify.annotations.Nullable;
  * @param ledgerAmount      what the ledger journaled (minor units; 0 when it has no entry)
  * @param detail            a sentence for the operator
  */
-public record Mismatch(Kind kind, Subject subject, @Nullable String chargeId, @Nullable String processorChargeId,
-        String currency, long processorAmount, long ledgerAmount, String detail) {
+public record Mismatch(
+        Kind kind,
+        Subject subject,
+        @Nullable String chargeId,
+        @Nullable String processorChargeId,
+        String currency,
+        long processorAmount,
+        long ledgerAmount,
+        String detail) {
 
     /** What disagrees; the wire names are stable. */
     public enum Kind {

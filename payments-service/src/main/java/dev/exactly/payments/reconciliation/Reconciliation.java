@@ -44,8 +44,9 @@ public final class Reconciliation {
     private static final String JOURNALED = """
             (SELECT coalesce(sum(p.amount), 0) FROM ledger_posting p
              WHERE p.entry_id = c.ledger_entry_id AND p.side = 'debit' AND NOT p.pending)""";
-    private static final String COLUMNS = "c.id, c.processor_charge_id, c.downstream_key, c.currency, "
-            + JOURNALED + " AS journaled";
+
+    private static final String COLUMNS =
+            "c.id, c.processor_charge_id, c.downstream_key, c.currency, " + JOURNALED + " AS journaled";
     private static final String JOURNALED_IN_WINDOW = "SELECT " + COLUMNS + """
              FROM payments_charge c
             WHERE c.ledger_entry_id IS NOT NULL AND c.finished_at >= ? AND c.finished_at < ?""";
@@ -73,11 +74,15 @@ public final class Reconciliation {
     }
 
     /** A charge as the service's books have it. */
-    private record Booked(String id, @Nullable String processorChargeId, String downstreamKey, String currency,
-            long journaled) {
+    private record Booked(
+            String id, @Nullable String processorChargeId, String downstreamKey, String currency, long journaled) {
         static Booked of(ResultSet rs) throws SQLException {
-            return new Booked(rs.getString("id"), rs.getString("processor_charge_id"), rs.getString("downstream_key"),
-                    rs.getString("currency"), rs.getLong("journaled"));
+            return new Booked(
+                    rs.getString("id"),
+                    rs.getString("processor_charge_id"),
+                    rs.getString("downstream_key"),
+                    rs.getString("currency"),
+                    rs.getLong("journaled"));
         }
     }
 
@@ -101,32 +106,53 @@ public final class Reconciliation {
 
     private int compareCaptures(Instant from, Instant to, List<Mismatch> mismatches) {
         List<Capture> logged = psp.captures(from, to);
-        List<Booked> journaled = jdbc.query(JOURNALED_IN_WINDOW, s -> {
-            s.setTimestamp(1, Jdbc.timestamp(from));
-            s.setTimestamp(2, Jdbc.timestamp(to));
-        }, Booked::of);
+        List<Booked> journaled = jdbc.query(
+                JOURNALED_IN_WINDOW,
+                s -> {
+                    s.setTimestamp(1, Jdbc.timestamp(from));
+                    s.setTimestamp(2, Jdbc.timestamp(to));
+                },
+                Booked::of);
         Set<String> matched = new HashSet<>();
         for (Capture capture : logged) {
-            Optional<Booked> booked = jdbc.queryOne(BY_PROCESSOR, s -> {
-                s.setString(1, capture.chargeId());
-                s.setString(2, capture.idempotencyKey());
-                s.setString(3, capture.chargeId());
-            }, Booked::of);
+            Optional<Booked> booked = jdbc.queryOne(
+                    BY_PROCESSOR,
+                    s -> {
+                        s.setString(1, capture.chargeId());
+                        s.setString(2, capture.idempotencyKey());
+                        s.setString(3, capture.chargeId());
+                    },
+                    Booked::of);
             booked.ifPresent(b -> matched.add(b.id()));
             String chargeId = booked.map(Booked::id).orElse(null);
             long ledger = booked.map(Booked::journaled).orElse(0L);
             if (ledger == 0) {
-                mismatches.add(new Mismatch(Mismatch.Kind.IN_PROCESSOR_NOT_LEDGER, Mismatch.Subject.CAPTURE, chargeId,
-                        capture.chargeId(), capture.currency(), capture.amount(), 0,
-                        chargeId == null ? "the processor captured money under a key no charge of this service has"
+                mismatches.add(new Mismatch(
+                        Mismatch.Kind.IN_PROCESSOR_NOT_LEDGER,
+                        Mismatch.Subject.CAPTURE,
+                        chargeId,
+                        capture.chargeId(),
+                        capture.currency(),
+                        capture.amount(),
+                        0,
+                        chargeId == null
+                                ? "the processor captured money under a key no charge of this service has"
                                 : "the processor captured money for a charge the ledger has not journaled"));
             } else if (ledger != capture.amount()) {
-                mismatches.add(new Mismatch(Mismatch.Kind.AMOUNT_DIFFERS, Mismatch.Subject.CAPTURE, chargeId,
-                        capture.chargeId(), capture.currency(), capture.amount(), ledger,
+                mismatches.add(new Mismatch(
+                        Mismatch.Kind.AMOUNT_DIFFERS,
+                        Mismatch.Subject.CAPTURE,
+                        chargeId,
+                        capture.chargeId(),
+                        capture.currency(),
+                        capture.amount(),
+                        ledger,
                         "the processor captured " + capture.amount() + ", the ledger journaled " + ledger));
             }
         }
-        List<Booked> unmatched = journaled.stream().filter(b -> !matched.contains(b.id()) && b.journaled() > 0).toList();
+        List<Booked> unmatched = journaled.stream()
+                .filter(b -> !matched.contains(b.id()) && b.journaled() > 0)
+                .toList();
         if (!unmatched.isEmpty()) {
             // a capture just outside the window is no mismatch: the processor's whole log decides
             Map<String, Capture> everCaptured = new HashMap<>();
@@ -136,43 +162,68 @@ public final class Reconciliation {
             }
             for (Booked b : unmatched) {
                 Capture capture = b.processorChargeId() != null && everCaptured.containsKey(b.processorChargeId())
-                        ? everCaptured.get(b.processorChargeId()) : everCaptured.get(b.downstreamKey());
+                        ? everCaptured.get(b.processorChargeId())
+                        : everCaptured.get(b.downstreamKey());
                 if (capture == null) {
-                    mismatches.add(new Mismatch(Mismatch.Kind.IN_LEDGER_NOT_PROCESSOR, Mismatch.Subject.CAPTURE, b.id(),
-                            b.processorChargeId(), b.currency(), 0, b.journaled(),
+                    mismatches.add(new Mismatch(
+                            Mismatch.Kind.IN_LEDGER_NOT_PROCESSOR,
+                            Mismatch.Subject.CAPTURE,
+                            b.id(),
+                            b.processorChargeId(),
+                            b.currency(),
+                            0,
+                            b.journaled(),
                             "the ledger journaled a charge the processor never captured"));
                 } else if (capture.amount() != b.journaled()) {
-                    mismatches.add(new Mismatch(Mismatch.Kind.AMOUNT_DIFFERS, Mismatch.Subject.CAPTURE, b.id(),
-                            capture.chargeId(), b.currency(), capture.amount(), b.journaled(),
+                    mismatches.add(new Mismatch(
+                            Mismatch.Kind.AMOUNT_DIFFERS,
+                            Mismatch.Subject.CAPTURE,
+                            b.id(),
+                            capture.chargeId(),
+                            b.currency(),
+                            capture.amount(),
+                            b.journaled(),
                             "the processor captured " + capture.amount() + ", the ledger journaled " + b.journaled()));
                 }
             }
         }
         // each logged capture once, and each journaled charge no logged capture matched
-        return logged.size() + (int) journaled.stream().filter(b -> !matched.contains(b.id())).count();
+        return logged.size()
+                + (int) journaled.stream()
+                        .filter(b -> !matched.contains(b.id()))
+                        .count();
     }
 
     private int compareRefunds(Instant from, Instant to, List<Mismatch> mismatches) {
         List<Refund> everRefunded = psp.refunds();
         Map<String, Long> processorTotals = everRefunded.stream()
-                .collect(Collectors.groupingBy(Refund::chargeId, LinkedHashMap::new, Collectors.summingLong(Refund::amount)));
+                .collect(Collectors.groupingBy(
+                        Refund::chargeId, LinkedHashMap::new, Collectors.summingLong(Refund::amount)));
         Map<String, String> processorCurrency = new HashMap<>();
         everRefunded.forEach(r -> processorCurrency.putIfAbsent(r.chargeId(), r.currency()));
         Set<String> processorCharges = everRefunded.stream()
                 .filter(r -> !r.refundedAt().isBefore(from) && r.refundedAt().isBefore(to))
-                .map(Refund::chargeId).collect(Collectors.toCollection(HashSet::new));
-        List<String> ledgerCharges = jdbc.query(REFUNDED_IN_WINDOW, s -> {
-            s.setTimestamp(1, Jdbc.timestamp(from));
-            s.setTimestamp(2, Jdbc.timestamp(to));
-        }, rs -> rs.getString(1));
+                .map(Refund::chargeId)
+                .collect(Collectors.toCollection(HashSet::new));
+        List<String> ledgerCharges = jdbc.query(
+                REFUNDED_IN_WINDOW,
+                s -> {
+                    s.setTimestamp(1, Jdbc.timestamp(from));
+                    s.setTimestamp(2, Jdbc.timestamp(to));
+                },
+                rs -> rs.getString(1));
         if (processorCharges.isEmpty() && ledgerCharges.isEmpty()) {
             return 0;
         }
         record Totals(Booked charge, long refunded) {}
-        List<Totals> booked = jdbc.inTransaction(c -> Jdbc.query(c, REFUND_TOTALS, s -> {
-            s.setArray(1, textArray(c, ledgerCharges));
-            s.setArray(2, textArray(c, processorCharges));
-        }, rs -> new Totals(Booked.of(rs), rs.getLong("refunded"))));
+        List<Totals> booked = jdbc.inTransaction(c -> Jdbc.query(
+                c,
+                REFUND_TOTALS,
+                s -> {
+                    s.setArray(1, textArray(c, ledgerCharges));
+                    s.setArray(2, textArray(c, processorCharges));
+                },
+                rs -> new Totals(Booked.of(rs), rs.getLong("refunded"))));
         Set<String> seenAtProcessor = new HashSet<>();
         for (Totals t : booked) {
             String processorId = t.charge().processorChargeId();
@@ -184,27 +235,41 @@ public final class Reconciliation {
         }
         for (String processorId : processorCharges) {
             if (!seenAtProcessor.contains(processorId)) {
-                compare(mismatches, null, processorId, processorCurrency.getOrDefault(processorId, ""),
-                        processorTotals.getOrDefault(processorId, 0L), 0);
+                compare(
+                        mismatches,
+                        null,
+                        processorId,
+                        processorCurrency.getOrDefault(processorId, ""),
+                        processorTotals.getOrDefault(processorId, 0L),
+                        0);
             }
         }
-        return booked.size() + (int) processorCharges.stream().filter(p -> !seenAtProcessor.contains(p)).count();
+        return booked.size()
+                + (int) processorCharges.stream()
+                        .filter(p -> !seenAtProcessor.contains(p))
+                        .count();
     }
 
-    private static void compare(List<Mismatch> mismatches, @Nullable String chargeId, @Nullable String processorId,
-            String currency, long processor, long ledger) {
+    private static void compare(
+            List<Mismatch> mismatches,
+            @Nullable String chargeId,
+            @Nullable String processorId,
+            String currency,
+            long processor,
+            long ledger) {
         if (processor == ledger) {
             return;
         }
-        Mismatch.Kind kind = ledger == 0 ? Mismatch.Kind.IN_PROCESSOR_NOT_LEDGER
+        Mismatch.Kind kind = ledger == 0
+                ? Mismatch.Kind.IN_PROCESSOR_NOT_LEDGER
                 : processor == 0 ? Mismatch.Kind.IN_LEDGER_NOT_PROCESSOR : Mismatch.Kind.AMOUNT_DIFFERS;
         String detail = switch (kind) {
             case IN_PROCESSOR_NOT_LEDGER -> "the processor refunded " + processor + " the ledger does not show";
             case IN_LEDGER_NOT_PROCESSOR -> "the ledger refunded " + ledger + " the processor never returned";
             case AMOUNT_DIFFERS -> "the processor refunded " + processor + " in all, the ledger " + ledger;
         };
-        mismatches.add(new Mismatch(kind, Mismatch.Subject.REFUNDS, chargeId, processorId, currency, processor, ledger,
-                detail));
+        mismatches.add(new Mismatch(
+                kind, Mismatch.Subject.REFUNDS, chargeId, processorId, currency, processor, ledger, detail));
     }
 
     private static Array textArray(Connection c, java.util.Collection<String> values) throws SQLException {

@@ -50,7 +50,10 @@ public final class ReconciliationSchedule implements SmartLifecycle {
         ReconciliationReport report = reconciliation.reconcile(now.minus(settings.lookback()), now);
         last.set(report);
         if (!report.mismatches().isEmpty()) {
-            log.warn("reconciliation of the last {}: {} mismatches {}", settings.lookback(), report.mismatches().size(),
+            log.warn(
+                    "reconciliation of the last {}: {} mismatches {}",
+                    settings.lookback(),
+                    report.mismatches().size(),
                     report.countsByKind());
         }
         return report;
@@ -71,7 +74,8 @@ public final class ReconciliationSchedule implements SmartLifecycle {
     @Override
     public synchronized void start() {
         if (running == null && settings.enabled()) {
-            running = Periodic.start("payments-reconciliation", settings.interval(), settings.interval(), this::runOnce);
+            running =
+                    Periodic.start("payments-reconciliation", settings.interval(), settings.interval(), this::runOnce);
         }
     }
 

@@ -82,9 +82,19 @@ public final class RefundExecutor implements PhaseKind {
      * @param outbox   takes the {@code refund.succeeded} event in the refund's finishing transaction
      * @param observer told when a refund passes a step ({@link RefundObserver#NONE} in the service)
      */
-    public RefundExecutor(Jdbc jdbc, ChargeRepository charges, RefundRepository refunds, AtomicPhases phases,
-            ReplayCounter replays, PspClient psp, Ledger ledger, TenantAccounts accounts, RefundAnswers answers,
-            Outbox outbox, InstantSource clock, RefundObserver observer) {
+    public RefundExecutor(
+            Jdbc jdbc,
+            ChargeRepository charges,
+            RefundRepository refunds,
+            AtomicPhases phases,
+            ReplayCounter replays,
+            PspClient psp,
+            Ledger ledger,
+            TenantAccounts accounts,
+            RefundAnswers answers,
+            Outbox outbox,
+            InstantSource clock,
+            RefundObserver observer) {
         this.jdbc = jdbc;
         this.charges = charges;
         this.refunds = refunds;
@@ -113,8 +123,8 @@ public final class RefundExecutor implements PhaseKind {
      *              directly; otherwise it is asked first)
      */
     public RefundResult execute(RefundRow row, Phase phase, boolean fresh) {
-        PspRefundRequest request = RefundRequest.processorRequest(Objects.requireNonNull(row.processorRequest(),
-                "a pending refund has its processor request"));
+        PspRefundRequest request = RefundRequest.processorRequest(
+                Objects.requireNonNull(row.processorRequest(), "a pending refund has its processor request"));
         String key = Objects.requireNonNull(row.downstreamKey(), "a pending refund has its downstream key");
         try (LeaseKeeper alive = phases.keepAlive(phase)) {
             PspRefund answer;
@@ -134,23 +144,30 @@ public final class RefundExecutor implements PhaseKind {
     /** Recovery took the refund's record over: carry on from where its row stands. */
     @Override
     public boolean resume(Phase phase) {
-        RefundRow row = jdbc.inTransaction(c -> refunds.findByScope(c, phase.key())).orElse(null);
+        RefundRow row =
+                jdbc.inTransaction(c -> refunds.findByScope(c, phase.key())).orElse(null);
         if (row == null) {
             return false;
         }
         switch (row.status()) {
             case PENDING -> {
-                log.info("recovering refund {} from {} (attempts so far {})", row.id(),
-                        phase.checkpoint() == null ? "the start" : phase.checkpoint().name(), phase.attempts());
+                log.info(
+                        "recovering refund {} from {} (attempts so far {})",
+                        row.id(),
+                        phase.checkpoint() == null
+                                ? "the start"
+                                : phase.checkpoint().name(),
+                        phase.attempts());
                 execute(row, phase, false);
             }
             case SUCCEEDED, FAILED, REFUSED -> {
                 StoredResponse answer = Objects.requireNonNull(row.answer(), "a finished refund has its answer");
-                RecordStatus status = row.status() == RefundStatus.SUCCEEDED ? RecordStatus.COMPLETED : RecordStatus.FAILED;
+                RecordStatus status =
+                        row.status() == RefundStatus.SUCCEEDED ? RecordStatus.COMPLETED : RecordStatus.FAILED;
                 jdbc.inTransaction(c -> phases.finish(c, phase, status, answer));
             }
-            case DEAD_LETTERED -> throw new IllegalStateException("refund " + row.id()
-                    + " is dead-lettered: an operator settles it");
+            case DEAD_LETTERED ->
+                throw new IllegalStateException("refund " + row.id() + " is dead-lettered: an operator settles it");
         }
         return true;
     }
@@ -163,8 +180,10 @@ public final class RefundExecutor implements PhaseKind {
         try {
             return finishInTransaction(row, phase, answer);
         } catch (DatabaseException | StoreUnavailableException | LedgerStorageException | LedgerRetryableException e) {
-            log.warn("refund {}: the database failed after the processor answered ({}); left for recovery",
-                    row.id(), e.getMessage());
+            log.warn(
+                    "refund {}: the database failed after the processor answered ({}); left for recovery",
+                    row.id(),
+                    e.getMessage());
             return new RefundResult.OutcomeUnknown(row.id());
         }
     }
@@ -176,9 +195,11 @@ public final class RefundExecutor implements PhaseKind {
         RefundAccounts moved = null;
         if (answer.succeeded()) {
             // opened (idempotently) outside the transaction, so that it holds one pooled connection only
-            ChargeRow charge = jdbc.inTransaction(c -> charges.find(c, row.chargeId())).orElseThrow();
+            ChargeRow charge =
+                    jdbc.inTransaction(c -> charges.find(c, row.chargeId())).orElseThrow();
             Currency currency = Currency.of(charge.currency());
-            moved = new RefundAccounts(accounts.customer(row.tenant(), charge.customer(), currency),
+            moved = new RefundAccounts(
+                    accounts.customer(row.tenant(), charge.customer(), currency),
                     accounts.clearing(row.tenant(), currency));
         }
         RefundAccounts refundAccounts = moved;
@@ -202,10 +223,14 @@ public final class RefundExecutor implements PhaseKind {
                         throw new IllegalStateException("refund " + current.id() + " exceeds charge " + charge.id()
                                 + " although its amount was reserved");
                     }
-                    recorded = answers.refunded(new Refund(current.id(), charge.id(), current.amount(),
-                            charge.currency(), current.createdAt()));
+                    recorded = answers.refunded(new Refund(
+                            current.id(), charge.id(), current.amount(), charge.currency(), current.createdAt()));
                     finishRow(c, current, RefundStatus.SUCCEEDED, null, entryId, answer.id(), recorded, now);
-                    outbox.record(c, current.tenant(), EventType.REFUND_SUCCEEDED, current.id(),
+                    outbox.record(
+                            c,
+                            current.tenant(),
+                            EventType.REFUND_SUCCEEDED,
+                            current.id(),
                             new String(recorded.body(), StandardCharsets.UTF_8));
                 } else {
                     String code = Objects.requireNonNullElse(answer.failureCode(), "refund_failed");
@@ -224,8 +249,15 @@ public final class RefundExecutor implements PhaseKind {
         }
     }
 
-    private void finishRow(Connection c, RefundRow refund, RefundStatus status, @Nullable String failureCode,
-            @Nullable Long entryId, String processorRefundId, StoredResponse answer, Instant now) {
+    private void finishRow(
+            Connection c,
+            RefundRow refund,
+            RefundStatus status,
+            @Nullable String failureCode,
+            @Nullable Long entryId,
+            String processorRefundId,
+            StoredResponse answer,
+            Instant now) {
         if (!refunds.finish(c, refund.id(), status, failureCode, entryId, processorRefundId, answer, now)) {
             throw new IllegalStateException("refund " + refund.id() + " changed under its row lock");
         }
@@ -234,17 +266,21 @@ public final class RefundExecutor implements PhaseKind {
     private long journal(Connection c, RefundRow refund, ChargeRow charge, RefundAccounts accounts) {
         Long chargeEntry = charge.ledgerEntryId();
         if (chargeEntry == null) {
-            throw new IllegalStateException("refund " + refund.id() + " of charge " + charge.id() + " without its entry");
+            throw new IllegalStateException(
+                    "refund " + refund.id() + " of charge " + charge.id() + " without its entry");
         }
         Money money = Money.of(refund.amount(), Currency.of(charge.currency()));
         try {
             // idempotent by its reference: a refund journaled before gets that one entry back
-            return ledger.post(c, EntryRequest.refundOf(chargeEntry)
-                    .debit(accounts.customer().id(), money)
-                    .credit(accounts.clearing().id(), money)
-                    .externalRef("refund:" + refund.id())
-                    .description("refund " + refund.id() + " of charge " + charge.id())
-                    .build()).id();
+            return ledger.post(
+                            c,
+                            EntryRequest.refundOf(chargeEntry)
+                                    .debit(accounts.customer().id(), money)
+                                    .credit(accounts.clearing().id(), money)
+                                    .externalRef("refund:" + refund.id())
+                                    .description("refund " + refund.id() + " of charge " + charge.id())
+                                    .build())
+                    .id();
         } catch (BalanceFloorException floor) {
             throw new IllegalStateException("customer balance below the refunds of one charge", floor);
         }
@@ -291,17 +327,24 @@ public final class RefundExecutor implements PhaseKind {
                 Instant now = clock.instant();
                 return switch (phases.retryLater(c, phase, message)) {
                     case Retry.Scheduled next -> {
-                        refunds.recordFailure(c, current.id(), next.attempt(), message, point, RefundStatus.PENDING,
-                                null, now);
+                        refunds.recordFailure(
+                                c, current.id(), next.attempt(), message, point, RefundStatus.PENDING, null, now);
                         Duration delay = Duration.between(now, next.nextAttemptAt());
-                        yield new RefundResult.ProcessorUnavailable(current.id(), unknown,
-                                delay.compareTo(MIN_RETRY_AFTER) < 0 ? MIN_RETRY_AFTER : delay);
+                        yield new RefundResult.ProcessorUnavailable(
+                                current.id(), unknown, delay.compareTo(MIN_RETRY_AFTER) < 0 ? MIN_RETRY_AFTER : delay);
                     }
                     case Retry.DeadLettered dead -> {
-                        String reason = "no answer from the processor after " + dead.attempts() + " attempts; last: "
-                                + message;
-                        refunds.recordFailure(c, current.id(), dead.attempts(), message, point,
-                                RefundStatus.DEAD_LETTERED, reason, now);
+                        String reason =
+                                "no answer from the processor after " + dead.attempts() + " attempts; last: " + message;
+                        refunds.recordFailure(
+                                c,
+                                current.id(),
+                                dead.attempts(),
+                                message,
+                                point,
+                                RefundStatus.DEAD_LETTERED,
+                                reason,
+                                now);
                         log.error("refund {} dead-lettered: {}", current.id(), reason);
                         yield new RefundResult.DeadLettered(current.id());
                     }

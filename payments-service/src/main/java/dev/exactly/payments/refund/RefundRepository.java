@@ -85,40 +85,56 @@ public final class RefundRepository {
 
     /** The amount the charge's open refunds reserve; the caller holds the charge's row lock. */
     public long reserved(Connection c, String chargeId) {
-        return Jdbc.queryOne(c, RESERVED, s -> s.setString(1, chargeId), rs -> rs.getLong(1)).orElse(0L);
+        return Jdbc.queryOne(c, RESERVED, s -> s.setString(1, chargeId), rs -> rs.getLong(1))
+                .orElse(0L);
     }
 
     /** Phase 3: the refund's final state; false when it was not open. */
-    public boolean finish(Connection c, String id, RefundStatus status, @Nullable String failureCode,
-            @Nullable Long ledgerEntryId, @Nullable String processorRefundId, StoredResponse answer, Instant now) {
+    public boolean finish(
+            Connection c,
+            String id,
+            RefundStatus status,
+            @Nullable String failureCode,
+            @Nullable Long ledgerEntryId,
+            @Nullable String processorRefundId,
+            StoredResponse answer,
+            Instant now) {
         return Jdbc.update(c, FINISH, s -> {
-            s.setString(1, status.db());
-            s.setString(2, failureCode);
-            setNullableLong(s, 3, ledgerEntryId);
-            s.setString(4, processorRefundId);
-            AnswerColumns.bind(s, 5, answer);
-            s.setTimestamp(9, Jdbc.timestamp(now));
-            s.setTimestamp(10, Jdbc.timestamp(now));
-            s.setString(11, id);
-        }) == 1;
+                    s.setString(1, status.db());
+                    s.setString(2, failureCode);
+                    setNullableLong(s, 3, ledgerEntryId);
+                    s.setString(4, processorRefundId);
+                    AnswerColumns.bind(s, 5, answer);
+                    s.setTimestamp(9, Jdbc.timestamp(now));
+                    s.setTimestamp(10, Jdbc.timestamp(now));
+                    s.setString(11, id);
+                })
+                == 1;
     }
 
     /** An attempt without an answer, mirrored from the durable record; false when the refund was not pending. */
-    public boolean recordFailure(Connection c, String id, int attempts, String error, RefundPoint point,
-            RefundStatus status, @Nullable String deadLetterReason, Instant now) {
+    public boolean recordFailure(
+            Connection c,
+            String id,
+            int attempts,
+            String error,
+            RefundPoint point,
+            RefundStatus status,
+            @Nullable String deadLetterReason,
+            Instant now) {
         return Jdbc.update(c, RECORD_FAILURE, s -> {
-            s.setInt(1, attempts);
-            s.setString(2, error);
-            s.setString(3, point.db());
-            s.setString(4, status.db());
-            s.setString(5, deadLetterReason);
-            s.setTimestamp(6, Jdbc.timestamp(now));
-            s.setString(7, id);
-        }) == 1;
+                    s.setInt(1, attempts);
+                    s.setString(2, error);
+                    s.setString(3, point.db());
+                    s.setString(4, status.db());
+                    s.setString(5, deadLetterReason);
+                    s.setTimestamp(6, Jdbc.timestamp(now));
+                    s.setString(7, id);
+                })
+                == 1;
     }
 
-    private static void setNullableLong(PreparedStatement s, int index, @Nullable Long value)
-            throws SQLException {
+    private static void setNullableLong(PreparedStatement s, int index, @Nullable Long value) throws SQLException {
         if (value == null) {
             s.setNull(index, Types.BIGINT);
         } else {
@@ -139,12 +155,23 @@ public final class RefundRepository {
     }
 
     private static RefundRow map(ResultSet rs) throws SQLException {
-        return new RefundRow(rs.getString("id"), rs.getString("tenant"), new ScopeKey(rs.getString("scope_key")),
-                Fingerprint.decode(rs.getString("fingerprint")), rs.getString("charge_id"), rs.getLong("amount"),
-                rs.getString("currency"), RefundStatus.fromDb(rs.getString("status")), rs.getString("failure_code"),
-                Jdbc.nullableLong(rs, "ledger_entry_id"), rs.getString("downstream_key"),
-                rs.getString("processor_request"), rs.getString("processor_refund_id"),
-                RefundPoint.fromDb(rs.getString("recovery_point")), rs.getInt("attempts"), AnswerColumns.read(rs),
+        return new RefundRow(
+                rs.getString("id"),
+                rs.getString("tenant"),
+                new ScopeKey(rs.getString("scope_key")),
+                Fingerprint.decode(rs.getString("fingerprint")),
+                rs.getString("charge_id"),
+                rs.getLong("amount"),
+                rs.getString("currency"),
+                RefundStatus.fromDb(rs.getString("status")),
+                rs.getString("failure_code"),
+                Jdbc.nullableLong(rs, "ledger_entry_id"),
+                rs.getString("downstream_key"),
+                rs.getString("processor_request"),
+                rs.getString("processor_refund_id"),
+                RefundPoint.fromDb(rs.getString("recovery_point")),
+                rs.getInt("attempts"),
+                AnswerColumns.read(rs),
                 Objects.requireNonNull(Jdbc.instant(rs, "created_at")));
     }
 }

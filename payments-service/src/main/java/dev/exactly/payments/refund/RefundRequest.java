@@ -32,9 +32,13 @@ public record RefundRequest(String charge, long amount) {
     }
 
     /** The request for the processor: the processor's charge, naming our refund and charge in its metadata. */
-    public PspRefundRequest toProcessorRequest(String tenant, String refundId, String processorChargeId,
-            String chargeId, String currency) {
-        return new PspRefundRequest(processorChargeId, amount, currency, null,
+    public PspRefundRequest toProcessorRequest(
+            String tenant, String refundId, String processorChargeId, String chargeId, String currency) {
+        return new PspRefundRequest(
+                processorChargeId,
+                amount,
+                currency,
+                null,
                 Map.of("exactly_refund", refundId, "exactly_charge", chargeId, "exactly_tenant", tenant));
     }
 
@@ -55,8 +59,10 @@ public record RefundRequest(String charge, long amount) {
         @SuppressWarnings("unchecked")
         Map<String, String> metadata = (Map<String, String>) m.get("metadata");
         Object reason = m.get("reason");
-        return new PspRefundRequest((String) ChargeRequest.persisted(m, "charge"),
-                ((Number) ChargeRequest.persisted(m, "amount")).longValue(), (String) ChargeRequest.persisted(m, "currency"),
+        return new PspRefundRequest(
+                (String) ChargeRequest.persisted(m, "charge"),
+                ((Number) ChargeRequest.persisted(m, "amount")).longValue(),
+                (String) ChargeRequest.persisted(m, "currency"),
                 reason == null ? null : reason.toString(),
                 Objects.requireNonNull(metadata, "a persisted processor request's metadata"));
     }

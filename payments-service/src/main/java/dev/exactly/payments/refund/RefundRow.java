@@ -22,11 +22,24 @@ import org.jspecify.annotations.Nullable;
  * @param recoveryPoint    how far it got
  * @param answer           the recorded answer once finished
  */
-public record RefundRow(String id, String tenant, ScopeKey scopeKey, Fingerprint fingerprint, String chargeId,
-        long amount, @Nullable String currency, RefundStatus status, @Nullable String failureCode,
-        @Nullable Long ledgerEntryId, @Nullable String downstreamKey, @Nullable String processorRequest,
-        @Nullable String processorRefundId, RefundPoint recoveryPoint, int attempts,
-        @Nullable StoredResponse answer, Instant createdAt) {
+public record RefundRow(
+        String id,
+        String tenant,
+        ScopeKey scopeKey,
+        Fingerprint fingerprint,
+        String chargeId,
+        long amount,
+        @Nullable String currency,
+        RefundStatus status,
+        @Nullable String failureCode,
+        @Nullable Long ledgerEntryId,
+        @Nullable String downstreamKey,
+        @Nullable String processorRequest,
+        @Nullable String processorRefundId,
+        RefundPoint recoveryPoint,
+        int attempts,
+        @Nullable StoredResponse answer,
+        Instant createdAt) {
 
     /** The processor's Idempotency-Key of a refund: derived from its id, so that it can be sent once only. */
     public static String downstreamKey(String refundId) {
@@ -34,17 +47,65 @@ public record RefundRow(String id, String tenant, ScopeKey scopeKey, Fingerprint
     }
 
     /** A new pending refund, as phase 1 writes it. */
-    public static RefundRow pending(String id, String tenant, ScopeKey scopeKey, Fingerprint fingerprint,
-            String chargeId, long amount, String currency, String processorRequest, Instant now) {
-        return new RefundRow(id, tenant, scopeKey, fingerprint, chargeId, amount, currency, RefundStatus.PENDING, null,
-                null, downstreamKey(id), processorRequest, null, RefundPoint.REFUND_CREATED, 0, null, now);
+    public static RefundRow pending(
+            String id,
+            String tenant,
+            ScopeKey scopeKey,
+            Fingerprint fingerprint,
+            String chargeId,
+            long amount,
+            String currency,
+            String processorRequest,
+            Instant now) {
+        return new RefundRow(
+                id,
+                tenant,
+                scopeKey,
+                fingerprint,
+                chargeId,
+                amount,
+                currency,
+                RefundStatus.PENDING,
+                null,
+                null,
+                downstreamKey(id),
+                processorRequest,
+                null,
+                RefundPoint.REFUND_CREATED,
+                0,
+                null,
+                now);
     }
 
     /** A refund the service refused without asking the processor, with its recorded answer. */
-    public static RefundRow refused(String id, String tenant, ScopeKey scopeKey, Fingerprint fingerprint,
-            String chargeId, long amount, @Nullable String currency, String failureCode, StoredResponse answer,
+    public static RefundRow refused(
+            String id,
+            String tenant,
+            ScopeKey scopeKey,
+            Fingerprint fingerprint,
+            String chargeId,
+            long amount,
+            @Nullable String currency,
+            String failureCode,
+            StoredResponse answer,
             Instant now) {
-        return new RefundRow(id, tenant, scopeKey, fingerprint, chargeId, amount, currency, RefundStatus.REFUSED,
-                failureCode, null, null, null, null, RefundPoint.FINISHED, 0, answer, now);
+        return new RefundRow(
+                id,
+                tenant,
+                scopeKey,
+                fingerprint,
+                chargeId,
+                amount,
+                currency,
+                RefundStatus.REFUSED,
+                failureCode,
+                null,
+                null,
+                null,
+                null,
+                RefundPoint.FINISHED,
+                0,
+                answer,
+                now);
     }
 }

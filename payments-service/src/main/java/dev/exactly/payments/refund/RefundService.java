@@ -53,9 +53,18 @@ public final class RefundService {
      * @param answers  renders the answers of the refusals decided in phase 1
      * @param observer told when a refund passes a step ({@link RefundObserver#NONE} in the service)
      */
-    public RefundService(Jdbc jdbc, ChargeRepository charges, RefundRepository refunds, AtomicPhases phases,
-            IdempotentRoutes routes, ReplayCounter replays, RefundExecutor executor, RefundAnswers answers, Ids ids,
-            InstantSource clock, RefundObserver observer) {
+    public RefundService(
+            Jdbc jdbc,
+            ChargeRepository charges,
+            RefundRepository refunds,
+            AtomicPhases phases,
+            IdempotentRoutes routes,
+            ReplayCounter replays,
+            RefundExecutor executor,
+            RefundAnswers answers,
+            Ids ids,
+            InstantSource clock,
+            RefundObserver observer) {
         this.jdbc = jdbc;
         this.charges = charges;
         this.refunds = refunds;
@@ -96,8 +105,12 @@ public final class RefundService {
             }
             case PhaseStart.InFlight inFlight -> answer(c, new RefundResult.InFlight(inFlight.retryAfter()));
             case PhaseStart.KeyReused reused -> answer(c, new RefundResult.KeyReused());
-            case PhaseStart.DeadLettered dead -> answer(c, new RefundResult.DeadLettered(
-                    refunds.findByScope(c, idempotency.key()).orElseThrow().id()));
+            case PhaseStart.DeadLettered dead ->
+                answer(
+                        c,
+                        new RefundResult.DeadLettered(refunds.findByScope(c, idempotency.key())
+                                .orElseThrow()
+                                .id()));
         });
         return switch (begin) {
             case Begin.Answer answer -> answer.result();
@@ -131,17 +144,40 @@ public final class RefundService {
         Instant now = clock.instant();
         ChargeRow charge = charges.lockForTenant(c, request.charge(), tenant).orElse(null);
         if (charge == null) {
-            return refuse(c, phase, RefundRow.refused(refundId, tenant, idempotency.key(), idempotency.fingerprint(),
-                    request.charge(), request.amount(), null, "resource_missing", answers.chargeMissing(), now));
+            return refuse(
+                    c,
+                    phase,
+                    RefundRow.refused(
+                            refundId,
+                            tenant,
+                            idempotency.key(),
+                            idempotency.fingerprint(),
+                            request.charge(),
+                            request.amount(),
+                            null,
+                            "resource_missing",
+                            answers.chargeMissing(),
+                            now));
         }
         switch (charge.status()) {
             case PENDING, DEAD_LETTERED -> {
                 return answer(c, new RefundResult.ChargePending(charge.id()));
             }
             case FAILED, AUTHORIZED, VOIDED -> {
-                return refuse(c, phase, RefundRow.refused(refundId, tenant, idempotency.key(),
-                        idempotency.fingerprint(), charge.id(), request.amount(), charge.currency(),
-                        "charge_not_refundable", answers.notRefundable(charge.id(), charge.status()), now));
+                return refuse(
+                        c,
+                        phase,
+                        RefundRow.refused(
+                                refundId,
+                                tenant,
+                                idempotency.key(),
+                                idempotency.fingerprint(),
+                                charge.id(),
+                                request.amount(),
+                                charge.currency(),
+                                "charge_not_refundable",
+                                answers.notRefundable(charge.id(), charge.status()),
+                                now));
             }
             case SUCCEEDED -> {
                 // decided below
@@ -150,20 +186,50 @@ public final class RefundService {
         String processorCharge = charge.processorChargeId();
         if (processorCharge == null || charge.ledgerEntryId() == null) {
             // settled by an operator without the processor's charge: nothing the processor could refund
-            return refuse(c, phase, RefundRow.refused(refundId, tenant, idempotency.key(), idempotency.fingerprint(),
-                    charge.id(), request.amount(), charge.currency(), "charge_not_refundable",
-                    answers.notAtProcessor(charge.id()), now));
+            return refuse(
+                    c,
+                    phase,
+                    RefundRow.refused(
+                            refundId,
+                            tenant,
+                            idempotency.key(),
+                            idempotency.fingerprint(),
+                            charge.id(),
+                            request.amount(),
+                            charge.currency(),
+                            "charge_not_refundable",
+                            answers.notAtProcessor(charge.id()),
+                            now));
         }
         long refundable = charge.amountCaptured() - charge.amountRefunded() - refunds.reserved(c, charge.id());
         if (request.amount() > refundable) {
-            return refuse(c, phase, RefundRow.refused(refundId, tenant, idempotency.key(), idempotency.fingerprint(),
-                    charge.id(), request.amount(), charge.currency(), "refund_exceeds_charge",
-                    answers.exceedsCharge(charge.id(), request.amount(), Math.max(refundable, 0)), now));
+            return refuse(
+                    c,
+                    phase,
+                    RefundRow.refused(
+                            refundId,
+                            tenant,
+                            idempotency.key(),
+                            idempotency.fingerprint(),
+                            charge.id(),
+                            request.amount(),
+                            charge.currency(),
+                            "refund_exceeds_charge",
+                            answers.exceedsCharge(charge.id(), request.amount(), Math.max(refundable, 0)),
+                            now));
         }
         String processorRequest = RefundRequest.processorRequestJson(
                 request.toProcessorRequest(tenant, refundId, processorCharge, charge.id(), charge.currency()));
-        RefundRow created = RefundRow.pending(refundId, tenant, idempotency.key(), idempotency.fingerprint(),
-                charge.id(), request.amount(), charge.currency(), processorRequest, now);
+        RefundRow created = RefundRow.pending(
+                refundId,
+                tenant,
+                idempotency.key(),
+                idempotency.fingerprint(),
+                charge.id(),
+                request.amount(),
+                charge.currency(),
+                processorRequest,
+                now);
         refunds.insert(c, created);
         phases.checkpoint(c, phase, RefundPoint.REFUND_CREATED.checkpoint());
         return new Begin.Run(created, phase, true);

@@ -16,7 +16,8 @@ public final class ApiKeyAuthentication extends AbstractAuthenticationToken {
     /** Role of the operator key. */
     public static final String OPERATOR = "OPERATOR";
 
-    private static final List<SimpleGrantedAuthority> TENANT_AUTHORITIES = List.of(new SimpleGrantedAuthority("ROLE_" + TENANT));
+    private static final List<SimpleGrantedAuthority> TENANT_AUTHORITIES =
+            List.of(new SimpleGrantedAuthority("ROLE_" + TENANT));
     private static final List<SimpleGrantedAuthority> OPERATOR_AUTHORITIES =
             List.of(new SimpleGrantedAuthority("ROLE_" + OPERATOR));
 

@@ -16,6 +16,7 @@ import java.util.regex.Pattern;
 public final class ApiKeys {
     /** Tenant ids: they become part of ledger account codes and scopes. */
     public static final Pattern TENANT = Pattern.compile("[a-z0-9][a-z0-9_-]{0,39}");
+
     private static final String BEARER = "bearer ";
     private static final MessageDigest SHA_256 = sha256Digest();
 
@@ -31,8 +32,8 @@ public final class ApiKeys {
         List<Entry> list = new ArrayList<>();
         tenantKeys.forEach((key, tenant) -> {
             if (key.isBlank() || !TENANT.matcher(tenant).matches()) {
-                throw new IllegalArgumentException("API keys must not be blank and tenants must match " + TENANT.pattern()
-                        + " (got tenant '" + tenant + "')");
+                throw new IllegalArgumentException("API keys must not be blank and tenants must match "
+                        + TENANT.pattern() + " (got tenant '" + tenant + "')");
             }
             list.add(new Entry(sha256(key.strip()), Caller.tenant(tenant)));
         });

@@ -1,7 +1,7 @@
 package dev.exactly.payments.security;
 
-import dev.exactly.payments.web.ApiProblems;
 import dev.exactly.payments.config.PaymentsProperties;
+import dev.exactly.payments.web.ApiProblems;
 import jakarta.servlet.DispatcherType;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
@@ -42,7 +42,14 @@ import org.springframework.security.web.firewall.RequestRejectedHandler;
 public class SecurityConfiguration {
     /** Public paths (GET only): the checkout page, its files and its demo settings, the OpenAPI document, health. */
     static final String[] PUBLIC_GET = {
-        "/", "/index.html", "/assets/**", "/js/**", "/favicon.ico", "/demo/settings", "/openapi.yaml", "/actuator/health",
+        "/",
+        "/index.html",
+        "/assets/**",
+        "/js/**",
+        "/favicon.ico",
+        "/demo/settings",
+        "/openapi.yaml",
+        "/actuator/health",
         "/actuator/health/**"
     };
 
@@ -54,18 +61,27 @@ public class SecurityConfiguration {
     @Bean
     SecurityFilterChain apiSecurity(HttpSecurity http, ApiKeys keys) throws Exception {
         AuthenticationEntryPoint unauthorized = (request, response, failure) -> {
-            response.setHeader("WWW-Authenticate", failure instanceof BadCredentialsException
-                    ? "Bearer error=\"invalid_token\"" : "Bearer");
-            ProblemWriter.write(response, ApiProblems.unauthorized(failure instanceof BadCredentialsException
-                    ? "the API key is not valid; send 'Authorization: Bearer <key>'"
-                    : "this endpoint needs an API key: send 'Authorization: Bearer <key>'"));
+            response.setHeader(
+                    "WWW-Authenticate",
+                    failure instanceof BadCredentialsException ? "Bearer error=\"invalid_token\"" : "Bearer");
+            ProblemWriter.write(
+                    response,
+                    ApiProblems.unauthorized(
+                            failure instanceof BadCredentialsException
+                                    ? "the API key is not valid; send 'Authorization: Bearer <key>'"
+                                    : "this endpoint needs an API key: send 'Authorization: Bearer <key>'"));
         };
         AccessDeniedHandler forbidden = (request, response, denied) -> {
-            Authentication caller = SecurityContextHolder.getContextHolderStrategy().getContext().getAuthentication();
-            boolean operator = caller instanceof ApiKeyAuthentication key && key.caller().operator();
-            ProblemWriter.write(response, operator
-                    ? ApiProblems.forbidden("the operator key does not act for a tenant", "tenant_only")
-                    : ApiProblems.forbidden("operator endpoints need the operator key", "operator_only"));
+            Authentication caller = SecurityContextHolder.getContextHolderStrategy()
+                    .getContext()
+                    .getAuthentication();
+            boolean operator =
+                    caller instanceof ApiKeyAuthentication key && key.caller().operator();
+            ProblemWriter.write(
+                    response,
+                    operator
+                            ? ApiProblems.forbidden("the operator key does not act for a tenant", "tenant_only")
+                            : ApiProblems.forbidden("operator endpoints need the operator key", "operator_only"));
         };
         http.csrf(csrf -> csrf.disable())
                 .httpBasic(basic -> basic.disable())
@@ -75,21 +91,26 @@ public class SecurityConfiguration {
                 // a bearer API keeps no session: no session filter, no URL rewriting filter, and the
                 // authentication lives in the request alone
                 .sessionManagement(session -> session.disable())
-                .securityContext(context -> context.securityContextRepository(new RequestAttributeSecurityContextRepository()))
+                .securityContext(
+                        context -> context.securityContextRepository(new RequestAttributeSecurityContextRepository()))
                 // a request without a key has no authentication at all (not an anonymous one): authorization
                 // answers 401 for it as before, through the same entry point
                 .anonymous(anonymous -> anonymous.disable())
                 .addFilterBefore(new BearerApiKeyFilter(keys, unauthorized), ExceptionTranslationFilter.class)
-                .exceptionHandling(exceptions -> exceptions
-                        .authenticationEntryPoint(unauthorized)
-                        .accessDeniedHandler(forbidden))
-                .authorizeHttpRequests(requests -> requests
-                        .dispatcherTypeMatchers(DispatcherType.ERROR).permitAll()
-                        .requestMatchers("/v1/operator", "/v1/operator/**").hasRole(ApiKeyAuthentication.OPERATOR)
-                        .requestMatchers("/v1/**").hasRole(ApiKeyAuthentication.TENANT)
-                        .requestMatchers(HttpMethod.GET, PUBLIC_GET).permitAll()
-                        .requestMatchers("/actuator", "/actuator/**").hasRole(ApiKeyAuthentication.OPERATOR)
-                        .anyRequest().authenticated());
+                .exceptionHandling(exceptions ->
+                        exceptions.authenticationEntryPoint(unauthorized).accessDeniedHandler(forbidden))
+                .authorizeHttpRequests(requests -> requests.dispatcherTypeMatchers(DispatcherType.ERROR)
+                        .permitAll()
+                        .requestMatchers("/v1/operator", "/v1/operator/**")
+                        .hasRole(ApiKeyAuthentication.OPERATOR)
+                        .requestMatchers("/v1/**")
+                        .hasRole(ApiKeyAuthentication.TENANT)
+                        .requestMatchers(HttpMethod.GET, PUBLIC_GET)
+                        .permitAll()
+                        .requestMatchers("/actuator", "/actuator/**")
+                        .hasRole(ApiKeyAuthentication.OPERATOR)
+                        .anyRequest()
+                        .authenticated());
         return http.build();
     }
 

@@ -28,7 +28,8 @@ public final class Periodic implements AutoCloseable {
      * @param initialDelay pause before the first run
      * @param pause        pause between the end of a run and the next
      */
-    @SuppressWarnings("FutureReturnValueIgnored") // a run catches everything it can throw, so the schedule's future never fails; close() shuts the executor down
+    // a run catches everything it can throw, so the schedule's future never fails; close() shuts the executor down
+    @SuppressWarnings("FutureReturnValueIgnored")
     public static Periodic start(String name, Duration initialDelay, Duration pause, Runnable task) {
         if (pause.toMillis() < 1 || initialDelay.isNegative()) {
             throw new IllegalArgumentException("the pause must be positive and the initial delay not negative");
@@ -38,17 +39,23 @@ public final class Periodic implements AutoCloseable {
             t.setDaemon(true);
             return t;
         });
-        s.scheduleWithFixedDelay(() -> {
-            try {
-                task.run();
-            } catch (RuntimeException e) {
-                log.warn("{} failed; next run in {}", name, pause, e);
-            } catch (Error e) {
-                // thrown out of a scheduled run, it would end the schedule for good, without a word: the webhooks'
-                // deliveries, the expiry of authorizations, reconciliation or the purge would stop until a restart
-                log.error("{} failed with an error; next run in {}", name, pause, e);
-            }
-        }, initialDelay.toMillis(), pause.toMillis(), TimeUnit.MILLISECONDS);
+        s.scheduleWithFixedDelay(
+                () -> {
+                    try {
+                        task.run();
+                    } catch (RuntimeException e) {
+                        log.warn("{} failed; next run in {}", name, pause, e);
+                    } catch (Error e) {
+                        // thrown out of a scheduled run, it would end the schedule for good, without a word: the
+                        // webhooks'
+                        // deliveries, the expiry of authorizations, reconciliation or the purge would stop until a
+                        // restart
+                        log.error("{} failed with an error; next run in {}", name, pause, e);
+                    }
+                },
+                initialDelay.toMillis(),
+                pause.toMillis(),
+                TimeUnit.MILLISECONDS);
         return new Periodic(s);
     }
 

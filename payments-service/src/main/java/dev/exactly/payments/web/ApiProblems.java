@@ -95,71 +95,94 @@ public final class ApiProblems {
         if (errors.size() > MAX_ERRORS) {
             detail = detail + " (the first " + MAX_ERRORS + " of " + errors.size() + " errors are listed)";
         }
-        List<Map<String, Object>> members = errors.stream().limit(MAX_ERRORS).map(e -> {
-            Map<String, Object> error = new LinkedHashMap<>();
-            error.put("field", e.field());
-            error.put("code", e.code());
-            error.put("message", e.message());
-            return error;
-        }).toList();
+        List<Map<String, Object>> members = errors.stream()
+                .limit(MAX_ERRORS)
+                .map(e -> {
+                    Map<String, Object> error = new LinkedHashMap<>();
+                    error.put("field", e.field());
+                    error.put("code", e.code());
+                    error.put("message", e.message());
+                    return error;
+                })
+                .toList();
         return response(Problems.validationFailed(detail).with("errors", members));
     }
 
     /** 422, not recorded: the request body could not be read at all. */
     public static ApiResponse unreadableBody() {
-        return validationFailed("the request body could not be read",
-                List.of(new FieldError("", "invalid_body", "unreadable body")));
+        return validationFailed(
+                "the request body could not be read", List.of(new FieldError("", "invalid_body", "unreadable body")));
     }
 
     /** 402, recorded: the processor declined the charge. */
     public static ApiResponse cardDeclined(String chargeId, String declineCode) {
-        return response(new Problem(CARD_DECLINED, "Card declined", 402,
-                "the processor declined the charge", "card_declined", Map.of())
+        return response(new Problem(
+                        CARD_DECLINED,
+                        "Card declined",
+                        402,
+                        "the processor declined the charge",
+                        "card_declined",
+                        Map.of())
                 .with("decline_code", declineCode)
                 .with("charge", chargeId));
     }
 
     /** 402, recorded: an operator resolved the charge as failed. */
     public static ApiResponse chargeFailed(String chargeId, String reason) {
-        return response(new Problem(CARD_DECLINED, "Card declined", 402,
-                "the charge failed: " + reason, "card_declined", Map.of())
+        return response(new Problem(
+                        CARD_DECLINED, "Card declined", 402, "the charge failed: " + reason, "card_declined", Map.of())
                 .with("decline_code", "processing_error")
                 .with("charge", chargeId));
     }
 
     /** 422, recorded: the refunds would exceed the charge. */
     public static ApiResponse refundExceedsCharge(String chargeId, long requested, long refundable) {
-        return response(new Problem(REFUND_EXCEEDS_CHARGE, "Refund exceeds charge", 422,
-                "the refund of " + requested + " exceeds the " + refundable + " left to refund on the charge",
-                "refund_exceeds_charge", Map.of())
+        return response(new Problem(
+                        REFUND_EXCEEDS_CHARGE,
+                        "Refund exceeds charge",
+                        422,
+                        "the refund of " + requested + " exceeds the " + refundable + " left to refund on the charge",
+                        "refund_exceeds_charge",
+                        Map.of())
                 .with("charge", chargeId)
                 .with("refundable", refundable));
     }
 
     /** 409: the tenant has as many enabled webhook endpoints as it may have. */
     public static ApiResponse webhookEndpointLimit(int limit) {
-        return response(new Problem(WEBHOOK_ENDPOINT_LIMIT, "Webhook endpoint limit reached", 409,
-                "a tenant may have at most " + limit + " enabled webhook endpoints: disable one first "
-                        + "(DELETE /v1/webhook-endpoints/{id}), or receive several event types at one",
-                "webhook_endpoint_limit", Map.of()).with("limit", limit));
+        return response(new Problem(
+                        WEBHOOK_ENDPOINT_LIMIT,
+                        "Webhook endpoint limit reached",
+                        409,
+                        "a tenant may have at most " + limit + " enabled webhook endpoints: disable one first "
+                                + "(DELETE /v1/webhook-endpoints/{id}), or receive several event types at one",
+                        "webhook_endpoint_limit",
+                        Map.of())
+                .with("limit", limit));
     }
 
     /** 422, recorded: the charge did not succeed, so there is nothing to refund. */
     public static ApiResponse chargeNotRefundable(String chargeId, String status) {
-        return chargeNotRefundableBecause(chargeId, "the charge is " + status + "; only succeeded charges can be refunded");
+        return chargeNotRefundableBecause(
+                chargeId, "the charge is " + status + "; only succeeded charges can be refunded");
     }
 
     /** 422, recorded: the charge cannot be refunded, for the reason {@code detail} gives. */
     public static ApiResponse chargeNotRefundableBecause(String chargeId, String detail) {
-        return response(new Problem(CHARGE_NOT_REFUNDABLE, "Charge not refundable", 422, detail,
-                "charge_not_refundable", Map.of())
+        return response(new Problem(
+                        CHARGE_NOT_REFUNDABLE, "Charge not refundable", 422, detail, "charge_not_refundable", Map.of())
                 .with("charge", chargeId));
     }
 
     /** 402, recorded: the processor refused the refund ({@code failure_code}); nothing moved. */
     public static ApiResponse refundFailed(String refundId, String chargeId, String failureCode) {
-        return response(new Problem(REFUND_FAILED, "Refund failed", 402,
-                "the processor refused the refund: " + failureCode, "refund_failed", Map.of())
+        return response(new Problem(
+                        REFUND_FAILED,
+                        "Refund failed",
+                        402,
+                        "the processor refused the refund: " + failureCode,
+                        "refund_failed",
+                        Map.of())
                 .with("failure_code", failureCode)
                 .with("refund", refundId)
                 .with("charge", chargeId));
@@ -171,33 +194,51 @@ public final class ApiProblems {
      * retry with the same Idempotency-Key gets it, and never refunds twice.
      */
     public static ApiResponse refundProcessorUnavailable(String refundId, boolean outcomeUnknown, Duration retryAfter) {
-        return response(new Problem(PROCESSOR_UNAVAILABLE, "Processor unavailable", 503,
-                outcomeUnknown
-                        ? "the processor did not answer; the refund will be completed by recovery, retry with the same Idempotency-Key"
-                        : "the processor could not be reached; the refund will be retried, retry with the same Idempotency-Key",
-                outcomeUnknown ? "processor_outcome_unknown" : "processor_unavailable", Map.of())
-                .with("refund", refundId)).notRecordable().withRetryAfter(retryAfter);
+        return response(new Problem(
+                                PROCESSOR_UNAVAILABLE,
+                                "Processor unavailable",
+                                503,
+                                outcomeUnknown
+                                        ? "the processor did not answer; the refund will be completed by recovery, retry with the same Idempotency-Key"
+                                        : "the processor could not be reached; the refund will be retried, retry with the same Idempotency-Key",
+                                outcomeUnknown ? "processor_outcome_unknown" : "processor_unavailable",
+                                Map.of())
+                        .with("refund", refundId))
+                .notRecordable()
+                .withRetryAfter(retryAfter);
     }
 
     /** 409, not recorded: recovery gave up on the refund; an operator must settle it. */
     public static ApiResponse refundDeadLettered(String refundId) {
-        return response(new Problem(PAYMENT_DEAD_LETTERED, "Payment needs attention", 409,
-                "the processor's answer for this refund could not be obtained; an operator will resolve it",
-                "payment_dead_lettered", Map.of())
-                .with("refund", refundId)).notRecordable();
+        return response(new Problem(
+                                PAYMENT_DEAD_LETTERED,
+                                "Payment needs attention",
+                                409,
+                                "the processor's answer for this refund could not be obtained; an operator will resolve it",
+                                "payment_dead_lettered",
+                                Map.of())
+                        .with("refund", refundId))
+                .notRecordable();
     }
 
     /** 404. */
     public static ApiResponse notFound(String what) {
-        return response(new Problem(RESOURCE_MISSING, "Resource missing", 404, "no such " + what, "resource_missing",
-                Map.of()));
+        return response(new Problem(
+                RESOURCE_MISSING, "Resource missing", 404, "no such " + what, "resource_missing", Map.of()));
     }
 
     /** 409, not recorded: the charge is still being processed. */
     public static ApiResponse chargePending(String chargeId) {
-        return response(new Problem(CHARGE_PENDING, "Charge pending", 409,
-                "the charge is still being processed; retry later", "charge_pending", Map.of())
-                .with("charge", chargeId)).notRecordable().withRetryAfter(Duration.ofSeconds(1));
+        return response(new Problem(
+                                CHARGE_PENDING,
+                                "Charge pending",
+                                409,
+                                "the charge is still being processed; retry later",
+                                "charge_pending",
+                                Map.of())
+                        .with("charge", chargeId))
+                .notRecordable()
+                .withRetryAfter(Duration.ofSeconds(1));
     }
 
     /** {@code capture} → {@code captured}, {@code void} → {@code voided}. */
@@ -207,53 +248,90 @@ public final class ApiProblems {
 
     /** 409, recorded: a capture or void of a charge that a capture already resolved (or that captured at once). */
     public static ApiResponse chargeAlreadyCaptured(String chargeId, String action) {
-        return response(new Problem(CHARGE_ALREADY_CAPTURED, "Charge already captured", 409,
-                "the charge is already captured; it cannot be " + done(action), "charge_already_captured", Map.of())
+        return response(new Problem(
+                        CHARGE_ALREADY_CAPTURED,
+                        "Charge already captured",
+                        409,
+                        "the charge is already captured; it cannot be " + done(action),
+                        "charge_already_captured",
+                        Map.of())
                 .with("charge", chargeId));
     }
 
     /** 409, recorded: a capture or void of a voided authorization (voided by a request or by its expiry). */
     public static ApiResponse chargeVoided(String chargeId, String action) {
-        return response(new Problem(CHARGE_VOIDED, "Charge voided", 409,
-                "the authorization is voided; it cannot be " + done(action), "charge_voided", Map.of())
+        return response(new Problem(
+                        CHARGE_VOIDED,
+                        "Charge voided",
+                        409,
+                        "the authorization is voided; it cannot be " + done(action),
+                        "charge_voided",
+                        Map.of())
                 .with("charge", chargeId));
     }
 
     /** 409, recorded: a capture or void of a charge that was never authorized (it failed). */
     public static ApiResponse chargeNotAuthorized(String chargeId, String action) {
-        return response(new Problem(CHARGE_NOT_AUTHORIZED, "Charge not authorized", 409,
-                "the charge holds no authorization; it cannot be " + done(action), "charge_not_authorized", Map.of())
+        return response(new Problem(
+                        CHARGE_NOT_AUTHORIZED,
+                        "Charge not authorized",
+                        409,
+                        "the charge holds no authorization; it cannot be " + done(action),
+                        "charge_not_authorized",
+                        Map.of())
                 .with("charge", chargeId));
     }
 
     /** 402, recorded: a capture of more than the authorization holds. */
     public static ApiResponse captureExceedsAuthorization(String chargeId, long requested, long authorized) {
-        return response(new Problem(CAPTURE_EXCEEDS_AUTHORIZATION, "Capture exceeds the authorization", 402,
-                "requested " + requested + ", authorized " + authorized, "amount_too_large", Map.of())
-                .with("charge", chargeId).with("authorized", authorized));
+        return response(new Problem(
+                        CAPTURE_EXCEEDS_AUTHORIZATION,
+                        "Capture exceeds the authorization",
+                        402,
+                        "requested " + requested + ", authorized " + authorized,
+                        "amount_too_large",
+                        Map.of())
+                .with("charge", chargeId)
+                .with("authorized", authorized));
     }
 
     /** 402, recorded: the processor refused the capture or void, with its code; the charge is unchanged. */
     public static ApiResponse processorRefused(String chargeId, String action, String code) {
-        return response(new Problem(PROCESSOR_REFUSED, "Processor refused", 402,
-                "the processor refused to " + action + " the charge (" + code + ")", code, Map.of())
+        return response(new Problem(
+                        PROCESSOR_REFUSED,
+                        "Processor refused",
+                        402,
+                        "the processor refused to " + action + " the charge (" + code + ")",
+                        code,
+                        Map.of())
                 .with("charge", chargeId));
     }
 
     /** 409, not recorded: another capture or void of this charge is under way; retry later with the same key. */
     public static ApiResponse chargeActionInProgress(String chargeId) {
-        return response(new Problem(CHARGE_ACTION_IN_PROGRESS, "Capture or void in progress", 409,
-                "another capture or void of this charge is in progress; retry later with the same Idempotency-Key",
-                "charge_action_in_progress", Map.of())
-                .with("charge", chargeId)).notRecordable().withRetryAfter(Duration.ofSeconds(1));
+        return response(new Problem(
+                                CHARGE_ACTION_IN_PROGRESS,
+                                "Capture or void in progress",
+                                409,
+                                "another capture or void of this charge is in progress; retry later with the same Idempotency-Key",
+                                "charge_action_in_progress",
+                                Map.of())
+                        .with("charge", chargeId))
+                .notRecordable()
+                .withRetryAfter(Duration.ofSeconds(1));
     }
 
     /** 409, not recorded: recovery gave up; an operator must resolve the charge. */
     public static ApiResponse deadLettered(String chargeId) {
-        return response(new Problem(PAYMENT_DEAD_LETTERED, "Payment needs attention", 409,
-                "the processor's answer for this charge could not be obtained; an operator will resolve it",
-                "payment_dead_lettered", Map.of())
-                .with("charge", chargeId)).notRecordable();
+        return response(new Problem(
+                                PAYMENT_DEAD_LETTERED,
+                                "Payment needs attention",
+                                409,
+                                "the processor's answer for this charge could not be obtained; an operator will resolve it",
+                                "payment_dead_lettered",
+                                Map.of())
+                        .with("charge", chargeId))
+                .notRecordable();
     }
 
     /**
@@ -262,18 +340,26 @@ public final class ApiProblems {
      * gets the charge once that is done, and never charges twice.
      */
     public static ApiResponse processorUnavailable(String chargeId, boolean outcomeUnknown, Duration retryAfter) {
-        return response(new Problem(PROCESSOR_UNAVAILABLE, "Processor unavailable", 503,
-                outcomeUnknown
-                        ? "the processor did not answer; the charge will be completed by recovery, retry with the same Idempotency-Key"
-                        : "the processor could not be reached; the charge will be retried, retry with the same Idempotency-Key",
-                outcomeUnknown ? "processor_outcome_unknown" : "processor_unavailable", Map.of())
-                .with("charge", chargeId)).notRecordable().withRetryAfter(retryAfter);
+        return response(new Problem(
+                                PROCESSOR_UNAVAILABLE,
+                                "Processor unavailable",
+                                503,
+                                outcomeUnknown
+                                        ? "the processor did not answer; the charge will be completed by recovery, retry with the same Idempotency-Key"
+                                        : "the processor could not be reached; the charge will be retried, retry with the same Idempotency-Key",
+                                outcomeUnknown ? "processor_outcome_unknown" : "processor_unavailable",
+                                Map.of())
+                        .with("charge", chargeId))
+                .notRecordable()
+                .withRetryAfter(retryAfter);
     }
 
     /** 503, not recorded: the processor could not be asked (an operator's read of its books). */
     public static ApiResponse processorUnreachable(String detail) {
-        return response(new Problem(PROCESSOR_UNAVAILABLE, "Processor unavailable", 503, detail,
-                "processor_unavailable", Map.of())).notRecordable().withRetryAfter(Duration.ofSeconds(5));
+        return response(new Problem(
+                        PROCESSOR_UNAVAILABLE, "Processor unavailable", 503, detail, "processor_unavailable", Map.of()))
+                .notRecordable()
+                .withRetryAfter(Duration.ofSeconds(5));
     }
 
     /** 409 + Retry-After, not recorded: the key is in flight. */
@@ -293,8 +379,9 @@ public final class ApiProblems {
 
     /** 409: an operator action that does not fit the charge's state. */
     public static ApiResponse operatorConflict(String detail) {
-        return response(new Problem(OPERATOR_CONFLICT, "Operator action refused", 409, detail, "operator_conflict",
-                Map.of())).notRecordable();
+        return response(new Problem(
+                        OPERATOR_CONFLICT, "Operator action refused", 409, detail, "operator_conflict", Map.of()))
+                .notRecordable();
     }
 
     /** 401. */
@@ -312,10 +399,14 @@ public final class ApiProblems {
      * dot segments, control characters); refused before routing, authentication or anything else.
      */
     public static ApiResponse requestRejected() {
-        return response(new Problem(REQUEST_REJECTED, "Request rejected", 400,
+        return response(new Problem(
+                REQUEST_REJECTED,
+                "Request rejected",
+                400,
                 "the request path is not in canonical form (encoded '/', '\\' or '.', ';' parameters, '//', '.' "
                         + "or '..' segments and control characters are refused); the request was refused before it ran",
-                "request_rejected", Map.of()));
+                "request_rejected",
+                Map.of()));
     }
 
     /**
@@ -326,9 +417,15 @@ public final class ApiProblems {
      */
     public static ApiResponse containerError(int status) {
         return switch (status) {
-            case 400, 501, 505 -> response(new Problem(MALFORMED_REQUEST, "Malformed request", 400,
-                    "the server could not read the request (its request line, headers, encoding or transfer "
-                            + "coding); it was refused before it ran", "malformed_request", Map.of()));
+            case 400, 501, 505 ->
+                response(new Problem(
+                        MALFORMED_REQUEST,
+                        "Malformed request",
+                        400,
+                        "the server could not read the request (its request line, headers, encoding or transfer "
+                                + "coding); it was refused before it ran",
+                        "malformed_request",
+                        Map.of()));
             case 404 -> notFound("resource");
             default -> status >= 500 ? internalError() : forStatus(status, "the request was refused before it ran");
         };
@@ -339,10 +436,16 @@ public final class ApiProblems {
      * did not run (an earlier one with the same key may have: retry with the same key).
      */
     public static ApiResponse databaseUnavailable() {
-        return response(new Problem(DATABASE_UNAVAILABLE, "Database unavailable", 503,
-                "the database could not be reached, so this request was refused before it ran; retry later "
-                        + "(with the same Idempotency-Key, if it had one)",
-                "database_unavailable", Map.of())).notRecordable().withRetryAfter(Duration.ofSeconds(1));
+        return response(new Problem(
+                        DATABASE_UNAVAILABLE,
+                        "Database unavailable",
+                        503,
+                        "the database could not be reached, so this request was refused before it ran; retry later "
+                                + "(with the same Idempotency-Key, if it had one)",
+                        "database_unavailable",
+                        Map.of()))
+                .notRecordable()
+                .withRetryAfter(Duration.ofSeconds(1));
     }
 
     /**
@@ -355,7 +458,8 @@ public final class ApiProblems {
     public static ApiResponse outcomeUnknown(String detail, @Nullable String chargeId) {
         Problem problem = Problems.outcomeUnknown(detail);
         return response(chargeId == null ? problem : problem.with("charge", chargeId))
-                .notRecordable().withRetryAfter(Duration.ofSeconds(1));
+                .notRecordable()
+                .withRetryAfter(Duration.ofSeconds(1));
     }
 
     /**
@@ -364,8 +468,15 @@ public final class ApiProblems {
      * do it twice, so the client is told to look first.
      */
     public static ApiResponse outcomeUnknownWithoutKey(String detail) {
-        return response(new Problem(Problems.OUTCOME_UNKNOWN, "Outcome unknown", 503, detail + WITHOUT_KEY,
-                "outcome_unknown", Map.of())).notRecordable().withRetryAfter(Duration.ofSeconds(1));
+        return response(new Problem(
+                        Problems.OUTCOME_UNKNOWN,
+                        "Outcome unknown",
+                        503,
+                        detail + WITHOUT_KEY,
+                        "outcome_unknown",
+                        Map.of()))
+                .notRecordable()
+                .withRetryAfter(Duration.ofSeconds(1));
     }
 
     /** What a request that may have taken effect, and carried no key, is told to do next. */
@@ -383,11 +494,17 @@ public final class ApiProblems {
      * look before sending it again).
      */
     public static ApiResponse internalError(boolean keyed) {
-        return response(new Problem(INTERNAL_ERROR, "Internal error", 500,
-                keyed ? "an unexpected error occurred; the request may have taken effect: retry with the same "
-                        + "Idempotency-Key to get its outcome"
-                        : "an unexpected error occurred" + WITHOUT_KEY,
-                "internal_error", Map.of())).notRecordable();
+        return response(new Problem(
+                        INTERNAL_ERROR,
+                        "Internal error",
+                        500,
+                        keyed
+                                ? "an unexpected error occurred; the request may have taken effect: retry with the same "
+                                        + "Idempotency-Key to get its outcome"
+                                : "an unexpected error occurred" + WITHOUT_KEY,
+                        "internal_error",
+                        Map.of()))
+                .notRecordable();
     }
 
     /** A protocol error (405, 406, 415): type {@code method-not-allowed}, {@code not-acceptable}, ... */

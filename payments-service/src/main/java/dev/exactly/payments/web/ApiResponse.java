@@ -32,6 +32,7 @@ public record ApiResponse(
 
     /** The media type of JSON resources. */
     public static final String JSON = "application/json";
+
     private static final String CONTENT_TYPE = "content-type";
     private static final String LOCATION = "location";
 
@@ -58,8 +59,14 @@ public record ApiResponse(
     public static ApiResponse recorded(StoredResponse stored, boolean replayed) {
         List<String> type = stored.headers().getOrDefault(CONTENT_TYPE, List.of(JSON));
         List<String> location = stored.headers().get(LOCATION);
-        return new ApiResponse(stored.status(), type.getFirst(), location == null ? null : location.getFirst(),
-                stored.body(), replayed, true, null);
+        return new ApiResponse(
+                stored.status(),
+                type.getFirst(),
+                location == null ? null : location.getFirst(),
+                stored.body(),
+                replayed,
+                true,
+                null);
     }
 
     /** This answer as it is recorded for replays: status, media type, {@code Location} and bytes. */
@@ -89,9 +96,13 @@ public record ApiResponse(
 
     @Override
     public boolean equals(Object o) {
-        return o instanceof ApiResponse other && status == other.status && contentType.equals(other.contentType)
-                && java.util.Objects.equals(location, other.location) && java.util.Arrays.equals(body, other.body)
-                && replayed == other.replayed && recordable == other.recordable
+        return o instanceof ApiResponse other
+                && status == other.status
+                && contentType.equals(other.contentType)
+                && java.util.Objects.equals(location, other.location)
+                && java.util.Arrays.equals(body, other.body)
+                && replayed == other.replayed
+                && recordable == other.recordable
                 && java.util.Objects.equals(retryAfter, other.retryAfter);
     }
 
@@ -102,6 +113,7 @@ public record ApiResponse(
 
     @Override
     public String toString() {
-        return "ApiResponse[" + status + " " + contentType + ", " + body.length + " bytes" + (replayed ? ", replayed" : "") + "]";
+        return "ApiResponse[" + status + " " + contentType + ", " + body.length + " bytes"
+                + (replayed ? ", replayed" : "") + "]";
     }
 }

@@ -18,13 +18,25 @@ import org.jspecify.annotations.Nullable;
  * @param nextAttemptAt when the next attempt is due, while pending
  * @param deliveredAt   when a 2xx was received, or {@code null}
  */
-public record Delivery(String endpointId, String status, int attempts, @Nullable Integer lastStatus,
-        @Nullable String lastError, @Nullable Instant lastAttemptAt, @Nullable Instant nextAttemptAt,
+public record Delivery(
+        String endpointId,
+        String status,
+        int attempts,
+        @Nullable Integer lastStatus,
+        @Nullable String lastError,
+        @Nullable Instant lastAttemptAt,
+        @Nullable Instant nextAttemptAt,
         @Nullable Instant deliveredAt) {
     static Delivery map(ResultSet row) throws SQLException {
         String status = row.getString("status");
-        return new Delivery(row.getString("endpoint_id"), status, row.getInt("attempts"),
-                Jdbc.nullableInt(row, "last_status"), row.getString("last_error"), Jdbc.instant(row, "last_attempt_at"),
-                "pending".equals(status) ? Jdbc.instant(row, "next_attempt_at") : null, Jdbc.instant(row, "delivered_at"));
+        return new Delivery(
+                row.getString("endpoint_id"),
+                status,
+                row.getInt("attempts"),
+                Jdbc.nullableInt(row, "last_status"),
+                row.getString("last_error"),
+                Jdbc.instant(row, "last_attempt_at"),
+                "pending".equals(status) ? Jdbc.instant(row, "next_attempt_at") : null,
+                Jdbc.instant(row, "delivered_at"));
     }
 }

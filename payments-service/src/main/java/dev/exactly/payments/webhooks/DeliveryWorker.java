@@ -64,11 +64,13 @@ import org.springframework.context.SmartLifecycle;
 public final class DeliveryWorker implements SmartLifecycle {
     /** The event id header: receivers deduplicate on it. */
     public static final String EVENT_ID_HEADER = "Exactly-Event-Id";
+
     public static final String EVENT_TYPE_HEADER = "Exactly-Event-Type";
     public static final String ATTEMPT_HEADER = "Exactly-Delivery-Attempt";
     private static final String USER_AGENT = "Exactly-Webhooks/1";
     private static final Logger log = LoggerFactory.getLogger(DeliveryWorker.class);
-    private static final ThreadFactory THREADS = Thread.ofVirtual().name("payments-webhooks-", 0).factory();
+    private static final ThreadFactory THREADS =
+            Thread.ofVirtual().name("payments-webhooks-", 0).factory();
     private static final int MAX_ERROR = 500;
 
     /**
@@ -140,6 +142,7 @@ public final class DeliveryWorker implements SmartLifecycle {
                    last_error = 'the last attempt ended without an answer recorded (' || coalesce(last_error, 'worker stopped') || ')'
              WHERE status = 'pending' AND attempts >= ? AND next_attempt_at <= ?
             """;
+
     private static final String DELIVERED = """
             UPDATE payments_webhook_delivery
                SET status = 'delivered', delivered_at = ?, last_status = ?, last_error = NULL, claim_token = NULL
@@ -163,6 +166,7 @@ public final class DeliveryWorker implements SmartLifecycle {
     private final Semaphore slots;
     /** The scheduled worker's attempts under way, per endpoint. */
     private final Map<String, Integer> inFlight = new ConcurrentHashMap<>();
+
     private @Nullable Periodic running;
     private @Nullable ExecutorService senders;
 
@@ -185,13 +189,18 @@ public final class DeliveryWorker implements SmartLifecycle {
      * attempt connects to the addresses it gave ({@link Destinations#resolve}); {@code tls} opens https
      * connections (its trust store decides which certificates are accepted).
      */
-    public record Network(Destinations.Resolver resolver, SSLSocketFactory tls, @Nullable ProxySelector proxies) {
+    public record Network(
+            Destinations.Resolver resolver,
+            SSLSocketFactory tls,
+            @Nullable ProxySelector proxies) {
         /**
          * The system's resolver, the JVM's default TLS (its default trust store) and its proxy settings
          * ({@code https.proxyHost}, {@code http.proxyHost}, {@code http.nonProxyHosts}).
          */
         public static Network system() {
-            return new Network(Destinations.Resolver.SYSTEM, (SSLSocketFactory) SSLSocketFactory.getDefault(),
+            return new Network(
+                    Destinations.Resolver.SYSTEM,
+                    (SSLSocketFactory) SSLSocketFactory.getDefault(),
                     ProxySelector.getDefault());
         }
     }
@@ -213,12 +222,21 @@ public final class DeliveryWorker implements SmartLifecycle {
      * @param allowPrivateNetworks whether deliveries may go to loopback, private and link-local addresses
      *                       (otherwise such an attempt fails without being sent: {@link Destinations})
      */
-    public record Settings(boolean enabled, Duration interval, int batchSize, int parallelism, int perEndpoint,
-            Duration lease, RetrySchedule retries, Duration connectTimeout, Duration requestTimeout,
+    public record Settings(
+            boolean enabled,
+            Duration interval,
+            int batchSize,
+            int parallelism,
+            int perEndpoint,
+            Duration lease,
+            RetrySchedule retries,
+            Duration connectTimeout,
+            Duration requestTimeout,
             boolean allowPrivateNetworks) {
         public Settings {
             if (batchSize < 1 || parallelism < 1 || perEndpoint < 1) {
-                throw new IllegalArgumentException("webhook batch size, parallelism and per-endpoint parallelism must be positive");
+                throw new IllegalArgumentException(
+                        "webhook batch size, parallelism and per-endpoint parallelism must be positive");
             }
             if (interval.toMillis() < 1 || connectTimeout.toMillis() < 1 || requestTimeout.toMillis() < 1) {
                 throw new IllegalArgumentException("webhook interval and timeouts must be positive");
@@ -232,8 +250,17 @@ public final class DeliveryWorker implements SmartLifecycle {
     }
 
     /** A delivery this worker claimed. */
-    private record Claimed(long id, String eventId, String endpointId, boolean endpointEnabled, int attempt, String type,
-            String body, String url, String secret, String token) {}
+    private record Claimed(
+            long id,
+            String eventId,
+            String endpointId,
+            boolean endpointEnabled,
+            int attempt,
+            String type,
+            String body,
+            String url,
+            String secret,
+            String token) {}
 
     /**
      * One round, waited for: dead-letters abandoned last attempts, claims up to a batch of due deliveries (at
@@ -258,7 +285,9 @@ public final class DeliveryWorker implements SmartLifecycle {
                     Thread.currentThread().interrupt();
                     break;
                 } catch (ExecutionException e) {
-                    log.warn("a webhook delivery failed unexpectedly; it is sent again when its lease ends", e.getCause());
+                    log.warn(
+                            "a webhook delivery failed unexpectedly; it is sent again when its lease ends",
+                            e.getCause());
                 }
             }
         }
@@ -288,19 +317,31 @@ public final class DeliveryWorker implements SmartLifecycle {
             if (abandoned > 0) {
                 log.warn("dead-lettered {} webhook deliveries whose last attempt ended without an answer", abandoned);
             }
-            return Jdbc.query(c, CLAIM, s -> {
-                s.setTimestamp(1, Jdbc.timestamp(now));
-                s.setInt(2, maxAttempts);
-                s.setInt(3, settings.perEndpoint());
-                s.setInt(4, max);
-                s.setArray(5, c.createArrayOf("text", busy.toArray()));
-                s.setArray(6, c.createArrayOf("int4", allowed.toArray()));
-                s.setTimestamp(7, Jdbc.timestamp(now.plus(settings.lease())));
-                s.setString(8, token);
-                s.setTimestamp(9, Jdbc.timestamp(now));
-            }, row -> new Claimed(row.getLong("id"), row.getString("event_id"), row.getString("endpoint_id"),
-                    "enabled".equals(row.getString("endpoint_status")), row.getInt("attempts"), row.getString("type"),
-                    row.getString("body"), row.getString("url"), row.getString("secret"), token));
+            return Jdbc.query(
+                    c,
+                    CLAIM,
+                    s -> {
+                        s.setTimestamp(1, Jdbc.timestamp(now));
+                        s.setInt(2, maxAttempts);
+                        s.setInt(3, settings.perEndpoint());
+                        s.setInt(4, max);
+                        s.setArray(5, c.createArrayOf("text", busy.toArray()));
+                        s.setArray(6, c.createArrayOf("int4", allowed.toArray()));
+                        s.setTimestamp(7, Jdbc.timestamp(now.plus(settings.lease())));
+                        s.setString(8, token);
+                        s.setTimestamp(9, Jdbc.timestamp(now));
+                    },
+                    row -> new Claimed(
+                            row.getLong("id"),
+                            row.getString("event_id"),
+                            row.getString("endpoint_id"),
+                            "enabled".equals(row.getString("endpoint_status")),
+                            row.getInt("attempts"),
+                            row.getString("type"),
+                            row.getString("body"),
+                            row.getString("url"),
+                            row.getString("secret"),
+                            token));
         });
     }
 
@@ -346,8 +387,10 @@ public final class DeliveryWorker implements SmartLifecycle {
                     }
                     // to the addresses just judged, never to what the name resolves to by then (unless a proxy is
                     // in between)
-                    case Destinations.Resolution.Allowed allowed -> route = proxy != null
-                            ? new WebhookPost.Route.Proxied(proxy) : new WebhookPost.Route.Direct(allowed.addresses());
+                    case Destinations.Resolution.Allowed allowed ->
+                        route = proxy != null
+                                ? new WebhookPost.Route.Proxied(proxy)
+                                : new WebhookPost.Route.Direct(allowed.addresses());
                 }
             }
             if (route != null) {
@@ -386,15 +429,27 @@ public final class DeliveryWorker implements SmartLifecycle {
             s.setString(6, delivery.token());
         }));
         if (detail != null) {
-            log.info("webhook delivery {} of event {}, attempt {}: {}", delivery.id(), delivery.eventId(),
-                    delivery.attempt(), detail);
+            log.info(
+                    "webhook delivery {} of event {}, attempt {}: {}",
+                    delivery.id(),
+                    delivery.eventId(),
+                    delivery.attempt(),
+                    detail);
         }
         if (written == 0) {
-            log.info("webhook delivery {} of event {}: attempt {} failed ({}) after its claim ended; a newer attempt decides",
-                    delivery.id(), delivery.eventId(), delivery.attempt(), reason);
+            log.info(
+                    "webhook delivery {} of event {}: attempt {} failed ({}) after its claim ended; a newer attempt decides",
+                    delivery.id(),
+                    delivery.eventId(),
+                    delivery.attempt(),
+                    reason);
         } else if (dead) {
-            log.warn("webhook delivery {} of event {} dead-lettered after {} attempts ({})", delivery.id(),
-                    delivery.eventId(), delivery.attempt(), reason);
+            log.warn(
+                    "webhook delivery {} of event {} dead-lettered after {} attempts ({})",
+                    delivery.id(),
+                    delivery.eventId(),
+                    delivery.attempt(),
+                    reason);
         }
     }
 
@@ -410,8 +465,8 @@ public final class DeliveryWorker implements SmartLifecycle {
         headers.put(EVENT_TYPE_HEADER, delivery.type());
         headers.put(ATTEMPT_HEADER, Integer.toString(delivery.attempt()));
         headers.put(WebhookSignature.HEADER, WebhookSignature.header(delivery.secret(), clock.instant(), body));
-        return WebhookPost.send(uri, route, headers, body, settings.connectTimeout(), settings.requestTimeout(),
-                network.tls());
+        return WebhookPost.send(
+                uri, route, headers, body, settings.connectTimeout(), settings.requestTimeout(), network.tls());
     }
 
     /**

@@ -93,8 +93,9 @@ public final class Destinations {
      * empty when it is public.
      */
     public static Optional<String> describeNotPublic(InetAddress address) {
-        return notPublic(address).map(kind -> address.getHostAddress()
-                + ("aeiou".indexOf(kind.charAt(0)) >= 0 ? ", an " : ", a ") + kind + " address");
+        return notPublic(address)
+                .map(kind -> address.getHostAddress() + ("aeiou".indexOf(kind.charAt(0)) >= 0 ? ", an " : ", a ") + kind
+                        + " address");
     }
 
     /**
@@ -162,7 +163,10 @@ public final class Destinations {
             if (v4[0] == 0 && v4[1] == 0 && v4[2] == 0) {
                 return Optional.empty(); // ::1 and the like: IPv6 loopback, not an IPv4 address
             }
-        } else if (v6[0] == 0x00 && v6[1] == 0x64 && (v6[2] & 0xff) == 0xff && (v6[3] & 0xff) == 0x9b
+        } else if (v6[0] == 0x00
+                && v6[1] == 0x64
+                && (v6[2] & 0xff) == 0xff
+                && (v6[3] & 0xff) == 0x9b
                 && (allZero(v6, 4, 12) || (v6[4] == 0x00 && v6[5] == 0x01))) { // 64:ff9b::/96, 64:ff9b:1::/48
             v4 = java.util.Arrays.copyOfRange(v6, 12, 16);
         } else if (allZero(v6, 0, 8) && (v6[8] & 0xff) == 0xff && (v6[9] & 0xff) == 0xff && allZero(v6, 10, 12)) {

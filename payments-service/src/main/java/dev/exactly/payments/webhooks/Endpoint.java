@@ -20,8 +20,14 @@ import org.jspecify.annotations.Nullable;
  * @param createdAt     when it was created
  * @param disabledAt    when it was disabled, or {@code null}
  */
-public record Endpoint(String id, String url, List<String> enabledEvents, @Nullable String description, boolean enabled,
-        Instant createdAt, @Nullable Instant disabledAt) {
+public record Endpoint(
+        String id,
+        String url,
+        List<String> enabledEvents,
+        @Nullable String description,
+        boolean enabled,
+        Instant createdAt,
+        @Nullable Instant disabledAt) {
     public Endpoint {
         enabledEvents = List.copyOf(enabledEvents);
     }
@@ -29,8 +35,13 @@ public record Endpoint(String id, String url, List<String> enabledEvents, @Nulla
     static Endpoint map(ResultSet row) throws SQLException {
         Array events = row.getArray("enabled_events");
         String[] names = (String[]) events.getArray();
-        return new Endpoint(row.getString("id"), row.getString("url"), List.of(names), row.getString("description"),
-                "enabled".equals(row.getString("status")), Objects.requireNonNull(Jdbc.instant(row, "created_at")),
+        return new Endpoint(
+                row.getString("id"),
+                row.getString("url"),
+                List.of(names),
+                row.getString("description"),
+                "enabled".equals(row.getString("status")),
+                Objects.requireNonNull(Jdbc.instant(row, "created_at")),
                 Jdbc.instant(row, "disabled_at"));
     }
 }

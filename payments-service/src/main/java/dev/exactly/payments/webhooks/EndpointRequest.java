@@ -30,14 +30,17 @@ import org.jspecify.annotations.Nullable;
  * @param enabledEvents the types, without duplicates, or {@code ["*"]}
  * @param description   at most 200 characters, or {@code null}
  */
-public record EndpointRequest(String url, List<String> enabledEvents, @Nullable String description) {
+public record EndpointRequest(
+        String url, List<String> enabledEvents, @Nullable String description) {
     /** The longest URL accepted. */
     public static final int MAX_URL = 2048;
+
     private static final List<String> FIELDS = List.of("url", "enabled_events", "description");
     private static final Pattern NOT_EMPTY = Pattern.compile("(?s).+");
     private static final Pattern DESCRIPTION = Pattern.compile("(?s).{0,200}");
     /** Numbers in the forms a C resolver reads as an IPv4 address (inet_aton): decimal, octal, hexadecimal. */
     private static final String NUMBER = "(0[xX][0-9a-fA-F]*|[0-9]+)";
+
     private static final Pattern NUMERIC = Pattern.compile(NUMBER + "(\\." + NUMBER + ")*\\.?");
     private static final String OCTET = "(25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])";
     private static final Pattern DOTTED_DECIMAL = Pattern.compile(OCTET + "(\\." + OCTET + "){3}");
@@ -57,7 +60,8 @@ public record EndpointRequest(String url, List<String> enabledEvents, @Nullable 
         // an empty URL is refused here: accepted, every delivery of the endpoint would fail
         String raw = fields.requiredString("url", NOT_EMPTY, "an absolute http or https URL");
         String url = raw.isEmpty() ? "" : url(raw, allowPrivateNetworks, fields);
-        List<String> events = events(fields.optionalStringList("enabled_events", EventType.values().length + 1), fields);
+        List<String> events =
+                events(fields.optionalStringList("enabled_events", EventType.values().length + 1), fields);
         String description = fields.optionalString("description", DESCRIPTION, "a string of at most 200 characters");
         return fields.result(() -> new EndpointRequest(url, events, description));
     }
@@ -98,8 +102,11 @@ public record EndpointRequest(String url, List<String> enabledEvents, @Nullable 
         }
         String host = uri.getHost();
         if (NUMERIC.matcher(host).matches() && !DOTTED_DECIMAL.matcher(host).matches()) {
-            fields.error("url", "url_invalid", "url's host is a number but not an IPv4 address in dotted-decimal form "
-                    + "(four numbers from 0 to 255 without leading zeros): resolvers read such a host differently");
+            fields.error(
+                    "url",
+                    "url_invalid",
+                    "url's host is a number but not an IPv4 address in dotted-decimal form "
+                            + "(four numbers from 0 to 255 without leading zeros): resolvers read such a host differently");
             return "";
         }
         if (!allowPrivateNetworks) {
@@ -111,8 +118,10 @@ public record EndpointRequest(String url, List<String> enabledEvents, @Nullable 
                 return "";
             }
             if (notPublic.isPresent()) {
-                fields.error("url", "url_not_public", "url's host is " + notPublic.get()
-                        + ": webhooks are delivered to public addresses only");
+                fields.error(
+                        "url",
+                        "url_not_public",
+                        "url's host is " + notPublic.get() + ": webhooks are delivered to public addresses only");
                 return "";
             }
         }
@@ -154,16 +163,21 @@ public record EndpointRequest(String url, List<String> enabledEvents, @Nullable 
             return List.of(EventType.ALL);
         }
         if (requested.isEmpty()) {
-            fields.error("enabled_events", "parameter_invalid",
+            fields.error(
+                    "enabled_events",
+                    "parameter_invalid",
                     "enabled_events must list at least one event type, or be [\"*\"] for every type");
             return List.of();
         }
         Set<String> types = new LinkedHashSet<>();
         for (String name : requested) {
             if (!name.equals(EventType.ALL) && EventType.of(name).isEmpty()) {
-                fields.error("enabled_events", "event_type_unknown", "unknown event type '"
-                        + (name.length() > 40 ? name.substring(0, 40) + "..." : name) + "' (known: "
-                        + String.join(", ", EventType.wireNames()) + ")");
+                fields.error(
+                        "enabled_events",
+                        "event_type_unknown",
+                        "unknown event type '"
+                                + (name.length() > 40 ? name.substring(0, 40) + "..." : name) + "' (known: "
+                                + String.join(", ", EventType.wireNames()) + ")");
                 return List.of();
             }
             types.add(name);

@@ -17,7 +17,11 @@ import java.util.Objects;
  */
 public record Event(String id, String type, String subjectId, Instant createdAt, String body) {
     static Event map(ResultSet row) throws SQLException {
-        return new Event(row.getString("id"), row.getString("type"), row.getString("subject_id"),
-                Objects.requireNonNull(Jdbc.instant(row, "created_at")), row.getString("body"));
+        return new Event(
+                row.getString("id"),
+                row.getString("type"),
+                row.getString("subject_id"),
+                Objects.requireNonNull(Jdbc.instant(row, "created_at")),
+                row.getString("body"));
     }
 }

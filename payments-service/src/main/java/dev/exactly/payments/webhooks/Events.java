@@ -49,10 +49,13 @@ public final class Events {
     public Optional<EventPage> page(String tenant, @Nullable String after, int limit, @Nullable EventType type) {
         long afterSeq = 0;
         if (after != null) {
-            Optional<Long> seq = jdbc.queryOne(SEQ_OF, s -> {
-                s.setString(1, tenant);
-                s.setString(2, after);
-            }, row -> row.getLong(1));
+            Optional<Long> seq = jdbc.queryOne(
+                    SEQ_OF,
+                    s -> {
+                        s.setString(1, tenant);
+                        s.setString(2, after);
+                    },
+                    row -> row.getLong(1));
             if (seq.isEmpty()) {
                 return Optional.empty();
             }
@@ -60,13 +63,16 @@ public final class Events {
         }
         long from = afterSeq;
         String typeName = type == null ? null : type.wireName();
-        List<Event> rows = jdbc.query(PAGE, s -> {
-            s.setString(1, tenant);
-            s.setLong(2, from);
-            s.setString(3, typeName);
-            s.setString(4, typeName);
-            s.setInt(5, limit + 1);
-        }, Event::map);
+        List<Event> rows = jdbc.query(
+                PAGE,
+                s -> {
+                    s.setString(1, tenant);
+                    s.setLong(2, from);
+                    s.setString(3, typeName);
+                    s.setString(4, typeName);
+                    s.setInt(5, limit + 1);
+                },
+                Event::map);
         boolean more = rows.size() > limit;
         List<Event> events = more ? rows.subList(0, limit) : rows;
         return Optional.of(new EventPage(events, more ? events.getLast().id() : null));
@@ -74,11 +80,16 @@ public final class Events {
 
     /** One of the tenant's events with the state of its deliveries. */
     public Optional<EventDetail> find(String tenant, String id) {
-        return jdbc.inTransaction(c -> Jdbc.queryOne(c, FIND, s -> {
-            s.setString(1, tenant);
-            s.setString(2, id);
-        }, Event::map).map(event -> new EventDetail(event,
-                Jdbc.query(c, DELIVERIES, s -> s.setString(1, id), Delivery::map))));
+        return jdbc.inTransaction(c -> Jdbc.queryOne(
+                        c,
+                        FIND,
+                        s -> {
+                            s.setString(1, tenant);
+                            s.setString(2, id);
+                        },
+                        Event::map)
+                .map(event ->
+                        new EventDetail(event, Jdbc.query(c, DELIVERIES, s -> s.setString(1, id), Delivery::map))));
     }
 
     /**

@@ -87,15 +87,18 @@ public final class Outbox {
         event.put("subject", subjectId);
         event.put("data", data);
         String body = new String(Json.write(event), StandardCharsets.UTF_8);
-        pipeline.add(RECORD, (s, first) -> {
-            s.setString(first, id);
-            s.setString(first + 1, tenant);
-            s.setString(first + 2, type.wireName());
-            s.setString(first + 3, subjectId);
-            s.setString(first + 4, body);
-            s.setTimestamp(first + 5, Jdbc.timestamp(now));
-            return first + 6;
-        }, Statement::getUpdateCount);
+        pipeline.add(
+                RECORD,
+                (s, first) -> {
+                    s.setString(first, id);
+                    s.setString(first + 1, tenant);
+                    s.setString(first + 2, type.wireName());
+                    s.setString(first + 3, subjectId);
+                    s.setString(first + 4, body);
+                    s.setTimestamp(first + 5, Jdbc.timestamp(now));
+                    return first + 6;
+                },
+                Statement::getUpdateCount);
         return id;
     }
 }

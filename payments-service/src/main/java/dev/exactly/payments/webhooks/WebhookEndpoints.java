@@ -22,7 +22,9 @@ public final class WebhookEndpoints {
      */
     public static final int MAX_ENABLED = 16;
     /** The tenant's creations one at a time (its count then holds), other tenants' unhindered. */
-    private static final String LOCK_TENANT = "SELECT pg_advisory_xact_lock(hashtext('payments_webhook_endpoint'), hashtext(?))";
+    private static final String LOCK_TENANT =
+            "SELECT pg_advisory_xact_lock(hashtext('payments_webhook_endpoint'), hashtext(?))";
+
     private static final String INSERT = """
             INSERT INTO payments_webhook_endpoint (id, tenant, url, enabled_events, description, secret, status, created_at)
             SELECT ?, ?, ?, ?, ?, ?, 'enabled', ?
@@ -89,8 +91,9 @@ public final class WebhookEndpoints {
         if (inserted == 0) {
             return new EndpointResult.LimitReached(MAX_ENABLED);
         }
-        return new EndpointResult.Created(new Endpoint(id, request.url(), request.enabledEvents(), request.description(),
-                true, now, null), secret);
+        return new EndpointResult.Created(
+                new Endpoint(id, request.url(), request.enabledEvents(), request.description(), true, now, null),
+                secret);
     }
 
     /** The tenant's endpoints, enabled and disabled, oldest first. */
@@ -100,10 +103,13 @@ public final class WebhookEndpoints {
 
     /** One of the tenant's endpoints. */
     public Optional<Endpoint> find(String tenant, String id) {
-        return jdbc.queryOne(FIND, s -> {
-            s.setString(1, tenant);
-            s.setString(2, id);
-        }, Endpoint::map);
+        return jdbc.queryOne(
+                FIND,
+                s -> {
+                    s.setString(1, tenant);
+                    s.setString(2, id);
+                },
+                Endpoint::map);
     }
 
     /**
@@ -122,10 +128,14 @@ public final class WebhookEndpoints {
             if (disabled == 1) {
                 Jdbc.update(c, CANCEL_PENDING, s -> s.setString(1, id));
             }
-            return Jdbc.queryOne(c, FIND, s -> {
-                s.setString(1, tenant);
-                s.setString(2, id);
-            }, Endpoint::map);
+            return Jdbc.queryOne(
+                    c,
+                    FIND,
+                    s -> {
+                        s.setString(1, tenant);
+                        s.setString(2, id);
+                    },
+                    Endpoint::map);
         });
     }
 }

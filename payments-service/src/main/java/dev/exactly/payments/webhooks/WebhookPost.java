@@ -102,7 +102,9 @@ final class WebhookPost {
         } catch (IllegalArgumentException e) {
             return null;
         }
-        if (chosen == null || chosen.isEmpty() || chosen.getFirst().type() != Proxy.Type.HTTP
+        if (chosen == null
+                || chosen.isEmpty()
+                || chosen.getFirst().type() != Proxy.Type.HTTP
                 || !(chosen.getFirst().address() instanceof InetSocketAddress address)) {
             return null;
         }
@@ -118,8 +120,15 @@ final class WebhookPost {
      * @throws javax.net.ssl.SSLException the TLS handshake failed (the certificate does not name the host, …)
      * @throws IOException    the connection failed, the proxy refused the tunnel, or the answer is not HTTP
      */
-    static int send(URI url, Route route, Map<String, String> headers, byte[] body, Duration connectTimeout,
-            Duration requestTimeout, SSLSocketFactory tls) throws IOException {
+    static int send(
+            URI url,
+            Route route,
+            Map<String, String> headers,
+            byte[] body,
+            Duration connectTimeout,
+            Duration requestTimeout,
+            SSLSocketFactory tls)
+            throws IOException {
         // characters beyond ASCII in the path or query (a URL may hold them) are sent percent-encoded as UTF-8
         URI uri = URI.create(url.toASCIIString());
         boolean secure = "https".equalsIgnoreCase(uri.getScheme());
@@ -130,16 +139,20 @@ final class WebhookPost {
         String authority = uri.getHost() + (port == (secure ? 443 : 80) ? "" : ":" + port);
         Socket plain = switch (route) {
             case Route.Direct direct -> connect(direct.addresses(), port, connectTimeout);
-            case Route.Proxied proxied when proxied.proxy().isUnresolved() ->
-                    throw new UnknownHostException("the proxy " + proxied.proxy().getHostString() + " does not resolve");
-            case Route.Proxied proxied -> connect(List.of(proxied.proxy().getAddress()), proxied.proxy().getPort(),
-                    connectTimeout);
+            case Route.Proxied proxied
+            when proxied.proxy().isUnresolved() ->
+                throw new UnknownHostException("the proxy " + proxied.proxy().getHostString() + " does not resolve");
+            case Route.Proxied proxied ->
+                connect(List.of(proxied.proxy().getAddress()), proxied.proxy().getPort(), connectTimeout);
         };
         AtomicBoolean late = new AtomicBoolean();
-        ScheduledFuture<?> deadline = DEADLINES.schedule(() -> {
-            late.set(true);
-            closeQuietly(plain);
-        }, requestTimeout.toNanos(), TimeUnit.NANOSECONDS);
+        ScheduledFuture<?> deadline = DEADLINES.schedule(
+                () -> {
+                    late.set(true);
+                    closeQuietly(plain);
+                },
+                requestTimeout.toNanos(),
+                TimeUnit.NANOSECONDS);
         try {
             boolean proxied = route instanceof Route.Proxied;
             if (proxied && secure) {
@@ -147,7 +160,8 @@ final class WebhookPost {
             }
             Socket socket = secure ? handshake(plain, bare(uri.getHost()), port, tls) : plain;
             String path = uri.getRawPath() == null || uri.getRawPath().isEmpty() ? "/" : uri.getRawPath();
-            String target = (proxied && !secure ? "http://" + authority : "") + path
+            String target = (proxied && !secure ? "http://" + authority : "")
+                    + path
                     + (uri.getRawQuery() == null ? "" : "?" + uri.getRawQuery());
             OutputStream out = socket.getOutputStream();
             out.write(head(target, authority, headers, body.length));
@@ -218,11 +232,15 @@ final class WebhookPost {
     /** The request line and headers, up to the empty line. */
     private static byte[] head(String target, String authority, Map<String, String> headers, int length) {
         StringBuilder head = new StringBuilder(512)
-                .append("POST ").append(target).append(" HTTP/1.1\r\n")
-                .append("Host: ").append(authority).append("\r\n");
-        headers.forEach((name, value) -> head.append(name).append(": ").append(value).append("\r\n"));
-        head.append("Content-Length: ").append(length).append("\r\n")
-                .append("Connection: close\r\n\r\n");
+                .append("POST ")
+                .append(target)
+                .append(" HTTP/1.1\r\n")
+                .append("Host: ")
+                .append(authority)
+                .append("\r\n");
+        headers.forEach(
+                (name, value) -> head.append(name).append(": ").append(value).append("\r\n"));
+        head.append("Content-Length: ").append(length).append("\r\n").append("Connection: close\r\n\r\n");
         return ascii(head.toString());
     }
 

@@ -40,6 +40,7 @@ public final class WebhookSignature {
     public static final String HEADER = "Exactly-Signature";
     /** The tolerance receivers should use unless they have a reason to choose another. */
     public static final Duration DEFAULT_TOLERANCE = Duration.ofMinutes(5);
+
     private static final String ALGORITHM = "HmacSHA256";
     private static final HexFormat HEX = HexFormat.of();
 
@@ -61,14 +62,13 @@ public final class WebhookSignature {
      * @throws InvalidSignatureException when the header is missing or malformed, the timestamp is outside
      *                                   the tolerance, or no signature matches
      */
-    public static void verify(String secret, @Nullable String header, byte[] body,
-            Duration tolerance) {
+    public static void verify(String secret, @Nullable String header, byte[] body, Duration tolerance) {
         verify(secret, header, body, tolerance, InstantSource.system());
     }
 
     /** {@link #verify(String, String, byte[], Duration)} against the given clock. */
-    public static void verify(String secret, @Nullable String header, byte[] body,
-            Duration tolerance, InstantSource clock) {
+    public static void verify(
+            String secret, @Nullable String header, byte[] body, Duration tolerance, InstantSource clock) {
         if (header == null || header.isBlank()) {
             throw new InvalidSignatureException("no " + HEADER + " header");
         }

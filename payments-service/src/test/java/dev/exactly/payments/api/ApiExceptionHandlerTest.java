@@ -55,19 +55,24 @@ class ApiExceptionHandlerTest {
         ResponseEntity<byte[]> answer = handler.database(midWrite(), post("/v1/webhook-endpoints", null));
         assertThat(answer.getStatusCode().value()).isEqualTo(503);
         assertThat(answer.getHeaders().getFirst("Retry-After")).isNotNull();
-        assertThat(text(answer)).contains("outcome-unknown").contains("carried no Idempotency-Key")
-                .contains("check whether it did").doesNotContain("retry with the same");
+        assertThat(text(answer))
+                .contains("outcome-unknown")
+                .contains("carried no Idempotency-Key")
+                .contains("check whether it did")
+                .doesNotContain("retry with the same");
     }
 
     @Test
     void aBugTellsAKeylessRequestToLookBeforeSendingItAgain() throws Exception {
-        ResponseEntity<byte[]> keyless = handler.unexpected(new IllegalStateException("bug"),
-                post("/v1/webhook-endpoints", null), new MockHttpServletResponse());
+        ResponseEntity<byte[]> keyless = handler.unexpected(
+                new IllegalStateException("bug"), post("/v1/webhook-endpoints", null), new MockHttpServletResponse());
         assertThat(keyless.getStatusCode().value()).isEqualTo(500);
-        assertThat(text(keyless)).contains("internal-error").contains("carried no Idempotency-Key")
+        assertThat(text(keyless))
+                .contains("internal-error")
+                .contains("carried no Idempotency-Key")
                 .doesNotContain("retry with the same");
-        ResponseEntity<byte[]> keyed = handler.unexpected(new IllegalStateException("bug"),
-                post("/v1/refunds", "k-2"), new MockHttpServletResponse());
+        ResponseEntity<byte[]> keyed = handler.unexpected(
+                new IllegalStateException("bug"), post("/v1/refunds", "k-2"), new MockHttpServletResponse());
         assertThat(text(keyed)).contains("retry with the same Idempotency-Key");
     }
 }

@@ -34,12 +34,19 @@ class AuthorizeCapturePageTest extends DemoPageTest {
         awaitState("authorized", Duration.ofSeconds(30));
         String charge = text("charge-id");
         assertThat(text("charge-status")).startsWith("authorized");
-        assertThat(chargesOf("cus_auth_page")).singleElement()
+        assertThat(chargesOf("cus_auth_page"))
+                .singleElement()
                 .satisfies(row -> assertThat(row).containsEntry("id", charge).containsEntry("status", "authorized"));
-        String processorCharge = get("/v1/charges/" + charge, ACME).json().get("processor_charge").stringValue();
-        assertThat(capturesAtProcessor(processorCharge)).as("an authorization captures nothing").isZero();
+        String processorCharge = get("/v1/charges/" + charge, ACME)
+                .json()
+                .get("processor_charge")
+                .stringValue();
+        assertThat(capturesAtProcessor(processorCharge))
+                .as("an authorization captures nothing")
+                .isZero();
         await().atMost(Duration.ofSeconds(10))
-                .until(() -> text("balance").equals("$0.00") && text("balance-pending").equals("$19.99"));
+                .until(() -> text("balance").equals("$0.00")
+                        && text("balance-pending").equals("$19.99"));
         assertThat(el("void").isDisplayed()).isTrue();
         assertThat(el("refund").isDisplayed()).isFalse();
 
@@ -50,20 +57,31 @@ class AuthorizeCapturePageTest extends DemoPageTest {
         assertThat(log()).as("the second click reached the page").contains("joined the capture in flight");
 
         assertThat(text("charge-status")).isEqualTo("succeeded");
-        assertThat(capturesAtProcessor(processorCharge)).as("captures at the processor for two clicks").isEqualTo(1);
-        assertThat(count("SELECT count(*) FROM ledger_entry WHERE external_ref = ?", "capture:" + charge)).isEqualTo(1);
+        assertThat(capturesAtProcessor(processorCharge))
+                .as("captures at the processor for two clicks")
+                .isEqualTo(1);
+        assertThat(count("SELECT count(*) FROM ledger_entry WHERE external_ref = ?", "capture:" + charge))
+                .isEqualTo(1);
         assertThat(chargeStatus(charge)).isEqualTo("succeeded");
         assertLedgerBalanced();
         await().atMost(Duration.ofSeconds(10))
-                .until(() -> text("balance").equals("$19.99") && text("balance-pending").equals("$0.00"));
+                .until(() -> text("balance").equals("$19.99")
+                        && text("balance-pending").equals("$0.00"));
         assertThat(el("trial-balanced").getDomAttribute("data-balanced")).isEqualTo("true");
         List<Map<String, Object>> captureIntents = storedIntents().stream()
-                .filter(i -> ("capture:" + charge).equals(i.get("intentId"))).toList();
-        assertThat(captureIntents).as("one intent, one key for the capture").singleElement()
+                .filter(i -> ("capture:" + charge).equals(i.get("intentId")))
+                .toList();
+        assertThat(captureIntents)
+                .as("one intent, one key for the capture")
+                .singleElement()
                 .satisfies(i -> assertThat(i).containsEntry("state", "finished"));
-        JsonNode captureKey = get("/v1/idempotency-keys/" + captureIntents.getFirst().get("key"), ACME).json();
+        JsonNode captureKey = get(
+                        "/v1/idempotency-keys/" + captureIntents.getFirst().get("key"), ACME)
+                .json();
         assertThat(captureKey.get("resource").get("object").stringValue()).isEqualTo("capture");
-        assertThat(captureKey.get("replay_count").longValue()).as("the second click never reached the service").isZero();
+        assertThat(captureKey.get("replay_count").longValue())
+                .as("the second click never reached the service")
+                .isZero();
 
         assertThat(el("capture").isDisplayed()).as("nothing left to capture").isFalse();
         el("refund").click();
@@ -71,11 +89,14 @@ class AuthorizeCapturePageTest extends DemoPageTest {
         String firstAnswer = text("status");
         assertThat(firstAnswer).doesNotContain("replayed");
         el("refund").click();
-        await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(100))
+        await().atMost(Duration.ofSeconds(30))
+                .pollInterval(Duration.ofMillis(100))
                 .until(() -> "refunded".equals(state()) && text("status").contains("replayed"));
 
         List<Map<String, Object>> refunds = rows("SELECT id, status FROM payments_refund WHERE charge_id = ?", charge);
-        assertThat(refunds).as("one refund for two clicks").singleElement()
+        assertThat(refunds)
+                .as("one refund for two clicks")
+                .singleElement()
                 .satisfies(row -> assertThat(row).containsEntry("status", "succeeded"));
         String refund = String.valueOf(refunds.getFirst().get("id"));
         assertThat(processorRefunds(refund)).as("refunds at the processor").isEqualTo(1);
@@ -85,25 +106,35 @@ class AuthorizeCapturePageTest extends DemoPageTest {
         await().atMost(Duration.ofSeconds(10)).until(() -> text("balance").equals("$0.00"));
 
         el("ops-refresh").click();
-        await().atMost(Duration.ofSeconds(20)).pollInterval(Duration.ofMillis(100)).until(() ->
-                eventShown("charge.succeeded", charge) && eventShown("charge.captured", charge)
+        await().atMost(Duration.ofSeconds(20))
+                .pollInterval(Duration.ofMillis(100))
+                .until(() -> eventShown("charge.succeeded", charge)
+                        && eventShown("charge.captured", charge)
                         && eventShown("refund.succeeded", refund));
-        assertThat(eventRows("charge.captured", charge)).as("one capture event for two clicks").isEqualTo(1);
+        assertThat(eventRows("charge.captured", charge))
+                .as("one capture event for two clicks")
+                .isEqualTo(1);
 
         // recovery may still be finishing another test's charge: refresh until the books agree
-        await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(200)).until(() -> {
-            String before = String.valueOf(el("recon-summary").getDomAttribute("data-run"));
-            el("ops-refresh").click();
-            await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(50)).until(() ->
-                    !before.equals(String.valueOf(el("recon-summary").getDomAttribute("data-run"))));
-            return "0".equals(el("recon-summary").getDomAttribute("data-mismatches"));
-        });
+        await().atMost(Duration.ofSeconds(30))
+                .pollInterval(Duration.ofMillis(200))
+                .until(() -> {
+                    String before = String.valueOf(el("recon-summary").getDomAttribute("data-run"));
+                    el("ops-refresh").click();
+                    await().atMost(Duration.ofSeconds(10))
+                            .pollInterval(Duration.ofMillis(50))
+                            .until(() -> !before.equals(
+                                    String.valueOf(el("recon-summary").getDomAttribute("data-run"))));
+                    return "0".equals(el("recon-summary").getDomAttribute("data-mismatches"));
+                });
         assertThat(text("recon-summary")).startsWith("no mismatches").contains("in_processor_not_ledger 0");
         assertThat(text("ops-recon")).contains("the processor and the ledger agree");
     }
 
     private long capturesAtProcessor(String processorCharge) {
-        return psp().captures().stream().filter(c -> c.chargeId().equals(processorCharge)).count();
+        return psp().captures().stream()
+                .filter(c -> c.chargeId().equals(processorCharge))
+                .count();
     }
 
     private boolean eventShown(String type, String subject) {
@@ -111,7 +142,9 @@ class AuthorizeCapturePageTest extends DemoPageTest {
     }
 
     private int eventRows(String type, String subject) {
-        return el("ops-events").findElements(By.xpath(
-                ".//tr[td[1][normalize-space()='" + type + "'] and td[2][normalize-space()='" + subject + "']]")).size();
+        return el("ops-events")
+                .findElements(By.xpath(".//tr[td[1][normalize-space()='" + type + "'] and td[2][normalize-space()='"
+                        + subject + "']]"))
+                .size();
     }
 }

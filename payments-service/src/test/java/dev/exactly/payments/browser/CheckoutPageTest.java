@@ -28,7 +28,9 @@ class CheckoutPageTest extends DemoPageTest {
         openPage();
         setCustomer("cus_double_click");
         flipSwitch("switch-slow");
-        assertThat(psp().faults().latency()).as("the page slowed the processor down").isEqualTo(Duration.ofSeconds(3));
+        assertThat(psp().faults().latency())
+                .as("the page slowed the processor down")
+                .isEqualTo(Duration.ofSeconds(3));
 
         new Actions(driver).doubleClick(el("pay")).perform();
         awaitState("paid", Duration.ofSeconds(30));
@@ -40,7 +42,9 @@ class CheckoutPageTest extends DemoPageTest {
         assertThat(el("replayed").getDomAttribute("data-replayed")).isEqualTo("false");
         assertOneChargeAndOneCapture("cus_double_click", charge);
         JsonNode status = get("/v1/idempotency-keys/" + key, ACME).json();
-        assertThat(status.get("replay_count").longValue()).as("the second click never reached the service").isZero();
+        assertThat(status.get("replay_count").longValue())
+                .as("the second click never reached the service")
+                .isZero();
         assertThat(status.get("resource").get("id").stringValue()).isEqualTo(charge);
         assertMoneyShown("$19.99");
         await().atMost(Duration.ofSeconds(10)).until(() -> text("ops-keys").contains(key));
@@ -62,7 +66,11 @@ class CheckoutPageTest extends DemoPageTest {
         assertThat(text("attempts")).isEqualTo("1");
         assertThat(text("charge-amount")).isEqualTo("$49.00");
         assertOneChargeAndOneCapture("cus_double_switch", charge);
-        assertThat(get("/v1/idempotency-keys/" + text("idem-key"), ACME).json().get("replay_count").longValue()).isZero();
+        assertThat(get("/v1/idempotency-keys/" + text("idem-key"), ACME)
+                        .json()
+                        .get("replay_count")
+                        .longValue())
+                .isZero();
     }
 
     @Test
@@ -73,7 +81,8 @@ class CheckoutPageTest extends DemoPageTest {
 
         el("pay").click();
         // the first request is inside the service (its charge row exists) and waits for the slow processor
-        await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(50))
+        await().atMost(Duration.ofSeconds(10))
+                .pollInterval(Duration.ofMillis(50))
                 .until(() -> chargesOf("cus_reload").size() == 1);
         String key = text("idem-key");
         List<Map<String, Object>> stored = storedIntents();
@@ -81,7 +90,9 @@ class CheckoutPageTest extends DemoPageTest {
         assertThat(stored.getFirst()).containsEntry("key", key).containsEntry("state", "pending");
         String body = String.valueOf(((Map<?, ?>) stored.getFirst().get("request")).get("body"));
         String pending = String.valueOf(chargesOf("cus_reload").getFirst().get("id"));
-        assertThat(psp().captureCount("exactly_" + pending)).as("the processor has not answered yet").isZero();
+        assertThat(psp().captureCount("exactly_" + pending))
+                .as("the processor has not answered yet")
+                .isZero();
 
         driver.navigate().refresh();
         awaitReady();
@@ -90,12 +101,17 @@ class CheckoutPageTest extends DemoPageTest {
         String charge = text("charge-id");
         assertThat(text("idem-key")).as("the same key after the reload").isEqualTo(key);
         assertThat(log()).contains("resuming upgrade:ord_").contains("resumed after reload");
-        assertThat(text("total-attempts")).as("one attempt before the reload, one after").isEqualTo("2");
+        assertThat(text("total-attempts"))
+                .as("one attempt before the reload, one after")
+                .isEqualTo("2");
         assertThat(el("replayed").getDomAttribute("data-replayed"))
-                .as("the resumed request got the first request's answer").isEqualTo("true");
+                .as("the resumed request got the first request's answer")
+                .isEqualTo("true");
         Map<String, Object> after = storedIntents().getFirst();
         assertThat(after).containsEntry("key", key).containsEntry("state", "finished");
-        assertThat(((Map<?, ?>) after.get("request")).get("body")).as("the same body after the reload").isEqualTo(body);
+        assertThat(((Map<?, ?>) after.get("request")).get("body"))
+                .as("the same body after the reload")
+                .isEqualTo(body);
         assertOneChargeAndOneCapture("cus_reload", charge);
         JsonNode status = get("/v1/idempotency-keys/" + key, ACME).json();
         assertThat(status.get("replay_count").longValue()).isPositive();
@@ -113,7 +129,9 @@ class CheckoutPageTest extends DemoPageTest {
         awaitState("paid", Duration.ofSeconds(45));
 
         String charge = text("charge-id");
-        assertThat(psp().stats().fired(FaultKind.DROP_RESPONSE)).as("the processor dropped the response").isPositive();
+        assertThat(psp().stats().fired(FaultKind.DROP_RESPONSE))
+                .as("the processor dropped the response")
+                .isPositive();
         assertThat(log()).contains("answered 503 processor-unavailable").contains("Retry-After");
         assertThat(Integer.parseInt(text("attempts"))).isGreaterThanOrEqualTo(2);
         assertThat(el("replayed").getDomAttribute("data-replayed")).isEqualTo("true");
@@ -129,16 +147,21 @@ class CheckoutPageTest extends DemoPageTest {
         browser.network(true);
 
         el("pay").click();
-        await().atMost(Duration.ofSeconds(20)).pollInterval(Duration.ofMillis(50))
+        await().atMost(Duration.ofSeconds(20))
+                .pollInterval(Duration.ofMillis(50))
                 .until(() -> log().contains("network error"));
         String key = text("idem-key");
-        assertThat(chargesOf("cus_offline")).as("nothing reached the service while offline").isEmpty();
+        assertThat(chargesOf("cus_offline"))
+                .as("nothing reached the service while offline")
+                .isEmpty();
         assertThat(storedIntents()).singleElement().satisfies(i -> assertThat(i).containsEntry("key", key));
 
         browser.network(false);
         awaitState("paid", Duration.ofSeconds(60));
 
-        assertThat(text("idem-key")).as("the retry after the network came back used the same key").isEqualTo(key);
+        assertThat(text("idem-key"))
+                .as("the retry after the network came back used the same key")
+                .isEqualTo(key);
         assertThat(Integer.parseInt(text("attempts"))).isGreaterThanOrEqualTo(2);
         assertThat(el("replayed").getDomAttribute("data-replayed")).isEqualTo("false");
         assertOneChargeAndOneCapture("cus_offline", text("charge-id"));
@@ -172,15 +195,21 @@ class CheckoutPageTest extends DemoPageTest {
     @Test
     void theOperationsViewListsDeadLettersAndRetriesThem() {
         psp().setFaults(FaultSettings.custom().errorRate(1.0).build());
-        String dead = post("/v1/charges", ACME, "ops-dead-letter", charge(7700, "cus_ops")).json().get("charge").stringValue();
-        await().atMost(Duration.ofSeconds(20)).pollInterval(Duration.ofMillis(100))
+        String dead = post("/v1/charges", ACME, "ops-dead-letter", charge(7700, "cus_ops"))
+                .json()
+                .get("charge")
+                .stringValue();
+        await().atMost(Duration.ofSeconds(20))
+                .pollInterval(Duration.ofMillis(100))
                 .until(() -> chargeStatus(dead).equals("dead_lettered"));
         psp().clearFaults();
 
         openPage();
         await().atMost(Duration.ofSeconds(10)).until(() -> text("ops-dead").contains(dead));
         assertThat(text("ops-dead")).contains("cus_ops").contains("$77.00").contains("after 2 attempts");
-        el("ops-dead").findElement(By.xpath(".//tr[td[1][normalize-space()='" + dead + "']]//button")).click();
+        el("ops-dead")
+                .findElement(By.xpath(".//tr[td[1][normalize-space()='" + dead + "']]//button"))
+                .click();
 
         await().atMost(Duration.ofSeconds(20)).until(() -> text("ops-dead").contains("none"));
         assertThat(log()).contains("operator retry of " + dead + ": 200");
@@ -189,10 +218,16 @@ class CheckoutPageTest extends DemoPageTest {
     }
 
     private void assertOneChargeAndOneCapture(String customer, String charge) {
-        assertThat(chargesOf(customer)).singleElement()
+        assertThat(chargesOf(customer))
+                .singleElement()
                 .satisfies(row -> assertThat(row).containsEntry("id", charge).containsEntry("status", "succeeded"));
-        assertThat(psp().captureCount("exactly_" + charge)).as("captures at the processor").isEqualTo(1);
-        assertThat(psp().captures().stream().filter(c -> c.idempotencyKey().equals("exactly_" + charge)).count()).isEqualTo(1);
+        assertThat(psp().captureCount("exactly_" + charge))
+                .as("captures at the processor")
+                .isEqualTo(1);
+        assertThat(psp().captures().stream()
+                        .filter(c -> c.idempotencyKey().equals("exactly_" + charge))
+                        .count())
+                .isEqualTo(1);
         assertThat(entriesOf(charge)).as("journal entries").isEqualTo(1);
         assertLedgerBalanced();
         await().atMost(Duration.ofSeconds(10)).until(() -> text("captures").equals("1"));

@@ -47,9 +47,18 @@ final class Chromium implements AutoCloseable {
         }
         ChromeOptions options = new ChromeOptions();
         options.setBinary(BINARY.toFile());
-        options.addArguments("--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                "--disable-background-networking", "--disable-component-update", "--disable-sync",
-                "--disable-dev-shm-usage", "--window-size=1280,1500", "--user-data-dir=" + profile);
+        options.addArguments(
+                "--headless",
+                "--no-sandbox",
+                "--disable-gpu",
+                "--disable-quic",
+                "--no-first-run",
+                "--disable-background-networking",
+                "--disable-component-update",
+                "--disable-sync",
+                "--disable-dev-shm-usage",
+                "--window-size=1280,1500",
+                "--user-data-dir=" + profile);
         ChromeDriverService service = new ChromeDriverService.Builder()
                 .usingDriverExecutable(DRIVER.toFile())
                 .usingAnyFreePort()
@@ -81,8 +90,9 @@ final class Chromium implements AutoCloseable {
     /** Chrome DevTools: network conditions of the page, e.g. offline. */
     void network(boolean offline) {
         driver.executeCdpCommand("Network.enable", Map.of());
-        driver.executeCdpCommand("Network.emulateNetworkConditions", Map.of(
-                "offline", offline, "latency", 0, "downloadThroughput", -1, "uploadThroughput", -1));
+        driver.executeCdpCommand(
+                "Network.emulateNetworkConditions",
+                Map.of("offline", offline, "latency", 0, "downloadThroughput", -1, "uploadThroughput", -1));
     }
 
     /** Saves what the browser shows as {@code target/screenshots/<name>.png}. */

@@ -36,53 +36,74 @@ class ExactlyClientRulesTest extends DemoPageTest {
         assertThat(retried.get("result").get("attempts").intValue()).isEqualTo(7);
         assertThat(retried.get("calls").intValue()).isEqualTo(7);
         assertThat(retried.get("keys").size()).as("one key for every attempt").isEqualTo(1);
-        assertThat(retried.get("bodies").size()).as("the same bytes on every attempt").isEqualTo(1);
-        assertThat(retried.get("bodies").get(0).stringValue()).isEqualTo("{\"amount\":1999,\"currency\":\"usd\",\"customer\":\"cus_1\"}");
+        assertThat(retried.get("bodies").size())
+                .as("the same bytes on every attempt")
+                .isEqualTo(1);
+        assertThat(retried.get("bodies").get(0).stringValue())
+                .isEqualTo("{\"amount\":1999,\"currency\":\"usd\",\"customer\":\"cus_1\"}");
         assertThat(retried.get("auth").get(0).stringValue()).isEqualTo("Bearer sk_test");
         // 409 Retry-After 1, 429 Retry-After 7, then the backoff ceilings 2 s, 4 s, 5 s (the cap), 5 s
         assertThat(ints(retried.get("delays"))).containsExactly(1000, 7000, 2000, 4000, 5000, 5000);
         assertThat(retried.get("stored").get("state").stringValue()).isEqualTo("finished");
-        assertThat(retried.get("stored").has("Authorization")).as("credentials are never stored").isFalse();
+        assertThat(retried.get("stored").has("Authorization"))
+                .as("credentials are never stored")
+                .isFalse();
 
         JsonNode finals = out.get("finals");
-        for (String status : new String[] {"200", "201", "400", "401", "403", "404", "402", "413", "422", "500", "501"}) {
+        for (String status :
+                new String[] {"200", "201", "400", "401", "403", "404", "402", "413", "422", "500", "501"}) {
             JsonNode f = finals.get(status);
-            assertThat(f.get("calls").intValue()).as("status " + status + " is final").isEqualTo(1);
+            assertThat(f.get("calls").intValue())
+                    .as("status " + status + " is final")
+                    .isEqualTo(1);
             assertThat(f.get("result").get("status").intValue()).isEqualTo(Integer.parseInt(status));
             assertThat(f.get("state").stringValue()).isEqualTo("finished");
         }
 
         for (String status : new String[] {"409", "502"}) {
             JsonNode f = out.get("replayedFinals").get(status);
-            assertThat(f.get("calls").intValue()).as("a replayed " + status + " is final").isEqualTo(1);
+            assertThat(f.get("calls").intValue())
+                    .as("a replayed " + status + " is final")
+                    .isEqualTo(1);
             assertThat(f.get("result").get("replayed").booleanValue()).isTrue();
             assertThat(f.get("state").stringValue()).isEqualTo("finished");
         }
 
         for (String status : new String[] {"401", "403", "500"}) {
             JsonNode f = out.get("refusedAfterLoss").get(status);
-            assertThat(f.get("result").get("error").stringValue()).as(status + " after a lost attempt").isEqualTo("OutcomeUnknownError");
+            assertThat(f.get("result").get("error").stringValue())
+                    .as(status + " after a lost attempt")
+                    .isEqualTo("OutcomeUnknownError");
             assertThat(f.get("state").stringValue()).isEqualTo("pending");
             assertThat(f.get("calls").intValue()).isEqualTo(2);
         }
-        assertThat(out.get("internalError").get("result").get("error").stringValue()).isEqualTo("OutcomeUnknownError");
+        assertThat(out.get("internalError").get("result").get("error").stringValue())
+                .isEqualTo("OutcomeUnknownError");
         assertThat(out.get("internalError").get("state").stringValue()).isEqualTo("pending");
 
         JsonNode accounts = out.get("accounts");
         assertThat(accounts.get("first").get("error").stringValue()).isEqualTo("OutcomeUnknownError");
         assertThat(accounts.get("resumed").get("error").stringValue()).isEqualTo("AccountMismatchError");
         assertThat(accounts.get("again").get("error").stringValue()).isEqualTo("AccountMismatchError");
-        assertThat(accounts.get("callsUnderB").intValue()).as("nothing sent under another account").isZero();
+        assertThat(accounts.get("callsUnderB").intValue())
+                .as("nothing sent under another account")
+                .isZero();
         assertThat(accounts.get("pendingOfB").intValue()).isZero();
         assertThat(accounts.get("otherOfB").get(0).stringValue()).isEqualTo("order-a");
         assertThat(accounts.get("pendingOfA").get(0).stringValue()).isEqualTo("order-a");
-        assertThat(accounts.get("storedWho").booleanValue()).as("the credential itself is never stored").isFalse();
+        assertThat(accounts.get("storedWho").booleanValue())
+                .as("the credential itself is never stored")
+                .isFalse();
 
         JsonNode full = out.get("fullStorage");
         assertThat(full.get("paid").get("status").intValue()).isEqualTo(201);
         assertThat(full.get("next").get("error").stringValue()).isEqualTo("StorageError");
-        assertThat(full.get("paidKept").booleanValue()).as("the paid order's key is kept").isTrue();
-        assertThat(full.get("calls").intValue()).as("nothing sent without a stored key").isEqualTo(1);
+        assertThat(full.get("paidKept").booleanValue())
+                .as("the paid order's key is kept")
+                .isTrue();
+        assertThat(full.get("calls").intValue())
+                .as("nothing sent without a stored key")
+                .isEqualTo(1);
 
         JsonNode reused = out.get("reused");
         assertThat(reused.get("calls").intValue()).isEqualTo(1);
@@ -93,27 +114,39 @@ class ExactlyClientRulesTest extends DemoPageTest {
 
         JsonNode exhausted = out.get("exhausted");
         assertThat(exhausted.get("first").get("error").stringValue()).isEqualTo("OutcomeUnknownError");
-        assertThat(exhausted.get("calls").intValue()).as("maxAttempts bounds the loop").isEqualTo(3);
+        assertThat(exhausted.get("calls").intValue())
+                .as("maxAttempts bounds the loop")
+                .isEqualTo(3);
         assertThat(exhausted.get("delays").size()).isEqualTo(2);
         String key = exhausted.get("first").get("key").stringValue();
-        assertThat(exhausted.get("pendingBefore").get(0).get("key").stringValue()).isEqualTo(key);
-        assertThat(exhausted.get("pendingAfterReload").get(0).get("key").stringValue()).isEqualTo(key);
-        assertThat(exhausted.get("resumedKey").stringValue()).as("resumed with the stored key").isEqualTo(key);
-        assertThat(exhausted.get("resumedBody").stringValue()).isEqualTo(exhausted.get("sentBody").stringValue());
+        assertThat(exhausted.get("pendingBefore").get(0).get("key").stringValue())
+                .isEqualTo(key);
+        assertThat(exhausted.get("pendingAfterReload").get(0).get("key").stringValue())
+                .isEqualTo(key);
+        assertThat(exhausted.get("resumedKey").stringValue())
+                .as("resumed with the stored key")
+                .isEqualTo(key);
+        assertThat(exhausted.get("resumedBody").stringValue())
+                .isEqualTo(exhausted.get("sentBody").stringValue());
         assertThat(exhausted.get("resumed").get("status").intValue()).isEqualTo(201);
         assertThat(exhausted.get("stateAfter").stringValue()).isEqualTo("finished");
 
         JsonNode deadline = out.get("deadline");
         assertThat(deadline.get("result").get("error").stringValue()).isEqualTo("OutcomeUnknownError");
-        assertThat(deadline.get("calls").intValue()).as("a Retry-After past the deadline ends the loop").isEqualTo(1);
+        assertThat(deadline.get("calls").intValue())
+                .as("a Retry-After past the deadline ends the loop")
+                .isEqualTo(1);
         assertThat(deadline.get("delays").size()).isZero();
 
         JsonNode shortest = out.get("shortest");
         assertThat(shortest.get("shortest").doubleValue()).isEqualTo(950.0);
-        assertThat(shortest.get("tooLate").get("result").get("error").stringValue()).isEqualTo("OutcomeUnknownError");
+        assertThat(shortest.get("tooLate").get("result").get("error").stringValue())
+                .isEqualTo("OutcomeUnknownError");
         assertThat(shortest.get("tooLate").get("calls").intValue())
-                .as("a pause leaving the attempt after it less than a tenth of a whole one ends the loop").isEqualTo(1);
-        assertThat(shortest.get("inTime").get("result").get("status").intValue()).isEqualTo(201);
+                .as("a pause leaving the attempt after it less than a tenth of a whole one ends the loop")
+                .isEqualTo(1);
+        assertThat(shortest.get("inTime").get("result").get("status").intValue())
+                .isEqualTo(201);
         assertThat(shortest.get("inTime").get("calls").intValue()).isEqualTo(2);
 
         JsonNode join = out.get("join");
@@ -121,16 +154,19 @@ class ExactlyClientRulesTest extends DemoPageTest {
         assertThat(join.get("inFlight").booleanValue()).isTrue();
         assertThat(join.get("a").get("joined").booleanValue()).isFalse();
         assertThat(join.get("b").get("joined").booleanValue()).isTrue();
-        assertThat(join.get("b").get("key").stringValue()).isEqualTo(join.get("a").get("key").stringValue());
+        assertThat(join.get("b").get("key").stringValue())
+                .isEqualTo(join.get("a").get("key").stringValue());
 
         assertThat(out.get("mismatch").get("other").get("error").stringValue()).isEqualTo("IntentMismatchError");
         assertThat(out.get("mismatch").get("calls").intValue()).isEqualTo(1);
 
         JsonNode again = out.get("again");
-        assertThat(again.get("two").get("key").stringValue()).as("a finished intent keeps its key")
+        assertThat(again.get("two").get("key").stringValue())
+                .as("a finished intent keeps its key")
                 .isEqualTo(again.get("one").get("key").stringValue());
         assertThat(again.get("two").get("replayed").booleanValue()).isTrue();
-        assertThat(again.get("three").get("key").stringValue()).as("a new intent, a new key")
+        assertThat(again.get("three").get("key").stringValue())
+                .as("a new intent, a new key")
                 .isNotEqualTo(again.get("one").get("key").stringValue());
 
         JsonNode backoff = out.get("backoff");
@@ -157,7 +193,9 @@ class ExactlyClientRulesTest extends DemoPageTest {
 
         JsonNode corrupt = out.get("corrupt");
         assertThat(corrupt.get("result").get("error").stringValue()).isEqualTo("StorageError");
-        assertThat(corrupt.get("calls").intValue()).as("nothing sent under a new key").isZero();
+        assertThat(corrupt.get("calls").intValue())
+                .as("nothing sent under a new key")
+                .isZero();
         assertThat(corrupt.get("stored").stringValue()).isEqualTo("{not json");
         assertThat(corrupt.get("forget").stringValue()).isEqualTo("ExactlyError");
         assertThat(corrupt.get("stillPending").intValue()).isEqualTo(1);
@@ -166,12 +204,19 @@ class ExactlyClientRulesTest extends DemoPageTest {
         assertThat(expiry.get("sentFirst").intValue()).isEqualTo(1);
         assertThat(expiry.get("resumed").get("error").stringValue()).isEqualTo("IntentExpiredError");
         assertThat(expiry.get("submitted").get("error").stringValue()).isEqualTo("IntentExpiredError");
-        assertThat(expiry.get("afterExpiry").intValue()).as("nothing sent a day after the first send").isEqualTo(1);
-        assertThat(expiry.get("stillPending").intValue()).as("listed, for the caller to settle").isEqualTo(1);
-        assertThat(expiry.get("late").get("status").intValue()).as("keepPendingMs: Infinity sends it").isEqualTo(201);
+        assertThat(expiry.get("afterExpiry").intValue())
+                .as("nothing sent a day after the first send")
+                .isEqualTo(1);
+        assertThat(expiry.get("stillPending").intValue())
+                .as("listed, for the caller to settle")
+                .isEqualTo(1);
+        assertThat(expiry.get("late").get("status").intValue())
+                .as("keepPendingMs: Infinity sends it")
+                .isEqualTo(201);
         assertThat(expiry.get("lateState").stringValue()).isEqualTo("finished");
 
-        assertThat(out.get("keys").get("a").stringValue()).matches("bk_[0-9a-f]{32}")
+        assertThat(out.get("keys").get("a").stringValue())
+                .matches("bk_[0-9a-f]{32}")
                 .isNotEqualTo(out.get("keys").get("b").stringValue());
     }
 

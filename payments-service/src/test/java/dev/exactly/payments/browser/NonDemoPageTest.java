@@ -38,13 +38,17 @@ class NonDemoPageTest extends PageTest {
         assertThat(get("/v1/demo/processor", SHOP).status()).isEqualTo(404);
         assertThat(get("/v1/demo/processor/captures/ch_abc", SHOP).status()).isEqualTo(404);
         Answer put = send(HttpRequest.newBuilder(uri("/v1/demo/processor"))
-                .header("Authorization", "Bearer " + SHOP).header("Content-Type", "application/json")
-                .PUT(HttpRequest.BodyPublishers.ofString("{\"slow\":true,\"drop_response\":true}")).build());
+                .header("Authorization", "Bearer " + SHOP)
+                .header("Content-Type", "application/json")
+                .PUT(HttpRequest.BodyPublishers.ofString("{\"slow\":true,\"drop_response\":true}"))
+                .build());
         assertThat(put.status()).isEqualTo(404);
         assertThat(psp().faults().latency()).as("the processor was not touched").isZero();
         assertThat(psp().faults().dropResponseRate()).isZero();
         assertThat(get("/v1/demo/processor", null).status()).isEqualTo(401);
-        assertThat(get("/v1/demo/processor", "sk_demo_acme").status()).as("no demo keys").isEqualTo(401);
+        assertThat(get("/v1/demo/processor", "sk_demo_acme").status())
+                .as("no demo keys")
+                .isEqualTo(401);
     }
 
     @Test
@@ -68,16 +72,22 @@ class NonDemoPageTest extends PageTest {
         awaitState("paid", Duration.ofSeconds(30));
 
         String charge = text("charge-id");
-        assertThat(chargesOf("cus_live")).singleElement().satisfies(row -> assertThat(row).containsEntry("id", charge));
+        assertThat(chargesOf("cus_live"))
+                .singleElement()
+                .satisfies(row -> assertThat(row).containsEntry("id", charge));
         assertThat(psp().captureCount("exactly_" + charge)).isEqualTo(1);
         assertThat(text("captures")).contains("not shown");
         await().atMost(Duration.ofSeconds(10)).until(() -> text("balance").equals("$19.99"));
-        assertThat(driver.executeScript("return sessionStorage.getItem('exactly.checkout.api-key')")).isEqualTo(SHOP);
+        assertThat(driver.executeScript("return sessionStorage.getItem('exactly.checkout.api-key')"))
+                .isEqualTo(SHOP);
         assertThat(String.valueOf(driver.executeScript("return JSON.stringify(localStorage)")))
-                .as("the API key is never kept beyond the tab").doesNotContain(SHOP);
+                .as("the API key is never kept beyond the tab")
+                .doesNotContain(SHOP);
 
         el("operator-key").sendKeys(OPS);
         el("ops-refresh").click();
-        await().atMost(Duration.ofSeconds(10)).until(() -> text("ops-dead").contains("none") && text("ops-note").isEmpty());
+        await().atMost(Duration.ofSeconds(10))
+                .until(() ->
+                        text("ops-dead").contains("none") && text("ops-note").isEmpty());
     }
 }

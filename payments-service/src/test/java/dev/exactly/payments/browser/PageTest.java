@@ -62,7 +62,8 @@ abstract class PageTest extends ServiceTest {
     }
 
     protected void awaitReady() {
-        await().atMost(Duration.ofSeconds(20)).pollInterval(Duration.ofMillis(50))
+        await().atMost(Duration.ofSeconds(20))
+                .pollInterval(Duration.ofMillis(50))
                 .until(() -> "true".equals(driver.executeScript("return document.body.dataset.ready || ''")));
     }
 
@@ -91,9 +92,12 @@ abstract class PageTest extends ServiceTest {
     /** Waits for the payment panel to reach {@code wanted}; fails at once on an error or an unknown outcome. */
     protected void awaitState(String wanted, Duration atMost) {
         try {
-            await().atMost(atMost).pollInterval(Duration.ofMillis(100))
-                    .failFast("the page reported an error or an unknown outcome",
-                            () -> !wanted.equals(state()) && List.of("error", "unknown", "declined").contains(state()))
+            await().atMost(atMost)
+                    .pollInterval(Duration.ofMillis(100))
+                    .failFast(
+                            "the page reported an error or an unknown outcome",
+                            () -> !wanted.equals(state())
+                                    && List.of("error", "unknown", "declined").contains(state()))
                     .until(() -> wanted.equals(state()));
         } catch (RuntimeException | AssertionError e) {
             throw new AssertionError("the page did not reach '" + wanted + "': " + text("status") + "\n" + log(), e);
@@ -104,7 +108,8 @@ abstract class PageTest extends ServiceTest {
     protected void flipSwitch(String id) {
         String before = String.valueOf(el("switches-note").getDomAttribute("data-saved"));
         el(id).click();
-        await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(50))
+        await().atMost(Duration.ofSeconds(10))
+                .pollInterval(Duration.ofMillis(50))
                 .until(() -> !before.equals(String.valueOf(el("switches-note").getDomAttribute("data-saved"))));
     }
 

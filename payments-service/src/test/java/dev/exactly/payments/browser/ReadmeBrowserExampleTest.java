@@ -16,7 +16,8 @@ import org.springframework.boot.test.context.SpringBootTest;
  */
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT)
 class ReadmeBrowserExampleTest extends DemoPageTest {
-    private static final Pattern RESULT = Pattern.compile("(\\d{3}) (ch_\\S+) replayed=(true|false) attempts=(\\d+) key=(bk_[0-9a-f]{32})");
+    private static final Pattern RESULT =
+            Pattern.compile("(\\d{3}) (ch_\\S+) replayed=(true|false) attempts=(\\d+) key=(bk_[0-9a-f]{32})");
 
     @Test
     void theReadmeExamplePaysOnceAndReplaysTheSameOrder() {
@@ -35,13 +36,19 @@ class ReadmeBrowserExampleTest extends DemoPageTest {
         assertThat(again.group(2)).as("the same charge").isEqualTo(charge);
         assertThat(again.group(5)).as("the same key after a reload").isEqualTo(key);
 
-        assertThat(rows("SELECT id FROM payments_charge WHERE customer = 'cus_42'")).hasSize(1);
+        assertThat(rows("SELECT id FROM payments_charge WHERE customer = 'cus_42'"))
+                .hasSize(1);
         assertThat(psp().captureCount("exactly_" + charge)).isEqualTo(1);
-        assertThat(get("/v1/idempotency-keys/" + key, ACME).json().get("replay_count").longValue()).isEqualTo(1);
+        assertThat(get("/v1/idempotency-keys/" + key, ACME)
+                        .json()
+                        .get("replay_count")
+                        .longValue())
+                .isEqualTo(1);
     }
 
     private Matcher awaitResult() {
-        await().atMost(Duration.ofSeconds(20)).until(() -> RESULT.matcher(text("result")).matches());
+        await().atMost(Duration.ofSeconds(20))
+                .until(() -> RESULT.matcher(text("result")).matches());
         Matcher m = RESULT.matcher(text("result"));
         assertThat(m.matches()).isTrue();
         return m;

@@ -23,12 +23,16 @@ class UnsettledOrderPageTest extends DemoPageTest {
         browser.network(true);
 
         el("pay").click();
-        await().atMost(Duration.ofSeconds(45)).pollInterval(Duration.ofMillis(100)).until(() -> "unknown".equals(state()));
+        await().atMost(Duration.ofSeconds(45))
+                .pollInterval(Duration.ofMillis(100))
+                .until(() -> "unknown".equals(state()));
         String key = text("idem-key");
         String order = text("order-id");
         assertThat(order).startsWith("ord_");
         assertThat(text("status")).contains("No final answer yet").contains("a new order can start once");
-        assertThat(el("order-fields").getDomProperty("disabled")).as("the order cannot be changed").isEqualTo("true");
+        assertThat(el("order-fields").getDomProperty("disabled"))
+                .as("the order cannot be changed")
+                .isEqualTo("true");
         assertThat(el("new-order").isEnabled()).as("no new order").isFalse();
 
         // a customer who gets past the locked form (devtools, an old tab) still cannot start another order
@@ -41,19 +45,27 @@ class UnsettledOrderPageTest extends DemoPageTest {
         await().atMost(Duration.ofSeconds(5)).until(() -> log().contains("no new order while upgrade:" + order));
         assertThat(text("status")).contains("Order " + order + " has no final answer yet");
         assertThat(text("order-id")).isEqualTo(order);
-        driver.executeScript("document.getElementById('new-order').disabled = false; document.getElementById('new-order').click();");
+        driver.executeScript(
+                "document.getElementById('new-order').disabled = false; document.getElementById('new-order').click();");
         assertThat(text("order-id")).isEqualTo(order);
-        assertThat(storedIntents()).as("no second key was minted").singleElement()
+        assertThat(storedIntents())
+                .as("no second key was minted")
+                .singleElement()
                 .satisfies(i -> assertThat(i).containsEntry("key", key).containsEntry("state", "pending"));
 
         // back online, the pending order is asked again with its key, unprompted
         browser.network(false);
         awaitState("paid", Duration.ofSeconds(60));
         assertThat(text("idem-key")).isEqualTo(key);
-        assertThat(text("charge-amount")).as("the order that was sent, not the plan picked meanwhile").isEqualTo("$19.99");
-        assertThat(chargesOf("cus_unsettled")).singleElement()
+        assertThat(text("charge-amount"))
+                .as("the order that was sent, not the plan picked meanwhile")
+                .isEqualTo("$19.99");
+        assertThat(chargesOf("cus_unsettled"))
+                .singleElement()
                 .satisfies(row -> assertThat(row).containsEntry("status", "succeeded"));
-        assertThat(el("new-order").isEnabled()).as("answered, a new order may start").isTrue();
+        assertThat(el("new-order").isEnabled())
+                .as("answered, a new order may start")
+                .isTrue();
         assertThat(el("order-fields").getDomProperty("disabled")).isEqualTo("false");
     }
 
@@ -68,9 +80,12 @@ class UnsettledOrderPageTest extends DemoPageTest {
 
         el("pay").click();
         await().atMost(Duration.ofSeconds(10)).until(() -> "error".equals(state()));
-        assertThat(text("status")).contains("could not store the payment, so nothing was sent")
+        assertThat(text("status"))
+                .contains("could not store the payment, so nothing was sent")
                 .contains("quota has been exceeded");
-        assertThat(chargesOf("cus_full_storage")).as("nothing reached the service").isEmpty();
+        assertThat(chargesOf("cus_full_storage"))
+                .as("nothing reached the service")
+                .isEmpty();
     }
 
     @Test
@@ -90,12 +105,17 @@ class UnsettledOrderPageTest extends DemoPageTest {
         openPage();
 
         assertThat(state()).isEqualTo("error");
-        assertThat(text("status")).contains("does not let the page store payment keys").contains("Access is denied");
+        assertThat(text("status"))
+                .contains("does not let the page store payment keys")
+                .contains("Access is denied");
         assertThat(el("pay").isEnabled()).isFalse();
-        driver.executeScript("document.getElementById('pay').disabled = false; document.getElementById('order-fields').disabled = false;");
+        driver.executeScript(
+                "document.getElementById('pay').disabled = false; document.getElementById('order-fields').disabled = false;");
         setCustomer("cus_no_storage");
         el("pay").click();
-        assertThat(driver.executeScript("return window.chargesSent")).as("nothing was sent").isEqualTo(0L);
+        assertThat(driver.executeScript("return window.chargesSent"))
+                .as("nothing was sent")
+                .isEqualTo(0L);
         assertThat(state()).as("the click changed nothing").isEqualTo("error");
         assertThat(chargesOf("cus_no_storage")).isEmpty();
     }

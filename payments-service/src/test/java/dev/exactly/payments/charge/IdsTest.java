@@ -30,7 +30,9 @@ class IdsTest {
         // draw favoured or skipped (the six-bit values 62 and 63) would be far outside a fifth either way
         double expected = n * 24.0 / ALPHABET.length();
         for (int c = 0; c < counts.length; c++) {
-            assertThat((double) counts[c]).as("count of %s", ALPHABET.charAt(c)).isBetween(expected * 0.8, expected * 1.2);
+            assertThat((double) counts[c])
+                    .as("count of %s", ALPHABET.charAt(c))
+                    .isBetween(expected * 0.8, expected * 1.2);
         }
     }
 }

@@ -35,7 +35,8 @@ class ChargeFinishHeapOnlyMigrationTest {
         MigrationSupport.flyway(dataSource, "classpath:db/payments", "flyway_history_payments", "9");
 
         long openHold;
-        try (Connection c = dataSource.getConnection(); Statement s = c.createStatement()) {
+        try (Connection c = dataSource.getConnection();
+                Statement s = c.createStatement()) {
             // the state V9 left behind
             charge(c, "ch_stale", "pending", 0, null, null, Duration.ZERO);
             record(c, "ch_stale", "interval '-5 seconds'", null);
@@ -55,9 +56,12 @@ class ChargeFinishHeapOnlyMigrationTest {
             openHold = hold(c, "hold:ch_auth");
             long resolvedHold = hold(c, "hold:ch_voided");
             c.setAutoCommit(false);
-            s.execute("SELECT ledger_write_entry('void', " + resolvedHold + ", 'void:ch_voided', 'void', statement_timestamp(), "
-                    + "(SELECT array_agg(p.account_id ORDER BY p.line) FROM ledger_posting p WHERE p.entry_id = " + resolvedHold + "), "
-                    + "'{EUR,EUR}', '{credit,debit}', '{800,800}', '{t,t}', '{}', '{}', '{}', '{}', '{}', '{}', '{}', '{}', '{}')");
+            s.execute(
+                    "SELECT ledger_write_entry('void', " + resolvedHold
+                            + ", 'void:ch_voided', 'void', statement_timestamp(), "
+                            + "(SELECT array_agg(p.account_id ORDER BY p.line) FROM ledger_posting p WHERE p.entry_id = "
+                            + resolvedHold + "), "
+                            + "'{EUR,EUR}', '{credit,debit}', '{800,800}', '{t,t}', '{}', '{}', '{}', '{}', '{}', '{}', '{}', '{}', '{}')");
             c.commit();
             c.setAutoCommit(true);
             charge(c, "ch_auth", "authorized", 0, null, openHold, Duration.ofHours(2));
@@ -68,17 +72,23 @@ class ChargeFinishHeapOnlyMigrationTest {
         DatabaseConfiguration.migrate(dataSource);
 
         try (Connection c = dataSource.getConnection()) {
-            assertThat(ids(charges.stuck(c, 10).stream().map(ChargeRepository.WithLease::charge).toList()))
-                    .as("stuck: pending with an expired lease or failed attempts").containsExactlyInAnyOrder("ch_stale", "ch_retrying");
+            assertThat(ids(charges.stuck(c, 10).stream()
+                            .map(ChargeRepository.WithLease::charge)
+                            .toList()))
+                    .as("stuck: pending with an expired lease or failed attempts")
+                    .containsExactlyInAnyOrder("ch_stale", "ch_retrying");
             List<ChargeRepository.WithLease> dead = charges.deadLettered(c, 10);
-            assertThat(ids(dead.stream().map(ChargeRepository.WithLease::charge).toList())).containsExactly("ch_dead");
+            assertThat(ids(dead.stream().map(ChargeRepository.WithLease::charge).toList()))
+                    .containsExactly("ch_dead");
             assertThat(dead.getFirst().leaseExpiresAt()).isNotNull();
             c.setAutoCommit(false);
             assertThat(ids(charges.lockExpiredAuthorizations(c, Instant.now().minus(Duration.ofHours(1)), 10)))
-                    .as("authorized before the cutoff, hold still open").containsExactly("ch_auth");
+                    .as("authorized before the cutoff, hold still open")
+                    .containsExactly("ch_auth");
             c.rollback();
             c.setAutoCommit(true);
-            assertThat(indexes(c)).contains("payments_charge_dead_lettered_idx", "payments_charge_hold_idx")
+            assertThat(indexes(c))
+                    .contains("payments_charge_dead_lettered_idx", "payments_charge_hold_idx")
                     .doesNotContain("payments_charge_open_idx", "payments_charge_authorized_idx");
 
             // a new charge and its finish, as phase 1 and phase 3 write them: the finish is a heap-only update
@@ -100,7 +110,9 @@ class ChargeFinishHeapOnlyMigrationTest {
             }
             c.commit();
             c.setAutoCommit(true);
-            assertThat(ids(charges.stuck(c, 10).stream().map(ChargeRepository.WithLease::charge).toList()))
+            assertThat(ids(charges.stuck(c, 10).stream()
+                            .map(ChargeRepository.WithLease::charge)
+                            .toList()))
                     .containsExactlyInAnyOrder("ch_stale", "ch_retrying");
         }
     }
@@ -109,7 +121,8 @@ class ChargeFinishHeapOnlyMigrationTest {
     void theExpiryOfAuthorizationsReadsTheOpenHoldsNotTheChargesHistory() throws Exception {
         DataSource dataSource = TestPostgres.freshSchema("pay_sweep");
         DatabaseConfiguration.migrate(dataSource);
-        try (Connection c = dataSource.getConnection(); Statement s = c.createStatement()) {
+        try (Connection c = dataSource.getConnection();
+                Statement s = c.createStatement()) {
             s.execute("""
                     INSERT INTO ledger_account (code, type, normal_balance, currency, created_at) VALUES
                         ('customer:acme:cus_1:EUR', 'liability', 'credit', 'EUR', statement_timestamp()),
@@ -138,8 +151,11 @@ class ChargeFinishHeapOnlyMigrationTest {
             try (ResultSet rs = s.executeQuery("SELECT seq_tup_read, idx_tup_fetch FROM pg_stat_xact_user_tables "
                     + "WHERE relid = 'payments_charge'::regclass")) {
                 assertThat(rs.next()).isTrue();
-                assertThat(rs.getLong(1)).as("charges read by scanning the table").isZero();
-                assertThat(rs.getLong(2)).as("charges fetched through an index: those of the open holds, twice")
+                assertThat(rs.getLong(1))
+                        .as("charges read by scanning the table")
+                        .isZero();
+                assertThat(rs.getLong(2))
+                        .as("charges fetched through an index: those of the open holds, twice")
                         .isLessThanOrEqualTo(4);
             }
             c.rollback();
@@ -168,9 +184,10 @@ class ChargeFinishHeapOnlyMigrationTest {
     private static long hold(Connection c, String ref) throws SQLException {
         c.setAutoCommit(false);
         try (Statement s = c.createStatement();
-                ResultSet rs = s.executeQuery("SELECT entry_id FROM ledger_write_entry('pending', NULL, '" + ref
-                        + "', 'hold', statement_timestamp(), (SELECT array_agg(id ORDER BY code DESC) FROM ledger_account), "
-                        + "'{EUR,EUR}', '{debit,credit}', '{800,800}', '{t,t}', '{}', '{}', '{}', '{}', '{}', '{}', '{}', '{}', '{}')")) {
+                ResultSet rs = s.executeQuery(
+                        "SELECT entry_id FROM ledger_write_entry('pending', NULL, '" + ref
+                                + "', 'hold', statement_timestamp(), (SELECT array_agg(id ORDER BY code DESC) FROM ledger_account), "
+                                + "'{EUR,EUR}', '{debit,credit}', '{800,800}', '{t,t}', '{}', '{}', '{}', '{}', '{}', '{}', '{}', '{}', '{}')")) {
             assertThat(rs.next()).isTrue();
             long id = rs.getLong(1);
             c.commit();
@@ -180,8 +197,15 @@ class ChargeFinishHeapOnlyMigrationTest {
         }
     }
 
-    private static void charge(Connection c, String id, String status, int attempts, Instant deadLetteredAt,
-            Long holdEntryId, Duration age) throws SQLException {
+    private static void charge(
+            Connection c,
+            String id,
+            String status,
+            int attempts,
+            Instant deadLetteredAt,
+            Long holdEntryId,
+            Duration age)
+            throws SQLException {
         boolean finished = !status.equals("pending") && !status.equals("dead_lettered");
         try (PreparedStatement s = c.prepareStatement("""
                 INSERT INTO payments_charge (id, tenant, scope_key, fingerprint, customer, amount, currency, metadata,
@@ -213,9 +237,11 @@ class ChargeFinishHeapOnlyMigrationTest {
         try (Statement s = c.createStatement()) {
             s.execute("INSERT INTO idempotency_records (scope_key, status, fingerprint, owner_token, created_at, "
                     + "lease_expires_at, expires_at, retention, recovery_point, updated_at, dead_lettered_at) VALUES ('"
-                    + MigrationSupport.sha256Hex(chargeId) + "', 'PROCESSING', 'sha256-jcs:" + chargeId + "', 'tok_" + chargeId
+                    + MigrationSupport.sha256Hex(chargeId) + "', 'PROCESSING', 'sha256-jcs:" + chargeId + "', 'tok_"
+                    + chargeId
                     + "', statement_timestamp(), statement_timestamp() + " + leaseFromNow + ", 'infinity', "
-                    + "interval '24 hours', 'charge_created', statement_timestamp(), " + (deadLetteredAt == null ? "NULL" : deadLetteredAt) + ")");
+                    + "interval '24 hours', 'charge_created', statement_timestamp(), "
+                    + (deadLetteredAt == null ? "NULL" : deadLetteredAt) + ")");
         }
     }
 }

@@ -25,11 +25,19 @@ class ChargeRulesTest {
     @BeforeAll
     static void migrate() {
         dataSource = TestPostgres.freshSchema("pay_rules");
-        for (String[] set : new String[][] {{"classpath:db/ledger", "flyway_history_ledger"},
-                {"classpath:db/idempotency", "flyway_history_idempotency"},
-                {"classpath:db/payments", "flyway_history_payments"}}) {
-            Flyway.configure().dataSource(dataSource).locations(set[0]).table(set[1])
-                    .baselineOnMigrate(true).baselineVersion("0").load().migrate();
+        for (String[] set : new String[][] {
+            {"classpath:db/ledger", "flyway_history_ledger"},
+            {"classpath:db/idempotency", "flyway_history_idempotency"},
+            {"classpath:db/payments", "flyway_history_payments"}
+        }) {
+            Flyway.configure()
+                    .dataSource(dataSource)
+                    .locations(set[0])
+                    .table(set[1])
+                    .baselineOnMigrate(true)
+                    .baselineVersion("0")
+                    .load()
+                    .migrate();
         }
     }
 
@@ -37,18 +45,21 @@ class ChargeRulesTest {
     private static String insert(String id, String amount, String status) {
         return "INSERT INTO payments_charge (id, tenant, scope_key, fingerprint, customer, amount, currency, metadata, "
                 + "status, recovery_point, downstream_key, processor_request, created_at, updated_at) VALUES ('" + id
-                + "', 'acme', 'scope_" + id + "', 'sha256-jcs:" + id + "', 'cus_1', " + amount + ", 'EUR', '{}', '" + status
+                + "', 'acme', 'scope_" + id + "', 'sha256-jcs:" + id + "', 'cus_1', " + amount + ", 'EUR', '{}', '"
+                + status
                 + "', 'charge_created', 'exactly_" + id + "', '{}', statement_timestamp(), statement_timestamp())";
     }
 
     private static void execute(String sql) throws SQLException {
-        try (Connection c = dataSource.getConnection(); Statement s = c.createStatement()) {
+        try (Connection c = dataSource.getConnection();
+                Statement s = c.createStatement()) {
             s.execute(sql);
         }
     }
 
     private static long count(String id) throws SQLException {
-        try (Connection c = dataSource.getConnection(); Statement s = c.createStatement();
+        try (Connection c = dataSource.getConnection();
+                Statement s = c.createStatement();
                 var rs = s.executeQuery("SELECT count(*) FROM payments_charge WHERE id = '" + id + "'")) {
             rs.next();
             return rs.getLong(1);
@@ -56,25 +67,29 @@ class ChargeRulesTest {
     }
 
     @ParameterizedTest
-    @CsvSource(delimiter = '|', quoteCharacter = '"', value = {
-        "payments_charge_amount_check   | amount = 0",
-        "payments_charge_refund_check   | amount_refunded = 1001",
-        "payments_charge_refund_check   | amount_refunded = -1",
-        "payments_charge_status_check   | status = 'lost', response_status = 201, response_type = 'application/json', response_body = '\\x7b7d'::bytea",
-        "payments_charge_finished_check | status = 'failed', recovery_point = 'finished'",
-        "payments_charge_entry_check    | status = 'succeeded', response_status = 201, response_type = 'application/json', response_body = '\\x7b7d'::bytea",
-        "payments_charge_hold_check     | status = 'authorized', response_status = 201, response_type = 'application/json', response_body = '\\x7b7d'::bytea",
-        "payments_charge_captured_check | amount_captured = 1001",
-        "payments_charge_captured_check | amount_captured = 0",
-        "payments_charge_captured_check | amount_captured = 10, amount_refunded = 11",
-    })
+    @CsvSource(
+            delimiter = '|',
+            quoteCharacter = '"',
+            value = {
+                "payments_charge_amount_check   | amount = 0",
+                "payments_charge_refund_check   | amount_refunded = 1001",
+                "payments_charge_refund_check   | amount_refunded = -1",
+                "payments_charge_status_check   | status = 'lost', response_status = 201, response_type = 'application/json', response_body = '\\x7b7d'::bytea",
+                "payments_charge_finished_check | status = 'failed', recovery_point = 'finished'",
+                "payments_charge_entry_check    | status = 'succeeded', response_status = 201, response_type = 'application/json', response_body = '\\x7b7d'::bytea",
+                "payments_charge_hold_check     | status = 'authorized', response_status = 201, response_type = 'application/json', response_body = '\\x7b7d'::bytea",
+                "payments_charge_captured_check | amount_captured = 1001",
+                "payments_charge_captured_check | amount_captured = 0",
+                "payments_charge_captured_check | amount_captured = 10, amount_refunded = 11",
+            })
     void anUpdateThatBreaksARuleIsRefusedUnderTheRulesName(String rule, String assignments) throws Exception {
         String id = "ch_upd_" + Math.abs((rule + assignments).hashCode());
         execute(insert(id, "1000", "pending"));
         assertThatThrownBy(() -> execute("UPDATE payments_charge SET " + assignments + " WHERE id = '" + id + "'"))
                 .isInstanceOf(SQLException.class)
                 .hasMessageContaining("violates check constraint \"" + rule + "\"")
-                .extracting(e -> ((SQLException) e).getSQLState()).isEqualTo("23514");
+                .extracting(e -> ((SQLException) e).getSQLState())
+                .isEqualTo("23514");
     }
 
     @ParameterizedTest
@@ -84,7 +99,8 @@ class ChargeRulesTest {
         assertThatThrownBy(() -> execute(insert(id, amount, status)))
                 .isInstanceOf(SQLException.class)
                 .hasMessageContaining("violates check constraint \"" + rule + "\"")
-                .extracting(e -> ((SQLException) e).getSQLState()).isEqualTo("23514");
+                .extracting(e -> ((SQLException) e).getSQLState())
+                .isEqualTo("23514");
         assertThat(count(id)).isZero();
     }
 

@@ -58,10 +58,13 @@ class ConcurrentStartTest {
         try (ScheduledExecutorService threads = Executors.newScheduledThreadPool(STAGGERED)) {
             for (int i = 0; i < STAGGERED; i++) {
                 DataSource own = ownDataSource(schema);
-                instances.add(threads.schedule(() -> {
-                    DatabaseConfiguration.migrate(own);
-                    return null;
-                }, i * STAGGER_MILLIS, TimeUnit.MILLISECONDS));
+                instances.add(threads.schedule(
+                        () -> {
+                            DatabaseConfiguration.migrate(own);
+                            return null;
+                        },
+                        i * STAGGER_MILLIS,
+                        TimeUnit.MILLISECONDS));
             }
             for (Future<?> instance : instances) {
                 instance.get();
@@ -80,13 +83,18 @@ class ConcurrentStartTest {
 
     private static void assertEachMigrationRanOnce(PGSimpleDataSource schema) throws Exception {
         for (String[] set : DatabaseConfiguration.MIGRATIONS) {
-            try (Connection c = schema.getConnection(); Statement s = c.createStatement();
+            try (Connection c = schema.getConnection();
+                    Statement s = c.createStatement();
                     ResultSet rs = s.executeQuery("SELECT count(*), count(DISTINCT version), bool_and(success) FROM "
                             + set[1] + " WHERE version IS NOT NULL AND type <> 'BASELINE'")) {
                 rs.next();
-                assertThat(rs.getInt(1)).as("migrations applied from %s", set[0]).isPositive()
+                assertThat(rs.getInt(1))
+                        .as("migrations applied from %s", set[0])
+                        .isPositive()
                         .isEqualTo(rs.getInt(2));
-                assertThat(rs.getBoolean(3)).as("every migration of %s succeeded", set[0]).isTrue();
+                assertThat(rs.getBoolean(3))
+                        .as("every migration of %s succeeded", set[0])
+                        .isTrue();
             }
         }
     }

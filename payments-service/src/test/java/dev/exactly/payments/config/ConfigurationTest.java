@@ -11,12 +11,27 @@ import org.junit.jupiter.api.Test;
 /** The environment's forms: database URLs, API key lists, demo mode, recovery backoff. */
 class ConfigurationTest {
 
-    private static PaymentsProperties properties(String databaseUrl, Map<String, String> keys, String keyList,
-            String operatorKey, String demo) {
-        return new PaymentsProperties(databaseUrl, "", keys, keyList, operatorKey, demo, Duration.ofSeconds(10),
-                Duration.ofHours(24), new PaymentsProperties.KeepAlive(true, Duration.ofMinutes(5)), 16,
-                new PaymentsProperties.Recovery(true, Duration.ofSeconds(1), null, 5, Duration.ofSeconds(1),
-                        Duration.ofSeconds(60), Duration.ofMinutes(10)),
+    private static PaymentsProperties properties(
+            String databaseUrl, Map<String, String> keys, String keyList, String operatorKey, String demo) {
+        return new PaymentsProperties(
+                databaseUrl,
+                "",
+                keys,
+                keyList,
+                operatorKey,
+                demo,
+                Duration.ofSeconds(10),
+                Duration.ofHours(24),
+                new PaymentsProperties.KeepAlive(true, Duration.ofMinutes(5)),
+                16,
+                new PaymentsProperties.Recovery(
+                        true,
+                        Duration.ofSeconds(1),
+                        null,
+                        5,
+                        Duration.ofSeconds(1),
+                        Duration.ofSeconds(60),
+                        Duration.ofMinutes(10)),
                 new PaymentsProperties.Processor(Duration.ofSeconds(2), Duration.ofSeconds(10)),
                 new PaymentsProperties.CommitBatch(6, 2, Duration.ZERO));
     }
@@ -29,7 +44,8 @@ class ConfigurationTest {
         assertThat(url.password()).isEqualTo("s3cr:t");
         assertThat(url.toString()).doesNotContain("s3cr");
         assertThat(DatabaseUrl.parse("postgresql://db/x").jdbcUrl()).isEqualTo("jdbc:postgresql://db/x");
-        assertThat(DatabaseUrl.parse("jdbc:postgresql://h:5432/test?user=postgres").jdbcUrl())
+        assertThat(DatabaseUrl.parse("jdbc:postgresql://h:5432/test?user=postgres")
+                        .jdbcUrl())
                 .isEqualTo("jdbc:postgresql://h:5432/test?user=postgres");
         assertThatThrownBy(() -> DatabaseUrl.parse("mysql://h/db")).isInstanceOf(IllegalArgumentException.class);
     }
@@ -45,14 +61,17 @@ class ConfigurationTest {
         assertThat(real.demoMode()).isFalse();
         assertThat(real.allApiKeys()).containsExactlyInAnyOrderEntriesOf(Map.of("sk_1", "acme", "sk_2", "globex"));
         assertThat(real.effectiveOperatorKey()).isEqualTo("sk_op");
-        assertThat(properties("postgres://h/db", Map.of(), "", "", "auto").effectiveOperatorKey()).isEmpty();
-        assertThatThrownBy(() -> properties("", Map.of(), "no-equals-sign", "", "auto").allApiKeys())
+        assertThat(properties("postgres://h/db", Map.of(), "", "", "auto").effectiveOperatorKey())
+                .isEmpty();
+        assertThatThrownBy(() ->
+                        properties("", Map.of(), "no-equals-sign", "", "auto").allApiKeys())
                 .isInstanceOf(IllegalArgumentException.class);
     }
 
     @Test
     void recoveryBacksOffByDoublingUpToTheCapWithFullJitter() {
-        RecoveryPolicy policy = properties("", Map.of(), "", "", "auto").recovery().policy(20);
+        RecoveryPolicy policy =
+                properties("", Map.of(), "", "", "auto").recovery().policy(20);
         assertThat(policy.maxAttempts()).isEqualTo(5);
         assertThat(policy.parallelism()).isEqualTo(4);
         assertThat(policy.interval()).isEqualTo(Duration.ofSeconds(1));
@@ -78,20 +97,50 @@ class ConfigurationTest {
 
     @Test
     void recoverySettingsOutOfRangeAreRefusedWithThePropertyName() {
-        assertThatThrownBy(() -> new PaymentsProperties.Recovery(true, Duration.ofSeconds(1), 0, 5,
-                Duration.ofSeconds(1), Duration.ofSeconds(60), Duration.ofMinutes(10)))
+        assertThatThrownBy(() -> new PaymentsProperties.Recovery(
+                        true,
+                        Duration.ofSeconds(1),
+                        0,
+                        5,
+                        Duration.ofSeconds(1),
+                        Duration.ofSeconds(60),
+                        Duration.ofMinutes(10)))
                 .hasMessageContaining("exactly.payments.recovery.parallelism between 1 and 256");
-        assertThatThrownBy(() -> new PaymentsProperties.Recovery(true, Duration.ofSeconds(1), 257, 5,
-                Duration.ofSeconds(1), Duration.ofSeconds(60), Duration.ofMinutes(10)))
+        assertThatThrownBy(() -> new PaymentsProperties.Recovery(
+                        true,
+                        Duration.ofSeconds(1),
+                        257,
+                        5,
+                        Duration.ofSeconds(1),
+                        Duration.ofSeconds(60),
+                        Duration.ofMinutes(10)))
                 .hasMessageContaining("exactly.payments.recovery.parallelism between 1 and 256");
-        assertThatThrownBy(() -> new PaymentsProperties.Recovery(true, Duration.ofSeconds(1), null, 0,
-                Duration.ofSeconds(1), Duration.ofSeconds(60), Duration.ofMinutes(10)))
+        assertThatThrownBy(() -> new PaymentsProperties.Recovery(
+                        true,
+                        Duration.ofSeconds(1),
+                        null,
+                        0,
+                        Duration.ofSeconds(1),
+                        Duration.ofSeconds(60),
+                        Duration.ofMinutes(10)))
                 .hasMessageContaining("exactly.payments.recovery.max-attempts must be positive");
-        assertThatThrownBy(() -> new PaymentsProperties.Recovery(true, Duration.ofSeconds(1), null, 5,
-                Duration.ofSeconds(2), Duration.ofSeconds(1), Duration.ofMinutes(10)))
+        assertThatThrownBy(() -> new PaymentsProperties.Recovery(
+                        true,
+                        Duration.ofSeconds(1),
+                        null,
+                        5,
+                        Duration.ofSeconds(2),
+                        Duration.ofSeconds(1),
+                        Duration.ofMinutes(10)))
                 .hasMessageContaining("exactly.payments.recovery.max-retry-delay at least the retry delay");
-        assertThatThrownBy(() -> new PaymentsProperties.Recovery(true, Duration.ZERO, null, 5,
-                Duration.ofSeconds(1), Duration.ofSeconds(60), Duration.ofMinutes(10)))
+        assertThatThrownBy(() -> new PaymentsProperties.Recovery(
+                        true,
+                        Duration.ZERO,
+                        null,
+                        5,
+                        Duration.ofSeconds(1),
+                        Duration.ofSeconds(60),
+                        Duration.ofMinutes(10)))
                 .hasMessageContaining("exactly.payments.recovery.interval");
     }
 
@@ -103,24 +152,65 @@ class ConfigurationTest {
         assertThat(defaults.recovery().parallelism(2)).isEqualTo(1);
         ServiceConfiguration.checkRecoveryParallelism(defaults.recovery().parallelism(2), 2);
         ServiceConfiguration.checkRecoveryParallelism(4, 5);
-        assertThatThrownBy(() -> ServiceConfiguration.checkRecoveryParallelism(defaults.recovery().parallelism(1), 1))
+        assertThatThrownBy(() -> ServiceConfiguration.checkRecoveryParallelism(
+                        defaults.recovery().parallelism(1), 1))
                 .hasMessageContaining("set exactly.payments.pool-size to 2 or more");
         assertThatThrownBy(() -> ServiceConfiguration.checkRecoveryParallelism(4, 4))
-                .hasMessageStartingWith("exactly.payments.recovery.parallelism (4) must be below exactly.payments.pool-size (4)");
+                .hasMessageStartingWith(
+                        "exactly.payments.recovery.parallelism (4) must be below exactly.payments.pool-size (4)");
         assertThat(defaults.keepAlive().policy()).isEqualTo(dev.exactly.idempotency.KeepAlive.ofDefaults());
-        assertThat(new PaymentsProperties.KeepAlive(false, Duration.ofMinutes(5)).policy().enabled()).isFalse();
-        assertThatThrownBy(() -> new PaymentsProperties("", "", Map.of(), "", "", "auto", Duration.ofMinutes(10),
-                Duration.ofHours(24), new PaymentsProperties.KeepAlive(true, Duration.ofMinutes(5)), 16,
-                defaults.recovery(), defaults.processor(), defaults.commitBatch()))
+        assertThat(new PaymentsProperties.KeepAlive(false, Duration.ofMinutes(5))
+                        .policy()
+                        .enabled())
+                .isFalse();
+        assertThatThrownBy(() -> new PaymentsProperties(
+                        "",
+                        "",
+                        Map.of(),
+                        "",
+                        "",
+                        "auto",
+                        Duration.ofMinutes(10),
+                        Duration.ofHours(24),
+                        new PaymentsProperties.KeepAlive(true, Duration.ofMinutes(5)),
+                        16,
+                        defaults.recovery(),
+                        defaults.processor(),
+                        defaults.commitBatch()))
                 .hasMessageContaining("keep-alive.max-hold must be at least exactly.payments.lease");
-        assertThatThrownBy(() -> new PaymentsProperties("", "", Map.of(), "", "", "auto", Duration.ofSeconds(10),
-                Duration.ofHours(24), defaults.keepAlive(), 16, defaults.recovery(), defaults.processor(),
-                new PaymentsProperties.CommitBatch(8, 2, Duration.ZERO)))
+        assertThatThrownBy(() -> new PaymentsProperties(
+                        "",
+                        "",
+                        Map.of(),
+                        "",
+                        "",
+                        "auto",
+                        Duration.ofSeconds(10),
+                        Duration.ofHours(24),
+                        defaults.keepAlive(),
+                        16,
+                        defaults.recovery(),
+                        defaults.processor(),
+                        new PaymentsProperties.CommitBatch(8, 2, Duration.ZERO)))
                 .hasMessageStartingWith("exactly.payments.commit-batch.max-charges (8) times max-in-flight (2) must be "
                         + "below exactly.payments.clearing-shards (16)");
-        assertThat(new PaymentsProperties("", "", Map.of(), "", "", "auto", Duration.ofSeconds(10),
-                Duration.ofHours(24), defaults.keepAlive(), 16, defaults.recovery(), defaults.processor(),
-                new PaymentsProperties.CommitBatch(1, 40, Duration.ZERO)).commitBatch().batcher(null)).isNull();
+        assertThat(new PaymentsProperties(
+                                "",
+                                "",
+                                Map.of(),
+                                "",
+                                "",
+                                "auto",
+                                Duration.ofSeconds(10),
+                                Duration.ofHours(24),
+                                defaults.keepAlive(),
+                                16,
+                                defaults.recovery(),
+                                defaults.processor(),
+                                new PaymentsProperties.CommitBatch(1, 40, Duration.ZERO))
+                        .commitBatch()
+                        .batcher(null))
+                .isNull();
         assertThatThrownBy(() -> new PaymentsProperties.CommitBatch(6, 2, Duration.ofMillis(-1)))
                 .hasMessageStartingWith("exactly.payments.commit-batch.overlap-after must be between 0 and 1000ms");
         assertThatThrownBy(() -> new PaymentsProperties.CommitBatch(6, 2, Duration.ofMillis(1001)))

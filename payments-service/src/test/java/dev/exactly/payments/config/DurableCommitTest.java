@@ -37,11 +37,13 @@ class DurableCommitTest {
 
     private static PaymentsProperties properties(String databaseUrl) {
         return new Binder(new MapConfigurationPropertySource(Map.of("exactly.payments.database-url", databaseUrl)))
-                .bind("exactly.payments", PaymentsProperties.class).get();
+                .bind("exactly.payments", PaymentsProperties.class)
+                .get();
     }
 
     private static String setting(HikariDataSource dataSource, String name) throws Exception {
-        try (Connection c = dataSource.getConnection(); Statement s = c.createStatement();
+        try (Connection c = dataSource.getConnection();
+                Statement s = c.createStatement();
                 ResultSet rs = s.executeQuery("SHOW " + name)) {
             rs.next();
             return rs.getString(1);
@@ -49,8 +51,12 @@ class DurableCommitTest {
     }
 
     private static HikariDataSource pool(String jdbcUrl) {
-        return new DatabaseConfiguration().dataSource(properties(jdbcUrl),
-                new DatabaseConfiguration.EmbeddedDatabase(null, null), 2, Duration.ofSeconds(30));
+        return new DatabaseConfiguration()
+                .dataSource(
+                        properties(jdbcUrl),
+                        new DatabaseConfiguration.EmbeddedDatabase(null, null),
+                        2,
+                        Duration.ofSeconds(30));
     }
 
     @ParameterizedTest
@@ -79,8 +85,8 @@ class DurableCommitTest {
     void aServerThatFlushesIsNotReported(CapturedOutput output) throws Exception {
         PGSimpleDataSource schema = (PGSimpleDataSource) TestPostgres.freshSchema("durable");
         String url = TestPostgres.jdbcUrl();
-        try (HikariDataSource dataSource = pool(url + (url.contains("?") ? "&" : "?") + "currentSchema="
-                + schema.getCurrentSchema())) {
+        try (HikariDataSource dataSource =
+                pool(url + (url.contains("?") ? "&" : "?") + "currentSchema=" + schema.getCurrentSchema())) {
             assertThat(setting(dataSource, "fsync")).isEqualTo("on");
         }
         assertThat(output.getAll()).doesNotContain("fsync = off");

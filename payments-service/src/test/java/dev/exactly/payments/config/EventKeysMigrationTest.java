@@ -30,12 +30,20 @@ class EventKeysMigrationTest {
         DataSource dataSource = TestPostgres.freshSchema("pay_events_upgrade");
         MigrationSupport.flyway(dataSource, "classpath:db/ledger", "flyway_history_ledger", null);
         MigrationSupport.flyway(dataSource, "classpath:db/idempotency", "flyway_history_idempotency", null);
-        Flyway.configure().dataSource(dataSource).locations("classpath:db/payments").table("flyway_history_payments")
-                .baselineOnMigrate(true).baselineVersion("0").target("8").load().migrate();
+        Flyway.configure()
+                .dataSource(dataSource)
+                .locations("classpath:db/payments")
+                .table("flyway_history_payments")
+                .baselineOnMigrate(true)
+                .baselineVersion("0")
+                .target("8")
+                .load()
+                .migrate();
 
         Outbox outbox = new Outbox(CLOCK);
         Jdbc jdbc = new Jdbc(dataSource);
-        try (Connection c = dataSource.getConnection(); Statement s = c.createStatement()) {
+        try (Connection c = dataSource.getConnection();
+                Statement s = c.createStatement()) {
             s.execute("""
                     INSERT INTO payments_webhook_endpoint (id, tenant, url, enabled_events, secret, status, created_at)
                     VALUES ('we_1', 'acme', 'https://example.com/hook', '{*}', 'whsec_1', 'enabled', now())""");
@@ -50,16 +58,18 @@ class EventKeysMigrationTest {
 
         DatabaseConfiguration.migrate(dataSource);
 
-        assertThat(indexes(jdbc)).containsExactlyInAnyOrder(
-                "payments_event_id: CREATE UNIQUE INDEX payments_event_id ON %s.payments_event USING btree (id)",
-                "payments_event_pkey: CREATE UNIQUE INDEX payments_event_pkey ON %s.payments_event USING btree (tenant, seq)");
+        assertThat(indexes(jdbc))
+                .containsExactlyInAnyOrder(
+                        "payments_event_id: CREATE UNIQUE INDEX payments_event_id ON %s.payments_event USING btree (id)",
+                        "payments_event_pkey: CREATE UNIQUE INDEX payments_event_pkey ON %s.payments_event USING btree (tenant, seq)");
         Events events = new Events(jdbc, CLOCK);
         assertThat(ids(events, "acme")).isEqualTo(acmeBefore);
         assertThat(ids(events, "globex")).isEqualTo(globexBefore);
         // keyset pages across the upgrade, and one event by its id with its delivery
         Events.EventPage first = events.page("acme", null, 2, null).orElseThrow();
         assertThat(first.events()).extracting(Event::id).containsExactlyElementsOf(acmeBefore.subList(0, 2));
-        assertThat(events.page("acme", first.nextAfter(), 2, null).orElseThrow().events()).extracting(Event::id)
+        assertThat(events.page("acme", first.nextAfter(), 2, null).orElseThrow().events())
+                .extracting(Event::id)
                 .containsExactly(acmeBefore.get(2));
         Events.EventDetail detail = events.find("acme", acmeBefore.get(1)).orElseThrow();
         assertThat(detail.event().subjectId()).isEqualTo("ch_a1");
@@ -74,13 +84,14 @@ class EventKeysMigrationTest {
     }
 
     private static List<String> ids(Events events, String tenant) {
-        return events.page(tenant, null, 100, null).orElseThrow().events().stream().map(Event::id).toList();
+        return events.page(tenant, null, 100, null).orElseThrow().events().stream()
+                .map(Event::id)
+                .toList();
     }
 
     private static List<String> indexes(Jdbc jdbc) {
         return jdbc.query("""
                 SELECT indexname || ': ' || replace(indexdef, schemaname, '%s') FROM pg_indexes
-                WHERE schemaname = current_schema() AND tablename = 'payments_event'""", s -> { }, rs -> rs.getString(1));
+                WHERE schemaname = current_schema() AND tablename = 'payments_event'""", s -> {}, rs -> rs.getString(1));
     }
-
 }

@@ -17,8 +17,12 @@ final class MigrationSupport {
      * up to {@code target} (every one when null).
      */
     static void flyway(DataSource dataSource, String location, String table, @Nullable String target) {
-        var config = Flyway.configure().dataSource(dataSource).locations(location).table(table)
-                .baselineOnMigrate(true).baselineVersion("0");
+        var config = Flyway.configure()
+                .dataSource(dataSource)
+                .locations(location)
+                .table(table)
+                .baselineOnMigrate(true)
+                .baselineVersion("0");
         if (target != null) {
             config.target(target);
         }
@@ -28,8 +32,8 @@ final class MigrationSupport {
     /** The SHA-256 of {@code text}'s UTF-8 bytes in lowercase hex: a scope key's hash. */
     static String sha256Hex(String text) {
         try {
-            return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256")
-                    .digest(text.getBytes(StandardCharsets.UTF_8)));
+            return HexFormat.of()
+                    .formatHex(MessageDigest.getInstance("SHA-256").digest(text.getBytes(StandardCharsets.UTF_8)));
         } catch (NoSuchAlgorithmException e) {
             throw new IllegalStateException(e);
         }

@@ -32,8 +32,11 @@ import org.junit.jupiter.api.Test;
  * purged during an outage) is taken over by the first recovery round, and finished charges are untouched.
  */
 class OpenChargesMigrationTest {
-    private static final IdempotencyPolicy POLICY = IdempotencyPolicy.custom().lease(Duration.ofSeconds(30))
-            .retention(Duration.ofHours(24)).keepAlive(KeepAlive.disabled()).build();
+    private static final IdempotencyPolicy POLICY = IdempotencyPolicy.custom()
+            .lease(Duration.ofSeconds(30))
+            .retention(Duration.ofHours(24))
+            .keepAlive(KeepAlive.disabled())
+            .build();
 
     @Test
     void openChargesBecomeOpenPhasesAndRecoveryTakesOverTheAbandonedOnes() throws Exception {
@@ -42,7 +45,8 @@ class OpenChargesMigrationTest {
         MigrationSupport.flyway(dataSource, "classpath:db/idempotency", "flyway_history_idempotency", null);
         MigrationSupport.flyway(dataSource, "classpath:db/payments", "flyway_history_payments", "2");
 
-        try (Connection c = dataSource.getConnection(); Statement s = c.createStatement()) {
+        try (Connection c = dataSource.getConnection();
+                Statement s = c.createStatement()) {
             // the state the version before left behind
             charge(c, "ch_live", "pending", "charge_created", 0, null);
             record(c, "ch_live", "PROCESSING", "interval '30 seconds'", "statement_timestamp() + interval '1 day'");
@@ -63,12 +67,15 @@ class OpenChargesMigrationTest {
         DatabaseConfiguration.migrate(dataSource);
 
         try (PostgresIdempotencyStore store = PostgresIdempotencyStore.create(dataSource)) {
-            AtomicPhases phases = AtomicPhases.builder(store).recoveryPolicy(RecoveryPolicy.custom()
-                    .parallelism(8).build()).build();
+            AtomicPhases phases = AtomicPhases.builder(store)
+                    .recoveryPolicy(RecoveryPolicy.custom().parallelism(8).build())
+                    .build();
 
             PhaseRecord live = phases.find(scope("ch_live")).orElseThrow();
             assertThat(live.inProgress()).isTrue();
-            assertThat(live.record().owner().value()).as("a live owner keeps its record").isEqualTo("tok_ch_live");
+            assertThat(live.record().owner().value())
+                    .as("a live owner keeps its record")
+                    .isEqualTo("tok_ch_live");
             assertThat(live.record().expiresAt()).isAfter(Instant.parse("9999-01-01T00:00:00Z"));
             assertThat(live.checkpoint()).isEqualTo(Checkpoint.of("charge_created"));
 
@@ -98,10 +105,14 @@ class OpenChargesMigrationTest {
             List<Phase> resumed = new CopyOnWriteArrayList<>();
             int taken = phases.recovery(resumed::add, POLICY).runOnce();
             assertThat(taken).isEqualTo(2);
-            assertThat(resumed).extracting(Phase::key).containsExactlyInAnyOrder(scope("ch_expired"), scope("ch_orphan"));
+            assertThat(resumed)
+                    .extracting(Phase::key)
+                    .containsExactlyInAnyOrder(scope("ch_expired"), scope("ch_orphan"));
             assertThat(resumed).allSatisfy(p -> assertThat(p.takeover()).isTrue());
-            assertThat(resumed).filteredOn(p -> p.key().equals(scope("ch_expired")))
-                    .singleElement().satisfies(p -> assertThat(p.checkpoint()).isEqualTo(Checkpoint.of("processor_called")));
+            assertThat(resumed)
+                    .filteredOn(p -> p.key().equals(scope("ch_expired")))
+                    .singleElement()
+                    .satisfies(p -> assertThat(p.checkpoint()).isEqualTo(Checkpoint.of("processor_called")));
         }
     }
 
@@ -109,8 +120,9 @@ class OpenChargesMigrationTest {
         return new ScopeKey(MigrationSupport.sha256Hex(chargeId));
     }
 
-    private static void charge(Connection c, String id, String status, String recoveryPoint, int attempts,
-            Instant deadLetteredAt) throws SQLException {
+    private static void charge(
+            Connection c, String id, String status, String recoveryPoint, int attempts, Instant deadLetteredAt)
+            throws SQLException {
         try (PreparedStatement s = c.prepareStatement("""
                 INSERT INTO payments_charge (id, tenant, scope_key, fingerprint, customer, amount, currency, metadata,
                     status, recovery_point, downstream_key, processor_request, attempts, last_error, dead_lettered_at,
@@ -139,8 +151,10 @@ class OpenChargesMigrationTest {
             throws SQLException {
         try (Statement s = c.createStatement()) {
             s.execute("INSERT INTO idempotency_records (scope_key, status, fingerprint, owner_token, created_at, "
-                    + "lease_expires_at, expires_at, retention, recovery_point, updated_at) VALUES ('" + MigrationSupport.sha256Hex(chargeId)
-                    + "', '" + status + "', 'sha256-jcs:" + chargeId + "', 'tok_" + chargeId + "', statement_timestamp(), "
+                    + "lease_expires_at, expires_at, retention, recovery_point, updated_at) VALUES ('"
+                    + MigrationSupport.sha256Hex(chargeId)
+                    + "', '" + status + "', 'sha256-jcs:" + chargeId + "', 'tok_" + chargeId
+                    + "', statement_timestamp(), "
                     + "statement_timestamp() + " + leaseFromNow + ", " + expires + ", interval '24 hours', NULL, "
                     + "statement_timestamp())");
         }

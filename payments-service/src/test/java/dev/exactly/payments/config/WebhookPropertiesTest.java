@@ -11,37 +11,102 @@ import org.junit.jupiter.api.Test;
 /** The webhook settings are checked when the service starts, and the retry schedule backs off with jitter. */
 class WebhookPropertiesTest {
 
-    private static WebhookProperties props(int maxAttempts, Duration retryDelay, Duration maxRetryDelay,
-            Duration connect, Duration request, Duration lease) {
-        return new WebhookProperties(true, Duration.ofSeconds(1), 20, 16, 2, maxAttempts, retryDelay, maxRetryDelay, connect,
-                request, lease, false);
+    private static WebhookProperties props(
+            int maxAttempts,
+            Duration retryDelay,
+            Duration maxRetryDelay,
+            Duration connect,
+            Duration request,
+            Duration lease) {
+        return new WebhookProperties(
+                true,
+                Duration.ofSeconds(1),
+                20,
+                16,
+                2,
+                maxAttempts,
+                retryDelay,
+                maxRetryDelay,
+                connect,
+                request,
+                lease,
+                false);
     }
 
     @Test
     void theDefaultsAreValidAndBadValuesStopTheStartupNamingTheProperty() {
-        WebhookProperties defaults = props(12, Duration.ofSeconds(10), Duration.ofHours(1), Duration.ofSeconds(2),
-                Duration.ofSeconds(10), Duration.ofSeconds(30));
+        WebhookProperties defaults = props(
+                12,
+                Duration.ofSeconds(10),
+                Duration.ofHours(1),
+                Duration.ofSeconds(2),
+                Duration.ofSeconds(10),
+                Duration.ofSeconds(30));
         assertThat(defaults.settings(false).retries().maxAttempts()).isEqualTo(12);
         assertThat(defaults.settings(false).allowPrivateNetworks()).isFalse();
-        assertThat(defaults.settings(true).allowPrivateNetworks()).as("demo mode").isTrue();
-        assertThatThrownBy(() -> props(12, Duration.ofSeconds(10), Duration.ofHours(1), Duration.ofSeconds(2),
-                Duration.ofSeconds(10), Duration.ofSeconds(12)))
+        assertThat(defaults.settings(true).allowPrivateNetworks())
+                .as("demo mode")
+                .isTrue();
+        assertThatThrownBy(() -> props(
+                        12,
+                        Duration.ofSeconds(10),
+                        Duration.ofHours(1),
+                        Duration.ofSeconds(2),
+                        Duration.ofSeconds(10),
+                        Duration.ofSeconds(12)))
                 .hasMessageContaining("exactly.payments.webhooks.lease");
-        assertThatThrownBy(() -> props(0, Duration.ofSeconds(10), Duration.ofHours(1), Duration.ofSeconds(2),
-                Duration.ofSeconds(10), Duration.ofSeconds(30)))
+        assertThatThrownBy(() -> props(
+                        0,
+                        Duration.ofSeconds(10),
+                        Duration.ofHours(1),
+                        Duration.ofSeconds(2),
+                        Duration.ofSeconds(10),
+                        Duration.ofSeconds(30)))
                 .hasMessageContaining("exactly.payments.webhooks.max-attempts");
-        assertThatThrownBy(() -> props(12, Duration.ofMinutes(10), Duration.ofMinutes(1), Duration.ofSeconds(2),
-                Duration.ofSeconds(10), Duration.ofSeconds(30)))
+        assertThatThrownBy(() -> props(
+                        12,
+                        Duration.ofMinutes(10),
+                        Duration.ofMinutes(1),
+                        Duration.ofSeconds(2),
+                        Duration.ofSeconds(10),
+                        Duration.ofSeconds(30)))
                 .hasMessageContaining("exactly.payments.webhooks.retry-delay");
-        assertThatThrownBy(() -> props(12, Duration.ofSeconds(10), Duration.ofHours(1), Duration.ZERO,
-                Duration.ofSeconds(10), Duration.ofSeconds(30)))
+        assertThatThrownBy(() -> props(
+                        12,
+                        Duration.ofSeconds(10),
+                        Duration.ofHours(1),
+                        Duration.ZERO,
+                        Duration.ofSeconds(10),
+                        Duration.ofSeconds(30)))
                 .hasMessageContaining("exactly.payments.webhooks.connect-timeout");
         assertThat(defaults.settings(false).perEndpoint()).isEqualTo(2);
-        assertThatThrownBy(() -> new WebhookProperties(true, Duration.ofSeconds(1), 20, 4, 5, 12, Duration.ofSeconds(10),
-                Duration.ofHours(1), Duration.ofSeconds(2), Duration.ofSeconds(10), Duration.ofSeconds(30), false))
+        assertThatThrownBy(() -> new WebhookProperties(
+                        true,
+                        Duration.ofSeconds(1),
+                        20,
+                        4,
+                        5,
+                        12,
+                        Duration.ofSeconds(10),
+                        Duration.ofHours(1),
+                        Duration.ofSeconds(2),
+                        Duration.ofSeconds(10),
+                        Duration.ofSeconds(30),
+                        false))
                 .hasMessageContaining("exactly.payments.webhooks.per-endpoint-parallelism");
-        assertThatThrownBy(() -> new WebhookProperties(true, Duration.ofSeconds(1), 20, 4, 0, 12, Duration.ofSeconds(10),
-                Duration.ofHours(1), Duration.ofSeconds(2), Duration.ofSeconds(10), Duration.ofSeconds(30), false))
+        assertThatThrownBy(() -> new WebhookProperties(
+                        true,
+                        Duration.ofSeconds(1),
+                        20,
+                        4,
+                        0,
+                        12,
+                        Duration.ofSeconds(10),
+                        Duration.ofHours(1),
+                        Duration.ofSeconds(2),
+                        Duration.ofSeconds(10),
+                        Duration.ofSeconds(30),
+                        false))
                 .hasMessageContaining("exactly.payments.webhooks.per-endpoint-parallelism");
     }
 

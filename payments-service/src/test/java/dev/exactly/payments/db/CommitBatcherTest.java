@@ -37,7 +37,8 @@ class CommitBatcherTest {
     void schema() throws SQLException {
         dataSource = TestPostgres.freshSchema("batch");
         jdbc = new Jdbc(dataSource);
-        try (Connection c = dataSource.getConnection(); Statement s = c.createStatement()) {
+        try (Connection c = dataSource.getConnection();
+                Statement s = c.createStatement()) {
             s.execute("CREATE TABLE item (id text PRIMARY KEY, n bigint GENERATED ALWAYS AS IDENTITY)");
         }
         holder = dataSource.getConnection();
@@ -51,10 +52,13 @@ class CommitBatcherTest {
 
     private static Pipeline insert(String id) {
         Pipeline p = new Pipeline();
-        p.add("INSERT INTO item (id) VALUES (?)", (s, first) -> {
-            s.setString(first, id);
-            return first + 1;
-        }, s -> s.getUpdateCount() == 1);
+        p.add(
+                "INSERT INTO item (id) VALUES (?)",
+                (s, first) -> {
+                    s.setString(first, id);
+                    return first + 1;
+                },
+                s -> s.getUpdateCount() == 1);
         return p;
     }
 
@@ -81,9 +85,14 @@ class CommitBatcherTest {
     private Future<Boolean> firstHeld(CommitBatcher batcher) throws SQLException {
         hold();
         Future<Boolean> first = threads.submit(() -> batcher.commit(heldInsert("first", HOLD), "first"));
-        await().atMost(Duration.ofSeconds(20)).until(() -> jdbc.queryOne(
-                "SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%pg_advisory_xact_lock("
-                        + HOLD + ")%'", s -> {}, r -> r.getLong(1)).orElse(0L) == 1L);
+        await().atMost(Duration.ofSeconds(20))
+                .until(() -> jdbc.queryOne(
+                                        "SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%pg_advisory_xact_lock("
+                                                + HOLD + ")%'",
+                                        s -> {},
+                                        r -> r.getLong(1))
+                                .orElse(0L)
+                        == 1L);
         return first;
     }
 
@@ -123,10 +132,12 @@ class CommitBatcherTest {
         assertThat(count("SELECT count(*) FROM item")).isEqualTo(31);
         // two transactions: the held one, then every caller that waited for it
         assertThat(count("SELECT count(DISTINCT xmin::text) FROM item")).isEqualTo(2);
-        assertThat(count("SELECT count(DISTINCT xmin::text) FROM item WHERE id LIKE 'item-%'")).isEqualTo(1);
+        assertThat(count("SELECT count(DISTINCT xmin::text) FROM item WHERE id LIKE 'item-%'"))
+                .isEqualTo(1);
         // within the batch, the inserts ran in the order of their keys, whatever the order of arrival
         assertThat(jdbc.query("SELECT id FROM item WHERE id LIKE 'item-%' ORDER BY n", s -> {}, r -> r.getString(1)))
-                .isSorted().hasSize(30);
+                .isSorted()
+                .hasSize(30);
         assertThat(batcher.waiting()).isZero();
     }
 
@@ -146,8 +157,10 @@ class CommitBatcherTest {
         for (Future<Boolean> call : calls) {
             assertThat(call.get(20, TimeUnit.SECONDS)).isTrue();
         }
-        assertThat(jdbc.query("SELECT count(*) FROM item WHERE id LIKE 'item-%' GROUP BY xmin::text ORDER BY 1",
-                s -> {}, r -> r.getLong(1))).containsExactly(2L, 4L, 4L);
+        assertThat(jdbc.query(
+                        "SELECT count(*) FROM item WHERE id LIKE 'item-%' GROUP BY xmin::text ORDER BY 1",
+                        s -> {}, r -> r.getLong(1)))
+                .containsExactly(2L, 4L, 4L);
     }
 
     @Test
@@ -179,7 +192,8 @@ class CommitBatcherTest {
         // not before the held transaction had run that long, and then beside it, all in one
         assertThat(Duration.ofNanos(System.nanoTime() - before)).isGreaterThanOrEqualTo(overlap);
         assertThat(first).isNotDone();
-        assertThat(count("SELECT count(DISTINCT xmin::text) FROM item WHERE id LIKE 'item-%'")).isEqualTo(1);
+        assertThat(count("SELECT count(DISTINCT xmin::text) FROM item WHERE id LIKE 'item-%'"))
+                .isEqualTo(1);
         assertThat(count("SELECT count(*) FROM item WHERE id LIKE 'item-%'")).isEqualTo(5);
         release();
         assertThat(first.get(20, TimeUnit.SECONDS)).isTrue();
@@ -206,7 +220,8 @@ class CommitBatcherTest {
             assertThat(call.get(20, TimeUnit.SECONDS)).isTrue();
         }
         assertThat(first).isNotDone();
-        assertThat(count("SELECT count(DISTINCT xmin::text) FROM item WHERE id LIKE 'item-%'")).isEqualTo(1);
+        assertThat(count("SELECT count(DISTINCT xmin::text) FROM item WHERE id LIKE 'item-%'"))
+                .isEqualTo(1);
         assertThat(count("SELECT count(*) FROM item WHERE id LIKE 'item-%'")).isEqualTo(4);
         release();
         assertThat(first.get(20, TimeUnit.SECONDS)).isTrue();
@@ -224,8 +239,8 @@ class CommitBatcherTest {
         jdbc.inTransaction(c -> Jdbc.update(c, "INSERT INTO item (id) VALUES ('taken')", s -> {}));
         CommitBatcher batcher = new CommitBatcher(jdbc, 64, 1);
         Future<Boolean> first = firstHeld(batcher);
-        List<Future<Boolean>> calls = queue(batcher,
-                List.of(insert("a"), insert("taken"), insert("c")), List.of("a", "b", "c"));
+        List<Future<Boolean>> calls =
+                queue(batcher, List.of(insert("a"), insert("taken"), insert("c")), List.of("a", "b", "c"));
         release();
 
         assertThat(first.get(20, TimeUnit.SECONDS)).isTrue();
@@ -238,7 +253,8 @@ class CommitBatcherTest {
         assertThat(new CommitBatcher(jdbc, 64, 1).commit(insert("c"), "c")).isTrue();
         assertThatThrownBy(() -> new CommitBatcher(jdbc, 64, 1).commit(insert("taken"), "b"))
                 .isInstanceOf(DatabaseException.class)
-                .satisfies(e -> assertThat(((DatabaseException) e).isUniqueViolation()).isTrue());
+                .satisfies(e ->
+                        assertThat(((DatabaseException) e).isUniqueViolation()).isTrue());
         assertThat(count("SELECT count(*) FROM item")).isEqualTo(4);
     }
 
@@ -250,7 +266,8 @@ class CommitBatcherTest {
         failing.add("INSERT INTO item (id) VALUES ('b')", (s, f) -> f, s -> {
             throw new IllegalStateException("the reader of b refused");
         });
-        List<Future<Boolean>> calls = queue(batcher, List.of(insert("a"), failing, insert("c")), List.of("a", "b", "c"));
+        List<Future<Boolean>> calls =
+                queue(batcher, List.of(insert("a"), failing, insert("c")), List.of("a", "b", "c"));
         release();
 
         assertThat(first.get(20, TimeUnit.SECONDS)).isTrue();
@@ -259,7 +276,8 @@ class CommitBatcherTest {
                 .hasCauseInstanceOf(IllegalStateException.class)
                 .hasMessageContaining("the reader of b refused");
         assertThat(calls.get(2).get(20, TimeUnit.SECONDS)).isTrue();
-        assertThat(count("SELECT count(*) FROM item WHERE id IN ('a', 'b', 'c')")).isEqualTo(3);
+        assertThat(count("SELECT count(*) FROM item WHERE id IN ('a', 'b', 'c')"))
+                .isEqualTo(3);
     }
 
     @Test
@@ -270,18 +288,20 @@ class CommitBatcherTest {
         unreadable.add("INSERT INTO item (id) VALUES ('b')", (s, f) -> f, s -> {
             throw new SQLException("the result of b cannot be read", "XX000");
         });
-        List<Future<Boolean>> calls = queue(batcher, List.of(insert("a"), unreadable, insert("c")),
-                List.of("a", "b", "c"));
+        List<Future<Boolean>> calls =
+                queue(batcher, List.of(insert("a"), unreadable, insert("c")), List.of("a", "b", "c"));
         release();
 
         assertThat(first.get(20, TimeUnit.SECONDS)).isTrue();
         assertThat(calls.get(0).get(20, TimeUnit.SECONDS)).isTrue();
         // not "run alone": the batch committed, b with it
         assertThatThrownBy(() -> calls.get(1).get(20, TimeUnit.SECONDS))
-                .cause().isInstanceOf(DatabaseException.class)
+                .cause()
+                .isInstanceOf(DatabaseException.class)
                 .hasMessageContaining("the result of b cannot be read");
         assertThat(calls.get(2).get(20, TimeUnit.SECONDS)).isTrue();
-        assertThat(count("SELECT count(*) FROM item WHERE id IN ('a', 'b', 'c')")).isEqualTo(3);
+        assertThat(count("SELECT count(*) FROM item WHERE id IN ('a', 'b', 'c')"))
+                .isEqualTo(3);
     }
 
     @Test
@@ -291,18 +311,22 @@ class CommitBatcherTest {
             s.execute("SELECT pg_advisory_lock(" + (HOLD + 1) + ")");
         }
         Future<Boolean> first = firstHeld(batcher);
-        List<Future<Boolean>> calls = queue(batcher, List.of(heldInsert("a", HOLD + 1), heldInsert("b", HOLD + 1)),
-                List.of("a", "b"));
+        List<Future<Boolean>> calls =
+                queue(batcher, List.of(heldInsert("a", HOLD + 1), heldInsert("b", HOLD + 1)), List.of("a", "b"));
         release();
         assertThat(first.get(20, TimeUnit.SECONDS)).isTrue();
         // the batch of two now waits for the second lock: its backend goes away, as a crashed server's would
-        await().atMost(Duration.ofSeconds(20)).until(() -> count(
-                "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE wait_event_type = 'Lock'"
-                        + " AND query LIKE '%pg_advisory_xact_lock(" + (HOLD + 1) + ")%'") == 1);
+        await().atMost(Duration.ofSeconds(20))
+                .until(() -> count(
+                                "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE wait_event_type = 'Lock'"
+                                        + " AND query LIKE '%pg_advisory_xact_lock(" + (HOLD + 1) + ")%'")
+                        == 1);
         for (Future<Boolean> call : calls) {
             assertThatThrownBy(() -> call.get(20, TimeUnit.SECONDS))
-                    .cause().isInstanceOf(DatabaseException.class)
-                    .satisfies(e -> assertThat(((DatabaseException) e).rolledBack()).isFalse());
+                    .cause()
+                    .isInstanceOf(DatabaseException.class)
+                    .satisfies(e ->
+                            assertThat(((DatabaseException) e).rolledBack()).isFalse());
         }
         assertThat(count("SELECT count(*) FROM item WHERE id IN ('a', 'b')")).isZero();
     }

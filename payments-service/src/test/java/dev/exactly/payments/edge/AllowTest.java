@@ -20,12 +20,18 @@ class AllowTest extends DefaultServiceTest {
     private static final String KEYED = "Authorization: Bearer " + ACME;
 
     private RawHttp.Response send(String method, String path) {
-        return RawHttp.send(port, method + " " + path + " HTTP/1.1\r\nHost: x\r\n" + KEYED
-                + (method.equals("PUT") || method.equals("PATCH") ? "\r\nContent-Length: 0" : ""), new byte[0]);
+        return RawHttp.send(
+                port,
+                method + " " + path + " HTTP/1.1\r\nHost: x\r\n" + KEYED
+                        + (method.equals("PUT") || method.equals("PATCH") ? "\r\nContent-Length: 0" : ""),
+                new byte[0]);
     }
 
     private static Set<String> methods(String allow) {
-        return new TreeSet<>(Arrays.stream(allow.split(",")).map(String::strip).filter(m -> !m.isEmpty()).toList());
+        return new TreeSet<>(Arrays.stream(allow.split(","))
+                .map(String::strip)
+                .filter(m -> !m.isEmpty())
+                .toList());
     }
 
     @Test
@@ -57,8 +63,12 @@ class AllowTest extends DefaultServiceTest {
                     continue;
                 }
                 RawHttp.Response refused = send(method, path);
-                assertThat(refused.status()).as(method + " " + path + ": " + refused).isEqualTo(405);
-                assertThat(methods(refused.header("allow"))).as(method + " " + path).isEqualTo(offered);
+                assertThat(refused.status())
+                        .as(method + " " + path + ": " + refused)
+                        .isEqualTo(405);
+                assertThat(methods(refused.header("allow")))
+                        .as(method + " " + path)
+                        .isEqualTo(offered);
             }
         }
     }

@@ -38,13 +38,19 @@ class BoundedErrorsTest extends DefaultServiceTest {
         assertThat(fields).startsWith("f1", "f2", "f3").endsWith("f20");
         assertThat(answer.json().get("detail").stringValue())
                 .isEqualTo("the charge request is invalid (the first 20 of 3000 errors are listed)");
-        assertThat(answer.body().length).as("an answer far smaller than the body").isLessThan(4_000);
-        assertThat(count("SELECT count(*) FROM payments_charge WHERE customer = 'cus_many'")).isEqualTo(charges);
+        assertThat(answer.body().length)
+                .as("an answer far smaller than the body")
+                .isLessThan(4_000);
+        assertThat(count("SELECT count(*) FROM payments_charge WHERE customer = 'cus_many'"))
+                .isEqualTo(charges);
     }
 
     @Test
     void aFewErrorsAreAllListedAndTheDetailIsPlain() {
-        Answer answer = post("/v1/charges", ACME, "few-unknown",
+        Answer answer = post(
+                "/v1/charges",
+                ACME,
+                "few-unknown",
                 "{\"amount\":-1,\"currency\":\"usd\",\"customer\":\"cus_few\",\"colour\":\"red\"}");
         assertThat(answer.status()).as(answer.text()).isEqualTo(422);
         assertThat(answer.json().get("errors").size()).isEqualTo(2);
@@ -54,7 +60,10 @@ class BoundedErrorsTest extends DefaultServiceTest {
     @Test
     void aLongMemberNameIsEchoedCutInFieldAsInMessage() {
         String name = "n".repeat(20_000);
-        Answer unknown = post("/v1/charges", ACME, "long-unknown",
+        Answer unknown = post(
+                "/v1/charges",
+                ACME,
+                "long-unknown",
                 "{\"amount\":100,\"currency\":\"usd\",\"customer\":\"cus_long\",\"" + name + "\":1}");
         assertThat(unknown.status()).as(unknown.text()).isEqualTo(422);
         JsonNode error = unknown.json().get("errors").get(0);
@@ -63,8 +72,12 @@ class BoundedErrorsTest extends DefaultServiceTest {
         assertThat(error.get("message").stringValue()).isEqualTo("unknown parameter '" + "n".repeat(40) + "...'");
         assertThat(unknown.body().length).isLessThan(1_000);
 
-        Answer twice = post("/v1/charges", ACME, "long-twice",
-                "{\"amount\":100,\"currency\":\"usd\",\"customer\":\"cus_long\",\"" + name + "\":1,\"" + name + "\":2}");
+        Answer twice = post(
+                "/v1/charges",
+                ACME,
+                "long-twice",
+                "{\"amount\":100,\"currency\":\"usd\",\"customer\":\"cus_long\",\"" + name + "\":1,\"" + name
+                        + "\":2}");
         assertThat(twice.status()).as(twice.text()).isEqualTo(422);
         JsonNode duplicated = twice.json().get("errors").get(0);
         assertThat(duplicated.get("code").stringValue()).isEqualTo("parameter_duplicated");
@@ -76,10 +89,14 @@ class BoundedErrorsTest extends DefaultServiceTest {
     void aNameIsNeverCutBetweenTheTwoHalvesOfACharacter() {
         // 39 ASCII characters, then U+1F600 (two UTF-16 units, the 40th and 41st), then more
         String name = "a".repeat(39) + "\ud83d\ude00" + "b".repeat(10);
-        Answer answer = post("/v1/charges", ACME, "cut-pair",
+        Answer answer = post(
+                "/v1/charges",
+                ACME,
+                "cut-pair",
                 "{\"amount\":100,\"currency\":\"usd\",\"customer\":\"cus_pair\",\"" + name + "\":1}");
         assertThat(answer.status()).as(answer.text()).isEqualTo(422);
-        assertThat(answer.json().get("errors").get(0).get("field").stringValue()).isEqualTo("a".repeat(39) + "...");
+        assertThat(answer.json().get("errors").get(0).get("field").stringValue())
+                .isEqualTo("a".repeat(39) + "...");
         assertThat(answer.text()).doesNotContain("\\ud83d", "\\uD83D");
     }
 }

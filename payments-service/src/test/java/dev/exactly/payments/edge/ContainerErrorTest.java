@@ -57,7 +57,8 @@ class ContainerErrorTest extends DefaultServiceTest {
                 // the application's problem documents name no charset (JSON is UTF-8 by definition)
                 violations.add("content type " + r.header("content-type") + ": " + where);
             }
-            if (r.text().contains("Tomcat") || r.text().toLowerCase(java.util.Locale.ROOT).contains("<html")
+            if (r.text().contains("Tomcat")
+                    || r.text().toLowerCase(java.util.Locale.ROOT).contains("<html")
                     || r.header("server").contains("Tomcat")) {
                 violations.add("server disclosed: " + where);
             }
@@ -75,8 +76,8 @@ class ContainerErrorTest extends DefaultServiceTest {
     @Test
     void theErrorPathIsNotAnEndpoint() {
         for (String method : List.of("GET", "POST", "DELETE")) {
-            RawHttp.Response r = RawHttp.send(port, method + " /error HTTP/1.1\r\nHost: x\r\n" + KEYED,
-                    "{}".getBytes(StandardCharsets.UTF_8));
+            RawHttp.Response r = RawHttp.send(
+                    port, method + " /error HTTP/1.1\r\nHost: x\r\n" + KEYED, "{}".getBytes(StandardCharsets.UTF_8));
             assertThat(r.status()).as(method + " /error: " + r).isEqualTo(404);
             assertThat(r.isProblem()).isTrue();
         }
@@ -104,10 +105,14 @@ class ContainerErrorTest extends DefaultServiceTest {
     @Test
     void jsonEndpointsTakeJsonOnly() {
         String body = charge(100, "cus_media");
-        for (String type : List.of("text/plain", "application/xml", "application/x-www-form-urlencoded",
-                "multipart/form-data; boundary=x", "application/jsonx")) {
-            RawHttp.Response r = RawHttp.post(port, "/v1/charges", body, KEYED, "Idempotency-Key: media-1",
-                    "Content-Type: " + type);
+        for (String type : List.of(
+                "text/plain",
+                "application/xml",
+                "application/x-www-form-urlencoded",
+                "multipart/form-data; boundary=x",
+                "application/jsonx")) {
+            RawHttp.Response r =
+                    RawHttp.post(port, "/v1/charges", body, KEYED, "Idempotency-Key: media-1", "Content-Type: " + type);
             assertThat(r.status()).as(type + ": " + r).isEqualTo(415);
             assertThat(r.isProblem()).isTrue();
             assertThat(r.text()).contains("unsupported-media-type");
@@ -115,7 +120,12 @@ class ContainerErrorTest extends DefaultServiceTest {
         RawHttp.Response none = RawHttp.post(port, "/v1/charges", body, KEYED, "Idempotency-Key: media-1");
         assertThat(none.status()).as(none.toString()).isEqualTo(415);
         // none of these was recorded: the corrected request with the same key runs
-        RawHttp.Response ok = RawHttp.post(port, "/v1/charges", body, KEYED, "Idempotency-Key: media-1",
+        RawHttp.Response ok = RawHttp.post(
+                port,
+                "/v1/charges",
+                body,
+                KEYED,
+                "Idempotency-Key: media-1",
                 "Content-Type: application/json; charset=utf-8");
         assertThat(ok.status()).as(ok.toString()).isEqualTo(201);
     }
@@ -124,15 +134,19 @@ class ContainerErrorTest extends DefaultServiceTest {
     void deepJsonIsA400BeforeAnythingRuns() {
         String deep = "{\"amount\":100,\"currency\":\"usd\",\"customer\":\"cus_deep\",\"metadata\":"
                 + "[".repeat(20_000) + "]".repeat(20_000) + "}";
-        RawHttp.Response r = RawHttp.post(port, "/v1/charges", deep, KEYED, "Idempotency-Key: deep-1",
-                "Content-Type: application/json");
+        RawHttp.Response r = RawHttp.post(
+                port, "/v1/charges", deep, KEYED, "Idempotency-Key: deep-1", "Content-Type: application/json");
         assertThat(r.status()).as(r.toString()).isEqualTo(400);
         assertThat(r.text()).contains("json_too_deep");
-        RawHttp.Response refund = RawHttp.post(port, "/v1/refunds", deep, KEYED, "Idempotency-Key: deep-2",
-                "Content-Type: application/json");
+        RawHttp.Response refund = RawHttp.post(
+                port, "/v1/refunds", deep, KEYED, "Idempotency-Key: deep-2", "Content-Type: application/json");
         assertThat(refund.status()).as(refund.toString()).isEqualTo(400);
-        RawHttp.Response operator = RawHttp.post(port, "/v1/operator/requests/ch_x/resolve", deep,
-                "Authorization: Bearer " + OPERATOR, "Content-Type: application/json");
+        RawHttp.Response operator = RawHttp.post(
+                port,
+                "/v1/operator/requests/ch_x/resolve",
+                deep,
+                "Authorization: Bearer " + OPERATOR,
+                "Content-Type: application/json");
         assertThat(operator.status()).as(operator.toString()).isIn(404, 422);
         assertThat(operator.isProblem()).isTrue();
     }
@@ -143,9 +157,14 @@ class ContainerErrorTest extends DefaultServiceTest {
         assertThat(delete.status()).as(delete.toString()).isEqualTo(405);
         assertThat(delete.isProblem()).isTrue();
         // RFC 9110 section 15.5.6: a 405 carries Allow, so that a client learns what it can send instead
-        assertThat(delete.header("allow")).as(delete.headers().toString()).contains("GET").contains("POST");
-        RawHttp.Response put = RawHttp.send(port, "PUT /v1/charges/ch_1/capture HTTP/1.1\r\nHost: x\r\n" + KEYED
-                + "\r\nContent-Length: 0", new byte[0]);
+        assertThat(delete.header("allow"))
+                .as(delete.headers().toString())
+                .contains("GET")
+                .contains("POST");
+        RawHttp.Response put = RawHttp.send(
+                port,
+                "PUT /v1/charges/ch_1/capture HTTP/1.1\r\nHost: x\r\n" + KEYED + "\r\nContent-Length: 0",
+                new byte[0]);
         assertThat(put.status()).as(put.toString()).isEqualTo(405);
         assertThat(put.header("allow")).as(put.headers().toString()).isEqualTo("POST, OPTIONS");
     }
@@ -155,7 +174,9 @@ class ContainerErrorTest extends DefaultServiceTest {
         String big = "{\"url\":\"https://example.com/hook\",\"description\":\"" + "a".repeat(1_100_000) + "\"}";
         RawHttp.Response r = RawHttp.post(port, "/v1/webhook-endpoints", big, KEYED, "Content-Type: application/json");
         assertThat(r.status()).as(r.toString()).isEqualTo(413);
-        assertThat(r.text()).contains("payload-too-large").contains("\"limit_bytes\":1048576")
+        assertThat(r.text())
+                .contains("payload-too-large")
+                .contains("\"limit_bytes\":1048576")
                 .doesNotContain("idempotent");
     }
 
@@ -166,23 +187,38 @@ class ContainerErrorTest extends DefaultServiceTest {
         try (java.util.zip.GZIPOutputStream gzip = new java.util.zip.GZIPOutputStream(zipped)) {
             gzip.write(body.getBytes(StandardCharsets.UTF_8));
         }
-        RawHttp.Response gz = RawHttp.send(port, "POST /v1/charges HTTP/1.1\r\nHost: x\r\n" + KEYED
-                + "\r\nIdempotency-Key: coding-1\r\nContent-Type: application/json\r\nContent-Encoding: gzip",
+        RawHttp.Response gz = RawHttp.send(
+                port,
+                "POST /v1/charges HTTP/1.1\r\nHost: x\r\n" + KEYED
+                        + "\r\nIdempotency-Key: coding-1\r\nContent-Type: application/json\r\nContent-Encoding: gzip",
                 zipped.toByteArray());
         assertThat(gz.status()).as(gz.toString()).isEqualTo(415);
-        assertThat(gz.text()).contains("unsupported-media-type").contains("Content-Encoding: gzip")
+        assertThat(gz.text())
+                .contains("unsupported-media-type")
+                .contains("Content-Encoding: gzip")
                 .doesNotContain("invalid_json");
         assertThat(gz.header("accept-encoding")).isEqualTo("identity");
         // a coding named among others, in any case, is refused as well
-        RawHttp.Response listed = RawHttp.post(port, "/v1/webhook-endpoints", "{\"url\":\"https://example.com/h\"}",
-                KEYED, "Content-Type: application/json", "Content-Encoding: identity, BR");
+        RawHttp.Response listed = RawHttp.post(
+                port,
+                "/v1/webhook-endpoints",
+                "{\"url\":\"https://example.com/h\"}",
+                KEYED,
+                "Content-Type: application/json",
+                "Content-Encoding: identity, BR");
         assertThat(listed.status()).as(listed.toString()).isEqualTo(415);
         // not recorded: the same key with the body sent plain (identity named or not) runs once
-        RawHttp.Response plain = RawHttp.post(port, "/v1/charges", body, KEYED, "Idempotency-Key: coding-1",
-                "Content-Type: application/json", "Content-Encoding: identity");
+        RawHttp.Response plain = RawHttp.post(
+                port,
+                "/v1/charges",
+                body,
+                KEYED,
+                "Idempotency-Key: coding-1",
+                "Content-Type: application/json",
+                "Content-Encoding: identity");
         assertThat(plain.status()).as(plain.toString()).isEqualTo(201);
-        RawHttp.Response again = RawHttp.post(port, "/v1/charges", body, KEYED, "Idempotency-Key: coding-1",
-                "Content-Type: application/json");
+        RawHttp.Response again = RawHttp.post(
+                port, "/v1/charges", body, KEYED, "Idempotency-Key: coding-1", "Content-Type: application/json");
         assertThat(again.status()).as(again.toString()).isEqualTo(201);
         assertThat(again.header("idempotent-replayed")).isEqualTo("true");
     }

@@ -34,7 +34,8 @@ class ExpectContinueTest extends DefaultServiceTest {
 
     @Test
     void aBodyOverTheLimitIsRefusedWithoutBeingInvited() throws IOException {
-        try (Socket socket = head("Authorization: Bearer " + ACME + "\r\nIdempotency-Key: expect-big\r\n", 50_000_000)) {
+        try (Socket socket =
+                head("Authorization: Bearer " + ACME + "\r\nIdempotency-Key: expect-big\r\n", 50_000_000)) {
             String first = responseHead(socket.getInputStream());
             assertThat(first).as(first).startsWith("HTTP/1.1 413");
         }
@@ -51,8 +52,9 @@ class ExpectContinueTest extends DefaultServiceTest {
     @Test
     void aRequestThatIsReadIsInvitedAndAnswered() throws IOException {
         long before = count("SELECT count(*) FROM payments_charge WHERE customer = 'cus_expect'");
-        try (Socket socket = head("Authorization: Bearer " + ACME + "\r\nIdempotency-Key: expect-fine\r\n"
-                + "Connection: close\r\n", BODY.length())) {
+        try (Socket socket = head(
+                "Authorization: Bearer " + ACME + "\r\nIdempotency-Key: expect-fine\r\n" + "Connection: close\r\n",
+                BODY.length())) {
             InputStream in = socket.getInputStream();
             String invitation = responseHead(in);
             assertThat(invitation).as(invitation).startsWith("HTTP/1.1 100");
@@ -62,6 +64,7 @@ class ExpectContinueTest extends DefaultServiceTest {
             String answer = responseHead(in);
             assertThat(answer).as(answer).startsWith("HTTP/1.1 201");
         }
-        assertThat(count("SELECT count(*) FROM payments_charge WHERE customer = 'cus_expect'")).isEqualTo(before + 1);
+        assertThat(count("SELECT count(*) FROM payments_charge WHERE customer = 'cus_expect'"))
+                .isEqualTo(before + 1);
     }
 }

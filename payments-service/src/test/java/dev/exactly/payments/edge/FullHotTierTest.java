@@ -45,10 +45,13 @@ class FullHotTierTest extends ServiceTest {
         for (int i = 0; i < 30; i += 7) {
             Answer again = post("/v1/charges", ACME, "full-" + i, charge(100 + i, "cus_full"));
             assertThat(again.status()).isEqualTo(201);
-            assertThat(again.body()).as("retry of an evicted key %d", i).isEqualTo(first.get(i).body());
+            assertThat(again.body())
+                    .as("retry of an evicted key %d", i)
+                    .isEqualTo(first.get(i).body());
             assertThat(again.header("Idempotent-Replayed")).isEqualTo("true");
         }
-        assertThat(count("SELECT count(*) FROM payments_charge WHERE customer = 'cus_full'")).isEqualTo(30);
+        assertThat(count("SELECT count(*) FROM payments_charge WHERE customer = 'cus_full'"))
+                .isEqualTo(30);
         Answer health = get("/actuator/health", null);
         assertThat(health.status()).isEqualTo(200);
         assertThat(health.text()).contains("UP");

@@ -24,14 +24,17 @@ import java.util.concurrent.Executors;
  * before the answer goes back. A test holds a request at a gate while it breaks something.
  */
 final class HoldingProxy implements AutoCloseable {
-    private static final Set<String> NOT_FORWARDED = Set.of("connection", "content-length", "expect", "host", "upgrade");
+    private static final Set<String> NOT_FORWARDED =
+            Set.of("connection", "content-length", "expect", "host", "upgrade");
 
     final Gate beforeProcessor = new Gate("before the processor");
     final Gate afterProcessor = new Gate("after the processor captured");
     private final HttpServer server;
     private final URI target;
-    private final HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
-            .connectTimeout(Duration.ofSeconds(5)).build();
+    private final HttpClient client = HttpClient.newBuilder()
+            .version(HttpClient.Version.HTTP_1_1)
+            .connectTimeout(Duration.ofSeconds(5))
+            .build();
 
     private HoldingProxy(URI target) throws IOException {
         this.target = target;
@@ -60,7 +63,8 @@ final class HoldingProxy implements AutoCloseable {
                 body = in.readAllBytes();
             }
             beforeProcessor.pass();
-            HttpRequest.Builder request = HttpRequest.newBuilder(target.resolve(exchange.getRequestURI().toString()))
+            HttpRequest.Builder request = HttpRequest.newBuilder(
+                            target.resolve(exchange.getRequestURI().toString()))
                     .timeout(Duration.ofSeconds(30))
                     .method(exchange.getRequestMethod(), HttpRequest.BodyPublishers.ofByteArray(body));
             exchange.getRequestHeaders().forEach((name, values) -> {
@@ -77,7 +81,8 @@ final class HoldingProxy implements AutoCloseable {
             }
             afterProcessor.pass();
             answer.headers().map().forEach((name, values) -> {
-                if (!NOT_FORWARDED.contains(name.toLowerCase(Locale.ROOT)) && !name.equalsIgnoreCase("transfer-encoding")
+                if (!NOT_FORWARDED.contains(name.toLowerCase(Locale.ROOT))
+                        && !name.equalsIgnoreCase("transfer-encoding")
                         && !name.startsWith(":")) {
                     exchange.getResponseHeaders().put(name, List.copyOf(values));
                 }

@@ -20,7 +20,8 @@ import org.springframework.boot.test.context.SpringBootTest;
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT)
 class NotUtf8BodyTest extends DefaultServiceTest {
 
-    private static final String BEFORE = "{\"amount\":100,\"currency\":\"usd\",\"customer\":\"cus_u\",\"description\":\"x";
+    private static final String BEFORE =
+            "{\"amount\":100,\"currency\":\"usd\",\"customer\":\"cus_u\",\"description\":\"x";
     private static final String AFTER = "y\"}";
 
     private static byte[] bytes(String before, int[] middle, String after) {
@@ -64,13 +65,15 @@ class NotUtf8BodyTest extends DefaultServiceTest {
         for (int[] sequence : sequences) {
             Answer answer = postBytes("/v1/charges", "not-utf8-" + n++, bytes(BEFORE, sequence, AFTER));
             assertThat(answer.status()).as(answer.text()).isEqualTo(422);
-            assertThat(answer.text()).contains("invalid_json")
+            assertThat(answer.text())
+                    .contains("invalid_json")
                     .contains("the request body is not valid UTF-8 (byte " + at + ")");
         }
         assertThat(count("SELECT count(*) FROM payments_charge")).isEqualTo(charges);
 
         // the same charge in well-formed UTF-8 is a charge, its text as sent
-        Answer fine = postBytes("/v1/charges", "utf8-fine", bytes(BEFORE, new int[] {0xC3, 0xA9, 0xF0, 0x9F, 0x98, 0x80}, AFTER));
+        Answer fine = postBytes(
+                "/v1/charges", "utf8-fine", bytes(BEFORE, new int[] {0xC3, 0xA9, 0xF0, 0x9F, 0x98, 0x80}, AFTER));
         assertThat(fine.status()).as(fine.text()).isEqualTo(201);
         assertThat(fine.json().get("description").stringValue()).isEqualTo("x\u00e9\ud83d\ude00y");
     }
@@ -80,28 +83,41 @@ class NotUtf8BodyTest extends DefaultServiceTest {
         String body = "{\"amount\":100,\"currency\":\"usd\",\"customer\":\"cus_w\"}";
         long charges = count("SELECT count(*) FROM payments_charge WHERE customer = 'cus_w'");
         for (java.nio.charset.Charset charset : new java.nio.charset.Charset[] {
-                StandardCharsets.UTF_16LE, StandardCharsets.UTF_16BE, StandardCharsets.UTF_16,
-                java.nio.charset.Charset.forName("UTF-32BE"), java.nio.charset.Charset.forName("UTF-32LE")}) {
+            StandardCharsets.UTF_16LE,
+            StandardCharsets.UTF_16BE,
+            StandardCharsets.UTF_16,
+            java.nio.charset.Charset.forName("UTF-32BE"),
+            java.nio.charset.Charset.forName("UTF-32LE")
+        }) {
             Answer answer = postBytes("/v1/charges", "wide-" + charset.name(), body.getBytes(charset));
             assertThat(answer.status()).as(charset + ": " + answer.text()).isEqualTo(422);
             assertThat(answer.text()).contains("invalid_json").contains("must be UTF-8");
         }
-        assertThat(count("SELECT count(*) FROM payments_charge WHERE customer = 'cus_w'")).isEqualTo(charges);
+        assertThat(count("SELECT count(*) FROM payments_charge WHERE customer = 'cus_w'"))
+                .isEqualTo(charges);
     }
 
     @Test
     void aByteOrderMarkBeforeTheJsonIsIgnored() {
-        Answer answer = postBytes("/v1/charges", "bom-1",
-                bytes("", new int[] {0xEF, 0xBB, 0xBF}, "{\"amount\":100,\"currency\":\"usd\",\"customer\":\"cus_b\"}"));
+        Answer answer = postBytes(
+                "/v1/charges",
+                "bom-1",
+                bytes(
+                        "",
+                        new int[] {0xEF, 0xBB, 0xBF},
+                        "{\"amount\":100,\"currency\":\"usd\",\"customer\":\"cus_b\"}"));
         assertThat(answer.status()).as(answer.text()).isEqualTo(201);
     }
 
     @Test
     void everyJsonEndpointDecodesAlike() {
-        Answer endpoint = postBytes("/v1/webhook-endpoints", null,
+        Answer endpoint = postBytes(
+                "/v1/webhook-endpoints",
+                null,
                 bytes("{\"url\":\"https://example.com/hooks\",\"description\":\"a", new int[] {0xC0, 0xAF}, "\"}"));
         assertThat(endpoint.status()).as(endpoint.text()).isEqualTo(422);
         assertThat(endpoint.text()).contains("not valid UTF-8");
-        assertThat(count("SELECT count(*) FROM payments_webhook_endpoint WHERE description = 'a/'")).isZero();
+        assertThat(count("SELECT count(*) FROM payments_webhook_endpoint WHERE description = 'a/'"))
+                .isZero();
     }
 }

@@ -31,7 +31,10 @@ class PathSpellingAuthorizationTest extends ServiceTest {
     private static final Set<Integer> REFUSALS = Set.of(400, 401, 403, 404, 405);
 
     enum Who {
-        NONE(null), ACME_TENANT(ACME), OTHER_TENANT(GLOBEX), OPERATOR_KEY(OPERATOR);
+        NONE(null),
+        ACME_TENANT(ACME),
+        OTHER_TENANT(GLOBEX),
+        OPERATOR_KEY(OPERATOR);
 
         final @Nullable String key;
 
@@ -60,8 +63,9 @@ class PathSpellingAuthorizationTest extends ServiceTest {
         psp().setFaults(FaultSettings.custom().errorRate(1.0).build());
         retryTarget = deadLetter("paths-dead-1", 700);
         resolveTarget = deadLetter("paths-dead-2", 800);
-        await().atMost(Duration.ofSeconds(20)).until(() -> chargeStatus(retryTarget).equals("dead_lettered")
-                && chargeStatus(resolveTarget).equals("dead_lettered"));
+        await().atMost(Duration.ofSeconds(20))
+                .until(() -> chargeStatus(retryTarget).equals("dead_lettered")
+                        && chargeStatus(resolveTarget).equals("dead_lettered"));
         psp().clearFaults();
         Answer ok = post("/v1/charges", ACME, "paths-ok", charge(900, "cus_paths"));
         assertThat(ok.status()).as(ok.text()).isEqualTo(201);
@@ -82,8 +86,13 @@ class PathSpellingAuthorizationTest extends ServiceTest {
         for (Who who : wrongFirst) {
             check(violations, "GET", "/v1/operator/requests", "", who, Who.OPERATOR_KEY);
             check(violations, "POST", "/v1/operator/requests/" + retryTarget + "/retry", "", who, Who.OPERATOR_KEY);
-            check(violations, "POST", "/v1/operator/requests/" + resolveTarget + "/resolve",
-                    "{\"outcome\":\"failed\",\"reason\":\"by an attacker\"}", who, Who.OPERATOR_KEY);
+            check(
+                    violations,
+                    "POST",
+                    "/v1/operator/requests/" + resolveTarget + "/resolve",
+                    "{\"outcome\":\"failed\",\"reason\":\"by an attacker\"}",
+                    who,
+                    Who.OPERATOR_KEY);
         }
         assertThat(violations).as("answers to callers without the operator key").isEmpty();
         // none of their attempts did anything
@@ -92,9 +101,17 @@ class PathSpellingAuthorizationTest extends ServiceTest {
         assertThat(psp().captureCount("exactly_" + retryTarget)).isZero();
 
         check(violations, "GET", "/v1/operator/requests", "", Who.OPERATOR_KEY, Who.OPERATOR_KEY);
-        check(violations, "POST", "/v1/operator/requests/" + retryTarget + "/retry", "", Who.OPERATOR_KEY, Who.OPERATOR_KEY);
+        check(
+                violations,
+                "POST",
+                "/v1/operator/requests/" + retryTarget + "/retry",
+                "",
+                Who.OPERATOR_KEY,
+                Who.OPERATOR_KEY);
         assertThat(violations).as("answers to the operator").isEmpty();
-        assertThat(chargeStatus(retryTarget)).as("the operator's own retry went through").isEqualTo("succeeded");
+        assertThat(chargeStatus(retryTarget))
+                .as("the operator's own retry went through")
+                .isEqualTo("succeeded");
         assertThat(psp().captureCount("exactly_" + retryTarget)).isEqualTo(1);
     }
 
@@ -103,7 +120,13 @@ class PathSpellingAuthorizationTest extends ServiceTest {
         List<String> violations = new ArrayList<>();
         for (Who who : Who.values()) {
             check(violations, "GET", "/v1/charges/" + acmeCharge, "", who, Who.ACME_TENANT);
-            check(violations, "GET", "/v1/ledger/trial-balance", "", who, who == Who.OTHER_TENANT ? Who.OTHER_TENANT : Who.ACME_TENANT);
+            check(
+                    violations,
+                    "GET",
+                    "/v1/ledger/trial-balance",
+                    "",
+                    who,
+                    who == Who.OTHER_TENANT ? Who.OTHER_TENANT : Who.ACME_TENANT);
         }
         assertThat(violations).isEmpty();
     }
@@ -125,8 +148,11 @@ class PathSpellingAuthorizationTest extends ServiceTest {
             if (method.equals("POST")) {
                 headers.add("Content-Type: application/json");
             }
-            RawHttp.Response r = RawHttp.send(port, method + " " + spelling + " HTTP/1.1\r\nHost: localhost"
-                    + (headers.isEmpty() ? "" : "\r\n" + String.join("\r\n", headers)), body.getBytes());
+            RawHttp.Response r = RawHttp.send(
+                    port,
+                    method + " " + spelling + " HTTP/1.1\r\nHost: localhost"
+                            + (headers.isEmpty() ? "" : "\r\n" + String.join("\r\n", headers)),
+                    body.getBytes());
             String where = who + " " + method + " " + spelling + " -> " + r;
             if (r.status() >= 500) {
                 violations.add("5xx: " + where);
@@ -134,7 +160,8 @@ class PathSpellingAuthorizationTest extends ServiceTest {
             if (r.status() >= 400 && !r.isProblem()) {
                 violations.add("not a problem document: " + where);
             }
-            if (r.text().contains("Tomcat") || r.text().toLowerCase(java.util.Locale.ROOT).contains("<html")) {
+            if (r.text().contains("Tomcat")
+                    || r.text().toLowerCase(java.util.Locale.ROOT).contains("<html")) {
                 violations.add("container page: " + where);
             }
             if (who != rightful && !REFUSALS.contains(r.status())) {

@@ -46,7 +46,8 @@ final class RawHttp {
             socket.connect(new InetSocketAddress("127.0.0.1", port), 5_000);
             socket.setSoTimeout(30_000);
             OutputStream out = socket.getOutputStream();
-            String withLength = head + (body.length > 0 || head.startsWith("POST") ? "\r\nContent-Length: " + body.length : "");
+            String withLength =
+                    head + (body.length > 0 || head.startsWith("POST") ? "\r\nContent-Length: " + body.length : "");
             out.write((withLength + "\r\nConnection: close\r\n\r\n").getBytes(StandardCharsets.ISO_8859_1));
             try {
                 out.write(body);
@@ -56,7 +57,8 @@ final class RawHttp {
             }
             return read(socket.getInputStream());
         } catch (IOException e) {
-            throw new UncheckedIOException("raw request failed: " + head.lines().findFirst().orElse(""), e);
+            throw new UncheckedIOException(
+                    "raw request failed: " + head.lines().findFirst().orElse(""), e);
         }
     }
 
@@ -65,7 +67,9 @@ final class RawHttp {
     }
 
     static Response post(int port, String target, String body, String... headers) {
-        return send(port, "POST " + target + " HTTP/1.1\r\nHost: localhost" + join(headers),
+        return send(
+                port,
+                "POST " + target + " HTTP/1.1\r\nHost: localhost" + join(headers),
                 body.getBytes(StandardCharsets.UTF_8));
     }
 
@@ -89,7 +93,9 @@ final class RawHttp {
         for (int i = 1; i < lines.length; i++) {
             int colon = lines[i].indexOf(':');
             if (colon > 0) {
-                headers.put(lines[i].substring(0, colon).strip().toLowerCase(Locale.ROOT), lines[i].substring(colon + 1).strip());
+                headers.put(
+                        lines[i].substring(0, colon).strip().toLowerCase(Locale.ROOT),
+                        lines[i].substring(colon + 1).strip());
             }
         }
         byte[] raw = java.util.Arrays.copyOfRange(all, end + 4, all.length);
@@ -101,7 +107,8 @@ final class RawHttp {
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         int i = 0;
         while (i < raw.length) {
-            int lineEnd = indexOf(java.util.Arrays.copyOfRange(raw, i, raw.length), "\r\n".getBytes(StandardCharsets.ISO_8859_1));
+            int lineEnd = indexOf(
+                    java.util.Arrays.copyOfRange(raw, i, raw.length), "\r\n".getBytes(StandardCharsets.ISO_8859_1));
             if (lineEnd < 0) {
                 break;
             }

@@ -67,18 +67,30 @@ import org.springframework.test.context.DynamicPropertySource;
  * Each point expects one kind of answer, which also shows the fault hit its window. After the fault is
  * undone, retries with the same key end in exactly one charge, one capture and one journal entry.
  */
-@SpringBootTest(classes = {PaymentsApplication.class, TruthfulFailureTest.HotTier.class},
+@SpringBootTest(
+        classes = {PaymentsApplication.class, TruthfulFailureTest.HotTier.class},
         webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT)
 @DirtiesContext(classMode = DirtiesContext.ClassMode.AFTER_CLASS)
 class TruthfulFailureTest extends ServiceTest {
-    private static final Set<String> REFUSED_BEFORE_IT_RAN = Set.of("idempotency-store-unavailable", "database-unavailable");
+    private static final Set<String> REFUSED_BEFORE_IT_RAN =
+            Set.of("idempotency-store-unavailable", "database-unavailable");
     private static final Duration REDIS_COMMAND_TIMEOUT = Duration.ofSeconds(1);
 
     private static final Servers SERVERS = new Servers();
 
-    enum Point { BEFORE_HOT_CLAIM, AFTER_HOT_CLAIM, BEFORE_PROCESSOR, AFTER_PROCESSOR_CAPTURED, BEFORE_HOT_RECORD }
+    enum Point {
+        BEFORE_HOT_CLAIM,
+        AFTER_HOT_CLAIM,
+        BEFORE_PROCESSOR,
+        AFTER_PROCESSOR_CAPTURED,
+        BEFORE_HOT_RECORD
+    }
 
-    enum Fault { REDIS_FROZEN, POSTGRES_CRASHED, POSTGRES_FROZEN }
+    enum Fault {
+        REDIS_FROZEN,
+        POSTGRES_CRASHED,
+        POSTGRES_FROZEN
+    }
 
     /** The servers this test breaks, started once before the service and stopped when the JVM ends. */
     static final class Servers {
@@ -115,8 +127,12 @@ class TruthfulFailureTest extends ServiceTest {
     static class HotTier {
         @Bean(destroyMethod = "close")
         GatedStore idempotencyStore() {
-            return new GatedStore(RedisIdempotencyStore.create("redis://127.0.0.1:" + SERVERS.redis.port(),
-                    RedisStoreConfig.custom().keyPrefix("truthful:").commandTimeout(REDIS_COMMAND_TIMEOUT).build()));
+            return new GatedStore(RedisIdempotencyStore.create(
+                    "redis://127.0.0.1:" + SERVERS.redis.port(),
+                    RedisStoreConfig.custom()
+                            .keyPrefix("truthful:")
+                            .commandTimeout(REDIS_COMMAND_TIMEOUT)
+                            .build()));
         }
     }
 
@@ -141,8 +157,8 @@ class TruthfulFailureTest extends ServiceTest {
         }
 
         @Override
-        public ClaimOutcome claim(ScopeKey key, Fingerprint fingerprint, OwnerToken owner, Duration lease,
-                Duration retention) {
+        public ClaimOutcome claim(
+                ScopeKey key, Fingerprint fingerprint, OwnerToken owner, Duration lease, Duration retention) {
             beforeClaim.pass();
             ClaimOutcome outcome = counted(() -> super.claim(key, fingerprint, owner, lease, retention));
             afterClaim.pass();
@@ -188,13 +204,25 @@ class TruthfulFailureTest extends ServiceTest {
                 Arguments.of(Point.BEFORE_PROCESSOR, Fault.REDIS_FROZEN, Set.of("201")),
                 Arguments.of(Point.AFTER_PROCESSOR_CAPTURED, Fault.REDIS_FROZEN, Set.of("201")),
                 Arguments.of(Point.BEFORE_HOT_RECORD, Fault.REDIS_FROZEN, Set.of("201")),
-                Arguments.of(Point.BEFORE_HOT_CLAIM, Fault.POSTGRES_CRASHED, Set.of("database-unavailable", "outcome-unknown")),
-                Arguments.of(Point.AFTER_HOT_CLAIM, Fault.POSTGRES_CRASHED, Set.of("database-unavailable", "outcome-unknown")),
+                Arguments.of(
+                        Point.BEFORE_HOT_CLAIM,
+                        Fault.POSTGRES_CRASHED,
+                        Set.of("database-unavailable", "outcome-unknown")),
+                Arguments.of(
+                        Point.AFTER_HOT_CLAIM,
+                        Fault.POSTGRES_CRASHED,
+                        Set.of("database-unavailable", "outcome-unknown")),
                 Arguments.of(Point.BEFORE_PROCESSOR, Fault.POSTGRES_CRASHED, Set.of("outcome-unknown")),
                 Arguments.of(Point.AFTER_PROCESSOR_CAPTURED, Fault.POSTGRES_CRASHED, Set.of("outcome-unknown")),
                 Arguments.of(Point.BEFORE_HOT_RECORD, Fault.POSTGRES_CRASHED, Set.of("201")),
-                Arguments.of(Point.BEFORE_HOT_CLAIM, Fault.POSTGRES_FROZEN, Set.of("database-unavailable", "outcome-unknown")),
-                Arguments.of(Point.AFTER_HOT_CLAIM, Fault.POSTGRES_FROZEN, Set.of("database-unavailable", "outcome-unknown")),
+                Arguments.of(
+                        Point.BEFORE_HOT_CLAIM,
+                        Fault.POSTGRES_FROZEN,
+                        Set.of("database-unavailable", "outcome-unknown")),
+                Arguments.of(
+                        Point.AFTER_HOT_CLAIM,
+                        Fault.POSTGRES_FROZEN,
+                        Set.of("database-unavailable", "outcome-unknown")),
                 Arguments.of(Point.BEFORE_PROCESSOR, Fault.POSTGRES_FROZEN, Set.of("outcome-unknown")),
                 Arguments.of(Point.AFTER_PROCESSOR_CAPTURED, Fault.POSTGRES_FROZEN, Set.of("outcome-unknown")),
                 Arguments.of(Point.BEFORE_HOT_RECORD, Fault.POSTGRES_FROZEN, Set.of("201")));
@@ -209,8 +237,8 @@ class TruthfulFailureTest extends ServiceTest {
         int failuresBefore = hot.failures.get();
 
         CountDownLatch[] gate = gate(point).arm();
-        CompletableFuture<Answer> pending = CompletableFuture.supplyAsync(() -> post("/v1/charges", ACME, key, body),
-                Executors.newVirtualThreadPerTaskExecutor());
+        CompletableFuture<Answer> pending = CompletableFuture.supplyAsync(
+                () -> post("/v1/charges", ACME, key, body), Executors.newVirtualThreadPerTaskExecutor());
         boolean reached = Gate.awaitReached(gate, Duration.ofSeconds(60));
         if (!reached) {
             // a gate left armed would hold the next scenario's request at this scenario's point
@@ -236,19 +264,25 @@ class TruthfulFailureTest extends ServiceTest {
 
         String outcome = answer.status() == 201 ? "201" : answer.problemType();
         System.out.printf("[truthful] %s at %s: %s%n", fault, point, outcome);
-        assertThat(expected).as("answer to %s at %s: %s", fault, point, answer.text()).contains(outcome);
+        assertThat(expected)
+                .as("answer to %s at %s: %s", fault, point, answer.text())
+                .contains(outcome);
         assertThat(answer.text()).doesNotContain("not executed").doesNotContain("nothing was changed");
         if (answer.status() == 503) {
             assertThat(answer.text()).contains("same Idempotency-Key");
             assertThat(answer.header("Retry-After")).isNotEmpty();
         }
         if (fault == Fault.REDIS_FROZEN) {
-            assertThat(hot.failures.get()).as("the frozen Redis failed a hot-tier call").isGreaterThan(failuresBefore);
+            assertThat(hot.failures.get())
+                    .as("the frozen Redis failed a hot-tier call")
+                    .isGreaterThan(failuresBefore);
         }
         if (REFUSED_BEFORE_IT_RAN.contains(outcome)) {
             assertThat(count("SELECT count(*) FROM payments_charge WHERE customer = ?", customer))
-                    .as("a request refused before it ran left no charge").isZero();
-            assertThat(psp().captureCounts().keySet()).as("and nothing was captured")
+                    .as("a request refused before it ran left no charge")
+                    .isZero();
+            assertThat(psp().captureCounts().keySet())
+                    .as("and nothing was captured")
                     .noneMatch(k -> k.contains(customer));
         }
         if (answer.status() == 201) {
@@ -258,10 +292,12 @@ class TruthfulFailureTest extends ServiceTest {
         }
 
         // afterwards, retries with the same key settle it: one charge, one capture, one entry
-        Answer settled = await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(300))
+        Answer settled = await().atMost(Duration.ofSeconds(60))
+                .pollInterval(Duration.ofMillis(300))
                 .until(() -> post("/v1/charges", ACME, key, body), a -> a.status() == 201);
         String id = settled.json().get("id").stringValue();
-        assertThat(count("SELECT count(*) FROM payments_charge WHERE customer = ?", customer)).isEqualTo(1);
+        assertThat(count("SELECT count(*) FROM payments_charge WHERE customer = ?", customer))
+                .isEqualTo(1);
         assertThat(psp().captureCount("exactly_" + id)).isEqualTo(1);
         assertThat(entriesOf(id)).isEqualTo(1);
         if (answer.status() == 201) {
@@ -294,7 +330,9 @@ class TruthfulFailureTest extends ServiceTest {
         } finally {
             mend(Fault.REDIS_FROZEN);
         }
-        assertThat(hot.failures.get()).as("the frozen Redis failed the hot claims").isGreaterThan(failuresBefore);
+        assertThat(hot.failures.get())
+                .as("the frozen Redis failed the hot claims")
+                .isGreaterThan(failuresBefore);
         Set<String> charged = new java.util.HashSet<>();
         for (Answer answer : answers) {
             String outcome = answer.status() == 201 ? "201" : answer.problemType();
@@ -305,7 +343,8 @@ class TruthfulFailureTest extends ServiceTest {
         }
         assertThat(charged).as("every 201 is the one charge").hasSize(1);
         String id = charged.iterator().next();
-        assertThat(count("SELECT count(*) FROM payments_charge WHERE customer = ?", customer)).isEqualTo(1);
+        assertThat(count("SELECT count(*) FROM payments_charge WHERE customer = ?", customer))
+                .isEqualTo(1);
         assertThat(psp().captureCount("exactly_" + id)).isEqualTo(1);
         assertThat(entriesOf(id)).isEqualTo(1);
         Answer later = post("/v1/charges", ACME, key, body);
@@ -344,7 +383,9 @@ class TruthfulFailureTest extends ServiceTest {
             case REDIS_FROZEN -> {
                 Signals.resume(SERVERS.redis.pid());
                 ScopeKey probe = new ScopeKey("0".repeat(64)); // no request has this scope
-                await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(50)).ignoreExceptions()
+                await().atMost(Duration.ofSeconds(30))
+                        .pollInterval(Duration.ofMillis(50))
+                        .ignoreExceptions()
                         .until(() -> hot.find(probe).isEmpty());
             }
             case POSTGRES_CRASHED -> SERVERS.postgres.startAgain();

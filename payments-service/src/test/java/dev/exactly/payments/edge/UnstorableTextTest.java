@@ -23,17 +23,40 @@ class UnstorableTextTest extends DefaultServiceTest {
     @Test
     void aChargeWithUnstorableTextIsRefusedAndNothingRuns() {
         long before = count("SELECT count(*) FROM payments_charge");
-        assertRefused(post("/v1/charges", ACME, "nul-1",
-                "{\"amount\":100,\"currency\":\"usd\",\"customer\":\"cus_n\",\"description\":\"a\\u0000b\"}"), "description");
-        assertRefused(post("/v1/charges", ACME, "nul-1",
-                "{\"amount\":100,\"currency\":\"usd\",\"customer\":\"cus_n\",\"description\":\"a\\u0000b\"}"), "description");
-        assertRefused(post("/v1/charges", ACME, "surrogate-1",
-                "{\"amount\":100,\"currency\":\"usd\",\"customer\":\"cus_s\",\"description\":\"\\ud800\"}"), "description");
-        assertRefused(post("/v1/charges", ACME, "bell-1",
-                "{\"amount\":100,\"currency\":\"usd\",\"customer\":\"cus_s\",\"metadata\":{\"note\":\"\\u0007\"}}"), "metadata");
+        assertRefused(
+                post(
+                        "/v1/charges",
+                        ACME,
+                        "nul-1",
+                        "{\"amount\":100,\"currency\":\"usd\",\"customer\":\"cus_n\",\"description\":\"a\\u0000b\"}"),
+                "description");
+        assertRefused(
+                post(
+                        "/v1/charges",
+                        ACME,
+                        "nul-1",
+                        "{\"amount\":100,\"currency\":\"usd\",\"customer\":\"cus_n\",\"description\":\"a\\u0000b\"}"),
+                "description");
+        assertRefused(
+                post(
+                        "/v1/charges",
+                        ACME,
+                        "surrogate-1",
+                        "{\"amount\":100,\"currency\":\"usd\",\"customer\":\"cus_s\",\"description\":\"\\ud800\"}"),
+                "description");
+        assertRefused(
+                post(
+                        "/v1/charges",
+                        ACME,
+                        "bell-1",
+                        "{\"amount\":100,\"currency\":\"usd\",\"customer\":\"cus_s\",\"metadata\":{\"note\":\"\\u0007\"}}"),
+                "metadata");
         assertThat(count("SELECT count(*) FROM payments_charge")).isEqualTo(before);
         // a description with tabs, line breaks and a paired surrogate is text
-        Answer fine = post("/v1/charges", ACME, "fine-1",
+        Answer fine = post(
+                "/v1/charges",
+                ACME,
+                "fine-1",
                 "{\"amount\":100,\"currency\":\"usd\",\"customer\":\"cus_s\",\"description\":\"a\\tb\\nc \\ud83d\\ude00\"}");
         assertThat(fine.status()).as(fine.text()).isEqualTo(201);
         assertThat(fine.json().get("description").stringValue()).isEqualTo("a\tb\nc \ud83d\ude00");
@@ -45,13 +68,21 @@ class UnstorableTextTest extends DefaultServiceTest {
         String emoji = "\\ud83d\\ude00";
         // 501 emoji: 501 code points, 1,002 UTF-16 units, past the processor's 1,000; was a 500 (outcome unknown,
         // "retry with the same key") on every retry
-        Answer tooLong = post("/v1/charges", ACME, "emoji-1",
-                "{\"amount\":100,\"currency\":\"usd\",\"customer\":\"cus_e\",\"description\":\"" + emoji.repeat(501) + "\"}");
+        Answer tooLong = post(
+                "/v1/charges",
+                ACME,
+                "emoji-1",
+                "{\"amount\":100,\"currency\":\"usd\",\"customer\":\"cus_e\",\"description\":\"" + emoji.repeat(501)
+                        + "\"}");
         assertRefused(tooLong, "description");
         assertThat(tooLong.text()).contains("UTF-16");
         assertThat(count("SELECT count(*) FROM payments_charge")).isEqualTo(before);
-        Answer fits = post("/v1/charges", ACME, "emoji-2",
-                "{\"amount\":100,\"currency\":\"usd\",\"customer\":\"cus_e\",\"description\":\"" + emoji.repeat(500) + "\"}");
+        Answer fits = post(
+                "/v1/charges",
+                ACME,
+                "emoji-2",
+                "{\"amount\":100,\"currency\":\"usd\",\"customer\":\"cus_e\",\"description\":\"" + emoji.repeat(500)
+                        + "\"}");
         assertThat(fits.status()).as(fits.text()).isEqualTo(201);
     }
 
@@ -60,13 +91,19 @@ class UnstorableTextTest extends DefaultServiceTest {
         Answer answer = post("/v1/webhook-endpoints", ACME, null, "{\"url\":\"\"}");
         assertThat(answer.status()).as(answer.text()).isEqualTo(422);
         assertThat(answer.text()).contains("url");
-        assertThat(count("SELECT count(*) FROM payments_webhook_endpoint WHERE url = ''")).isZero();
+        assertThat(count("SELECT count(*) FROM payments_webhook_endpoint WHERE url = ''"))
+                .isZero();
     }
 
     @Test
     void aWebhookEndpointWithUnstorableTextIsRefused() {
-        assertRefused(post("/v1/webhook-endpoints", ACME, null,
-                "{\"url\":\"https://example.com/hooks\",\"description\":\"a\\u0000b\"}"), "description");
+        assertRefused(
+                post(
+                        "/v1/webhook-endpoints",
+                        ACME,
+                        null,
+                        "{\"url\":\"https://example.com/hooks\",\"description\":\"a\\u0000b\"}"),
+                "description");
     }
 
     @Test

@@ -29,7 +29,9 @@ class PeriodicTest {
                 throw new IllegalStateException("the database is down");
             }
         })) {
-            assertThat(third.await(10, TimeUnit.SECONDS)).as("runs after an Error and an exception: %s", runs).isTrue();
+            assertThat(third.await(10, TimeUnit.SECONDS))
+                    .as("runs after an Error and an exception: %s", runs)
+                    .isTrue();
         }
     }
 }

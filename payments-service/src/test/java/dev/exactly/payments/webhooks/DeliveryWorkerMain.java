@@ -23,9 +23,21 @@ public final class DeliveryWorkerMain {
         PGSimpleDataSource dataSource = new PGSimpleDataSource();
         dataSource.setUrl(args[0]);
         dataSource.setCurrentSchema(args[1]);
-        DeliveryWorker worker = new DeliveryWorker(new Jdbc(dataSource), new DeliveryWorker.Settings(true,
-                Duration.ofMillis(50), 10, 2, 2, LEASE, new RetrySchedule(5, Duration.ofMillis(200), Duration.ofSeconds(2)),
-                Duration.ofSeconds(1), Duration.ofSeconds(4), true), InstantSource.system(), RandomGenerator.getDefault());
+        DeliveryWorker worker = new DeliveryWorker(
+                new Jdbc(dataSource),
+                new DeliveryWorker.Settings(
+                        true,
+                        Duration.ofMillis(50),
+                        10,
+                        2,
+                        2,
+                        LEASE,
+                        new RetrySchedule(5, Duration.ofMillis(200), Duration.ofSeconds(2)),
+                        Duration.ofSeconds(1),
+                        Duration.ofSeconds(4),
+                        true),
+                InstantSource.system(),
+                RandomGenerator.getDefault());
         worker.start();
         System.out.println("ready");
         System.out.flush();

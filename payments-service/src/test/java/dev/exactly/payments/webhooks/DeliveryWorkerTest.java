@@ -51,10 +51,10 @@ class DeliveryWorkerTest {
     void stopReceivers() {
         receivers.forEach(Receiver::close);
         // every test leaves no due delivery behind for the next one
-        db.jdbc.inTransaction(c -> Jdbc.update(c,
-                "UPDATE payments_webhook_endpoint SET status = 'disabled' WHERE status = 'enabled'", s -> { }));
-        db.jdbc.inTransaction(c -> Jdbc.update(c,
-                "UPDATE payments_webhook_delivery SET status = 'canceled' WHERE status = 'pending'", s -> { }));
+        db.jdbc.inTransaction(c -> Jdbc.update(
+                c, "UPDATE payments_webhook_endpoint SET status = 'disabled' WHERE status = 'enabled'", s -> {}));
+        db.jdbc.inTransaction(c -> Jdbc.update(
+                c, "UPDATE payments_webhook_delivery SET status = 'canceled' WHERE status = 'pending'", s -> {}));
     }
 
     private Receiver receiver() {
@@ -69,10 +69,12 @@ class DeliveryWorkerTest {
 
     /** Runs the worker until {@code done} holds (bounded). */
     private static void runUntil(DeliveryWorker worker, java.util.function.BooleanSupplier done) {
-        await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(20)).until(() -> {
-            worker.runOnce();
-            return done.getAsBoolean();
-        });
+        await().atMost(Duration.ofSeconds(60))
+                .pollInterval(Duration.ofMillis(20))
+                .until(() -> {
+                    worker.runOnce();
+                    return done.getAsBoolean();
+                });
     }
 
     @Test
@@ -80,28 +82,34 @@ class DeliveryWorkerTest {
         Receiver receiver = receiver();
         EndpointResult.Created endpoint = db.endpoint(receiver.url());
         String event = db.record(EventType.CHARGE_SUCCEEDED, "ch_signed");
-        runUntil(db.worker(20, 2, fast(3)), () -> "delivered".equals(db.delivery(event).get("status")));
+        runUntil(
+                db.worker(20, 2, fast(3)),
+                () -> "delivered".equals(db.delivery(event).get("status")));
 
         Receiver.Request got = receiver.received().getFirst();
         assertThat(got.eventId()).isEqualTo(event);
         assertThat(got.eventType()).isEqualTo("charge.succeeded");
         assertThat(got.attempt()).isEqualTo("1");
         assertThat(got.contentType()).isEqualTo("application/json");
-        assertThat(got.text()).startsWith("{\"id\":\"" + event + "\",\"object\":\"event\",\"type\":\"charge.succeeded\",")
+        assertThat(got.text())
+                .startsWith("{\"id\":\"" + event + "\",\"object\":\"event\",\"type\":\"charge.succeeded\",")
                 .contains("\"subject\":\"ch_signed\"", "\"data\":{\"object\":{\"id\":\"ch_signed\"");
         assertThat(got.signature()).matches("t=\\d+,v1=[0-9a-f]{64}");
 
         // the receiver's check passes with the endpoint's secret and the raw body
         WebhookSignature.verify(endpoint.secret(), got.signature(), got.body(), WebhookSignature.DEFAULT_TOLERANCE);
         // and fails for anything else: another secret, an altered body, a stale timestamp (a replay)
-        assertThatThrownBy(() -> WebhookSignature.verify("whsec_other", got.signature(), got.body(), Duration.ofMinutes(5)))
+        assertThatThrownBy(() ->
+                        WebhookSignature.verify("whsec_other", got.signature(), got.body(), Duration.ofMinutes(5)))
                 .hasMessageContaining("no signature matches");
         byte[] altered = got.text().replace("1999", "9999").getBytes(java.nio.charset.StandardCharsets.UTF_8);
-        assertThatThrownBy(() -> WebhookSignature.verify(endpoint.secret(), got.signature(), altered, Duration.ofMinutes(5)))
+        assertThatThrownBy(() ->
+                        WebhookSignature.verify(endpoint.secret(), got.signature(), altered, Duration.ofMinutes(5)))
                 .hasMessageContaining("no signature matches");
         InstantSource tenMinutesLater = InstantSource.fixed(Instant.now().plus(Duration.ofMinutes(10)));
-        assertThatThrownBy(() -> WebhookSignature.verify(endpoint.secret(), got.signature(), got.body(),
-                Duration.ofMinutes(5), tenMinutesLater)).hasMessageContaining("outside the tolerance");
+        assertThatThrownBy(() -> WebhookSignature.verify(
+                        endpoint.secret(), got.signature(), got.body(), Duration.ofMinutes(5), tenMinutesLater))
+                .hasMessageContaining("outside the tolerance");
     }
 
     @Test
@@ -109,17 +117,22 @@ class DeliveryWorkerTest {
         Receiver receiver = receiver().answering(n -> n <= 3 ? 500 : 204);
         EndpointResult.Created endpoint = db.endpoint(receiver.url());
         String event = db.record(EventType.CHARGE_FAILED, "ch_retried");
-        runUntil(db.worker(20, 2, fast(6)), () -> "delivered".equals(db.delivery(event).get("status")));
+        runUntil(
+                db.worker(20, 2, fast(6)),
+                () -> "delivered".equals(db.delivery(event).get("status")));
 
         List<Receiver.Request> got = receiver.received();
         assertThat(got).hasSize(4);
         assertThat(got).extracting(Receiver.Request::eventId).containsOnly(event);
         assertThat(got).extracting(Receiver.Request::attempt).containsExactly("1", "2", "3", "4");
-        assertThat(got).extracting(Receiver.Request::text).containsOnly(got.getFirst().text());
+        assertThat(got)
+                .extracting(Receiver.Request::text)
+                .containsOnly(got.getFirst().text());
         got.forEach(r -> WebhookSignature.verify(endpoint.secret(), r.signature(), r.body(), Duration.ofMinutes(5)));
         // pauses of at least half their ceiling: 200 ms, 400 ms, 800 ms
         for (int i = 1; i < got.size(); i++) {
-            long gapMillis = TimeUnit.NANOSECONDS.toMillis(got.get(i).nanos() - got.get(i - 1).nanos());
+            long gapMillis = TimeUnit.NANOSECONDS.toMillis(
+                    got.get(i).nanos() - got.get(i - 1).nanos());
             assertThat(gapMillis).as("pause before attempt %d", i + 1).isGreaterThanOrEqualTo(100L << (i - 1));
         }
         Map<String, Object> row = db.delivery(event);
@@ -140,7 +153,10 @@ class DeliveryWorkerTest {
         for (int i = 0; i < 20; i++) {
             worker.runOnce();
         }
-        assertThat(receiver.received()).hasSize(3).extracting(Receiver.Request::attempt).containsExactly("1", "2", "3");
+        assertThat(receiver.received())
+                .hasSize(3)
+                .extracting(Receiver.Request::attempt)
+                .containsExactly("1", "2", "3");
         Map<String, Object> row = db.delivery(event);
         assertThat(row.get("attempts")).isEqualTo(3);
         assertThat(row.get("last_status")).isEqualTo(503);
@@ -149,15 +165,22 @@ class DeliveryWorkerTest {
         // the receiver is fixed: a redelivery starts the dead letter over, same event, attempts from 1
         receiver.answering(n -> n <= 3 ? 503 : 200);
         Events events = new Events(db.jdbc, InstantSource.system());
-        assertThat(events.redeliver(WebhookDatabase.TENANT, event)).get()
-                .satisfies(d -> assertThat(d.deliveries()).extracting(Delivery::status).containsExactly("pending"));
+        assertThat(events.redeliver(WebhookDatabase.TENANT, event))
+                .get()
+                .satisfies(d ->
+                        assertThat(d.deliveries()).extracting(Delivery::status).containsExactly("pending"));
         runUntil(worker, () -> "delivered".equals(db.delivery(event).get("status")));
-        assertThat(receiver.received()).hasSize(4).extracting(Receiver.Request::eventId).containsOnly(event);
+        assertThat(receiver.received())
+                .hasSize(4)
+                .extracting(Receiver.Request::eventId)
+                .containsOnly(event);
         assertThat(receiver.received().getLast().attempt()).isEqualTo("1");
         assertThat(db.delivery(event).get("attempts")).isEqualTo(1);
         // a repeat changes nothing: a delivered delivery stays delivered
-        assertThat(events.redeliver(WebhookDatabase.TENANT, event)).get()
-                .satisfies(d -> assertThat(d.deliveries()).extracting(Delivery::status).containsExactly("delivered"));
+        assertThat(events.redeliver(WebhookDatabase.TENANT, event))
+                .get()
+                .satisfies(d ->
+                        assertThat(d.deliveries()).extracting(Delivery::status).containsExactly("delivered"));
         assertThat(events.redeliver("globex", event)).isEmpty();
     }
 
@@ -168,7 +191,9 @@ class DeliveryWorkerTest {
         closed.close();
         db.endpoint(url);
         String event = db.record(EventType.CHARGE_SUCCEEDED, "ch_unreachable");
-        runUntil(db.worker(20, 1, fast(2)), () -> "dead_lettered".equals(db.delivery(event).get("status")));
+        runUntil(
+                db.worker(20, 1, fast(2)),
+                () -> "dead_lettered".equals(db.delivery(event).get("status")));
         Map<String, Object> row = db.delivery(event);
         assertThat(row.get("attempts")).isEqualTo(2);
         assertThat(row.get("last_status")).isNull();
@@ -182,15 +207,25 @@ class DeliveryWorkerTest {
         db.endpoint(receiver.url());
         String[] rolledBack = new String[1];
         assertThatThrownBy(() -> db.jdbc.inTransaction(c -> {
-            rolledBack[0] = db.outbox.record(c, WebhookDatabase.TENANT, EventType.CHARGE_SUCCEEDED, "ch_rolled_back",
-                    "{\"id\":\"ch_rolled_back\"}");
-            throw new IllegalStateException("the business transaction fails after recording");
-        })).hasMessageContaining("business transaction fails");
+                    rolledBack[0] = db.outbox.record(
+                            c,
+                            WebhookDatabase.TENANT,
+                            EventType.CHARGE_SUCCEEDED,
+                            "ch_rolled_back",
+                            "{\"id\":\"ch_rolled_back\"}");
+                    throw new IllegalStateException("the business transaction fails after recording");
+                }))
+                .hasMessageContaining("business transaction fails");
         String committed = db.record(EventType.CHARGE_SUCCEEDED, "ch_committed");
-        runUntil(db.worker(20, 1, fast(3)), () -> "delivered".equals(db.delivery(committed).get("status")));
+        runUntil(
+                db.worker(20, 1, fast(3)),
+                () -> "delivered".equals(db.delivery(committed).get("status")));
         assertThat(db.deliveries(rolledBack[0])).isEmpty();
-        assertThat(db.jdbc.query("SELECT id FROM payments_event WHERE id = ?", s -> s.setString(1, rolledBack[0]),
-                rs -> rs.getString(1))).isEmpty();
+        assertThat(db.jdbc.query(
+                        "SELECT id FROM payments_event WHERE id = ?",
+                        s -> s.setString(1, rolledBack[0]),
+                        rs -> rs.getString(1)))
+                .isEmpty();
         assertThat(receiver.received()).extracting(Receiver.Request::eventId).containsExactly(committed);
     }
 
@@ -204,15 +239,23 @@ class DeliveryWorkerTest {
         EndpointResult.Created off = db.endpoint(disabled.url(), "charge.succeeded", "refund.succeeded");
         String charge = db.record(EventType.CHARGE_SUCCEEDED, "ch_filtered");
         String refund = db.record(EventType.REFUND_SUCCEEDED, "re_filtered");
-        assertThat(db.endpoints.disable(WebhookDatabase.TENANT, off.endpoint().id())).get()
-                .extracting(Endpoint::enabled).isEqualTo(false);
+        assertThat(db.endpoints.disable(WebhookDatabase.TENANT, off.endpoint().id()))
+                .get()
+                .extracting(Endpoint::enabled)
+                .isEqualTo(false);
         String after = db.record(EventType.CHARGE_SUCCEEDED, "ch_after_disable");
-        runUntil(db.worker(20, 2, fast(3)), () -> everything.received().size() == 3 && refunds.received().size() == 1);
+        runUntil(
+                db.worker(20, 2, fast(3)),
+                () -> everything.received().size() == 3 && refunds.received().size() == 1);
 
         assertThat(refunds.received()).extracting(Receiver.Request::eventId).containsExactly(refund);
-        assertThat(everything.received()).extracting(Receiver.Request::eventId).containsExactlyInAnyOrder(charge, refund, after);
+        assertThat(everything.received())
+                .extracting(Receiver.Request::eventId)
+                .containsExactlyInAnyOrder(charge, refund, after);
         assertThat(disabled.received()).isEmpty();
-        assertThat(db.deliveries(charge)).extracting(r -> r.get("status")).containsExactlyInAnyOrder("delivered", "canceled");
+        assertThat(db.deliveries(charge))
+                .extracting(r -> r.get("status"))
+                .containsExactlyInAnyOrder("delivered", "canceled");
         assertThat(db.deliveries(after)).hasSize(1);
     }
 
@@ -255,14 +298,22 @@ class DeliveryWorkerTest {
             for (Future<Integer> f : claims) {
                 perWorker.add(f.get(90, TimeUnit.SECONDS));
             }
-            assertThat(perWorker.stream().mapToInt(Integer::intValue).sum()).as("claims, one per event").isEqualTo(events);
-            assertThat(perWorker.stream().filter(n -> n > 0).count()).as("workers that claimed some").isGreaterThanOrEqualTo(2);
+            assertThat(perWorker.stream().mapToInt(Integer::intValue).sum())
+                    .as("claims, one per event")
+                    .isEqualTo(events);
+            assertThat(perWorker.stream().filter(n -> n > 0).count())
+                    .as("workers that claimed some")
+                    .isGreaterThanOrEqualTo(2);
         }
         Map<String, Long> perEvent = receiver.received().stream()
                 .collect(Collectors.groupingBy(Receiver.Request::eventId, Collectors.counting()));
-        assertThat(perEvent).hasSize(events).allSatisfy((id, n) -> assertThat(n).as(id).isEqualTo(1L));
+        assertThat(perEvent)
+                .hasSize(events)
+                .allSatisfy((id, n) -> assertThat(n).as(id).isEqualTo(1L));
         assertThat(perEvent.keySet()).containsExactlyInAnyOrderElementsOf(ids);
-        assertThat(receiver.maxInFlight()).as("deliveries in flight at once (the workers overlapped)").isGreaterThanOrEqualTo(2);
+        assertThat(receiver.maxInFlight())
+                .as("deliveries in flight at once (the workers overlapped)")
+                .isGreaterThanOrEqualTo(2);
         assertThat(ids.stream().map(db::delivery).map(r -> r.get("status")).collect(Collectors.toSet()))
                 .containsExactly("delivered");
         assertThat(ids.stream().map(db::delivery).map(r -> r.get("attempts")).collect(Collectors.toSet()))
@@ -290,8 +341,12 @@ class DeliveryWorkerTest {
         try {
             db.endpoint("http://127.0.0.1:" + server.getAddress().getPort() + "/endless");
             String event = db.record(EventType.CHARGE_SUCCEEDED, "ch_endless");
-            runUntil(db.worker(20, 1, fast(3)), () -> "delivered".equals(db.delivery(event).get("status")));
-            assertThat(clientHungUp.await(30, TimeUnit.SECONDS)).as("the worker closed the answer unread").isTrue();
+            runUntil(
+                    db.worker(20, 1, fast(3)),
+                    () -> "delivered".equals(db.delivery(event).get("status")));
+            assertThat(clientHungUp.await(30, TimeUnit.SECONDS))
+                    .as("the worker closed the answer unread")
+                    .isTrue();
         } finally {
             server.stop(0);
         }
@@ -323,7 +378,9 @@ class DeliveryWorkerTest {
         Receiver receiver = receiver();
         db.endpoint(receiver.url());
         String event = db.record(EventType.CHARGE_SUCCEEDED, "ch_private");
-        runUntil(db.worker(20, 1, fast(2), false), () -> "dead_lettered".equals(db.delivery(event).get("status")));
+        runUntil(
+                db.worker(20, 1, fast(2), false),
+                () -> "dead_lettered".equals(db.delivery(event).get("status")));
         assertThat(receiver.received()).isEmpty();
         Map<String, Object> row = db.delivery(event);
         assertThat(row.get("attempts")).isEqualTo(2);
@@ -347,8 +404,9 @@ class DeliveryWorkerTest {
         // one claim of up to 10: the flood's endpoint gets 3 of them, however many of its deliveries are older
         assertThat(worker.runOnce()).isEqualTo(4);
         assertThat(flood.received()).hasSize(3);
-        assertThat(flood.received()).extracting(Receiver.Request::text).allSatisfy(t -> assertThat(t)
-                .containsAnyOf("ch_flood_0\"", "ch_flood_1\"", "ch_flood_2\""));
+        assertThat(flood.received())
+                .extracting(Receiver.Request::text)
+                .allSatisfy(t -> assertThat(t).containsAnyOf("ch_flood_0\"", "ch_flood_1\"", "ch_flood_2\""));
         assertThat(quiet.received()).extracting(Receiver.Request::eventId).containsExactly(late);
         runUntil(worker, () -> flood.received().size() == 30);
         assertThat(flood.received()).extracting(Receiver.Request::eventId).doesNotHaveDuplicates();
@@ -375,14 +433,18 @@ class DeliveryWorkerTest {
             // tenant's events are sent as they come
             for (int i = 0; i < 5; i++) {
                 String event = db.recordOf("fast-receiver", EventType.CHARGE_SUCCEEDED, "ch_fast_" + i);
-                await().atMost(Duration.ofSeconds(3)).until(() -> fast.received().stream()
-                        .anyMatch(r -> r.eventId().equals(event)));
+                await().atMost(Duration.ofSeconds(3))
+                        .until(() -> fast.received().stream()
+                                .anyMatch(r -> r.eventId().equals(event)));
             }
-            assertThat(slow.maxInFlight()).as("the slow endpoint's attempts at once").isEqualTo(2);
+            assertThat(slow.maxInFlight())
+                    .as("the slow endpoint's attempts at once")
+                    .isEqualTo(2);
             assertThat(release.getCount()).as("still held").isEqualTo(1);
             release.countDown();
-            await().atMost(Duration.ofSeconds(60)).until(() -> held.stream()
-                    .allMatch(id -> "delivered".equals(db.delivery(id).get("status"))));
+            await().atMost(Duration.ofSeconds(60))
+                    .until(() -> held.stream()
+                            .allMatch(id -> "delivered".equals(db.delivery(id).get("status"))));
             assertThat(slow.maxInFlight()).isEqualTo(2);
         } finally {
             release.countDown();
@@ -404,18 +466,22 @@ class DeliveryWorkerTest {
         for (int i = 0; i < 12; i++) {
             db.record(EventType.CHARGE_SUCCEEDED, "ch_batched_" + i);
         }
-        DeliveryWorker worker = db.worker(true, Duration.ofSeconds(20), 20, 8, 8, fast(3), Duration.ofSeconds(40), true);
+        DeliveryWorker worker =
+                db.worker(true, Duration.ofSeconds(20), 20, 8, 8, fast(3), Duration.ofSeconds(40), true);
         worker.start();
         try {
-            await().atMost(Duration.ofSeconds(10)).until(() -> receiver.received().size() == 8);
+            await().atMost(Duration.ofSeconds(10))
+                    .until(() -> receiver.received().size() == 8);
             long claimsAtFull = worker.claimCount();
             answers.get(0).countDown();
             // one attempt ended: no claim for a single free attempt
-            await().during(Duration.ofMillis(500)).atMost(Duration.ofSeconds(2))
+            await().during(Duration.ofMillis(500))
+                    .atMost(Duration.ofSeconds(2))
                     .until(() -> receiver.received().size() == 8 && worker.claimCount() == claimsAtFull);
             answers.get(1).countDown();
             // two ended: one claim takes the next two
-            await().atMost(Duration.ofSeconds(10)).until(() -> receiver.received().size() == 10);
+            await().atMost(Duration.ofSeconds(10))
+                    .until(() -> receiver.received().size() == 10);
             assertThat(worker.claimCount()).isEqualTo(claimsAtFull + 1);
         } finally {
             answers.forEach(CountDownLatch::countDown);
@@ -430,8 +496,10 @@ class DeliveryWorkerTest {
         String event = db.record(EventType.CHARGE_SUCCEEDED, "ch_after_disable");
         // what an event's transaction that read the endpoint as enabled leaves when it commits after the
         // disabling canceled the endpoint's pending deliveries
-        db.jdbc.inTransaction(c -> Jdbc.update(c, "UPDATE payments_webhook_endpoint SET status = 'disabled', "
-                + "disabled_at = now() WHERE id = ?", s -> s.setString(1, endpoint.endpoint().id())));
+        db.jdbc.inTransaction(c -> Jdbc.update(
+                c,
+                "UPDATE payments_webhook_endpoint SET status = 'disabled', " + "disabled_at = now() WHERE id = ?",
+                s -> s.setString(1, endpoint.endpoint().id())));
         assertThat(db.delivery(event).get("status")).isEqualTo("pending");
 
         assertThat(db.worker(20, 2, fast(3)).runOnce()).isEqualTo(1);

@@ -22,12 +22,24 @@ class DestinationsTest {
     @Test
     void everyNonPublicRangeIsNamedAndPublicAddressesPass() throws UnknownHostException {
         String[][] refused = {
-            {"127.0.0.1", "loopback"}, {"::1", "loopback"}, {"0.0.0.0", "unspecified"}, {"::", "unspecified"},
-            {"10.1.2.3", "private"}, {"172.16.0.1", "private"}, {"172.31.255.255", "private"}, {"192.168.1.1", "private"},
-            {"169.254.169.254", "link-local"}, {"fe80::1", "link-local"}, {"fd00::1", "private (unique local)"},
-            {"100.64.0.1", "shared (carrier-grade NAT)"}, {"100.127.255.255", "shared (carrier-grade NAT)"},
-            {"0.1.2.3", "'this network'"}, {"224.0.0.1", "multicast"}, {"ff02::1", "multicast"},
-            {"::ffff:127.0.0.1", "loopback"}, {"::ffff:10.0.0.1", "private"},
+            {"127.0.0.1", "loopback"},
+            {"::1", "loopback"},
+            {"0.0.0.0", "unspecified"},
+            {"::", "unspecified"},
+            {"10.1.2.3", "private"},
+            {"172.16.0.1", "private"},
+            {"172.31.255.255", "private"},
+            {"192.168.1.1", "private"},
+            {"169.254.169.254", "link-local"},
+            {"fe80::1", "link-local"},
+            {"fd00::1", "private (unique local)"},
+            {"100.64.0.1", "shared (carrier-grade NAT)"},
+            {"100.127.255.255", "shared (carrier-grade NAT)"},
+            {"0.1.2.3", "'this network'"},
+            {"224.0.0.1", "multicast"},
+            {"ff02::1", "multicast"},
+            {"::ffff:127.0.0.1", "loopback"},
+            {"::ffff:10.0.0.1", "private"},
         };
         for (String[] r : refused) {
             assertThat(Destinations.notPublic(at(r[0]))).as(r[0]).contains(r[1]);
@@ -49,12 +61,18 @@ class DestinationsTest {
     @Test
     void anIpv6AddressCarryingAnIpv4OneIsJudgedByIt() throws UnknownHostException {
         String[][] refused = {
-            {"::127.0.0.1", "loopback (inside an IPv6 address)"}, {"::a9fe:a9fe", "link-local (inside an IPv6 address)"},
-            {"64:ff9b::7f00:1", "loopback (inside an IPv6 address)"}, {"64:ff9b::a9fe:a9fe", "link-local (inside an IPv6 address)"},
-            {"64:ff9b:1::a00:1", "private (inside an IPv6 address)"}, {"2002:7f00:1::1", "loopback (inside an IPv6 address)"},
-            {"2002:c0a8:101::1", "private (inside an IPv6 address)"}, {"::ffff:0:7f00:1", "loopback (inside an IPv6 address)"},
-            {"100::1", "discard-only (100::/64)"}, {"198.18.0.1", "benchmarking (198.18/15)"},
-            {"192.0.0.1", "protocol assignment (192.0.0/24)"}, {"240.0.0.1", "reserved (240/4) or broadcast"},
+            {"::127.0.0.1", "loopback (inside an IPv6 address)"},
+            {"::a9fe:a9fe", "link-local (inside an IPv6 address)"},
+            {"64:ff9b::7f00:1", "loopback (inside an IPv6 address)"},
+            {"64:ff9b::a9fe:a9fe", "link-local (inside an IPv6 address)"},
+            {"64:ff9b:1::a00:1", "private (inside an IPv6 address)"},
+            {"2002:7f00:1::1", "loopback (inside an IPv6 address)"},
+            {"2002:c0a8:101::1", "private (inside an IPv6 address)"},
+            {"::ffff:0:7f00:1", "loopback (inside an IPv6 address)"},
+            {"100::1", "discard-only (100::/64)"},
+            {"198.18.0.1", "benchmarking (198.18/15)"},
+            {"192.0.0.1", "protocol assignment (192.0.0/24)"},
+            {"240.0.0.1", "reserved (240/4) or broadcast"},
             {"255.255.255.255", "reserved (240/4) or broadcast"},
         };
         for (String[] r : refused) {

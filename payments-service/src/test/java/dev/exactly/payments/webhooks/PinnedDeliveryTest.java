@@ -58,10 +58,10 @@ class PinnedDeliveryTest {
 
     @AfterEach
     void nothingLeftDue() {
-        db.jdbc.inTransaction(c -> Jdbc.update(c,
-                "UPDATE payments_webhook_endpoint SET status = 'disabled' WHERE status = 'enabled'", s -> { }));
-        db.jdbc.inTransaction(c -> Jdbc.update(c,
-                "UPDATE payments_webhook_delivery SET status = 'canceled' WHERE status = 'pending'", s -> { }));
+        db.jdbc.inTransaction(c -> Jdbc.update(
+                c, "UPDATE payments_webhook_endpoint SET status = 'disabled' WHERE status = 'enabled'", s -> {}));
+        db.jdbc.inTransaction(c -> Jdbc.update(
+                c, "UPDATE payments_webhook_delivery SET status = 'canceled' WHERE status = 'pending'", s -> {}));
     }
 
     /** A resolver that knows a few names only. */
@@ -75,23 +75,39 @@ class PinnedDeliveryTest {
         };
     }
 
-    private static DeliveryWorker worker(boolean allowPrivateNetworks, Destinations.Resolver resolver,
-            SSLSocketFactory tls, Duration requestTimeout) {
+    private static DeliveryWorker worker(
+            boolean allowPrivateNetworks,
+            Destinations.Resolver resolver,
+            SSLSocketFactory tls,
+            Duration requestTimeout) {
         return worker(allowPrivateNetworks, resolver, tls, requestTimeout, null);
     }
 
-    private static DeliveryWorker worker(boolean allowPrivateNetworks, Destinations.Resolver resolver,
-            SSLSocketFactory tls, Duration requestTimeout, java.net.@org.jspecify.annotations.Nullable ProxySelector proxies) {
-        return db.worker(false, Duration.ofMillis(50), 20, 2, 2, new RetrySchedule(2, Duration.ofMillis(100),
-                Duration.ofMillis(200)), requestTimeout, allowPrivateNetworks,
+    private static DeliveryWorker worker(
+            boolean allowPrivateNetworks,
+            Destinations.Resolver resolver,
+            SSLSocketFactory tls,
+            Duration requestTimeout,
+            java.net.@org.jspecify.annotations.Nullable ProxySelector proxies) {
+        return db.worker(
+                false,
+                Duration.ofMillis(50),
+                20,
+                2,
+                2,
+                new RetrySchedule(2, Duration.ofMillis(100), Duration.ofMillis(200)),
+                requestTimeout,
+                allowPrivateNetworks,
                 new DeliveryWorker.Network(resolver, tls, proxies));
     }
 
     private static void runUntil(DeliveryWorker worker, BooleanSupplier done) {
-        await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(20)).until(() -> {
-            worker.runOnce();
-            return done.getAsBoolean();
-        });
+        await().atMost(Duration.ofSeconds(60))
+                .pollInterval(Duration.ofMillis(20))
+                .until(() -> {
+                    worker.runOnce();
+                    return done.getAsBoolean();
+                });
     }
 
     private static boolean ended(String event) {
@@ -107,10 +123,13 @@ class PinnedDeliveryTest {
         try (Receiver receiver = Receiver.start()) {
             db.endpoint("http://localhost:" + receiver.port() + "/hooks");
             String event = db.record(EventType.CHARGE_SUCCEEDED, "ch_rebound");
-            runUntil(worker(false, names(Map.of("localhost", "192.0.2.1")), SYSTEM_TLS, Duration.ofSeconds(1)),
+            runUntil(
+                    worker(false, names(Map.of("localhost", "192.0.2.1")), SYSTEM_TLS, Duration.ofSeconds(1)),
                     () -> ended(event));
 
-            assertThat(receiver.received()).as("the loopback receiver was never called").isEmpty();
+            assertThat(receiver.received())
+                    .as("the loopback receiver was never called")
+                    .isEmpty();
             Map<String, Object> row = db.delivery(event);
             assertThat(row.get("status")).isEqualTo("dead_lettered");
             assertThat(row.get("last_error")).isIn("the connection failed", "the connection timed out");
@@ -122,7 +141,8 @@ class PinnedDeliveryTest {
         try (Receiver receiver = Receiver.start()) {
             db.endpoint("http://hooks.example:" + receiver.port() + "/in/h\u00e9/hooks?tenant=acme&x=%2F");
             String event = db.record(EventType.CHARGE_SUCCEEDED, "ch_pinned");
-            runUntil(worker(true, names(Map.of("hooks.example", "127.0.0.1")), SYSTEM_TLS, Duration.ofSeconds(4)),
+            runUntil(
+                    worker(true, names(Map.of("hooks.example", "127.0.0.1")), SYSTEM_TLS, Duration.ofSeconds(4)),
                     () -> ended(event));
 
             assertThat(db.delivery(event).get("status")).isEqualTo("delivered");
@@ -139,11 +159,32 @@ class PinnedDeliveryTest {
         static Tls forHooksExample(Path dir) throws Exception {
             char[] password = "changeit".toCharArray();
             Path keystore = dir.resolve("hooks.p12");
-            Process keytool = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "keytool").toString(),
-                    "-genkeypair", "-alias", "hooks", "-keyalg", "EC", "-groupname", "secp256r1", "-validity", "2",
-                    "-dname", "CN=hooks.example", "-ext", "SAN=dns:hooks.example", "-storetype", "PKCS12",
-                    "-keystore", keystore.toString(), "-storepass", "changeit", "-keypass", "changeit")
-                    .redirectErrorStream(true).start();
+            Process keytool = new ProcessBuilder(
+                            Path.of(System.getProperty("java.home"), "bin", "keytool")
+                                    .toString(),
+                            "-genkeypair",
+                            "-alias",
+                            "hooks",
+                            "-keyalg",
+                            "EC",
+                            "-groupname",
+                            "secp256r1",
+                            "-validity",
+                            "2",
+                            "-dname",
+                            "CN=hooks.example",
+                            "-ext",
+                            "SAN=dns:hooks.example",
+                            "-storetype",
+                            "PKCS12",
+                            "-keystore",
+                            keystore.toString(),
+                            "-storepass",
+                            "changeit",
+                            "-keypass",
+                            "changeit")
+                    .redirectErrorStream(true)
+                    .start();
             keytool.getInputStream().transferTo(OutputStream.nullOutputStream());
             assertThat(keytool.waitFor(60, TimeUnit.SECONDS)).isTrue();
             assertThat(keytool.exitValue()).isZero();
@@ -164,8 +205,9 @@ class PinnedDeliveryTest {
     }
 
     /** An https server on loopback answering 204, counting what it served and the Host of each event. */
-    private record HttpsReceiver(HttpsServer server, ExecutorService executor, AtomicInteger served,
-            Map<String, String> hosts) implements AutoCloseable {
+    private record HttpsReceiver(
+            HttpsServer server, ExecutorService executor, AtomicInteger served, Map<String, String> hosts)
+            implements AutoCloseable {
         static HttpsReceiver start(SSLContext tls) throws IOException {
             HttpsServer server = HttpsServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
             server.setHttpsConfigurator(new HttpsConfigurator(tls));
@@ -174,7 +216,8 @@ class PinnedDeliveryTest {
             server.createContext("/", exchange -> {
                 exchange.getRequestBody().readAllBytes();
                 served.incrementAndGet();
-                hosts.put(exchange.getRequestHeaders().getFirst("Exactly-Event-Id"),
+                hosts.put(
+                        exchange.getRequestHeaders().getFirst("Exactly-Event-Id"),
                         exchange.getRequestHeaders().getFirst("Host"));
                 exchange.sendResponseHeaders(204, -1);
                 exchange.close();
@@ -201,8 +244,11 @@ class PinnedDeliveryTest {
         Tls tls = Tls.forHooksExample(dir);
         try (HttpsReceiver server = HttpsReceiver.start(tls.server())) {
             int port = server.port();
-            DeliveryWorker worker = worker(true, names(Map.of("hooks.example", "127.0.0.1", "other.example", "127.0.0.1")),
-                    tls.client().getSocketFactory(), Duration.ofSeconds(4));
+            DeliveryWorker worker = worker(
+                    true,
+                    names(Map.of("hooks.example", "127.0.0.1", "other.example", "127.0.0.1")),
+                    tls.client().getSocketFactory(),
+                    Duration.ofSeconds(4));
 
             db.endpoint("https://hooks.example:" + port + "/tls");
             String named = db.record(EventType.CHARGE_SUCCEEDED, "ch_tls_named");
@@ -217,7 +263,9 @@ class PinnedDeliveryTest {
             runUntil(worker, () -> ended(other));
             assertThat(db.delivery(other).get("status")).isEqualTo("dead_lettered");
             assertThat(db.delivery(other).get("last_error")).isEqualTo("the TLS handshake failed");
-            assertThat(server.served().get()).as("only the attempt to the certificate's name was served").isEqualTo(1);
+            assertThat(server.served().get())
+                    .as("only the attempt to the certificate's name was served")
+                    .isEqualTo(1);
         }
     }
 
@@ -250,7 +298,8 @@ class PinnedDeliveryTest {
         }
 
         java.net.ProxySelector selector() {
-            return java.net.ProxySelector.of(new InetSocketAddress(InetAddress.getLoopbackAddress(), server.getLocalPort()));
+            return java.net.ProxySelector.of(
+                    new InetSocketAddress(InetAddress.getLoopbackAddress(), server.getLocalPort()));
         }
 
         private Void serve(Socket client) throws IOException {
@@ -260,12 +309,16 @@ class PinnedDeliveryTest {
                 for (String line = readLine(in); !line.isEmpty(); line = readLine(in)) {
                     head.add(line);
                 }
-                String host = head.stream().filter(h -> h.regionMatches(true, 0, "Host:", 0, 5))
-                        .map(h -> h.substring(5).strip()).findFirst().orElse("");
+                String host = head.stream()
+                        .filter(h -> h.regionMatches(true, 0, "Host:", 0, 5))
+                        .map(h -> h.substring(5).strip())
+                        .findFirst()
+                        .orElse("");
                 lines.add(head.getFirst() + " | Host: " + host);
                 OutputStream out = client.getOutputStream();
                 if (!head.getFirst().startsWith("CONNECT ")) {
-                    out.write("HTTP/1.1 204 No Content\r\nConnection: close\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
+                    out.write(
+                            "HTTP/1.1 204 No Content\r\nConnection: close\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
                     return null;
                 }
                 if (refuse != 0) {
@@ -323,14 +376,16 @@ class PinnedDeliveryTest {
             String event = db.record(EventType.CHARGE_SUCCEEDED, "ch_proxied_http");
             runUntil(worker, () -> ended(event));
             assertThat(db.delivery(event).get("status")).isEqualTo("delivered");
-            assertThat(proxy.lines).containsExactly("POST http://hooks.example:8081/in?x=1 HTTP/1.1 | Host: hooks.example:8081");
+            assertThat(proxy.lines)
+                    .containsExactly("POST http://hooks.example:8081/in?x=1 HTTP/1.1 | Host: hooks.example:8081");
             nothingLeftDue();
 
             // private networks not allowed: a host that resolves inside is refused here, the proxy never asked
             db.endpoint("http://inside.example/in");
             String inside = db.record(EventType.CHARGE_SUCCEEDED, "ch_proxied_inside");
             runUntil(worker, () -> ended(inside));
-            assertThat(db.delivery(inside).get("last_error")).isEqualTo("refused: the URL's host is not a public address");
+            assertThat(db.delivery(inside).get("last_error"))
+                    .isEqualTo("refused: the URL's host is not a public address");
             assertThat(proxy.lines).hasSize(1);
         }
     }
@@ -338,17 +393,19 @@ class PinnedDeliveryTest {
     @Test
     void throughAnHttpProxyAnHttpsAttemptTunnelsAndTheCertificateStillNamesTheHost(@TempDir Path dir) throws Exception {
         Tls tls = Tls.forHooksExample(dir);
-        try (Proxy proxy = new Proxy(0); HttpsReceiver server = HttpsReceiver.start(tls.server())) {
+        try (Proxy proxy = new Proxy(0);
+                HttpsReceiver server = HttpsReceiver.start(tls.server())) {
             // private networks allowed: the name is the proxy's to resolve (this resolver knows none)
-            DeliveryWorker worker = worker(true, names(Map.of()), tls.client().getSocketFactory(), Duration.ofSeconds(4),
-                    proxy.selector());
+            DeliveryWorker worker = worker(
+                    true, names(Map.of()), tls.client().getSocketFactory(), Duration.ofSeconds(4), proxy.selector());
             db.endpoint("https://hooks.example:" + server.port() + "/tunnel");
             String event = db.record(EventType.CHARGE_SUCCEEDED, "ch_tunnel");
             runUntil(worker, () -> ended(event));
 
             assertThat(db.delivery(event).get("status")).isEqualTo("delivered");
-            assertThat(proxy.lines).containsExactly("CONNECT hooks.example:" + server.port() + " HTTP/1.1 | Host: hooks.example:"
-                    + server.port());
+            assertThat(proxy.lines)
+                    .containsExactly("CONNECT hooks.example:" + server.port() + " HTTP/1.1 | Host: hooks.example:"
+                            + server.port());
             assertThat(server.hosts().get(event)).isEqualTo("hooks.example:" + server.port());
         }
     }
@@ -412,32 +469,41 @@ class PinnedDeliveryTest {
 
     @Test
     void interimAnswersAreSkippedAndTheFinalStatusDecides() throws IOException {
-        String event = withRawServer(socket -> {
-            OutputStream out = socket.getOutputStream();
-            out.write(("HTTP/1.1 103 Early Hints\r\nLink: </style.css>; rel=preload\r\n\r\n"
-                    + "HTTP/1.1 202 Accepted\r\nContent-Length: 0\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
-            out.flush();
-        }, port -> {
-            db.endpoint("http://127.0.0.1:" + port + "/interim");
-            String id = db.record(EventType.CHARGE_SUCCEEDED, "ch_interim");
-            runUntil(worker(true, Destinations.Resolver.SYSTEM, SYSTEM_TLS, Duration.ofSeconds(4)), () -> ended(id));
-            return id;
-        });
+        String event = withRawServer(
+                socket -> {
+                    OutputStream out = socket.getOutputStream();
+                    out.write(("HTTP/1.1 103 Early Hints\r\nLink: </style.css>; rel=preload\r\n\r\n"
+                                    + "HTTP/1.1 202 Accepted\r\nContent-Length: 0\r\n\r\n")
+                            .getBytes(StandardCharsets.US_ASCII));
+                    out.flush();
+                },
+                port -> {
+                    db.endpoint("http://127.0.0.1:" + port + "/interim");
+                    String id = db.record(EventType.CHARGE_SUCCEEDED, "ch_interim");
+                    runUntil(
+                            worker(true, Destinations.Resolver.SYSTEM, SYSTEM_TLS, Duration.ofSeconds(4)),
+                            () -> ended(id));
+                    return id;
+                });
         assertThat(db.delivery(event).get("status")).isEqualTo("delivered");
         assertThat(db.delivery(event).get("last_status")).isEqualTo(202);
     }
 
     @Test
     void anAnswerThatIsNotHttpIsAFailedAttempt() throws IOException {
-        String event = withRawServer(socket -> {
-            socket.getOutputStream().write("SSH-2.0-OpenSSH_9.2\r\n".getBytes(StandardCharsets.US_ASCII));
-            socket.getOutputStream().flush();
-        }, port -> {
-            db.endpoint("http://127.0.0.1:" + port + "/not-http");
-            String id = db.record(EventType.CHARGE_SUCCEEDED, "ch_not_http");
-            runUntil(worker(true, Destinations.Resolver.SYSTEM, SYSTEM_TLS, Duration.ofSeconds(4)), () -> ended(id));
-            return id;
-        });
+        String event = withRawServer(
+                socket -> {
+                    socket.getOutputStream().write("SSH-2.0-OpenSSH_9.2\r\n".getBytes(StandardCharsets.US_ASCII));
+                    socket.getOutputStream().flush();
+                },
+                port -> {
+                    db.endpoint("http://127.0.0.1:" + port + "/not-http");
+                    String id = db.record(EventType.CHARGE_SUCCEEDED, "ch_not_http");
+                    runUntil(
+                            worker(true, Destinations.Resolver.SYSTEM, SYSTEM_TLS, Duration.ofSeconds(4)),
+                            () -> ended(id));
+                    return id;
+                });
         Map<String, Object> row = db.delivery(event);
         assertThat(row.get("status")).isEqualTo("dead_lettered");
         assertThat(row.get("last_status")).isNull();
@@ -448,26 +514,30 @@ class PinnedDeliveryTest {
     void aStatusLineTrickledByteByByteEndsAtTheRequestTimeoutAsAWhole() throws IOException {
         // one byte every 100 ms: each read returns well within any per-read timeout, the whole never comes
         long[] took = new long[1];
-        String event = withRawServer(socket -> {
-            OutputStream out = socket.getOutputStream();
-            for (int i = 0; i < 600; i++) { // a minute at most
-                out.write('H');
-                out.flush();
-                TimeUnit.MILLISECONDS.sleep(100);
-            }
-        }, port -> {
-            db.endpoint("http://127.0.0.1:" + port + "/trickle");
-            String id = db.record(EventType.CHARGE_SUCCEEDED, "ch_trickle");
-            DeliveryWorker worker = worker(true, Destinations.Resolver.SYSTEM, SYSTEM_TLS, Duration.ofSeconds(1));
-            long start = System.nanoTime();
-            worker.runOnce();
-            took[0] = System.nanoTime() - start;
-            return id;
-        });
+        String event = withRawServer(
+                socket -> {
+                    OutputStream out = socket.getOutputStream();
+                    for (int i = 0; i < 600; i++) { // a minute at most
+                        out.write('H');
+                        out.flush();
+                        TimeUnit.MILLISECONDS.sleep(100);
+                    }
+                },
+                port -> {
+                    db.endpoint("http://127.0.0.1:" + port + "/trickle");
+                    String id = db.record(EventType.CHARGE_SUCCEEDED, "ch_trickle");
+                    DeliveryWorker worker =
+                            worker(true, Destinations.Resolver.SYSTEM, SYSTEM_TLS, Duration.ofSeconds(1));
+                    long start = System.nanoTime();
+                    worker.runOnce();
+                    took[0] = System.nanoTime() - start;
+                    return id;
+                });
         Map<String, Object> row = db.delivery(event);
         assertThat(row.get("attempts")).isEqualTo(1);
         assertThat(row.get("last_error")).isEqualTo("no answer within 1 s");
-        assertThat(Duration.ofNanos(took[0])).as("the attempt ended at its deadline, not after the trickle")
+        assertThat(Duration.ofNanos(took[0]))
+                .as("the attempt ended at its deadline, not after the trickle")
                 .isLessThan(Duration.ofSeconds(10));
     }
 
@@ -478,14 +548,16 @@ class PinnedDeliveryTest {
                 .isEqualTo(new Destinations.Resolution.Refused(Destinations.DOES_NOT_RESOLVE_MARK));
         assertThat(Destinations.resolve("hooks.example", names(Map.of()), true))
                 .isEqualTo(new Destinations.Resolution.Refused(Destinations.DOES_NOT_RESOLVE_MARK));
-        Destinations.Resolver twoAddresses = host -> new InetAddress[] {
-            InetAddress.getByName("8.8.8.8"), InetAddress.getByName("10.0.0.7")};
+        Destinations.Resolver twoAddresses =
+                host -> new InetAddress[] {InetAddress.getByName("8.8.8.8"), InetAddress.getByName("10.0.0.7")};
         assertThat(Destinations.resolve("hooks.example", twoAddresses, false))
                 .isEqualTo(new Destinations.Resolution.Refused("10.0.0.7, a private address"));
         assertThat(Destinations.resolve("hooks.example", twoAddresses, true))
-                .isInstanceOfSatisfying(Destinations.Resolution.Allowed.class,
+                .isInstanceOfSatisfying(
+                        Destinations.Resolution.Allowed.class,
                         allowed -> assertThat(allowed.addresses()).hasSize(2));
-        assertThat(List.of(Destinations.resolve(null, twoAddresses, true), Destinations.resolve("", twoAddresses, true)))
+        assertThat(List.of(
+                        Destinations.resolve(null, twoAddresses, true), Destinations.resolve("", twoAddresses, true)))
                 .containsOnly(new Destinations.Resolution.Refused(Destinations.DOES_NOT_RESOLVE_MARK));
     }
 }

@@ -29,12 +29,12 @@ final class ReadmeReceiver extends HttpServlet {
         try {
             WebhookSignature.verify(secret, request.getHeader("Exactly-Signature"), body, Duration.ofMinutes(5));
         } catch (WebhookSignature.InvalidSignatureException e) {
-            response.setStatus(400);               // not ours, altered, or too old: a replay
+            response.setStatus(400); // not ours, altered, or too old: a replay
             return;
         }
         String eventId = request.getHeader("Exactly-Event-Id");
-        if (!processedEvents.add(eventId)) {       // a unique constraint in the receiver's own transaction
-            response.setStatus(200);               // a redelivery: already handled
+        if (!processedEvents.add(eventId)) { // a unique constraint in the receiver's own transaction
+            response.setStatus(200); // a redelivery: already handled
             return;
         }
         handled.add(eventId);

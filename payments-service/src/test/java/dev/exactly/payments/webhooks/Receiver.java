@@ -24,8 +24,16 @@ import java.util.function.IntUnaryOperator;
 final class Receiver implements AutoCloseable {
 
     /** One delivery as received. */
-    record Request(String eventId, String eventType, String attempt, String signature, String contentType, byte[] body,
-            long nanos, String host, String target) {
+    record Request(
+            String eventId,
+            String eventType,
+            String attempt,
+            String signature,
+            String contentType,
+            byte[] body,
+            long nanos,
+            String host,
+            String target) {
         String text() {
             return new String(body, StandardCharsets.UTF_8);
         }
@@ -44,7 +52,7 @@ final class Receiver implements AutoCloseable {
     private final AtomicInteger inFlight = new AtomicInteger();
     private final AtomicInteger maxInFlight = new AtomicInteger();
     private volatile IntUnaryOperator statusOf = n -> 200;
-    private volatile Hold hold = n -> { };
+    private volatile Hold hold = n -> {};
 
     private Receiver(HttpServer server) {
         this.server = server;
@@ -105,9 +113,16 @@ final class Receiver implements AutoCloseable {
                 body = in.readAllBytes();
             }
             var h = exchange.getRequestHeaders();
-            received.add(new Request(h.getFirst("Exactly-Event-Id"), h.getFirst("Exactly-Event-Type"),
-                    h.getFirst("Exactly-Delivery-Attempt"), h.getFirst("Exactly-Signature"), h.getFirst("Content-Type"),
-                    body, System.nanoTime(), h.getFirst("Host"), exchange.getRequestURI().toString()));
+            received.add(new Request(
+                    h.getFirst("Exactly-Event-Id"),
+                    h.getFirst("Exactly-Event-Type"),
+                    h.getFirst("Exactly-Delivery-Attempt"),
+                    h.getFirst("Exactly-Signature"),
+                    h.getFirst("Content-Type"),
+                    body,
+                    System.nanoTime(),
+                    h.getFirst("Host"),
+                    exchange.getRequestURI().toString()));
             int n = count.incrementAndGet();
             try {
                 hold.hold(n);

@@ -38,7 +38,8 @@ class WebhookCrashTest {
     @Test
     void aWorkerKilledMidDeliveryIsFollowedByADeliveryOfTheSameEvent() throws Exception {
         CountDownLatch release = new CountDownLatch(1);
-        try (WebhookDatabase db = new WebhookDatabase("webhooks_crash"); Receiver receiver = Receiver.start()) {
+        try (WebhookDatabase db = new WebhookDatabase("webhooks_crash");
+                Receiver receiver = Receiver.start()) {
             // the first delivery is held (no answer) until the test releases it, after the kill
             receiver.holding(n -> {
                 if (n == 1) {
@@ -49,7 +50,8 @@ class WebhookCrashTest {
             String event = db.record(EventType.CHARGE_SUCCEEDED, "ch_crash");
 
             Process first = startWorker(db, "first");
-            await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(10))
+            await().atMost(Duration.ofSeconds(60))
+                    .pollInterval(Duration.ofMillis(10))
                     .until(() -> !receiver.received().isEmpty());
             Signals.kill(first.pid());
             assertThat(first.waitFor(10, TimeUnit.SECONDS)).isTrue();
@@ -65,7 +67,8 @@ class WebhookCrashTest {
 
             long restarted = System.nanoTime();
             startWorker(db, "second");
-            await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(50))
+            await().atMost(Duration.ofSeconds(60))
+                    .pollInterval(Duration.ofMillis(50))
                     .until(() -> "delivered".equals(db.delivery(event).get("status")));
 
             List<Receiver.Request> got = receiver.received();
@@ -73,7 +76,8 @@ class WebhookCrashTest {
             assertThat(got).extracting(Receiver.Request::eventId).containsOnly(event);
             assertThat(got).extracting(Receiver.Request::attempt).containsExactly("1", "2");
             assertThat(got.get(1).text()).isEqualTo(got.get(0).text());
-            got.forEach(r -> WebhookSignature.verify(endpoint.secret(), r.signature(), r.body(), Duration.ofMinutes(5)));
+            got.forEach(
+                    r -> WebhookSignature.verify(endpoint.secret(), r.signature(), r.body(), Duration.ofMinutes(5)));
             Map<String, Object> row = db.delivery(event);
             // sent again only once the dead worker's claim ended, never while it could still be answering
             assertThat(((java.sql.Timestamp) row.get("last_attempt_at")).toInstant())
@@ -87,17 +91,28 @@ class WebhookCrashTest {
     private Process startWorker(WebhookDatabase db, String name) throws IOException {
         Path dir = Files.createDirectories(Path.of("target", "webhook-crash"));
         Path out = dir.resolve(name + ".out");
-        List<String> command = List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx96m",
-                "-XX:TieredStopAtLevel=1", "-cp", System.getProperty("java.class.path"), DeliveryWorkerMain.class.getName(),
-                TestPostgres.jdbcUrl(), db.schema());
-        Process process = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(out.toFile()).start();
+        List<String> command = List.of(
+                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-Xmx96m",
+                "-XX:TieredStopAtLevel=1",
+                "-cp",
+                System.getProperty("java.class.path"),
+                DeliveryWorkerMain.class.getName(),
+                TestPostgres.jdbcUrl(),
+                db.schema());
+        Process process = new ProcessBuilder(command)
+                .redirectErrorStream(true)
+                .redirectOutput(out.toFile())
+                .start();
         processes.add(process);
-        await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(20)).until(() -> {
-            if (!process.isAlive()) {
-                throw new IllegalStateException("the worker process exited: " + Files.readString(out));
-            }
-            return Files.readString(out).contains("ready");
-        });
+        await().atMost(Duration.ofSeconds(60))
+                .pollInterval(Duration.ofMillis(20))
+                .until(() -> {
+                    if (!process.isAlive()) {
+                        throw new IllegalStateException("the worker process exited: " + Files.readString(out));
+                    }
+                    return Files.readString(out).contains("ready");
+                });
         return process;
     }
 }

@@ -52,8 +52,8 @@ final class WebhookDatabase implements AutoCloseable {
 
     /** A new endpoint of a tenant; its secret. */
     EndpointResult.Created endpointOf(String tenant, String url, String... events) {
-        return (EndpointResult.Created) endpoints.create(tenant,
-                new EndpointRequest(url, events.length == 0 ? List.of("*") : List.of(events), null));
+        return (EndpointResult.Created) endpoints.create(
+                tenant, new EndpointRequest(url, events.length == 0 ? List.of("*") : List.of(events), null));
     }
 
     /** Records an event in a transaction of its own, as business code would in its own. */
@@ -63,8 +63,8 @@ final class WebhookDatabase implements AutoCloseable {
 
     /** Records an event of a tenant in a transaction of its own. */
     String recordOf(String tenant, EventType type, String subject) {
-        return jdbc.inTransaction(c -> outbox.record(c, tenant, type, subject,
-                "{\"id\":\"" + subject + "\",\"object\":\"charge\",\"amount\":1999}"));
+        return jdbc.inTransaction(c -> outbox.record(
+                c, tenant, type, subject, "{\"id\":\"" + subject + "\",\"object\":\"charge\",\"amount\":1999}"));
     }
 
     /** A worker with the given schedule and short timeouts, allowed to reach the test's loopback receivers. */
@@ -81,30 +81,81 @@ final class WebhookDatabase implements AutoCloseable {
      * {@code requestTimeout} for an answer (its claims' lease 2 s longer); {@code scheduled}: it sweeps on its
      * own (every 50 ms) once started.
      */
-    DeliveryWorker worker(boolean scheduled, int batchSize, int parallelism, int perEndpoint, RetrySchedule retries,
-            Duration requestTimeout, boolean allowPrivateNetworks) {
-        return worker(scheduled, Duration.ofMillis(50), batchSize, parallelism, perEndpoint, retries, requestTimeout,
+    DeliveryWorker worker(
+            boolean scheduled,
+            int batchSize,
+            int parallelism,
+            int perEndpoint,
+            RetrySchedule retries,
+            Duration requestTimeout,
+            boolean allowPrivateNetworks) {
+        return worker(
+                scheduled,
+                Duration.ofMillis(50),
+                batchSize,
+                parallelism,
+                perEndpoint,
+                retries,
+                requestTimeout,
                 allowPrivateNetworks);
     }
 
     /** As above, sweeping every {@code interval}. */
-    DeliveryWorker worker(boolean scheduled, Duration interval, int batchSize, int parallelism, int perEndpoint,
-            RetrySchedule retries, Duration requestTimeout, boolean allowPrivateNetworks) {
-        return worker(scheduled, interval, batchSize, parallelism, perEndpoint, retries, requestTimeout,
-                allowPrivateNetworks, DeliveryWorker.Network.system());
+    DeliveryWorker worker(
+            boolean scheduled,
+            Duration interval,
+            int batchSize,
+            int parallelism,
+            int perEndpoint,
+            RetrySchedule retries,
+            Duration requestTimeout,
+            boolean allowPrivateNetworks) {
+        return worker(
+                scheduled,
+                interval,
+                batchSize,
+                parallelism,
+                perEndpoint,
+                retries,
+                requestTimeout,
+                allowPrivateNetworks,
+                DeliveryWorker.Network.system());
     }
 
     /** As above, reaching endpoints through {@code network}. */
-    DeliveryWorker worker(boolean scheduled, Duration interval, int batchSize, int parallelism, int perEndpoint,
-            RetrySchedule retries, Duration requestTimeout, boolean allowPrivateNetworks, DeliveryWorker.Network network) {
-        return new DeliveryWorker(jdbc, new DeliveryWorker.Settings(scheduled, interval, batchSize,
-                parallelism, perEndpoint, requestTimeout.plusSeconds(2), retries, Duration.ofSeconds(1), requestTimeout,
-                allowPrivateNetworks), InstantSource.system(), java.util.random.RandomGenerator.getDefault(), network);
+    DeliveryWorker worker(
+            boolean scheduled,
+            Duration interval,
+            int batchSize,
+            int parallelism,
+            int perEndpoint,
+            RetrySchedule retries,
+            Duration requestTimeout,
+            boolean allowPrivateNetworks,
+            DeliveryWorker.Network network) {
+        return new DeliveryWorker(
+                jdbc,
+                new DeliveryWorker.Settings(
+                        scheduled,
+                        interval,
+                        batchSize,
+                        parallelism,
+                        perEndpoint,
+                        requestTimeout.plusSeconds(2),
+                        retries,
+                        Duration.ofSeconds(1),
+                        requestTimeout,
+                        allowPrivateNetworks),
+                InstantSource.system(),
+                java.util.random.RandomGenerator.getDefault(),
+                network);
     }
 
     /** The delivery rows of an event. */
     List<Map<String, Object>> deliveries(String eventId) {
-        return jdbc.query("SELECT * FROM payments_webhook_delivery WHERE event_id = ? ORDER BY id", s -> s.setString(1, eventId),
+        return jdbc.query(
+                "SELECT * FROM payments_webhook_delivery WHERE event_id = ? ORDER BY id",
+                s -> s.setString(1, eventId),
                 rs -> {
                     Map<String, Object> row = new java.util.LinkedHashMap<>();
                     for (int i = 1; i <= rs.getMetaData().getColumnCount(); i++) {

@@ -80,8 +80,13 @@ public final class ChargeBook {
     public record Refused(String code, String message) implements HoldResult {}
 
     /** What never changes about a charge, as it is written to and read from the slab (its id and key first). */
-    private record Frozen(String id, String key, PspChargeRequest request, @Nullable String declineCode,
-            Instant created, @Nullable Instant expiresAt) {
+    private record Frozen(
+            String id,
+            String key,
+            PspChargeRequest request,
+            @Nullable String declineCode,
+            Instant created,
+            @Nullable Instant expiresAt) {
 
         byte[] bytes() {
             return Records.write(out -> {
@@ -117,15 +122,32 @@ public final class ChargeBook {
                 String declineCode = Records.readNullable(in);
                 Instant created = Instant.ofEpochSecond(in.readLong(), in.readInt());
                 Instant expiresAt = in.readBoolean() ? Instant.ofEpochSecond(in.readLong(), in.readInt()) : null;
-                return new Frozen(id, key, new PspChargeRequest(amount, currency, source, description, metadata, capture),
-                        declineCode, created, expiresAt);
+                return new Frozen(
+                        id,
+                        key,
+                        new PspChargeRequest(amount, currency, source, description, metadata, capture),
+                        declineCode,
+                        created,
+                        expiresAt);
             });
         }
 
         /** The charge as it is now, given its changing state. */
         PspCharge charge(ChargeStatus status, long captured, long refunded) {
-            return new PspCharge(id, request.amount(), request.currency(), status, key, declineCode, created,
-                    request.source(), request.description(), request.metadata(), captured, refunded, expiresAt);
+            return new PspCharge(
+                    id,
+                    request.amount(),
+                    request.currency(),
+                    status,
+                    key,
+                    declineCode,
+                    created,
+                    request.source(),
+                    request.description(),
+                    request.metadata(),
+                    captured,
+                    refunded,
+                    expiresAt);
         }
     }
 
@@ -166,8 +188,16 @@ public final class ChargeBook {
     }
 
     private static Capture captureOf(byte[] bytes) {
-        return Records.read(bytes, in -> new Capture(in.readLong(), in.readUTF(), in.readUTF(), in.readLong(),
-                in.readUTF(), Instant.ofEpochSecond(in.readLong(), in.readInt()), Records.readMap(in)));
+        return Records.read(
+                bytes,
+                in -> new Capture(
+                        in.readLong(),
+                        in.readUTF(),
+                        in.readUTF(),
+                        in.readLong(),
+                        in.readUTF(),
+                        Instant.ofEpochSecond(in.readLong(), in.readInt()),
+                        Records.readMap(in)));
     }
 
     private final Slab slab = new Slab();
@@ -176,12 +206,15 @@ public final class ChargeBook {
     private final Object lock = new Object();
     /** Each operation's keys, to the slab handle of the answer recorded under the key. */
     private final Map<PspOperation, KeyIndex> answers = new EnumMap<>(PspOperation.class);
+
     private final ChargeTable charges = new ChargeTable();
     /** Charge keys and ids, to charge numbers. */
     private final KeyIndex chargesByKey;
+
     private final KeyIndex chargesById;
     /** The capture log: slab handles of {@link Capture} records, oldest first. */
     private final Handles captures = new Handles();
+
     private long lastCaptureSequence;
     private final List<Refund> refunds = new ArrayList<>();
     private final ConcurrentHashMap<String, PspRefund> refundsByKey = new ConcurrentHashMap<>();
@@ -203,10 +236,15 @@ public final class ChargeBook {
             deciding[i] = new Object();
         }
         for (PspOperation o : PspOperation.values()) {
-            answers.put(o, new KeyIndex((handle, key) -> Records.first(slab.read(handle)).equals(key)));
+            answers.put(
+                    o,
+                    new KeyIndex(
+                            (handle, key) -> Records.first(slab.read(handle)).equals(key)));
         }
-        chargesById = new KeyIndex((n, id) -> Records.first(slab.read(charges.frozen((int) n))).equals(id));
-        chargesByKey = new KeyIndex((n, key) -> Records.second(slab.read(charges.frozen((int) n))).equals(key));
+        chargesById = new KeyIndex(
+                (n, id) -> Records.first(slab.read(charges.frozen((int) n))).equals(id));
+        chargesByKey = new KeyIndex(
+                (n, key) -> Records.second(slab.read(charges.frozen((int) n))).equals(key));
     }
 
     /**
@@ -218,7 +256,8 @@ public final class ChargeBook {
         synchronized (deciding[Math.floorMod(KeyIndex.hash(key), STRIPES)]) {
             long existing;
             synchronized (lock) {
-                existing = Objects.requireNonNull(answers.get(operation), "every operation").get(key);
+                existing = Objects.requireNonNull(answers.get(operation), "every operation")
+                        .get(key);
             }
             if (existing != KeyIndex.NONE && honourKeys) {
                 Entry recorded = entryOf(slab.read(existing));
@@ -247,7 +286,8 @@ public final class ChargeBook {
     public PspCharge openCharge(String id, String key, PspChargeRequest request, @Nullable String declineCode) {
         Instant now = clock.instant();
         Instant created = now.truncatedTo(ChronoUnit.SECONDS);
-        ChargeStatus status = declineCode != null ? ChargeStatus.DECLINED
+        ChargeStatus status = declineCode != null
+                ? ChargeStatus.DECLINED
                 : request.capture() ? ChargeStatus.CAPTURED : ChargeStatus.AUTHORIZED;
         Instant expiresAt = status == ChargeStatus.AUTHORIZED ? created.plus(authorizationTtl) : null;
         Frozen frozen = new Frozen(id, key, request, declineCode, created, expiresAt);
@@ -289,8 +329,8 @@ public final class ChargeBook {
             long authorized = frozen.request().amount();
             long capture = amount.orElse(authorized);
             if (capture > authorized) {
-                return new Refused("amount_too_large", "cannot capture " + capture + ": only "
-                        + authorized + " is authorized");
+                return new Refused(
+                        "amount_too_large", "cannot capture " + capture + ": only " + authorized + " is authorized");
             }
             charges.status(n, ChargeStatus.CAPTURED);
             charges.captured(n, capture);
@@ -318,7 +358,7 @@ public final class ChargeBook {
             Frozen frozen = frozen(n);
             switch (charges.status(n)) {
                 case AUTHORIZED -> charges.status(n, ChargeStatus.VOIDED);
-                case VOIDED, EXPIRED -> { }
+                case VOIDED, EXPIRED -> {}
                 case CAPTURED, DECLINED -> {
                     return notAHold(n, frozen).orElseThrow();
                 }
@@ -331,12 +371,16 @@ public final class ChargeBook {
     private Optional<Refused> notAHold(int n, Frozen frozen) {
         return switch (charges.status(n)) {
             case AUTHORIZED -> Optional.empty();
-            case CAPTURED -> Optional.of(new Refused("charge_already_captured", "charge " + frozen.id()
-                    + " is already captured (" + charges.captured(n) + ")"));
+            case CAPTURED ->
+                Optional.of(new Refused(
+                        "charge_already_captured",
+                        "charge " + frozen.id() + " is already captured (" + charges.captured(n) + ")"));
             case DECLINED -> Optional.of(new Refused("charge_declined", "charge " + frozen.id() + " was declined"));
             case VOIDED -> Optional.of(new Refused("charge_voided", "charge " + frozen.id() + " was voided"));
-            case EXPIRED -> Optional.of(new Refused("authorization_expired", "the hold of charge " + frozen.id()
-                    + " expired at " + frozen.expiresAt()));
+            case EXPIRED ->
+                Optional.of(new Refused(
+                        "authorization_expired",
+                        "the hold of charge " + frozen.id() + " expired at " + frozen.expiresAt()));
         };
     }
 
@@ -369,20 +413,38 @@ public final class ChargeBook {
             } else {
                 charges.expireIfDue(n, now);
                 Frozen frozen = frozen(n);
-                failure = !frozen.request().currency().equals(request.currency()) ? "currency_mismatch"
-                        : charges.status(n) != ChargeStatus.CAPTURED ? "charge_not_captured"
-                        : request.amount() > charges.captured(n) - charges.refunded(n) ? "amount_too_large"
-                        : null;
+                failure = !frozen.request().currency().equals(request.currency())
+                        ? "currency_mismatch"
+                        : charges.status(n) != ChargeStatus.CAPTURED
+                                ? "charge_not_captured"
+                                : request.amount() > charges.captured(n) - charges.refunded(n)
+                                        ? "amount_too_large"
+                                        : null;
                 if (failure == null) {
                     charges.refunded(n, charges.refunded(n) + request.amount());
-                    refunds.add(new Refund(refunds.size() + 1L, id, key, frozen.id(), request.amount(),
-                            request.currency(), now, request.metadata()));
+                    refunds.add(new Refund(
+                            refunds.size() + 1L,
+                            id,
+                            key,
+                            frozen.id(),
+                            request.amount(),
+                            request.currency(),
+                            now,
+                            request.metadata()));
                 }
             }
         }
-        PspRefund refund = new PspRefund(id, request.charge(), request.amount(), request.currency(),
-                failure == null ? RefundStatus.SUCCEEDED : RefundStatus.FAILED, key, failure, created,
-                request.reason(), request.metadata());
+        PspRefund refund = new PspRefund(
+                id,
+                request.charge(),
+                request.amount(),
+                request.currency(),
+                failure == null ? RefundStatus.SUCCEEDED : RefundStatus.FAILED,
+                key,
+                failure,
+                created,
+                request.reason(),
+                request.metadata());
         refundsById.put(id, refund);
         refundsByKey.put(key, refund);
         return refund;
@@ -418,7 +480,9 @@ public final class ChargeBook {
         PspRefund[] planted = new PspRefund[1];
         Outcome outcome = once(PspOperation.REFUND, key, "planted", () -> {
             planted[0] = refund(id, key, request, null);
-            return new Entry("planted", planted[0].succeeded() ? 200 : 402,
+            return new Entry(
+                    "planted",
+                    planted[0].succeeded() ? 200 : 402,
                     Json.write(Wire.refund(planted[0])).getBytes(StandardCharsets.UTF_8));
         });
         if (!(outcome instanceof Created) || planted[0] == null) {
@@ -438,8 +502,14 @@ public final class ChargeBook {
             for (int i = captures.size() - 1; i >= 0; i--) {
                 Capture c = captureOf(slab.read(captures.get(i)));
                 if (c.chargeId().equals(chargeId)) {
-                    Capture amended = new Capture(c.sequence(), c.idempotencyKey(), c.chargeId(), amount, c.currency(),
-                            c.capturedAt(), c.metadata());
+                    Capture amended = new Capture(
+                            c.sequence(),
+                            c.idempotencyKey(),
+                            c.chargeId(),
+                            amount,
+                            c.currency(),
+                            c.capturedAt(),
+                            c.metadata());
                     captures.set(i, slab.append(captureBytes(amended)));
                     return Optional.of(amended);
                 }
@@ -462,7 +532,9 @@ public final class ChargeBook {
                     captures.remove(i);
                     if (i == captures.size()) {
                         // the next capture takes the number after the last one left, as it always has
-                        lastCaptureSequence = i == 0 ? 0 : captureOf(slab.read(captures.get(i - 1))).sequence();
+                        lastCaptureSequence = i == 0
+                                ? 0
+                                : captureOf(slab.read(captures.get(i - 1))).sequence();
                     }
                     return Optional.of(c);
                 }
@@ -474,8 +546,8 @@ public final class ChargeBook {
     /** Caller holds the lock. */
     private void logCapture(String key, String chargeId, PspChargeRequest request, long amount, Instant at) {
         lastCaptureSequence++;
-        Capture capture = new Capture(lastCaptureSequence, key, chargeId, amount, request.currency(), at,
-                request.metadata());
+        Capture capture =
+                new Capture(lastCaptureSequence, key, chargeId, amount, request.currency(), at, request.metadata());
         captures.add(slab.append(captureBytes(capture)));
     }
 
@@ -537,7 +609,9 @@ public final class ChargeBook {
     /** The refund log, oldest first, limited to {@code [from, to)} (null: unbounded). */
     public List<Refund> refunds(@Nullable Instant from, @Nullable Instant to) {
         synchronized (lock) {
-            return refunds.stream().filter(r -> within(r.refundedAt(), from, to)).toList();
+            return refunds.stream()
+                    .filter(r -> within(r.refundedAt(), from, to))
+                    .toList();
         }
     }
 

@@ -86,7 +86,8 @@ final class ChargeTable {
     /** An uncaptured hold past its expiry becomes expired. */
     void expireIfDue(int n, Instant now) {
         check(n);
-        if (statuses[n] == ChargeStatus.AUTHORIZED.ordinal() && expirySeconds[n] != NO_EXPIRY
+        if (statuses[n] == ChargeStatus.AUTHORIZED.ordinal()
+                && expirySeconds[n] != NO_EXPIRY
                 && (now.getEpochSecond() > expirySeconds[n]
                         || (now.getEpochSecond() == expirySeconds[n] && now.getNano() >= expiryNanos[n]))) {
             statuses[n] = (byte) ChargeStatus.EXPIRED.ordinal();

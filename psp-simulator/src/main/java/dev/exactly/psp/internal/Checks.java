@@ -31,7 +31,10 @@ public final class Checks {
 
     /** An idempotency key: 1–255 printable ASCII characters, no leading or trailing space. */
     public static boolean validKey(String key) {
-        return !key.isEmpty() && key.length() <= 255 && printable(key) && key.strip().equals(key);
+        return !key.isEmpty()
+                && key.length() <= 255
+                && printable(key)
+                && key.strip().equals(key);
     }
 
     /** Only characters 0x20–0x7E. */

@@ -35,8 +35,8 @@ public final class Counters {
         private OperationStats snapshot() {
             Map<FaultKind, Long> fired = new EnumMap<>(FaultKind.class);
             faults.forEach((k, n) -> fired.put(k, n.sum()));
-            return new OperationStats(requests.sum(), succeeded.sum(), refused.sum(), replays.sum(), rejected.sum(),
-                    fired);
+            return new OperationStats(
+                    requests.sum(), succeeded.sum(), refused.sum(), replays.sum(), rejected.sum(), fired);
         }
 
         private void reset() {
@@ -51,6 +51,7 @@ public final class Counters {
 
     /** Captures made by requests (at once or of a hold). */
     public final LongAdder captures = new LongAdder();
+
     private final Map<PspOperation, Of> operations = new EnumMap<>(PspOperation.class);
 
     public Counters() {
@@ -78,8 +79,15 @@ public final class Counters {
             rejected += s.rejected();
             s.faults().forEach((k, n) -> faults.merge(k, n, Long::sum));
         }
-        return new PspStats(requests, captures.sum(), Objects.requireNonNull(ops.get(PspOperation.CHARGE), "every operation").refused(), replays, rejected,
-                faults, ops);
+        return new PspStats(
+                requests,
+                captures.sum(),
+                Objects.requireNonNull(ops.get(PspOperation.CHARGE), "every operation")
+                        .refused(),
+                replays,
+                rejected,
+                faults,
+                ops);
     }
 
     public void reset() {

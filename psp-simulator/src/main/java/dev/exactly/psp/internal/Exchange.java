@@ -100,7 +100,11 @@ public final class Exchange {
     /** An answer's head: status line, {@code Date}, the given headers, {@code Content-Length}. */
     static byte[] head(int status, List<String[]> headers, long contentLength, boolean close) {
         StringBuilder s = new StringBuilder(160);
-        s.append("HTTP/1.1 ").append(status).append(' ').append(Http1Server.reason(status)).append("\r\n");
+        s.append("HTTP/1.1 ")
+                .append(status)
+                .append(' ')
+                .append(Http1Server.reason(status))
+                .append("\r\n");
         s.append("Date: ").append(date()).append("\r\n");
         boolean typed = false;
         for (String[] h : headers) {
@@ -127,8 +131,10 @@ public final class Exchange {
         long second = System.currentTimeMillis() / 1000;
         DateText d = date;
         if (d == null || d.second() != second) {
-            d = new DateText(second, DateTimeFormatter.RFC_1123_DATE_TIME.format(
-                    ZonedDateTime.ofInstant(java.time.Instant.ofEpochSecond(second), ZoneOffset.UTC)));
+            d = new DateText(
+                    second,
+                    DateTimeFormatter.RFC_1123_DATE_TIME.format(
+                            ZonedDateTime.ofInstant(java.time.Instant.ofEpochSecond(second), ZoneOffset.UTC)));
             date = d;
         }
         return d.text();

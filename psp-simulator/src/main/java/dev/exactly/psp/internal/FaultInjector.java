@@ -111,7 +111,9 @@ public final class FaultInjector {
         boolean drop;
         synchronized (st) {
             Random r = st.random();
-            jitterMs = s.latencyJitter().isZero() ? 0 : r.nextLong(s.latencyJitter().toMillis() + 1);
+            jitterMs = s.latencyJitter().isZero()
+                    ? 0
+                    : r.nextLong(s.latencyJitter().toMillis() + 1);
             error = draw(r, s.errorRate());
             timeout = draw(r, s.timeoutRate());
             timeoutAfter = draw(r, s.timeoutAfterCaptureRate());

@@ -63,9 +63,11 @@ public final class Http1Server implements AutoCloseable {
     public static final int MAX_HEADER_LINES = 200;
     /** An unread body up to this size is skipped to keep the connection; a larger one closes it. */
     static final int MAX_SKIPPED_BODY_BYTES = 64 * 1024;
+
     private static final int MAX_CHUNK_LINE_BYTES = 4096;
     /** After a refusal, what the client still sends is dropped for at most this long and this much. */
     private static final int LINGER_MILLIS = 1000;
+
     private static final long LINGER_BYTES = 256 * 1024;
     private static final int BUFFER = 8192;
 
@@ -87,8 +89,14 @@ public final class Http1Server implements AutoCloseable {
      * @param idleTimeout    how long a read may wait for a request's bytes before the connection closes
      * @param maxConnections connections open at once; one more is answered 503 and closed
      */
-    public Http1Server(InetSocketAddress address, int backlog, Handler handler, Errors errors, Duration idleTimeout,
-            int maxConnections) throws IOException {
+    public Http1Server(
+            InetSocketAddress address,
+            int backlog,
+            Handler handler,
+            Errors errors,
+            Duration idleTimeout,
+            int maxConnections)
+            throws IOException {
         if (idleTimeout.isNegative() || idleTimeout.isZero()) {
             throw new IllegalArgumentException("idleTimeout must be positive");
         }
@@ -141,7 +149,9 @@ public final class Http1Server implements AutoCloseable {
                 continue;
             }
             Connection connection = new Connection(socket);
-            connection.thread = Thread.ofPlatform().daemon().name("psp-http-" + connectionIds.incrementAndGet())
+            connection.thread = Thread.ofPlatform()
+                    .daemon()
+                    .name("psp-http-" + connectionIds.incrementAndGet())
                     .unstarted(connection::run);
             connections.add(connection);
             if (closed) {
@@ -155,7 +165,9 @@ public final class Http1Server implements AutoCloseable {
 
     private void refuse(Socket socket) {
         try (socket) {
-            byte[] body = errors.render(503, "too_many_connections",
+            byte[] body = errors.render(
+                    503,
+                    "too_many_connections",
                     "the server has " + maxConnections + " connections open; try again shortly");
             socket.getOutputStream().write(Exchange.head(503, List.of(), body.length, true));
             socket.getOutputStream().write(body);
@@ -236,7 +248,8 @@ public final class Http1Server implements AutoCloseable {
 
     /** A request's head as read: the request line and the headers, names as sent. */
     record Head(String method, URI uri, boolean http10, List<String[]> headers) {
-        @Nullable String first(String name) {
+        @Nullable
+        String first(String name) {
             for (String[] h : headers) {
                 if (h[0].equalsIgnoreCase(name)) {
                     return h[1];
@@ -276,9 +289,12 @@ public final class Http1Server implements AutoCloseable {
         private int limit;
         /** When the current blocking read began, 0 while none waits. */
         volatile long readingSince;
+
         volatile @Nullable Thread thread;
         private @Nullable InputStream in;
-        @Nullable OutputStream out;
+
+        @Nullable
+        OutputStream out;
 
         Connection(Socket socket) {
             this.socket = socket;
@@ -444,8 +460,8 @@ public final class Http1Server implements AutoCloseable {
                     return head;
                 }
                 if (limit - pos >= MAX_HEAD_BYTES) {
-                    throw new BadRequest(431, "header_too_large",
-                            "the request head exceeds " + MAX_HEAD_BYTES + " bytes");
+                    throw new BadRequest(
+                            431, "header_too_large", "the request head exceeds " + MAX_HEAD_BYTES + " bytes");
                 }
                 int rescanFrom = Math.max(pos, limit - 2) - pos; // filling may move the buffered bytes
                 boolean more = fill(MAX_HEAD_BYTES + BUFFER);
@@ -479,7 +495,8 @@ public final class Http1Server implements AutoCloseable {
             List<String> encodings = head.all("Transfer-Encoding");
             List<String> lengths = head.all("Content-Length");
             if (!encodings.isEmpty() && !lengths.isEmpty()) {
-                throw new BadRequest(400, "bad_request", "a request may not carry both Content-Length and Transfer-Encoding");
+                throw new BadRequest(
+                        400, "bad_request", "a request may not carry both Content-Length and Transfer-Encoding");
             }
             String expect = head.first("Expect");
             boolean continueExpected = false;
@@ -491,7 +508,9 @@ public final class Http1Server implements AutoCloseable {
             }
             if (!encodings.isEmpty()) {
                 if (encodings.size() > 1 || !encodings.get(0).trim().equalsIgnoreCase("chunked")) {
-                    throw new BadRequest(501, "transfer_encoding_unsupported",
+                    throw new BadRequest(
+                            501,
+                            "transfer_encoding_unsupported",
                             "the only transfer coding accepted is chunked, alone");
                 }
                 return new BodyInput(this, -1, continueExpected);
@@ -604,7 +623,8 @@ public final class Http1Server implements AutoCloseable {
     }
 
     private static URI target(String target) throws BadRequest {
-        if (!target.startsWith("/") && !target.regionMatches(true, 0, "http://", 0, 7)
+        if (!target.startsWith("/")
+                && !target.regionMatches(true, 0, "http://", 0, 7)
                 && !target.regionMatches(true, 0, "https://", 0, 8)) {
             throw new BadRequest(400, "bad_request", "the request target must be a path");
         }
@@ -645,7 +665,9 @@ public final class Http1Server implements AutoCloseable {
         }
         for (int i = 0; i < s.length(); i++) {
             char c = s.charAt(i);
-            boolean ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')
+            boolean ok = (c >= 'a' && c <= 'z')
+                    || (c >= 'A' && c <= 'Z')
+                    || (c >= '0' && c <= '9')
                     || "!#$%&'*+-.^_`|~".indexOf(c) >= 0;
             if (!ok) {
                 return false;

@@ -13,6 +13,7 @@ import java.util.Arrays;
 final class KeyIndex {
     /** Not a value: a free slot, and what {@link #get} returns for an unknown key. */
     static final long NONE = Long.MIN_VALUE;
+
     private static final int INITIAL_SLOTS = 1024;
 
     /** Whether the record that {@code value} leads to is {@code key}'s. */

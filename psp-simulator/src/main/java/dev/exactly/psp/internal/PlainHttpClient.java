@@ -60,6 +60,7 @@ import org.jspecify.annotations.Nullable;
 public final class PlainHttpClient extends HttpClient {
     /** How long a connection may idle in the pool (servers close idle connections after 30 s or more). */
     public static final Duration MAX_IDLE = Duration.ofSeconds(10);
+
     private static final int BUFFER = 8192;
     private static final int MAX_HEAD_BYTES = 64 * 1024;
     /** Interim (1xx) answers read before the final one, at most. */
@@ -68,6 +69,7 @@ public final class PlainHttpClient extends HttpClient {
     static final int MAX_BODY_BYTES = 16 * 1024 * 1024;
     /** Header names this client writes itself. */
     private static final Set<String> OWN_HEADERS = Set.of("host", "content-length", "connection", "transfer-encoding");
+
     private static final String USER_AGENT = "exactly-psp-client";
 
     private final Duration connectTimeout;
@@ -88,7 +90,8 @@ public final class PlainHttpClient extends HttpClient {
         if (closed) {
             throw new IOException("client closed");
         }
-        long deadline = request.timeout().map(t -> System.nanoTime() + t.toNanos()).orElse(Long.MAX_VALUE);
+        long deadline =
+                request.timeout().map(t -> System.nanoTime() + t.toNanos()).orElse(Long.MAX_VALUE);
         byte[] body = body(request, deadline);
         int port = uri.getPort() == -1 ? 80 : uri.getPort();
         String authority = uri.getHost() + ":" + port;
@@ -162,8 +165,8 @@ public final class PlainHttpClient extends HttpClient {
     }
 
     private static HttpTimeoutException timeout(HttpRequest request, SocketTimeoutException cause) {
-        HttpTimeoutException e = new HttpTimeoutException("no answer within " + request.timeout().orElse(null)
-                + " from " + request.method() + " " + request.uri());
+        HttpTimeoutException e = new HttpTimeoutException("no answer within "
+                + request.timeout().orElse(null) + " from " + request.method() + " " + request.uri());
         e.initCause(cause);
         return e;
     }
@@ -197,8 +200,8 @@ public final class PlainHttpClient extends HttpClient {
             return new Connection(channel);
         } catch (SocketTimeoutException e) {
             channel.close();
-            HttpConnectTimeoutException timeout = new HttpConnectTimeoutException("connect to " + host + ":" + port
-                    + " timed out");
+            HttpConnectTimeoutException timeout =
+                    new HttpConnectTimeoutException("connect to " + host + ":" + port + " timed out");
             timeout.initCause(e);
             throw timeout;
         } catch (IOException | RuntimeException e) {
@@ -215,7 +218,9 @@ public final class PlainHttpClient extends HttpClient {
         if (uri.getRawQuery() != null) {
             head.append('?').append(uri.getRawQuery());
         }
-        head.append(" HTTP/1.1\r\nHost: ").append(uri.getPort() == -1 ? uri.getHost() : authority).append("\r\n");
+        head.append(" HTTP/1.1\r\nHost: ")
+                .append(uri.getPort() == -1 ? uri.getHost() : authority)
+                .append("\r\n");
         boolean userAgent = false;
         for (Map.Entry<String, List<String>> header : request.headers().map().entrySet()) {
             String name = header.getKey();
@@ -230,13 +235,17 @@ public final class PlainHttpClient extends HttpClient {
         if (!userAgent) {
             head.append("User-Agent: ").append(USER_AGENT).append("\r\n");
         }
-        if (body.length > 0 || (request.bodyPublisher().map(p -> p.contentLength() >= 0).orElse(false)
-                && !request.method().equals("GET"))) {
+        if (body.length > 0
+                || (request.bodyPublisher().map(p -> p.contentLength() >= 0).orElse(false)
+                        && !request.method().equals("GET"))) {
             head.append("Content-Length: ").append(body.length).append("\r\n");
         }
         head.append("\r\n");
         byte[] headBytes = head.toString().getBytes(StandardCharsets.ISO_8859_1);
-        return ByteBuffer.allocate(headBytes.length + body.length).put(headBytes).put(body).flip();
+        return ByteBuffer.allocate(headBytes.length + body.length)
+                .put(headBytes)
+                .put(body)
+                .flip();
     }
 
     /** The request body, collected from its publisher (the JDK's byte-array publisher hands it over at once). */
@@ -245,7 +254,8 @@ public final class PlainHttpClient extends HttpClient {
         if (publisher == null || publisher.contentLength() == 0) {
             return new byte[0];
         }
-        ByteArrayOutputStream out = new ByteArrayOutputStream((int) Math.max(64, Math.min(publisher.contentLength(), 1 << 20)));
+        ByteArrayOutputStream out =
+                new ByteArrayOutputStream((int) Math.max(64, Math.min(publisher.contentLength(), 1 << 20)));
         CompletableFuture<byte[]> done = new CompletableFuture<>();
         publisher.subscribe(new Flow.Subscriber<>() {
             @Override
@@ -271,7 +281,8 @@ public final class PlainHttpClient extends HttpClient {
             }
         });
         try {
-            return deadline == Long.MAX_VALUE ? done.get()
+            return deadline == Long.MAX_VALUE
+                    ? done.get()
                     : done.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
         } catch (ExecutionException e) {
             throw new IOException("request body failed: " + e.getCause(), e.getCause());
@@ -360,7 +371,9 @@ public final class PlainHttpClient extends HttpClient {
                     throw new IOException("more than " + MAX_INTERIM_ANSWERS + " interim (1xx) answers");
                 }
                 // HTTP/1.x SP three digits (SP reason): "HTTP/1.1 2000" is not 200, nor "HTTP/1.1 -01" anything
-                if (!statusLine.startsWith("HTTP/1.") || statusLine.length() < 12 || statusLine.charAt(8) != ' '
+                if (!statusLine.startsWith("HTTP/1.")
+                        || statusLine.length() < 12
+                        || statusLine.charAt(8) != ' '
                         || !Character.isDigit(statusLine.charAt(7))
                         || (statusLine.length() > 12 && statusLine.charAt(12) != ' ')) {
                     throw new IOException("not an HTTP/1.x status line: " + printable(statusLine));
@@ -389,15 +402,16 @@ public final class PlainHttpClient extends HttpClient {
                 }
             } while (status >= 100 && status < 200);
             HttpHeaders answerHeaders = HttpHeaders.of(headers, (name, value) -> true);
-            boolean keepAlive = !http10 && answerHeaders.allValues("Connection").stream()
-                    .noneMatch(v -> v.equalsIgnoreCase("close"));
+            boolean keepAlive = !http10
+                    && answerHeaders.allValues("Connection").stream().noneMatch(v -> v.equalsIgnoreCase("close"));
             byte[] body;
             if (method.equals("HEAD") || status == 204 || status == 304) {
                 body = new byte[0];
             } else if (answerHeaders.allValues("Transfer-Encoding").stream()
                     .anyMatch(v -> v.toLowerCase(Locale.ROOT).contains("chunked"))) {
                 if (answerHeaders.firstValue("Content-Length").isPresent()) {
-                    keepAlive = false; // both framings: the body is read as chunked, and the connection not trusted again
+                    // both framings: the body is read as chunked, and the connection not trusted again
+                    keepAlive = false;
                 }
                 body = chunked(deadline);
             } else if (answerHeaders.firstValue("Content-Length").isPresent()) {
@@ -476,7 +490,8 @@ public final class PlainHttpClient extends HttpClient {
             while (true) {
                 int b = next(deadline);
                 if (b < 0) {
-                    throw new EOFException(line.isEmpty() ? "connection closed before an answer" : "connection closed mid-line");
+                    throw new EOFException(
+                            line.isEmpty() ? "connection closed before an answer" : "connection closed mid-line");
                 }
                 if (b == '\n') {
                     int end = line.length();
@@ -607,7 +622,9 @@ public final class PlainHttpClient extends HttpClient {
     }
 
     @Override
-    public <T> CompletableFuture<HttpResponse<T>> sendAsync(HttpRequest request, HttpResponse.BodyHandler<T> handler,
+    public <T> CompletableFuture<HttpResponse<T>> sendAsync(
+            HttpRequest request,
+            HttpResponse.BodyHandler<T> handler,
             HttpResponse.@Nullable PushPromiseHandler<T> pushPromiseHandler) {
         return sendAsync(request, handler);
     }

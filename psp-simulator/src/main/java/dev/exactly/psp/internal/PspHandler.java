@@ -53,8 +53,8 @@ public final class PspHandler implements Http1Server.Handler {
     /**
      * @param closing counted down when the simulator closes: every delay and hang ends at once
      */
-    public PspHandler(ChargeBook book, FaultInjector faults, Counters counters, int maxBodyBytes,
-            CountDownLatch closing) {
+    public PspHandler(
+            ChargeBook book, FaultInjector faults, Counters counters, int maxBodyBytes, CountDownLatch closing) {
         this.book = book;
         this.faults = faults;
         this.counters = counters;
@@ -134,7 +134,7 @@ public final class PspHandler implements Http1Server.Handler {
                 switch (method) {
                     case "POST" -> faults.set(Wire.readFaultSettings(readJson(ex, false)));
                     case "DELETE" -> faults.clear();
-                    default -> { }
+                    default -> {}
                 }
                 send(ex, 200, Wire.faultSettings(faults.settings(), faults.pending()));
             }
@@ -263,7 +263,8 @@ public final class PspHandler implements Http1Server.Handler {
         if (plan.errorStatus() != 0) {
             fire(count, FaultKind.ERROR, fired);
             ex.setHeader(FAULT_FIRED, fired.toString());
-            throw new Reply(plan.errorStatus(),
+            throw new Reply(
+                    plan.errorStatus(),
                     Wire.error("api_error", "processing_error", "injected fault: error before " + what));
         }
         if (plan.timeout() != null) {
@@ -352,8 +353,10 @@ public final class PspHandler implements Http1Server.Handler {
     /** POST /v1/charges/{id}/capture: capture a hold once, all of it or a part. */
     private Parsed capture(String chargeId, JsonValue body) {
         OptionalLong amount = Wire.readCaptureRequest(body);
-        String fingerprint = fingerprint(JsonValue.object().put("charge", chargeId)
-                .put("capture", Wire.captureRequest(amount)).build());
+        String fingerprint = fingerprint(JsonValue.object()
+                .put("charge", chargeId)
+                .put("capture", Wire.captureRequest(amount))
+                .build());
         return new Parsed(fingerprint, (key, plan) -> {
             ChargeBook.HoldResult result = book.capture(chargeId, amount, key, plan.decline());
             if (result instanceof ChargeBook.Done) {
@@ -366,7 +369,8 @@ public final class PspHandler implements Http1Server.Handler {
     /** POST /v1/charges/{id}/void: release a hold. */
     private Parsed voidHold(String chargeId, JsonValue body) {
         Wire.readVoidRequest(body);
-        String fingerprint = fingerprint(JsonValue.object().put("charge", chargeId).build());
+        String fingerprint =
+                fingerprint(JsonValue.object().put("charge", chargeId).build());
         return new Parsed(fingerprint, (key, plan) -> holdAnswer(fingerprint, book.voidHold(chargeId, plan.decline())));
     }
 
@@ -374,7 +378,7 @@ public final class PspHandler implements Http1Server.Handler {
         return switch (result) {
             case ChargeBook.Done done -> entry(fingerprint, 200, Wire.charge(done.charge()));
             case ChargeBook.Refused refused ->
-                    entry(fingerprint, 402, Wire.error("invalid_request_error", refused.code(), refused.message()));
+                entry(fingerprint, 402, Wire.error("invalid_request_error", refused.code(), refused.message()));
         };
     }
 
@@ -462,15 +466,20 @@ public final class PspHandler implements Http1Server.Handler {
     private JsonValue readJson(Exchange ex, boolean emptyIsObject) throws IOException {
         byte[] bytes = ex.body().readNBytes(maxBodyBytes + 1);
         if (bytes.length > maxBodyBytes) {
-            throw new Reply(413, Wire.error("invalid_request_error", "body_too_large",
-                    "the request body exceeds " + maxBodyBytes + " bytes"));
+            throw new Reply(
+                    413,
+                    Wire.error(
+                            "invalid_request_error",
+                            "body_too_large",
+                            "the request body exceeds " + maxBodyBytes + " bytes"));
         }
         if (emptyIsObject && bytes.length == 0) {
             return JsonValue.object().build();
         }
         String text;
         try {
-            text = StandardCharsets.UTF_8.newDecoder()
+            text = StandardCharsets.UTF_8
+                    .newDecoder()
                     .onMalformedInput(CodingErrorAction.REPORT)
                     .onUnmappableCharacter(CodingErrorAction.REPORT)
                     .decode(ByteBuffer.wrap(bytes))
@@ -529,8 +538,12 @@ public final class PspHandler implements Http1Server.Handler {
             }
         }
         ex.setHeader("Allow", String.join(", ", allowed));
-        throw new Reply(405, Wire.error("invalid_request_error", "method_not_allowed",
-                method + " not allowed; use " + String.join(", ", allowed)));
+        throw new Reply(
+                405,
+                Wire.error(
+                        "invalid_request_error",
+                        "method_not_allowed",
+                        method + " not allowed; use " + String.join(", ", allowed)));
     }
 
     // ---------------------------------------------------------------- responses
@@ -544,8 +557,12 @@ public final class PspHandler implements Http1Server.Handler {
 
     private static void sendCapture(Exchange ex, Optional<Capture> capture, String chargeId) throws IOException {
         if (capture.isEmpty()) {
-            throw new Reply(404, Wire.error("invalid_request_error", "resource_missing",
-                    "no capture of charge " + chargeId + " in the log"));
+            throw new Reply(
+                    404,
+                    Wire.error(
+                            "invalid_request_error",
+                            "resource_missing",
+                            "no capture of charge " + chargeId + " in the log"));
         }
         send(ex, 200, Wire.capture(capture.get()));
     }

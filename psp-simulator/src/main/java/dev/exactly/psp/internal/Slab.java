@@ -19,6 +19,7 @@ import java.util.Arrays;
 final class Slab {
     /** The size of a chunk (a record larger than a chunk gets a chunk of its own size). */
     static final int CHUNK_BYTES = 4 << 20;
+
     private static final int LENGTH_BYTES = 4;
 
     private volatile byte[][] chunks = new byte[0][];
@@ -59,7 +60,9 @@ final class Slab {
             throw new IllegalArgumentException("no record at " + Long.toHexString(handle));
         }
         byte[] chunk = current[index];
-        int length = ((chunk[at] & 0xFF) << 24) | ((chunk[at + 1] & 0xFF) << 16) | ((chunk[at + 2] & 0xFF) << 8)
+        int length = ((chunk[at] & 0xFF) << 24)
+                | ((chunk[at + 1] & 0xFF) << 16)
+                | ((chunk[at + 2] & 0xFF) << 8)
                 | (chunk[at + 3] & 0xFF);
         return Arrays.copyOfRange(chunk, at + LENGTH_BYTES, at + LENGTH_BYTES + length);
     }

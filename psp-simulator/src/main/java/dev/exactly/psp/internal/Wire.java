@@ -105,9 +105,11 @@ public final class Wire {
                 .put("metadata", c.metadata())
                 .put("amount_captured", c.amountCaptured())
                 .put("amount_refunded", c.amountRefunded())
-                .put("expires_at", c.expiresAt() == null
-                        ? JsonValue.Null.INSTANCE
-                        : new JsonValue.Num(c.expiresAt().getEpochSecond()))
+                .put(
+                        "expires_at",
+                        c.expiresAt() == null
+                                ? JsonValue.Null.INSTANCE
+                                : new JsonValue.Num(c.expiresAt().getEpochSecond()))
                 .build();
     }
 
@@ -168,23 +170,31 @@ public final class Wire {
     public static List<Capture> readCaptures(JsonValue json) {
         List<Capture> out = new ArrayList<>();
         for (JsonValue.Obj c : listData(json, "the capture list")) {
-            out.add(new Capture(requiredLong(c, "sequence"), requiredString(c, "idempotency_key"),
-                    requiredString(c, "charge_id"), requiredLong(c, "amount"), requiredString(c, "currency"),
-                    instant(c, "captured_at"), stringMap(c, "metadata")));
+            out.add(new Capture(
+                    requiredLong(c, "sequence"),
+                    requiredString(c, "idempotency_key"),
+                    requiredString(c, "charge_id"),
+                    requiredLong(c, "amount"),
+                    requiredString(c, "currency"),
+                    instant(c, "captured_at"),
+                    stringMap(c, "metadata")));
         }
         return out;
     }
 
     public static JsonValue.Obj stats(PspStats s) {
         JsonValue.ObjBuilder operations = JsonValue.object();
-        s.operations().forEach((operation, o) -> operations.put(operation.wireName(), JsonValue.object()
-                .put("requests", o.requests())
-                .put("succeeded", o.succeeded())
-                .put("refused", o.refused())
-                .put("replays", o.replays())
-                .put("rejected", o.rejected())
-                .put("faults", faults(o.faults()))
-                .build()));
+        s.operations()
+                .forEach((operation, o) -> operations.put(
+                        operation.wireName(),
+                        JsonValue.object()
+                                .put("requests", o.requests())
+                                .put("succeeded", o.succeeded())
+                                .put("refused", o.refused())
+                                .put("replays", o.replays())
+                                .put("rejected", o.rejected())
+                                .put("faults", faults(o.faults()))
+                                .build()));
         return JsonValue.object()
                 .put("requests", s.requests())
                 .put("captures", s.captures())
@@ -208,16 +218,28 @@ public final class Wire {
         Map<PspOperation, OperationStats> operations = new EnumMap<>(PspOperation.class);
         JsonValue ops = obj.get("operations");
         if (ops != null && !(ops instanceof JsonValue.Null)) {
-            for (Map.Entry<String, JsonValue> e : object(ops, "operations").members().entrySet()) {
+            for (Map.Entry<String, JsonValue> e :
+                    object(ops, "operations").members().entrySet()) {
                 JsonValue.Obj o = object(e.getValue(), "an operation's stats");
-                operations.put(PspOperation.fromWire(e.getKey()), new OperationStats(requiredLong(o, "requests"),
-                        requiredLong(o, "succeeded"), requiredLong(o, "refused"), requiredLong(o, "replays"),
-                        requiredLong(o, "rejected"), readFaults(o)));
+                operations.put(
+                        PspOperation.fromWire(e.getKey()),
+                        new OperationStats(
+                                requiredLong(o, "requests"),
+                                requiredLong(o, "succeeded"),
+                                requiredLong(o, "refused"),
+                                requiredLong(o, "replays"),
+                                requiredLong(o, "rejected"),
+                                readFaults(o)));
             }
         }
-        return new PspStats(requiredLong(obj, "requests"), requiredLong(obj, "captures"),
-                requiredLong(obj, "declines"), requiredLong(obj, "replays"), requiredLong(obj, "rejected"),
-                readFaults(obj), operations);
+        return new PspStats(
+                requiredLong(obj, "requests"),
+                requiredLong(obj, "captures"),
+                requiredLong(obj, "declines"),
+                requiredLong(obj, "replays"),
+                requiredLong(obj, "rejected"),
+                readFaults(obj),
+                operations);
     }
 
     private static Map<FaultKind, Long> readFaults(JsonValue.Obj obj) {
@@ -245,7 +267,8 @@ public final class Wire {
         }
         long a = requiredLong(obj, "amount");
         if (a < 1 || a > PspChargeRequest.MAX_AMOUNT) {
-            throw new WireException("parameter_invalid",
+            throw new WireException(
+                    "parameter_invalid",
                     "amount must be between 1 and " + PspChargeRequest.MAX_AMOUNT + " minor units");
         }
         return OptionalLong.of(a);
@@ -350,9 +373,15 @@ public final class Wire {
     public static List<Refund> readRefunds(JsonValue json) {
         List<Refund> out = new ArrayList<>();
         for (JsonValue.Obj r : listData(json, "the refund list")) {
-            out.add(new Refund(requiredLong(r, "sequence"), requiredString(r, "id"),
-                    requiredString(r, "idempotency_key"), requiredString(r, "charge_id"), requiredLong(r, "amount"),
-                    requiredString(r, "currency"), instant(r, "refunded_at"), stringMap(r, "metadata")));
+            out.add(new Refund(
+                    requiredLong(r, "sequence"),
+                    requiredString(r, "id"),
+                    requiredString(r, "idempotency_key"),
+                    requiredString(r, "charge_id"),
+                    requiredLong(r, "amount"),
+                    requiredString(r, "currency"),
+                    instant(r, "refunded_at"),
+                    stringMap(r, "metadata")));
         }
         return out;
     }
@@ -394,8 +423,14 @@ public final class Wire {
             throw new WireException("parameter_invalid", "idempotency_key must be 1-255 printable ASCII characters");
         }
         try {
-            return new PlantedCapture(key, new PspChargeRequest(requiredLong(obj, "amount"),
-                    requiredString(obj, "currency"), "tok_planted", null, stringMap(obj, "metadata")));
+            return new PlantedCapture(
+                    key,
+                    new PspChargeRequest(
+                            requiredLong(obj, "amount"),
+                            requiredString(obj, "currency"),
+                            "tok_planted",
+                            null,
+                            stringMap(obj, "metadata")));
         } catch (IllegalArgumentException e) {
             throw new WireException("parameter_invalid", messageOf(e));
         }
@@ -411,7 +446,8 @@ public final class Wire {
         String charge = requiredString(obj, "charge");
         long amount = withAmount ? requiredLong(obj, "amount") : 0;
         if (withAmount && (amount < 1 || amount > PspChargeRequest.MAX_AMOUNT)) {
-            throw new WireException("parameter_invalid",
+            throw new WireException(
+                    "parameter_invalid",
                     "amount must be between 1 and " + PspChargeRequest.MAX_AMOUNT + " minor units");
         }
         return new CaptureChange(charge, amount);
@@ -442,7 +478,13 @@ public final class Wire {
     /** A Stripe-style error body: {@code {"error":{"type":…,"code":…,"message":…}}}. */
     public static JsonValue.Obj error(String type, String code, String message) {
         return JsonValue.object()
-                .put("error", JsonValue.object().put("type", type).put("code", code).put("message", message).build())
+                .put(
+                        "error",
+                        JsonValue.object()
+                                .put("type", type)
+                                .put("code", code)
+                                .put("message", message)
+                                .build())
                 .build();
     }
 
@@ -495,8 +537,19 @@ public final class Wire {
      */
     public static FaultSettings readFaultSettings(JsonValue json) {
         JsonValue.Obj obj = object(json, "the fault settings");
-        allowOnly(obj, Set.of("latency_ms", "latency_jitter_ms", "error_rate_bps", "error_status", "timeout_rate_bps",
-                "timeout_after_capture_rate_bps", "drop_response_rate_bps", "timeout_hold_ms", "declines", "seed"));
+        allowOnly(
+                obj,
+                Set.of(
+                        "latency_ms",
+                        "latency_jitter_ms",
+                        "error_rate_bps",
+                        "error_status",
+                        "timeout_rate_bps",
+                        "timeout_after_capture_rate_bps",
+                        "drop_response_rate_bps",
+                        "timeout_hold_ms",
+                        "declines",
+                        "seed"));
         FaultSettings none = FaultSettings.none();
         FaultSettings.Builder b = FaultSettings.custom()
                 .latency(millis(obj, "latency_ms", Duration.ZERO), millis(obj, "latency_jitter_ms", Duration.ZERO))
@@ -526,11 +579,12 @@ public final class Wire {
     private static DeclineRule declineRule(JsonValue.Obj r) {
         allowOnly(r, Set.of("source", "amount", "amount_at_least", "code"));
         String code = requiredString(r, "code");
-        int selectors = (r.get("source") != null ? 1 : 0) + (r.get("amount") != null ? 1 : 0)
+        int selectors = (r.get("source") != null ? 1 : 0)
+                + (r.get("amount") != null ? 1 : 0)
                 + (r.get("amount_at_least") != null ? 1 : 0);
         if (selectors != 1) {
-            throw new WireException("parameter_invalid",
-                    "a decline rule needs exactly one of source, amount, amount_at_least");
+            throw new WireException(
+                    "parameter_invalid", "a decline rule needs exactly one of source, amount, amount_at_least");
         }
         try {
             if (r.get("source") != null) {

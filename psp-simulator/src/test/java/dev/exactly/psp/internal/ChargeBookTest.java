@@ -39,7 +39,8 @@ class ChargeBookTest {
         metadata.put("order", "ord_\u00e9\u4e2d\uD83D\uDE00");
         metadata.put("lone", "\uD800 half a pair");
         metadata.put("empty", "");
-        return new PspChargeRequest(1999, "USD", "tok_visa", "caf\u00e9 \uD83D\uDCB3 " + "x".repeat(900), metadata, true);
+        return new PspChargeRequest(
+                1999, "USD", "tok_visa", "caf\u00e9 \uD83D\uDCB3 " + "x".repeat(900), metadata, true);
     }
 
     @Test
@@ -48,11 +49,13 @@ class ChargeBookTest {
         assertThat(opened.status()).isEqualTo(ChargeStatus.CAPTURED);
         assertThat(book.chargeById("py_1")).contains(opened);
         assertThat(book.chargeByKey("key-1")).contains(opened);
-        assertThat(opened.metadata()).containsEntry("lone", "\uD800 half a pair").hasSize(4);
+        assertThat(opened.metadata())
+                .containsEntry("lone", "\uD800 half a pair")
+                .hasSize(4);
         assertThat(opened.description()).startsWith("caf\u00e9 \uD83D\uDCB3 ");
 
-        PspCharge declined = book.openCharge("py_2", "key-2", PspChargeRequest.of(5, "eur", "tok_chargeDeclined"),
-                "card_declined");
+        PspCharge declined =
+                book.openCharge("py_2", "key-2", PspChargeRequest.of(5, "eur", "tok_chargeDeclined"), "card_declined");
         assertThat(book.chargeById("py_2")).contains(declined);
         assertThat(declined.declineCode()).isEqualTo("card_declined");
         assertThat(declined.description()).isNull();
@@ -68,8 +71,8 @@ class ChargeBookTest {
         now.set(Instant.parse("2026-12-04T10:00:01.500Z"));
         assertThat(book.chargeById("py_h").orElseThrow().status()).isEqualTo(ChargeStatus.EXPIRED);
         assertThat(book.capture("py_h", OptionalLong.empty(), "cap-h", null))
-                .isEqualTo(new ChargeBook.Refused("authorization_expired",
-                        "the hold of charge py_h expired at 2026-12-04T10:00:01.500Z"));
+                .isEqualTo(new ChargeBook.Refused(
+                        "authorization_expired", "the hold of charge py_h expired at 2026-12-04T10:00:01.500Z"));
     }
 
     @Test
@@ -88,8 +91,8 @@ class ChargeBookTest {
             decided[0]++;
             return new ChargeBook.Entry("f2", 500, new byte[0]);
         });
-        ChargeBook.Outcome otherOperation = book.once(PspOperation.REFUND, "key-1", "f3",
-                () -> new ChargeBook.Entry("f3", 402, new byte[] {1}));
+        ChargeBook.Outcome otherOperation =
+                book.once(PspOperation.REFUND, "key-1", "f3", () -> new ChargeBook.Entry("f3", 402, new byte[] {1}));
 
         assertThat(decided[0]).isEqualTo(1);
         assertThat(first).isInstanceOf(ChargeBook.Created.class);
@@ -121,7 +124,9 @@ class ChargeBookTest {
         assertThat(log.get(1).capturedAt()).isEqualTo(captureTime);
         assertThat(log.get(0).capturedAt()).isEqualTo(Instant.parse("2026-12-04T10:00:00.250Z"));
         assertThat(log.get(0).metadata()).isEqualTo(request.metadata());
-        assertThat(book.captures(captureTime, null)).extracting(Capture::chargeId).containsExactly("py_2", "py_3");
+        assertThat(book.captures(captureTime, null))
+                .extracting(Capture::chargeId)
+                .containsExactly("py_2", "py_3");
 
         assertThat(book.amendCapture("py_1", 7)).map(Capture::amount).contains(7L);
         assertThat(book.captures(null, null).get(0).amount()).isEqualTo(7);
@@ -144,8 +149,10 @@ class ChargeBookTest {
     @Test
     void refundsReadTheChargesCurrencyAndCapturedAmount() {
         book.openCharge("py_1", "key-1", request(), null);
-        PspRefund wrongCurrency = book.refund("re_1", "rk-1", new PspRefundRequest("py_1", 100, "eur", null, Map.of()), null);
-        PspRefund tooMuch = book.refund("re_2", "rk-2", new PspRefundRequest("py_1", 2000, "usd", null, Map.of()), null);
+        PspRefund wrongCurrency =
+                book.refund("re_1", "rk-1", new PspRefundRequest("py_1", 100, "eur", null, Map.of()), null);
+        PspRefund tooMuch =
+                book.refund("re_2", "rk-2", new PspRefundRequest("py_1", 2000, "usd", null, Map.of()), null);
         PspRefund fine = book.refund("re_3", "rk-3", new PspRefundRequest("py_1", 1999, "usd", null, Map.of()), null);
         assertThat(wrongCurrency.failureCode()).isEqualTo("currency_mismatch");
         assertThat(tooMuch.failureCode()).isEqualTo("amount_too_large");
@@ -172,13 +179,19 @@ class ChargeBookTest {
                         int k = thread % 2 == 0 ? i : keys - 1 - i;
                         String key = "key-" + k;
                         ChargeBook.Outcome outcome = book.once(PspOperation.CHARGE, key, "f" + k, () -> {
-                            decisions.computeIfAbsent(key, x -> new AtomicInteger()).incrementAndGet();
-                            PspCharge charge = book.openCharge("py_" + k, key, PspChargeRequest.of(100 + k, "usd", "tok_visa"), null);
-                            return new ChargeBook.Entry("f" + k, 200, charge.id().getBytes(StandardCharsets.UTF_8));
+                            decisions
+                                    .computeIfAbsent(key, x -> new AtomicInteger())
+                                    .incrementAndGet();
+                            PspCharge charge = book.openCharge(
+                                    "py_" + k, key, PspChargeRequest.of(100 + k, "usd", "tok_visa"), null);
+                            return new ChargeBook.Entry(
+                                    "f" + k, 200, charge.id().getBytes(StandardCharsets.UTF_8));
                         });
-                        assertThat(new String(outcome.entry().body(), StandardCharsets.UTF_8)).isEqualTo("py_" + k);
+                        assertThat(new String(outcome.entry().body(), StandardCharsets.UTF_8))
+                                .isEqualTo("py_" + k);
                     }
-                    if (book.capture("py_hold", OptionalLong.empty(), "cap-" + thread, null) instanceof ChargeBook.Done) {
+                    if (book.capture("py_hold", OptionalLong.empty(), "cap-" + thread, null)
+                            instanceof ChargeBook.Done) {
                         captured.incrementAndGet();
                     }
                     return null;
@@ -189,12 +202,15 @@ class ChargeBookTest {
                 f.get();
             }
         }
-        assertThat(decisions).hasSize(keys).allSatisfy((key, count) -> assertThat(count.get()).as(key).isEqualTo(1));
+        assertThat(decisions)
+                .hasSize(keys)
+                .allSatisfy((key, count) -> assertThat(count.get()).as(key).isEqualTo(1));
         assertThat(captured.get()).isEqualTo(1);
         assertThat(book.captures(null, null)).hasSize(keys + 1);
         for (int k = 0; k < keys; k += 97) {
             assertThat(book.chargeByKey("key-" + k).orElseThrow().amount()).isEqualTo(100 + k);
-            assertThat(book.chargeById("py_" + k).orElseThrow().idempotencyKey()).isEqualTo("key-" + k);
+            assertThat(book.chargeById("py_" + k).orElseThrow().idempotencyKey())
+                    .isEqualTo("key-" + k);
         }
     }
 }

@@ -56,18 +56,24 @@ class Http1ServerTest {
                     Thread.currentThread().interrupt();
                 }
             }
-            default -> { }
+            default -> {}
         }
         String body = path.equals("/skip") ? "" : new String(ex.body().readAllBytes(), StandardCharsets.UTF_8);
         ex.setHeader("X-Keys", String.join("|", ex.headers("Idempotency-Key")));
-        ex.respond(200, (ex.method() + " " + path + " " + ex.uri().getRawQuery() + " [" + body + "]")
-                .getBytes(StandardCharsets.UTF_8));
+        ex.respond(
+                200,
+                (ex.method() + " " + path + " " + ex.uri().getRawQuery() + " [" + body + "]")
+                        .getBytes(StandardCharsets.UTF_8));
     }
 
     private void start(Duration idle, int maxConnections) throws IOException {
-        server = new Http1Server(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 50, this::handle,
+        server = new Http1Server(
+                new InetSocketAddress(InetAddress.getLoopbackAddress(), 0),
+                50,
+                this::handle,
                 (status, code, message) -> ("{\"code\":\"" + code + "\"}").getBytes(StandardCharsets.UTF_8),
-                idle, maxConnections);
+                idle,
+                maxConnections);
     }
 
     private void start() throws IOException {
@@ -99,14 +105,17 @@ class Http1ServerTest {
             }
             head.write(c);
             matched = (c == '\r' && (matched == 0 || matched == 2)) || (c == '\n' && (matched == 1 || matched == 3))
-                    ? matched + 1 : (c == '\r' ? 1 : 0);
+                    ? matched + 1
+                    : (c == '\r' ? 1 : 0);
         }
         String[] lines = head.toString(StandardCharsets.ISO_8859_1).split("\r\n");
         int status = Integer.parseInt(lines[0].split(" ")[1]);
         Map<String, String> headers = new LinkedHashMap<>();
         for (int i = 1; i < lines.length; i++) {
             int colon = lines[i].indexOf(':');
-            headers.put(lines[i].substring(0, colon).toLowerCase(), lines[i].substring(colon + 1).trim());
+            headers.put(
+                    lines[i].substring(0, colon).toLowerCase(),
+                    lines[i].substring(colon + 1).trim());
         }
         int length = status == 100 ? 0 : Integer.parseInt(headers.get("content-length"));
         byte[] body = in.readNBytes(length);
@@ -130,11 +139,16 @@ class Http1ServerTest {
             Answer first = read(s);
             assertThat(first.status()).isEqualTo(200);
             assertThat(first.body()).isEqualTo("POST /v1/a x=1 [hello]");
-            assertThat(first.headers()).containsEntry("x-keys", "k1").containsKey("date")
-                    .containsEntry("content-type", "application/json").doesNotContainKey("connection");
+            assertThat(first.headers())
+                    .containsEntry("x-keys", "k1")
+                    .containsKey("date")
+                    .containsEntry("content-type", "application/json")
+                    .doesNotContainKey("connection");
             // two requests in one write, the second with two keys
-            send(s, "GET /one HTTP/1.1\r\nHost: h\r\n\r\nPOST /two HTTP/1.1\r\nHost: h\r\nIdempotency-Key: a\r\n"
-                    + "idempotency-key: b\r\nContent-Length: 3\r\n\r\nxyz");
+            send(
+                    s,
+                    "GET /one HTTP/1.1\r\nHost: h\r\n\r\nPOST /two HTTP/1.1\r\nHost: h\r\nIdempotency-Key: a\r\n"
+                            + "idempotency-key: b\r\nContent-Length: 3\r\n\r\nxyz");
             assertThat(read(s).body()).isEqualTo("GET /one null []");
             Answer two = read(s);
             assertThat(two.body()).isEqualTo("POST /two null [xyz]");
@@ -147,8 +161,10 @@ class Http1ServerTest {
     void readsChunkedBodiesAndSends100ContinueOnlyWhenTheBodyIsRead() throws Exception {
         start();
         try (Socket s = connect()) {
-            send(s, "POST /c HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\n"
-                    + "3;ext=1\r\nabc\r\n2\r\nde\r\n0\r\nX-Trailer: t\r\n\r\n");
+            send(
+                    s,
+                    "POST /c HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\n"
+                            + "3;ext=1\r\nabc\r\n2\r\nde\r\n0\r\nX-Trailer: t\r\n\r\n");
             assertThat(read(s).body()).isEqualTo("POST /c null [abcde]");
 
             send(s, "POST /e HTTP/1.1\r\nHost: h\r\nExpect: 100-continue\r\nContent-Length: 4\r\n\r\n");
@@ -196,7 +212,8 @@ class Http1ServerTest {
         refused.put("GET /x HTTP/1.1\r\nBad Name: v\r\n\r\n", 400);
         refused.put("GET /x HTTP/1.1\r\nNoColon\r\n\r\n", 400);
         refused.put("GET /x HTTP/1.1\r\nX: a\rb\r\n\r\n", 400);
-        refused.put("POST /x HTTP/1.1\r\nHost: h\r\nContent-Length: 3\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n", 400);
+        refused.put(
+                "POST /x HTTP/1.1\r\nHost: h\r\nContent-Length: 3\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n", 400);
         refused.put("POST /x HTTP/1.1\r\nHost: h\r\nContent-Length: 3\r\nContent-Length: 4\r\n\r\nabcd", 400);
         refused.put("POST /x HTTP/1.1\r\nHost: h\r\nContent-Length: -3\r\n\r\n", 400);
         refused.put("POST /x HTTP/1.1\r\nHost: h\r\nContent-Length: 99999999999999999999\r\n\r\n", 400);
@@ -215,7 +232,9 @@ class Http1ServerTest {
                 assertThat(closedWithoutMore(s)).as(e.getKey()).isTrue();
             }
         }
-        assertThat(handled).as("only the bodies that fail while read reach the handler").hasValue(2);
+        assertThat(handled)
+                .as("only the bodies that fail while read reach the handler")
+                .hasValue(2);
     }
 
     @Test
@@ -263,8 +282,11 @@ class Http1ServerTest {
             InputStream in = s.getInputStream();
             String all = new String(in.readAllBytes(), StandardCharsets.ISO_8859_1);
             // the HEAD answer's head names the body's length, then the next answer follows at once
-            assertThat(all).startsWith("HTTP/1.1 200 OK\r\n").contains("Content-Length: 15\r\n")
-                    .contains("\r\n\r\nHTTP/1.1 200 OK\r\n").endsWith("\r\n\r\nGET /next null []")
+            assertThat(all)
+                    .startsWith("HTTP/1.1 200 OK\r\n")
+                    .contains("Content-Length: 15\r\n")
+                    .contains("\r\n\r\nHTTP/1.1 200 OK\r\n")
+                    .endsWith("\r\n\r\nGET /next null []")
                     .contains("Connection: close\r\n");
         }
     }
@@ -288,7 +310,9 @@ class Http1ServerTest {
     @Test
     void idleAndStalledConnectionsAreClosedAfterTheIdleTimeout() throws Exception {
         start(Duration.ofMillis(300), 64);
-        try (Socket idle = connect(); Socket stalledHead = connect(); Socket stalledBody = connect();
+        try (Socket idle = connect();
+                Socket stalledHead = connect();
+                Socket stalledBody = connect();
                 Socket busy = connect()) {
             send(stalledHead, "GET /x HTTP/1.1\r\nHost:");
             send(stalledBody, "POST /x HTTP/1.1\r\nHost: h\r\nContent-Length: 10\r\n\r\nabc");
@@ -346,7 +370,8 @@ class Http1ServerTest {
     void closingEndsEveryConnectionAndStopsListening() throws Exception {
         start();
         int port = server.address().getPort();
-        try (Socket idle = connect(); Socket mid = connect()) {
+        try (Socket idle = connect();
+                Socket mid = connect()) {
             send(mid, "POST /x HTTP/1.1\r\nHost: h\r\nContent-Length: 10\r\n\r\nabc");
             await().atMost(Duration.ofSeconds(5)).until(() -> server.connections() == 2);
             server.close();

@@ -5,10 +5,10 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.util.List;
 import java.util.Map;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.ValueSource;
-import org.junit.jupiter.api.Test;
 
 class JsonTest {
 
@@ -16,12 +16,19 @@ class JsonTest {
     void parsesEveryKindOfValue() {
         JsonValue v = Json.parse(" {\"a\": [1, -2, 0, true, false, null, \"x\"], \"b\": {}, \"c\": []} ");
 
-        assertThat(v).isEqualTo(new JsonValue.Obj(Map.of(
-                "a", new JsonValue.Arr(List.of(new JsonValue.Num(1), new JsonValue.Num(-2), new JsonValue.Num(0),
-                        new JsonValue.Bool(true), new JsonValue.Bool(false), JsonValue.Null.INSTANCE,
-                        new JsonValue.Str("x"))),
-                "b", new JsonValue.Obj(Map.of()),
-                "c", new JsonValue.Arr(List.of()))));
+        assertThat(v)
+                .isEqualTo(new JsonValue.Obj(Map.of(
+                        "a",
+                                new JsonValue.Arr(List.of(
+                                        new JsonValue.Num(1),
+                                        new JsonValue.Num(-2),
+                                        new JsonValue.Num(0),
+                                        new JsonValue.Bool(true),
+                                        new JsonValue.Bool(false),
+                                        JsonValue.Null.INSTANCE,
+                                        new JsonValue.Str("x"))),
+                        "b", new JsonValue.Obj(Map.of()),
+                        "c", new JsonValue.Arr(List.of()))));
     }
 
     @Test
@@ -90,7 +97,9 @@ class JsonTest {
     @ParameterizedTest
     @ValueSource(strings = {"\"a\tb\"", "\"a\nb\"", "\"\u0000\""})
     void rejectsUnescapedControlCharacters(String text) {
-        assertThatThrownBy(() -> Json.parse(text)).isInstanceOf(JsonException.class).hasMessageContaining("control");
+        assertThatThrownBy(() -> Json.parse(text))
+                .isInstanceOf(JsonException.class)
+                .hasMessageContaining("control");
     }
 
     @Test
@@ -98,7 +107,9 @@ class JsonTest {
         String deep = "[".repeat(Json.MAX_DEPTH + 2) + "]".repeat(Json.MAX_DEPTH + 2);
         String fine = "[".repeat(Json.MAX_DEPTH) + "]".repeat(Json.MAX_DEPTH);
 
-        assertThatThrownBy(() -> Json.parse(deep)).isInstanceOf(JsonException.class).hasMessageContaining("nesting");
+        assertThatThrownBy(() -> Json.parse(deep))
+                .isInstanceOf(JsonException.class)
+                .hasMessageContaining("nesting");
         assertThat(Json.parse(fine)).isInstanceOf(JsonValue.Arr.class);
     }
 

@@ -13,7 +13,9 @@ import org.junit.jupiter.api.Test;
 class KeyIndexTest {
     /** The keys live in a list; a value is a key's position in it. */
     private final List<String> keys = new ArrayList<>();
-    private final KeyIndex index = new KeyIndex((value, key) -> keys.get((int) value).equals(key));
+
+    private final KeyIndex index =
+            new KeyIndex((value, key) -> keys.get((int) value).equals(key));
 
     private long add(String key) {
         keys.add(key);

@@ -47,16 +47,22 @@ class PlainHttpClientTest {
     }
 
     private static HttpRequest post(URI uri, String body) {
-        return HttpRequest.newBuilder(uri).timeout(Duration.ofSeconds(5)).header("Content-Type", "application/json")
-                .header("Idempotency-Key", "k1").POST(HttpRequest.BodyPublishers.ofString(body)).build();
+        return HttpRequest.newBuilder(uri)
+                .timeout(Duration.ofSeconds(5))
+                .header("Content-Type", "application/json")
+                .header("Idempotency-Key", "k1")
+                .POST(HttpRequest.BodyPublishers.ofString(body))
+                .build();
     }
 
     @Test
     void sendsTheRequestWholeAndKeepsTheConnection() throws Exception {
-        server = new ScriptedServer(request -> "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 11\r\n"
-                + "X-Two: a\r\nX-Two: b\r\n\r\n{\"ok\":true}");
+        server = new ScriptedServer(
+                request -> "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 11\r\n"
+                        + "X-Two: a\r\nX-Two: b\r\n\r\n{\"ok\":true}");
         for (int i = 0; i < 3; i++) {
-            HttpResponse<String> answer = client.send(post(server.uri("/v1/charges?x=1"), "{\"amount\":" + i + "}"),
+            HttpResponse<String> answer = client.send(
+                    post(server.uri("/v1/charges?x=1"), "{\"amount\":" + i + "}"),
                     HttpResponse.BodyHandlers.ofString());
             assertThat(answer.statusCode()).isEqualTo(200);
             assertThat(answer.body()).isEqualTo("{\"ok\":true}");
@@ -65,11 +71,17 @@ class PlainHttpClientTest {
         }
         List<String> requests = server.requests();
         assertThat(requests).hasSize(3);
-        assertThat(requests.getFirst()).startsWith("POST /v1/charges?x=1 HTTP/1.1\r\n")
-                .contains("\r\nHost: 127.0.0.1:" + server.port() + "\r\n", "\r\nContent-Length: 12\r\n",
-                        "\r\nIdempotency-Key: k1\r\n", "\r\nContent-Type: application/json\r\n")
+        assertThat(requests.getFirst())
+                .startsWith("POST /v1/charges?x=1 HTTP/1.1\r\n")
+                .contains(
+                        "\r\nHost: 127.0.0.1:" + server.port() + "\r\n",
+                        "\r\nContent-Length: 12\r\n",
+                        "\r\nIdempotency-Key: k1\r\n",
+                        "\r\nContent-Type: application/json\r\n")
                 .endsWith("\r\n\r\n{\"amount\":0}");
-        assertThat(server.connections()).as("one connection carries every request").isEqualTo(1);
+        assertThat(server.connections())
+                .as("one connection carries every request")
+                .isEqualTo(1);
     }
 
     @Test
@@ -77,17 +89,22 @@ class PlainHttpClientTest {
         server = new ScriptedServer(request -> request.startsWith("GET /chunked")
                 ? "HTTP/1.1 402 Payment Required\r\nTransfer-Encoding: chunked\r\n\r\n4\r\n{\"a\"\r\n3;x=y\r\n:1}\r\n0\r\n\r\n"
                 : "HTTP/1.1 200 OK\r\nConnection: close\r\n\r\neverything until the end");
-        HttpResponse<String> chunked = client.send(HttpRequest.newBuilder(server.uri("/chunked")).GET().build(),
-                HttpResponse.BodyHandlers.ofString());
+        HttpResponse<String> chunked = client.send(
+                HttpRequest.newBuilder(server.uri("/chunked")).GET().build(), HttpResponse.BodyHandlers.ofString());
         assertThat(chunked.statusCode()).isEqualTo(402);
         assertThat(chunked.body()).isEqualTo("{\"a\":1}");
         assertThat(server.requests().getFirst()).doesNotContain("Content-Length");
-        HttpResponse<byte[]> toEnd = client.send(HttpRequest.newBuilder(server.uri("/end")).GET().build(),
-                HttpResponse.BodyHandlers.ofByteArray());
+        HttpResponse<byte[]> toEnd = client.send(
+                HttpRequest.newBuilder(server.uri("/end")).GET().build(), HttpResponse.BodyHandlers.ofByteArray());
         assertThat(new String(toEnd.body(), StandardCharsets.UTF_8)).isEqualTo("everything until the end");
         // the server closed the connection after that answer: the next request opens another
-        assertThat(client.send(HttpRequest.newBuilder(server.uri("/chunked")).GET().build(),
-                HttpResponse.BodyHandlers.ofString()).body()).isEqualTo("{\"a\":1}");
+        assertThat(client.send(
+                                HttpRequest.newBuilder(server.uri("/chunked"))
+                                        .GET()
+                                        .build(),
+                                HttpResponse.BodyHandlers.ofString())
+                        .body())
+                .isEqualTo("{\"a\":1}");
         assertThat(server.connections()).isEqualTo(2);
     }
 
@@ -96,9 +113,12 @@ class PlainHttpClientTest {
         server = new ScriptedServer(request -> "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok");
         server.closeAfterEachAnswer = true;
         for (int i = 0; i < 3; i++) {
-            assertThat(client.send(post(server.uri("/v1/charges"), "{}"), HttpResponse.BodyHandlers.ofString()).body())
+            assertThat(client.send(post(server.uri("/v1/charges"), "{}"), HttpResponse.BodyHandlers.ofString())
+                            .body())
                     .isEqualTo("ok");
-            assertThat(server.closed.poll(5, TimeUnit.SECONDS)).as("the server closed the connection").isNotNull();
+            assertThat(server.closed.poll(5, TimeUnit.SECONDS))
+                    .as("the server closed the connection")
+                    .isNotNull();
         }
         assertThat(server.connections()).isEqualTo(3);
     }
@@ -114,8 +134,10 @@ class PlainHttpClientTest {
             }
             return null;
         });
-        HttpRequest slow = HttpRequest.newBuilder(server.uri("/slow")).timeout(Duration.ofMillis(300))
-                .POST(HttpRequest.BodyPublishers.ofString("{}")).build();
+        HttpRequest slow = HttpRequest.newBuilder(server.uri("/slow"))
+                .timeout(Duration.ofMillis(300))
+                .POST(HttpRequest.BodyPublishers.ofString("{}"))
+                .build();
         assertThatThrownBy(() -> client.send(slow, HttpResponse.BodyHandlers.ofString()))
                 .isInstanceOf(HttpTimeoutException.class);
         release.countDown();
@@ -124,8 +146,10 @@ class PlainHttpClientTest {
         server.close();
         ScriptedServer silent = new ScriptedServer(request -> null);
         server = silent;
-        assertThatThrownBy(() -> client.send(post(silent.uri("/v1/charges"), "{}"), HttpResponse.BodyHandlers.ofString()))
-                .isInstanceOf(IOException.class).isNotInstanceOf(HttpTimeoutException.class)
+        assertThatThrownBy(
+                        () -> client.send(post(silent.uri("/v1/charges"), "{}"), HttpResponse.BodyHandlers.ofString()))
+                .isInstanceOf(IOException.class)
+                .isNotInstanceOf(HttpTimeoutException.class)
                 .hasMessageContaining("closed before an answer");
 
         // a port held by a socket that does not listen (a closed server's port could be taken by another
@@ -143,22 +167,30 @@ class PlainHttpClientTest {
         AtomicInteger calls = new AtomicInteger();
         // the second request (on the kept connection) meets a close without an answer, as when the server's
         // idle timeout fires while the client reuses the connection; every other request is answered
-        server = new ScriptedServer(request -> calls.incrementAndGet() == 2 ? null
-                : "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok");
-        HttpRequest get = HttpRequest.newBuilder(server.uri("/v1/charges/ch_1")).timeout(Duration.ofSeconds(5)).GET().build();
-        assertThat(client.send(get, HttpResponse.BodyHandlers.ofString()).body()).isEqualTo("ok");
+        server = new ScriptedServer(
+                request -> calls.incrementAndGet() == 2 ? null : "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok");
+        HttpRequest get = HttpRequest.newBuilder(server.uri("/v1/charges/ch_1"))
+                .timeout(Duration.ofSeconds(5))
+                .GET()
+                .build();
         assertThat(client.send(get, HttpResponse.BodyHandlers.ofString()).body())
-                .as("a GET is sent again on a new connection").isEqualTo("ok");
+                .isEqualTo("ok");
+        assertThat(client.send(get, HttpResponse.BodyHandlers.ofString()).body())
+                .as("a GET is sent again on a new connection")
+                .isEqualTo("ok");
         assertThat(server.requests()).hasSize(3);
         assertThat(server.connections()).isEqualTo(2);
 
         // a POST may have been acted on (even with a key): its caller learns the connection was lost and
         // decides; nothing is resent here
         calls.set(0);
-        assertThat(client.send(post(server.uri("/v1/charges"), "{}"), HttpResponse.BodyHandlers.ofString()).body())
+        assertThat(client.send(post(server.uri("/v1/charges"), "{}"), HttpResponse.BodyHandlers.ofString())
+                        .body())
                 .isEqualTo("ok");
-        assertThatThrownBy(() -> client.send(post(server.uri("/v1/charges"), "{}"), HttpResponse.BodyHandlers.ofString()))
-                .isInstanceOf(IOException.class).hasMessageContaining("closed before an answer");
+        assertThatThrownBy(
+                        () -> client.send(post(server.uri("/v1/charges"), "{}"), HttpResponse.BodyHandlers.ofString()))
+                .isInstanceOf(IOException.class)
+                .hasMessageContaining("closed before an answer");
         assertThat(server.requests()).hasSize(5);
     }
 
@@ -169,15 +201,18 @@ class PlainHttpClientTest {
                 "/negative-status", "HTTP/1.1 -01 X\r\nContent-Length: 2\r\n\r\nok",
                 "/folded", "HTTP/1.1 200 OK\r\nX-Note: a\r\n Content-Length: 5\r\nContent-Length: 2\r\n\r\nok",
                 "/two-lengths", "HTTP/1.1 200 OK\r\nContent-Length: 2\r\nContent-Length: 5\r\n\r\nok",
-                "/endless-interim", "HTTP/1.1 102 Processing\r\n\r\n".repeat(11) + "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok",
+                "/endless-interim",
+                        "HTTP/1.1 102 Processing\r\n\r\n".repeat(11) + "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok",
                 "/same-lengths", "HTTP/1.1 200 OK\r\nContent-Length: 2, 2\r\n\r\nok");
         server = new ScriptedServer(request -> answers.get(request.split(" ")[1]));
         server.closeAfterEachAnswer = true;
         for (String path : List.of("/long-status", "/negative-status", "/folded", "/two-lengths", "/endless-interim")) {
             assertThatThrownBy(() -> client.send(post(server.uri(path), "{}"), HttpResponse.BodyHandlers.ofString()))
-                    .as(path).isInstanceOf(IOException.class);
+                    .as(path)
+                    .isInstanceOf(IOException.class);
         }
-        assertThat(client.send(post(server.uri("/same-lengths"), "{}"), HttpResponse.BodyHandlers.ofString()).body())
+        assertThat(client.send(post(server.uri("/same-lengths"), "{}"), HttpResponse.BodyHandlers.ofString())
+                        .body())
                 .isEqualTo("ok");
     }
 
@@ -188,9 +223,15 @@ class PlainHttpClientTest {
                 ? "HTTP/1.1 200 OK\r\nContent-Length: " + over + "\r\n\r\n"
                 : "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n" + Integer.toHexString(over) + "\r\n");
         for (String path : List.of("/length", "/chunked")) {
-            assertThatThrownBy(() -> client.send(HttpRequest.newBuilder(server.uri(path)).timeout(Duration.ofSeconds(5))
-                    .GET().build(), HttpResponse.BodyHandlers.ofString()))
-                    .as(path).isInstanceOf(IOException.class).hasMessageContaining("larger than");
+            assertThatThrownBy(() -> client.send(
+                            HttpRequest.newBuilder(server.uri(path))
+                                    .timeout(Duration.ofSeconds(5))
+                                    .GET()
+                                    .build(),
+                            HttpResponse.BodyHandlers.ofString()))
+                    .as(path)
+                    .isInstanceOf(IOException.class)
+                    .hasMessageContaining("larger than");
         }
     }
 

@@ -38,13 +38,16 @@ public final class ClientSnippets {
         IdempotentHttpClient client = IdempotentHttpClient.create(HttpClient.newHttpClient());
 
         String key = IdempotencyKeys.derive("checkout", userId, orderId, amount + " " + currency);
-        IdempotentResponse answer = client.send(IdempotentRequest.builder("POST", URI.create(base + "/v1/charges"))
-                .header("Authorization", "Bearer " + apiKey)
-                .header("Content-Type", "application/json")
-                .body(json).build(), key);
-        answer.status();     // the final answer: 201, 402, 400, ...
-        answer.replayed();   // Idempotent-Replayed: true, the charge ran before (an earlier attempt, another process)
-        answer.attempts();   // how many attempts it took
+        IdempotentResponse answer = client.send(
+                IdempotentRequest.builder("POST", URI.create(base + "/v1/charges"))
+                        .header("Authorization", "Bearer " + apiKey)
+                        .header("Content-Type", "application/json")
+                        .body(json)
+                        .build(),
+                key);
+        answer.status(); // the final answer: 201, 402, 400, ...
+        answer.replayed(); // Idempotent-Replayed: true, the charge ran before (an earlier attempt, another process)
+        answer.attempts(); // how many attempts it took
         return answer;
     }
 
@@ -56,7 +59,7 @@ public final class ClientSnippets {
 
         IdempotentResponse answer = intents.send(IntentId.of("checkout", orderId), request);
 
-        for (JournalEntry e : intents.pending()) {                  // at startup: what a crash left unanswered
+        for (JournalEntry e : intents.pending()) { // at startup: what a crash left unanswered
             intents.resume(e.intent(), Map.of("Authorization", "Bearer " + apiKey));
         }
         return answer;
@@ -69,7 +72,8 @@ public final class ClientSnippets {
                 .requestInterceptor(IdempotencyRetryInterceptor.create())
                 .build();
 
-        Charge charge = payments.post().uri("/v1/charges")
+        Charge charge = payments.post()
+                .uri("/v1/charges")
                 .header("Authorization", "Bearer " + apiKey)
                 .header("Idempotency-Key", IdempotencyKeys.derive("checkout", userId, orderId))
                 .contentType(MediaType.APPLICATION_JSON)
@@ -77,8 +81,10 @@ public final class ClientSnippets {
                 .retrieve()
                 .body(Charge.class);
 
-        WebClient reactive = WebClient.builder().baseUrl("https://payments.example.com")
-                .filter(IdempotencyRetryFilter.create()).build();
+        WebClient reactive = WebClient.builder()
+                .baseUrl("https://payments.example.com")
+                .filter(IdempotencyRetryFilter.create())
+                .build();
         return charge;
     }
 }

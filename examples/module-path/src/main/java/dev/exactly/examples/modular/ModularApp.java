@@ -31,8 +31,7 @@ import org.postgresql.ds.PGSimpleDataSource;
  * With {@code modules}, it prints the packages each of Exactly's modules exports to this one instead.
  */
 public final class ModularApp {
-    private ModularApp() {
-    }
+    private ModularApp() {}
 
     public static void main(String[] args) throws Exception {
         if (args.length == 1 && args[0].equals("modules")) {
@@ -41,11 +40,13 @@ public final class ModularApp {
         }
         String store = args.length > 0 ? args[0] : "memory";
         try (IdempotencyStore idempotencyStore = open(store, args.length > 1 ? args[1] : "")) {
-            IdempotencyEngine engine = IdempotencyEngine.builder(idempotencyStore).build();
-            Scope scope = new Scope("tenant_modular", "POST", "/v1/transfers",
-                    IdempotencyKey.parse("modular-" + UUID.randomUUID()));
+            IdempotencyEngine engine =
+                    IdempotencyEngine.builder(idempotencyStore).build();
+            Scope scope = new Scope(
+                    "tenant_modular", "POST", "/v1/transfers", IdempotencyKey.parse("modular-" + UUID.randomUUID()));
             byte[] body = "{\"amount\":1999,\"currency\":\"EUR\"}".getBytes(StandardCharsets.UTF_8);
-            IdempotencyRequest request = IdempotencyRequest.of(scope,
+            IdempotencyRequest request = IdempotencyRequest.of(
+                    scope,
                     Fingerprinter.ofDefaults().fingerprint("POST", "/v1/transfers", body, "application/json"),
                     IdempotencyPolicy.ofDefaults());
             AtomicInteger runs = new AtomicInteger();
@@ -76,8 +77,8 @@ public final class ModularApp {
 
     private static StoredResponse transfer(AtomicInteger runs) {
         String json = "{\"transfer\":\"tr_" + runs.incrementAndGet() + "\"}";
-        return new StoredResponse(201, Map.of("Content-Type", List.of("application/json")),
-                json.getBytes(StandardCharsets.UTF_8));
+        return new StoredResponse(
+                201, Map.of("Content-Type", List.of("application/json")), json.getBytes(StandardCharsets.UTF_8));
     }
 
     /** {@code exports.<module>=<package>,…}: what each module of Exactly in this layer exports to this module. */

@@ -38,8 +38,11 @@ class ModulePathTest {
             default -> "";
         };
         Map<String, String> printed = run(store, address);
-        assertThat(printed).containsEntry("store", store).containsEntry("runs", "1")
-                .containsEntry("first", "EXECUTED").containsEntry("second", "REPLAYED")
+        assertThat(printed)
+                .containsEntry("store", store)
+                .containsEntry("runs", "1")
+                .containsEntry("first", "EXECUTED")
+                .containsEntry("second", "REPLAYED")
                 .containsEntry("answer", "{\"transfer\":\"tr_1\"}");
         if (store.equals("postgres")) {
             assertThat(printed.get("ledger-schema")).isIn("created", "present");
@@ -49,11 +52,13 @@ class ModulePathTest {
     @Test
     void theModulesExportTheirApiAndNotTheirInternalPackages() throws Exception {
         Map<String, String> exports = run("modules");
-        assertThat(exports).containsEntry("exports.dev.exactly.idempotency",
-                "dev.exactly.idempotency,dev.exactly.idempotency.memory,dev.exactly.idempotency.spi");
+        assertThat(exports)
+                .containsEntry(
+                        "exports.dev.exactly.idempotency",
+                        "dev.exactly.idempotency,dev.exactly.idempotency.memory,dev.exactly.idempotency.spi");
         assertThat(exports).containsEntry("exports.dev.exactly.idempotency.redis", "dev.exactly.idempotency.redis");
-        assertThat(exports).containsEntry("exports.dev.exactly.idempotency.postgres",
-                "dev.exactly.idempotency.postgres");
+        assertThat(exports)
+                .containsEntry("exports.dev.exactly.idempotency.postgres", "dev.exactly.idempotency.postgres");
         assertThat(exports).containsEntry("exports.dev.exactly.ledger", "dev.exactly.ledger");
     }
 
@@ -66,8 +71,10 @@ class ModulePathTest {
                 class Probe { IdempotencyEngine engine; RedisIdempotencyStore store; }
                 """);
         assertThat(api).as("the API compiles").isEmpty();
-        for (String internal : List.of("dev.exactly.idempotency.internal.Hashing",
-                "dev.exactly.idempotency.redis.internal.LuaScript", "dev.exactly.ledger.internal.Jdbc")) {
+        for (String internal : List.of(
+                "dev.exactly.idempotency.internal.Hashing",
+                "dev.exactly.idempotency.redis.internal.LuaScript",
+                "dev.exactly.ledger.internal.Jdbc")) {
             String refused = compile(javac, sources.resolve(internal), "import " + internal + ";\nclass Probe { }\n");
             String pkg = internal.substring(0, internal.lastIndexOf('.'));
             assertThat(refused).as(internal).contains("package " + pkg + " is not visible");
@@ -85,28 +92,45 @@ class ModulePathTest {
                 """);
         Files.writeString(probe.resolve("Probe.java"), source);
         StringWriter diagnostics = new StringWriter();
-        javac.getTask(diagnostics, null, null, List.of("--module-path", dependencies(), "-d",
-                root.resolve("out").toString(), "-proc:none"), null, javac.getStandardFileManager(null, null,
-                StandardCharsets.UTF_8).getJavaFileObjects(probe.resolve("module-info.java"),
-                probe.resolve("Probe.java"))).call();
+        javac.getTask(
+                        diagnostics,
+                        null,
+                        null,
+                        List.of(
+                                "--module-path",
+                                dependencies(),
+                                "-d",
+                                root.resolve("out").toString(),
+                                "-proc:none"),
+                        null,
+                        javac.getStandardFileManager(null, null, StandardCharsets.UTF_8)
+                                .getJavaFileObjects(probe.resolve("module-info.java"), probe.resolve("Probe.java")))
+                .call();
         return diagnostics.toString();
     }
 
     /** Runs the example's main class on the module path and returns what it printed, name by value. */
     private static Map<String, String> run(String... arguments) throws IOException, InterruptedException {
-        List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java")
-                .toString(), "--module-path", System.getProperty("example.classes") + File.pathSeparator
-                + dependencies(), "--module", "dev.exactly.examples.modular/dev.exactly.examples.modular.ModularApp"));
+        List<String> command = new ArrayList<>(List.of(
+                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "--module-path",
+                System.getProperty("example.classes") + File.pathSeparator + dependencies(),
+                "--module",
+                "dev.exactly.examples.modular/dev.exactly.examples.modular.ModularApp"));
         command.addAll(List.of(arguments));
         Path output = Files.createTempFile("module-path-example", ".out");
         try {
-            Process process = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(output.toFile())
+            Process process = new ProcessBuilder(command)
+                    .redirectErrorStream(true)
+                    .redirectOutput(output.toFile())
                     .start();
             if (!process.waitFor(60, TimeUnit.SECONDS)) {
                 process.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
             }
             String text = Files.readString(output);
-            assertThat(process.isAlive()).as("the example ended within a minute: %s", text).isFalse();
+            assertThat(process.isAlive())
+                    .as("the example ended within a minute: %s", text)
+                    .isFalse();
             assertThat(process.exitValue()).as(text).isZero();
             return printed(text);
         } finally {
@@ -127,6 +151,7 @@ class ModulePathTest {
 
     /** The example's runtime dependencies (written by the build). */
     private static String dependencies() throws IOException {
-        return Files.readString(Path.of(System.getProperty("example.modulePath"))).strip();
+        return Files.readString(Path.of(System.getProperty("example.modulePath")))
+                .strip();
     }
 }

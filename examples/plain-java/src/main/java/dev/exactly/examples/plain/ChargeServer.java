@@ -64,13 +64,14 @@ public final class ChargeServer implements AutoCloseable {
         this.bankLatency = millis(settings.getOrDefault("bank-latency", "0ms"));
         String storeName = settings.getOrDefault("store", "memory");
         String redisUri = settings.getOrDefault("redis", "redis://localhost:6379");
-        DataSource dataSource = dataSource(settings.getOrDefault("jdbc", "jdbc:postgresql://localhost:5432/test?user=postgres"));
+        DataSource dataSource =
+                dataSource(settings.getOrDefault("jdbc", "jdbc:postgresql://localhost:5432/test?user=postgres"));
 
         IdempotencyStore store = switch (storeName) {
-            case "memory" -> InMemoryIdempotencyStore.create();               // idempotency-core: this process only
-            case "redis" -> RedisIdempotencyStore.create(redisUri);           // idempotency-redis
-            case "postgres" -> {                                              // idempotency-postgres
-                PostgresSchema.migrate(dataSource);                           // creates its table if missing
+            case "memory" -> InMemoryIdempotencyStore.create(); // idempotency-core: this process only
+            case "redis" -> RedisIdempotencyStore.create(redisUri); // idempotency-redis
+            case "postgres" -> { // idempotency-postgres
+                PostgresSchema.migrate(dataSource); // creates its table if missing
                 yield PostgresIdempotencyStore.create(dataSource);
             }
             default -> throw new IllegalArgumentException("store must be memory, redis or postgres: " + storeName);
@@ -79,7 +80,8 @@ public final class ChargeServer implements AutoCloseable {
 
         this.store = store;
         this.engine = engine;
-        this.server = HttpServer.create(new InetSocketAddress("127.0.0.1", Integer.parseInt(settings.getOrDefault("port", "8080"))), 0);
+        this.server = HttpServer.create(
+                new InetSocketAddress("127.0.0.1", Integer.parseInt(settings.getOrDefault("port", "8080"))), 0);
         server.setExecutor(threads);
         server.createContext(ROUTE, this::handle);
         server.start();
@@ -110,13 +112,18 @@ public final class ChargeServer implements AutoCloseable {
 
     private void handle(HttpExchange exchange) throws IOException {
         try (exchange) {
-            if (!exchange.getRequestMethod().equals("POST") || !exchange.getRequestURI().getPath().equals(ROUTE)) {
+            if (!exchange.getRequestMethod().equals("POST")
+                    || !exchange.getRequestURI().getPath().equals(ROUTE)) {
                 send(exchange, 404, Map.of(), problem(404, "not_found", "POST " + ROUTE + " only"));
                 return;
             }
             String tenantId = tenant(exchange.getRequestHeaders().getFirst("Authorization"));
             if (tenantId == null) {
-                send(exchange, 401, Map.of("WWW-Authenticate", "Bearer"), problem(401, "tenant_unresolved", "send Authorization: Bearer <api key>"));
+                send(
+                        exchange,
+                        401,
+                        Map.of("WWW-Authenticate", "Bearer"),
+                        problem(401, "tenant_unresolved", "send Authorization: Bearer <api key>"));
                 return;
             }
             String keyHeader = exchange.getRequestHeaders().getFirst("Idempotency-Key");
@@ -129,16 +136,22 @@ public final class ChargeServer implements AutoCloseable {
                 guarded(exchange, tenantId, keyHeader, body);
             } catch (Exception e) {
                 // chargeCard threw: the engine released the key, so a retry runs it again
-                send(exchange, 500, Map.of(), problem(500, "internal_error", "the charge failed; retry with the same key"));
+                send(
+                        exchange,
+                        500,
+                        Map.of(),
+                        problem(500, "internal_error", "the charge failed; retry with the same key"));
             }
         }
     }
 
     /** The README's "Guarding an action": one charge per tenant and key, whatever the retries. */
-    private void guarded(HttpExchange exchange, String tenantId, @Nullable String keyHeader, byte[] body) throws Exception {
+    private void guarded(HttpExchange exchange, String tenantId, @Nullable String keyHeader, byte[] body)
+            throws Exception {
         try {
             Scope scope = new Scope(tenantId, "POST", "/v1/charges", IdempotencyKey.parse(keyHeader));
-            Fingerprint fingerprint = Fingerprinter.ofDefaults().fingerprint("POST", "/v1/charges", body, "application/json");
+            Fingerprint fingerprint =
+                    Fingerprinter.ofDefaults().fingerprint("POST", "/v1/charges", body, "application/json");
             IdempotencyRequest request = IdempotencyRequest.of(scope, fingerprint, IdempotencyPolicy.ofDefaults());
 
             IdempotentResult result = engine.execute(request, lease -> Outcome.complete(chargeCard(body)));
@@ -146,13 +159,13 @@ public final class ChargeServer implements AutoCloseable {
             send(exchange, result.response(), result.replayed());
         } catch (IdempotencyException e) {
             int status = switch (e) {
-                case InvalidIdempotencyKeyException invalid -> 400;  // missing, empty, too long, not printable ASCII
-                case PayloadTooLargeException tooLarge -> 413;       // too large to fingerprint
-                case JsonTooDeepException tooDeep -> 400;           // JSON nested deeper than the fingerprinter reads
-                case IdempotencyKeyReusedException reused -> 422;    // same key, another request: a client bug
-                case RequestInFlightException inFlight -> 409;       // the first one still runs: retry later
-                case LeaseLostException lost -> 409;                 // this run outlived its lease: retry, same key
-                case StoreUnavailableException down -> 503;          // fail closed: chargeCard did not run
+                case InvalidIdempotencyKeyException invalid -> 400; // missing, empty, too long, not printable ASCII
+                case PayloadTooLargeException tooLarge -> 413; // too large to fingerprint
+                case JsonTooDeepException tooDeep -> 400; // JSON nested deeper than the fingerprinter reads
+                case IdempotencyKeyReusedException reused -> 422; // same key, another request: a client bug
+                case RequestInFlightException inFlight -> 409; // the first one still runs: retry later
+                case LeaseLostException lost -> 409; // this run outlived its lease: retry, same key
+                case StoreUnavailableException down -> 503; // fail closed: chargeCard did not run
             };
             sendProblem(exchange, status, e);
         }
@@ -160,9 +173,10 @@ public final class ChargeServer implements AutoCloseable {
 
     /** The side effect to run once per key: here a stand-in for the bank, which numbers its charges. */
     private StoredResponse chargeCard(byte[] body) throws InterruptedException {
-        Thread.sleep(bankLatency);                       // a slow bank (an option), so that duplicates overlap
+        Thread.sleep(bankLatency); // a slow bank (an option), so that duplicates overlap
         String json = "{\"id\":\"ch_" + charges.incrementAndGet() + "\",\"status\":\"succeeded\"}";
-        return new StoredResponse(201, Map.of("Content-Type", List.of("application/json")), json.getBytes(StandardCharsets.UTF_8));
+        return new StoredResponse(
+                201, Map.of("Content-Type", List.of("application/json")), json.getBytes(StandardCharsets.UTF_8));
     }
 
     private @Nullable String tenant(@Nullable String authorization) {
@@ -192,12 +206,14 @@ public final class ChargeServer implements AutoCloseable {
     }
 
     private static byte[] problem(int status, String code, String detail) {
-        String json = "{\"status\":" + status + ",\"code\":\"" + code + "\",\"detail\":\"" + detail.replace("\\", "\\\\").replace("\"", "\\\"") + "\"}";
+        String json = "{\"status\":" + status + ",\"code\":\"" + code + "\",\"detail\":\""
+                + detail.replace("\\", "\\\\").replace("\"", "\\\"") + "\"}";
         return json.getBytes(StandardCharsets.UTF_8);
     }
 
     private static void send(HttpExchange exchange, StoredResponse response, boolean replayed) throws IOException {
-        response.headers().forEach((name, values) -> exchange.getResponseHeaders().put(name, values));
+        response.headers()
+                .forEach((name, values) -> exchange.getResponseHeaders().put(name, values));
         if (replayed) {
             exchange.getResponseHeaders().set("Idempotent-Replayed", "true");
         }
@@ -215,7 +231,8 @@ public final class ChargeServer implements AutoCloseable {
         send(exchange, status, headers, problem(status, e.code(), e.getMessage()));
     }
 
-    private static void send(HttpExchange exchange, int status, Map<String, String> headers, byte[] problem) throws IOException {
+    private static void send(HttpExchange exchange, int status, Map<String, String> headers, byte[] problem)
+            throws IOException {
         headers.forEach((name, value) -> exchange.getResponseHeaders().set(name, value));
         exchange.getResponseHeaders().set("Content-Type", "application/problem+json");
         exchange.sendResponseHeaders(status, problem.length);

@@ -49,10 +49,18 @@ public final class ShipmentService implements PhaseResumer {
         try (Connection c = transaction()) { // 1: the claim, the shipment row and a checkpoint commit together
             switch (phases.begin(c, request)) {
                 case PhaseStart.Owned owned -> phase = owned.phase();
-                case PhaseStart.Replay replay -> { return replay.response(); }
-                case PhaseStart.InFlight inFlight -> { return answer(409, "\"in progress\""); }
-                case PhaseStart.DeadLettered dead -> { return answer(409, "\"an operator will resolve it\""); }
-                case PhaseStart.KeyReused reused -> { return answer(422, "\"key used for another request\""); }
+                case PhaseStart.Replay replay -> {
+                    return replay.response();
+                }
+                case PhaseStart.InFlight inFlight -> {
+                    return answer(409, "\"in progress\"");
+                }
+                case PhaseStart.DeadLettered dead -> {
+                    return answer(409, "\"an operator will resolve it\"");
+                }
+                case PhaseStart.KeyReused reused -> {
+                    return answer(422, "\"key used for another request\"");
+                }
             }
             if (!phase.resumed()) {
                 write(c, "INSERT INTO shipments (id, order_id) VALUES (?, ?)", shipmentId(phase), orderId);
@@ -107,7 +115,7 @@ public final class ShipmentService implements PhaseResumer {
     }
 
     private static StoredResponse answer(int status, String json) {
-        return new StoredResponse(status, Map.of("content-type", List.of("application/json")),
-                json.getBytes(StandardCharsets.UTF_8));
+        return new StoredResponse(
+                status, Map.of("content-type", List.of("application/json")), json.getBytes(StandardCharsets.UTF_8));
     }
 }

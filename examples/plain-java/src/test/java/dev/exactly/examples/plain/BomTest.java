@@ -20,11 +20,11 @@ import org.w3c.dom.NodeList;
  * and nothing else, so that importing it is all a user needs to declare Exactly's modules without versions.
  */
 class BomTest {
-    private static final Path ROOT = Path.of(System.getProperty("repository.root")).normalize();
+    private static final Path ROOT =
+            Path.of(System.getProperty("repository.root")).normalize();
     /** Modules of the build that are not libraries a user depends on. */
-    private static final Set<String> NOT_PUBLISHED =
-            Set.of("bom", "payments-service", "benchmarks", "payments-benchmark", "chaos-tests", "examples",
-                    "test-services");
+    private static final Set<String> NOT_PUBLISHED = Set.of(
+            "bom", "payments-service", "benchmarks", "payments-benchmark", "chaos-tests", "examples", "test-services");
 
     @Test
     void theBomManagesEveryLibraryModuleAtTheBuildsVersionAndNothingElse() throws Exception {
@@ -45,7 +45,9 @@ class BomTest {
         assertThat(child(project, "groupId")).isEqualTo("dev.exactly");
         assertThat(child(project, "artifactId")).isEqualTo("exactly-bom");
         assertThat(child(project, "version")).isEqualTo(version);
-        assertThat(project.getElementsByTagName("parent").getLength()).as("no parent: only Exactly's versions").isZero();
+        assertThat(project.getElementsByTagName("parent").getLength())
+                .as("no parent: only Exactly's versions")
+                .isZero();
         Set<String> managed = new TreeSet<>();
         NodeList dependencies = project.getElementsByTagName("dependency");
         for (int i = 0; i < dependencies.getLength(); i++) {

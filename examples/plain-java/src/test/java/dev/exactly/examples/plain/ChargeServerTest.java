@@ -44,8 +44,13 @@ class ChargeServerTest {
     @ValueSource(strings = {"memory", "redis", "postgres"})
     void chargesOncePerKeyOverHttp(String store) throws Exception {
         PGSimpleDataSource schema = (PGSimpleDataSource) TestPostgres.freshSchema("example_plain");
-        try (ExampleProcess example = ExampleProcess.start(LOGS, store,
-                "store=" + store, "redis=" + TestRedis.uri(), "jdbc=" + schema.getUrl(), "bank-latency=300ms")) {
+        try (ExampleProcess example = ExampleProcess.start(
+                LOGS,
+                store,
+                "store=" + store,
+                "redis=" + TestRedis.uri(),
+                "jdbc=" + schema.getUrl(),
+                "bank-latency=300ms")) {
             String base = "http://127.0.0.1:" + example.port() + "/v1/charges";
             String key = "order-" + UUID.randomUUID();
             String body = "{\"amount\":1000,\"currency\":\"EUR\"}";
@@ -60,22 +65,30 @@ class ChargeServerTest {
             assertThat(retry.body()).isEqualTo(first.body());
             assertThat(retry.headers().firstValue("Idempotent-Replayed")).hasValue("true");
 
-            assertProblem(post(base, API_KEY, key, "{\"amount\":2000,\"currency\":\"EUR\"}"), 422, "idempotency_key_reused");
+            assertProblem(
+                    post(base, API_KEY, key, "{\"amount\":2000,\"currency\":\"EUR\"}"), 422, "idempotency_key_reused");
             assertProblem(post(base, API_KEY, null, body), 400, "idempotency_key_missing");
             assertProblem(post(base, API_KEY, "x".repeat(256), body), 400, "idempotency_key_invalid");
             assertProblem(post(base, null, key, body), 401, "tenant_unresolved");
             assertProblem(post(base, "sk_test_unknown", key, body), 401, "tenant_unresolved");
-            assertProblem(post(base, API_KEY, "big-" + UUID.randomUUID(), "[" + "1,".repeat(600_000) + "1]"), 413,
+            assertProblem(
+                    post(base, API_KEY, "big-" + UUID.randomUUID(), "[" + "1,".repeat(600_000) + "1]"),
+                    413,
                     "payload_too_large");
-            assertProblem(post(base, API_KEY, "deep-" + UUID.randomUUID(), "[".repeat(10_000) + "]".repeat(10_000)), 400,
+            assertProblem(
+                    post(base, API_KEY, "deep-" + UUID.randomUUID(), "[".repeat(10_000) + "]".repeat(10_000)),
+                    400,
                     "json_too_deep");
 
             List<HttpResponse<String>> duplicates = concurrently(20, base, "order-" + UUID.randomUUID(), body);
-            List<HttpResponse<String>> created = duplicates.stream().filter(r -> r.statusCode() == 201).toList();
-            List<HttpResponse<String>> inUse = duplicates.stream().filter(r -> r.statusCode() == 409).toList();
+            List<HttpResponse<String>> created =
+                    duplicates.stream().filter(r -> r.statusCode() == 201).toList();
+            List<HttpResponse<String>> inUse =
+                    duplicates.stream().filter(r -> r.statusCode() == 409).toList();
             assertThat(created.size() + inUse.size()).isEqualTo(20);
             assertThat(created).isNotEmpty();
-            assertThat(created.stream().map(HttpResponse::body).collect(Collectors.toSet())).hasSize(1);
+            assertThat(created.stream().map(HttpResponse::body).collect(Collectors.toSet()))
+                    .hasSize(1);
             assertThat(inUse).isNotEmpty().allSatisfy(r -> {
                 assertProblem(r, 409, "idempotency_key_in_use");
                 assertThat(r.headers().firstValue("Retry-After")).isPresent();
@@ -91,8 +104,8 @@ class ChargeServerTest {
 
     @Test
     void aStoreThatIsDownFailsClosed() throws Exception {
-        try (ExampleProcess example = ExampleProcess.start(LOGS, "redis-down",
-                "store=redis", "redis=redis://127.0.0.1:" + TestRedis.freePort())) {
+        try (ExampleProcess example = ExampleProcess.start(
+                LOGS, "redis-down", "store=redis", "redis=redis://127.0.0.1:" + TestRedis.freePort())) {
             String base = "http://127.0.0.1:" + example.port() + "/v1/charges";
             HttpResponse<String> down = post(base, API_KEY, "order-" + UUID.randomUUID(), "{\"amount\":1}");
             assertProblem(down, 503, "idempotency_store_unavailable");
@@ -109,12 +122,14 @@ class ChargeServerTest {
                 .map(path -> Path.of(path).getFileName().toString())
                 .collect(Collectors.toSet());
         assertThat(jars).anySatisfy(jar -> assertThat(jar).startsWith("slf4j-api-2."));
-        assertThat(jars).filteredOn(jar -> jar.startsWith("slf4j-") && !jar.startsWith("slf4j-api"))
+        assertThat(jars)
+                .filteredOn(jar -> jar.startsWith("slf4j-") && !jar.startsWith("slf4j-api"))
                 .containsExactly("slf4j-jdk14-2.0.17.jar");
         assertThat(jars).anySatisfy(jar -> assertThat(jar).startsWith("lettuce-core-7."));
     }
 
-    private static List<HttpResponse<String>> concurrently(int n, String base, String key, String body) throws Exception {
+    private static List<HttpResponse<String>> concurrently(int n, String base, String key, String body)
+            throws Exception {
         CountDownLatch start = new CountDownLatch(1);
         try (ExecutorService threads = Executors.newVirtualThreadPerTaskExecutor()) {
             List<Future<HttpResponse<String>>> futures = new ArrayList<>();

@@ -23,7 +23,8 @@ import org.junit.jupiter.api.Test;
  * run). "Verbatim" ignores only the block's common indentation and trailing blanks.
  */
 class DocumentationSnippetsTest {
-    private static final Path ROOT = Path.of(System.getProperty("repository.root")).normalize();
+    private static final Path ROOT =
+            Path.of(System.getProperty("repository.root")).normalize();
     private static final Pattern FENCE = Pattern.compile("^```(\\S*)\\s*$");
     private static final Pattern CHECKED = Pattern.compile("^<!-- checked: (.+) -->$");
     private static final Map<Path, List<String>> LINES = new ConcurrentHashMap<>();
@@ -37,7 +38,8 @@ class DocumentationSnippetsTest {
 
     @Test
     void everyJavaBlockIsPartOfACompiledSourceAndEveryCheckedBlockOfItsFiles() {
-        List<Block> blocks = documentation().stream().flatMap(file -> blocks(file).stream()).toList();
+        List<Block> blocks =
+                documentation().stream().flatMap(file -> blocks(file).stream()).toList();
         List<Path> sources = compiledSources();
         List<String> problems = new ArrayList<>();
         for (Block block : blocks) {
@@ -57,7 +59,8 @@ class DocumentationSnippetsTest {
             }
         }
         assertThat(problems).as("documentation snippets").isEmpty();
-        assertThat(blocks).as("the README has java blocks and checked blocks")
+        assertThat(blocks)
+                .as("the README has java blocks and checked blocks")
                 .anySatisfy(b -> assertThat(b.language()).isEqualTo("java"))
                 .anySatisfy(b -> assertThat(b.checkedIn()).isNotEmpty());
     }
@@ -65,29 +68,39 @@ class DocumentationSnippetsTest {
     @Test
     void aChangedLineIsNotVerbatim() {
         Block guard = blocks(ROOT.resolve("README.md")).stream()
-                .filter(b -> b.language().equals("java") && b.lines().stream().anyMatch(l -> l.contains("engine.execute")))
+                .filter(b ->
+                        b.language().equals("java") && b.lines().stream().anyMatch(l -> l.contains("engine.execute")))
                 .findFirst()
                 .orElseThrow(() -> new AssertionError("README: no java block calls engine.execute"));
         Path source = ROOT.resolve("examples/plain-java/src/main/java/dev/exactly/examples/plain/ChargeServer.java");
         assertThat(contains(source, guard.lines())).isTrue();
 
         List<String> changed = new ArrayList<>(guard.lines());
-        int execute = changed.indexOf(changed.stream().filter(l -> l.contains("engine.execute")).findFirst().orElseThrow());
+        int execute = changed.indexOf(changed.stream()
+                .filter(l -> l.contains("engine.execute"))
+                .findFirst()
+                .orElseThrow());
         changed.set(execute, changed.get(execute) + " ");
         assertThat(contains(source, changed)).as("trailing blanks are ignored").isTrue();
         changed.set(execute, changed.get(execute).replace("engine.execute", "engine.executa"));
         assertThat(contains(source, changed)).as("a changed character is not").isFalse();
         changed = new ArrayList<>(guard.lines());
         changed.set(0, "    " + changed.getFirst());
-        assertThat(contains(source, changed)).as("nor a changed relative indentation").isFalse();
+        assertThat(contains(source, changed))
+                .as("nor a changed relative indentation")
+                .isFalse();
     }
 
     /** The README, {@code docs/*.md} and each module's README. */
     private static List<Path> documentation() {
         List<Path> files = new ArrayList<>(List.of(ROOT.resolve("README.md")));
-        try (Stream<Path> docs = Files.list(ROOT.resolve("docs")); Stream<Path> modules = Files.list(ROOT)) {
+        try (Stream<Path> docs = Files.list(ROOT.resolve("docs"));
+                Stream<Path> modules = Files.list(ROOT)) {
             docs.filter(p -> p.toString().endsWith(".md")).sorted().forEach(files::add);
-            modules.map(module -> module.resolve("README.md")).filter(Files::isRegularFile).sorted().forEach(files::add);
+            modules.map(module -> module.resolve("README.md"))
+                    .filter(Files::isRegularFile)
+                    .sorted()
+                    .forEach(files::add);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
@@ -131,7 +144,8 @@ class DocumentationSnippetsTest {
                     .filter(p -> {
                         String path = ROOT.relativize(p).toString().replace('\\', '/');
                         return (path.contains("/src/main/java/") || path.contains("/src/test/java/"))
-                                && !path.contains("/target/") && !path.startsWith(".");
+                                && !path.contains("/target/")
+                                && !path.startsWith(".");
                     })
                     .toList();
         } catch (IOException e) {
@@ -148,7 +162,8 @@ class DocumentationSnippetsTest {
         List<String> lines = lines(file);
         String firstWanted = wanted.getFirst().strip();
         for (int i = 0; i + wanted.size() <= lines.size(); i++) {
-            if (lines.get(i).strip().equals(firstWanted) && dedent(lines.subList(i, i + wanted.size())).equals(wanted)) {
+            if (lines.get(i).strip().equals(firstWanted)
+                    && dedent(lines.subList(i, i + wanted.size())).equals(wanted)) {
                 return true;
             }
         }
@@ -156,9 +171,14 @@ class DocumentationSnippetsTest {
     }
 
     private static List<String> dedent(List<String> lines) {
-        int indent = lines.stream().filter(l -> !l.isBlank())
-                .mapToInt(l -> l.length() - l.stripLeading().length()).min().orElse(0);
-        return lines.stream().map(l -> l.isBlank() ? "" : l.substring(indent).stripTrailing()).toList();
+        int indent = lines.stream()
+                .filter(l -> !l.isBlank())
+                .mapToInt(l -> l.length() - l.stripLeading().length())
+                .min()
+                .orElse(0);
+        return lines.stream()
+                .map(l -> l.isBlank() ? "" : l.substring(indent).stripTrailing())
+                .toList();
     }
 
     private static List<String> lines(Path file) {

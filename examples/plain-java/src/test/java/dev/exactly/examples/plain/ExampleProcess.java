@@ -40,8 +40,10 @@ final class ExampleProcess implements AutoCloseable {
         Path err = logDirectory.resolve(name + ".err");
         List<String> command = new ArrayList<>(List.of(
                 Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-cp", runtimeClassPath(),
-                "dev.exactly.examples.plain.ChargeServer", "port=0"));
+                "-cp",
+                runtimeClassPath(),
+                "dev.exactly.examples.plain.ChargeServer",
+                "port=0"));
         command.addAll(List.of(arguments));
         Process process = new ProcessBuilder(command)
                 .redirectOutput(out.toFile())
@@ -49,18 +51,20 @@ final class ExampleProcess implements AutoCloseable {
                 .start();
         int[] port = new int[1];
         try {
-            await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(50)).until(() -> {
-                if (!process.isAlive()) {
-                    throw new IllegalStateException("the example exited with " + process.exitValue() + ":\n"
-                            + Files.readString(out) + Files.readString(err));
-                }
-                Matcher matcher = LISTENING.matcher(Files.readString(out));
-                if (matcher.find()) {
-                    port[0] = Integer.parseInt(matcher.group(1));
-                    return true;
-                }
-                return false;
-            });
+            await().atMost(Duration.ofSeconds(60))
+                    .pollInterval(Duration.ofMillis(50))
+                    .until(() -> {
+                        if (!process.isAlive()) {
+                            throw new IllegalStateException("the example exited with " + process.exitValue() + ":\n"
+                                    + Files.readString(out) + Files.readString(err));
+                        }
+                        Matcher matcher = LISTENING.matcher(Files.readString(out));
+                        if (matcher.find()) {
+                            port[0] = Integer.parseInt(matcher.group(1));
+                            return true;
+                        }
+                        return false;
+                    });
         } catch (RuntimeException e) {
             process.destroyForcibly();
             throw e;
@@ -71,7 +75,8 @@ final class ExampleProcess implements AutoCloseable {
     /** The example's classes and its runtime dependencies (written by the build). */
     static String runtimeClassPath() {
         try {
-            String dependencies = Files.readString(Path.of(System.getProperty("example.classPath"))).strip();
+            String dependencies = Files.readString(Path.of(System.getProperty("example.classPath")))
+                    .strip();
             return System.getProperty("example.classes") + File.pathSeparator + dependencies;
         } catch (IOException e) {
             throw new UncheckedIOException(e);

@@ -34,8 +34,11 @@ import org.junit.jupiter.api.Test;
 
 /** The README's shipment example against a real PostgreSQL, with a carrier that loses an answer. */
 class ShipmentServiceTest {
-    private static final IdempotencyPolicy POLICY = IdempotencyPolicy.custom().lease(Duration.ofMillis(500))
-            .retention(Duration.ofHours(1)).keepAlive(KeepAlive.ofDefaults()).build();
+    private static final IdempotencyPolicy POLICY = IdempotencyPolicy.custom()
+            .lease(Duration.ofMillis(500))
+            .retention(Duration.ofHours(1))
+            .keepAlive(KeepAlive.ofDefaults())
+            .build();
 
     /** A carrier that books each shipment id once, and can lose its answer after booking (a dropped reply). */
     static final class TestCarrier implements ShipmentService.Carrier {
@@ -71,12 +74,17 @@ class ShipmentServiceTest {
     void setUp() throws Exception {
         db = TestPostgres.freshSchema("shipments");
         PostgresIdempotencyStore.migrate(db);
-        try (Connection c = db.getConnection(); Statement s = c.createStatement()) {
+        try (Connection c = db.getConnection();
+                Statement s = c.createStatement()) {
             s.execute("CREATE TABLE shipments (id text PRIMARY KEY, order_id text NOT NULL, label text)");
         }
         store = PostgresIdempotencyStore.create(db);
-        phases = AtomicPhases.builder(store).recoveryPolicy(RecoveryPolicy.custom()
-                .firstDelay(Duration.ofMillis(50)).maxDelay(Duration.ofMillis(100)).build()).build();
+        phases = AtomicPhases.builder(store)
+                .recoveryPolicy(RecoveryPolicy.custom()
+                        .firstDelay(Duration.ofMillis(50))
+                        .maxDelay(Duration.ofMillis(100))
+                        .build())
+                .build();
         service = new ShipmentService(db, phases, carrier);
     }
 
@@ -86,8 +94,10 @@ class ShipmentServiceTest {
     }
 
     private static IdempotencyRequest request(String order) {
-        return IdempotencyRequest.of(new Scope("acme", "POST", "/v1/shipments", new IdempotencyKey("ship-" + order)),
-                new Fingerprint("sha256-jcs", order), POLICY);
+        return IdempotencyRequest.of(
+                new Scope("acme", "POST", "/v1/shipments", new IdempotencyKey("ship-" + order)),
+                new Fingerprint("sha256-jcs", order),
+                POLICY);
     }
 
     @Test
@@ -105,23 +115,29 @@ class ShipmentServiceTest {
         carrier.loseNextAnswer.set(true);
         assertThatThrownBy(() -> service.ship(request("o-2"), "o-2")).hasMessageContaining("connection reset");
         assertThat(carrier.bookings).as("the carrier did book").hasValue(1);
-        assertThat(phases.find(request("o-2").key()).orElseThrow().checkpoint().name()).isEqualTo("shipment_created");
+        assertThat(phases.find(request("o-2").key()).orElseThrow().checkpoint().name())
+                .isEqualTo("shipment_created");
 
         try (PhaseRecovery recovery = phases.recovery(service, POLICY)) {
-            await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(100)).until(() -> {
-                recovery.runOnce();
-                return phases.find(request("o-2").key()).orElseThrow().status() == RecordStatus.COMPLETED;
-            });
+            await().atMost(Duration.ofSeconds(10))
+                    .pollInterval(Duration.ofMillis(100))
+                    .until(() -> {
+                        recovery.runOnce();
+                        return phases.find(request("o-2").key()).orElseThrow().status() == RecordStatus.COMPLETED;
+                    });
         }
         StoredResponse retry = service.ship(request("o-2"), "o-2");
         assertThat(new String(retry.body(), StandardCharsets.UTF_8)).contains("\"label\":\"LBL-1\"");
-        assertThat(carrier.bookings).as("asked first, the carrier was not asked to book again").hasValue(1);
+        assertThat(carrier.bookings)
+                .as("asked first, the carrier was not asked to book again")
+                .hasValue(1);
         assertThat(labels()).containsExactly("LBL-1");
     }
 
     private java.util.List<String> labels() throws Exception {
         java.util.List<String> labels = new java.util.ArrayList<>();
-        try (Connection c = db.getConnection(); Statement s = c.createStatement();
+        try (Connection c = db.getConnection();
+                Statement s = c.createStatement();
                 ResultSet rs = s.executeQuery("SELECT label FROM shipments")) {
             while (rs.next()) {
                 labels.add(rs.getString(1));

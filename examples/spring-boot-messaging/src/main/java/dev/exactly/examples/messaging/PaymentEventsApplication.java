@@ -15,6 +15,7 @@ public class PaymentEventsApplication {
     Queue paymentEvents(@Value("${payments.queue}") String name) {
         return new Queue(name, true);
     }
+
     public static void main(String[] args) {
         SpringApplication.run(PaymentEventsApplication.class, args);
     }

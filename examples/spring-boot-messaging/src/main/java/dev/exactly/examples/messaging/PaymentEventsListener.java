@@ -28,8 +28,8 @@ public class PaymentEventsListener {
     public void onPaymentEvent(String message) {
         PaymentEvent event = json.readValue(message, PaymentEvent.class);
         // booked at most once per event id; a redelivery (or a resend of the event) gets the first booking back
-        Booking booking = idempotency.execute("payment-events", event.id(), event, Booking.class,
-                () -> ledger.book(event));
+        Booking booking =
+                idempotency.execute("payment-events", event.id(), event, Booking.class, () -> ledger.book(event));
         // if this throws, the broker redelivers the message: the booking above is replayed, not made again
         notifier.bookingConfirmed(booking);
     }

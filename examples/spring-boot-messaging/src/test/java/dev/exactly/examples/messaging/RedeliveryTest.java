@@ -3,23 +3,23 @@ package dev.exactly.examples.messaging;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import dev.exactly.testing.Ci;
+import java.net.InetSocketAddress;
+import java.net.Socket;
 import java.time.Duration;
 import java.util.List;
+import java.util.UUID;
 import java.util.concurrent.CopyOnWriteArrayList;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
+import org.springframework.amqp.rabbit.core.RabbitAdmin;
+import org.springframework.amqp.rabbit.core.RabbitTemplate;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.context.TestConfiguration;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Primary;
-import dev.exactly.testing.Ci;
-import java.net.InetSocketAddress;
-import java.net.Socket;
-import java.util.UUID;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.Assumptions;
-import org.springframework.amqp.rabbit.core.RabbitAdmin;
-import org.springframework.amqp.rabbit.core.RabbitTemplate;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
 
@@ -89,7 +89,10 @@ class RedeliveryTest {
 
         // delivered, booked, failed at the notification, redelivered, replayed, notified
         await().atMost(Duration.ofSeconds(30)).until(() -> notifier.attempts.size() == 2);
-        assertThat(notifier.attempts).as("the same booking both times").hasSize(2).containsOnly(notifier.attempts.getFirst());
+        assertThat(notifier.attempts)
+                .as("the same booking both times")
+                .hasSize(2)
+                .containsOnly(notifier.attempts.getFirst());
         assertThat(ledger.bookings("evt-1001")).isEqualTo(1);
 
         // the producer sends the event again, as a new message

@@ -51,7 +51,11 @@ class TryItTest {
         assertThat(retry.body()).isEqualTo(charge.body()).contains("\"id\":\"ch_1\"");
         assertThat(retry.header("Idempotent-Replayed")).isEqualTo("true");
         assertThat(charges.chargesMade()).as("the charge handler ran once").isEqualTo(1);
-        assertThat(JsonMapper.builder().build().readTree(answers.get(6).body())
-                .at("/components/idempotency/status").asString()).isEqualTo("UP");
+        assertThat(JsonMapper.builder()
+                        .build()
+                        .readTree(answers.get(6).body())
+                        .at("/components/idempotency/status")
+                        .asString())
+                .isEqualTo("UP");
     }
 }

@@ -28,8 +28,8 @@ public class ChargeController {
     @ResponseStatus(HttpStatus.CREATED)
     @Idempotent
     public Mono<Charge> charge(@RequestBody ChargeRequest request) {
-        return Mono.fromSupplier(() ->
-                new Charge("ch_" + charges.incrementAndGet(), request.amount(), request.currency(), "succeeded"));
+        return Mono.fromSupplier(
+                () -> new Charge("ch_" + charges.incrementAndGet(), request.amount(), request.currency(), "succeeded"));
     }
 
     @PostMapping("/v1/charges/{id}/refunds")

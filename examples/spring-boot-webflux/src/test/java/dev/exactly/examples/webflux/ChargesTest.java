@@ -32,7 +32,9 @@ class ChargesTest {
                 .timeout(Duration.ofSeconds(30))
                 .header("Authorization", "Bearer sk_test_4f9a2c")
                 .header("Content-Type", "application/json")
-                .method(method, body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(body));
+                .method(
+                        method,
+                        body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(body));
         if (key != null) {
             request.header("Idempotency-Key", key);
         }
@@ -41,9 +43,12 @@ class ChargesTest {
 
     @Test
     void aChargeRunsOnceAndItsRetryIsReplayed() throws Exception {
-        HttpResponse<String> charge = send("POST", "/v1/charges", "order-1042", "{\"amount\":1000,\"currency\":\"EUR\"}");
-        HttpResponse<String> retry = send("POST", "/v1/charges", "order-1042", "{\"amount\":1000,\"currency\":\"EUR\"}");
-        HttpResponse<String> reused = send("POST", "/v1/charges", "order-1042", "{\"amount\":2000,\"currency\":\"EUR\"}");
+        HttpResponse<String> charge =
+                send("POST", "/v1/charges", "order-1042", "{\"amount\":1000,\"currency\":\"EUR\"}");
+        HttpResponse<String> retry =
+                send("POST", "/v1/charges", "order-1042", "{\"amount\":1000,\"currency\":\"EUR\"}");
+        HttpResponse<String> reused =
+                send("POST", "/v1/charges", "order-1042", "{\"amount\":2000,\"currency\":\"EUR\"}");
         HttpResponse<String> refund = send("POST", "/v1/charges/ch_1/refunds", "refund-7", "{\"amount\":250}");
 
         assertThat(charge.statusCode()).isEqualTo(201);
@@ -54,10 +59,13 @@ class ChargesTest {
         assertThat(reused.statusCode()).isEqualTo(422);
         assertThat(reused.body()).contains("idempotency_key_reused");
         assertThat(refund.statusCode()).isEqualTo(201);
-        assertThat(send("POST", "/v1/charges", null, "{\"amount\":1,\"currency\":\"EUR\"}").statusCode()).isEqualTo(400);
+        assertThat(send("POST", "/v1/charges", null, "{\"amount\":1,\"currency\":\"EUR\"}")
+                        .statusCode())
+                .isEqualTo(400);
         assertThat(charges.chargesMade()).isEqualTo(1);
 
-        HttpResponse<String> timer = send("GET", "/actuator/metrics/exactly.idempotency?tag=outcome:replayed", null, null);
+        HttpResponse<String> timer =
+                send("GET", "/actuator/metrics/exactly.idempotency?tag=outcome:replayed", null, null);
         assertThat(timer.statusCode()).isEqualTo(200);
         assertThat(timer.body()).contains("\"COUNT\"").contains("/v1/charges");
     }

@@ -73,13 +73,17 @@ public final class IdempotencyRetryFilter implements ExchangeFilterFunction {
             return next.exchange(request);
         }
         IdempotencyKeys.requireValid(key);
-        ClientRequest replayable = ClientRequest.from(request).body(new ReplayableBody(request.body())).build();
+        ClientRequest replayable = ClientRequest.from(request)
+                .body(new ReplayableBody(request.body()))
+                .build();
         return Mono.defer(() -> attempt(replayable, next, key, RetrySequence.start(policy, clock, random)));
     }
 
-    private Mono<ClientResponse> attempt(ClientRequest request, ExchangeFunction next, String key, RetrySequence retries) {
+    private Mono<ClientResponse> attempt(
+            ClientRequest request, ExchangeFunction next, String key, RetrySequence retries) {
         var timeout = retries.beginAttempt();
-        IdempotentClientListener.Attempt attempt = new IdempotentClientListener.Attempt(key, retries.attempts(), request.url());
+        IdempotentClientListener.Attempt attempt =
+                new IdempotentClientListener.Attempt(key, retries.attempts(), request.url());
         notify(() -> listener.attemptStarted(attempt));
         return next.exchange(request)
                 .timeout(timeout, Schedulers.parallel())
@@ -93,42 +97,70 @@ public final class IdempotencyRetryFilter implements ExchangeFilterFunction {
                 });
     }
 
-    private Mono<ClientResponse> answered(ClientRequest request, ExchangeFunction next, String key, RetrySequence retries,
-            IdempotentClientListener.Attempt attempt, ClientResponse response) {
+    private Mono<ClientResponse> answered(
+            ClientRequest request,
+            ExchangeFunction next,
+            String key,
+            RetrySequence retries,
+            IdempotentClientListener.Attempt attempt,
+            ClientResponse response) {
         int status = response.statusCode().value();
         HttpHeaders headers = response.headers().asHttpHeaders();
         notify(() -> listener.attemptAnswered(attempt, status, SpringAnswers.headers(headers), new byte[0]));
         if (status == 422) {
-            return response.bodyToMono(byte[].class).timeout(retries.attemptTimeout(), Schedulers.parallel())
-                    .defaultIfEmpty(new byte[0]).flatMap(body -> {
-                if (IdempotencyKeyReusedException.isKeyReused(status, body)) {
-                    return Mono.error(new IdempotencyKeyReusedException(
-                            SpringAnswers.answer(status, headers, body, key, attempt.number(), request.url())));
-                }
-                return Mono.just(response.mutate().body(Flux.just(DefaultDataBufferFactory.sharedInstance.wrap(body))).build());
-            });
+            return response.bodyToMono(byte[].class)
+                    .timeout(retries.attemptTimeout(), Schedulers.parallel())
+                    .defaultIfEmpty(new byte[0])
+                    .flatMap(body -> {
+                        if (IdempotencyKeyReusedException.isKeyReused(status, body)) {
+                            return Mono.error(new IdempotencyKeyReusedException(
+                                    SpringAnswers.answer(status, headers, body, key, attempt.number(), request.url())));
+                        }
+                        return Mono.just(response.mutate()
+                                .body(Flux.just(DefaultDataBufferFactory.sharedInstance.wrap(body)))
+                                .build());
+                    });
         }
-        RetryDecision decision = retries.afterAnswer(status, headers.getFirst(HttpHeaders.RETRY_AFTER),
+        RetryDecision decision = retries.afterAnswer(
+                status,
+                headers.getFirst(HttpHeaders.RETRY_AFTER),
                 IdempotentResponse.isReplay(SpringAnswers.headers(headers)));
         if (decision instanceof RetryDecision.Final) {
             return Mono.just(response);
         }
-        return response.bodyToMono(byte[].class).timeout(retries.attemptTimeout(), Schedulers.parallel())
-                .defaultIfEmpty(new byte[0]).flatMap(body -> decide(request, next, key,
-                retries, attempt, decision, SpringAnswers.answer(status, headers, body, key, attempt.number(), request.url()), null));
+        return response.bodyToMono(byte[].class)
+                .timeout(retries.attemptTimeout(), Schedulers.parallel())
+                .defaultIfEmpty(new byte[0])
+                .flatMap(body -> decide(
+                        request,
+                        next,
+                        key,
+                        retries,
+                        attempt,
+                        decision,
+                        SpringAnswers.answer(status, headers, body, key, attempt.number(), request.url()),
+                        null));
     }
 
-    private Mono<ClientResponse> decide(ClientRequest request, ExchangeFunction next, String key, RetrySequence retries,
-            IdempotentClientListener.Attempt attempt, RetryDecision decision, @Nullable IdempotentResponse answer,
+    private Mono<ClientResponse> decide(
+            ClientRequest request,
+            ExchangeFunction next,
+            String key,
+            RetrySequence retries,
+            IdempotentClientListener.Attempt attempt,
+            RetryDecision decision,
+            @Nullable IdempotentResponse answer,
             @Nullable IOException failure) {
         return switch (decision) {
-            case RetryDecision.Final f -> Mono.error(new IllegalStateException("a final answer is passed on, not decided"));
+            case RetryDecision.Final f ->
+                Mono.error(new IllegalStateException("a final answer is passed on, not decided"));
             case RetryDecision.Retry retry -> {
                 notify(() -> listener.retryScheduled(attempt, retry.delay(), retry.retryAfter()));
                 yield Mono.delay(retry.delay(), scheduler).then(Mono.defer(() -> attempt(request, next, key, retries)));
             }
-            case RetryDecision.GiveUp giveUp -> Mono.error(new RetriesExhaustedException(key, giveUp, retries.attempts(),
-                    retries.mayHaveExecuted(), answer, failure));
+            case RetryDecision.GiveUp giveUp ->
+                Mono.error(new RetriesExhaustedException(
+                        key, giveUp, retries.attempts(), retries.mayHaveExecuted(), answer, failure));
         };
     }
 

@@ -1,9 +1,9 @@
 package dev.exactly.idempotency.client.spring;
 
 import dev.exactly.idempotency.client.IdempotencyKeyReusedException;
-import dev.exactly.idempotency.client.IdempotentResponse;
 import dev.exactly.idempotency.client.IdempotencyKeys;
 import dev.exactly.idempotency.client.IdempotentClientListener;
+import dev.exactly.idempotency.client.IdempotentResponse;
 import dev.exactly.idempotency.client.RetriesExhaustedException;
 import dev.exactly.idempotency.client.RetryDecision;
 import dev.exactly.idempotency.client.RetryPolicy;
@@ -98,12 +98,14 @@ public final class IdempotencyRetryInterceptor implements ClientHttpRequestInter
                     response = new BufferedResponse(response, problem);
                     if (IdempotencyKeyReusedException.isKeyReused(status, problem)) {
                         response.close();
-                        throw new IdempotencyKeyReusedException(
-                                SpringAnswers.answer(status, headers, problem, key, attempt.number(), request.getURI()));
+                        throw new IdempotencyKeyReusedException(SpringAnswers.answer(
+                                status, headers, problem, key, attempt.number(), request.getURI()));
                     }
                 }
                 notify(() -> listener.attemptAnswered(attempt, status, SpringAnswers.headers(headers), new byte[0]));
-                decision = retries.afterAnswer(status, headers.getFirst(HttpHeaders.RETRY_AFTER),
+                decision = retries.afterAnswer(
+                        status,
+                        headers.getFirst(HttpHeaders.RETRY_AFTER),
                         IdempotentResponse.isReplay(SpringAnswers.headers(headers)));
             } catch (IOException e) {
                 failure = e;
@@ -121,10 +123,18 @@ public final class IdempotencyRetryInterceptor implements ClientHttpRequestInter
                     pause(retry);
                 }
                 case RetryDecision.GiveUp giveUp -> {
-                    var last = response == null ? null : SpringAnswers.answer(response.getStatusCode().value(),
-                            response.getHeaders(), readQuietly(response), key, retries.attempts(), request.getURI());
+                    var last = response == null
+                            ? null
+                            : SpringAnswers.answer(
+                                    response.getStatusCode().value(),
+                                    response.getHeaders(),
+                                    readQuietly(response),
+                                    key,
+                                    retries.attempts(),
+                                    request.getURI());
                     closeQuietly(response);
-                    throw new RetriesExhaustedException(key, giveUp, retries.attempts(), retries.mayHaveExecuted(), last, failure);
+                    throw new RetriesExhaustedException(
+                            key, giveUp, retries.attempts(), retries.mayHaveExecuted(), last, failure);
                 }
             }
         }

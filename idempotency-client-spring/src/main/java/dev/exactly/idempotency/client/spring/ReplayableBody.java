@@ -27,7 +27,9 @@ final class ReplayableBody implements BodyInserter<Object, ClientHttpRequest> {
     public Mono<Void> insert(ClientHttpRequest request, Context context) {
         byte[] bytes = recorded;
         if (bytes != null) {
-            return bytes.length == 0 ? request.setComplete() : request.writeWith(Mono.just(request.bufferFactory().wrap(bytes)));
+            return bytes.length == 0
+                    ? request.setComplete()
+                    : request.writeWith(Mono.just(request.bufferFactory().wrap(bytes)));
         }
         return original.insert(new Recorder(request), context);
     }
@@ -39,16 +41,21 @@ final class ReplayableBody implements BodyInserter<Object, ClientHttpRequest> {
 
         @Override
         public Mono<Void> writeWith(Publisher<? extends DataBuffer> body) {
-            return DataBufferUtils.join(Flux.from(body)).map(joined -> {
-                byte[] bytes = new byte[joined.readableByteCount()];
-                joined.read(bytes);
-                DataBufferUtils.release(joined);
-                return bytes;
-            }).defaultIfEmpty(new byte[0]).flatMap(bytes -> {
-                recorded = bytes;
-                return bytes.length == 0 ? getDelegate().setComplete()
-                        : getDelegate().writeWith(Mono.just(bufferFactory().wrap(bytes)));
-            });
+            return DataBufferUtils.join(Flux.from(body))
+                    .map(joined -> {
+                        byte[] bytes = new byte[joined.readableByteCount()];
+                        joined.read(bytes);
+                        DataBufferUtils.release(joined);
+                        return bytes;
+                    })
+                    .defaultIfEmpty(new byte[0])
+                    .flatMap(bytes -> {
+                        recorded = bytes;
+                        return bytes.length == 0
+                                ? getDelegate().setComplete()
+                                : getDelegate()
+                                        .writeWith(Mono.just(bufferFactory().wrap(bytes)));
+                    });
         }
 
         @Override

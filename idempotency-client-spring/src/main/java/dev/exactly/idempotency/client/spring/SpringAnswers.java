@@ -20,8 +20,8 @@ final class SpringAnswers {
         return HttpHeaders.of(map, (name, value) -> true);
     }
 
-    static IdempotentResponse answer(int status, org.springframework.http.HttpHeaders headers, byte[] body, String key,
-            int attempts, URI uri) {
+    static IdempotentResponse answer(
+            int status, org.springframework.http.HttpHeaders headers, byte[] body, String key, int attempts, URI uri) {
         HttpHeaders h = headers(headers);
         return new IdempotentResponse(status, h, body, key, attempts, IdempotentResponse.isReplay(h), uri);
     }

@@ -46,8 +46,13 @@ class RestClientInterceptorTest {
     private RestClient client(RetryPolicy policy, String baseUrl) {
         JdkClientHttpRequestFactory factory = new JdkClientHttpRequestFactory(http);
         factory.setReadTimeout(policy.attemptTimeout());
-        return RestClient.builder().baseUrl(baseUrl).requestFactory(factory)
-                .requestInterceptor(IdempotencyRetryInterceptor.builder().policy(policy).sleeper(pauses::add).build())
+        return RestClient.builder()
+                .baseUrl(baseUrl)
+                .requestFactory(factory)
+                .requestInterceptor(IdempotencyRetryInterceptor.builder()
+                        .policy(policy)
+                        .sleeper(pauses::add)
+                        .build())
                 .build();
     }
 
@@ -56,13 +61,19 @@ class RestClientInterceptorTest {
     }
 
     private ResponseEntity<String> charge(RestClient client) {
-        return client.post().uri("/v1/charges").header("Idempotency-Key", KEY).contentType(MediaType.APPLICATION_JSON)
-                .body(BODY).retrieve().toEntity(String.class);
+        return client.post()
+                .uri("/v1/charges")
+                .header("Idempotency-Key", KEY)
+                .contentType(MediaType.APPLICATION_JSON)
+                .body(BODY)
+                .retrieve()
+                .toEntity(String.class);
     }
 
     @Test
     void a409WithRetryAfterIsRetriedWithTheSameKeyAndBytes() {
-        server.reply(Reply.json(409, "{\"code\":\"idempotency_key_in_use\"}").header("Retry-After", "1"),
+        server.reply(
+                Reply.json(409, "{\"code\":\"idempotency_key_in_use\"}").header("Retry-After", "1"),
                 Reply.json(201, "{\"id\":\"ch_1\"}").header("Idempotent-Replayed", "true"));
 
         ResponseEntity<String> answer = charge(client(RetryPolicy.ofDefaults()));
@@ -75,10 +86,16 @@ class RestClientInterceptorTest {
 
     @Test
     void a503WithAnHttpDateAndBackoffsThenTheAnswer() {
-        String soon = DateTimeFormatter.RFC_1123_DATE_TIME.format(Instant.now().plusSeconds(4).atOffset(ZoneOffset.UTC));
-        server.reply(Reply.status(503).header("Retry-After", soon), Reply.status(502), Reply.status(429), Reply.json(201, "{}"));
+        String soon = DateTimeFormatter.RFC_1123_DATE_TIME.format(
+                Instant.now().plusSeconds(4).atOffset(ZoneOffset.UTC));
+        server.reply(
+                Reply.status(503).header("Retry-After", soon),
+                Reply.status(502),
+                Reply.status(429),
+                Reply.json(201, "{}"));
 
-        assertThat(charge(client(RetryPolicy.ofDefaults())).getStatusCode().value()).isEqualTo(201);
+        assertThat(charge(client(RetryPolicy.ofDefaults())).getStatusCode().value())
+                .isEqualTo(201);
 
         assertThat(pauses).hasSize(3);
         assertThat(pauses.getFirst()).isBetween(Duration.ofSeconds(2), Duration.ofSeconds(4));
@@ -91,11 +108,14 @@ class RestClientInterceptorTest {
     void usedUpAttemptsEndInRetriesExhausted() {
         server.reply(Reply.status(503), Reply.status(503), Reply.status(503), Reply.json(201, "{}"));
 
-        assertThatThrownBy(() -> charge(client(RetryPolicy.custom().maxAttempts(3).build())))
+        assertThatThrownBy(
+                        () -> charge(client(RetryPolicy.custom().maxAttempts(3).build())))
                 .isInstanceOfSatisfying(RetriesExhaustedException.class, e -> {
                     assertThat(e.attempts()).isEqualTo(3);
                     assertThat(e.reason()).isEqualTo(RetryDecision.GiveUpReason.ATTEMPTS);
-                    assertThat(e.lastAnswer()).get().satisfies(a -> assertThat(a.status()).isEqualTo(503));
+                    assertThat(e.lastAnswer())
+                            .get()
+                            .satisfies(a -> assertThat(a.status()).isEqualTo(503));
                     assertThat(e.key()).isEqualTo(KEY);
                 });
         assertSameKeyAndBytes(3);
@@ -103,10 +123,14 @@ class RestClientInterceptorTest {
 
     @Test
     void aReusedKeyIsItsOwnExceptionAndNotRetried() {
-        server.reply(Reply.json(422, "{\"type\":\"https://exactly.dev/problems/idempotency-key-reused\"}"), Reply.json(201, "{}"));
+        server.reply(
+                Reply.json(422, "{\"type\":\"https://exactly.dev/problems/idempotency-key-reused\"}"),
+                Reply.json(201, "{}"));
 
         assertThatThrownBy(() -> charge(client(RetryPolicy.ofDefaults())))
-                .isInstanceOfSatisfying(IdempotencyKeyReusedException.class, e -> assertThat(e.answer().status()).isEqualTo(422));
+                .isInstanceOfSatisfying(
+                        IdempotencyKeyReusedException.class,
+                        e -> assertThat(e.answer().status()).isEqualTo(422));
         assertThat(server.requestCount()).isEqualTo(1);
     }
 
@@ -139,7 +163,8 @@ class RestClientInterceptorTest {
         });
 
         server.reply(Reply.drop(), Reply.json(201, "{}"));
-        assertThat(charge(client(RetryPolicy.ofDefaults())).getStatusCode().value()).isEqualTo(201);
+        assertThat(charge(client(RetryPolicy.ofDefaults())).getStatusCode().value())
+                .isEqualTo(201);
         assertSameKeyAndBytes(2);
     }
 
@@ -147,7 +172,8 @@ class RestClientInterceptorTest {
     void aTimeoutIsRetried() {
         server.reply(Reply.json(201, "{}").heldFor(Duration.ofSeconds(5)), Reply.json(201, "{\"second\":true}"));
 
-        ResponseEntity<String> answer = charge(client(RetryPolicy.custom().attemptTimeout(Duration.ofMillis(300)).build()));
+        ResponseEntity<String> answer = charge(client(
+                RetryPolicy.custom().attemptTimeout(Duration.ofMillis(300)).build()));
 
         assertThat(answer.getBody()).isEqualTo("{\"second\":true}");
         assertSameKeyAndBytes(2);
@@ -157,8 +183,13 @@ class RestClientInterceptorTest {
     void aRequestWithoutAKeyGoesOutOnceUntouched() {
         server.reply(Reply.status(503), Reply.json(201, "{}"));
 
-        assertThatThrownBy(() -> client(RetryPolicy.ofDefaults()).post().uri("/v1/charges")
-                .contentType(MediaType.APPLICATION_JSON).body(BODY).retrieve().toBodilessEntity())
+        assertThatThrownBy(() -> client(RetryPolicy.ofDefaults())
+                        .post()
+                        .uri("/v1/charges")
+                        .contentType(MediaType.APPLICATION_JSON)
+                        .body(BODY)
+                        .retrieve()
+                        .toBodilessEntity())
                 .isInstanceOf(HttpServerErrorException.ServiceUnavailable.class);
         assertThat(server.requestCount()).isEqualTo(1);
         assertThat(server.received().getFirst().header("Idempotency-Key")).isNull();
@@ -177,7 +208,8 @@ class RestClientInterceptorTest {
         server.reply(Reply.json(409, "{\"type\":\"https://exactly.dev/problems/charge-voided\"}")
                 .header("Idempotent-Replayed", "true"));
         assertThatThrownBy(() -> charge(client(RetryPolicy.ofDefaults())))
-                .isInstanceOfSatisfying(org.springframework.web.client.HttpClientErrorException.Conflict.class,
+                .isInstanceOfSatisfying(
+                        org.springframework.web.client.HttpClientErrorException.Conflict.class,
                         e -> assertThat(e.getResponseBodyAsString()).contains("charge-voided"));
         assertThat(server.requestCount()).isEqualTo(1);
         assertThat(pauses).isEmpty();

@@ -26,7 +26,6 @@ import org.springframework.web.reactive.function.BodyInserters;
 import org.springframework.web.reactive.function.client.WebClient;
 import org.springframework.web.reactive.function.client.WebClientResponseException;
 import reactor.core.Disposable;
-import reactor.core.Disposables;
 import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Scheduler;
 import reactor.core.scheduler.Schedulers;
@@ -91,8 +90,14 @@ class WebClientFilterTest {
     };
 
     private WebClient client(RetryPolicy policy, String baseUrl) {
-        return WebClient.builder().baseUrl(baseUrl).clientConnector(new JdkClientHttpConnector(http))
-                .filter(IdempotencyRetryFilter.builder().policy(policy).scheduler(noWaiting).build()).build();
+        return WebClient.builder()
+                .baseUrl(baseUrl)
+                .clientConnector(new JdkClientHttpConnector(http))
+                .filter(IdempotencyRetryFilter.builder()
+                        .policy(policy)
+                        .scheduler(noWaiting)
+                        .build())
+                .build();
     }
 
     private WebClient client(RetryPolicy policy) {
@@ -100,13 +105,22 @@ class WebClientFilterTest {
     }
 
     private ResponseEntity<String> charge(WebClient client) {
-        return client.post().uri("/v1/charges").header("Idempotency-Key", KEY).contentType(MediaType.APPLICATION_JSON)
-                .bodyValue(BODY).retrieve().toEntity(String.class).block(BLOCK);
+        return client.post()
+                .uri("/v1/charges")
+                .header("Idempotency-Key", KEY)
+                .contentType(MediaType.APPLICATION_JSON)
+                .bodyValue(BODY)
+                .retrieve()
+                .toEntity(String.class)
+                .block(BLOCK);
     }
 
     @Test
     void a409WithRetryAfterIsRetriedWithTheSameKeyAndBytes() {
-        server.reply(Reply.json(409, "{}").header("Retry-After", "2"), Reply.status(503), Reply.json(201, "{\"id\":\"ch_1\"}"));
+        server.reply(
+                Reply.json(409, "{}").header("Retry-After", "2"),
+                Reply.status(503),
+                Reply.json(201, "{\"id\":\"ch_1\"}"));
 
         ResponseEntity<String> answer = charge(client(RetryPolicy.ofDefaults()));
 
@@ -123,11 +137,16 @@ class WebClientFilterTest {
         AtomicInteger serialised = new AtomicInteger();
         server.reply(Reply.drop(), Reply.json(201, "{}"));
 
-        ResponseEntity<String> answer = client(RetryPolicy.ofDefaults()).post().uri("/v1/charges")
-                .header("Idempotency-Key", KEY).contentType(MediaType.APPLICATION_JSON)
-                .body(BodyInserters.fromPublisher(Mono.fromSupplier(() -> "{\"n\":" + serialised.incrementAndGet() + "}"),
-                        String.class))
-                .retrieve().toEntity(String.class).block(BLOCK);
+        ResponseEntity<String> answer = client(RetryPolicy.ofDefaults())
+                .post()
+                .uri("/v1/charges")
+                .header("Idempotency-Key", KEY)
+                .contentType(MediaType.APPLICATION_JSON)
+                .body(BodyInserters.fromPublisher(
+                        Mono.fromSupplier(() -> "{\"n\":" + serialised.incrementAndGet() + "}"), String.class))
+                .retrieve()
+                .toEntity(String.class)
+                .block(BLOCK);
 
         assertThat(answer.getStatusCode().value()).isEqualTo(201);
         assertThat(serialised).hasValue(1);
@@ -137,14 +156,18 @@ class WebClientFilterTest {
     @Test
     void usedUpAttemptsEndInRetriesExhaustedAndAReusedKeyInItsOwnException() {
         server.reply(Reply.status(503), Reply.status(503));
-        assertThatThrownBy(() -> charge(client(RetryPolicy.custom().maxAttempts(2).build())))
+        assertThatThrownBy(
+                        () -> charge(client(RetryPolicy.custom().maxAttempts(2).build())))
                 .isInstanceOfSatisfying(RetriesExhaustedException.class, e -> {
                     assertThat(e.attempts()).isEqualTo(2);
-                    assertThat(e.lastAnswer()).get().satisfies(a -> assertThat(a.status()).isEqualTo(503));
+                    assertThat(e.lastAnswer())
+                            .get()
+                            .satisfies(a -> assertThat(a.status()).isEqualTo(503));
                 });
 
         server.reply(Reply.json(422, "{\"code\":\"idempotency_key_reused\"}"), Reply.json(201, "{}"));
-        assertThatThrownBy(() -> charge(client(RetryPolicy.ofDefaults()))).isInstanceOf(IdempotencyKeyReusedException.class);
+        assertThatThrownBy(() -> charge(client(RetryPolicy.ofDefaults())))
+                .isInstanceOf(IdempotencyKeyReusedException.class);
         assertThat(server.requestCount()).isEqualTo(3);
     }
 
@@ -169,14 +192,16 @@ class WebClientFilterTest {
         try (ServerSocket s = new ServerSocket(0)) {
             closed = s.getLocalPort();
         }
-        assertThatThrownBy(() -> charge(client(RetryPolicy.custom().maxAttempts(3).build(), "http://127.0.0.1:" + closed)))
+        assertThatThrownBy(
+                        () -> charge(client(RetryPolicy.custom().maxAttempts(3).build(), "http://127.0.0.1:" + closed)))
                 .isInstanceOfSatisfying(RetriesExhaustedException.class, e -> {
                     assertThat(e.attempts()).isEqualTo(3);
                     assertThat(e.mayHaveExecuted()).isFalse();
                 });
 
         server.reply(Reply.json(201, "{}").heldFor(Duration.ofSeconds(5)), Reply.json(201, "{\"second\":true}"));
-        ResponseEntity<String> answer = charge(client(RetryPolicy.custom().attemptTimeout(Duration.ofMillis(300)).build()));
+        ResponseEntity<String> answer = charge(client(
+                RetryPolicy.custom().attemptTimeout(Duration.ofMillis(300)).build()));
         assertThat(answer.getBody()).isEqualTo("{\"second\":true}");
         assertSameKeyAndBytes(2, BODY);
     }
@@ -185,8 +210,13 @@ class WebClientFilterTest {
     void aRequestWithoutAKeyGoesOutOnceUntouched() {
         server.reply(Reply.status(503), Reply.json(201, "{}"));
 
-        assertThatThrownBy(() -> client(RetryPolicy.ofDefaults()).post().uri("/v1/charges").bodyValue(BODY)
-                .retrieve().toBodilessEntity().block(BLOCK))
+        assertThatThrownBy(() -> client(RetryPolicy.ofDefaults())
+                        .post()
+                        .uri("/v1/charges")
+                        .bodyValue(BODY)
+                        .retrieve()
+                        .toBodilessEntity()
+                        .block(BLOCK))
                 .isInstanceOf(WebClientResponseException.ServiceUnavailable.class);
         assertThat(server.requestCount()).isEqualTo(1);
     }
@@ -204,7 +234,8 @@ class WebClientFilterTest {
         server.reply(Reply.json(409, "{\"type\":\"https://exactly.dev/problems/charge-voided\"}")
                 .header("Idempotent-Replayed", "true"));
         assertThatThrownBy(() -> charge(client(RetryPolicy.ofDefaults())))
-                .isInstanceOfSatisfying(WebClientResponseException.class,
+                .isInstanceOfSatisfying(
+                        WebClientResponseException.class,
                         e -> assertThat(e.getStatusCode().value()).isEqualTo(409));
         assertThat(server.requestCount()).isEqualTo(1);
         assertThat(pauses).isEmpty();
@@ -214,9 +245,13 @@ class WebClientFilterTest {
     void aLaterAttemptsFailureIsDecidedOnceByThatAttempt() {
         List<String> events = new CopyOnWriteArrayList<>();
         server.reply(Reply.status(503).header("Retry-After", "0"), Reply.drop(), Reply.json(201, "{}"));
-        WebClient client = WebClient.builder().baseUrl(server.uri("").toString()).clientConnector(new JdkClientHttpConnector(http))
-                .filter(IdempotencyRetryFilter.builder().policy(RetryPolicy.custom().maxAttempts(2).build())
-                        .scheduler(noWaiting).listener(new dev.exactly.idempotency.client.IdempotentClientListener() {
+        WebClient client = WebClient.builder()
+                .baseUrl(server.uri("").toString())
+                .clientConnector(new JdkClientHttpConnector(http))
+                .filter(IdempotencyRetryFilter.builder()
+                        .policy(RetryPolicy.custom().maxAttempts(2).build())
+                        .scheduler(noWaiting)
+                        .listener(new dev.exactly.idempotency.client.IdempotentClientListener() {
                             @Override
                             public void attemptStarted(Attempt attempt) {
                                 events.add("start " + attempt.number());
@@ -226,10 +261,13 @@ class WebClientFilterTest {
                             public void attemptFailed(Attempt attempt, java.io.IOException error) {
                                 events.add("failed " + attempt.number());
                             }
-                        }).build())
+                        })
+                        .build())
                 .build();
         assertThatThrownBy(() -> charge(client)).isInstanceOf(RetriesExhaustedException.class);
         assertThat(events).containsExactly("start 1", "start 2", "failed 2");
-        assertThat(server.requestCount()).as("no third request after the give-up").isEqualTo(2);
+        assertThat(server.requestCount())
+                .as("no third request after the give-up")
+                .isEqualTo(2);
     }
 }

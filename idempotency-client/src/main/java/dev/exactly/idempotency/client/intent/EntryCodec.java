@@ -51,7 +51,8 @@ final class EntryCodec {
         if (e.request().bodyLength() > MAX_BODY) {
             throw new IllegalArgumentException("a journaled request body is at most " + MAX_BODY + " bytes");
         }
-        ByteArrayOutputStream bytes = new ByteArrayOutputStream(256 + e.request().bodyLength());
+        ByteArrayOutputStream bytes =
+                new ByteArrayOutputStream(256 + e.request().bodyLength());
         try (DataOutputStream out = new DataOutputStream(bytes)) {
             out.write(MAGIC);
             out.writeByte(VERSION);
@@ -92,7 +93,10 @@ final class EntryCodec {
         byte[] content = bytes.toByteArray();
         CRC32C crc = new CRC32C();
         crc.update(content);
-        return ByteBuffer.allocate(content.length + 4).put(content).putInt((int) crc.getValue()).array();
+        return ByteBuffer.allocate(content.length + 4)
+                .put(content)
+                .putInt((int) crc.getValue())
+                .array();
     }
 
     /**
@@ -179,8 +183,12 @@ final class EntryCodec {
         byte[] b = new byte[length];
         in.get(b);
         try {
-            return StandardCharsets.UTF_8.newDecoder().onMalformedInput(CodingErrorAction.REPORT)
-                    .onUnmappableCharacter(CodingErrorAction.REPORT).decode(ByteBuffer.wrap(b)).toString();
+            return StandardCharsets.UTF_8
+                    .newDecoder()
+                    .onMalformedInput(CodingErrorAction.REPORT)
+                    .onUnmappableCharacter(CodingErrorAction.REPORT)
+                    .decode(ByteBuffer.wrap(b))
+                    .toString();
         } catch (CharacterCodingException e) {
             throw new IllegalArgumentException("a string is not UTF-8", e);
         }

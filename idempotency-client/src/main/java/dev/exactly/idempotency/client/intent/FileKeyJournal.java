@@ -217,8 +217,10 @@ public final class FileKeyJournal implements KeyJournal {
         try {
             return Optional.of(EntryCodec.decode(data));
         } catch (IllegalArgumentException e) {
-            throw new KeyJournalException("the key journal entry " + file + " cannot be read (" + e.getMessage()
-                    + "); it is kept, and no new key is minted for its intent: the intent may have been sent with the key it held", e);
+            throw new KeyJournalException(
+                    "the key journal entry " + file + " cannot be read (" + e.getMessage()
+                            + "); it is kept, and no new key is minted for its intent: the intent may have been sent with the key it held",
+                    e);
         }
     }
 
@@ -257,8 +259,9 @@ public final class FileKeyJournal implements KeyJournal {
 
     private <T extends @Nullable Object> T locked(IoAction<T> action) {
         localLock.lock();
-        try (FileChannel lockChannel = FileChannel.open(directory.resolve(LOCK_FILE), StandardOpenOption.CREATE,
-                StandardOpenOption.WRITE); FileLock ignored = lockChannel.lock()) {
+        try (FileChannel lockChannel = FileChannel.open(
+                        directory.resolve(LOCK_FILE), StandardOpenOption.CREATE, StandardOpenOption.WRITE);
+                FileLock ignored = lockChannel.lock()) {
             return action.run();
         } catch (IOException e) {
             throw new KeyJournalException("key journal " + directory + ": " + e, e);

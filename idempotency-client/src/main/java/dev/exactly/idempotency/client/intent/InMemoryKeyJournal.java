@@ -15,8 +15,7 @@ public final class InMemoryKeyJournal implements KeyJournal {
     private final ConcurrentMap<IntentId, JournalEntry> entries = new ConcurrentHashMap<>();
 
     /** An empty journal. */
-    public InMemoryKeyJournal() {
-    }
+    public InMemoryKeyJournal() {}
 
     @Override
     public JournalEntry putIfAbsent(JournalEntry candidate) {
@@ -45,8 +44,10 @@ public final class InMemoryKeyJournal implements KeyJournal {
 
     @Override
     public List<JournalEntry> pending() {
-        return entries.values().stream().filter(e -> !e.finished())
-                .sorted(Comparator.comparing(JournalEntry::createdAt)).toList();
+        return entries.values().stream()
+                .filter(e -> !e.finished())
+                .sorted(Comparator.comparing(JournalEntry::createdAt))
+                .toList();
     }
 
     @Override

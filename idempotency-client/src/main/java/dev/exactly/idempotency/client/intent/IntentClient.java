@@ -115,7 +115,8 @@ public final class IntentClient {
      *                    {@code Map.of("Authorization", "Bearer sk_…")}
      * @return the final answer, or empty when the intent has no entry
      */
-    public Optional<IdempotentResponse> resume(IntentId intent, Map<String, String> credentials) throws InterruptedException {
+    public Optional<IdempotentResponse> resume(IntentId intent, Map<String, String> credentials)
+            throws InterruptedException {
         Objects.requireNonNull(credentials, "credentials");
         Optional<JournalEntry> entry = journal.find(intent);
         if (entry.isEmpty() || expired(entry.get(), now())) {
@@ -136,7 +137,8 @@ public final class IntentClient {
         return journal.removeFinishedBefore(now().minus(retention));
     }
 
-    private IdempotentResponse send(JournalEntry entry, Map<String, List<String>> callerHeaders) throws InterruptedException {
+    private IdempotentResponse send(JournalEntry entry, Map<String, List<String>> callerHeaders)
+            throws InterruptedException {
         if (!entry.finished() && entry.createdAt().isBefore(now().minus(retention))) {
             throw new IntentExpiredException(entry, retention);
         }

@@ -15,10 +15,16 @@ public final class IntentExpiredException extends RuntimeException {
     private final Instant createdAt;
 
     IntentExpiredException(JournalEntry entry, Duration retention) {
-        super("intent " + entry.intent() + " has been pending since " + entry.createdAt() + ", longer than the "
-                + retention + " that servers keep keys: its request may have run and its key been forgotten, so it is "
-                + "not sent again under key " + entry.key() + "; find out its outcome from the server's records, then "
-                + "mark the entry finished (journal().finish)", null, false, false);
+        super(
+                "intent " + entry.intent() + " has been pending since " + entry.createdAt() + ", longer than the "
+                        + retention
+                        + " that servers keep keys: its request may have run and its key been forgotten, so it is "
+                        + "not sent again under key " + entry.key()
+                        + "; find out its outcome from the server's records, then "
+                        + "mark the entry finished (journal().finish)",
+                null,
+                false,
+                false);
         this.intent = entry.intent();
         this.key = entry.key();
         this.createdAt = entry.createdAt();

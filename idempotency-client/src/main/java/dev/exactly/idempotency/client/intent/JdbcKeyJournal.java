@@ -44,6 +44,7 @@ public final class JdbcKeyJournal implements KeyJournal {
             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             ON CONFLICT (namespace, intent_id) DO NOTHING
             """;
+
     private static final String FIND = """
             SELECT namespace, intent_id, idempotency_key, method, targets, headers, body, created_at, finished_at, final_status
             FROM idempotency_client_journal
@@ -98,7 +99,8 @@ public final class JdbcKeyJournal implements KeyJournal {
 
     /** Creates the table and its indexes if missing (the schema is idempotent). */
     public static void createTable(DataSource dataSource) {
-        try (Connection c = dataSource.getConnection(); Statement s = c.createStatement()) {
+        try (Connection c = dataSource.getConnection();
+                Statement s = c.createStatement()) {
             s.execute(schema());
         } catch (SQLException e) {
             throw new KeyJournalException("cannot create " + TABLE + ": " + e.getMessage(), e);
@@ -127,8 +129,9 @@ public final class JdbcKeyJournal implements KeyJournal {
                 }
                 s.executeUpdate();
             }
-            return find(c, candidate.intent()).orElseThrow(() -> new KeyJournalException(
-                    "the entry of " + candidate.intent() + " vanished right after it was written"));
+            return find(c, candidate.intent())
+                    .orElseThrow(() -> new KeyJournalException(
+                            "the entry of " + candidate.intent() + " vanished right after it was written"));
         });
     }
 
@@ -155,7 +158,8 @@ public final class JdbcKeyJournal implements KeyJournal {
     @Override
     public List<JournalEntry> pending() {
         return run("list pending entries", c -> {
-            try (PreparedStatement s = prepare(c, PENDING); ResultSet rows = s.executeQuery()) {
+            try (PreparedStatement s = prepare(c, PENDING);
+                    ResultSet rows = s.executeQuery()) {
                 List<JournalEntry> out = new ArrayList<>();
                 while (rows.next()) {
                     out.add(entry(rows));
@@ -189,7 +193,8 @@ public final class JdbcKeyJournal implements KeyJournal {
         IntentId intent = new IntentId(row.getString("namespace"), row.getString("intent_id"));
         try {
             List<String> targets = split(row.getString("targets"));
-            IdempotentRequest.Builder request = IdempotentRequest.builder(row.getString("method"), URI.create(targets.getFirst()));
+            IdempotentRequest.Builder request =
+                    IdempotentRequest.builder(row.getString("method"), URI.create(targets.getFirst()));
             for (String target : targets.subList(1, targets.size())) {
                 request.alsoTo(URI.create(target));
             }
@@ -200,12 +205,18 @@ public final class JdbcKeyJournal implements KeyJournal {
             request.body(row.getBytes("body"));
             OffsetDateTime finished = row.getObject("finished_at", OffsetDateTime.class);
             int status = row.getInt("final_status");
-            return new JournalEntry(intent, row.getString("idempotency_key"), request.build(),
+            return new JournalEntry(
+                    intent,
+                    row.getString("idempotency_key"),
+                    request.build(),
                     row.getObject("created_at", OffsetDateTime.class).toInstant(),
-                    finished == null ? null : finished.toInstant(), finished == null ? 0 : status);
+                    finished == null ? null : finished.toInstant(),
+                    finished == null ? 0 : status);
         } catch (RuntimeException e) {
-            throw new KeyJournalException("the journal row of " + intent + " cannot be read (" + e.getMessage()
-                    + "); it is kept, and no new key is minted for its intent", e);
+            throw new KeyJournalException(
+                    "the journal row of " + intent + " cannot be read (" + e.getMessage()
+                            + "); it is kept, and no new key is minted for its intent",
+                    e);
         }
     }
 

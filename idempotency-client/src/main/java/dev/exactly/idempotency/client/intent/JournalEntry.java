@@ -18,8 +18,13 @@ import org.jspecify.annotations.Nullable;
  * @param finishedAt  when the final answer came, or {@code null} while the outcome is unknown
  * @param finalStatus the final answer's status, or 0 while pending
  */
-public record JournalEntry(IntentId intent, String key, IdempotentRequest request, Instant createdAt,
-        @Nullable Instant finishedAt, int finalStatus) {
+public record JournalEntry(
+        IntentId intent,
+        String key,
+        IdempotentRequest request,
+        Instant createdAt,
+        @Nullable Instant finishedAt,
+        int finalStatus) {
 
     public JournalEntry {
         Objects.requireNonNull(intent, "intent");

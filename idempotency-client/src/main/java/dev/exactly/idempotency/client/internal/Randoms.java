@@ -5,7 +5,8 @@ import java.util.random.RandomGenerator;
 
 /** Random sources. */
 public final class Randoms {
-    private static final RandomGenerator THREAD_LOCAL = () -> ThreadLocalRandom.current().nextLong();
+    private static final RandomGenerator THREAD_LOCAL =
+            () -> ThreadLocalRandom.current().nextLong();
 
     private Randoms() {}
 

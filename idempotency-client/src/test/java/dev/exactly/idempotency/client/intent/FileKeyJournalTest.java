@@ -19,6 +19,7 @@ import org.junit.jupiter.api.io.TempDir;
 class FileKeyJournalTest extends KeyJournalContract {
     @TempDir
     Path base;
+
     private int journals;
 
     @Override
@@ -38,8 +39,15 @@ class FileKeyJournalTest extends KeyJournalContract {
 
         assertThat(restarted.find(pending.intent())).contains(pending);
         assertThat(restarted.pending()).containsExactly(pending);
-        assertThat(restarted.putIfAbsent(entry("order-1", "another", T0.plusSeconds(9))).key()).isEqualTo("key-1");
-        assertThat(restarted.find(IntentId.of("checkout", "order-2")).orElseThrow().finalStatus()).isEqualTo(201);
+        assertThat(restarted
+                        .putIfAbsent(entry("order-1", "another", T0.plusSeconds(9)))
+                        .key())
+                .isEqualTo("key-1");
+        assertThat(restarted
+                        .find(IntentId.of("checkout", "order-2"))
+                        .orElseThrow()
+                        .finalStatus())
+                .isEqualTo(201);
     }
 
     @Test
@@ -70,7 +78,8 @@ class FileKeyJournalTest extends KeyJournalContract {
         Files.write(file, java.util.Arrays.copyOf(bytes, bytes.length - 7));
 
         assertThatThrownBy(() -> journal.putIfAbsent(entry("order-1", "key-2", T0)))
-                .isInstanceOf(KeyJournalException.class).hasMessageContaining("no new key is minted");
+                .isInstanceOf(KeyJournalException.class)
+                .hasMessageContaining("no new key is minted");
         assertThatThrownBy(() -> journal.find(e.intent())).isInstanceOf(KeyJournalException.class);
         assertThat(Files.readAllBytes(file)).as("kept for a person to look at").hasSize(bytes.length - 7);
 
@@ -117,17 +126,26 @@ class FileKeyJournalTest extends KeyJournalContract {
         while (rounds < 8 && (tornWrites == 0 || rounds < 3)) {
             rounds++;
             Path out = base.resolve("writer-" + rounds + ".out");
-            Process child = new ProcessBuilder(javaLauncher(), "-cp", classPath(),
-                    JournalWriterMain.class.getName(), dir.toString(), "round" + rounds)
-                    .redirectError(ProcessBuilder.Redirect.DISCARD).redirectOutput(out.toFile()).start();
+            Process child = new ProcessBuilder(
+                            javaLauncher(),
+                            "-cp",
+                            classPath(),
+                            JournalWriterMain.class.getName(),
+                            dir.toString(),
+                            "round" + rounds)
+                    .redirectError(ProcessBuilder.Redirect.DISCARD)
+                    .redirectOutput(out.toFile())
+                    .start();
             int atLeast = 3 + rounds;
             try {
-                await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(20))
+                await().atMost(Duration.ofSeconds(60))
+                        .pollInterval(Duration.ofMillis(20))
                         .until(() -> written(out).size() >= atLeast || !child.isAlive());
                 assertThat(child.isAlive()).as("the writer is still writing").isTrue();
                 // then aim the kill at a write in progress: as soon as a temporary file is seen (it may be
                 // renamed before the signal lands; the count below says how often the kill hit)
-                await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(1))
+                await().atMost(Duration.ofSeconds(10))
+                        .pollInterval(Duration.ofMillis(1))
                         .until(() -> hasTemporaryFile(dir) || !child.isAlive());
             } finally {
                 child.destroyForcibly();
@@ -141,14 +159,17 @@ class FileKeyJournalTest extends KeyJournalContract {
             FileKeyJournal journal = FileKeyJournal.open(dir);
 
             for (String id : reported) {
-                assertThat(journal.find(IntentId.of("crash", id))).as("entry %s reported written", id).isPresent();
+                assertThat(journal.find(IntentId.of("crash", id)))
+                        .as("entry %s reported written", id)
+                        .isPresent();
             }
             journal.pending(); // reads every entry file: throws if any is not whole
             try (Stream<Path> files = Files.list(dir)) {
                 assertThat(files.map(p -> p.getFileName().toString())).noneMatch(n -> n.endsWith(".tmp"));
             }
         }
-        System.out.printf("journal writer killed %d times, %d of them mid-write; %d entries reported written, all whole%n",
+        System.out.printf(
+                "journal writer killed %d times, %d of them mid-write; %d entries reported written, all whole%n",
                 rounds, tornWrites, reported.size());
         assertThat(tornWrites).as("kills that landed mid-write, of %d", rounds).isPositive();
     }
@@ -195,7 +216,9 @@ class FileKeyJournalTest extends KeyJournalContract {
         Files.write(damaged, new byte[] {1, 2, 3});
 
         assertThat(journal.pending()).containsExactly(pending);
-        assertThat(journal.removeFinishedBefore(T0.plusSeconds(60))).as("the purge goes past it").isEqualTo(1);
+        assertThat(journal.removeFinishedBefore(T0.plusSeconds(60)))
+                .as("the purge goes past it")
+                .isEqualTo(1);
         assertThat(journal.unreadable()).containsExactly(damaged);
         assertThat(damaged).exists();
     }

@@ -47,7 +47,8 @@ class FrozenJournalTest {
         assertThatThrownBy(() -> frozen.get(30, TimeUnit.SECONDS))
                 .as("the write ends while the database is still frozen")
                 .isInstanceOf(ExecutionException.class)
-                .cause().isInstanceOf(KeyJournalException.class);
+                .cause()
+                .isInstanceOf(KeyJournalException.class);
         assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(8));
     }
 }

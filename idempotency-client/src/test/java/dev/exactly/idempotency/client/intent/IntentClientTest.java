@@ -48,20 +48,31 @@ class IntentClientTest {
     }
 
     private IntentClient intents(KeyJournal journal, RetryPolicy policy) {
-        IdempotentHttpClient client = IdempotentHttpClient.builder(http).policy(policy).clock(clock).sleeper(d -> {})
+        IdempotentHttpClient client = IdempotentHttpClient.builder(http)
+                .policy(policy)
+                .clock(clock)
+                .sleeper(d -> {})
                 .listener(new IdempotentClientListener() {
                     @Override
                     public void attemptStarted(Attempt attempt) {
                         // what the journal holds when the attempt is about to go out
-                        journaledAtFirstByte.add(journal.find(ORDER).map(JournalEntry::key).orElse("nothing"));
+                        journaledAtFirstByte.add(
+                                journal.find(ORDER).map(JournalEntry::key).orElse("nothing"));
                     }
-                }).build();
-        return IntentClient.builder(client, journal).clock(clock).retention(Duration.ofHours(24)).build();
+                })
+                .build();
+        return IntentClient.builder(client, journal)
+                .clock(clock)
+                .retention(Duration.ofHours(24))
+                .build();
     }
 
     private IdempotentRequest request() {
-        return IdempotentRequest.builder("POST", server.uri("/v1/charges")).header("Content-Type", "application/json")
-                .header("Authorization", "Bearer sk_test_secret").body(BODY).build();
+        return IdempotentRequest.builder("POST", server.uri("/v1/charges"))
+                .header("Content-Type", "application/json")
+                .header("Authorization", "Bearer sk_test_secret")
+                .body(BODY)
+                .build();
     }
 
     @Test
@@ -75,7 +86,9 @@ class IntentClientTest {
         assertThat(answer.status()).isEqualTo(201);
         assertThat(answer.key()).isEqualTo(entry.key());
         assertThat(journaledAtFirstByte).containsExactly(entry.key(), entry.key());
-        assertThat(server.received()).extracting(r -> r.header("Idempotency-Key")).containsExactly(entry.key(), entry.key());
+        assertThat(server.received())
+                .extracting(r -> r.header("Idempotency-Key"))
+                .containsExactly(entry.key(), entry.key());
         assertThat(entry.finished()).isTrue();
         assertThat(entry.finalStatus()).isEqualTo(201);
     }
@@ -84,7 +97,8 @@ class IntentClientTest {
     void afterARestartTheSameIntentResumesWithTheSameKeyAndTheSameBytes() throws Exception {
         server.reply(Reply.drop(), Reply.drop(), Reply.drop());
         RetryPolicy threeAttempts = RetryPolicy.custom().maxAttempts(3).build();
-        assertThatThrownBy(() -> intents(FileKeyJournal.open(dir), threeAttempts).send(ORDER, request()))
+        assertThatThrownBy(
+                        () -> intents(FileKeyJournal.open(dir), threeAttempts).send(ORDER, request()))
                 .isInstanceOf(RetriesExhaustedException.class);
 
         // a new process: a new journal instance on the same directory, and a request built again
@@ -111,19 +125,26 @@ class IntentClientTest {
         server.reply(Reply.status(503));
         assertThatThrownBy(() -> intents(journal, RetryPolicy.noRetries()).send(ORDER, request()))
                 .isInstanceOf(RetriesExhaustedException.class);
-        assertThat(java.nio.file.Files.list(dir).filter(p -> p.toString().endsWith(".entry"))
-                .map(p -> {
-                    try {
-                        return java.nio.file.Files.readString(p, StandardCharsets.ISO_8859_1);
-                    } catch (java.io.IOException e) {
-                        throw new java.io.UncheckedIOException(e);
-                    }
-                }).toList()).singleElement().asString().doesNotContain("sk_test_secret").doesNotContainIgnoringCase("authorization");
+        assertThat(java.nio.file.Files.list(dir)
+                        .filter(p -> p.toString().endsWith(".entry"))
+                        .map(p -> {
+                            try {
+                                return java.nio.file.Files.readString(p, StandardCharsets.ISO_8859_1);
+                            } catch (java.io.IOException e) {
+                                throw new java.io.UncheckedIOException(e);
+                            }
+                        })
+                        .toList())
+                .singleElement()
+                .asString()
+                .doesNotContain("sk_test_secret")
+                .doesNotContainIgnoringCase("authorization");
 
         server.reply(Reply.json(201, "{}"));
         IntentClient restarted = intents(FileKeyJournal.open(dir), RetryPolicy.noRetries());
         JournalEntry pending = restarted.pending().getFirst();
-        IdempotentResponse answer = restarted.resume(pending.intent(), Map.of("Authorization", "Bearer sk_test_secret"))
+        IdempotentResponse answer = restarted
+                .resume(pending.intent(), Map.of("Authorization", "Bearer sk_test_secret"))
                 .orElseThrow();
 
         assertThat(answer.status()).isEqualTo(201);
@@ -131,7 +152,8 @@ class IntentClientTest {
         assertThat(last.header("Authorization")).isEqualTo("Bearer sk_test_secret");
         assertThat(last.header("Idempotency-Key")).isEqualTo(pending.key());
         assertThat(last.body()).isEqualTo(BODY);
-        assertThat(restarted.resume(IntentId.of("checkout", "unknown"), Map.of())).isEmpty();
+        assertThat(restarted.resume(IntentId.of("checkout", "unknown"), Map.of()))
+                .isEmpty();
     }
 
     @Test
@@ -140,9 +162,10 @@ class IntentClientTest {
         IntentClient intents = intents(journal, RetryPolicy.ofDefaults());
         intents.send(ORDER, request());
 
-        IdempotentRequest otherAmount = IdempotentRequest.postJson(server.uri("/v1/charges"),
-                "{\"amount\":5000,\"currency\":\"usd\"}".getBytes(StandardCharsets.UTF_8));
-        assertThatThrownBy(() -> intents.send(ORDER, otherAmount)).isInstanceOf(IllegalArgumentException.class)
+        IdempotentRequest otherAmount = IdempotentRequest.postJson(
+                server.uri("/v1/charges"), "{\"amount\":5000,\"currency\":\"usd\"}".getBytes(StandardCharsets.UTF_8));
+        assertThatThrownBy(() -> intents.send(ORDER, otherAmount))
+                .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("journaled with a different request");
         assertThat(server.requestCount()).isEqualTo(1);
     }
@@ -154,12 +177,16 @@ class IntentClientTest {
         String first = intents.send(ORDER, request()).key();
 
         now.set(now.get().plus(Duration.ofHours(23)));
-        assertThat(intents.send(ORDER, request()).key()).as("a repeat within the retention").isEqualTo(first);
+        assertThat(intents.send(ORDER, request()).key())
+                .as("a repeat within the retention")
+                .isEqualTo(first);
 
         now.set(now.get().plus(Duration.ofHours(25)));
         assertThat(intents.purgeExpired()).isEqualTo(1);
         assertThat(journal.size()).isZero();
-        assertThat(intents.send(ORDER, request()).key()).as("after the retention the intent id is new").isNotEqualTo(first);
+        assertThat(intents.send(ORDER, request()).key())
+                .as("after the retention the intent id is new")
+                .isNotEqualTo(first);
     }
 
     @Test
@@ -204,27 +231,38 @@ class IntentClientTest {
         FileKeyJournal journal = FileKeyJournal.open(dir);
         // the caller's thread is interrupted right after the answer came (a Future.cancel, an executor shut down):
         // an interrupted thread cannot take the journal's file lock
-        IdempotentHttpClient client = IdempotentHttpClient.builder(http).clock(clock).sleeper(d -> {})
+        IdempotentHttpClient client = IdempotentHttpClient.builder(http)
+                .clock(clock)
+                .sleeper(d -> {})
                 .listener(new IdempotentClientListener() {
                     @Override
-                    public void attemptAnswered(Attempt attempt, int status, java.net.http.HttpHeaders headers, byte[] body) {
+                    public void attemptAnswered(
+                            Attempt attempt, int status, java.net.http.HttpHeaders headers, byte[] body) {
                         Thread.currentThread().interrupt();
                     }
-                }).build();
-        IntentClient intents = IntentClient.builder(client, journal).clock(clock).build();
+                })
+                .build();
+        IntentClient intents =
+                IntentClient.builder(client, journal).clock(clock).build();
         try {
             IdempotentResponse answer = intents.send(ORDER, request());
             assertThat(answer.status()).isEqualTo(201);
-            assertThat(Thread.currentThread().isInterrupted()).as("the interrupt is kept for the caller").isTrue();
+            assertThat(Thread.currentThread().isInterrupted())
+                    .as("the interrupt is kept for the caller")
+                    .isTrue();
         } finally {
             Thread.interrupted();
         }
-        assertThat(journal.pending()).as("finished: the lock was taken with the interrupt set aside").isEmpty();
+        assertThat(journal.pending())
+                .as("finished: the lock was taken with the interrupt set aside")
+                .isEmpty();
     }
 
     @Test
     void aJournalThatFailsToFinishLeavesTheEntryPendingAndTheAnswerStands() throws Exception {
-        server.reply(Reply.json(201, "{\"id\":\"ch_1\"}"), Reply.json(201, "{\"id\":\"ch_1\"}").header("Idempotent-Replayed", "true"));
+        server.reply(
+                Reply.json(201, "{\"id\":\"ch_1\"}"),
+                Reply.json(201, "{\"id\":\"ch_1\"}").header("Idempotent-Replayed", "true"));
         InMemoryKeyJournal memory = new InMemoryKeyJournal();
         KeyJournal failingFinish = new KeyJournal() {
             @Override
@@ -257,7 +295,8 @@ class IntentClientTest {
         assertThat(intents.pending()).extracting(JournalEntry::intent).containsExactly(ORDER);
         IdempotentResponse resumed = intents.resume(ORDER, java.util.Map.of()).orElseThrow();
         assertThat(resumed.replayed()).isTrue();
-        assertThat(server.received()).extracting(r -> r.header("Idempotency-Key"))
+        assertThat(server.received())
+                .extracting(r -> r.header("Idempotency-Key"))
                 .containsOnly(journaledAtFirstByte.getFirst());
     }
 
@@ -273,7 +312,9 @@ class IntentClientTest {
                     assertThat(e.createdAt()).isEqualTo(longAgo);
                 });
         assertThatThrownBy(() -> intents.resume(ORDER, java.util.Map.of())).isInstanceOf(IntentExpiredException.class);
-        assertThat(server.requestCount()).as("nothing was sent under a key the server may have forgotten").isZero();
+        assertThat(server.requestCount())
+                .as("nothing was sent under a key the server may have forgotten")
+                .isZero();
         assertThat(journal.pending()).containsExactly(stale);
     }
 }

@@ -37,10 +37,13 @@ class JdbcKeyJournalTest extends KeyJournalContract {
         KeyJournal again = JdbcKeyJournal.create(last);
 
         assertThat(again.find(e.intent())).contains(e);
-        try (Connection c = last.getConnection(); Statement s = c.createStatement()) {
+        try (Connection c = last.getConnection();
+                Statement s = c.createStatement()) {
             var rows = s.executeQuery("SELECT headers, body FROM idempotency_client_journal");
             rows.next();
-            assertThat(rows.getString("headers")).doesNotContainIgnoringCase("authorization").doesNotContain("sk_secret");
+            assertThat(rows.getString("headers"))
+                    .doesNotContainIgnoringCase("authorization")
+                    .doesNotContain("sk_secret");
         }
     }
 
@@ -48,12 +51,14 @@ class JdbcKeyJournalTest extends KeyJournalContract {
     void aDamagedRowIsReportedNotReplacedByANewKey() throws Exception {
         KeyJournal journal = journal();
         JournalEntry e = journal.putIfAbsent(entry("order-1", "key-1", T0));
-        try (Connection c = last.getConnection(); Statement s = c.createStatement()) {
+        try (Connection c = last.getConnection();
+                Statement s = c.createStatement()) {
             s.executeUpdate("UPDATE idempotency_client_journal SET targets = 'not a uri'");
         }
 
         assertThatThrownBy(() -> journal.putIfAbsent(entry("order-1", "key-2", T0)))
-                .isInstanceOf(KeyJournalException.class).hasMessageContaining("no new key");
+                .isInstanceOf(KeyJournalException.class)
+                .hasMessageContaining("no new key");
         assertThatThrownBy(() -> journal.find(e.intent())).isInstanceOf(KeyJournalException.class);
     }
 
@@ -62,6 +67,7 @@ class JdbcKeyJournalTest extends KeyJournalContract {
         KeyJournal journal = JdbcKeyJournal.create(TestPostgres.freshSchema("client_journal_missing"));
 
         assertThatThrownBy(() -> journal.putIfAbsent(entry("order-1", "key-1", T0)))
-                .isInstanceOf(KeyJournalException.class).hasMessageContaining("idempotency_client_journal");
+                .isInstanceOf(KeyJournalException.class)
+                .hasMessageContaining("idempotency_client_journal");
     }
 }

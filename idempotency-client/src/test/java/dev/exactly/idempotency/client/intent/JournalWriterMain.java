@@ -1,9 +1,9 @@
 package dev.exactly.idempotency.client.intent;
 
+import dev.exactly.idempotency.client.IdempotentRequest;
 import java.net.URI;
 import java.time.Instant;
 import java.util.Arrays;
-import dev.exactly.idempotency.client.IdempotentRequest;
 
 /**
  * The child of {@link FileKeyJournalTest}: writes entries with 512 KiB bodies and finishes every other
@@ -22,8 +22,12 @@ public final class JournalWriterMain {
             Arrays.fill(body, (byte) ('a' + i % 26));
             String id = round + "-" + i;
             IntentId intent = IntentId.of("crash", id);
-            JournalEntry entry = JournalEntry.pending(intent, "key-" + id,
-                    IdempotentRequest.builder("POST", URI.create("http://127.0.0.1:1/v1/charges")).body(body).build(),
+            JournalEntry entry = JournalEntry.pending(
+                    intent,
+                    "key-" + id,
+                    IdempotentRequest.builder("POST", URI.create("http://127.0.0.1:1/v1/charges"))
+                            .body(body)
+                            .build(),
                     Instant.now());
             journal.putIfAbsent(entry);
             System.out.println("written " + id);

@@ -29,8 +29,10 @@ abstract class KeyJournalContract {
                 .alsoTo(URI.create("http://127.0.0.1:8081/v1/charges"))
                 .header("Content-Type", "application/json")
                 .header("Authorization", "Bearer sk_secret")
-                .header("X-Trace", "a").header("X-Trace", "b: c")
-                .body(body.getBytes(StandardCharsets.UTF_8)).build();
+                .header("X-Trace", "a")
+                .header("X-Trace", "b: c")
+                .body(body.getBytes(StandardCharsets.UTF_8))
+                .build();
     }
 
     static JournalEntry entry(String id, String key, Instant at) {
@@ -43,7 +45,8 @@ abstract class KeyJournalContract {
         JournalEntry first = entry("order-1", "key-1", T0);
 
         assertThat(journal.putIfAbsent(first)).isEqualTo(first);
-        assertThat(journal.putIfAbsent(entry("order-1", "key-2", T0.plusSeconds(1)))).isEqualTo(first);
+        assertThat(journal.putIfAbsent(entry("order-1", "key-2", T0.plusSeconds(1))))
+                .isEqualTo(first);
         assertThat(journal.find(IntentId.of("checkout", "order-1"))).contains(first);
         assertThat(journal.find(IntentId.of("checkout", "order-2"))).isEmpty();
         assertThat(journal.find(IntentId.of("refunds", "order-1"))).isEmpty();
@@ -55,7 +58,8 @@ abstract class KeyJournalContract {
         JournalEntry stored = journal.putIfAbsent(entry("order-1", "key-1", T0));
 
         JournalEntry read = journal.find(stored.intent()).orElseThrow();
-        assertThat(read.request().headers()).doesNotContainKey("authorization")
+        assertThat(read.request().headers())
+                .doesNotContainKey("authorization")
                 .containsEntry("content-type", List.of("application/json"))
                 .containsEntry("x-trace", List.of("a", "b: c"));
         assertThat(read.request().body()).isEqualTo("{\"order\":\"order-1\"}".getBytes(StandardCharsets.UTF_8));
@@ -69,8 +73,10 @@ abstract class KeyJournalContract {
         KeyJournal journal = journal();
         JournalEntry e = journal.putIfAbsent(entry("order-1", "key-1", T0));
 
-        assertThat(journal.finish(e.intent(), "another-key", 201, T0.plusSeconds(1))).isFalse();
-        assertThat(journal.finish(IntentId.of("checkout", "nope"), "key-1", 201, T0.plusSeconds(1))).isFalse();
+        assertThat(journal.finish(e.intent(), "another-key", 201, T0.plusSeconds(1)))
+                .isFalse();
+        assertThat(journal.finish(IntentId.of("checkout", "nope"), "key-1", 201, T0.plusSeconds(1)))
+                .isFalse();
         assertThat(journal.finish(e.intent(), "key-1", 201, T0.plusSeconds(2))).isTrue();
 
         JournalEntry read = journal.find(e.intent()).orElseThrow();
@@ -128,7 +134,10 @@ abstract class KeyJournalContract {
                 keys.add(f.get(30, TimeUnit.SECONDS).key());
             }
             assertThat(keys).hasSize(1);
-            assertThat(journal.find(IntentId.of("checkout", "contended")).orElseThrow().key()).isEqualTo(keys.iterator().next());
+            assertThat(journal.find(IntentId.of("checkout", "contended"))
+                            .orElseThrow()
+                            .key())
+                    .isEqualTo(keys.iterator().next());
         }
     }
 }

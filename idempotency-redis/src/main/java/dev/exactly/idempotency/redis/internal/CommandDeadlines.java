@@ -52,7 +52,8 @@ public final class CommandDeadlines implements AutoCloseable {
         if (timeoutNanos <= 0) {
             throw new IllegalArgumentException("a command timeout is positive");
         }
-        this.sweepNanos = Math.max(TimeUnit.MILLISECONDS.toNanos(1),
+        this.sweepNanos = Math.max(
+                TimeUnit.MILLISECONDS.toNanos(1),
                 Math.min(TimeUnit.MILLISECONDS.toNanos(MAX_SWEEP_MILLIS), timeoutNanos / 8));
         this.threadName = threadName;
     }

@@ -23,8 +23,7 @@ public final class FlushConsolidation implements NettyCustomizer {
 
     private static final FlushConsolidation INSTANCE = new FlushConsolidation();
 
-    private FlushConsolidation() {
-    }
+    private FlushConsolidation() {}
 
     /** The customizer: stateless, one handler of its own per channel. */
     public static NettyCustomizer customizer() {

@@ -137,7 +137,8 @@ public final class HeaderCodec {
             return new String(slice.array(), slice.arrayOffset() + slice.position(), length, StandardCharsets.US_ASCII);
         }
         try {
-            return StandardCharsets.UTF_8.newDecoder()
+            return StandardCharsets.UTF_8
+                    .newDecoder()
                     .onMalformedInput(CodingErrorAction.REPORT)
                     .onUnmappableCharacter(CodingErrorAction.REPORT)
                     .decode(slice)

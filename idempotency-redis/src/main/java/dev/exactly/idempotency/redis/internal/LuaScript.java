@@ -77,27 +77,34 @@ public enum LuaScript {
      * exceptions.
      */
     @SuppressWarnings("TypeParameterUnusedInFormals") // T is what the script's output type decodes, known to the caller
-    public <T> T run(RedisClusterAsyncCommands<byte[], byte[]> commands, CommandDeadlines deadlines, byte[] key,
+    public <T> T run(
+            RedisClusterAsyncCommands<byte[], byte[]> commands,
+            CommandDeadlines deadlines,
+            byte[] key,
             byte[]... args) {
         return run(commands, deadlines, new byte[][] {key}, args);
     }
 
     /** As {@link #run(RedisClusterAsyncCommands, CommandDeadlines, byte[], byte[]...)} with several keys, all in one slot. */
     @SuppressWarnings("TypeParameterUnusedInFormals") // T is what the script's output type decodes, known to the caller
-    public <T> T run(RedisClusterAsyncCommands<byte[], byte[]> commands, CommandDeadlines deadlines, byte[][] keys,
+    public <T> T run(
+            RedisClusterAsyncCommands<byte[], byte[]> commands,
+            CommandDeadlines deadlines,
+            byte[][] keys,
             byte[]... args) {
         try {
-            return deadlines.await(commands.<T>dispatch(CommandType.EVALSHA, this.<T>output(),
-                    arguments(sha1Bytes, keys, args)));
+            return deadlines.await(
+                    commands.<T>dispatch(CommandType.EVALSHA, this.<T>output(), arguments(sha1Bytes, keys, args)));
         } catch (RedisNoScriptException notCached) {
-            return deadlines.await(commands.<T>dispatch(CommandType.EVAL, this.<T>output(),
-                    arguments(source, keys, args)));
+            return deadlines.await(
+                    commands.<T>dispatch(CommandType.EVAL, this.<T>output(), arguments(source, keys, args)));
         }
     }
 
     /** {@code script numkeys key... arg...}: the first key through the codec (Cluster routes on it), the rest as bytes. */
     private static CommandArgs<byte[], byte[]> arguments(byte[] script, byte[][] keys, byte[][] args) {
-        CommandArgs<byte[], byte[]> out = new CommandArgs<>(ByteArrayCodec.INSTANCE).add(script).add(keys.length);
+        CommandArgs<byte[], byte[]> out =
+                new CommandArgs<>(ByteArrayCodec.INSTANCE).add(script).add(keys.length);
         out.addKey(keys[0]);
         for (int i = 1; i < keys.length; i++) {
             out.add(keys[i]);
@@ -111,12 +118,13 @@ public enum LuaScript {
     /** What Lettuce's {@code evalsha} would decode the answer with for this script's output type. */
     @SuppressWarnings("unchecked")
     private <T> CommandOutput<byte[], byte[], T> output() {
-        return (CommandOutput<byte[], byte[], T>) switch (outputType) {
-            case INTEGER -> new IntegerOutput<>(ByteArrayCodec.INSTANCE);
-            case MULTI -> new NestedMultiOutput<>(ByteArrayCodec.INSTANCE);
-            case VALUE -> new ValueOutput<>(ByteArrayCodec.INSTANCE);
-            default -> throw new IllegalStateException("no output for " + outputType);
-        };
+        return (CommandOutput<byte[], byte[], T>)
+                switch (outputType) {
+                    case INTEGER -> new IntegerOutput<>(ByteArrayCodec.INSTANCE);
+                    case MULTI -> new NestedMultiOutput<>(ByteArrayCodec.INSTANCE);
+                    case VALUE -> new ValueOutput<>(ByteArrayCodec.INSTANCE);
+                    default -> throw new IllegalStateException("no output for " + outputType);
+                };
     }
 
     private static byte[] read(String resource) {

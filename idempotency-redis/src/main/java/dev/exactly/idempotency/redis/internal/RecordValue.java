@@ -65,11 +65,23 @@ public final class RecordValue {
     private RecordValue() {}
 
     /** The record a claim at (estimated) server time {@code nowMillis} creates: what {@link #processing} encodes. */
-    public static IdempotencyRecord claimed(ScopeKey key, Fingerprint fingerprint, OwnerToken owner, long nowMillis,
-            long leaseMillis, long retentionMillis) {
+    public static IdempotencyRecord claimed(
+            ScopeKey key,
+            Fingerprint fingerprint,
+            OwnerToken owner,
+            long nowMillis,
+            long leaseMillis,
+            long retentionMillis) {
         Instant now = Instant.ofEpochMilli(nowMillis);
-        return new IdempotencyRecord(key, RecordStatus.PROCESSING, fingerprint, owner, now,
-                now.plusMillis(leaseMillis), now.plusMillis(Math.max(leaseMillis, retentionMillis)), null);
+        return new IdempotencyRecord(
+                key,
+                RecordStatus.PROCESSING,
+                fingerprint,
+                owner,
+                now,
+                now.plusMillis(leaseMillis),
+                now.plusMillis(Math.max(leaseMillis, retentionMillis)),
+                null);
     }
 
     /**
@@ -77,15 +89,23 @@ public final class RecordValue {
      * {@code now + max(lease, retention)}, to be written with a TTL of {@code max(lease, retention)}, and a
      * lease mark of {@code max(lease, retention) - lease}.
      */
-    public static byte[] processing(OwnerToken owner, Fingerprint fingerprint, long nowMillis, long leaseMillis,
-            long retentionMillis) {
+    public static byte[] processing(
+            OwnerToken owner, Fingerprint fingerprint, long nowMillis, long leaseMillis, long retentionMillis) {
         long ttl = Math.max(leaseMillis, retentionMillis);
         byte[] ownerBytes = ascii(owner.value());
         byte[] algorithm = ascii(fingerprint.algorithm());
         byte[] fingerprintValue = ascii(fingerprint.value());
         int fingerprintLength = algorithm.length + 1 + fingerprintValue.length; // Fingerprint#encoded()
-        byte[] out = new byte[OWNER_OFFSET + digits(ownerBytes.length) + 1 + ownerBytes.length
-                + digits(fingerprintLength) + 1 + fingerprintLength + digits(nowMillis) + 1];
+        byte[] out = new byte
+                [OWNER_OFFSET
+                        + digits(ownerBytes.length)
+                        + 1
+                        + ownerBytes.length
+                        + digits(fingerprintLength)
+                        + 1
+                        + fingerprintLength
+                        + digits(nowMillis)
+                        + 1];
         out[0] = VERSION;
         out[1] = 'P';
         fixed(out, 2, nowMillis + leaseMillis);
@@ -242,11 +262,25 @@ public final class RecordValue {
             if (in.position != value.length) {
                 throw new IllegalArgumentException("trailing bytes after a processing record");
             }
-            return new IdempotencyRecord(key, status, fingerprint, owner, Instant.ofEpochMilli(created),
-                    Instant.ofEpochMilli(a), Instant.ofEpochMilli(b), null);
+            return new IdempotencyRecord(
+                    key,
+                    status,
+                    fingerprint,
+                    owner,
+                    Instant.ofEpochMilli(created),
+                    Instant.ofEpochMilli(a),
+                    Instant.ofEpochMilli(b),
+                    null);
         }
-        return new IdempotencyRecord(key, status, fingerprint, owner, Instant.ofEpochMilli(created), null,
-                Instant.ofEpochMilli(a + retention), response(in, value));
+        return new IdempotencyRecord(
+                key,
+                status,
+                fingerprint,
+                owner,
+                Instant.ofEpochMilli(created),
+                null,
+                Instant.ofEpochMilli(a + retention),
+                response(in, value));
     }
 
     private static IdempotencyRecord decodeLegacy(ScopeKey key, RecordStatus status, byte[] value) {
@@ -268,8 +302,15 @@ public final class RecordValue {
         } else {
             response = response(in, value);
         }
-        return new IdempotencyRecord(key, status, fingerprint, owner, Instant.ofEpochMilli(created), leaseEnd,
-                Instant.ofEpochMilli(expires), response);
+        return new IdempotencyRecord(
+                key,
+                status,
+                fingerprint,
+                owner,
+                Instant.ofEpochMilli(created),
+                leaseEnd,
+                Instant.ofEpochMilli(expires),
+                response);
     }
 
     private static StoredResponse response(Reader in, byte[] value) {

@@ -85,8 +85,7 @@ public final class ServerClock {
             long uncertainty = TimeUnit.NANOSECONDS.toMillis(halfRoundTrip) + 1;
             Sample current = sample;
             // keep the tighter sample when it is recent: one slow answer must not loosen the estimate
-            if (!synced || uncertainty <= current.uncertaintyMillis
-                    || receivedNanos - current.nanos > REFRESH_NANOS) {
+            if (!synced || uncertainty <= current.uncertaintyMillis || receivedNanos - current.nanos > REFRESH_NANOS) {
                 sample = new Sample(serverMillis, sentNanos + halfRoundTrip, uncertainty);
             }
             synced = true;

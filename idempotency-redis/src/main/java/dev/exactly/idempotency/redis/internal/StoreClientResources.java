@@ -25,15 +25,16 @@ import java.util.concurrent.TimeUnit;
  * leave the provider itself to its owner, and {@link #shutdown} shuts both down.
  */
 public final class StoreClientResources {
-    private StoreClientResources() {
-    }
+    private StoreClientResources() {}
 
     /**
      * New resources for a standalone client: consolidated flushes, Lettuce's event loops (its one command
      * connection keeps one of them busy). Shut them down with {@link #shutdown}.
      */
     public static ClientResources standalone() {
-        return ClientResources.builder().nettyCustomizer(FlushConsolidation.customizer()).build();
+        return ClientResources.builder()
+                .nettyCustomizer(FlushConsolidation.customizer())
+                .build();
     }
 
     /** New resources for a Cluster client: consolidated flushes, one event loop. Shut them down with {@link #shutdown}. */

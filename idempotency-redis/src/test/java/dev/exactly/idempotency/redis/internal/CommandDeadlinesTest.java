@@ -91,9 +91,12 @@ class CommandDeadlinesTest {
             long start = System.nanoTime();
             assertThatThrownBy(() -> deadlines.await(blocked)).isInstanceOf(RedisCommandTimeoutException.class);
             Duration waited = Duration.ofNanos(System.nanoTime() - start);
-            assertThat(waited).isGreaterThanOrEqualTo(TIMEOUT.minusMillis(1))
+            assertThat(waited)
+                    .isGreaterThanOrEqualTo(TIMEOUT.minusMillis(1))
                     .isLessThan(TIMEOUT.plusSeconds(1)); // the timeout, one sweep, and a loaded machine's scheduling
-            assertThat(blocked.isCancelled()).as("the command itself is cancelled, as awaitOrCancel does").isTrue();
+            assertThat(blocked.isCancelled())
+                    .as("the command itself is cancelled, as awaitOrCancel does")
+                    .isTrue();
         }
     }
 
@@ -181,7 +184,10 @@ class CommandDeadlinesTest {
     }
 
     private static Thread thread(String name) {
-        return Thread.getAllStackTraces().keySet().stream().filter(t -> t.getName().equals(name)).findFirst().orElse(null);
+        return Thread.getAllStackTraces().keySet().stream()
+                .filter(t -> t.getName().equals(name))
+                .findFirst()
+                .orElse(null);
     }
 
     @Test
@@ -195,7 +201,8 @@ class CommandDeadlinesTest {
         try (CommandDeadlines shortOne = new CommandDeadlines(Duration.ofMillis(80), "test-deadlines");
                 CommandDeadlines longOne = new CommandDeadlines(Duration.ofSeconds(2), "test-deadlines")) {
             assertThat(shortOne.sweepNanos()).isEqualTo(TimeUnit.MILLISECONDS.toNanos(10));
-            assertThat(longOne.sweepNanos()).isEqualTo(TimeUnit.MILLISECONDS.toNanos(CommandDeadlines.MAX_SWEEP_MILLIS));
+            assertThat(longOne.sweepNanos())
+                    .isEqualTo(TimeUnit.MILLISECONDS.toNanos(CommandDeadlines.MAX_SWEEP_MILLIS));
         }
     }
 }

@@ -73,7 +73,8 @@ class FlushConsolidationTest {
                 channel.set(initialized);
             }
         };
-        ClientResources resources = ClientResources.builder().nettyCustomizer(customizer).build();
+        ClientResources resources =
+                ClientResources.builder().nettyCustomizer(customizer).build();
         RedisClient client = RedisClient.create(resources, RedisURI.create(TestRedis.uri()));
         try (StatefulRedisConnection<String, String> connection = client.connect(StringCodec.UTF8)) {
             RedisAsyncCommands<String, String> commands = connection.async();

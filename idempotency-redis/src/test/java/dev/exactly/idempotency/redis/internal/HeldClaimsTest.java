@@ -31,8 +31,12 @@ class HeldClaimsTest {
         assertThat(held.take(owner, KEY)).as("taken once").isNull();
 
         held.hold(owner, KEY, value);
-        assertThat(held.take(owner, OTHER_KEY)).as("the owner named with another key").isNull();
-        assertThat(held.take(owner, KEY)).as("and forgotten: the completion goes the other way").isNull();
+        assertThat(held.take(owner, OTHER_KEY))
+                .as("the owner named with another key")
+                .isNull();
+        assertThat(held.take(owner, KEY))
+                .as("and forgotten: the completion goes the other way")
+                .isNull();
         assertThat(held.size()).isZero();
     }
 

@@ -16,7 +16,8 @@ import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 class RecordValueTest {
-    private static final ScopeKey KEY = new ScopeKey("0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef");
+    private static final ScopeKey KEY =
+            new ScopeKey("0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef");
     private static final OwnerToken OWNER = new OwnerToken("00112233445566778899aabbccddeeff");
     private static final Fingerprint FINGERPRINT = new Fingerprint("sha-256", "caf\u00e9");
 
@@ -24,11 +25,12 @@ class RecordValueTest {
     void aNewClaimDecodesToTheRecordItStandsFor() {
         byte[] value = RecordValue.processing(OWNER, FINGERPRINT, 1_700_000_000_000L, 30_000, 86_400_000);
         String text = new String(value, StandardCharsets.UTF_8);
-        assertThat(text).startsWith("2P" + "1700000030000" + "1700086400000" + "0000086370000" + "0000086400000"
-                + "32:" + OWNER.value());
+        assertThat(text)
+                .startsWith("2P" + "1700000030000" + "1700086400000" + "0000086370000" + "0000086400000" + "32:"
+                        + OWNER.value());
         assertThat(value[RecordValue.OWNER_OFFSET]).isEqualTo((byte) '3');
-        assertThat(RecordValue.decode(KEY, value)).isEqualTo(
-                RecordValue.claimed(KEY, FINGERPRINT, OWNER, 1_700_000_000_000L, 30_000, 86_400_000));
+        assertThat(RecordValue.decode(KEY, value))
+                .isEqualTo(RecordValue.claimed(KEY, FINGERPRINT, OWNER, 1_700_000_000_000L, 30_000, 86_400_000));
     }
 
     @Test
@@ -36,7 +38,8 @@ class RecordValueTest {
         for (long now : new long[] {0, 9, 10, 99, 100, 999_999_999_999L, 1_000_000_000_000L}) {
             byte[] value = RecordValue.processing(OWNER, FINGERPRINT, now, 1, 1);
             assertThat(new String(value, StandardCharsets.UTF_8)).endsWith("13:sha-256:caf\u00e9" + now + ":");
-            assertThat(RecordValue.decode(KEY, value)).isEqualTo(RecordValue.claimed(KEY, FINGERPRINT, OWNER, now, 1, 1));
+            assertThat(RecordValue.decode(KEY, value))
+                    .isEqualTo(RecordValue.claimed(KEY, FINGERPRINT, OWNER, now, 1, 1));
         }
     }
 
@@ -45,14 +48,15 @@ class RecordValueTest {
         byte[] value = RecordValue.processing(OWNER, FINGERPRINT, 1_000, 5_000, 2_000);
         IdempotencyRecord record = RecordValue.decode(KEY, value);
         assertThat(record.expiresAt()).isEqualTo(record.leaseExpiresAt()).isEqualTo(Instant.ofEpochMilli(6_000));
-        assertThat(new String(value, StandardCharsets.UTF_8)).startsWith("2P" + "0000000006000" + "0000000006000"
-                + "0000000000000" + "0000000002000");
+        assertThat(new String(value, StandardCharsets.UTF_8))
+                .startsWith("2P" + "0000000006000" + "0000000006000" + "0000000000000" + "0000000002000");
     }
 
     @Test
     void aFinishedValueAsTheCompletionScriptAssemblesItDecodes() {
         byte[] processing = RecordValue.processing(OWNER, FINGERPRINT, 1_000, 30_000, 60_000);
-        StoredResponse response = new StoredResponse(201, Map.of("x", List.of("1", "2")), new byte[] {0, (byte) 0xff, ':'});
+        StoredResponse response =
+                new StoredResponse(201, Map.of("x", List.of("1", "2")), new byte[] {0, (byte) 0xff, ':'});
         // complete.lua: front .. string.sub(current, 42) .. finished part
         byte[] front = RecordValue.finishedFront(RecordStatus.FAILED, 5_000);
         byte[] part = RecordValue.finishedPart(response);
@@ -62,10 +66,13 @@ class RecordValueTest {
         System.arraycopy(part, 0, finished, front.length + processing.length - 41, part.length);
 
         assertThat(RecordValue.finished(processing, RecordStatus.FAILED, 5_000, part))
-                .as("what the owner sends (finish.lua) is what complete.lua assembles").isEqualTo(finished);
-        assertThat(new String(RecordValue.retention(processing), StandardCharsets.US_ASCII)).isEqualTo("60000");
+                .as("what the owner sends (finish.lua) is what complete.lua assembles")
+                .isEqualTo(finished);
+        assertThat(new String(RecordValue.retention(processing), StandardCharsets.US_ASCII))
+                .isEqualTo("60000");
         assertThatThrownBy(() -> RecordValue.finished(finished, RecordStatus.COMPLETED, 6_000, part))
-                .as("only a processing value").isInstanceOf(IllegalArgumentException.class);
+                .as("only a processing value")
+                .isInstanceOf(IllegalArgumentException.class);
         assertThatThrownBy(() -> RecordValue.retention(finished)).isInstanceOf(IllegalArgumentException.class);
 
         IdempotencyRecord record = RecordValue.decode(KEY, finished);
@@ -82,10 +89,12 @@ class RecordValueTest {
     void theFenceIsWhatTheValueHoldsAtTheOwnerOffset() {
         byte[] value = RecordValue.processing(OWNER, FINGERPRINT, 1_000, 30_000, 60_000);
         byte[] fence = RecordValue.fence(OWNER);
-        byte[] held = java.util.Arrays.copyOfRange(value, RecordValue.OWNER_OFFSET, RecordValue.OWNER_OFFSET + fence.length);
+        byte[] held =
+                java.util.Arrays.copyOfRange(value, RecordValue.OWNER_OFFSET, RecordValue.OWNER_OFFSET + fence.length);
         assertThat(held).isEqualTo(fence);
         assertThat(new String(RecordValue.fence(new OwnerToken("3")), StandardCharsets.UTF_8))
-                .as("the length first: no token is a prefix of another's fence").isEqualTo("1:3");
+                .as("the length first: no token is a prefix of another's fence")
+                .isEqualTo("1:3");
     }
 
     @Test
@@ -100,12 +109,24 @@ class RecordValueTest {
         value[value.length - 1] = 'k';
 
         IdempotencyRecord record = RecordValue.decode(KEY, value);
-        assertThat(record).isEqualTo(new IdempotencyRecord(KEY, RecordStatus.COMPLETED, FINGERPRINT, OWNER,
-                Instant.ofEpochMilli(1_000), null, Instant.ofEpochMilli(61_000),
-                new StoredResponse(200, Map.of("content-type", List.of("text/plain")), "ok".getBytes(StandardCharsets.UTF_8))));
+        assertThat(record)
+                .isEqualTo(new IdempotencyRecord(
+                        KEY,
+                        RecordStatus.COMPLETED,
+                        FINGERPRINT,
+                        OWNER,
+                        Instant.ofEpochMilli(1_000),
+                        null,
+                        Instant.ofEpochMilli(61_000),
+                        new StoredResponse(
+                                200,
+                                Map.of("content-type", List.of("text/plain")),
+                                "ok".getBytes(StandardCharsets.UTF_8))));
 
-        IdempotencyRecord processing = RecordValue.decode(KEY,
-                ("1P:1000:31000:61000:60000:32:13:" + OWNER.value() + "sha-256:caf\u00e9").getBytes(StandardCharsets.UTF_8));
+        IdempotencyRecord processing = RecordValue.decode(
+                KEY,
+                ("1P:1000:31000:61000:60000:32:13:" + OWNER.value() + "sha-256:caf\u00e9")
+                        .getBytes(StandardCharsets.UTF_8));
         assertThat(processing.leaseExpiresAt()).isEqualTo(Instant.ofEpochMilli(31_000));
         assertThat(processing.status()).isEqualTo(RecordStatus.PROCESSING);
     }

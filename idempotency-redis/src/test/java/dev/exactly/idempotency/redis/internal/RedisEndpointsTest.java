@@ -17,7 +17,8 @@ class RedisEndpointsTest {
         assertThat(uri.getHost()).isEqualTo("cache.internal");
         assertThat(uri.getPort()).isEqualTo(6380);
         assertThat(uri.getDatabase()).isEqualTo(2);
-        assertThat(uri.getCredentialsProvider().resolveCredentials().block().getPassword()).containsExactly("secret".toCharArray());
+        assertThat(uri.getCredentialsProvider().resolveCredentials().block().getPassword())
+                .containsExactly("secret".toCharArray());
     }
 
     @Test
@@ -35,11 +36,16 @@ class RedisEndpointsTest {
         assertThat(endpoints.uris()).extracting(RedisURI::getHost).containsExactly("n1", "n2", "n3");
         assertThat(endpoints.uris()).extracting(RedisURI::getPort).containsExactly(7000, 7001, 7002);
         assertThat(endpoints.uris()).allSatisfy(uri -> {
-            assertThat(uri.getCredentialsProvider().resolveCredentials().block().getUsername()).isEqualTo("app");
+            assertThat(uri.getCredentialsProvider().resolveCredentials().block().getUsername())
+                    .isEqualTo("app");
             assertThat(uri.getTimeout()).isEqualTo(Duration.ofSeconds(3));
             assertThat(uri.isSsl()).isFalse();
         });
-        assertThat(RedisEndpoints.parse("rediss-cluster://n1:7000").uris().getFirst().isSsl()).isTrue();
+        assertThat(RedisEndpoints.parse("rediss-cluster://n1:7000")
+                        .uris()
+                        .getFirst()
+                        .isSsl())
+                .isTrue();
     }
 
     @Test
@@ -63,8 +69,10 @@ class RedisEndpointsTest {
                 .isInstanceOf(IllegalArgumentException.class);
         // an empty element at the end is as empty as one in the middle (String.split had dropped it unseen)
         assertThatThrownBy(() -> RedisEndpoints.parse("redis-cluster://n1:7000,n2:7001,"))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("empty host");
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("empty host");
         assertThatThrownBy(() -> RedisEndpoints.parse("redis://n1:7000,redis://n2:7001,"))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("empty element");
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("empty element");
     }
 }

@@ -9,7 +9,8 @@ import org.junit.jupiter.api.Test;
 
 class ServerClockTest {
     private static List<byte[]> time(long seconds, long micros) {
-        return List.of(Long.toString(seconds).getBytes(StandardCharsets.US_ASCII),
+        return List.of(
+                Long.toString(seconds).getBytes(StandardCharsets.US_ASCII),
                 Long.toString(micros).getBytes(StandardCharsets.US_ASCII));
     }
 
@@ -26,7 +27,9 @@ class ServerClockTest {
         clock.record(sent, received, time(server / 1000, 0));
 
         assertThat(clock.synced()).isTrue();
-        assertThat(clock.uncertaintyMillis()).as("half the round trip, plus rounding").isEqualTo(3);
+        assertThat(clock.uncertaintyMillis())
+                .as("half the round trip, plus rounding")
+                .isEqualTo(3);
         long elapsed = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - sent);
         assertThat(clock.nowMillis()).isBetween(server - 2, server + elapsed);
         assertThat(clock.claimRefresh()).as("fresh").isFalse();
@@ -39,7 +42,8 @@ class ServerClockTest {
         clock.record(sent, sent + TimeUnit.MILLISECONDS.toNanos(2), time(1_000, 0));
         clock.record(sent, sent + TimeUnit.MILLISECONDS.toNanos(400), time(2_000, 0));
         assertThat(clock.uncertaintyMillis()).isEqualTo(2);
-        assertThat(clock.nowMillis()).isLessThan(1_000_000 + 500 + TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - sent));
+        assertThat(clock.nowMillis())
+                .isLessThan(1_000_000 + 500 + TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - sent));
     }
 
     @Test

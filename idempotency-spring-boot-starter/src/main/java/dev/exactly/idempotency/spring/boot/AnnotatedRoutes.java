@@ -16,9 +16,9 @@ import java.util.TreeSet;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.jspecify.annotations.Nullable;
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.convert.DurationStyle;
 import org.springframework.core.annotation.AnnotatedElementUtils;
-import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.core.env.PropertyResolver;
 
 /**
@@ -30,6 +30,7 @@ import org.springframework.core.env.PropertyResolver;
 final class AnnotatedRoutes {
     /** Methods a class-level annotation does not guard. */
     private static final Set<String> SAFE_METHODS = Set.of("GET", "HEAD", "OPTIONS", "TRACE");
+
     private static final Pattern VARIABLE = Pattern.compile("\\{([A-Za-z_][A-Za-z0-9_.-]*)(?::.*)?}");
 
     private AnnotatedRoutes() {}
@@ -45,12 +46,14 @@ final class AnnotatedRoutes {
      */
     record Mapping(Method method, Class<?> beanType, Set<String> methods, Set<String> patterns, boolean servlet) {
         /** The method's own annotation, or {@code null}. */
-        @Nullable Idempotent own() {
+        @Nullable
+        Idempotent own() {
             return AnnotatedElementUtils.findMergedAnnotation(method, Idempotent.class);
         }
 
         /** The class's annotation, or {@code null}. */
-        @Nullable Idempotent inherited() {
+        @Nullable
+        Idempotent inherited() {
             return AnnotatedElementUtils.findMergedAnnotation(beanType, Idempotent.class);
         }
 
@@ -76,8 +79,12 @@ final class AnnotatedRoutes {
      *                   {@code /api}), empty for none
      * @throws InvalidIdempotencyPropertiesException listing every annotation at fault and every clash
      */
-    static List<IdempotentRoute> merge(List<Declared> configured, List<Mapping> mappings,
-            IdempotencyProperties properties, String pathPrefix, PropertyResolver placeholders) {
+    static List<IdempotentRoute> merge(
+            List<Declared> configured,
+            List<Mapping> mappings,
+            IdempotencyProperties properties,
+            String pathPrefix,
+            PropertyResolver placeholders) {
         List<String> problems = new ArrayList<>();
         List<Declared> annotated = new ArrayList<>();
         for (Mapping mapping : mappings) {
@@ -92,8 +99,8 @@ final class AnnotatedRoutes {
                 Set<String> unsafe = new TreeSet<>(mapping.methods());
                 unsafe.removeAll(SAFE_METHODS);
                 if (!unsafe.isEmpty()) {
-                    Mapping writes = new Mapping(mapping.method(), mapping.beanType(), unsafe, mapping.patterns(),
-                            mapping.servlet());
+                    Mapping writes = new Mapping(
+                            mapping.method(), mapping.beanType(), unsafe, mapping.patterns(), mapping.servlet());
                     annotated.addAll(routes(writes, inherited, properties, pathPrefix, placeholders, problems));
                 }
             }
@@ -105,7 +112,8 @@ final class AnnotatedRoutes {
         all.addAll(annotated);
         Map<String, Declared> seen = new HashMap<>();
         for (Declared declared : all) {
-            String shape = declared.route().method() + " " + shape(declared.route().pathTemplate());
+            String shape =
+                    declared.route().method() + " " + shape(declared.route().pathTemplate());
             Declared first = seen.putIfAbsent(shape, declared);
             if (first != null) {
                 problems.add(first.source() + " and " + declared.source() + " guard the same route ("
@@ -118,8 +126,13 @@ final class AnnotatedRoutes {
         return all.stream().map(Declared::route).toList();
     }
 
-    private static List<Declared> routes(Mapping mapping, Idempotent annotation, IdempotencyProperties properties,
-            String pathPrefix, PropertyResolver placeholders, List<String> problems) {
+    private static List<Declared> routes(
+            Mapping mapping,
+            Idempotent annotation,
+            IdempotencyProperties properties,
+            String pathPrefix,
+            PropertyResolver placeholders,
+            List<String> problems) {
         String where = mapping.where();
         if (mapping.methods().isEmpty()) {
             problems.add(where + ": its mapping names no HTTP method, so it would guard every method (GET included); "
@@ -164,7 +177,9 @@ final class AnnotatedRoutes {
 
     /** Return types with which Spring MVC answers after the handler method returned (an async dispatch). */
     private static final Set<String> ASYNCHRONOUS = Set.of(
-            "java.util.concurrent.Callable", "java.util.concurrent.CompletionStage", "java.util.concurrent.Future",
+            "java.util.concurrent.Callable",
+            "java.util.concurrent.CompletionStage",
+            "java.util.concurrent.Future",
             "org.springframework.web.context.request.async.DeferredResult",
             "org.springframework.web.context.request.async.WebAsyncTask",
             "org.springframework.web.servlet.mvc.method.annotation.ResponseBodyEmitter",
@@ -179,9 +194,11 @@ final class AnnotatedRoutes {
                 && type instanceof java.lang.reflect.ParameterizedType entity
                 && entity.getActualTypeArguments().length == 1) {
             java.lang.reflect.Type body = entity.getActualTypeArguments()[0];
-            raw = body instanceof Class<?> c ? c
-                    : body instanceof java.lang.reflect.ParameterizedType p && p.getRawType() instanceof Class<?> c ? c
-                    : Object.class;
+            raw = body instanceof Class<?> c
+                    ? c
+                    : body instanceof java.lang.reflect.ParameterizedType p && p.getRawType() instanceof Class<?> c
+                            ? c
+                            : Object.class;
         }
         return isA(raw, ASYNCHRONOUS) ? raw.getSimpleName() : null;
     }
@@ -207,11 +224,13 @@ final class AnnotatedRoutes {
         route.setRetention(duration(annotation.retention(), "retention", placeholders));
         route.getInFlight().setRetryAfter(duration(annotation.retryAfter(), "retryAfter", placeholders));
         route.getInFlight().setMaxWait(duration(annotation.maxWait(), "maxWait", placeholders));
-        route.getInFlight().setPolicy(switch (annotation.inFlight()) {
-            case DEFAULT -> null;
-            case REJECT -> InFlightMode.REJECT;
-            case WAIT -> InFlightMode.WAIT;
-        });
+        route.getInFlight()
+                .setPolicy(
+                        switch (annotation.inFlight()) {
+                            case DEFAULT -> null;
+                            case REJECT -> InFlightMode.REJECT;
+                            case WAIT -> InFlightMode.WAIT;
+                        });
         return route;
     }
 
@@ -228,8 +247,9 @@ final class AnnotatedRoutes {
         try {
             return DurationStyle.detectAndParse(resolved);
         } catch (IllegalArgumentException e) {
-            throw new IllegalArgumentException(attribute + " = \"" + text + "\" is not a duration (write it as 500ms, "
-                    + "10s, 5m, 24h or 7d)", e);
+            throw new IllegalArgumentException(
+                    attribute + " = \"" + text + "\" is not a duration (write it as 500ms, " + "10s, 5m, 24h or 7d)",
+                    e);
         }
     }
 
@@ -301,15 +321,13 @@ final class AnnotatedRoutes {
     }
 
     /** The routes of the properties, then those of {@link IdempotentRoute} beans, each with where it was declared. */
-    static List<Declared> configured(IdempotencyProperties properties,
-            ObjectProvider<IdempotentRoute> routeBeans) {
+    static List<Declared> configured(IdempotencyProperties properties, ObjectProvider<IdempotentRoute> routeBeans) {
         List<Declared> configured = new ArrayList<>();
         List<IdempotentRoute> fromProperties = PropertiesReader.routes(properties);
         for (int i = 0; i < fromProperties.size(); i++) {
             configured.add(new Declared(PropertiesReader.P + "routes[" + i + "]", fromProperties.get(i)));
         }
-        routeBeans.orderedStream().forEach(route -> configured.add(new Declared(
-                "an IdempotentRoute bean", route)));
+        routeBeans.orderedStream().forEach(route -> configured.add(new Declared("an IdempotentRoute bean", route)));
         return configured;
     }
 }

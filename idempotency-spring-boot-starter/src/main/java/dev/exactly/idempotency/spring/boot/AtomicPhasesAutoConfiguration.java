@@ -34,7 +34,8 @@ import org.springframework.jdbc.datasource.DataSourceUtils;
  * DataSource, never a bean: the hot tier keeps its own store). The table is checked (and, with
  * {@code exactly.idempotency.postgres.migrate=true}, created) at startup like the store's.
  */
-@AutoConfiguration(after = IdempotencyAutoConfiguration.class,
+@AutoConfiguration(
+        after = IdempotencyAutoConfiguration.class,
         afterName = "org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration")
 @ConditionalOnClass({AtomicPhases.class, DataSourceUtils.class})
 @ConditionalOnSingleCandidate(DataSource.class)
@@ -75,8 +76,8 @@ public class AtomicPhasesAutoConfiguration {
 
     @Bean(destroyMethod = "close")
     @ConditionalOnMissingBean(AtomicPhases.class)
-    PhasesStore atomicPhasesStore(DataSource dataSource, IdempotencyProperties properties,
-            ObjectProvider<IdempotencyStore> stores) {
+    PhasesStore atomicPhasesStore(
+            DataSource dataSource, IdempotencyProperties properties, ObjectProvider<IdempotencyStore> stores) {
         if (stores.getIfUnique() instanceof PostgresIdempotencyStore shared) {
             return new PhasesStore(shared, false);
         }
@@ -85,7 +86,8 @@ public class AtomicPhasesAutoConfiguration {
 
     @Bean
     @ConditionalOnMissingBean
-    AtomicPhases atomicPhases(PhasesStore store, AtomicPhasesProperties properties, ObjectProvider<PhaseListener> listener) {
+    AtomicPhases atomicPhases(
+            PhasesStore store, AtomicPhasesProperties properties, ObjectProvider<PhaseListener> listener) {
         return AtomicPhases.builder(store.store)
                 .recoveryPolicy(recoveryPolicy(properties.getRecovery()))
                 .listener(listener.getIfUnique(() -> PhaseListener.NOOP))
@@ -132,8 +134,8 @@ public class AtomicPhasesAutoConfiguration {
                     .interval(recovery.getInterval())
                     .build();
         } catch (IllegalArgumentException e) {
-            throw new InvalidIdempotencyPropertiesException(List.of(AtomicPhasesProperties.PREFIX + ".recovery: "
-                    + e.getMessage()));
+            throw new InvalidIdempotencyPropertiesException(
+                    List.of(AtomicPhasesProperties.PREFIX + ".recovery: " + e.getMessage()));
         }
     }
 }

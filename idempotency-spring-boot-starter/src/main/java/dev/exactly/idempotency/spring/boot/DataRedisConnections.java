@@ -26,7 +26,8 @@ final class DataRedisConnections {
 
     /** A store on the application's one {@link DataRedisConnectionDetails} bean. */
     static RedisIdempotencyStore create(ListableBeanFactory beans, RedisStoreConfig config) {
-        DataRedisConnectionDetails details = beans.getBeanProvider(DataRedisConnectionDetails.class).getIfUnique();
+        DataRedisConnectionDetails details =
+                beans.getBeanProvider(DataRedisConnectionDetails.class).getIfUnique();
         if (details == null) {
             throw new InvalidIdempotencyPropertiesException(List.of(PropertiesReader.P + "store=redis without "
                     + PropertiesReader.P + "redis.uri uses Spring Boot's Redis connection, and there is "
@@ -43,7 +44,8 @@ final class DataRedisConnections {
         DataRedisConnectionDetails.Cluster cluster = details.getCluster();
         if (cluster != null) {
             List<RedisURI> seeds = cluster.getNodes().stream()
-                    .map(node -> node(node, ssl, details.getUsername(), details.getPassword()).build())
+                    .map(node -> node(node, ssl, details.getUsername(), details.getPassword())
+                            .build())
                     .toList();
             return RedisIdempotencyStore.createCluster(seeds, config);
         }
@@ -60,20 +62,26 @@ final class DataRedisConnections {
                     .withSsl(ssl);
             authenticate(builder, details.getUsername(), details.getPassword());
             for (Node node : sentinel.getNodes()) {
-                builder.withSentinel(node(node, ssl, sentinel.getUsername(), sentinel.getPassword()).build());
+                builder.withSentinel(node(node, ssl, sentinel.getUsername(), sentinel.getPassword())
+                        .build());
             }
             return RedisIdempotencyStore.create(builder.build(), config);
         }
-        DataRedisConnectionDetails.Standalone standalone = Objects.requireNonNull(details.getStandalone(),
+        DataRedisConnectionDetails.Standalone standalone = Objects.requireNonNull(
+                details.getStandalone(),
                 "Spring Data Redis's connection details name no Cluster, no Sentinel and no standalone server");
-        RedisURI.Builder builder = node(new Node(standalone.getHost(), standalone.getPort()), ssl,
-                details.getUsername(), details.getPassword())
+        RedisURI.Builder builder = node(
+                        new Node(standalone.getHost(), standalone.getPort()),
+                        ssl,
+                        details.getUsername(),
+                        details.getPassword())
                 .withDatabase(standalone.getDatabase());
         return RedisIdempotencyStore.create(builder.build(), config);
     }
 
     private static RedisURI.Builder node(Node node, boolean ssl, @Nullable String username, @Nullable String password) {
-        RedisURI.Builder builder = RedisURI.builder().withHost(node.host()).withPort(node.port()).withSsl(ssl);
+        RedisURI.Builder builder =
+                RedisURI.builder().withHost(node.host()).withPort(node.port()).withSsl(ssl);
         authenticate(builder, username, password);
         return builder;
     }

@@ -66,8 +66,10 @@ final class ExpiredRecordPurger implements SmartLifecycle {
         } catch (Error e) {
             // thrown out of a scheduled run, it would end the schedule for good, without a word
             failures.incrementAndGet();
-            log.error("Purging expired idempotency records failed (the next run in " + PropertiesReader.format(interval)
-                    + " tries again)", e);
+            log.error(
+                    "Purging expired idempotency records failed (the next run in " + PropertiesReader.format(interval)
+                            + " tries again)",
+                    e);
         } finally {
             runs.incrementAndGet();
         }
@@ -89,7 +91,8 @@ final class ExpiredRecordPurger implements SmartLifecycle {
     }
 
     @Override
-    @SuppressWarnings("FutureReturnValueIgnored") // a round catches everything it can throw, so the schedule's future never fails; stop() shuts the executor down
+    // a round catches everything it can throw, so the schedule's future never fails; stop() shuts the executor down
+    @SuppressWarnings("FutureReturnValueIgnored")
     public synchronized void start() {
         if (scheduler != null) {
             return;

@@ -54,20 +54,23 @@ import tools.jackson.databind.json.JsonMapper;
  * {@code IdempotencyFilter} bean or a {@code FilterRegistrationBean<IdempotencyFilter>}). The whole
  * configuration is off with {@code exactly.idempotency.enabled=false}.
  */
-@AutoConfiguration(afterName = {
-        "org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration",
-        "org.springframework.boot.jackson.autoconfigure.JacksonAutoConfiguration",
-        "org.springframework.boot.micrometer.metrics.autoconfigure.CompositeMeterRegistryAutoConfiguration"})
+@AutoConfiguration(
+        afterName = {
+            "org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration",
+            "org.springframework.boot.jackson.autoconfigure.JacksonAutoConfiguration",
+            "org.springframework.boot.micrometer.metrics.autoconfigure.CompositeMeterRegistryAutoConfiguration"
+        })
 @ConditionalOnClass(IdempotencyEngine.class)
 @ConditionalOnBooleanProperty(name = IdempotencyProperties.PREFIX + ".enabled", matchIfMissing = true)
 @EnableConfigurationProperties(IdempotencyProperties.class)
 @Import({
-        IdempotencyServletConfiguration.class,
-        IdempotencyReactiveConfiguration.class,
-        IdempotencyAutoConfiguration.TemplateConfiguration.class,
-        IdempotencyAutoConfiguration.MemoryStoreConfiguration.class,
-        IdempotencyAutoConfiguration.RedisStoreConfiguration.class,
-        IdempotencyAutoConfiguration.PostgresStoreConfiguration.class})
+    IdempotencyServletConfiguration.class,
+    IdempotencyReactiveConfiguration.class,
+    IdempotencyAutoConfiguration.TemplateConfiguration.class,
+    IdempotencyAutoConfiguration.MemoryStoreConfiguration.class,
+    IdempotencyAutoConfiguration.RedisStoreConfiguration.class,
+    IdempotencyAutoConfiguration.PostgresStoreConfiguration.class
+})
 public class IdempotencyAutoConfiguration {
     /** The name of the filter registration (and of the filter in the servlet context). */
     public static final String FILTER_NAME = "idempotencyFilter";
@@ -84,10 +87,13 @@ public class IdempotencyAutoConfiguration {
 
     @Bean
     @ConditionalOnMissingBean
-    IdempotencyEngine idempotencyEngine(IdempotencyStore store, ObjectProvider<IdempotencyListener> listeners,
+    IdempotencyEngine idempotencyEngine(
+            IdempotencyStore store,
+            ObjectProvider<IdempotencyListener> listeners,
             ObjectProvider<ExecutionInterceptor> interceptors) {
         return IdempotencyEngine.builder(store)
-                .listener(CompositeIdempotencyListener.of(listeners.orderedStream().toList()))
+                .listener(CompositeIdempotencyListener.of(
+                        listeners.orderedStream().toList()))
                 .interceptor(nested(interceptors.orderedStream().toList()))
                 .pollInterval(properties.getPollInterval())
                 .build();
@@ -110,7 +116,9 @@ public class IdempotencyAutoConfiguration {
     @Bean
     @ConditionalOnMissingBean
     StoreErrorLogger idempotencyStoreErrorLogger(IdempotencyProperties properties) {
-        return new StoreErrorLogger(InstantSource.system(), StoreErrorLogger.DEFAULT_INTERVAL,
+        return new StoreErrorLogger(
+                InstantSource.system(),
+                StoreErrorLogger.DEFAULT_INTERVAL,
                 properties.getWhenStoreUnavailable() == IdempotencyProperties.StoreUnavailableMode.PASS_THROUGH);
     }
 
@@ -126,7 +134,9 @@ public class IdempotencyAutoConfiguration {
         @ConditionalOnMissingBean
         IdempotencyTemplate idempotencyTemplate(
                 IdempotencyEngine engine, ObjectProvider<ObjectMapper> mappers, IdempotencyProperties properties) {
-            return new IdempotencyTemplate(engine, mappers.getIfUnique(() -> JsonMapper.builder().build()),
+            return new IdempotencyTemplate(
+                    engine,
+                    mappers.getIfUnique(() -> JsonMapper.builder().build()),
                     PropertiesReader.defaultPolicy(properties));
         }
     }
@@ -134,7 +144,10 @@ public class IdempotencyAutoConfiguration {
     /** {@code store=memory} (the default). */
     @Configuration(proxyBeanMethods = false)
     @ConditionalOnMissingBean(IdempotencyStore.class)
-    @ConditionalOnProperty(name = IdempotencyProperties.PREFIX + ".store", havingValue = "memory", matchIfMissing = true)
+    @ConditionalOnProperty(
+            name = IdempotencyProperties.PREFIX + ".store",
+            havingValue = "memory",
+            matchIfMissing = true)
     static class MemoryStoreConfiguration {
         @Bean
         InMemoryIdempotencyStore idempotencyStore(IdempotencyProperties properties) {
@@ -193,7 +206,9 @@ public class IdempotencyAutoConfiguration {
 
         /** Deletes expired records every {@code postgres.purge.interval}; off with {@code postgres.purge.enabled=false}. */
         @Bean
-        @ConditionalOnBooleanProperty(name = IdempotencyProperties.PREFIX + ".postgres.purge.enabled", matchIfMissing = true)
+        @ConditionalOnBooleanProperty(
+                name = IdempotencyProperties.PREFIX + ".postgres.purge.enabled",
+                matchIfMissing = true)
         ExpiredRecordPurger idempotencyRecordPurger(PostgresIdempotencyStore store, IdempotencyProperties properties) {
             IdempotencyProperties.Purge purge = properties.getPostgres().getPurge();
             return new ExpiredRecordPurger(store::purgeAllExpired, purge.getInterval(), purge.getBatchSize());
@@ -206,10 +221,12 @@ public class IdempotencyAutoConfiguration {
                 return problem + ", and there are " + dataSources + ": mark the one for idempotency records @Primary";
             }
             if (!ClassUtils.isPresent(DATA_SOURCE_AUTO_CONFIGURATION, classLoader)) {
-                return problem + ", and there is none: add the dependency org.springframework.boot:spring-boot-starter-jdbc, "
+                return problem
+                        + ", and there is none: add the dependency org.springframework.boot:spring-boot-starter-jdbc, "
                         + "which makes a pooled DataSource from spring.datasource.url (also .username, .password)"
                         + (environment.containsProperty("spring.datasource.url")
-                                ? " (spring.datasource.url is set, but without that starter nothing reads it)" : "")
+                                ? " (spring.datasource.url is set, but without that starter nothing reads it)"
+                                : "")
                         + ", or define a DataSource @Bean";
             }
             return problem + ", and there is none: set spring.datasource.url (also .username, .password), "

@@ -53,19 +53,22 @@ public class IdempotencyEndpointAutoConfiguration {
     /** Loaded only when the WebFlux filter is present. */
     private static final class ReactiveRoutes {
         static void collect(ListableBeanFactory beans, Set<IdempotentRoute> routes) {
-            beans.getBeansOfType(dev.exactly.idempotency.webflux.IdempotencyWebFilter.class).values()
+            beans.getBeansOfType(dev.exactly.idempotency.webflux.IdempotencyWebFilter.class)
+                    .values()
                     .forEach(f -> routes.addAll(f.routes()));
         }
     }
 
     private static final String SERVLET_FILTER_CLASS = "dev.exactly.idempotency.servlet.IdempotencyFilter";
-    private static final String FILTER_REGISTRATION_CLASS = "org.springframework.boot.web.servlet.FilterRegistrationBean";
+    private static final String FILTER_REGISTRATION_CLASS =
+            "org.springframework.boot.web.servlet.FilterRegistrationBean";
 
     /** Loaded only when the servlet filter and Spring's servlet support are present. */
     private static final class ServletRoutes {
         static void collect(ListableBeanFactory beans, Set<IdempotentRoute> routes) {
             beans.getBeansOfType(IdempotencyFilter.class).values().forEach(f -> routes.addAll(f.routes()));
-            for (FilterRegistrationBean<?> registration : beans.getBeansOfType(FilterRegistrationBean.class).values()) {
+            for (FilterRegistrationBean<?> registration :
+                    beans.getBeansOfType(FilterRegistrationBean.class).values()) {
                 if (registration.getFilter() instanceof IdempotencyFilter filter) {
                     routes.addAll(filter.routes());
                 }

@@ -26,7 +26,8 @@ public class IdempotencyHealthAutoConfiguration {
 
     @Bean
     @ConditionalOnMissingBean(name = "idempotencyHealthIndicator")
-    IdempotencyStoreHealthIndicator idempotencyHealthIndicator(IdempotencyStore store, ObjectProvider<DataSource> dataSources) {
+    IdempotencyStoreHealthIndicator idempotencyHealthIndicator(
+            IdempotencyStore store, ObjectProvider<DataSource> dataSources) {
         return new IdempotencyStoreHealthIndicator(store, dataSources.getIfUnique());
     }
 }

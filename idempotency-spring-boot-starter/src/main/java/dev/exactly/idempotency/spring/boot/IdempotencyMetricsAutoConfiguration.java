@@ -1,8 +1,8 @@
 package dev.exactly.idempotency.spring.boot;
 
 import dev.exactly.idempotency.IdempotencyEngine;
-import dev.exactly.idempotency.spring.boot.metrics.MicrometerIdempotencyListener;
 import dev.exactly.idempotency.memory.InMemoryIdempotencyStore;
+import dev.exactly.idempotency.spring.boot.metrics.MicrometerIdempotencyListener;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -23,8 +23,9 @@ import org.springframework.context.annotation.Bean;
 @AutoConfiguration(
         before = IdempotencyAutoConfiguration.class,
         afterName = {
-                "org.springframework.boot.micrometer.metrics.autoconfigure.MetricsAutoConfiguration",
-                "org.springframework.boot.micrometer.metrics.autoconfigure.CompositeMeterRegistryAutoConfiguration"})
+            "org.springframework.boot.micrometer.metrics.autoconfigure.MetricsAutoConfiguration",
+            "org.springframework.boot.micrometer.metrics.autoconfigure.CompositeMeterRegistryAutoConfiguration"
+        })
 @ConditionalOnClass({IdempotencyEngine.class, MeterRegistry.class})
 @ConditionalOnBean(MeterRegistry.class)
 @ConditionalOnBooleanProperty(
@@ -61,13 +62,22 @@ public class IdempotencyMetricsAutoConfiguration {
     @Bean
     MeterBinder idempotencyMemoryStoreMeters(ObjectProvider<InMemoryIdempotencyStore> stores) {
         return registry -> stores.ifUnique(store -> {
-            Gauge.builder("exactly.idempotency.memory.size", store, s -> s.stats().size())
+            Gauge.builder(
+                            "exactly.idempotency.memory.size",
+                            store,
+                            s -> s.stats().size())
                     .description("records held by the in-memory idempotency store")
                     .register(registry);
-            FunctionCounter.builder("exactly.idempotency.memory.evictions", store, s -> s.stats().evictions())
+            FunctionCounter.builder(
+                            "exactly.idempotency.memory.evictions",
+                            store,
+                            s -> s.stats().evictions())
                     .description("finished records evicted to make room for new keys")
                     .register(registry);
-            FunctionCounter.builder("exactly.idempotency.memory.refusals", store, s -> s.stats().refusals())
+            FunctionCounter.builder(
+                            "exactly.idempotency.memory.refusals",
+                            store,
+                            s -> s.stats().refusals())
                     .description("new keys refused (503) because the store was full")
                     .register(registry);
         });

@@ -45,14 +45,20 @@ class IdempotencyReactiveConfiguration {
         return switch (tenant.getMode()) {
             case PRINCIPAL -> ReactiveTenantResolver.principal();
             case API_KEYS -> ReactiveTenantResolver.apiKeys(tenant.getApiKeys());
-            case TRUSTED_HEADER -> ReactiveTenantResolver.trustedHeader(String.valueOf(tenant.getHeader()).strip());
+            case TRUSTED_HEADER ->
+                ReactiveTenantResolver.trustedHeader(
+                        String.valueOf(tenant.getHeader()).strip());
         };
     }
 
     @Bean
     @ConditionalOnMissingBean
-    IdempotencyWebFilter idempotencyWebFilter(IdempotencyEngine engine, ReactiveTenantResolver tenantResolver,
-            ObjectProvider<IdempotentRoute> routeBeans, ListableBeanFactory beans, Environment environment) {
+    IdempotencyWebFilter idempotencyWebFilter(
+            IdempotencyEngine engine,
+            ReactiveTenantResolver tenantResolver,
+            ObjectProvider<IdempotentRoute> routeBeans,
+            ListableBeanFactory beans,
+            Environment environment) {
         List<IdempotentRoute> routes = AnnotatedRoutes.merge(
                 AnnotatedRoutes.configured(properties, routeBeans),
                 WebFluxMappings.of(beans),
@@ -61,7 +67,8 @@ class IdempotencyReactiveConfiguration {
                 environment);
         ClassLoader loader = getClass().getClassLoader();
         String netty = ReactorNettyCheck.servesOnNetty(beans, loader)
-                ? ReactorNettyCheck.warning(ReactorNettyCheck.version(loader)) : null;
+                ? ReactorNettyCheck.warning(ReactorNettyCheck.version(loader))
+                : null;
         if (netty != null) {
             log.warn(netty);
         }
@@ -72,16 +79,21 @@ class IdempotencyReactiveConfiguration {
         }
         return IdempotencyWebFilter.builder(engine)
                 .routes(routes)
-                .keyHeader(properties.getKeyHeader().strip(),
-                        properties.getKeyHeaderAliases().stream().map(String::strip).toArray(String[]::new))
+                .keyHeader(
+                        properties.getKeyHeader().strip(),
+                        properties.getKeyHeaderAliases().stream()
+                                .map(String::strip)
+                                .toArray(String[]::new))
                 .tenantResolver(tenantResolver)
-                .fingerprinter(Fingerprinter.of(Math.toIntExact(properties.getMaxRequestBodySize().toBytes()),
-                        properties.getMaxJsonDepth()))
-                .maxStoredResponseBytes(Math.toIntExact(properties.getMaxStoredResponseSize().toBytes()))
+                .fingerprinter(Fingerprinter.of(
+                        Math.toIntExact(properties.getMaxRequestBodySize().toBytes()), properties.getMaxJsonDepth()))
+                .maxStoredResponseBytes(
+                        Math.toIntExact(properties.getMaxStoredResponseSize().toBytes()))
                 .replayHeaders(properties.getReplayHeaders().toArray(String[]::new))
                 .credentialHeaders(properties.getCredentialHeaders().toArray(String[]::new))
                 .storeUnavailableRetryAfter(properties.getStoreUnavailableRetryAfter())
-                .whenStoreUnavailable(StoreUnavailablePolicy.valueOf(properties.getWhenStoreUnavailable().name()))
+                .whenStoreUnavailable(StoreUnavailablePolicy.valueOf(
+                        properties.getWhenStoreUnavailable().name()))
                 .unauthenticatedChallenge(properties.getTenant().getChallenge())
                 .order(properties.getFilterOrder())
                 .build();

@@ -50,7 +50,8 @@ class IdempotencyServletConfiguration {
         return switch (tenant.getMode()) {
             case PRINCIPAL -> TenantResolver.principal();
             case API_KEYS -> TenantResolver.apiKeys(tenant.getApiKeys());
-            case TRUSTED_HEADER -> TenantResolver.trustedHeader(String.valueOf(tenant.getHeader()).strip());
+            case TRUSTED_HEADER ->
+                TenantResolver.trustedHeader(String.valueOf(tenant.getHeader()).strip());
         };
     }
 
@@ -65,8 +66,8 @@ class IdempotencyServletConfiguration {
         boolean mvc = PropertiesReader.present(MvcMappings.HANDLER_MAPPING_CLASS);
         String servletPath = mvc ? MvcMappings.pathPrefix(beans) : "";
         List<AnnotatedRoutes.Declared> configured = AnnotatedRoutes.configured(properties, routeBeans);
-        List<IdempotentRoute> routes = AnnotatedRoutes.merge(configured, mvc ? MvcMappings.of(beans) : List.of(),
-                properties, servletPath, environment);
+        List<IdempotentRoute> routes = AnnotatedRoutes.merge(
+                configured, mvc ? MvcMappings.of(beans) : List.of(), properties, servletPath, environment);
         for (AnnotatedRoutes.Declared declared : configured) {
             String template = declared.route().pathTemplate();
             if (!servletPath.isEmpty() && !template.equals(servletPath) && !template.startsWith(servletPath + "/")) {
@@ -85,16 +86,21 @@ class IdempotencyServletConfiguration {
         }
         IdempotencyFilter filter = IdempotencyFilter.builder(engine)
                 .routes(routes)
-                .keyHeader(properties.getKeyHeader().strip(),
-                        properties.getKeyHeaderAliases().stream().map(String::strip).toArray(String[]::new))
+                .keyHeader(
+                        properties.getKeyHeader().strip(),
+                        properties.getKeyHeaderAliases().stream()
+                                .map(String::strip)
+                                .toArray(String[]::new))
                 .tenantResolver(tenantResolver)
-                .fingerprinter(Fingerprinter.of(Math.toIntExact(properties.getMaxRequestBodySize().toBytes()),
-                        properties.getMaxJsonDepth()))
-                .maxStoredResponseBytes(Math.toIntExact(properties.getMaxStoredResponseSize().toBytes()))
+                .fingerprinter(Fingerprinter.of(
+                        Math.toIntExact(properties.getMaxRequestBodySize().toBytes()), properties.getMaxJsonDepth()))
+                .maxStoredResponseBytes(
+                        Math.toIntExact(properties.getMaxStoredResponseSize().toBytes()))
                 .replayHeaders(properties.getReplayHeaders().toArray(String[]::new))
                 .credentialHeaders(properties.getCredentialHeaders().toArray(String[]::new))
                 .storeUnavailableRetryAfter(properties.getStoreUnavailableRetryAfter())
-                .whenStoreUnavailable(StoreUnavailablePolicy.valueOf(properties.getWhenStoreUnavailable().name()))
+                .whenStoreUnavailable(StoreUnavailablePolicy.valueOf(
+                        properties.getWhenStoreUnavailable().name()))
                 .unauthenticatedChallenge(properties.getTenant().getChallenge())
                 .build();
         FilterRegistrationBean<IdempotencyFilter> registration = new FilterRegistrationBean<>(filter);

@@ -20,12 +20,19 @@ final class MvcMappings {
 
     static List<AnnotatedRoutes.Mapping> of(ListableBeanFactory beans) {
         List<AnnotatedRoutes.Mapping> mappings = new ArrayList<>();
-        for (RequestMappingInfoHandlerMapping handlerMapping
-                : beans.getBeansOfType(RequestMappingInfoHandlerMapping.class).values()) {
-            handlerMapping.getHandlerMethods().forEach((RequestMappingInfo info, HandlerMethod handler) -> mappings.add(
-                    new AnnotatedRoutes.Mapping(handler.getMethod(), handler.getBeanType(),
-                            info.getMethodsCondition().getMethods().stream().map(Enum::name).collect(Collectors.toSet()),
-                            Set.copyOf(info.getPatternValues()), true)));
+        for (RequestMappingInfoHandlerMapping handlerMapping :
+                beans.getBeansOfType(RequestMappingInfoHandlerMapping.class).values()) {
+            handlerMapping
+                    .getHandlerMethods()
+                    .forEach((RequestMappingInfo info, HandlerMethod handler) ->
+                            mappings.add(new AnnotatedRoutes.Mapping(
+                                    handler.getMethod(),
+                                    handler.getBeanType(),
+                                    info.getMethodsCondition().getMethods().stream()
+                                            .map(Enum::name)
+                                            .collect(Collectors.toSet()),
+                                    Set.copyOf(info.getPatternValues()),
+                                    true)));
         }
         return mappings;
     }

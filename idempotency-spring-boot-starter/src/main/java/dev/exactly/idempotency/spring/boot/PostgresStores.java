@@ -53,7 +53,8 @@ final class PostgresStores {
             try {
                 PostgresSchema.migrate(dataSource, config);
             } catch (StoreUnavailableException e) {
-                throw new InvalidIdempotencyPropertiesException(List.of(PropertiesReader.P + "postgres.migrate=true, but "
+                throw new InvalidIdempotencyPropertiesException(List.of(PropertiesReader.P
+                        + "postgres.migrate=true, but "
                         + "the table could not be created: " + e.getMessage() + ". Check spring.datasource.url, "
                         + ".username and .password, and that PostgreSQL is up"));
             }

@@ -63,8 +63,12 @@ final class PropertiesReader {
 
     /** The policy of a route that sets nothing itself. */
     static IdempotencyPolicy defaultPolicy(IdempotencyProperties properties) {
-        return policy(properties.getLease(), properties.getRetention(), properties.getInFlight(),
-                properties.getKeepAlive(), P);
+        return policy(
+                properties.getLease(),
+                properties.getRetention(),
+                properties.getInFlight(),
+                properties.getKeepAlive(),
+                P);
     }
 
     /** A route; what it does not set comes from the top level of {@code defaults}. */
@@ -106,19 +110,19 @@ final class PropertiesReader {
         }
     }
 
-    private static IdempotencyPolicy policy(Duration lease, Duration retention, InFlight inFlight,
-            KeepAliveSettings keepAlive, String prefix) {
+    private static IdempotencyPolicy policy(
+            Duration lease, Duration retention, InFlight inFlight, KeepAliveSettings keepAlive, String prefix) {
         if (lease.toMillis() < 1) {
             throw new IllegalArgumentException(prefix + "lease must be at least 1ms (was " + format(lease) + ")");
         }
         if (retention.compareTo(lease) <= 0) {
-            throw new IllegalArgumentException(prefix + "retention (" + format(retention)
-                    + ") must be longer than the lease (" + format(lease) + "): a finished request is replayed for the retention, and only the lease may be short");
+            throw new IllegalArgumentException(
+                    prefix + "retention (" + format(retention) + ") must be longer than the lease (" + format(lease)
+                            + "): a finished request is replayed for the retention, and only the lease may be short");
         }
         if (retention.compareTo(IdempotencyPolicy.MAX_RETENTION) > 0) {
-            throw new IllegalArgumentException(
-                    prefix + "retention must be at most " + format(IdempotencyPolicy.MAX_RETENTION) + " (was "
-                            + format(retention) + ")");
+            throw new IllegalArgumentException(prefix + "retention must be at most "
+                    + format(IdempotencyPolicy.MAX_RETENTION) + " (was " + format(retention) + ")");
         }
         return IdempotencyPolicy.custom()
                 .lease(lease)
@@ -161,9 +165,13 @@ final class PropertiesReader {
             }
             case WAIT -> {
                 Duration maxWait = inFlight.getMaxWait();
-                if (maxWait == null || maxWait.isNegative() || maxWait.isZero() || maxWait.compareTo(IdempotencyPolicy.MAX_WAIT) > 0) {
+                if (maxWait == null
+                        || maxWait.isNegative()
+                        || maxWait.isZero()
+                        || maxWait.compareTo(IdempotencyPolicy.MAX_WAIT) > 0) {
                     throw new IllegalArgumentException(prefix + "max-wait must be more than 0 and at most "
-                            + format(IdempotencyPolicy.MAX_WAIT) + " (was " + (maxWait == null ? "unset" : format(maxWait))
+                            + format(IdempotencyPolicy.MAX_WAIT) + " (was "
+                            + (maxWait == null ? "unset" : format(maxWait))
                             + ")");
                 }
                 yield InFlightPolicy.waitUpTo(maxWait);
@@ -202,7 +210,7 @@ final class PropertiesReader {
         String header = tenant.getHeader();
         boolean hasHeader = header != null && !header.isBlank();
         switch (tenant.getMode()) {
-            case PRINCIPAL -> { }
+            case PRINCIPAL -> {}
             case API_KEYS -> {
                 if (!hasKeys) {
                     problems.add(prefix + "api-keys must map at least one API key to a tenant when " + prefix
@@ -224,12 +232,12 @@ final class PropertiesReader {
             }
         }
         if (hasKeys && tenant.getMode() != IdempotencyProperties.TenantMode.API_KEYS) {
-            problems.add(prefix + "api-keys is set but " + prefix + "mode is " + mode(tenant)
-                    + ": set " + prefix + "mode=api-keys to use them");
+            problems.add(prefix + "api-keys is set but " + prefix + "mode is " + mode(tenant) + ": set " + prefix
+                    + "mode=api-keys to use them");
         }
         if (hasHeader && tenant.getMode() != IdempotencyProperties.TenantMode.TRUSTED_HEADER) {
-            problems.add(prefix + "header is set but " + prefix + "mode is " + mode(tenant)
-                    + ": set " + prefix + "mode=trusted-header (only behind a gateway that overwrites the header)");
+            problems.add(prefix + "header is set but " + prefix + "mode is " + mode(tenant) + ": set " + prefix
+                    + "mode=trusted-header (only behind a gateway that overwrites the header)");
         }
         if (tenant.getChallenge() == null || tenant.getChallenge().isBlank()) {
             problems.add(prefix + "challenge must not be blank");
@@ -261,7 +269,8 @@ final class PropertiesReader {
             }
             case POSTGRES -> {
                 if (!present(POSTGRES_STORE_CLASS)) {
-                    problems.add(P + "store=postgres needs the module dev.exactly:idempotency-postgres on the class path");
+                    problems.add(
+                            P + "store=postgres needs the module dev.exactly:idempotency-postgres on the class path");
                     return;
                 }
                 check(problems, () -> PostgresStores.config(properties.getPostgres()));

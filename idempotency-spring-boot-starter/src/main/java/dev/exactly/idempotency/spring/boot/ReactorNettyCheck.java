@@ -15,8 +15,7 @@ final class ReactorNettyCheck {
     /** Spring Boot's factory of a Reactor Netty server: a bean of it means the application serves on Reactor Netty. */
     static final String BOOT_FACTORY_CLASS = "org.springframework.boot.reactor.netty.NettyReactiveWebServerFactory";
 
-    private ReactorNettyCheck() {
-    }
+    private ReactorNettyCheck() {}
 
     /**
      * Whether the application serves HTTP on Reactor Netty: it has a bean of Spring Boot's Netty server factory

@@ -39,8 +39,8 @@ final class RedisStores {
         try {
             return RedisIdempotencyStore.create(uri, config(redis));
         } catch (IllegalArgumentException e) {
-            throw new InvalidIdempotencyPropertiesException(
-                    java.util.List.of(PropertiesReader.P + "redis.uri is not a Redis connection string: " + e.getMessage()));
+            throw new InvalidIdempotencyPropertiesException(java.util.List.of(
+                    PropertiesReader.P + "redis.uri is not a Redis connection string: " + e.getMessage()));
         }
     }
 }

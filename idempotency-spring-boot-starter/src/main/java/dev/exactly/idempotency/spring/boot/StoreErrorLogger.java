@@ -63,11 +63,14 @@ public final class StoreErrorLogger implements IdempotencyListener {
         }
         unreported.addAndGet(-failures);
         StringBuilder line = new StringBuilder("Idempotency store failed on ")
-                .append(request.scope().method()).append(' ').append(request.scope().route())
-                .append(passThrough
-                        ? ": guarded requests pass through to their handlers unguarded (when-store-unavailable: "
-                                + "pass-through) until it answers"
-                        : ": guarded requests answer 503 and their handlers do not run until it answers");
+                .append(request.scope().method())
+                .append(' ')
+                .append(request.scope().route())
+                .append(
+                        passThrough
+                                ? ": guarded requests pass through to their handlers unguarded (when-store-unavailable: "
+                                        + "pass-through) until it answers"
+                                : ": guarded requests answer 503 and their handlers do not run until it answers");
         if (failures > 1) {
             line.append(" (").append(failures).append(" failures since the last line)");
         }

@@ -17,9 +17,11 @@ import org.springframework.context.annotation.Configuration;
  * the application set itself is left alone, and {@code exactly.idempotency.continue-on-read=false} turns this off.
  */
 @Configuration(proxyBeanMethods = false)
-@ConditionalOnClass(name = {
-        "org.springframework.boot.tomcat.servlet.TomcatServletWebServerFactory",
-        "org.apache.coyote.http11.AbstractHttp11Protocol"})
+@ConditionalOnClass(
+        name = {
+            "org.springframework.boot.tomcat.servlet.TomcatServletWebServerFactory",
+            "org.apache.coyote.http11.AbstractHttp11Protocol"
+        })
 @ConditionalOnProperty(prefix = IdempotencyProperties.PREFIX, name = "continue-on-read", matchIfMissing = true)
 class TomcatContinueConfiguration {
     /** Tomcat's default timing, the only one this replaces. */

@@ -15,13 +15,21 @@ final class WebFluxMappings {
 
     static List<AnnotatedRoutes.Mapping> of(ListableBeanFactory beans) {
         List<AnnotatedRoutes.Mapping> mappings = new ArrayList<>();
-        for (RequestMappingInfoHandlerMapping handlerMapping
-                : beans.getBeansOfType(RequestMappingInfoHandlerMapping.class).values()) {
-            handlerMapping.getHandlerMethods().forEach((RequestMappingInfo info, HandlerMethod handler) -> mappings.add(
-                    new AnnotatedRoutes.Mapping(handler.getMethod(), handler.getBeanType(),
-                            info.getMethodsCondition().getMethods().stream().map(Enum::name).collect(Collectors.toSet()),
-                            info.getPatternsCondition().getPatterns().stream().map(PathPattern::getPatternString)
-                                    .collect(Collectors.toSet()), false)));
+        for (RequestMappingInfoHandlerMapping handlerMapping :
+                beans.getBeansOfType(RequestMappingInfoHandlerMapping.class).values()) {
+            handlerMapping
+                    .getHandlerMethods()
+                    .forEach((RequestMappingInfo info, HandlerMethod handler) ->
+                            mappings.add(new AnnotatedRoutes.Mapping(
+                                    handler.getMethod(),
+                                    handler.getBeanType(),
+                                    info.getMethodsCondition().getMethods().stream()
+                                            .map(Enum::name)
+                                            .collect(Collectors.toSet()),
+                                    info.getPatternsCondition().getPatterns().stream()
+                                            .map(PathPattern::getPatternString)
+                                            .collect(Collectors.toSet()),
+                                    false)));
         }
         return mappings;
     }

@@ -16,7 +16,9 @@ import org.springframework.boot.web.servlet.FilterRegistrationBean;
  * The whole HTTP contract with routes declared only by {@code @Idempotent} on the controller's methods (no
  * {@code exactly.idempotency.routes}), on the in-memory store.
  */
-@SpringBootTest(classes = AnnotatedApplication.class, webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
+@SpringBootTest(
+        classes = AnnotatedApplication.class,
+        webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
         properties = "spring.config.name=annotated")
 class AnnotatedRoutesHttpTest extends HttpContractTest {
 
@@ -37,8 +39,11 @@ class AnnotatedRoutesHttpTest extends HttpContractTest {
                         org.assertj.core.groups.Tuple.tuple("POST", "/v1/notes", false),
                         org.assertj.core.groups.Tuple.tuple("POST", "/v1/transfers", true));
         IdempotentRoute transfers = registration.getFilter().routes().stream()
-                .filter(r -> r.pathTemplate().equals("/v1/transfers")).findFirst().orElseThrow();
-        assertThat(transfers.policy().inFlight()).as("maxWait from a placeholder")
+                .filter(r -> r.pathTemplate().equals("/v1/transfers"))
+                .findFirst()
+                .orElseThrow();
+        assertThat(transfers.policy().inFlight())
+                .as("maxWait from a placeholder")
                 .isEqualTo(InFlightPolicy.waitUpTo(Duration.ofSeconds(30)));
     }
 }

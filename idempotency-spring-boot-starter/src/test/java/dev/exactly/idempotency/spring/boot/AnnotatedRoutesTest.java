@@ -30,8 +30,10 @@ import org.springframework.web.bind.annotation.RestController;
 @org.junit.jupiter.api.extension.ExtendWith(org.springframework.boot.test.system.OutputCaptureExtension.class)
 class AnnotatedRoutesTest {
     private final WebApplicationContextRunner runner = new WebApplicationContextRunner()
-            .withConfiguration(AutoConfigurations.of(DispatcherServletAutoConfiguration.class,
-                    WebMvcAutoConfiguration.class, IdempotencyAutoConfiguration.class));
+            .withConfiguration(AutoConfigurations.of(
+                    DispatcherServletAutoConfiguration.class,
+                    WebMvcAutoConfiguration.class,
+                    IdempotencyAutoConfiguration.class));
 
     @RestController
     @RequestMapping("/v1/orders")
@@ -108,8 +110,10 @@ class AnnotatedRoutesTest {
 
         @PostMapping("/deferred")
         @Idempotent
-        org.springframework.http.ResponseEntity<org.springframework.web.context.request.async.DeferredResult<String>> deferred() {
-            return org.springframework.http.ResponseEntity.ok(new org.springframework.web.context.request.async.DeferredResult<>());
+        org.springframework.http.ResponseEntity<org.springframework.web.context.request.async.DeferredResult<String>>
+                deferred() {
+            return org.springframework.http.ResponseEntity.ok(
+                    new org.springframework.web.context.request.async.DeferredResult<>());
         }
 
         @PostMapping("/events")
@@ -122,8 +126,11 @@ class AnnotatedRoutesTest {
     @Test
     void aConfiguredPathOutsideTheServletPathIsWarnedAbout(org.springframework.boot.test.system.CapturedOutput output) {
         runner.withUserConfiguration(Charges.class)
-                .withPropertyValues("spring.mvc.servlet.path=/api", "exactly.idempotency.routes[0].path=/v1/refunds",
-                        "exactly.idempotency.routes[0].method=POST", "exactly.idempotency.routes[1].path=/api/v1/payouts",
+                .withPropertyValues(
+                        "spring.mvc.servlet.path=/api",
+                        "exactly.idempotency.routes[0].path=/v1/refunds",
+                        "exactly.idempotency.routes[0].method=POST",
+                        "exactly.idempotency.routes[1].path=/api/v1/payouts",
                         "exactly.idempotency.routes[1].method=POST")
                 .run(context -> assertThat(context).hasNotFailed());
         assertThat(output.getOut() + output.getErr())
@@ -139,23 +146,28 @@ class AnnotatedRoutesTest {
                 .run(context -> {
                     assertThat(context).hasNotFailed();
                     List<IdempotentRoute> routes = routes(context.getBean(FilterRegistrationBean.class));
-                    assertThat(routes).extracting(r -> r.method() + " " + r.pathTemplate()).containsExactly(
-                            "POST /api/v1/orders",
-                            "POST /api/v1/orders/search",
-                            "PUT /api/v1/orders/{id}",
-                            "POST /api/v1/orders/{id}/cancel");
+                    assertThat(routes)
+                            .extracting(r -> r.method() + " " + r.pathTemplate())
+                            .containsExactly(
+                                    "POST /api/v1/orders",
+                                    "POST /api/v1/orders/search",
+                                    "PUT /api/v1/orders/{id}",
+                                    "POST /api/v1/orders/{id}/cancel");
                     IdempotentRoute create = routes.get(0);
                     assertThat(create.policy().lease()).isEqualTo(Duration.ofSeconds(3));
                     assertThat(create.policy().inFlight()).isEqualTo(InFlightPolicy.waitUpTo(Duration.ofSeconds(2)));
                     assertThat(create.keyRequired()).isTrue();
                     IdempotentRoute search = routes.get(1);
                     assertThat(search.policy().retention()).isEqualTo(Duration.ofHours(1));
-                    assertThat(search.policy().lease()).as("the method's annotation replaces the class's")
+                    assertThat(search.policy().lease())
+                            .as("the method's annotation replaces the class's")
                             .isEqualTo(Duration.ofSeconds(10));
                     IdempotentRoute replace = routes.get(2);
                     assertThat(replace.keyRequired()).isFalse();
                     assertThat(replace.recordServerErrors()).isTrue();
-                    assertThat(routes.get(3).policy().lease()).as("the class's annotation").isEqualTo(Duration.ofSeconds(3));
+                    assertThat(routes.get(3).policy().lease())
+                            .as("the class's annotation")
+                            .isEqualTo(Duration.ofSeconds(3));
                 });
     }
 
@@ -163,27 +175,31 @@ class AnnotatedRoutesTest {
     void aRouteAlsoConfiguredByAPropertyStopsTheStartupNamingBoth() {
         runner.withUserConfiguration(Charges.class)
                 .withPropertyValues("exactly.idempotency.routes[0].path=/v1/charges")
-                .run(context -> assertThat(problems(context)).containsExactly(
-                        "exactly.idempotency.routes[0] and @Idempotent on Charges.charge(String) guard the same route "
-                                + "(POST /v1/charges): keep one of them"));
+                .run(context -> assertThat(problems(context))
+                        .containsExactly(
+                                "exactly.idempotency.routes[0] and @Idempotent on Charges.charge(String) guard the same route "
+                                        + "(POST /v1/charges): keep one of them"));
         runner.withUserConfiguration(Charges.class)
-                .withPropertyValues("exactly.idempotency.routes[0].path=/v1/charges", "exactly.idempotency.routes[0].method=PUT")
+                .withPropertyValues(
+                        "exactly.idempotency.routes[0].path=/v1/charges", "exactly.idempotency.routes[0].method=PUT")
                 .run(context -> assertThat(context).hasNotFailed());
     }
 
     @Test
     void everyMistakeOfTheAnnotationsIsReportedAtStartup() {
-        runner.withUserConfiguration(Mistakes.class).run(context -> assertThat(problems(context)).containsExactlyInAnyOrder(
-                "@Idempotent on Mistakes.upload(): the path pattern /files/** has a wildcard or a partial variable "
-                        + "('**'); a guarded route is made of literal and {variable} segments",
-                "@Idempotent on Mistakes.anything(): its mapping names no HTTP method, so it would guard every method "
-                        + "(GET included); map it with @PostMapping, @PutMapping, ... or @RequestMapping(method = ...)",
-                "@Idempotent on Mistakes.slow(): lease = \"ten seconds\" is not a duration (write it as 500ms, 10s, 5m, 24h or 7d)",
-                "@Idempotent on Mistakes.shortRetention(): retention (30s) must be longer than the lease (1m): a finished "
-                        + "request is replayed for the retention, and only the lease may be short",
-                asynchronous("later()", "CompletableFuture"),
-                asynchronous("deferred()", "DeferredResult"),
-                asynchronous("events()", "SseEmitter")));
+        runner.withUserConfiguration(Mistakes.class)
+                .run(context -> assertThat(problems(context))
+                        .containsExactlyInAnyOrder(
+                                "@Idempotent on Mistakes.upload(): the path pattern /files/** has a wildcard or a partial variable "
+                                        + "('**'); a guarded route is made of literal and {variable} segments",
+                                "@Idempotent on Mistakes.anything(): its mapping names no HTTP method, so it would guard every method "
+                                        + "(GET included); map it with @PostMapping, @PutMapping, ... or @RequestMapping(method = ...)",
+                                "@Idempotent on Mistakes.slow(): lease = \"ten seconds\" is not a duration (write it as 500ms, 10s, 5m, 24h or 7d)",
+                                "@Idempotent on Mistakes.shortRetention(): retention (30s) must be longer than the lease (1m): a finished "
+                                        + "request is replayed for the retention, and only the lease may be short",
+                                asynchronous("later()", "CompletableFuture"),
+                                asynchronous("deferred()", "DeferredResult"),
+                                asynchronous("events()", "SseEmitter")));
     }
 
     private static String asynchronous(String method, String type) {
@@ -194,12 +210,14 @@ class AnnotatedRoutesTest {
 
     @Test
     void templatesKeepLiteralAndVariableSegments() {
-        assertThat(AnnotatedRoutes.template("/v1/charges/{id:[0-9]{1,3}}/refunds")).isEqualTo("/v1/charges/{id}/refunds");
+        assertThat(AnnotatedRoutes.template("/v1/charges/{id:[0-9]{1,3}}/refunds"))
+                .isEqualTo("/v1/charges/{id}/refunds");
         assertThat(AnnotatedRoutes.template("")).isEqualTo("/");
         assertThat(AnnotatedRoutes.template("v1/charges")).isEqualTo("/v1/charges");
         for (String wildcard : new String[] {"/v1/*", "/v1/{*rest}", "/v1/file.{ext}", "/v1/ch?rges"}) {
             org.assertj.core.api.Assertions.assertThatThrownBy(() -> AnnotatedRoutes.template(wildcard))
-                    .as(wildcard).isInstanceOf(IllegalArgumentException.class);
+                    .as(wildcard)
+                    .isInstanceOf(IllegalArgumentException.class);
         }
     }
 

@@ -25,32 +25,42 @@ class BootManagedVersionsTest {
 
     @ParameterizedTest(name = "{0}: {2}")
     @CsvSource({
-            "io.lettuce.core.RedisClient, lettuce.version, Lettuce",
-            "org.postgresql.Driver, postgresql.version, PostgreSQL JDBC driver",
-            "com.zaxxer.hikari.HikariDataSource, hikaricp.version, HikariCP",
-            "io.micrometer.core.instrument.MeterRegistry, micrometer.version, Micrometer",
-            "tools.jackson.databind.ObjectMapper, jackson-bom.version, Jackson",
-            "org.apache.catalina.startup.Tomcat, tomcat.version, Tomcat",
-            "io.netty.channel.Channel, netty.version, Netty",
-            "org.slf4j.LoggerFactory, slf4j.version, SLF4J",
-            "org.jspecify.annotations.NullMarked, jspecify.version, JSpecify"})
+        "io.lettuce.core.RedisClient, lettuce.version, Lettuce",
+        "org.postgresql.Driver, postgresql.version, PostgreSQL JDBC driver",
+        "com.zaxxer.hikari.HikariDataSource, hikaricp.version, HikariCP",
+        "io.micrometer.core.instrument.MeterRegistry, micrometer.version, Micrometer",
+        "tools.jackson.databind.ObjectMapper, jackson-bom.version, Jackson",
+        "org.apache.catalina.startup.Tomcat, tomcat.version, Tomcat",
+        "io.netty.channel.Channel, netty.version, Netty",
+        "org.slf4j.LoggerFactory, slf4j.version, SLF4J",
+        "org.jspecify.annotations.NullMarked, jspecify.version, JSpecify"
+    })
     void theTestsRunOnTheVersionBootManages(String className, String bomProperty, String library) throws Exception {
-        Path jar = Path.of(Class.forName(className).getProtectionDomain().getCodeSource().getLocation().toURI());
+        Path jar = Path.of(Class.forName(className)
+                .getProtectionDomain()
+                .getCodeSource()
+                .getLocation()
+                .toURI());
         // a jar of the local repository: .../<artifact>/<version>/<artifact>-<version>.jar
         String version = jar.getParent().getFileName().toString();
         assertThat(version)
-                .as("%s on the test class path (%s) vs %s in Spring Boot's BOM: set the starter pom's property",
+                .as(
+                        "%s on the test class path (%s) vs %s in Spring Boot's BOM: set the starter pom's property",
                         library, jar.getFileName(), bomProperty)
                 .isEqualTo(BOM.get(bomProperty));
     }
 
     private static Map<String, String> bomProperties() {
-        Path bom = Path.of(Objects.requireNonNull(System.getProperty("exactly.boot.bom"),
+        Path bom = Path.of(Objects.requireNonNull(
+                System.getProperty("exactly.boot.bom"),
                 "exactly.boot.bom: the path of Spring Boot's BOM, set by the starter's pom"));
         try (InputStream in = Files.newInputStream(bom)) {
-            Element properties = (Element) DocumentBuilderFactory.newInstance().newDocumentBuilder()
-                    .parse(in).getDocumentElement()
-                    .getElementsByTagName("properties").item(0);
+            Element properties = (Element) DocumentBuilderFactory.newInstance()
+                    .newDocumentBuilder()
+                    .parse(in)
+                    .getDocumentElement()
+                    .getElementsByTagName("properties")
+                    .item(0);
             Map<String, String> values = new HashMap<>();
             NodeList children = properties.getChildNodes();
             for (int i = 0; i < children.getLength(); i++) {

@@ -20,7 +20,9 @@ class BootVersionsRedisContractTest extends IdempotencyStoreContract {
 
     @BeforeAll
     static void openStore() {
-        config = RedisStoreConfig.custom().keyPrefix("exactly:boot-tck:" + UUID.randomUUID() + ":").build();
+        config = RedisStoreConfig.custom()
+                .keyPrefix("exactly:boot-tck:" + UUID.randomUUID() + ":")
+                .build();
         store = RedisIdempotencyStore.create(TestRedis.uri(), config);
     }
 

@@ -50,9 +50,16 @@ class ConfigurationMetadataTest {
     @Test
     void apiKeysBindVerbatimFromSpringApplicationJson() {
         StandardEnvironment environment = new StandardEnvironment();
-        environment.getPropertySources().addFirst(new MapPropertySource("test", Map.of("spring.application.json",
-                "{\"exactly\":{\"idempotency\":{\"tenant\":{\"api-keys\":{\"sk_live_A.b-C9\":\"acme\"}}}}}")));
-        new SpringApplicationJsonEnvironmentPostProcessor().postProcessEnvironment(environment, new SpringApplication());
+        environment
+                .getPropertySources()
+                .addFirst(
+                        new MapPropertySource(
+                                "test",
+                                Map.of(
+                                        "spring.application.json",
+                                        "{\"exactly\":{\"idempotency\":{\"tenant\":{\"api-keys\":{\"sk_live_A.b-C9\":\"acme\"}}}}}")));
+        new SpringApplicationJsonEnvironmentPostProcessor()
+                .postProcessEnvironment(environment, new SpringApplication());
         IdempotencyProperties properties = Binder.get(environment)
                 .bind(IdempotencyProperties.PREFIX, IdempotencyProperties.class)
                 .get();
@@ -62,7 +69,8 @@ class ConfigurationMetadataTest {
     @Test
     void metadataDescribesEveryPropertyWithItsDefault() throws Exception {
         JsonNode metadata;
-        try (InputStream in = getClass().getClassLoader().getResourceAsStream("META-INF/spring-configuration-metadata.json")) {
+        try (InputStream in =
+                getClass().getClassLoader().getResourceAsStream("META-INF/spring-configuration-metadata.json")) {
             assertThat(in).isNotNull();
             metadata = JsonMapper.builder().build().readTree(in);
         }
@@ -71,11 +79,16 @@ class ConfigurationMetadataTest {
             properties.put(property.get("name").asString(), property);
         }
         assertThat(properties.values()).allSatisfy(p -> {
-            assertThat(p.get("name").asString()).matches("exactly\\.idempotency\\..+|management\\.endpoint\\.idempotency\\.access");
+            assertThat(p.get("name").asString())
+                    .matches("exactly\\.idempotency\\..+|management\\.endpoint\\.idempotency\\.access");
             assertThat(p.get("description").asString()).isNotBlank();
         });
         // the operators' endpoint is off unless granted
-        assertThat(properties.get("management.endpoint.idempotency.access").get("defaultValue").asString()).isEqualTo("none");
+        assertThat(properties
+                        .get("management.endpoint.idempotency.access")
+                        .get("defaultValue")
+                        .asString())
+                .isEqualTo("none");
         Map<String, String> defaults = Map.ofEntries(
                 Map.entry("exactly.idempotency.enabled", "true"),
                 Map.entry("exactly.idempotency.store", "memory"),
@@ -94,18 +107,23 @@ class ConfigurationMetadataTest {
                 Map.entry("exactly.idempotency.when-store-unavailable", "refuse"),
                 Map.entry("exactly.idempotency.postgres.migrate", "false"),
                 Map.entry("exactly.idempotency.postgres.table-name", PostgresStoreConfig.DEFAULT_TABLE_NAME),
-                Map.entry("exactly.idempotency.postgres.shared-statement-lanes",
+                Map.entry(
+                        "exactly.idempotency.postgres.shared-statement-lanes",
                         String.valueOf(PostgresStoreConfig.ofDefaults().sharedStatementLanes())),
-                Map.entry("exactly.idempotency.postgres.max-shared-writes",
+                Map.entry(
+                        "exactly.idempotency.postgres.max-shared-writes",
                         String.valueOf(PostgresStoreConfig.ofDefaults().maxSharedWrites())));
-        defaults.forEach((name, value) -> assertThat(properties.get(name).get("defaultValue").asString())
-                .as(name).isEqualTo(value));
-        assertThat(properties).containsKeys(
-                "exactly.idempotency.routes",
-                "exactly.idempotency.tenant.api-keys",
-                "exactly.idempotency.tenant.header",
-                "exactly.idempotency.redis.uri",
-                "exactly.idempotency.replay-headers",
-                "exactly.idempotency.metrics.enabled");
+        defaults.forEach((name, value) -> assertThat(
+                        properties.get(name).get("defaultValue").asString())
+                .as(name)
+                .isEqualTo(value));
+        assertThat(properties)
+                .containsKeys(
+                        "exactly.idempotency.routes",
+                        "exactly.idempotency.tenant.api-keys",
+                        "exactly.idempotency.tenant.header",
+                        "exactly.idempotency.redis.uri",
+                        "exactly.idempotency.replay-headers",
+                        "exactly.idempotency.metrics.enabled");
     }
 }

@@ -33,7 +33,8 @@ public final class EngineCalls {
 
     /** One fresh key through {@code engine}, completed with 201. */
     static void runOnce(IdempotencyEngine engine, String route) throws Exception {
-        engine.execute(request("tenant-a", route, UUID.randomUUID().toString(), "{}", IdempotencyPolicy.ofDefaults()),
+        engine.execute(
+                request("tenant-a", route, UUID.randomUUID().toString(), "{}", IdempotencyPolicy.ofDefaults()),
                 lease -> Outcome.complete(response(201)));
     }
 }

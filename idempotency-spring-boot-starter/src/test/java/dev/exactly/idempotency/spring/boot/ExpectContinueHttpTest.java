@@ -24,7 +24,8 @@ class ExpectContinueHttpTest {
 
     @Test
     void aRequestWithoutAKeyIsRefusedWithoutBeingInvited() throws IOException {
-        try (Socket socket = ExpectContinue.head(port, "/v1/charges", "Authorization: Bearer " + ACME + "\r\n", 1_000)) {
+        try (Socket socket =
+                ExpectContinue.head(port, "/v1/charges", "Authorization: Bearer " + ACME + "\r\n", 1_000)) {
             String first = ExpectContinue.responseHead(socket.getInputStream());
             assertThat(first).as(first).startsWith("HTTP/1.1 400");
         }
@@ -40,8 +41,11 @@ class ExpectContinueHttpTest {
 
     @Test
     void aDeclaredBodyOverTheLimitIsRefusedWithoutBeingInvited() throws IOException {
-        try (Socket socket = ExpectContinue.head(port, "/v1/charges",
-                "Authorization: Bearer " + ACME + "\r\nIdempotency-Key: expect-big\r\n", 50_000_000)) {
+        try (Socket socket = ExpectContinue.head(
+                port,
+                "/v1/charges",
+                "Authorization: Bearer " + ACME + "\r\nIdempotency-Key: expect-big\r\n",
+                50_000_000)) {
             String first = ExpectContinue.responseHead(socket.getInputStream());
             assertThat(first).as(first).startsWith("HTTP/1.1 413");
         }
@@ -51,8 +55,11 @@ class ExpectContinueHttpTest {
     void aRequestTheGuardReadsIsInvitedAndAnswered() throws IOException {
         String ref = TestHttp.ref();
         byte[] body = TestHttp.body(ref).getBytes(StandardCharsets.UTF_8);
-        try (Socket socket = ExpectContinue.head(port, "/v1/charges",
-                "Authorization: Bearer " + ACME + "\r\nIdempotency-Key: expect-" + ref + "\r\n", body.length)) {
+        try (Socket socket = ExpectContinue.head(
+                port,
+                "/v1/charges",
+                "Authorization: Bearer " + ACME + "\r\nIdempotency-Key: expect-" + ref + "\r\n",
+                body.length)) {
             InputStream in = socket.getInputStream();
             String invitation = ExpectContinue.responseHead(in);
             assertThat(invitation).as(invitation).startsWith("HTTP/1.1 100");

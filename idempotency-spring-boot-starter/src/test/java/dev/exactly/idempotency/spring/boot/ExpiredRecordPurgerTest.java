@@ -13,12 +13,15 @@ class ExpiredRecordPurgerTest {
     @Test
     void aRunThatThrowsAnErrorIsCountedAndTheNextRunsOnTime() throws Exception {
         AtomicInteger calls = new AtomicInteger();
-        ExpiredRecordPurger purger = new ExpiredRecordPurger(batch -> {
-            if (calls.incrementAndGet() == 1) {
-                throw new NoClassDefFoundError("a class that does not link");
-            }
-            return 7;
-        }, Duration.ofMillis(5), 100);
+        ExpiredRecordPurger purger = new ExpiredRecordPurger(
+                batch -> {
+                    if (calls.incrementAndGet() == 1) {
+                        throw new NoClassDefFoundError("a class that does not link");
+                    }
+                    return 7;
+                },
+                Duration.ofMillis(5),
+                100);
         purger.start();
         try {
             // a run is counted when it has ended, its rows added

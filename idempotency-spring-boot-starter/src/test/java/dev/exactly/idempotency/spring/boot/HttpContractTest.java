@@ -1,5 +1,12 @@
 package dev.exactly.idempotency.spring.boot;
 
+import static dev.exactly.idempotency.spring.boot.TestHttp.ACME;
+import static dev.exactly.idempotency.spring.boot.TestHttp.GLOBEX;
+import static dev.exactly.idempotency.spring.boot.TestHttp.assertProblem;
+import static dev.exactly.idempotency.spring.boot.TestHttp.assertReplayOf;
+import static dev.exactly.idempotency.spring.boot.TestHttp.body;
+import static dev.exactly.idempotency.spring.boot.TestHttp.ref;
+import static dev.exactly.idempotency.spring.boot.TestHttp.statistic;
 import static dev.exactly.idempotency.spring.boot.metrics.MicrometerIdempotencyListener.CLAIMS;
 import static dev.exactly.idempotency.spring.boot.metrics.MicrometerIdempotencyListener.CONFLICTS;
 import static dev.exactly.idempotency.spring.boot.metrics.MicrometerIdempotencyListener.LEASE_HOLD;
@@ -8,13 +15,6 @@ import static dev.exactly.idempotency.spring.boot.metrics.MicrometerIdempotencyL
 import static dev.exactly.idempotency.spring.boot.metrics.MicrometerIdempotencyListener.REPLAYS;
 import static dev.exactly.idempotency.spring.boot.metrics.MicrometerIdempotencyListener.WAITS;
 import static org.assertj.core.api.Assertions.assertThat;
-import static dev.exactly.idempotency.spring.boot.TestHttp.ACME;
-import static dev.exactly.idempotency.spring.boot.TestHttp.GLOBEX;
-import static dev.exactly.idempotency.spring.boot.TestHttp.assertProblem;
-import static dev.exactly.idempotency.spring.boot.TestHttp.assertReplayOf;
-import static dev.exactly.idempotency.spring.boot.TestHttp.body;
-import static dev.exactly.idempotency.spring.boot.TestHttp.ref;
-import static dev.exactly.idempotency.spring.boot.TestHttp.statistic;
 import static org.awaitility.Awaitility.await;
 
 import dev.exactly.idempotency.spring.boot.app.Handlers;
@@ -79,8 +79,10 @@ abstract class HttpContractTest {
         // the first request holds the key inside the handler; every other one is answered at once
         List<HttpResponse<String>> all = concurrently("/v1/charges", key, ref, done -> done == CONCURRENT - 1);
         assertThat(handlers.runs(ref)).isEqualTo(1);
-        List<HttpResponse<String>> created = all.stream().filter(r -> r.statusCode() == 201).toList();
-        List<HttpResponse<String>> conflicts = all.stream().filter(r -> r.statusCode() == 409).toList();
+        List<HttpResponse<String>> created =
+                all.stream().filter(r -> r.statusCode() == 201).toList();
+        List<HttpResponse<String>> conflicts =
+                all.stream().filter(r -> r.statusCode() == 409).toList();
         assertThat(created).hasSize(1);
         assertThat(conflicts).hasSize(CONCURRENT - 1);
         for (HttpResponse<String> conflict : conflicts) {
@@ -102,11 +104,14 @@ abstract class HttpContractTest {
         double claimsBefore = count(CLAIMS, "/v1/transfers");
         double waitsBefore = timerCount(WAITS, "/v1/transfers", Tag.of("result", "replayed"));
         // every request has reached the server before the first one may finish
-        List<HttpResponse<String>> all = concurrently("/v1/transfers", key, ref, done -> handlers.arrivals(ref) == CONCURRENT);
+        List<HttpResponse<String>> all =
+                concurrently("/v1/transfers", key, ref, done -> handlers.arrivals(ref) == CONCURRENT);
         assertThat(handlers.runs(ref)).isEqualTo(1);
         assertThat(all).allSatisfy(r -> assertThat(r.statusCode()).isEqualTo(201));
         assertThat(all.stream().map(HttpResponse::body).distinct()).hasSize(1);
-        assertThat(all.stream().filter(r -> r.headers().firstValue("Idempotent-Replayed").isPresent()))
+        assertThat(all.stream()
+                        .filter(r ->
+                                r.headers().firstValue("Idempotent-Replayed").isPresent()))
                 .hasSize(CONCURRENT - 1);
         assertThat(count(CLAIMS, "/v1/transfers") - claimsBefore).isEqualTo(1);
         assertThat(count(REPLAYS, "/v1/transfers") - replaysBefore).isEqualTo(CONCURRENT - 1);
@@ -156,8 +161,10 @@ abstract class HttpContractTest {
 
         HttpResponse<String> replay = http.post("/v1/charges", "k-" + ref, ACME, body(ref), null);
         assertReplayOf(replay, first);
-        assertThat(replay.headers().firstValue("X-Charge-Trace")).isEqualTo(first.headers().firstValue("X-Charge-Trace"));
-        assertThat(replay.headers().firstValue("Content-Type")).hasValueSatisfying(v -> assertThat(v).contains("json"));
+        assertThat(replay.headers().firstValue("X-Charge-Trace"))
+                .isEqualTo(first.headers().firstValue("X-Charge-Trace"));
+        assertThat(replay.headers().firstValue("Content-Type"))
+                .hasValueSatisfying(v -> assertThat(v).contains("json"));
         assertThat(replay.headers().firstValue("X-Other")).isEmpty();
         assertThat(replay.headers().firstValue("Set-Cookie")).isEmpty();
         assertThat(handlers.runs(ref)).isEqualTo(1);
@@ -167,9 +174,11 @@ abstract class HttpContractTest {
     void theSameKeyWithADifferentBodyIs422AndDoesNotRun() throws Exception {
         String ref = ref();
         double mismatchesBefore = count(MISMATCHES, "/v1/charges");
-        assertThat(http.post("/v1/charges", "k-" + ref, ACME, body(ref), null).statusCode()).isEqualTo(201);
+        assertThat(http.post("/v1/charges", "k-" + ref, ACME, body(ref), null).statusCode())
+                .isEqualTo(201);
 
-        HttpResponse<String> reused = http.post("/v1/charges", "k-" + ref, ACME, body(ref).replace("100", "999"), null);
+        HttpResponse<String> reused =
+                http.post("/v1/charges", "k-" + ref, ACME, body(ref).replace("100", "999"), null);
         assertProblem(reused, 422, "idempotency_key_reused");
         assertThat(handlers.runs(ref)).isEqualTo(1);
         assertThat(count(MISMATCHES, "/v1/charges") - mismatchesBefore).isEqualTo(1);
@@ -186,8 +195,10 @@ abstract class HttpContractTest {
     @Test
     void anOptionalKeyRouteLetsARequestWithoutKeyThroughUnguarded() throws Exception {
         String ref = ref();
-        assertThat(http.post("/v1/notes", null, ACME, body(ref), null).statusCode()).isEqualTo(201);
-        assertThat(http.post("/v1/notes", null, ACME, body(ref), null).statusCode()).isEqualTo(201);
+        assertThat(http.post("/v1/notes", null, ACME, body(ref), null).statusCode())
+                .isEqualTo(201);
+        assertThat(http.post("/v1/notes", null, ACME, body(ref), null).statusCode())
+                .isEqualTo(201);
         assertThat(handlers.runs(ref)).isEqualTo(2);
     }
 
@@ -253,7 +264,8 @@ abstract class HttpContractTest {
     @Test
     void handlersRunOnVirtualThreads() throws Exception {
         String ref = ref();
-        assertThat(http.post("/v1/charges", "k-" + ref, ACME, body(ref), null).statusCode()).isEqualTo(201);
+        assertThat(http.post("/v1/charges", "k-" + ref, ACME, body(ref), null).statusCode())
+                .isEqualTo(201);
         assertThat(handlers.ranOnVirtualThread(ref)).isTrue();
     }
 
@@ -265,15 +277,20 @@ abstract class HttpContractTest {
         double replaysBefore = count(REPLAYS, "/v1/charges");
         double holdsBefore = timerCount(LEASE_HOLD, "/v1/charges", Tag.of("outcome", "completed"));
 
-        assertThat(http.post("/v1/charges", key, ACME, body(ref), null).statusCode()).isEqualTo(201);
-        assertThat(http.post("/v1/charges", key, ACME, body(ref), null).statusCode()).isEqualTo(201);
+        assertThat(http.post("/v1/charges", key, ACME, body(ref), null).statusCode())
+                .isEqualTo(201);
+        assertThat(http.post("/v1/charges", key, ACME, body(ref), null).statusCode())
+                .isEqualTo(201);
 
         assertThat(count(CLAIMS, "/v1/charges") - claimsBefore).isEqualTo(1);
         assertThat(count(REPLAYS, "/v1/charges") - replaysBefore).isEqualTo(1);
         assertThat(timerCount(LEASE_HOLD, "/v1/charges", Tag.of("outcome", "completed")) - holdsBefore)
                 .isEqualTo(1);
-        assertThat(registry.get(CLAIMS).tags("route", "/v1/charges", "method", "POST", "takeover", "false")
-                .counter().count()).isPositive();
+        assertThat(registry.get(CLAIMS)
+                        .tags("route", "/v1/charges", "method", "POST", "takeover", "false")
+                        .counter()
+                        .count())
+                .isPositive();
 
         // the same numbers through the actuator
         double claims = count(CLAIMS, "/v1/charges");
@@ -290,10 +307,13 @@ abstract class HttpContractTest {
                 .filter(m -> m.getId().getName().startsWith("exactly.idempotency."))
                 .toList();
         assertThat(ours).isNotEmpty();
-        Set<String> tagKeys = ours.stream().flatMap(m -> m.getId().getTags().stream()).map(Tag::getKey)
+        Set<String> tagKeys = ours.stream()
+                .flatMap(m -> m.getId().getTags().stream())
+                .map(Tag::getKey)
                 .collect(Collectors.toSet());
         // phi: the percentile gauges Micrometer publishes for the timers
-        assertThat(tagKeys).isSubsetOf("route", "method", "takeover", "outcome", "waited", "result", "reason", "exception", "phi");
+        assertThat(tagKeys)
+                .isSubsetOf("route", "method", "takeover", "outcome", "waited", "result", "reason", "exception", "phi");
         assertThat(ours.stream().flatMap(m -> m.getId().getTags().stream()).map(Tag::getValue))
                 .noneMatch(v -> v.contains(key) || v.contains("acme") || v.contains("sk_test"));
     }
@@ -311,11 +331,14 @@ abstract class HttpContractTest {
 
     /** The sum of a counter's series on one route. */
     double count(String name, String route) {
-        return registry.find(name).tag("route", route).counters().stream().mapToDouble(c -> c.count()).sum();
+        return registry.find(name).tag("route", route).counters().stream()
+                .mapToDouble(c -> c.count())
+                .sum();
     }
 
     double timerCount(String name, String route, Tag tag) {
         return registry.find(name).tag("route", route).tags(List.of(tag)).timers().stream()
-                .mapToDouble(t -> t.count()).sum();
+                .mapToDouble(t -> t.count())
+                .sum();
     }
 }

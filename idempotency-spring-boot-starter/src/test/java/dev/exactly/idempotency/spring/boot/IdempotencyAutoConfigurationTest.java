@@ -53,11 +53,12 @@ class IdempotencyAutoConfigurationTest {
         runner.withPropertyValues("exactly.idempotency.continue-on-read=false")
                 .run(context -> assertThat(context).doesNotHaveBean("idempotencyContinueOnRead"));
         // an application on another server: nothing of Tomcat is loaded, and the rest is configured as ever
-        runner.withClassLoader(new FilteredClassLoader(TomcatServletWebServerFactory.class)).run(context -> {
-            assertThat(context).hasNotFailed();
-            assertThat(context).doesNotHaveBean("idempotencyContinueOnRead");
-            assertThat(context).hasSingleBean(FilterRegistrationBean.class);
-        });
+        runner.withClassLoader(new FilteredClassLoader(TomcatServletWebServerFactory.class))
+                .run(context -> {
+                    assertThat(context).hasNotFailed();
+                    assertThat(context).doesNotHaveBean("idempotencyContinueOnRead");
+                    assertThat(context).hasSingleBean(FilterRegistrationBean.class);
+                });
     }
 
     @Test
@@ -66,7 +67,8 @@ class IdempotencyAutoConfigurationTest {
             assertThat(context).hasNotFailed();
             assertThat(context).hasSingleBean(InMemoryIdempotencyStore.class);
             assertThat(context).hasSingleBean(IdempotencyEngine.class);
-            assertThat(context.getBean(IdempotencyEngine.class).store()).isSameAs(context.getBean(IdempotencyStore.class));
+            assertThat(context.getBean(IdempotencyEngine.class).store())
+                    .isSameAs(context.getBean(IdempotencyStore.class));
             FilterRegistrationBean<?> registration = context.getBean(FilterRegistrationBean.class);
             assertThat(filter(registration).routes()).containsExactly(IdempotentRoute.post("/v1/charges"));
             assertThat(registration.getUrlPatterns()).containsExactly("/*");
@@ -74,13 +76,17 @@ class IdempotencyAutoConfigurationTest {
             // no MeterRegistry here: no metrics
             assertThat(context).doesNotHaveBean(MicrometerIdempotencyListener.class);
             assertThat(context).hasSingleBean(IdempotencyStoreHealthIndicator.class);
-            assertThat(context.getBean(IdempotencyStoreHealthIndicator.class).health().getStatus()).isEqualTo(Status.UP);
+            assertThat(context.getBean(IdempotencyStoreHealthIndicator.class)
+                            .health()
+                            .getStatus())
+                    .isEqualTo(Status.UP);
         });
     }
 
     @Test
     void aFullInMemoryStoreIsOutOfServiceAndEvictsFinishedRecordsWhenToldTo() {
-        runner.withPropertyValues("exactly.idempotency.memory.max-entries=1",
+        runner.withPropertyValues(
+                        "exactly.idempotency.memory.max-entries=1",
                         "exactly.idempotency.memory.when-full=evict-finished")
                 .run(context -> {
                     InMemoryIdempotencyStore store = context.getBean(InMemoryIdempotencyStore.class);
@@ -92,11 +98,14 @@ class IdempotencyAutoConfigurationTest {
                     java.time.Duration retention = java.time.Duration.ofHours(1);
                     dev.exactly.idempotency.Fingerprint fp = new dev.exactly.idempotency.Fingerprint("t", "f");
                     store.claim(new dev.exactly.idempotency.ScopeKey("a".repeat(64)), fp, lease, retention);
-                    assertThatThrownBy(() -> store.claim(new dev.exactly.idempotency.ScopeKey("b".repeat(64)), fp, lease,
-                            retention)).isInstanceOf(dev.exactly.idempotency.StoreUnavailableException.class);
+                    assertThatThrownBy(() -> store.claim(
+                                    new dev.exactly.idempotency.ScopeKey("b".repeat(64)), fp, lease, retention))
+                            .isInstanceOf(dev.exactly.idempotency.StoreUnavailableException.class);
                     var full = health.health();
                     assertThat(full.getStatus()).isEqualTo(Status.OUT_OF_SERVICE);
-                    assertThat(full.getDetails()).containsEntry("refusals", 1L).containsEntry("maxEntries", 1)
+                    assertThat(full.getDetails())
+                            .containsEntry("refusals", 1L)
+                            .containsEntry("maxEntries", 1)
                             .containsKey("reason");
                 });
     }
@@ -115,43 +124,55 @@ class IdempotencyAutoConfigurationTest {
                         "exactly.idempotency.routes[1].in-flight.policy=wait",
                         "exactly.idempotency.routes[1].record-server-errors=true")
                 .run(context -> {
-                    List<IdempotentRoute> routes = filter(context.getBean(FilterRegistrationBean.class)).routes();
-                    assertThat(routes.get(0)).isEqualTo(IdempotentRoute.builder("POST", "/v1/charges")
-                            .policy(new IdempotencyPolicy(Duration.ofSeconds(10), Duration.ofHours(2),
-                                    InFlightPolicy.reject(Duration.ofSeconds(3))))
-                            .build());
-                    assertThat(routes.get(1)).isEqualTo(IdempotentRoute.builder("PUT", "/v1/charges/{id}/refunds")
-                            .keyRequired(false)
-                            .recordServerErrors(true)
-                            .policy(new IdempotencyPolicy(Duration.ofSeconds(10), Duration.ofDays(7),
-                                    InFlightPolicy.waitUpTo(Duration.ofSeconds(7))))
-                            .build());
+                    List<IdempotentRoute> routes = filter(context.getBean(FilterRegistrationBean.class))
+                            .routes();
+                    assertThat(routes.get(0))
+                            .isEqualTo(IdempotentRoute.builder("POST", "/v1/charges")
+                                    .policy(new IdempotencyPolicy(
+                                            Duration.ofSeconds(10),
+                                            Duration.ofHours(2),
+                                            InFlightPolicy.reject(Duration.ofSeconds(3))))
+                                    .build());
+                    assertThat(routes.get(1))
+                            .isEqualTo(IdempotentRoute.builder("PUT", "/v1/charges/{id}/refunds")
+                                    .keyRequired(false)
+                                    .recordServerErrors(true)
+                                    .policy(new IdempotencyPolicy(
+                                            Duration.ofSeconds(10),
+                                            Duration.ofDays(7),
+                                            InFlightPolicy.waitUpTo(Duration.ofSeconds(7))))
+                                    .build());
                 });
     }
 
     @Test
     void routeBeansAreGuardedAfterTheConfiguredOnes() {
         runner.withBean("refunds", IdempotentRoute.class, () -> IdempotentRoute.post("/v1/refunds"))
-                .run(context -> assertThat(filter(context.getBean(FilterRegistrationBean.class)).routes())
+                .run(context -> assertThat(filter(context.getBean(FilterRegistrationBean.class))
+                                .routes())
                         .extracting(IdempotentRoute::pathTemplate)
                         .containsExactly("/v1/charges", "/v1/refunds"));
     }
 
     @Test
     void tenantModesBuildTheirResolvers() {
-        runner.withPropertyValues("exactly.idempotency.tenant.mode=api-keys",
+        runner.withPropertyValues(
+                        "exactly.idempotency.tenant.mode=api-keys",
                         "exactly.idempotency.tenant.api-keys[sk_live_1]=acme")
                 .run(context -> {
                     MockHttpServletRequest request = new MockHttpServletRequest();
                     request.addHeader("Authorization", "Bearer sk_live_1");
-                    assertThat(context.getBean(TenantResolver.class).resolve(request)).hasValue("acme");
+                    assertThat(context.getBean(TenantResolver.class).resolve(request))
+                            .hasValue("acme");
                 });
-        runner.withPropertyValues("exactly.idempotency.tenant.mode=trusted-header",
+        runner.withPropertyValues(
+                        "exactly.idempotency.tenant.mode=trusted-header",
                         "exactly.idempotency.tenant.header=X-Tenant-Id")
                 .run(context -> {
                     MockHttpServletRequest request = new MockHttpServletRequest();
                     request.addHeader("X-Tenant-Id", "globex");
-                    assertThat(context.getBean(TenantResolver.class).resolve(request)).hasValue("globex");
+                    assertThat(context.getBean(TenantResolver.class).resolve(request))
+                            .hasValue("globex");
                 });
         runner.run(context -> {
             MockHttpServletRequest request = new MockHttpServletRequest();
@@ -175,18 +196,23 @@ class IdempotencyAutoConfigurationTest {
                 });
         IdempotencyEngine engine = IdempotencyEngine.builder(own).build();
         runner.withBean(IdempotencyEngine.class, () -> engine)
-                .run(context -> assertThat(context.getBean(IdempotencyEngine.class)).isSameAs(engine));
+                .run(context ->
+                        assertThat(context.getBean(IdempotencyEngine.class)).isSameAs(engine));
         TenantResolver resolver = TenantResolver.single("only");
         runner.withBean(TenantResolver.class, () -> resolver)
-                .run(context -> assertThat(context.getBean(TenantResolver.class)).isSameAs(resolver));
-        runner.withUserConfiguration(OwnFilterRegistration.class)
-                .run(context -> {
-                    assertThat(context).hasSingleBean(FilterRegistrationBean.class);
-                    assertThat(filter(context.getBean(FilterRegistrationBean.class)).routes())
-                            .containsExactly(IdempotentRoute.post("/mine"));
-                });
-        runner.withBean("plainFilter", IdempotencyFilter.class,
-                        () -> IdempotencyFilter.builder(engine).route(IdempotentRoute.post("/mine")).build())
+                .run(context ->
+                        assertThat(context.getBean(TenantResolver.class)).isSameAs(resolver));
+        runner.withUserConfiguration(OwnFilterRegistration.class).run(context -> {
+            assertThat(context).hasSingleBean(FilterRegistrationBean.class);
+            assertThat(filter(context.getBean(FilterRegistrationBean.class)).routes())
+                    .containsExactly(IdempotentRoute.post("/mine"));
+        });
+        runner.withBean(
+                        "plainFilter",
+                        IdempotencyFilter.class,
+                        () -> IdempotencyFilter.builder(engine)
+                                .route(IdempotentRoute.post("/mine"))
+                                .build())
                 .run(context -> assertThat(context).doesNotHaveBean(FilterRegistrationBean.class));
     }
 
@@ -194,8 +220,11 @@ class IdempotencyAutoConfigurationTest {
     static class OwnFilterRegistration {
         @Bean
         FilterRegistrationBean<IdempotencyFilter> myIdempotencyFilter() {
-            IdempotencyEngine engine = IdempotencyEngine.builder(InMemoryIdempotencyStore.create()).build();
-            return new FilterRegistrationBean<>(IdempotencyFilter.builder(engine).route(IdempotentRoute.post("/mine")).build());
+            IdempotencyEngine engine =
+                    IdempotencyEngine.builder(InMemoryIdempotencyStore.create()).build();
+            return new FilterRegistrationBean<>(IdempotencyFilter.builder(engine)
+                    .route(IdempotentRoute.post("/mine"))
+                    .build());
         }
     }
 
@@ -226,8 +255,12 @@ class IdempotencyAutoConfigurationTest {
                     assertThat(context).hasSingleBean(MicrometerIdempotencyListener.class);
                     EngineCalls.runOnce(context.getBean(IdempotencyEngine.class), "/v1/charges");
                     assertThat(seen).containsExactly("claim /v1/charges");
-                    assertThat(context.getBean(MeterRegistry.class).get(MicrometerIdempotencyListener.CLAIMS)
-                            .tag("route", "/v1/charges").counter().count()).isEqualTo(1);
+                    assertThat(context.getBean(MeterRegistry.class)
+                                    .get(MicrometerIdempotencyListener.CLAIMS)
+                                    .tag("route", "/v1/charges")
+                                    .counter()
+                                    .count())
+                            .isEqualTo(1);
                 });
         runner.withBean(SimpleMeterRegistry.class)
                 .withPropertyValues("exactly.idempotency.metrics.enabled=false")
@@ -251,26 +284,35 @@ class IdempotencyAutoConfigurationTest {
                     assertThat(context).hasNotFailed();
                     RedisIdempotencyStore store = context.getBean(RedisIdempotencyStore.class);
                     assertThat(store.config().keyPrefix()).isEqualTo("app:idem:");
-                    assertThat(store.config().evictionAllowed()).as("an evicting Redis refused by default").isFalse();
+                    assertThat(store.config().evictionAllowed())
+                            .as("an evicting Redis refused by default")
+                            .isFalse();
                     assertThat(store.toString()).contains("cluster");
                 });
-        runner.withPropertyValues("exactly.idempotency.store=redis", "exactly.idempotency.redis.uri=redis://127.0.0.1:1",
+        runner.withPropertyValues(
+                        "exactly.idempotency.store=redis",
+                        "exactly.idempotency.redis.uri=redis://127.0.0.1:1",
                         "exactly.idempotency.redis.eviction-allowed=true")
-                .run(context -> assertThat(context.getBean(RedisIdempotencyStore.class).config().evictionAllowed())
+                .run(context -> assertThat(context.getBean(RedisIdempotencyStore.class)
+                                .config()
+                                .evictionAllowed())
                         .isTrue());
     }
 
     @Test
     void postgresStoreUsesTheApplicationsDataSourceAndMigratesWhenAsked() {
         DataSource dataSource = TestPostgres.freshSchema("starter_autoconfig");
-        runner.withPropertyValues("exactly.idempotency.store=postgres", "exactly.idempotency.postgres.migrate=true",
+        runner.withPropertyValues(
+                        "exactly.idempotency.store=postgres",
+                        "exactly.idempotency.postgres.migrate=true",
                         "exactly.idempotency.postgres.table-name=app_idempotency")
                 .withBean(DataSource.class, () -> dataSource)
                 .run(context -> {
                     assertThat(context).hasNotFailed();
                     assertThat(context).hasSingleBean(PostgresIdempotencyStore.class);
                     assertThat(tableExists(dataSource, "app_idempotency")).isTrue();
-                    var health = context.getBean(IdempotencyStoreHealthIndicator.class).health();
+                    var health = context.getBean(IdempotencyStoreHealthIndicator.class)
+                            .health();
                     assertThat(health.getStatus()).isEqualTo(Status.UP);
                     assertThat(health.getDetails()).containsKeys("store", "listening");
                 });
@@ -283,7 +325,8 @@ class IdempotencyAutoConfigurationTest {
                 .withBean(DataSource.class, () -> dataSource)
                 .run(context -> {
                     assertThat(context).hasFailed();
-                    assertThat(context.getStartupFailure()).rootCause()
+                    assertThat(context.getStartupFailure())
+                            .rootCause()
                             .isInstanceOf(InvalidIdempotencyPropertiesException.class)
                             .hasMessageContaining("exactly.idempotency.postgres.migrate=true");
                     assertThat(tableExists(dataSource, "idempotency_records")).isFalse();
@@ -292,18 +335,19 @@ class IdempotencyAutoConfigurationTest {
 
     @Test
     void theJsonDepthLimitIsAPropertyAndValidated() {
-        runner.withPropertyValues("exactly.idempotency.max-json-depth=3", "exactly.idempotency.max-request-body-size=2KB")
+        runner.withPropertyValues(
+                        "exactly.idempotency.max-json-depth=3", "exactly.idempotency.max-request-body-size=2KB")
                 .run(context -> {
                     IdempotencyFilter filter = filter(context.getBean(FilterRegistrationBean.class));
                     assertThat(filter.fingerprinter().maxJsonDepth()).isEqualTo(3);
                     assertThat(filter.fingerprinter().maxBodyBytes()).isEqualTo(2048);
                 });
-        runner.withPropertyValues("exactly.idempotency.max-json-depth=0")
-                .run(context -> {
-                    assertThat(context).hasFailed();
-                    assertThat(context.getStartupFailure()).rootCause()
-                            .hasMessageContaining("exactly.idempotency.max-json-depth must be between 1 and 1000");
-                });
+        runner.withPropertyValues("exactly.idempotency.max-json-depth=0").run(context -> {
+            assertThat(context).hasFailed();
+            assertThat(context.getStartupFailure())
+                    .rootCause()
+                    .hasMessageContaining("exactly.idempotency.max-json-depth must be between 1 and 1000");
+        });
     }
 
     @SuppressWarnings("unchecked")

@@ -30,7 +30,9 @@ import tools.jackson.databind.JsonNode;
  * stuck in flight with an audit line (after which the same key runs again, and the stale owner's late
  * answer is refused), and the refusals. Off unless its access is granted.
  */
-@SpringBootTest(classes = TestApplication.class, webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
+@SpringBootTest(
+        classes = TestApplication.class,
+        webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
         properties = {
             "management.endpoints.web.exposure.include=health,idempotency",
             "management.endpoint.idempotency.access=unrestricted"
@@ -53,7 +55,8 @@ class IdempotencyEndpointTest {
     @Test
     void aFinishedRecordIsReadByTenantAndKeyWithoutItsBody() throws Exception {
         String ref = ref();
-        assertThat(http.post("/v1/charges", "k-" + ref, ACME, body(ref), null).statusCode()).isEqualTo(201);
+        assertThat(http.post("/v1/charges", "k-" + ref, ACME, body(ref), null).statusCode())
+                .isEqualTo(201);
 
         JsonNode read = http.getJson("/actuator/idempotency/acme/k-" + ref);
         assertThat(read.get("tenant").asString()).isEqualTo("acme");
@@ -66,22 +69,34 @@ class IdempotencyEndpointTest {
         assertThat(record.get("fingerprintAlgorithm").asString()).isEqualTo("sha256-jcs");
         assertThat(record.get("response").get("status").asInt()).isEqualTo(201);
         assertThat(record.get("response").get("bodyBytes").asInt()).isPositive();
-        assertThat(read.toString()).doesNotContain(ref.substring(0, 8) + "\",\"run\"").doesNotContain("ch_");
+        assertThat(read.toString())
+                .doesNotContain(ref.substring(0, 8) + "\",\"run\"")
+                .doesNotContain("ch_");
 
         // a key holding '/' is the rest of the path
         String slashed = "orders/" + ref;
-        assertThat(http.post("/v1/charges", slashed, ACME, body(ref + "-2"), null).statusCode()).isEqualTo(201);
-        assertThat(http.getJson("/actuator/idempotency/acme/" + slashed).get("records")).hasSize(1);
+        assertThat(http.post("/v1/charges", slashed, ACME, body(ref + "-2"), null)
+                        .statusCode())
+                .isEqualTo(201);
+        assertThat(http.getJson("/actuator/idempotency/acme/" + slashed).get("records"))
+                .hasSize(1);
 
         // another tenant's key space, an unknown key, a malformed one, a named route
-        assertThat(http.get("/actuator/idempotency/globex/k-" + ref).statusCode()).isEqualTo(404);
-        assertThat(http.get("/actuator/idempotency/acme/unknown-" + ref).statusCode()).isEqualTo(404);
-        assertThat(http.get("/actuator/idempotency/acme/" + "x".repeat(300)).statusCode()).isEqualTo(400);
+        assertThat(http.get("/actuator/idempotency/globex/k-" + ref).statusCode())
+                .isEqualTo(404);
+        assertThat(http.get("/actuator/idempotency/acme/unknown-" + ref).statusCode())
+                .isEqualTo(404);
+        assertThat(http.get("/actuator/idempotency/acme/" + "x".repeat(300)).statusCode())
+                .isEqualTo(400);
         assertThat(http.getJson("/actuator/idempotency/acme/k-" + ref + "?method=post&route=/v1/charges")
-                .get("records")).hasSize(1);
-        assertThat(http.get("/actuator/idempotency/acme/k-" + ref + "?route=/v1/charges").statusCode()).isEqualTo(400);
+                        .get("records"))
+                .hasSize(1);
+        assertThat(http.get("/actuator/idempotency/acme/k-" + ref + "?route=/v1/charges")
+                        .statusCode())
+                .isEqualTo(400);
         // a finished record is not released
-        assertThat(http.delete("/actuator/idempotency/acme/k-" + ref + "?method=POST&route=/v1/charges").statusCode())
+        assertThat(http.delete("/actuator/idempotency/acme/k-" + ref + "?method=POST&route=/v1/charges")
+                        .statusCode())
                 .isEqualTo(409);
     }
 
@@ -94,18 +109,24 @@ class IdempotencyEndpointTest {
                 CompletableFuture.supplyAsync(() -> post("/v1/charges", key, body(ref)));
         await().atMost(Duration.ofSeconds(20)).until(() -> handlers.runs(ref) == 1);
 
-        JsonNode processing = http.getJson("/actuator/idempotency/acme/" + key).get("records").get(0);
+        JsonNode processing =
+                http.getJson("/actuator/idempotency/acme/" + key).get("records").get(0);
         assertThat(processing.get("status").asString()).isEqualTo("processing");
         assertThat(processing.has("leaseExpiresAt")).isTrue();
         assertThat(processing.has("response")).isFalse();
-        assertThat(http.delete("/actuator/idempotency/acme/" + key).statusCode()).as("route required").isEqualTo(400);
+        assertThat(http.delete("/actuator/idempotency/acme/" + key).statusCode())
+                .as("route required")
+                .isEqualTo(400);
 
-        HttpResponse<String> released = http.delete("/actuator/idempotency/acme/" + key + "?method=POST&route=/v1/charges");
+        HttpResponse<String> released =
+                http.delete("/actuator/idempotency/acme/" + key + "?method=POST&route=/v1/charges");
         assertThat(released.statusCode()).as(released.body()).isEqualTo(200);
-        assertThat(TestHttp.JSON.readTree(released.body()).get("released").asBoolean()).isTrue();
+        assertThat(TestHttp.JSON.readTree(released.body()).get("released").asBoolean())
+                .isTrue();
         assertThat(output.getOut() + output.getErr())
                 .contains("Idempotency record released by an operator")
-                .contains("tenant=acme, POST /v1/charges, scope=" + processing.get("scope").asString())
+                .contains("tenant=acme, POST /v1/charges, scope="
+                        + processing.get("scope").asString())
                 .doesNotContain(key);
         assertThat(http.get("/actuator/idempotency/acme/" + key).statusCode()).isEqualTo(404);
 
@@ -121,10 +142,12 @@ class IdempotencyEndpointTest {
     @Test
     void theEndpointIsOffUnlessItsAccessIsGranted() {
         new WebApplicationContextRunner()
-                .withConfiguration(AutoConfigurations.of(EndpointAutoConfiguration.class,
-                        IdempotencyAutoConfiguration.class, IdempotencyEndpointAutoConfiguration.class))
-                .withPropertyValues("exactly.idempotency.routes[0].path=/v1/charges",
-                        "management.endpoints.web.exposure.include=*")
+                .withConfiguration(AutoConfigurations.of(
+                        EndpointAutoConfiguration.class,
+                        IdempotencyAutoConfiguration.class,
+                        IdempotencyEndpointAutoConfiguration.class))
+                .withPropertyValues(
+                        "exactly.idempotency.routes[0].path=/v1/charges", "management.endpoints.web.exposure.include=*")
                 .run(context -> assertThat(context).doesNotHaveBean(IdempotencyEndpoint.class));
     }
 

@@ -36,7 +36,8 @@ import tools.jackson.databind.json.JsonMapper;
  */
 class IdempotencyTemplateTest {
     /** A thread per task: the common pool may have a single worker, which the held call would block. */
-    private static final java.util.concurrent.Executor THREADS = java.util.concurrent.Executors.newVirtualThreadPerTaskExecutor();
+    private static final java.util.concurrent.Executor THREADS =
+            java.util.concurrent.Executors.newVirtualThreadPerTaskExecutor();
 
     /** What a message listener books, and returns. */
     record Receipt(String bookingId, long amountMinor) {}
@@ -44,25 +45,35 @@ class IdempotencyTemplateTest {
     record Payment(String id, long amountMinor) {}
 
     private final ApplicationContextRunner runner = new ApplicationContextRunner()
-            .withConfiguration(AutoConfigurations.of(JacksonAutoConfiguration.class, IdempotencyAutoConfiguration.class));
+            .withConfiguration(
+                    AutoConfigurations.of(JacksonAutoConfiguration.class, IdempotencyAutoConfiguration.class));
 
     @Test
     void aNonWebApplicationGetsTheTemplateOnTheApplicationsMapperAndNoFilter() {
-        runner.withBean(JsonMapper.class, () -> JsonMapper.builder()
-                        .propertyNamingStrategy(PropertyNamingStrategies.SNAKE_CASE).build())
+        runner.withBean(
+                        JsonMapper.class,
+                        () -> JsonMapper.builder()
+                                .propertyNamingStrategy(PropertyNamingStrategies.SNAKE_CASE)
+                                .build())
                 .run(context -> {
                     assertThat(context).hasNotFailed();
                     assertThat(context).doesNotHaveBean(IdempotencyFilter.class);
                     IdempotencyTemplate template = context.getBean(IdempotencyTemplate.class);
-                    Receipt receipt = template.execute("payment-events", "evt-1", Receipt.class,
-                            () -> new Receipt("bk_1", 1500));
+                    Receipt receipt =
+                            template.execute("payment-events", "evt-1", Receipt.class, () -> new Receipt("bk_1", 1500));
                     assertThat(receipt).isEqualTo(new Receipt("bk_1", 1500));
                     StoredResponse stored = context.getBean(IdempotencyEngine.class)
-                            .find(new Scope(IdempotencyTemplate.DEFAULT_TENANT, "EXECUTE", "payment-events",
-                                    new IdempotencyKey("evt-1")).toScopeKey())
-                            .orElseThrow().response();
+                            .find(new Scope(
+                                            IdempotencyTemplate.DEFAULT_TENANT,
+                                            "EXECUTE",
+                                            "payment-events",
+                                            new IdempotencyKey("evt-1"))
+                                    .toScopeKey())
+                            .orElseThrow()
+                            .response();
                     assertThat(new String(stored.body(), StandardCharsets.UTF_8))
-                            .as("written by the application's mapper").isEqualTo("{\"booking_id\":\"bk_1\",\"amount_minor\":1500}");
+                            .as("written by the application's mapper")
+                            .isEqualTo("{\"booking_id\":\"bk_1\",\"amount_minor\":1500}");
                 });
     }
 
@@ -73,7 +84,9 @@ class IdempotencyTemplateTest {
 
     @Test
     void onRedis() {
-        runner.withPropertyValues("exactly.idempotency.store=redis", "exactly.idempotency.redis.uri=" + TestRedis.uri(),
+        runner.withPropertyValues(
+                        "exactly.idempotency.store=redis",
+                        "exactly.idempotency.redis.uri=" + TestRedis.uri(),
                         "exactly.idempotency.redis.key-prefix=template-test:" + UUID.randomUUID() + ":")
                 .run(context -> rules(context.getBean(IdempotencyTemplate.class)));
     }
@@ -84,47 +97,61 @@ class IdempotencyTemplateTest {
         Payment payment = new Payment(key, 1500);
 
         // once, then the stored result, read back into its type
-        Receipt first = template.execute("payments", key, payment, Receipt.class,
-                () -> new Receipt("bk_" + runs.incrementAndGet(), 1500));
-        Receipt again = template.execute("payments", key, payment, Receipt.class,
-                () -> new Receipt("bk_" + runs.incrementAndGet(), 1500));
+        Receipt first = template.execute(
+                "payments", key, payment, Receipt.class, () -> new Receipt("bk_" + runs.incrementAndGet(), 1500));
+        Receipt again = template.execute(
+                "payments", key, payment, Receipt.class, () -> new Receipt("bk_" + runs.incrementAndGet(), 1500));
         assertThat(again).isEqualTo(first).isEqualTo(new Receipt("bk_1", 1500));
         assertThat(runs).hasValue(1);
 
         // the same key for another input is a mismatch; another scope or tenant is another key
-        assertThatThrownBy(() -> template.execute("payments", key, new Payment(key, 9999), Receipt.class,
-                () -> new Receipt("bk_" + runs.incrementAndGet(), 9999)))
+        assertThatThrownBy(() -> template.execute(
+                        "payments",
+                        key,
+                        new Payment(key, 9999),
+                        Receipt.class,
+                        () -> new Receipt("bk_" + runs.incrementAndGet(), 9999)))
                 .isInstanceOf(IdempotencyKeyReusedException.class);
-        assertThat(template.forTenant("globex").execute("payments", key, payment, Receipt.class,
-                () -> new Receipt("bk_" + runs.incrementAndGet(), 1500))).isEqualTo(new Receipt("bk_2", 1500));
+        assertThat(template.forTenant("globex")
+                        .execute(
+                                "payments",
+                                key,
+                                payment,
+                                Receipt.class,
+                                () -> new Receipt("bk_" + runs.incrementAndGet(), 1500)))
+                .isEqualTo(new Receipt("bk_2", 1500));
         assertThat(runs).hasValue(2);
 
         // work that throws releases its key: the next call runs it
         String failing = "evt-" + UUID.randomUUID();
         assertThatThrownBy(() -> template.execute("payments", failing, Receipt.class, () -> {
-            runs.incrementAndGet();
-            throw new IllegalStateException("ledger down before booking");
-        })).hasMessage("ledger down before booking");
-        assertThat(template.execute("payments", failing, Receipt.class, () -> new Receipt("bk_" + runs.incrementAndGet(), 1)))
+                    runs.incrementAndGet();
+                    throw new IllegalStateException("ledger down before booking");
+                }))
+                .hasMessage("ledger down before booking");
+        assertThat(template.execute(
+                        "payments", failing, Receipt.class, () -> new Receipt("bk_" + runs.incrementAndGet(), 1)))
                 .isEqualTo(new Receipt("bk_4", 1));
 
         // in flight: refused at once, or waited for under a wait policy
         String slow = "evt-" + UUID.randomUUID();
         CountDownLatch running = new CountDownLatch(1);
         CountDownLatch finish = new CountDownLatch(1);
-        CompletableFuture<Receipt> holder = CompletableFuture.supplyAsync(() -> template.execute("payments", slow,
-                Receipt.class, () -> {
+        CompletableFuture<Receipt> holder = CompletableFuture.supplyAsync(
+                () -> template.execute("payments", slow, Receipt.class, () -> {
                     running.countDown();
                     block(finish);
                     return new Receipt("bk_slow", 7);
-                }), THREADS);
+                }),
+                THREADS);
         assertThat(running.await(10, TimeUnit.SECONDS)).isTrue();
         assertThatThrownBy(() -> template.execute("payments", slow, Receipt.class, () -> new Receipt("bk_twice", 7)))
                 .isInstanceOf(RequestInFlightException.class);
         IdempotencyTemplate waiting = template.withPolicy(IdempotencyPolicy.from(template.policy())
-                .inFlight(InFlightPolicy.waitUpTo(Duration.ofSeconds(20))).build());
-        CompletableFuture<Receipt> waiter = CompletableFuture.supplyAsync(() -> waiting.execute("payments", slow,
-                Receipt.class, () -> new Receipt("bk_twice", 7)), THREADS);
+                .inFlight(InFlightPolicy.waitUpTo(Duration.ofSeconds(20)))
+                .build());
+        CompletableFuture<Receipt> waiter = CompletableFuture.supplyAsync(
+                () -> waiting.execute("payments", slow, Receipt.class, () -> new Receipt("bk_twice", 7)), THREADS);
         await().during(Duration.ofMillis(200)).atMost(Duration.ofSeconds(5)).until(() -> !waiter.isDone());
         finish.countDown();
         assertThat(holder.get(20, TimeUnit.SECONDS)).isEqualTo(new Receipt("bk_slow", 7));

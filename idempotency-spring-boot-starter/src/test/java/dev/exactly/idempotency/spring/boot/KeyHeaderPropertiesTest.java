@@ -18,31 +18,39 @@ class KeyHeaderPropertiesTest {
     @Test
     void theHeaderAndItsAliasesAreConfigurable() {
         runner.run(context -> {
-            IdempotencyFilter filter = (IdempotencyFilter) context.getBean(FilterRegistrationBean.class).getFilter();
+            IdempotencyFilter filter = (IdempotencyFilter)
+                    context.getBean(FilterRegistrationBean.class).getFilter();
             assertThat(filter.keyHeader()).isEqualTo("Idempotency-Key");
             assertThat(filter.keyHeaderAliases()).containsExactly("X-Idempotency-Key");
         });
-        runner.withPropertyValues("exactly.idempotency.key-header=Request-Key",
+        runner.withPropertyValues(
+                        "exactly.idempotency.key-header=Request-Key",
                         "exactly.idempotency.key-header-aliases=X-Request-Key,Idempotency-Key")
                 .run(context -> {
-                    IdempotencyFilter filter = (IdempotencyFilter) context.getBean(FilterRegistrationBean.class).getFilter();
+                    IdempotencyFilter filter = (IdempotencyFilter)
+                            context.getBean(FilterRegistrationBean.class).getFilter();
                     assertThat(filter.keyHeader()).isEqualTo("Request-Key");
                     assertThat(filter.keyHeaderAliases()).containsExactly("X-Request-Key", "Idempotency-Key");
                 });
         runner.withPropertyValues("exactly.idempotency.key-header-aliases=")
-                .run(context -> assertThat(((IdempotencyFilter) context.getBean(FilterRegistrationBean.class).getFilter())
-                        .keyHeaderAliases()).isEmpty());
+                .run(context -> assertThat(((IdempotencyFilter) context.getBean(FilterRegistrationBean.class)
+                                        .getFilter())
+                                .keyHeaderAliases())
+                        .isEmpty());
     }
 
     @Test
     void badHeaderNamesStopTheStartup() {
-        runner.withPropertyValues("exactly.idempotency.key-header=Request Key",
+        runner.withPropertyValues(
+                        "exactly.idempotency.key-header=Request Key",
                         "exactly.idempotency.key-header-aliases=bad alias,X-Ok")
-                .run(context -> assertThat(problems(context)).containsExactly(
-                        "exactly.idempotency.key-header: not a header name: 'Request Key'",
-                        "exactly.idempotency.key-header-aliases: not a header name: 'bad alias'"));
+                .run(context -> assertThat(problems(context))
+                        .containsExactly(
+                                "exactly.idempotency.key-header: not a header name: 'Request Key'",
+                                "exactly.idempotency.key-header-aliases: not a header name: 'bad alias'"));
         runner.withPropertyValues("exactly.idempotency.key-header-aliases=idempotency-key")
-                .run(context -> assertThat(problems(context)).containsExactly(
-                        "exactly.idempotency.key-header-aliases repeats the key header Idempotency-Key"));
+                .run(context -> assertThat(problems(context))
+                        .containsExactly(
+                                "exactly.idempotency.key-header-aliases repeats the key header Idempotency-Key"));
     }
 }

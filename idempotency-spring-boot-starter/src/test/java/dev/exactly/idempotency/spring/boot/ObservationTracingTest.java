@@ -65,14 +65,19 @@ class ObservationTracingTest {
     void eachExecutionIsASpanInsideTheRequestsSpanWithItsOutcomeAndEvents() throws Exception {
         String ref = ref();
         String key = "trace-" + ref;
-        assertThat(http.post("/v1/charges", key, ACME, body(ref), null).statusCode()).isEqualTo(201);
-        assertThat(http.post("/v1/charges", key, ACME, body(ref), null).statusCode()).isEqualTo(201);
-        assertThat(http.post("/v1/charges", key, ACME, body(ref).replace("100", "999"), null).statusCode())
+        assertThat(http.post("/v1/charges", key, ACME, body(ref), null).statusCode())
+                .isEqualTo(201);
+        assertThat(http.post("/v1/charges", key, ACME, body(ref), null).statusCode())
+                .isEqualTo(201);
+        assertThat(http.post("/v1/charges", key, ACME, body(ref).replace("100", "999"), null)
+                        .statusCode())
                 .isEqualTo(422);
 
         await().atMost(Duration.ofSeconds(10)).until(() -> idempotencySpans().size() >= 3);
         List<SimpleSpan> spans = idempotencySpans();
-        assertThat(spans).extracting(s -> s.getTags().get("outcome")).containsExactly("executed", "replayed", "mismatch");
+        assertThat(spans)
+                .extracting(s -> s.getTags().get("outcome"))
+                .containsExactly("executed", "replayed", "mismatch");
         assertThat(spans).allSatisfy(span -> {
             assertThat(span.getName()).isEqualTo("idempotency POST /v1/charges");
             assertThat(span.getTags()).containsEntry("route", "/v1/charges").containsEntry("method", "POST");
@@ -86,18 +91,29 @@ class ObservationTracingTest {
         assertThat(events(spans.get(2))).containsExactly("mismatch");
 
         // the same observation as a timer, tagged by outcome
-        assertThat(registry.get("exactly.idempotency").tags("route", "/v1/charges", "method", "POST", "outcome", "replayed")
-                .timer().count()).isPositive();
+        assertThat(registry.get("exactly.idempotency")
+                        .tags("route", "/v1/charges", "method", "POST", "outcome", "replayed")
+                        .timer()
+                        .count())
+                .isPositive();
         assertThat(registry.get(dev.exactly.idempotency.spring.boot.metrics.MicrometerIdempotencyListener.CLAIMS)
-                .tags("route", "/v1/charges").counter().count()).as("the counters are kept").isPositive();
+                        .tags("route", "/v1/charges")
+                        .counter()
+                        .count())
+                .as("the counters are kept")
+                .isPositive();
     }
 
     private List<SimpleSpan> idempotencySpans() {
-        return tracer.getSpans().stream().filter(s -> s.getName().startsWith("idempotency ")).toList();
+        return tracer.getSpans().stream()
+                .filter(s -> s.getName().startsWith("idempotency "))
+                .toList();
     }
 
     private SimpleSpan byId(String spanId) {
-        return tracer.getSpans().stream().filter(s -> s.getSpanId().equals(spanId)).findFirst()
+        return tracer.getSpans().stream()
+                .filter(s -> s.getSpanId().equals(spanId))
+                .findFirst()
                 .orElseThrow(() -> new AssertionError("no span " + spanId));
     }
 

@@ -4,13 +4,13 @@ import static dev.exactly.idempotency.spring.boot.StartupFailures.problems;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import dev.exactly.idempotency.ClaimOutcome;
 import dev.exactly.idempotency.Fingerprint;
 import dev.exactly.idempotency.IdempotencyKey;
 import dev.exactly.idempotency.RecordStatus;
 import dev.exactly.idempotency.Scope;
 import dev.exactly.idempotency.ScopeKey;
 import dev.exactly.idempotency.StoredResponse;
-import dev.exactly.idempotency.ClaimOutcome;
 import dev.exactly.idempotency.spi.IdempotencyStore;
 import dev.exactly.testing.TestPostgres;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -34,8 +34,11 @@ import org.springframework.boot.test.context.runner.WebApplicationContextRunner;
  */
 class PostgresPurgeTest {
     private final WebApplicationContextRunner runner = new WebApplicationContextRunner()
-            .withConfiguration(AutoConfigurations.of(DataSourceAutoConfiguration.class, MetricsAutoConfiguration.class,
-                    SimpleMetricsExportAutoConfiguration.class, IdempotencyAutoConfiguration.class,
+            .withConfiguration(AutoConfigurations.of(
+                    DataSourceAutoConfiguration.class,
+                    MetricsAutoConfiguration.class,
+                    SimpleMetricsExportAutoConfiguration.class,
+                    IdempotencyAutoConfiguration.class,
                     IdempotencyMetricsAutoConfiguration.class))
             .withPropertyValues(
                     "exactly.idempotency.routes[0].path=/v1/charges",
@@ -60,27 +63,41 @@ class PostgresPurgeTest {
                     }
                     MeterRegistry registry = context.getBean(MeterRegistry.class);
                     await().atMost(Duration.ofSeconds(20))
-                            .until(() -> registry.get("exactly.idempotency.purge.rows").functionCounter().count() >= 30);
-                    assertThat(registry.get("exactly.idempotency.purge.rows").functionCounter().count()).isEqualTo(30);
-                    assertThat(registry.get("exactly.idempotency.purge.failures").functionCounter().count()).isZero();
+                            .until(() -> registry.get("exactly.idempotency.purge.rows")
+                                            .functionCounter()
+                                            .count()
+                                    >= 30);
+                    assertThat(registry.get("exactly.idempotency.purge.rows")
+                                    .functionCounter()
+                                    .count())
+                            .isEqualTo(30);
+                    assertThat(registry.get("exactly.idempotency.purge.failures")
+                                    .functionCounter()
+                                    .count())
+                            .isZero();
                     assertThat(count(schema)).isEqualTo(5);
                     assertThat(store.find(key("kept-0"))).isPresent();
                     ExpiredRecordPurger purger = context.getBean(ExpiredRecordPurger.class);
                     assertThat(purger.isRunning()).isTrue();
                     context.close();
-                    assertThat(purger.isRunning()).as("stopped with the context").isFalse();
+                    assertThat(purger.isRunning())
+                            .as("stopped with the context")
+                            .isFalse();
                 });
     }
 
     @Test
     void aRunThatFailsIsCountedAndTheNextOneTriesAgain() {
         int[] calls = {0};
-        ExpiredRecordPurger purger = new ExpiredRecordPurger(batch -> {
-            if (calls[0]++ == 0) {
-                throw new IllegalStateException("database down");
-            }
-            return 4;
-        }, Duration.ofHours(1), 10);
+        ExpiredRecordPurger purger = new ExpiredRecordPurger(
+                batch -> {
+                    if (calls[0]++ == 0) {
+                        throw new IllegalStateException("database down");
+                    }
+                    return 4;
+                },
+                Duration.ofHours(1),
+                10);
         purger.purgeOnce();
         purger.purgeOnce();
         assertThat(purger.failures()).isEqualTo(1);
@@ -97,11 +114,14 @@ class PostgresPurgeTest {
                     assertThat(context).hasNotFailed();
                     assertThat(context).doesNotHaveBean(ExpiredRecordPurger.class);
                 });
-        runner.withPropertyValues(url, "exactly.idempotency.postgres.purge.interval=0s",
+        runner.withPropertyValues(
+                        url,
+                        "exactly.idempotency.postgres.purge.interval=0s",
                         "exactly.idempotency.postgres.purge.batch-size=0")
-                .run(context -> assertThat(problems(context)).containsExactly(
-                        "exactly.idempotency.postgres.purge.interval must be positive (was 0s)",
-                        "exactly.idempotency.postgres.purge.batch-size must be between 1 and 100000 (was 0)"));
+                .run(context -> assertThat(problems(context))
+                        .containsExactly(
+                                "exactly.idempotency.postgres.purge.interval must be positive (was 0s)",
+                                "exactly.idempotency.postgres.purge.batch-size must be between 1 and 100000 (was 0)"));
         new WebApplicationContextRunner()
                 .withConfiguration(AutoConfigurations.of(IdempotencyAutoConfiguration.class))
                 .withPropertyValues("exactly.idempotency.routes[0].path=/v1/charges")
@@ -114,8 +134,8 @@ class PostgresPurgeTest {
 
     private static void finish(IdempotencyStore store, String name, Duration retention) {
         ScopeKey key = key(name);
-        ClaimOutcome.Claimed claimed = (ClaimOutcome.Claimed) store.claim(
-                key, new Fingerprint("sha256-raw", "f"), Duration.ofMillis(100), retention);
+        ClaimOutcome.Claimed claimed = (ClaimOutcome.Claimed)
+                store.claim(key, new Fingerprint("sha256-raw", "f"), Duration.ofMillis(100), retention);
         assertThat(store.complete(key, claimed.owner(), RecordStatus.COMPLETED, StoredResponse.of(201, new byte[] {1})))
                 .isTrue();
     }

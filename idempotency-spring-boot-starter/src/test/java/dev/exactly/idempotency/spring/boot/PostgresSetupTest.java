@@ -36,7 +36,9 @@ import org.springframework.core.io.support.PathMatchingResourcePatternResolver;
 class PostgresSetupTest {
     private final WebApplicationContextRunner runner = new WebApplicationContextRunner()
             .withConfiguration(AutoConfigurations.of(
-                    DataSourceAutoConfiguration.class, FlywayAutoConfiguration.class, IdempotencyAutoConfiguration.class))
+                    DataSourceAutoConfiguration.class,
+                    FlywayAutoConfiguration.class,
+                    IdempotencyAutoConfiguration.class))
             .withPropertyValues(
                     "exactly.idempotency.routes[0].path=/v1/charges",
                     "exactly.idempotency.store=postgres",
@@ -49,13 +51,18 @@ class PostgresSetupTest {
     @Test
     void withoutTheTableTheApplicationDoesNotStartAndIsToldBothWaysToCreateIt() {
         DataSource schema = TestPostgres.freshSchema("setup_missing");
-        runner.withPropertyValues(dataSource(schema)).run(context -> assertThat(problems(context)).singleElement()
-                .asString()
-                .startsWith("exactly.idempotency.store=postgres, but the idempotency table idempotency_records does "
-                        + "not exist in the search_path \"setup_missing_")
-                .contains("); set exactly.idempotency.postgres.migrate=true to create the table "
-                        + "(exactly.idempotency.postgres.table-name) at startup, or add classpath:db/idempotency to "
-                        + "spring.flyway.locations (the migration db/idempotency/V1__idempotency_records.sql)"));
+        runner.withPropertyValues(dataSource(schema))
+                .run(
+                        context -> assertThat(problems(context))
+                                .singleElement()
+                                .asString()
+                                .startsWith(
+                                        "exactly.idempotency.store=postgres, but the idempotency table idempotency_records does "
+                                                + "not exist in the search_path \"setup_missing_")
+                                .contains(
+                                        "); set exactly.idempotency.postgres.migrate=true to create the table "
+                                                + "(exactly.idempotency.postgres.table-name) at startup, or add classpath:db/idempotency to "
+                                                + "spring.flyway.locations (the migration db/idempotency/V1__idempotency_records.sql)"));
     }
 
     @Test
@@ -79,10 +86,12 @@ class PostgresSetupTest {
                     assertThat(context.getBean(IdempotencyStore.class)).isInstanceOf(PostgresIdempotencyStore.class);
                     // every migration the store ships, counted on the classpath (V1 to the newest)
                     long shipped = new PathMatchingResourcePatternResolver()
-                            .getResources("classpath*:db/idempotency/V*__*.sql").length;
+                            .getResources("classpath*:db/idempotency/V*__*.sql")
+                            .length;
                     assertThat(shipped).isGreaterThanOrEqualTo(8);
                     assertThat(count(schema, "SELECT count(*) FROM flyway_schema_history WHERE success"))
-                            .as("every migration").isEqualTo(shipped);
+                            .as("every migration")
+                            .isEqualTo(shipped);
                 });
     }
 
@@ -92,7 +101,9 @@ class PostgresSetupTest {
         execute(schema, "CREATE TABLE idempotency_records (id bigint PRIMARY KEY, status text)");
         runner.withPropertyValues(dataSource(schema))
                 .withPropertyValues("exactly.idempotency.postgres.migrate=true")
-                .run(context -> assertThat(problems(context)).singleElement().asString()
+                .run(context -> assertThat(problems(context))
+                        .singleElement()
+                        .asString()
                         .startsWith("exactly.idempotency.store=postgres, but the idempotency table setup_foreign_")
                         .contains(".idempotency_records is not the store's table: column scope_key (text) is missing;")
                         .contains("configure another table name for the store; then set "
@@ -103,22 +114,28 @@ class PostgresSetupTest {
     @Test
     void anUnreachableDatabaseDoesNotStopTheStartupButIsLogged(CapturedOutput output) {
         runner.withPropertyValues(
-                        "spring.datasource.url=jdbc:postgresql://127.0.0.1:" + TestRedis.freePort() + "/test?user=postgres",
+                        "spring.datasource.url=jdbc:postgresql://127.0.0.1:" + TestRedis.freePort()
+                                + "/test?user=postgres",
                         "spring.datasource.hikari.connection-timeout=1000")
                 .run(context -> {
                     assertThat(context).hasNotFailed();
-                    assertThat(output).contains("Could not check the idempotency table at startup; guarded requests "
-                            + "answer 503 until PostgreSQL answers: idempotency schema check of idempotency_records:");
+                    assertThat(output)
+                            .contains(
+                                    "Could not check the idempotency table at startup; guarded requests "
+                                            + "answer 503 until PostgreSQL answers: idempotency schema check of idempotency_records:");
                 });
     }
 
     @Test
     void aMigrationThatCannotRunStopsTheStartupAndSaysWhatToCheck() {
         runner.withPropertyValues(
-                        "spring.datasource.url=jdbc:postgresql://127.0.0.1:" + TestRedis.freePort() + "/test?user=postgres",
+                        "spring.datasource.url=jdbc:postgresql://127.0.0.1:" + TestRedis.freePort()
+                                + "/test?user=postgres",
                         "spring.datasource.hikari.connection-timeout=1000",
                         "exactly.idempotency.postgres.migrate=true")
-                .run(context -> assertThat(problems(context)).singleElement().asString()
+                .run(context -> assertThat(problems(context))
+                        .singleElement()
+                        .asString()
                         .startsWith("exactly.idempotency.postgres.migrate=true, but the table could not be created: "
                                 + "idempotency migration of idempotency_records: ")
                         .endsWith(". Check spring.datasource.url, .username and .password, and that PostgreSQL is up"));
@@ -129,14 +146,16 @@ class PostgresSetupTest {
         new WebApplicationContextRunner()
                 .withConfiguration(AutoConfigurations.of(IdempotencyAutoConfiguration.class))
                 .withClassLoader(new FilteredClassLoader("org.springframework.boot.jdbc.autoconfigure"))
-                .withPropertyValues("exactly.idempotency.store=postgres",
+                .withPropertyValues(
+                        "exactly.idempotency.store=postgres",
                         "spring.datasource.url=jdbc:postgresql://127.0.0.1:5432/test")
-                .run(context -> assertThat(problems(context)).containsExactly(
-                        "exactly.idempotency.store=postgres needs one DataSource bean, and there is none: add the "
-                                + "dependency org.springframework.boot:spring-boot-starter-jdbc, which makes a pooled "
-                                + "DataSource from spring.datasource.url (also .username, .password) "
-                                + "(spring.datasource.url is set, but without that starter nothing reads it), or "
-                                + "define a DataSource @Bean"));
+                .run(context -> assertThat(problems(context))
+                        .containsExactly(
+                                "exactly.idempotency.store=postgres needs one DataSource bean, and there is none: add the "
+                                        + "dependency org.springframework.boot:spring-boot-starter-jdbc, which makes a pooled "
+                                        + "DataSource from spring.datasource.url (also .username, .password) "
+                                        + "(spring.datasource.url is set, but without that starter nothing reads it), or "
+                                        + "define a DataSource @Bean"));
     }
 
     @Test
@@ -144,9 +163,11 @@ class PostgresSetupTest {
         new WebApplicationContextRunner()
                 .withConfiguration(AutoConfigurations.of(IdempotencyAutoConfiguration.class))
                 .withPropertyValues("exactly.idempotency.store=postgres")
-                .run(context -> assertThat(problems(context)).containsExactly(
-                        "exactly.idempotency.store=postgres needs one DataSource bean, and there is none: set "
-                                + "spring.datasource.url (also .username, .password), or define a DataSource @Bean"));
+                .run(
+                        context -> assertThat(problems(context))
+                                .containsExactly(
+                                        "exactly.idempotency.store=postgres needs one DataSource bean, and there is none: set "
+                                                + "spring.datasource.url (also .username, .password), or define a DataSource @Bean"));
     }
 
     @Test
@@ -156,9 +177,10 @@ class PostgresSetupTest {
                 .withBean("one", DataSource.class, () -> TestPostgres.freshSchema("setup_one"))
                 .withBean("two", DataSource.class, () -> TestPostgres.freshSchema("setup_two"))
                 .withPropertyValues("exactly.idempotency.store=postgres")
-                .run(context -> assertThat(problems(context)).containsExactly(
-                        "exactly.idempotency.store=postgres needs one DataSource bean, and there are 2: mark the one "
-                                + "for idempotency records @Primary"));
+                .run(context -> assertThat(problems(context))
+                        .containsExactly(
+                                "exactly.idempotency.store=postgres needs one DataSource bean, and there are 2: mark the one "
+                                        + "for idempotency records @Primary"));
     }
 
     @Test
@@ -166,14 +188,15 @@ class PostgresSetupTest {
         DataSource schema = TestPostgres.freshSchema("setup_report");
         SpringApplication application = new SpringApplication(TestApplication.class);
         assertThatThrownBy(() -> {
-            try (ConfigurableApplicationContext ignored = application.run(
-                    "--server.port=0",
-                    "--spring.autoconfigure.exclude=",
-                    "--spring.datasource.url=" + ((PGSimpleDataSource) schema).getUrl(),
-                    "--exactly.idempotency.store=postgres")) {
-                throw new AssertionError("started without the table");
-            }
-        }).hasRootCauseInstanceOf(InvalidIdempotencyPropertiesException.class);
+                    try (ConfigurableApplicationContext ignored = application.run(
+                            "--server.port=0",
+                            "--spring.autoconfigure.exclude=",
+                            "--spring.datasource.url=" + ((PGSimpleDataSource) schema).getUrl(),
+                            "--exactly.idempotency.store=postgres")) {
+                        throw new AssertionError("started without the table");
+                    }
+                })
+                .hasRootCauseInstanceOf(InvalidIdempotencyPropertiesException.class);
         assertThat(output.getOut() + output.getErr())
                 .contains("APPLICATION FAILED TO START")
                 .contains("does not exist in the search_path")
@@ -181,7 +204,8 @@ class PostgresSetupTest {
     }
 
     private static void execute(DataSource dataSource, String sql) {
-        try (Connection c = dataSource.getConnection(); Statement s = c.createStatement()) {
+        try (Connection c = dataSource.getConnection();
+                Statement s = c.createStatement()) {
             s.execute(sql);
         } catch (SQLException e) {
             throw new IllegalStateException(e);
@@ -189,7 +213,8 @@ class PostgresSetupTest {
     }
 
     private static long count(DataSource dataSource, String sql) {
-        try (Connection c = dataSource.getConnection(); Statement s = c.createStatement();
+        try (Connection c = dataSource.getConnection();
+                Statement s = c.createStatement();
                 var rows = s.executeQuery(sql)) {
             rows.next();
             return rows.getLong(1);

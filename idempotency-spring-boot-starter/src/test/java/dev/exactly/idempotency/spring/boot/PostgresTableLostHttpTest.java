@@ -55,15 +55,18 @@ class PostgresTableLostHttpTest {
     void requestsFailClosedTheFailureIsLoggedOnceWithItsFixAndHealthSaysWhy(CapturedOutput output) throws Exception {
         TestHttp http = new TestHttp(port);
         String first = TestHttp.ref();
-        assertThat(http.post("/v1/charges", "k-" + first, TestHttp.ACME, TestHttp.body(first), null).statusCode())
+        assertThat(http.post("/v1/charges", "k-" + first, TestHttp.ACME, TestHttp.body(first), null)
+                        .statusCode())
                 .isEqualTo(201);
-        try (Connection c = dataSource.getConnection(); Statement s = c.createStatement()) {
+        try (Connection c = dataSource.getConnection();
+                Statement s = c.createStatement()) {
             s.execute("DROP TABLE idempotency_records CASCADE"); // its claim function goes with it
         }
 
         for (int i = 0; i < 3; i++) {
             String ref = TestHttp.ref();
-            HttpResponse<String> response = http.post("/v1/charges", "k-" + ref, TestHttp.ACME, TestHttp.body(ref), null);
+            HttpResponse<String> response =
+                    http.post("/v1/charges", "k-" + ref, TestHttp.ACME, TestHttp.body(ref), null);
             TestHttp.assertProblem(response, 503, "idempotency_store_unavailable");
             assertThat(handlers.runs(ref)).isZero();
         }
@@ -74,7 +77,9 @@ class PostgresTableLostHttpTest {
         while (lines.find()) {
             count++;
         }
-        assertThat(count).as("one line for three failures within 30 s:%n%s", log).isEqualTo(1);
+        assertThat(count)
+                .as("one line for three failures within 30 s:%n%s", log)
+                .isEqualTo(1);
         // the claim statement reads the table before it calls the claim function: the missing table is named
         assertThat(log)
                 .contains("guarded requests answer 503 and their handlers do not run until it answers: idempotency "

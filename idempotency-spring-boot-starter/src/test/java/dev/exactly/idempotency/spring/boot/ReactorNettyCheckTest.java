@@ -5,9 +5,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.net.URL;
 import java.net.URLClassLoader;
 import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
-import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.support.StaticListableBeanFactory;
 import org.springframework.boot.reactor.netty.NettyReactiveWebServerFactory;
 
@@ -31,12 +31,17 @@ class ReactorNettyCheckTest {
     @Test
     void theVersionIsReadFromTheJarOnTheClassPath() throws Exception {
         // the starter's tests run on the Reactor Netty Spring Boot manages, whose directory names its version
-        Path jar = Path.of(Class.forName(ReactorNettyCheck.SERVER_CLASS).getProtectionDomain().getCodeSource()
-                .getLocation().toURI());
+        Path jar = Path.of(Class.forName(ReactorNettyCheck.SERVER_CLASS)
+                .getProtectionDomain()
+                .getCodeSource()
+                .getLocation()
+                .toURI());
         String version = ReactorNettyCheck.version(getClass().getClassLoader());
         assertThat(version).isEqualTo(jar.getParent().getFileName().toString());
         try (URLClassLoader none = new URLClassLoader(new URL[0], null)) {
-            assertThat(ReactorNettyCheck.version(none)).as("no Reactor Netty: nothing to say").isNull();
+            assertThat(ReactorNettyCheck.version(none))
+                    .as("no Reactor Netty: nothing to say")
+                    .isNull();
         }
     }
 
@@ -45,7 +50,8 @@ class ReactorNettyCheckTest {
         ClassLoader loader = getClass().getClassLoader();
         StaticListableBeanFactory none = new StaticListableBeanFactory();
         assertThat(ReactorNettyCheck.servesOnNetty(none, loader))
-                .as("a reactive application on another server, Reactor Netty there for its WebClient").isFalse();
+                .as("a reactive application on another server, Reactor Netty there for its WebClient")
+                .isFalse();
         StaticListableBeanFactory netty = new StaticListableBeanFactory();
         netty.addBean("nettyReactiveWebServerFactory", new NettyReactiveWebServerFactory());
         assertThat(ReactorNettyCheck.servesOnNetty(netty, loader)).isTrue();

@@ -3,13 +3,13 @@ package dev.exactly.idempotency.spring.boot;
 import static dev.exactly.idempotency.spring.boot.StartupFailures.problems;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.exactly.idempotency.Fingerprint;
 import dev.exactly.idempotency.IdempotencyEngine;
 import dev.exactly.idempotency.IdempotencyKey;
 import dev.exactly.idempotency.IdempotencyPolicy;
 import dev.exactly.idempotency.IdempotencyRequest;
 import dev.exactly.idempotency.IdempotentResult;
 import dev.exactly.idempotency.Outcome;
-import dev.exactly.idempotency.Fingerprint;
 import dev.exactly.idempotency.Scope;
 import dev.exactly.idempotency.StoredResponse;
 import dev.exactly.idempotency.redis.RedisIdempotencyStore;
@@ -36,7 +36,8 @@ import org.springframework.boot.test.context.runner.WebApplicationContextRunner;
 class RedisConnectionDetailsTest {
     private final String prefix = "starter-details:" + UUID.randomUUID() + ":";
     private final WebApplicationContextRunner runner = new WebApplicationContextRunner()
-            .withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class, IdempotencyAutoConfiguration.class))
+            .withConfiguration(
+                    AutoConfigurations.of(DataRedisAutoConfiguration.class, IdempotencyAutoConfiguration.class))
             .withPropertyValues(
                     "exactly.idempotency.routes[0].path=/v1/charges",
                     "exactly.idempotency.store=redis",
@@ -94,23 +95,30 @@ class RedisConnectionDetailsTest {
                         return () -> List.of(new Node(TestRedis.host(), TestRedis.port()));
                     }
                 })
-                .run(context -> assertThat(problems(context)).singleElement().asString()
-                        .contains("static master/replica set").contains("set exactly.idempotency.redis.uri"));
+                .run(context -> assertThat(problems(context))
+                        .singleElement()
+                        .asString()
+                        .contains("static master/replica set")
+                        .contains("set exactly.idempotency.redis.uri"));
     }
 
     /** One guarded call through the engine the starter built: its record lands in the store's Redis. */
     private static void guardOneCall(AssertableWebApplicationContext context) throws Exception {
         IdempotencyEngine engine = context.getBean(IdempotencyEngine.class);
         Scope scope = new Scope("acme", "POST", "/v1/charges", new IdempotencyKey("k-" + UUID.randomUUID()));
-        IdempotencyRequest request = IdempotencyRequest.of(
-                scope, new Fingerprint("sha256-raw", "f"), IdempotencyPolicy.ofDefaults());
-        IdempotentResult result = engine.execute(request, lease -> Outcome.complete(StoredResponse.of(201, new byte[0])));
+        IdempotencyRequest request =
+                IdempotencyRequest.of(scope, new Fingerprint("sha256-raw", "f"), IdempotencyPolicy.ofDefaults());
+        IdempotentResult result =
+                engine.execute(request, lease -> Outcome.complete(StoredResponse.of(201, new byte[0])));
         assertThat(result.kind()).isEqualTo(IdempotentResult.Kind.EXECUTED);
     }
 
     private List<String> keysIn(int database) {
         RedisClient client = RedisClient.create(RedisURI.builder()
-                .withHost(TestRedis.host()).withPort(TestRedis.port()).withDatabase(database).build());
+                .withHost(TestRedis.host())
+                .withPort(TestRedis.port())
+                .withDatabase(database)
+                .build());
         try (StatefulRedisConnection<String, String> connection = client.connect()) {
             List<String> keys = connection.sync().keys(prefix + "*");
             if (!keys.isEmpty()) {

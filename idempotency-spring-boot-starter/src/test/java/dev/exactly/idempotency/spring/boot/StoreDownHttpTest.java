@@ -70,8 +70,9 @@ class StoreDownHttpTest {
         assertThat(storeErrors() - errorsBefore).isGreaterThanOrEqualTo(1);
         assertThat(registry.find(STORE_ERRORS).tag("route", "/v1/charges").counters())
                 .allSatisfy(c -> assertThat(c.getId().getTag("exception")).isNotBlank());
-        assertThat(output).containsPattern("WARN .* Idempotency store failed on POST /v1/charges: guarded requests "
-                + "answer 503 and their handlers do not run until it answers.*: Redis standalone failed");
+        assertThat(output)
+                .containsPattern("WARN .* Idempotency store failed on POST /v1/charges: guarded requests "
+                        + "answer 503 and their handlers do not run until it answers.*: Redis standalone failed");
     }
 
     @Test
@@ -86,6 +87,7 @@ class StoreDownHttpTest {
 
     private double storeErrors() {
         return registry.find(STORE_ERRORS).tag("route", "/v1/charges").counters().stream()
-                .mapToDouble(c -> c.count()).sum();
+                .mapToDouble(c -> c.count())
+                .sum();
     }
 }

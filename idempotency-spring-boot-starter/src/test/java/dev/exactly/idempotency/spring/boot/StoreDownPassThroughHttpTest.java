@@ -46,11 +46,14 @@ class StoreDownPassThroughHttpTest {
 
         for (HttpResponse<String> response : java.util.List.of(first, again)) {
             assertThat(response.statusCode()).as(response.body()).isBetween(200, 299);
-            assertThat(response.headers().firstValue(IdempotencyFilter.EXPIRES_HEADER)).isEmpty();
-            assertThat(response.headers().firstValue(IdempotencyFilter.REPLAYED_HEADER)).isEmpty();
+            assertThat(response.headers().firstValue(IdempotencyFilter.EXPIRES_HEADER))
+                    .isEmpty();
+            assertThat(response.headers().firstValue(IdempotencyFilter.REPLAYED_HEADER))
+                    .isEmpty();
         }
         assertThat(handlers.runs(ref)).as("unguarded: the retry ran again").isEqualTo(2);
-        assertThat(output).containsPattern("WARN .* Idempotency store failed on POST /v1/charges: guarded requests "
-                + "pass through to their handlers unguarded \\(when-store-unavailable: pass-through\\)");
+        assertThat(output)
+                .containsPattern("WARN .* Idempotency store failed on POST /v1/charges: guarded requests "
+                        + "pass through to their handlers unguarded \\(when-store-unavailable: pass-through\\)");
     }
 }

@@ -29,12 +29,14 @@ class StoreErrorLoggerTest {
     @Test
     void theFirstFailureIsLoggedAtOnceAndTheNextOnesOncePerInterval(CapturedOutput output) {
         StoreErrorLogger logger = new StoreErrorLogger(clock, Duration.ofSeconds(30));
-        StoreUnavailableException down = new StoreUnavailableException("idempotency claim: could not reach Redis", null);
+        StoreUnavailableException down =
+                new StoreUnavailableException("idempotency claim: could not reach Redis", null);
 
         logger.onStoreError(request, down);
         assertThat(lines(output)).isEqualTo(1);
-        assertThat(output).contains(LINE + ": guarded requests answer 503 and their handlers do not run until it "
-                + "answers: idempotency claim: could not reach Redis");
+        assertThat(output)
+                .contains(LINE + ": guarded requests answer 503 and their handlers do not run until it "
+                        + "answers: idempotency claim: could not reach Redis");
 
         now.set(now.get().plusSeconds(29));
         logger.onStoreError(request, down);
@@ -52,37 +54,45 @@ class StoreErrorLoggerTest {
         StoreErrorLogger logger = new StoreErrorLogger(clock, Duration.ofSeconds(30));
         logger.onStoreError(request, failed("42703", "column \"takeovers\" does not exist"));
 
-        assertThat(output).contains("does not exist. The store's table lacks a column it uses: it was not created by "
-                + "db/idempotency/V1__idempotency_records.sql: drop or rename it, or configure another table name for "
-                + "the store; then set exactly.idempotency.postgres.migrate=true");
-        assertThat(StoreErrorLogger.hint(failed("42P01", "relation does not exist"))).hasValueSatisfying(hint ->
-                assertThat(hint).startsWith("The store's table is missing: set exactly.idempotency.postgres.migrate=true"));
-        assertThat(StoreErrorLogger.hint(failed("42501", "permission denied"))).hasValue(
-                "The database user may not use the store's table: grant it SELECT, INSERT, UPDATE and DELETE, and "
-                        + "EXECUTE on its claim function");
+        assertThat(output)
+                .contains("does not exist. The store's table lacks a column it uses: it was not created by "
+                        + "db/idempotency/V1__idempotency_records.sql: drop or rename it, or configure another table name for "
+                        + "the store; then set exactly.idempotency.postgres.migrate=true");
+        assertThat(StoreErrorLogger.hint(failed("42P01", "relation does not exist")))
+                .hasValueSatisfying(hint -> assertThat(hint)
+                        .startsWith("The store's table is missing: set exactly.idempotency.postgres.migrate=true"));
+        assertThat(StoreErrorLogger.hint(failed("42501", "permission denied")))
+                .hasValue(
+                        "The database user may not use the store's table: grant it SELECT, INSERT, UPDATE and DELETE, and "
+                                + "EXECUTE on its claim function");
         assertThat(StoreErrorLogger.hint(failed("42883", "function idempotency_records_claim does not exist")))
-                .hasValueSatisfying(hint -> assertThat(hint).startsWith("The store's claim function is missing")
+                .hasValueSatisfying(hint -> assertThat(hint)
+                        .startsWith("The store's claim function is missing")
                         .contains("exactly.idempotency.postgres.migrate=true to upgrade the table"));
         assertThat(StoreErrorLogger.hint(failed("08001", "connection refused"))).isEmpty();
-        assertThat(StoreErrorLogger.hint(new IllegalStateException("no SQL here"))).isEmpty();
+        assertThat(StoreErrorLogger.hint(new IllegalStateException("no SQL here")))
+                .isEmpty();
     }
 
     @Test
     void aMultiLineMessageIsLoggedOnOneLine(CapturedOutput output) {
         StoreErrorLogger logger = new StoreErrorLogger(clock, Duration.ofSeconds(30));
-        logger.onStoreError(request, failed("42P01", "ERROR: relation \"idempotency_records\" does not exist\n  Position: 15"));
+        logger.onStoreError(
+                request, failed("42P01", "ERROR: relation \"idempotency_records\" does not exist\n  Position: 15"));
 
         assertThat(output.getOut()).contains("does not exist Position: 15. The store's table is missing");
     }
 
     @Test
     void theIntervalMustBePositive() {
-        assertThatThrownBy(() -> new StoreErrorLogger(clock, Duration.ZERO)).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> new StoreErrorLogger(clock, Duration.ZERO))
+                .isInstanceOf(IllegalArgumentException.class);
     }
 
     private static StoreUnavailableException failed(String sqlState, String message) {
-        return new StoreUnavailableException("idempotency claim: PostgreSQL failed (SQLState " + sqlState + "): "
-                + message, new SQLException(message, sqlState));
+        return new StoreUnavailableException(
+                "idempotency claim: PostgreSQL failed (SQLState " + sqlState + "): " + message,
+                new SQLException(message, sqlState));
     }
 
     private static int lines(CapturedOutput output) {

@@ -17,6 +17,7 @@ import tools.jackson.databind.json.JsonMapper;
 final class TestHttp {
     /** API keys of the test tenants (see application.properties). */
     static final String ACME = "sk_test_acme";
+
     static final String GLOBEX = "sk_test_globex";
     static final JsonMapper JSON = JsonMapper.builder().build();
     private static final HttpClient CLIENT = HttpClient.newBuilder()
@@ -59,12 +60,20 @@ final class TestHttp {
     }
 
     HttpResponse<String> get(String path) throws IOException, InterruptedException {
-        return CLIENT.send(HttpRequest.newBuilder(uri(path)).timeout(Duration.ofSeconds(30)).GET().build(),
+        return CLIENT.send(
+                HttpRequest.newBuilder(uri(path))
+                        .timeout(Duration.ofSeconds(30))
+                        .GET()
+                        .build(),
                 HttpResponse.BodyHandlers.ofString());
     }
 
     HttpResponse<String> delete(String path) throws IOException, InterruptedException {
-        return CLIENT.send(HttpRequest.newBuilder(uri(path)).timeout(Duration.ofSeconds(30)).DELETE().build(),
+        return CLIENT.send(
+                HttpRequest.newBuilder(uri(path))
+                        .timeout(Duration.ofSeconds(30))
+                        .DELETE()
+                        .build(),
                 HttpResponse.BodyHandlers.ofString());
     }
 

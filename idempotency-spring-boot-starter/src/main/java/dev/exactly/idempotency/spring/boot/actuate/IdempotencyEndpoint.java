@@ -70,8 +70,11 @@ public class IdempotencyEndpoint {
 
     /** The records of {@code tenant} and {@code key}, on one route or on each guarded route. */
     @ReadOperation
-    public WebEndpointResponse<Map<String, Object>> records(@Selector String tenant,
-            @Selector(match = Selector.Match.ALL_REMAINING) String[] key, @Nullable String method, @Nullable String route) {
+    public WebEndpointResponse<Map<String, Object>> records(
+            @Selector String tenant,
+            @Selector(match = Selector.Match.ALL_REMAINING) String[] key,
+            @Nullable String method,
+            @Nullable String route) {
         return records(tenant, String.join("/", key), method, route);
     }
 
@@ -92,8 +95,13 @@ public class IdempotencyEndpoint {
             return error(503, "the idempotency store did not answer: " + e.getMessage());
         }
         if (found.isEmpty()) {
-            return error(404, "no record of this tenant and key" + (route == null ? " on any guarded route" : " on "
-                    + targets.getFirst().method() + " " + targets.getFirst().route()));
+            return error(
+                    404,
+                    "no record of this tenant and key"
+                            + (route == null
+                                    ? " on any guarded route"
+                                    : " on " + targets.getFirst().method() + " "
+                                            + targets.getFirst().route()));
         }
         Map<String, Object> body = new LinkedHashMap<>();
         body.put("tenant", tenant);
@@ -106,9 +114,12 @@ public class IdempotencyEndpoint {
      * {@code PROCESSING}, fenced by its current owner token.
      */
     @DeleteOperation
-    public WebEndpointResponse<Map<String, Object>> release(@Selector String tenant,
-            @Selector(match = Selector.Match.ALL_REMAINING) String[] keySegments, @Nullable String method,
-            @Nullable String route, @Nullable Principal principal) {
+    public WebEndpointResponse<Map<String, Object>> release(
+            @Selector String tenant,
+            @Selector(match = Selector.Match.ALL_REMAINING) String[] keySegments,
+            @Nullable String method,
+            @Nullable String route,
+            @Nullable Principal principal) {
         String key = String.join("/", keySegments);
         if (method == null || route == null) {
             return error(400, "name the record to release with ?method=...&route=... (as the read shows them)");
@@ -126,19 +137,24 @@ public class IdempotencyEndpoint {
             }
             OwnerToken owner = record.get().owner();
             if (record.get().status() != RecordStatus.PROCESSING || owner == null) {
-                return error(409, "the record is " + status(record.get().status())
-                        + ", not processing: only a request stuck in flight is released");
+                return error(
+                        409,
+                        "the record is " + status(record.get().status())
+                                + ", not processing: only a request stuck in flight is released");
             }
             if (!engine.store().release(target.scopeKey(), owner)) {
-                return error(409, "the record changed while it was being released (it finished, or another "
-                        + "request took it over); read it again");
+                return error(
+                        409,
+                        "the record changed while it was being released (it finished, or another "
+                                + "request took it over); read it again");
             }
         } catch (StoreUnavailableException e) {
             return error(503, "the idempotency store did not answer: " + e.getMessage());
         } catch (RuntimeException e) {
             return error(503, "the idempotency store failed: " + e);
         }
-        audit.warn("Idempotency record released by an operator: principal=" + (principal == null ? "(none)" : principal.getName())
+        audit.warn("Idempotency record released by an operator: principal="
+                + (principal == null ? "(none)" : principal.getName())
                 + ", tenant=" + tenant + ", " + target.method() + " " + target.route() + ", scope=" + target.scopeKey()
                 + "; a retry with its key runs again");
         Map<String, Object> body = new LinkedHashMap<>();
@@ -171,7 +187,9 @@ public class IdempotencyEndpoint {
         }
         List<Target> targets = new ArrayList<>();
         for (IdempotentRoute guarded : routes.get()) {
-            targets.add(new Target(guarded.method(), guarded.pathTemplate(),
+            targets.add(new Target(
+                    guarded.method(),
+                    guarded.pathTemplate(),
                     new Scope(tenant, guarded.method(), guarded.pathTemplate(), parsed).toScopeKey()));
         }
         if (targets.isEmpty()) {

@@ -38,6 +38,7 @@ public final class IdempotencyStoreHealthIndicator extends AbstractHealthIndicat
     /** The key the probe reads: the scope of a tenant, route and key that no HTTP request can carry. */
     static final ScopeKey PROBE_KEY =
             new Scope("exactly.health", "PROBE", "/exactly/health", new IdempotencyKey("probe")).toScopeKey();
+
     private static final String POSTGRES_STORE = "dev.exactly.idempotency.postgres.PostgresIdempotencyStore";
 
     private final IdempotencyStore store;
@@ -87,9 +88,12 @@ public final class IdempotencyStoreHealthIndicator extends AbstractHealthIndicat
                     .withDetail("evictions", stats.evictions())
                     .withDetail("refusals", stats.refusals());
             if (stats.refusing()) {
-                builder.outOfService().withDetail("reason", stats.whenFull() == InMemoryIdempotencyStore.WhenFull.REFUSE
-                        ? "full: new keys are refused (503) until records expire"
-                        : "full of requests in flight: new keys are refused (503) until some finish");
+                builder.outOfService()
+                        .withDetail(
+                                "reason",
+                                stats.whenFull() == InMemoryIdempotencyStore.WhenFull.REFUSE
+                                        ? "full: new keys are refused (503) until records expire"
+                                        : "full of requests in flight: new keys are refused (503) until some finish");
                 return;
             }
         }

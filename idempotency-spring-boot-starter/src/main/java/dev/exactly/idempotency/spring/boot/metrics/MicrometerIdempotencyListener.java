@@ -118,12 +118,14 @@ public final class MicrometerIdempotencyListener implements IdempotencyListener 
             this.tags = tags;
             claims = counter(registry, CLAIMS, "keys claimed: the handler ran", tags.and("takeover", "false"));
             takeovers = counter(registry, CLAIMS, "keys claimed: the handler ran", tags.and("takeover", "true"));
-            replaysCompleted = counter(registry, REPLAYS, "recorded responses replayed", tags.and("outcome", "completed"));
+            replaysCompleted =
+                    counter(registry, REPLAYS, "recorded responses replayed", tags.and("outcome", "completed"));
             replaysFailed = counter(registry, REPLAYS, "recorded responses replayed", tags.and("outcome", "failed"));
             mismatches = counter(registry, MISMATCHES, "keys reused with a different request (422)", tags);
-            conflicts = counter(registry, CONFLICTS, "requests refused with 409: key in flight", tags.and("waited", "false"));
-            conflictsAfterWait = counter(registry, CONFLICTS, "requests refused with 409: key in flight",
-                    tags.and("waited", "true"));
+            conflicts = counter(
+                    registry, CONFLICTS, "requests refused with 409: key in flight", tags.and("waited", "false"));
+            conflictsAfterWait = counter(
+                    registry, CONFLICTS, "requests refused with 409: key in flight", tags.and("waited", "true"));
             waitReplayed = waitTimer(registry, tags.and("result", "replayed"));
             waitClaimed = waitTimer(registry, tags.and("result", "claimed"));
             waitTimedOut = waitTimer(registry, tags.and("result", "timed_out"));
@@ -133,10 +135,10 @@ public final class MicrometerIdempotencyListener implements IdempotencyListener 
             holdLost = holdTimer(registry, tags.and("outcome", "lost"));
             leaseLost = counter(registry, LEASE_LOST, "owners that lost their lease before recording", tags);
             renewals = counter(registry, RENEWALS, "lease renewals the store confirmed", tags);
-            renewalsLost = counter(registry, RENEWAL_FAILURES, "lease renewals that failed",
-                    tags.and("reason", "lost"));
-            renewalsUnanswered = counter(registry, RENEWAL_FAILURES, "lease renewals that failed",
-                    tags.and("reason", "store_error"));
+            renewalsLost =
+                    counter(registry, RENEWAL_FAILURES, "lease renewals that failed", tags.and("reason", "lost"));
+            renewalsUnanswered = counter(
+                    registry, RENEWAL_FAILURES, "lease renewals that failed", tags.and("reason", "store_error"));
             maxHold = counter(registry, MAX_HOLD, "keep-alives that stopped at their max hold", tags);
             Gauge.builder(LOCK_FAILURE_RATIO, this, RouteMeters::lockFailureRatio)
                     .description("conflicts / (claims + conflicts) since start")
@@ -178,7 +180,8 @@ public final class MicrometerIdempotencyListener implements IdempotencyListener 
 
     private RouteMeters meters(IdempotencyRequest request) {
         Scope scope = request.scope();
-        return routes.computeIfAbsent(new RouteId(scope.route(), scope.method()),
+        return routes.computeIfAbsent(
+                new RouteId(scope.route(), scope.method()),
                 id -> new RouteMeters(registry, Tags.of("route", id.route(), "method", id.method())));
     }
 

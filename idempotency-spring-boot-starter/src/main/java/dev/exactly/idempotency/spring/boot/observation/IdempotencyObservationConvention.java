@@ -28,13 +28,17 @@ public interface IdempotencyObservationConvention extends ObservationConvention<
 
         @Override
         public String getContextualName(IdempotencyObservationContext context) {
-            return "idempotency " + context.request().scope().method() + " " + context.request().scope().route();
+            return "idempotency " + context.request().scope().method() + " "
+                    + context.request().scope().route();
         }
 
         @Override
         public KeyValues getLowCardinalityKeyValues(IdempotencyObservationContext context) {
             KeyValues tags = KeyValues.of(
-                    "route", context.request().scope().route(), "method", context.request().scope().method());
+                    "route",
+                    context.request().scope().route(),
+                    "method",
+                    context.request().scope().method());
             String outcome = context.outcome();
             return outcome == null ? tags : tags.and("outcome", outcome);
         }

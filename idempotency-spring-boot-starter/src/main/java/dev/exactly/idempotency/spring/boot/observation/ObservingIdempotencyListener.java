@@ -1,8 +1,8 @@
 package dev.exactly.idempotency.spring.boot.observation;
 
 import dev.exactly.idempotency.ExecutionInterceptor;
-import dev.exactly.idempotency.IdempotencyKeyReusedException;
 import dev.exactly.idempotency.IdempotencyException;
+import dev.exactly.idempotency.IdempotencyKeyReusedException;
 import dev.exactly.idempotency.IdempotencyListener;
 import dev.exactly.idempotency.IdempotencyRecord;
 import dev.exactly.idempotency.IdempotencyRequest;
@@ -32,12 +32,11 @@ import java.util.concurrent.ConcurrentHashMap;
 public final class ObservingIdempotencyListener implements IdempotencyListener, ExecutionInterceptor {
     /** The events (their names are what a span shows). */
     public static final Observation.Event CLAIM = Observation.Event.of("claim");
-    public static final Observation.Event TAKEOVER =
-            Observation.Event.of("takeover");
+
+    public static final Observation.Event TAKEOVER = Observation.Event.of("takeover");
     public static final Observation.Event WAIT = Observation.Event.of("wait");
     public static final Observation.Event REPLAY = Observation.Event.of("replay");
-    public static final Observation.Event LEASE_LOST =
-            Observation.Event.of("lease.lost");
+    public static final Observation.Event LEASE_LOST = Observation.Event.of("lease.lost");
     public static final Observation.Event MISMATCH = Observation.Event.of("mismatch");
     public static final Observation.Event CONFLICT = Observation.Event.of("conflict");
 

@@ -7,5 +7,4 @@ import org.springframework.context.annotation.Import;
 /** The test API again, its routes declared only with {@code @Idempotent} (configuration: annotated.properties). */
 @SpringBootApplication
 @Import(TestBeans.class)
-public class AnnotatedApplication {
-}
+public class AnnotatedApplication {}

@@ -28,7 +28,8 @@ class AnnotatedChargeController {
 
     @PostMapping("/v1/transfers")
     @Idempotent(inFlight = Idempotent.InFlight.WAIT, maxWait = "${test.transfers.max-wait}")
-    ResponseEntity<String> transfer(@RequestBody String body, HttpServletResponse response) throws InterruptedException {
+    ResponseEntity<String> transfer(@RequestBody String body, HttpServletResponse response)
+            throws InterruptedException {
         return create(body, response);
     }
 

@@ -18,6 +18,7 @@ import org.springframework.http.ResponseEntity;
 public final class Handlers {
     /** A test header naming the reference, read before the body, by the arrival counter. */
     public static final String REF_HEADER = "X-Test-Ref";
+
     private static final Duration MAX_HOLD = Duration.ofSeconds(30);
     private static final Pattern REF = Pattern.compile("\"ref\"\\s*:\\s*\"([^\"]+)\"");
 

@@ -7,5 +7,4 @@ import org.springframework.boot.autoconfigure.SpringBootApplication;
  * application.properties); the tests drive it over real HTTP. Its beans are in {@link TestBeans}.
  */
 @SpringBootApplication
-public class TestApplication {
-}
+public class TestApplication {}

@@ -22,17 +22,19 @@ public class TestBeans {
     /** Counts requests as they arrive, before the idempotency filter (order 0) sees them. */
     @Bean
     FilterRegistrationBean<OncePerRequestFilter> arrivalCounter(Handlers handlers) {
-        FilterRegistrationBean<OncePerRequestFilter> registration = new FilterRegistrationBean<>(new OncePerRequestFilter() {
-            @Override
-            protected void doFilterInternal(HttpServletRequest request, HttpServletResponse response, FilterChain chain)
-                    throws ServletException, IOException {
-                String ref = request.getHeader(Handlers.REF_HEADER);
-                if (ref != null) {
-                    handlers.arrived(ref);
-                }
-                chain.doFilter(request, response);
-            }
-        });
+        FilterRegistrationBean<OncePerRequestFilter> registration =
+                new FilterRegistrationBean<>(new OncePerRequestFilter() {
+                    @Override
+                    protected void doFilterInternal(
+                            HttpServletRequest request, HttpServletResponse response, FilterChain chain)
+                            throws ServletException, IOException {
+                        String ref = request.getHeader(Handlers.REF_HEADER);
+                        if (ref != null) {
+                            handlers.arrived(ref);
+                        }
+                        chain.doFilter(request, response);
+                    }
+                });
         registration.setOrder(-10);
         return registration;
     }

@@ -6,9 +6,9 @@ import static dev.exactly.idempotency.spring.boot.metrics.MicrometerIdempotencyL
 import static dev.exactly.idempotency.spring.boot.metrics.MicrometerIdempotencyListener.LEASE_LOST;
 import static dev.exactly.idempotency.spring.boot.metrics.MicrometerIdempotencyListener.LOCK_FAILURE_RATIO;
 import static dev.exactly.idempotency.spring.boot.metrics.MicrometerIdempotencyListener.MAX_HOLD;
+import static dev.exactly.idempotency.spring.boot.metrics.MicrometerIdempotencyListener.MISMATCHES;
 import static dev.exactly.idempotency.spring.boot.metrics.MicrometerIdempotencyListener.RENEWALS;
 import static dev.exactly.idempotency.spring.boot.metrics.MicrometerIdempotencyListener.RENEWAL_FAILURES;
-import static dev.exactly.idempotency.spring.boot.metrics.MicrometerIdempotencyListener.MISMATCHES;
 import static dev.exactly.idempotency.spring.boot.metrics.MicrometerIdempotencyListener.REPLAYS;
 import static dev.exactly.idempotency.spring.boot.metrics.MicrometerIdempotencyListener.STORE_ERRORS;
 import static dev.exactly.idempotency.spring.boot.metrics.MicrometerIdempotencyListener.WAITS;
@@ -20,10 +20,10 @@ import dev.exactly.idempotency.ClaimOutcome;
 import dev.exactly.idempotency.Fingerprint;
 import dev.exactly.idempotency.IdempotencyEngine;
 import dev.exactly.idempotency.IdempotencyKeyReusedException;
+import dev.exactly.idempotency.IdempotencyListener.RenewalResult;
 import dev.exactly.idempotency.IdempotencyPolicy;
 import dev.exactly.idempotency.IdempotencyRecord;
 import dev.exactly.idempotency.IdempotencyRequest;
-import dev.exactly.idempotency.IdempotencyListener.RenewalResult;
 import dev.exactly.idempotency.InFlightPolicy;
 import dev.exactly.idempotency.KeepAlive;
 import dev.exactly.idempotency.LeaseLostException;
@@ -35,9 +35,9 @@ import dev.exactly.idempotency.ScopeKey;
 import dev.exactly.idempotency.StoreUnavailableException;
 import dev.exactly.idempotency.StoredResponse;
 import dev.exactly.idempotency.memory.InMemoryIdempotencyStore;
-import dev.exactly.idempotency.spring.boot.EngineCalls;
 import dev.exactly.idempotency.spi.ChangeSubscription;
 import dev.exactly.idempotency.spi.IdempotencyStore;
+import dev.exactly.idempotency.spring.boot.EngineCalls;
 import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.Tag;
 import io.micrometer.core.instrument.Timer;
@@ -70,6 +70,7 @@ class MicrometerIdempotencyListenerTest {
     private final SimpleMeterRegistry registry = new SimpleMeterRegistry();
     /** The meters whose configuration asks for histogram buckets (a Prometheus registry would publish them). */
     private final Set<String> histogramRequested = recordHistograms(registry);
+
     private final IdempotencyEngine engine = IdempotencyEngine.builder(InMemoryIdempotencyStore.create(clock, 100))
             .clock(clock)
             .listener(new MicrometerIdempotencyListener(registry))
@@ -82,7 +83,8 @@ class MicrometerIdempotencyListenerTest {
             return Outcome.complete(response(201));
         });
         engine.execute(request(SECRET_KEY, "{\"a\":1}"), lease -> Outcome.complete(response(201)));
-        assertThatThrownBy(() -> engine.execute(request(SECRET_KEY, "{\"a\":2}"), lease -> Outcome.complete(response(201))))
+        assertThatThrownBy(() ->
+                        engine.execute(request(SECRET_KEY, "{\"a\":2}"), lease -> Outcome.complete(response(201))))
                 .isInstanceOf(IdempotencyKeyReusedException.class);
         engine.execute(request("declined", "{}"), lease -> Outcome.fail(response(402)));
         engine.execute(request("declined", "{}"), lease -> Outcome.complete(response(201)));
@@ -97,9 +99,11 @@ class MicrometerIdempotencyListenerTest {
         assertThat(completed.totalTime(TimeUnit.MILLISECONDS)).isEqualTo(250);
         assertThat(timer(LEASE_HOLD, Tag.of("outcome", "failed")).count()).isEqualTo(1);
         // percentiles and histogram buckets are published for the hold time
-        assertThat(completed.takeSnapshot().percentileValues()).extracting(v -> v.percentile())
+        assertThat(completed.takeSnapshot().percentileValues())
+                .extracting(v -> v.percentile())
                 .containsExactly(0.5, 0.95, 0.99);
-        assertThat(registry.find(LEASE_HOLD + ".percentile").tag("phi", "0.99").gauges()).isNotEmpty();
+        assertThat(registry.find(LEASE_HOLD + ".percentile").tag("phi", "0.99").gauges())
+                .isNotEmpty();
         assertThat(histogramRequested).contains(LEASE_HOLD);
         assertNoKeyOrTenantInTags();
     }
@@ -108,14 +112,16 @@ class MicrometerIdempotencyListenerTest {
     void conflictsAndTheLockFailureRatio() throws Exception {
         engine.execute(request(SECRET_KEY, "{}"), lease -> {
             for (int i = 0; i < 3; i++) {
-                assertThatThrownBy(() -> engine.execute(request(SECRET_KEY, "{}"), inner -> Outcome.complete(response(201))))
+                assertThatThrownBy(() ->
+                                engine.execute(request(SECRET_KEY, "{}"), inner -> Outcome.complete(response(201))))
                         .isInstanceOf(RequestInFlightException.class);
             }
             return Outcome.complete(response(201));
         });
         assertThat(counter(CONFLICTS, Tag.of("waited", "false"))).isEqualTo(3);
         assertThat(counter(CONFLICTS, Tag.of("waited", "true"))).isZero();
-        assertThat(registry.get(LOCK_FAILURE_RATIO).tag("route", ROUTE).gauge().value()).isEqualTo(0.75);
+        assertThat(registry.get(LOCK_FAILURE_RATIO).tag("route", ROUTE).gauge().value())
+                .isEqualTo(0.75);
     }
 
     @Test
@@ -124,26 +130,37 @@ class MicrometerIdempotencyListenerTest {
         IdempotencyEngine realTime = IdempotencyEngine.builder(InMemoryIdempotencyStore.create())
                 .listener(new MicrometerIdempotencyListener(waits))
                 .build();
-        IdempotencyPolicy wait = IdempotencyPolicy.custom().inFlight(InFlightPolicy.waitUpTo(Duration.ofMillis(50))).build();
+        IdempotencyPolicy wait = IdempotencyPolicy.custom()
+                .inFlight(InFlightPolicy.waitUpTo(Duration.ofMillis(50)))
+                .build();
         realTime.execute(request(SECRET_KEY, "{}"), lease -> {
-            assertThatThrownBy(() -> realTime.execute(request(SECRET_KEY, "{}", wait), inner -> Outcome.complete(response(201))))
+            assertThatThrownBy(() ->
+                            realTime.execute(request(SECRET_KEY, "{}", wait), inner -> Outcome.complete(response(201))))
                     .isInstanceOf(RequestInFlightException.class);
             return Outcome.complete(response(201));
         });
-        Timer timedOut = waits.get(WAITS).tags("route", ROUTE, "method", "POST", "result", "timed_out").timer();
+        Timer timedOut = waits.get(WAITS)
+                .tags("route", ROUTE, "method", "POST", "result", "timed_out")
+                .timer();
         assertThat(timedOut.count()).isEqualTo(1);
         assertThat(timedOut.totalTime(TimeUnit.MILLISECONDS)).isGreaterThanOrEqualTo(50);
-        assertThat(waits.get(CONFLICTS).tags("route", ROUTE, "waited", "true").counter().count()).isEqualTo(1);
+        assertThat(waits.get(CONFLICTS)
+                        .tags("route", ROUTE, "waited", "true")
+                        .counter()
+                        .count())
+                .isEqualTo(1);
     }
 
     @Test
     void aTakeoverAndTheLeaseItsFormerOwnerLost() throws Exception {
-        IdempotencyPolicy shortLease = IdempotencyPolicy.custom().lease(Duration.ofSeconds(1)).build();
+        IdempotencyPolicy shortLease =
+                IdempotencyPolicy.custom().lease(Duration.ofSeconds(1)).build();
         assertThatThrownBy(() -> engine.execute(request(SECRET_KEY, "{}", shortLease), lease -> {
-            advance(Duration.ofSeconds(2)); // a GC pause past the lease: a retry takes the key over
-            engine.execute(request(SECRET_KEY, "{}", shortLease), retry -> Outcome.complete(response(201)));
-            return Outcome.complete(response(201));
-        })).isInstanceOf(LeaseLostException.class);
+                    advance(Duration.ofSeconds(2)); // a GC pause past the lease: a retry takes the key over
+                    engine.execute(request(SECRET_KEY, "{}", shortLease), retry -> Outcome.complete(response(201)));
+                    return Outcome.complete(response(201));
+                }))
+                .isInstanceOf(LeaseLostException.class);
 
         assertThat(counter(CLAIMS, Tag.of("takeover", "true"))).isEqualTo(1);
         assertThat(counter(CLAIMS, Tag.of("takeover", "false"))).isEqualTo(1);
@@ -156,21 +173,42 @@ class MicrometerIdempotencyListenerTest {
     void renewalsFailedRenewalsAndTheMaxHoldAreCounted() throws Exception {
         SimpleMeterRegistry meters = new SimpleMeterRegistry();
         MicrometerIdempotencyListener listener = new MicrometerIdempotencyListener(meters);
-        IdempotencyEngine realTime = IdempotencyEngine.builder(InMemoryIdempotencyStore.create()).listener(listener).build();
-        IdempotencyPolicy kept = IdempotencyPolicy.custom().lease(Duration.ofMillis(300))
-                .keepAlive(KeepAlive.upTo(Duration.ofMillis(900))).build();
+        IdempotencyEngine realTime = IdempotencyEngine.builder(InMemoryIdempotencyStore.create())
+                .listener(listener)
+                .build();
+        IdempotencyPolicy kept = IdempotencyPolicy.custom()
+                .lease(Duration.ofMillis(300))
+                .keepAlive(KeepAlive.upTo(Duration.ofMillis(900)))
+                .build();
         realTime.execute(request(SECRET_KEY, "{}", kept), lease -> {
             // the keep-alive renews the lease until its max hold, then stops
-            await().atMost(Duration.ofSeconds(20)).until(() -> meters.find(MAX_HOLD).counter() != null
-                    && meters.get(MAX_HOLD).tag("route", ROUTE).counter().count() == 1);
+            await().atMost(Duration.ofSeconds(20))
+                    .until(() -> meters.find(MAX_HOLD).counter() != null
+                            && meters.get(MAX_HOLD)
+                                            .tag("route", ROUTE)
+                                            .counter()
+                                            .count()
+                                    == 1);
             return Outcome.complete(response(201));
         });
-        assertThat(meters.get(RENEWALS).tags("route", ROUTE, "method", "POST").counter().count()).isGreaterThanOrEqualTo(2);
+        assertThat(meters.get(RENEWALS)
+                        .tags("route", ROUTE, "method", "POST")
+                        .counter()
+                        .count())
+                .isGreaterThanOrEqualTo(2);
         listener.onRenewal(request("other", "{}"), RenewalResult.LOST);
         listener.onRenewal(request("other", "{}"), RenewalResult.FAILED);
         listener.onRenewal(request("other", "{}"), RenewalResult.FAILED);
-        assertThat(meters.get(RENEWAL_FAILURES).tags("route", ROUTE, "reason", "lost").counter().count()).isEqualTo(1);
-        assertThat(meters.get(RENEWAL_FAILURES).tags("route", ROUTE, "reason", "store_error").counter().count()).isEqualTo(2);
+        assertThat(meters.get(RENEWAL_FAILURES)
+                        .tags("route", ROUTE, "reason", "lost")
+                        .counter()
+                        .count())
+                .isEqualTo(1);
+        assertThat(meters.get(RENEWAL_FAILURES)
+                        .tags("route", ROUTE, "reason", "store_error")
+                        .counter()
+                        .count())
+                .isEqualTo(2);
         for (Meter meter : meters.getMeters()) {
             assertThat(meter.getId().getTags()).extracting(Tag::getValue).doesNotContain(SECRET_KEY, TENANT);
         }
@@ -179,8 +217,9 @@ class MicrometerIdempotencyListenerTest {
     @Test
     void aReleaseIsAHoldWithOutcomeReleased() {
         assertThatThrownBy(() -> engine.execute(request(SECRET_KEY, "{}"), lease -> {
-            throw new IllegalStateException("no side effect happened");
-        })).isInstanceOf(IllegalStateException.class);
+                    throw new IllegalStateException("no side effect happened");
+                }))
+                .isInstanceOf(IllegalStateException.class);
         assertThat(timer(LEASE_HOLD, Tag.of("outcome", "released")).count()).isEqualTo(1);
     }
 
@@ -191,15 +230,18 @@ class MicrometerIdempotencyListenerTest {
                 .build();
         assertThatThrownBy(() -> down.execute(request(SECRET_KEY, "{}"), lease -> Outcome.complete(response(201))))
                 .isInstanceOf(StoreUnavailableException.class);
-        assertThat(counter(STORE_ERRORS, Tag.of("exception", "ConnectException"))).isEqualTo(1);
-        assertThat(MicrometerIdempotencyListener.exceptionType(new IllegalStateException())).isEqualTo("IllegalStateException");
+        assertThat(counter(STORE_ERRORS, Tag.of("exception", "ConnectException")))
+                .isEqualTo(1);
+        assertThat(MicrometerIdempotencyListener.exceptionType(new IllegalStateException()))
+                .isEqualTo("IllegalStateException");
         assertNoKeyOrTenantInTags();
     }
 
     private void assertNoKeyOrTenantInTags() {
         for (Meter meter : registry.getMeters()) {
             assertThat(meter.getId().getName()).startsWith("exactly.idempotency.");
-            assertThat(meter.getId().getTags()).extracting(Tag::getValue)
+            assertThat(meter.getId().getTags())
+                    .extracting(Tag::getValue)
                     .noneMatch(v -> v.contains(SECRET_KEY) || v.contains(TENANT) || v.contains("declined"));
             assertThat(meter.getId().getTag("route")).isEqualTo(ROUTE);
             assertThat(meter.getId().getTag("method")).isEqualTo("POST");
@@ -225,11 +267,18 @@ class MicrometerIdempotencyListenerTest {
     }
 
     private double counter(String name, Tag... tags) {
-        return registry.get(name).tags("route", ROUTE, "method", "POST").tags(List.of(tags)).counter().count();
+        return registry.get(name)
+                .tags("route", ROUTE, "method", "POST")
+                .tags(List.of(tags))
+                .counter()
+                .count();
     }
 
     private Timer timer(String name, Tag tag) {
-        return registry.get(name).tags("route", ROUTE, "method", "POST").tags(List.of(tag)).timer();
+        return registry.get(name)
+                .tags("route", ROUTE, "method", "POST")
+                .tags(List.of(tag))
+                .timer();
     }
 
     private static IdempotencyRequest request(String key, String body) {
@@ -251,8 +300,8 @@ class MicrometerIdempotencyListenerTest {
         }
 
         @Override
-        public ClaimOutcome claim(ScopeKey key, Fingerprint fingerprint, OwnerToken owner, Duration lease,
-                Duration retention) {
+        public ClaimOutcome claim(
+                ScopeKey key, Fingerprint fingerprint, OwnerToken owner, Duration lease, Duration retention) {
             throw down();
         }
 

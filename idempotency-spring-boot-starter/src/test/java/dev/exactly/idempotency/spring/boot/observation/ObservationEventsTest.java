@@ -39,7 +39,9 @@ import org.junit.jupiter.api.Test;
 /** The engine's events become the span's: wait, takeover and lease loss, with the outcome each execution ended in. */
 class ObservationEventsTest {
     /** A thread per task: the common pool may have a single worker, which a held request would block. */
-    private static final java.util.concurrent.Executor THREADS = java.util.concurrent.Executors.newVirtualThreadPerTaskExecutor();
+    private static final java.util.concurrent.Executor THREADS =
+            java.util.concurrent.Executors.newVirtualThreadPerTaskExecutor();
+
     private final SimpleTracer tracer = new SimpleTracer();
     private final ObservingIdempotencyListener observing;
 
@@ -50,12 +52,17 @@ class ObservationEventsTest {
     }
 
     private IdempotencyEngine engine(IdempotencyStore store) {
-        return IdempotencyEngine.builder(store).listener(observing).interceptor(observing).build();
+        return IdempotencyEngine.builder(store)
+                .listener(observing)
+                .interceptor(observing)
+                .build();
     }
 
     private static IdempotencyRequest request(IdempotencyPolicy policy) {
-        return IdempotencyRequest.of(new Scope("acme", "POST", "/v1/charges", new IdempotencyKey("k1")),
-                new Fingerprint("sha256-raw", "f"), policy);
+        return IdempotencyRequest.of(
+                new Scope("acme", "POST", "/v1/charges", new IdempotencyKey("k1")),
+                new Fingerprint("sha256-raw", "f"),
+                policy);
     }
 
     private static List<String> events(SimpleSpan span) {
@@ -63,7 +70,9 @@ class ObservationEventsTest {
     }
 
     private SimpleSpan span(String outcome) {
-        return tracer.getSpans().stream().filter(s -> outcome.equals(s.getTags().get("outcome"))).findFirst()
+        return tracer.getSpans().stream()
+                .filter(s -> outcome.equals(s.getTags().get("outcome")))
+                .findFirst()
                 .orElseThrow(() -> new AssertionError("no span with outcome " + outcome + ": " + tracer.getSpans()));
     }
 
@@ -90,12 +99,20 @@ class ObservationEventsTest {
             }
         };
         IdempotencyEngine engine = engine(store);
-        IdempotencyPolicy waiting = IdempotencyPolicy.custom().inFlight(InFlightPolicy.waitUpTo(Duration.ofSeconds(10))).build();
+        IdempotencyPolicy waiting = IdempotencyPolicy.custom()
+                .inFlight(InFlightPolicy.waitUpTo(Duration.ofSeconds(10)))
+                .build();
         CountDownLatch finish = new CountDownLatch(1);
-        CompletableFuture<Void> first = CompletableFuture.runAsync(() -> run(engine, request(waiting), finish), THREADS);
-        org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> store.find(request(waiting).key()).isPresent());
-        CompletableFuture<Void> second = CompletableFuture.runAsync(() -> run(engine, request(waiting), new CountDownLatch(0)), THREADS);
-        assertThat(subscribed.await(10, TimeUnit.SECONDS)).as("the second request waits").isTrue();
+        CompletableFuture<Void> first =
+                CompletableFuture.runAsync(() -> run(engine, request(waiting), finish), THREADS);
+        org.awaitility.Awaitility.await()
+                .atMost(Duration.ofSeconds(10))
+                .until(() -> store.find(request(waiting).key()).isPresent());
+        CompletableFuture<Void> second =
+                CompletableFuture.runAsync(() -> run(engine, request(waiting), new CountDownLatch(0)), THREADS);
+        assertThat(subscribed.await(10, TimeUnit.SECONDS))
+                .as("the second request waits")
+                .isTrue();
         finish.countDown();
         first.get(10, TimeUnit.SECONDS);
         second.get(10, TimeUnit.SECONDS);
@@ -107,25 +124,31 @@ class ObservationEventsTest {
     @Test
     void anExpiredLeaseIsTakenOverAndAnOwnerWhoseWriteIsRefusedLostIt() throws Exception {
         AtomicReference<Instant> now = new AtomicReference<>(Instant.parse("2026-12-01T10:00:00Z"));
-        InMemoryIdempotencyStore memory = InMemoryIdempotencyStore.builder().clock(now::get).build();
-        IdempotencyPolicy shortLease = IdempotencyPolicy.custom().lease(Duration.ofSeconds(1))
-                .keepAlive(KeepAlive.disabled()).build();
+        InMemoryIdempotencyStore memory =
+                InMemoryIdempotencyStore.builder().clock(now::get).build();
+        IdempotencyPolicy shortLease = IdempotencyPolicy.custom()
+                .lease(Duration.ofSeconds(1))
+                .keepAlive(KeepAlive.disabled())
+                .build();
         ScopeKey key = request(shortLease).key();
         // a first owner claimed and died: its lease runs out, and a retry takes the key over
-        ClaimOutcome.Claimed dead = (ClaimOutcome.Claimed) memory.claim(
-                key, new Fingerprint("sha256-raw", "f"), Duration.ofSeconds(1), Duration.ofHours(1));
+        ClaimOutcome.Claimed dead = (ClaimOutcome.Claimed)
+                memory.claim(key, new Fingerprint("sha256-raw", "f"), Duration.ofSeconds(1), Duration.ofHours(1));
         now.set(now.get().plusSeconds(5));
         engine(memory).execute(request(shortLease), lease -> Outcome.complete(StoredResponse.of(201, new byte[0])));
-        assertThat(memory.complete(key, dead.owner(), RecordStatus.COMPLETED, StoredResponse.of(500, new byte[0]))).isFalse();
+        assertThat(memory.complete(key, dead.owner(), RecordStatus.COMPLETED, StoredResponse.of(500, new byte[0])))
+                .isFalse();
 
         IdempotencyStore taken = new ForwardingIdempotencyStore(InMemoryIdempotencyStore.create()) {
             @Override
-            public boolean complete(ScopeKey scopeKey, OwnerToken owner, RecordStatus outcome, StoredResponse response) {
+            public boolean complete(
+                    ScopeKey scopeKey, OwnerToken owner, RecordStatus outcome, StoredResponse response) {
                 return false; // another request took the key over meanwhile
             }
         };
-        assertThatThrownBy(() -> engine(taken).execute(request(shortLease),
-                lease -> Outcome.complete(StoredResponse.of(201, new byte[0])))).isInstanceOf(LeaseLostException.class);
+        assertThatThrownBy(() -> engine(taken)
+                        .execute(request(shortLease), lease -> Outcome.complete(StoredResponse.of(201, new byte[0]))))
+                .isInstanceOf(LeaseLostException.class);
 
         assertThat(events(span("executed"))).containsExactly("takeover");
         assertThat(events(span("lease_lost"))).containsExactly("claim", "lease.lost");

@@ -33,7 +33,9 @@ public class ReactiveApplication {
         }
 
         private static ResponseEntity<String> created(int run) {
-            return ResponseEntity.status(201).contentType(MediaType.APPLICATION_JSON).body("{\"id\":\"ch_" + run + "\"}");
+            return ResponseEntity.status(201)
+                    .contentType(MediaType.APPLICATION_JSON)
+                    .body("{\"id\":\"ch_" + run + "\"}");
         }
     }
 }

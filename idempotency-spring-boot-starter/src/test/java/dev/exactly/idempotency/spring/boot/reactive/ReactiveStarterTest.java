@@ -22,12 +22,17 @@ import org.springframework.context.ApplicationContext;
  * A reactive (WebFlux) Spring Boot application gets the WebFlux filter from the starter, on the routes of its
  * {@code @Idempotent} controller methods, answering as the servlet filter does, over real HTTP on Netty.
  */
-@SpringBootTest(classes = ReactiveApplication.class, webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
+@SpringBootTest(
+        classes = ReactiveApplication.class,
+        webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
         properties = {"spring.main.web-application-type=reactive", "spring.config.name=reactive"})
 class ReactiveStarterTest {
     /** A thread per request, so that the duplicates are in flight together. */
-    private static final java.util.concurrent.Executor THREADS = java.util.concurrent.Executors.newVirtualThreadPerTaskExecutor();
-    private static final HttpClient CLIENT = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
+    private static final java.util.concurrent.Executor THREADS =
+            java.util.concurrent.Executors.newVirtualThreadPerTaskExecutor();
+
+    private static final HttpClient CLIENT =
+            HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
 
     @LocalServerPort
     int port;
@@ -55,7 +60,8 @@ class ReactiveStarterTest {
     @Test
     void theStarterGuardsTheAnnotatedWebFluxRoutes() throws Exception {
         assertThat(context.getBean(IdempotencyWebFilter.class).routes())
-                .extracting(IdempotentRoute::pathTemplate).containsExactlyInAnyOrder("/v1/charges", "/v1/slow");
+                .extracting(IdempotentRoute::pathTemplate)
+                .containsExactlyInAnyOrder("/v1/charges", "/v1/slow");
         assertThat(context.getBeanNamesForType(jakarta.servlet.Filter.class)).isEmpty();
 
         HttpResponse<String> first = post("/v1/charges", "k-reactive-1", "sk_test_acme", "{\"amount\":100}");
@@ -72,7 +78,9 @@ class ReactiveStarterTest {
         assertThat(encodedRetry.body()).isEqualTo(first.body());
         HttpResponse<String> encoded = post("/v1/%63harges", "k-reactive-2", "sk_test_acme", "{\"amount\":100}");
         HttpResponse<String> plainRetry = post("/v1/charges", "k-reactive-2", "sk_test_acme", "{\"amount\":100}");
-        assertThat(encoded.statusCode()).as("the encoded path reaches the handler").isEqualTo(201);
+        assertThat(encoded.statusCode())
+                .as("the encoded path reaches the handler")
+                .isEqualTo(201);
         assertThat(encoded.body()).isNotEqualTo(first.body());
         assertThat(plainRetry.headers().firstValue("Idempotent-Replayed")).hasValue("true");
         assertThat(plainRetry.body()).isEqualTo(encoded.body());
@@ -92,13 +100,15 @@ class ReactiveStarterTest {
         int before = charges.runs.get();
         List<CompletableFuture<HttpResponse<String>>> calls = new ArrayList<>();
         for (int i = 0; i < 20; i++) {
-            calls.add(CompletableFuture.supplyAsync(() -> {
-                try {
-                    return post("/v1/slow", "k-reactive-slow", "sk_test_acme", "{\"amount\":5}");
-                } catch (Exception e) {
-                    throw new IllegalStateException(e);
-                }
-            }, THREADS));
+            calls.add(CompletableFuture.supplyAsync(
+                    () -> {
+                        try {
+                            return post("/v1/slow", "k-reactive-slow", "sk_test_acme", "{\"amount\":5}");
+                        } catch (Exception e) {
+                            throw new IllegalStateException(e);
+                        }
+                    },
+                    THREADS));
         }
         List<String> bodies = new ArrayList<>();
         for (CompletableFuture<HttpResponse<String>> call : calls) {
