@@ -80,30 +80,26 @@ public final class ChargeActions implements PhaseKind {
     private final InstantSource clock;
 
     public ChargeActions(
-            Jdbc jdbc,
-            ChargeRepository charges,
+            Storage storage,
             ChargeActionRepository actions,
-            AtomicPhases phases,
             IdempotentRoutes routes,
-            ReplayCounter replays,
             PspClient psp,
             Ledger ledger,
             ChargeActionAnswers answers,
             ChargeEvents events,
-            Ids ids,
-            InstantSource clock) {
-        this.jdbc = jdbc;
-        this.charges = charges;
+            Ids ids) {
+        this.jdbc = storage.jdbc();
+        this.charges = storage.charges();
         this.actions = actions;
-        this.phases = phases;
+        this.phases = storage.phases();
         this.routes = routes;
-        this.replays = replays;
+        this.replays = storage.replays();
         this.psp = psp;
         this.ledger = ledger;
         this.answers = answers;
         this.events = events;
         this.ids = ids;
-        this.clock = clock;
+        this.clock = storage.clock();
     }
 
     /** What phase 1 decided. */

@@ -80,27 +80,23 @@ public final class ChargeExecutor {
      * @param batcher  commits phase 3 of charges together, or {@code null}: each alone
      */
     public ChargeExecutor(
-            Jdbc jdbc,
-            ChargeRepository charges,
-            AtomicPhases phases,
-            ReplayCounter replays,
+            Storage storage,
             PspClient psp,
             Ledger ledger,
             TenantAccounts accounts,
             ChargeAnswers answers,
-            InstantSource clock,
             ChargeObserver observer,
             ChargeEvents events,
             @Nullable CommitBatcher batcher) {
-        this.jdbc = jdbc;
-        this.charges = charges;
-        this.phases = phases;
-        this.replays = replays;
+        this.jdbc = storage.jdbc();
+        this.charges = storage.charges();
+        this.phases = storage.phases();
+        this.replays = storage.replays();
         this.psp = psp;
         this.ledger = ledger;
         this.accounts = accounts;
         this.answers = answers;
-        this.clock = clock;
+        this.clock = storage.clock();
         this.observer = observer;
         this.events = events;
         this.batcher = batcher;

@@ -28,21 +28,14 @@ public final class ChargeOperations {
     private final InstantSource clock;
 
     /** @param policy lease and keep-alive of the operator's ownership of a record */
-    public ChargeOperations(
-            Jdbc jdbc,
-            ChargeRepository charges,
-            AtomicPhases phases,
-            IdempotencyPolicy policy,
-            ChargeExecutor executor,
-            PspClient psp,
-            InstantSource clock) {
-        this.jdbc = jdbc;
-        this.charges = charges;
-        this.phases = phases;
+    public ChargeOperations(Storage storage, IdempotencyPolicy policy, ChargeExecutor executor, PspClient psp) {
+        this.jdbc = storage.jdbc();
+        this.charges = storage.charges();
+        this.phases = storage.phases();
         this.policy = policy;
         this.executor = executor;
         this.psp = psp;
-        this.clock = clock;
+        this.clock = storage.clock();
     }
 
     /** The operator's two lists. */

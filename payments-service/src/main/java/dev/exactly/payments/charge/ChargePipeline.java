@@ -57,24 +57,20 @@ public final class ChargePipeline {
      * @param batcher  commits the phase 1 of new charges together, or {@code null}: each alone
      */
     public ChargePipeline(
-            Jdbc jdbc,
-            ChargeRepository charges,
-            AtomicPhases phases,
+            Storage storage,
             IdempotentRoutes routes,
-            ReplayCounter replays,
             ChargeExecutor executor,
             Ids ids,
-            InstantSource clock,
             ChargeObserver observer,
             @Nullable CommitBatcher batcher) {
-        this.jdbc = jdbc;
-        this.charges = charges;
-        this.phases = phases;
+        this.jdbc = storage.jdbc();
+        this.charges = storage.charges();
+        this.phases = storage.phases();
         this.routes = routes;
-        this.replays = replays;
+        this.replays = storage.replays();
         this.executor = executor;
         this.ids = ids;
-        this.clock = clock;
+        this.clock = storage.clock();
         this.observer = observer;
         this.batcher = batcher;
     }

@@ -56,22 +56,20 @@ public final class RecoveryWorker implements SmartLifecycle {
      * @param expiry     voids expired authorizations on the worker's schedule
      */
     public RecoveryWorker(
-            Jdbc jdbc,
-            ChargeRepository charges,
-            AtomicPhases phases,
+            Storage storage,
             IdempotencyPolicy policy,
             ChargeExecutor executor,
             Settings settings,
             List<PhaseKind> otherKinds,
             AuthorizationExpiry expiry) {
-        this.jdbc = jdbc;
-        this.charges = charges;
-        this.phases = phases;
+        this.jdbc = storage.jdbc();
+        this.charges = storage.charges();
+        this.phases = storage.phases();
         this.executor = executor;
         this.expiry = expiry;
         this.settings = Objects.requireNonNull(settings, "settings");
         this.otherKinds = List.copyOf(otherKinds);
-        this.recovery = phases.recovery(this::resume, policy);
+        this.recovery = this.phases.recovery(this::resume, policy);
     }
 
     /**

@@ -22,6 +22,7 @@ import dev.exactly.payments.charge.ChargeRepository;
 import dev.exactly.payments.charge.Ids;
 import dev.exactly.payments.charge.PhaseKind;
 import dev.exactly.payments.charge.RecoveryWorker;
+import dev.exactly.payments.charge.Storage;
 import dev.exactly.payments.db.Jdbc;
 import dev.exactly.payments.keys.IdempotentRoutes;
 import dev.exactly.payments.keys.KeyStatus;
@@ -164,86 +165,67 @@ public class ServiceConfiguration {
         return new Ids();
     }
 
+    /** The database, the durable records' phases, the replay counter and the clock: what every stage shares. */
+    @Bean
+    Storage storage(
+            Jdbc jdbc, ChargeRepository charges, AtomicPhases phases, ReplayCounter replays, InstantSource clock) {
+        return new Storage(jdbc, charges, phases, replays, clock);
+    }
+
     @Bean
     ChargeExecutor chargeExecutor(
-            Jdbc jdbc,
-            ChargeRepository charges,
-            AtomicPhases phases,
-            ReplayCounter replays,
+            Storage storage,
             PspClient psp,
             Ledger ledger,
             TenantAccounts accounts,
             ChargeAnswers answers,
-            InstantSource clock,
             ObjectProvider<ChargeObserver> observer,
             ChargeEvents events,
             PaymentsProperties properties) {
         return new ChargeExecutor(
-                jdbc,
-                charges,
-                phases,
-                replays,
+                storage,
                 psp,
                 ledger,
                 accounts,
                 answers,
-                clock,
                 observer.getIfAvailable(() -> ChargeObserver.NONE),
                 events,
-                properties.commitBatch().batcher(jdbc));
+                properties.commitBatch().batcher(storage.jdbc()));
     }
 
     @Bean
     ChargePipeline chargePipeline(
-            Jdbc jdbc,
-            ChargeRepository charges,
-            AtomicPhases phases,
+            Storage storage,
             IdempotentRoutes routes,
-            ReplayCounter replays,
             ChargeExecutor executor,
             Ids ids,
-            InstantSource clock,
             ObjectProvider<ChargeObserver> observer,
             PaymentsProperties properties) {
         return new ChargePipeline(
-                jdbc,
-                charges,
-                phases,
+                storage,
                 routes,
-                replays,
                 executor,
                 ids,
-                clock,
                 observer.getIfAvailable(() -> ChargeObserver.NONE),
-                properties.commitBatch().batcher(jdbc));
+                properties.commitBatch().batcher(storage.jdbc()));
     }
 
     @Bean
     ChargeOperations chargeOperations(
-            Jdbc jdbc,
-            ChargeRepository charges,
-            AtomicPhases phases,
-            ChargeExecutor executor,
-            PspClient psp,
-            PaymentsProperties properties,
-            InstantSource clock) {
-        return new ChargeOperations(jdbc, charges, phases, durablePolicy(properties), executor, psp, clock);
+            Storage storage, ChargeExecutor executor, PspClient psp, PaymentsProperties properties) {
+        return new ChargeOperations(storage, durablePolicy(properties), executor, psp);
     }
 
     @Bean
     RecoveryWorker recoveryWorker(
-            Jdbc jdbc,
-            ChargeRepository charges,
-            AtomicPhases phases,
+            Storage storage,
             ChargeExecutor executor,
             AuthorizationExpiry expiry,
             PaymentsProperties properties,
             ObjectProvider<PhaseKind> otherKinds) {
         PaymentsProperties.Recovery recovery = properties.recovery();
         return new RecoveryWorker(
-                jdbc,
-                charges,
-                phases,
+                storage,
                 durablePolicy(properties),
                 executor,
                 new RecoveryWorker.Settings(recovery.enabled(), recovery.purgeInterval()),
@@ -258,20 +240,15 @@ public class ServiceConfiguration {
 
     @Bean
     ChargeActions chargeActions(
-            Jdbc jdbc,
-            ChargeRepository charges,
+            Storage storage,
             ChargeActionRepository actions,
-            AtomicPhases phases,
             IdempotentRoutes routes,
-            ReplayCounter replays,
             PspClient psp,
             Ledger ledger,
             ChargeActionAnswers answers,
             ChargeEvents events,
-            Ids ids,
-            InstantSource clock) {
-        return new ChargeActions(
-                jdbc, charges, actions, phases, routes, replays, psp, ledger, answers, events, ids, clock);
+            Ids ids) {
+        return new ChargeActions(storage, actions, routes, psp, ledger, answers, events, ids);
     }
 
     /**
@@ -303,58 +280,36 @@ public class ServiceConfiguration {
     /** Phases 2 and 3 of refunds; also the recovery worker's {@link PhaseKind} for refunds. */
     @Bean
     RefundExecutor refundExecutor(
-            Jdbc jdbc,
-            ChargeRepository charges,
+            Storage storage,
             RefundRepository refunds,
-            AtomicPhases phases,
-            ReplayCounter replays,
             PspClient psp,
             Ledger ledger,
             TenantAccounts accounts,
             RefundAnswers answers,
             Outbox outbox,
-            InstantSource clock,
             ObjectProvider<RefundObserver> observer) {
         return new RefundExecutor(
-                jdbc,
-                charges,
+                storage,
                 refunds,
-                phases,
-                replays,
                 psp,
                 ledger,
                 accounts,
                 answers,
                 outbox,
-                clock,
                 observer.getIfAvailable(() -> RefundObserver.NONE));
     }
 
     @Bean
     RefundService refundService(
-            Jdbc jdbc,
-            ChargeRepository charges,
+            Storage storage,
             RefundRepository refunds,
-            AtomicPhases phases,
             IdempotentRoutes routes,
-            ReplayCounter replays,
             RefundExecutor executor,
             RefundAnswers answers,
             Ids ids,
-            InstantSource clock,
             ObjectProvider<RefundObserver> observer) {
         return new RefundService(
-                jdbc,
-                charges,
-                refunds,
-                phases,
-                routes,
-                replays,
-                executor,
-                answers,
-                ids,
-                clock,
-                observer.getIfAvailable(() -> RefundObserver.NONE));
+                storage, refunds, routes, executor, answers, ids, observer.getIfAvailable(() -> RefundObserver.NONE));
     }
 
     @Bean

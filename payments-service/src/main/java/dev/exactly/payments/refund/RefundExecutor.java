@@ -18,6 +18,7 @@ import dev.exactly.ledger.Money;
 import dev.exactly.payments.charge.ChargeRepository;
 import dev.exactly.payments.charge.ChargeRow;
 import dev.exactly.payments.charge.PhaseKind;
+import dev.exactly.payments.charge.Storage;
 import dev.exactly.payments.db.DatabaseException;
 import dev.exactly.payments.db.Jdbc;
 import dev.exactly.payments.keys.ReplayCounter;
@@ -83,29 +84,25 @@ public final class RefundExecutor implements PhaseKind {
      * @param observer told when a refund passes a step ({@link RefundObserver#NONE} in the service)
      */
     public RefundExecutor(
-            Jdbc jdbc,
-            ChargeRepository charges,
+            Storage storage,
             RefundRepository refunds,
-            AtomicPhases phases,
-            ReplayCounter replays,
             PspClient psp,
             Ledger ledger,
             TenantAccounts accounts,
             RefundAnswers answers,
             Outbox outbox,
-            InstantSource clock,
             RefundObserver observer) {
-        this.jdbc = jdbc;
-        this.charges = charges;
+        this.jdbc = storage.jdbc();
+        this.charges = storage.charges();
         this.refunds = refunds;
-        this.phases = phases;
-        this.replays = replays;
+        this.phases = storage.phases();
+        this.replays = storage.replays();
         this.psp = psp;
         this.ledger = ledger;
         this.accounts = accounts;
         this.answers = answers;
         this.outbox = outbox;
-        this.clock = clock;
+        this.clock = storage.clock();
         this.observer = observer;
     }
 

@@ -10,6 +10,7 @@ import dev.exactly.idempotency.postgres.PhaseStart;
 import dev.exactly.payments.charge.ChargeRepository;
 import dev.exactly.payments.charge.ChargeRow;
 import dev.exactly.payments.charge.Ids;
+import dev.exactly.payments.charge.Storage;
 import dev.exactly.payments.db.Jdbc;
 import dev.exactly.payments.json.Parsed;
 import dev.exactly.payments.keys.IdempotentRoutes;
@@ -54,27 +55,23 @@ public final class RefundService {
      * @param observer told when a refund passes a step ({@link RefundObserver#NONE} in the service)
      */
     public RefundService(
-            Jdbc jdbc,
-            ChargeRepository charges,
+            Storage storage,
             RefundRepository refunds,
-            AtomicPhases phases,
             IdempotentRoutes routes,
-            ReplayCounter replays,
             RefundExecutor executor,
             RefundAnswers answers,
             Ids ids,
-            InstantSource clock,
             RefundObserver observer) {
-        this.jdbc = jdbc;
-        this.charges = charges;
+        this.jdbc = storage.jdbc();
+        this.charges = storage.charges();
         this.refunds = refunds;
-        this.phases = phases;
+        this.phases = storage.phases();
         this.routes = routes;
-        this.replays = replays;
+        this.replays = storage.replays();
         this.executor = executor;
         this.answers = answers;
         this.ids = ids;
-        this.clock = clock;
+        this.clock = storage.clock();
         this.observer = observer;
     }
 
