@@ -5,6 +5,7 @@ import dev.exactly.testing.TestRedis;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
@@ -97,7 +98,7 @@ final class ChaosRedis implements AutoCloseable {
     /** Sends one inline command and reads the one-line reply. */
     private String command(String inline) {
         try (Socket socket = new Socket()) {
-            socket.connect(new InetSocketAddress("127.0.0.1", port), 2000);
+            socket.connect(new InetSocketAddress(InetAddress.getLoopbackAddress(), port), 2000);
             socket.setSoTimeout(5000);
             socket.getOutputStream().write((inline + "\r\n").getBytes(StandardCharsets.US_ASCII));
             socket.getOutputStream().flush();

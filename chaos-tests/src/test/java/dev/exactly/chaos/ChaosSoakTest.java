@@ -39,7 +39,7 @@ class ChaosSoakTest {
                 new Scenario("redis-flushall", PAYMENTS, () -> Faults.redisFlush(5, 3)),
                 new Scenario("postgres-restart", PAYMENTS, () -> Faults.postgresRestart(5, SLOW)),
                 new Scenario("processor-faults", PAYMENTS, () -> Faults.processorFaults(5)),
-                new Scenario("slow-processor", PAYMENTS, () -> Faults.slowProcessor(Duration.ofMillis(4000), 5)));
+                new Scenario("slow-processor", PAYMENTS, () -> Faults.slowProcessor(Duration.ofSeconds(4), 5)));
         long start = System.nanoTime();
         SoftAssertions softly = new SoftAssertions();
         try (Topology topology = Topology.start(

@@ -40,7 +40,7 @@ class DurableReplayPoolTest {
                 dir -> Processor.startProcess(dir.resolve("psp.log")),
                 LoadGenerator.Settings.defaults().withDuplicates(1))) {
             LoadGenerator.Run seed = topology.load().start(Payment.batch("replay-pool", 40, 7));
-            assertThat(seed.await(Duration.ofSeconds(120))).isTrue();
+            assertThat(seed.await(Duration.ofMinutes(2))).isTrue();
             topology.redis().flushAll();
 
             Map<String, LongAdder> answers = new ConcurrentHashMap<>();

@@ -264,7 +264,6 @@ final class Faults {
         return new Fault() {
             long keysBefore;
             int inFlight;
-            Map<String, Long> before = Map.of();
             Map<String, Long> whileDown = Map.of();
             Duration down = Duration.ZERO;
 
@@ -275,7 +274,6 @@ final class Faults {
 
             @Override
             public void inject(Topology t, LoadGenerator.Run run) {
-                before = t.load().answers();
                 awaitAnyInFlight(t, minInFlight);
                 keysBefore = t.redis().keys();
                 inFlight = totalInFlight(t);

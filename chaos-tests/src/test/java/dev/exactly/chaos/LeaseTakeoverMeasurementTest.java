@@ -12,6 +12,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.UUID;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -58,7 +59,7 @@ class LeaseTakeoverMeasurementTest {
             for (Backend backend : Backend.values()) {
                 List<Duration> takeovers = measure(backend, setting, directory);
                 List<Duration> sorted = takeovers.stream().sorted().toList();
-                table.add("| " + setting.name() + " | " + backend.name().toLowerCase() + " | "
+                table.add("| " + setting.name() + " | " + backend.name().toLowerCase(Locale.ROOT) + " | "
                         + String.join(
                                 ", ",
                                 java.util.Arrays.stream(AGES)

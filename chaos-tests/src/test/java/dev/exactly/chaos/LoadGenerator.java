@@ -268,7 +268,7 @@ final class LoadGenerator implements AutoCloseable {
                 long at = start + settings.pacing().toNanos() * i;
                 for (int d = 0; d < settings.duplicates(); d++) {
                     int first = firstInstance(i, d);
-                    executor.submit(() -> {
+                    executor.execute(() -> {
                         try {
                             pauseUntil(at
                                     + TimeUnit.MILLISECONDS.toNanos(

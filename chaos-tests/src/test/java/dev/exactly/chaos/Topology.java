@@ -159,7 +159,7 @@ final class Topology implements AutoCloseable {
         group.forEach(ServiceInstance::start);
         Parallel.runAll(
                 group.stream()
-                        .<Runnable>map(i -> () -> i.awaitReady(Duration.ofSeconds(120)))
+                        .<Runnable>map(i -> () -> i.awaitReady(Duration.ofMinutes(2)))
                         .toList(),
                 group.size() + 1);
     }
@@ -204,7 +204,7 @@ final class Topology implements AutoCloseable {
     Duration restart(ServiceInstance instance) {
         long start = System.nanoTime();
         instance.start();
-        instance.awaitReady(Duration.ofSeconds(120));
+        instance.awaitReady(Duration.ofMinutes(2));
         return Duration.ofNanos(System.nanoTime() - start);
     }
 

@@ -83,7 +83,8 @@ final class Workspace {
     static Path runDirectory(String name) {
         String base = System.getProperty("exactly.chaos.work");
         Path parent = base == null ? Path.of("target", "chaos") : Path.of(base);
-        String stamp = LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss"));
+        String stamp =
+                LocalDateTime.now(java.time.ZoneOffset.UTC).format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss"));
         Path dir = parent.resolve(
                         name + "-" + stamp + "-" + ProcessHandle.current().pid())
                 .toAbsolutePath();

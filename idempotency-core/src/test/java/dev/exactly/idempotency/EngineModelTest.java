@@ -100,7 +100,7 @@ class EngineModelTest {
             return new StoredResponse(
                     status,
                     Map.of("content-type", List.of("application/json")),
-                    ("{\"n\":" + (++responses) + "}").getBytes(StandardCharsets.UTF_8));
+                    ("{\"n\":" + ++responses + "}").getBytes(StandardCharsets.UTF_8));
         }
 
         OwnerToken owner(int k, boolean current) {

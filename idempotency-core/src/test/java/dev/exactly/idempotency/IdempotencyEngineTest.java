@@ -7,6 +7,7 @@ import dev.exactly.idempotency.memory.InMemoryIdempotencyStore;
 import dev.exactly.idempotency.spi.ForwardingIdempotencyStore;
 import dev.exactly.idempotency.spi.IdempotencyStore;
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -29,7 +30,7 @@ class IdempotencyEngineTest {
                     .lease(Duration.ofSeconds(5))
                     .retention(Duration.ofHours(1))
                     .build());
-    private final StoredResponse created = StoredResponse.of(201, "{\"id\":\"ch_1\"}".getBytes());
+    private final StoredResponse created = StoredResponse.of(201, "{\"id\":\"ch_1\"}".getBytes(StandardCharsets.UTF_8));
 
     @Test
     void failsClosedWhenTheStoreThrows() {
@@ -70,7 +71,7 @@ class IdempotencyEngineTest {
 
     @Test
     void releaseOutcomeRecordsNothing() throws Exception {
-        StoredResponse invalid = StoredResponse.of(422, "{\"type\":\"validation\"}".getBytes());
+        StoredResponse invalid = StoredResponse.of(422, "{\"type\":\"validation\"}".getBytes(StandardCharsets.UTF_8));
         IdempotentResult result = engine.execute(request, lease -> Outcome.release(invalid));
         assertThat(result.kind()).isEqualTo(IdempotentResult.Kind.RELEASED);
         assertThat(result.response()).isEqualTo(invalid);
@@ -80,7 +81,8 @@ class IdempotencyEngineTest {
 
     @Test
     void failOutcomeIsRecordedAndReplayed() throws Exception {
-        StoredResponse declined = StoredResponse.of(402, "{\"code\":\"card_declined\"}".getBytes());
+        StoredResponse declined =
+                StoredResponse.of(402, "{\"code\":\"card_declined\"}".getBytes(StandardCharsets.UTF_8));
         engine.execute(request, lease -> Outcome.fail(declined));
         AtomicInteger runs = new AtomicInteger();
         IdempotentResult replay = engine.execute(request, lease -> {

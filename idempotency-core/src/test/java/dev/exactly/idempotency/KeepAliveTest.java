@@ -8,6 +8,7 @@ import dev.exactly.idempotency.IdempotencyListener.RenewalResult;
 import dev.exactly.idempotency.memory.InMemoryIdempotencyStore;
 import dev.exactly.idempotency.spi.ForwardingIdempotencyStore;
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
@@ -55,7 +56,7 @@ class KeepAliveTest {
                 }
             })
             .build();
-    private final StoredResponse created = StoredResponse.of(201, "{\"id\":\"ch_1\"}".getBytes());
+    private final StoredResponse created = StoredResponse.of(201, "{\"id\":\"ch_1\"}".getBytes(StandardCharsets.UTF_8));
 
     private static IdempotencyRequest request(KeepAlive keepAlive) {
         return IdempotencyRequest.of(
@@ -257,7 +258,8 @@ class KeepAliveTest {
                     assertThat(taken.kind()).isEqualTo(IdempotentResult.Kind.EXECUTED);
                     store.blockRenewals.countDown(); // the stalled renewal reaches the store now, too late
                     await().atMost(Duration.ofSeconds(10)).until(() -> renewals.contains(RenewalResult.LOST));
-                    return Outcome.complete(StoredResponse.of(201, "{\"id\":\"late\"}".getBytes()));
+                    return Outcome.complete(
+                            StoredResponse.of(201, "{\"id\":\"late\"}".getBytes(StandardCharsets.UTF_8)));
                 }))
                 .isInstanceOf(LeaseLostException.class);
         assertThat(runs).hasValue(2);

@@ -9,6 +9,7 @@ import dev.exactly.idempotency.IdempotencyListener.RepairResult;
 import dev.exactly.idempotency.memory.InMemoryIdempotencyStore;
 import dev.exactly.idempotency.spi.ForwardingIdempotencyStore;
 import dev.exactly.idempotency.spi.IdempotencyStore;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -40,7 +41,7 @@ class StoreRepairTest {
                     .lease(Duration.ofSeconds(30))
                     .retention(Duration.ofHours(1))
                     .build());
-    private final StoredResponse created = StoredResponse.of(201, "{\"id\":\"ch_1\"}".getBytes());
+    private final StoredResponse created = StoredResponse.of(201, "{\"id\":\"ch_1\"}".getBytes(StandardCharsets.UTF_8));
 
     @Test
     void aClaimWhoseAnswerWasLostIsReleasedByItsTokenOnceTheStoreAnswers() throws Exception {
@@ -116,7 +117,7 @@ class StoreRepairTest {
     @Test
     void aReleaseThatFailedIsRepairedSoTheClientCanRetry() throws Exception {
         store.stall("release", Mode.APPLY_THEN_FAIL);
-        StoredResponse invalid = StoredResponse.of(422, "{}".getBytes());
+        StoredResponse invalid = StoredResponse.of(422, "{}".getBytes(StandardCharsets.UTF_8));
         IdempotentResult result = engine.execute(request, lease -> Outcome.release(invalid));
         assertThat(result.kind()).isEqualTo(IdempotentResult.Kind.RELEASED);
         assertThat(result.response()).isEqualTo(invalid);

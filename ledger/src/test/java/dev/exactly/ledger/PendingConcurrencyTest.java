@@ -177,7 +177,7 @@ class PendingConcurrencyTest extends LedgerTestSupport {
             Random random = new Random(t);
             try (Connection c = connection()) {
                 for (int i = 0; i < 20; i++) {
-                    long amount = 1 + random.nextInt(300);
+                    long amount = 1L + random.nextInt(300);
                     try {
                         JournalEntry hold = ledger.hold(c, transfer(wallet, shop, amount));
                         c.commit();
@@ -188,7 +188,7 @@ class PendingConcurrencyTest extends LedgerTestSupport {
                                 spent += amount;
                             }
                             default -> {
-                                long part = 1 + random.nextInt((int) amount);
+                                long part = 1L + random.nextInt((int) amount);
                                 ledger.capture(c, hold.id(), usd(part), null, "");
                                 spent += part;
                             }

@@ -159,7 +159,7 @@ class PostingTest extends LedgerTestSupport {
             Account target = i % 3 == 0 ? a : b;
             JournalEntry e = ledger.post(transfer(cash, target, 100 + i));
             all.add(e.id());
-            if (target == a) {
+            if (target.equals(a)) {
                 onA.add(e.id());
             }
         }

@@ -50,7 +50,7 @@ class ShardedAccountTest extends LedgerTestSupport {
             long total = 0;
             try (Connection c = connection()) {
                 for (int i = 0; i < perThread; i++) {
-                    long amount = 100 + t * 10 + i;
+                    long amount = 100L + t * 10L + i;
                     ledger.post(c, transfer(clearing, customer, amount));
                     c.commit();
                     total += amount;

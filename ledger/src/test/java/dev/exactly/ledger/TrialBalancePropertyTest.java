@@ -133,7 +133,7 @@ class TrialBalancePropertyTest extends LedgerTestSupport {
             for (int i = 0; i < OPERATIONS; i++) {
                 instants.add(clock.advance(Duration.ofMillis(1 + random.nextInt(5))));
                 Account wallet = wallets.get(random.nextInt(wallets.size()));
-                long amount = 1 + random.nextInt(2_000);
+                long amount = 1L + random.nextInt(2_000);
                 boolean card = random.nextBoolean(); // a card payment into the wallet, or a spend from it
                 Account from = card ? clearing : wallet;
                 Account to = card ? wallet : shop;

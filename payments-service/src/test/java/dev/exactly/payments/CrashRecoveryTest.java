@@ -8,6 +8,7 @@ import dev.exactly.payments.charge.RecoveryWorker;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -68,8 +69,8 @@ class CrashRecoveryTest extends ServiceTest {
     }
 
     private void crashAndRecover(Crashes.Point point, Recoverer recoverer) {
-        String customer =
-                "cus_" + point.name().toLowerCase() + "_" + recoverer.name().toLowerCase();
+        String customer = "cus_" + point.name().toLowerCase(Locale.ROOT) + "_"
+                + recoverer.name().toLowerCase(Locale.ROOT);
         String key = "crash-" + point.wire() + "-" + recoverer;
         String body = charge(3100, customer);
         crashes.arm(customer, point);

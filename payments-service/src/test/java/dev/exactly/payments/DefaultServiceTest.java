@@ -8,11 +8,8 @@ import org.springframework.test.context.DynamicPropertySource;
  * service instance and schema: the properties are declared once, here, so the test context is cached.
  */
 public abstract class DefaultServiceTest extends ServiceTest {
-    private static final java.util.function.Consumer<DynamicPropertyRegistry> SHARED =
-            registry -> commonProperties(registry, "pay_default");
-
     @DynamicPropertySource
     static void defaultProperties(DynamicPropertyRegistry registry) {
-        SHARED.accept(registry);
+        commonProperties(registry, "pay_default");
     }
 }

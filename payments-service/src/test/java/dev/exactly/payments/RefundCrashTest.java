@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 import dev.exactly.payments.charge.RecoveryWorker;
 import dev.exactly.payments.db.Jdbc;
 import java.time.Duration;
+import java.util.Locale;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
@@ -55,7 +56,7 @@ class RefundCrashTest extends ServiceTest {
     }
 
     private void crashAndRecover(Crashes.Point point, Recoverer recoverer) {
-        String name = point.wire() + "-" + recoverer.name().toLowerCase();
+        String name = point.wire() + "-" + recoverer.name().toLowerCase(Locale.ROOT);
         Answer charged = post("/v1/charges", ACME, "rc-charge-" + name, charge(900, "cus_rc_" + name));
         assertThat(charged.status()).as(charged.text()).isEqualTo(201);
         String chargeId = charged.json().get("id").stringValue();

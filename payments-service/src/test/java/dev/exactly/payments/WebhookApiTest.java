@@ -57,16 +57,20 @@ class WebhookApiTest extends DefaultServiceTest {
         int asked = (int) (WebhookEndpoints.MAX_ENABLED - before) + 8;
         List<Answer> answers = Collections.synchronizedList(new ArrayList<>());
         java.util.concurrent.CountDownLatch go = new java.util.concurrent.CountDownLatch(1);
+        List<java.util.concurrent.Future<Boolean>> sent = new ArrayList<>();
         try (var threads = java.util.concurrent.Executors.newVirtualThreadPerTaskExecutor()) {
             for (int i = 0; i < asked; i++) {
                 int n = i;
-                threads.submit(() -> {
+                sent.add(threads.submit(() -> {
                     go.await();
                     return answers.add(
                             createEndpoint(GLOBEX, "{\"url\":\"https://hooks.example.com/limit/" + n + "\"}"));
-                });
+                }));
             }
             go.countDown();
+        }
+        for (var request : sent) {
+            request.get(); // a request that threw fails the test with its own exception
         }
         assertThat(answers).hasSize(asked);
         assertThat(answers.stream().filter(a -> a.status() == 201))

@@ -12,6 +12,7 @@ class ReadmeExampleTest {
         try (PspSimulator psp = PspSimulator.start(PspConfig.ofDefaults()); // loopback, free port
                 PspClient client = PspClient.create(psp.baseUri())) {
             PspCharge charge = client.charge(PspChargeRequest.of(1999, "usd", "tok_visa"), "pay_123/attempt");
+            assertThat(charge.status()).isEqualTo(ChargeStatus.CAPTURED);
             assertThat(psp.captureCount("pay_123/attempt")).isEqualTo(1);
         }
     }

@@ -121,7 +121,7 @@ class LargeAnswerTest {
     @Test
     void aFinalAnswerWhoseBodyGrowsPastTheLimitIsRefusedAndNotReadToItsEnd() throws Exception {
         try (Streaming server = Streaming.start(
-                "HTTP/1.1 201 Created\r\nContent-Type: application/json\r\n" + "Connection: close\r\n\r\n", true)) {
+                "HTTP/1.1 201 Created\r\nContent-Type: application/json\r\nConnection: close\r\n\r\n", true)) {
             IdempotentHttpClient client = client(1024 * 1024);
             assertThatThrownBy(() -> client.send(IdempotentRequest.postJson(server.uri(), BODY), KEY))
                     .isInstanceOfSatisfying(AnswerTooLargeException.class, e -> {
@@ -145,8 +145,7 @@ class LargeAnswerTest {
     @Test
     void aDeclaredLengthOverTheLimitIsRefusedBeforeAnyOfTheBody() throws Exception {
         try (Streaming server = Streaming.start(
-                "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n" + "Content-Length: 1073741824\r\n\r\n",
-                false)) {
+                "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 1073741824\r\n\r\n", false)) {
             // the server sends the head and nothing more: the client decides from the head, within the attempt
             IdempotentHttpClient client = client(1024 * 1024);
             long started = System.nanoTime();

@@ -71,7 +71,7 @@ class SharedStatementsTest {
     }
 
     /**
-     * Runs {@code calls} at once while a transaction holds a lock that makes the first write wait, until the
+     * Runs calls ({@code call}) at once while a transaction holds a lock that makes the first write wait, until the
      * others have queued behind it ({@code queued}); then lets them go and returns their results.
      */
     private <T> List<T> whileTheLaneIsHeld(String lock, IntFunction<T> call, java.util.function.IntSupplier queued)
@@ -225,7 +225,7 @@ class SharedStatementsTest {
             ScopeKey key = i == CALLERS / 2 ? watched : randomKey();
             keys.add(key);
             owners.add(
-                    key == watched
+                    key.equals(watched)
                             ? owner
                             : ((ClaimOutcome.Claimed) store.claim(key, randomFingerprint(), LEASE, RETENTION)).owner());
         }

@@ -691,7 +691,7 @@ abstract class AbstractRedisStoreTest {
     private int killPubSubConnections(String clientName) {
         int[] killed = new int[1];
         onEveryNode(node -> {
-            for (String line : node.clientList().split("\n")) {
+            for (String line : node.clientList().split("\n", 0)) {
                 if (line.contains(" name=" + clientName + " ") && !line.contains(" sub=0 ")) {
                     String id = line.substring(line.indexOf("id=") + 3, line.indexOf(' '));
                     killed[0] += (int) node.clientKill(KillArgs.Builder.id(Long.parseLong(id)))
@@ -706,7 +706,7 @@ abstract class AbstractRedisStoreTest {
     private List<String> lastCommands(String clientName) {
         List<String> commands = new java.util.ArrayList<>();
         onEveryNode(node -> {
-            for (String line : node.clientList().split("\n")) {
+            for (String line : node.clientList().split("\n", 0)) {
                 if (line.contains(" name=" + clientName + " ") && line.contains(" sub=0 ")) {
                     int at = line.indexOf(" cmd=") + 5;
                     commands.add(line.substring(at, line.indexOf(' ', at)));

@@ -21,6 +21,7 @@ import io.lettuce.core.RedisURI;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.sync.RedisCommands;
 import io.lettuce.core.cluster.RedisClusterClient;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -47,7 +48,8 @@ class RedisEvictionTest {
             .lease(Duration.ofSeconds(30))
             .retention(Duration.ofMinutes(10))
             .build();
-    private static final StoredResponse CREATED = StoredResponse.of(201, "{\"id\":\"ch_1\"}".getBytes());
+    private static final StoredResponse CREATED =
+            StoredResponse.of(201, "{\"id\":\"ch_1\"}".getBytes(StandardCharsets.UTF_8));
 
     private RedisProcess redis;
     private RedisClient adminClient;

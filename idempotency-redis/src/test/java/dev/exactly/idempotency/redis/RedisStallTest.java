@@ -19,6 +19,7 @@ import dev.exactly.idempotency.StoredResponse;
 import dev.exactly.testing.RedisProcess;
 import dev.exactly.testing.Signals;
 import dev.exactly.testing.TestRedis;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -47,7 +48,7 @@ class RedisStallTest {
     private RedisIdempotencyStore store;
     private IdempotencyEngine engine;
     private final List<String> repairs = new CopyOnWriteArrayList<>();
-    private final StoredResponse created = StoredResponse.of(201, "{\"id\":\"ch_1\"}".getBytes());
+    private final StoredResponse created = StoredResponse.of(201, "{\"id\":\"ch_1\"}".getBytes(StandardCharsets.UTF_8));
 
     @BeforeEach
     void startOwnRedis(@TempDir Path workDir) {

@@ -203,11 +203,11 @@ class RedisStandaloneStoreTest extends AbstractRedisStoreTest {
     /** {@code INFO commandstats} as command name to calls (subcommands, e.g. {@code config|resetstat}, left out). */
     protected final Map<String, Long> commandCalls() {
         Map<String, Long> calls = new LinkedHashMap<>();
-        for (String line : admin.info("commandstats").split("\r?\n")) {
+        for (String line : admin.info("commandstats").split("\r?\n", 0)) {
             if (line.startsWith("cmdstat_") && !line.contains("|")) {
                 String name = line.substring("cmdstat_".length(), line.indexOf(':'));
                 String stats = line.substring(line.indexOf(':') + 1);
-                for (String field : stats.split(",")) {
+                for (String field : stats.split(",", 0)) {
                     if (field.startsWith("calls=")) {
                         calls.put(name, Long.parseLong(field.substring("calls=".length())));
                     }

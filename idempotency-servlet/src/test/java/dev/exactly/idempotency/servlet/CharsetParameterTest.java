@@ -37,7 +37,7 @@ class CharsetParameterTest {
 
     /** The definition: the first part of {@code type.split(";")}, stripped, that starts with {@code charset=}. */
     private static @Nullable String bySplitting(String type) {
-        for (String param : type.split(";")) {
+        for (String param : type.split(";", 0)) {
             String p = param.strip();
             if (p.regionMatches(true, 0, "charset=", 0, 8)) {
                 String value = p.substring(8).strip();

@@ -725,7 +725,7 @@ public abstract class HttpContract {
                             .apiKey("sk_a")
                             .header("Content-Type", "multipart/form-data; boundary=xyz")
                             .bytes("--xyz\r\nContent-Disposition: form-data; name=\"a\"\r\n\r\n1\r\n--xyz--\r\n"
-                                    .getBytes())
+                                    .getBytes(StandardCharsets.UTF_8))
                             .send(),
                     415,
                     "unsupported-media-type",
@@ -840,7 +840,8 @@ public abstract class HttpContract {
                 .key(key)
                 .apiKey("sk_a")
                 .header("Content-Type", "multipart/form-data; boundary=xyz")
-                .bytes("--xyz\r\nContent-Disposition: form-data; name=\"a\"\r\n\r\n1\r\n--xyz--\r\n".getBytes())
+                .bytes("--xyz\r\nContent-Disposition: form-data; name=\"a\"\r\n\r\n1\r\n--xyz--\r\n"
+                        .getBytes(StandardCharsets.UTF_8))
                 .send();
         assertProblem(multipart, 415, "unsupported-media-type", "unsupported_media_type");
         String deep = "[".repeat(3000) + "]".repeat(3000);

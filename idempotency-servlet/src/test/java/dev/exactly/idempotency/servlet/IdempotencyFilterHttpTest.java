@@ -10,6 +10,7 @@ import dev.exactly.idempotency.Lease;
 import jakarta.servlet.http.Cookie;
 import java.io.OutputStream;
 import java.io.PrintWriter;
+import java.net.InetAddress;
 import java.net.Socket;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
@@ -532,7 +533,8 @@ class IdempotencyFilterHttpTest {
         String head = "POST /v1/charges HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer sk_a\r\n"
                 + "Content-Length: 0\r\nConnection: close\r\nIdempotency-Key: ";
         byte[] key = "caf\u00e9-\u4e16\u754c".getBytes(StandardCharsets.UTF_8);
-        try (Socket socket = new Socket("127.0.0.1", server.uri("/").getPort())) {
+        try (Socket socket =
+                new Socket(InetAddress.getLoopbackAddress(), server.uri("/").getPort())) {
             socket.setSoTimeout(10_000);
             OutputStream out = socket.getOutputStream();
             out.write(head.getBytes(StandardCharsets.US_ASCII));
@@ -757,7 +759,7 @@ class IdempotencyFilterHttpTest {
                     response.getWriter().print("{\"type\":\"https://example.com/insufficient-funds\"}");
                 }
                 case "marked" -> {
-                    request.setAttribute(IdempotencyFilter.DO_NOT_RECORD, Boolean.TRUE);
+                    request.setAttribute(IdempotencyFilter.DO_NOT_RECORD, true);
                     response.setStatus(400);
                 }
                 case "decline" -> {

@@ -6,6 +6,7 @@ import java.io.EOFException;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
+import java.net.InetAddress;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.util.LinkedHashMap;
@@ -45,7 +46,8 @@ public final class KeepAliveConnection implements AutoCloseable {
 
     /** Opens a connection to {@code server}; a read that waits longer than ten seconds fails. */
     public static KeepAliveConnection open(Call.Endpoint server) throws IOException {
-        Socket socket = new Socket("127.0.0.1", server.uri("/").getPort());
+        Socket socket =
+                new Socket(InetAddress.getLoopbackAddress(), server.uri("/").getPort());
         socket.setSoTimeout(10_000);
         socket.setTcpNoDelay(true);
         return new KeepAliveConnection(socket);
@@ -88,9 +90,9 @@ public final class KeepAliveConnection implements AutoCloseable {
 
     private byte[] chunked() throws IOException {
         ByteArrayOutputStream body = new ByteArrayOutputStream();
-        for (int size = Integer.parseInt(line().split(";")[0].trim(), 16);
+        for (int size = Integer.parseInt(line().split(";", 0)[0].trim(), 16);
                 size > 0;
-                size = Integer.parseInt(line().split(";")[0].trim(), 16)) {
+                size = Integer.parseInt(line().split(";", 0)[0].trim(), 16)) {
             body.write(in.readNBytes(size));
             line();
         }

@@ -89,7 +89,7 @@ class ServletHttpContractTest extends HttpContract {
                 throw new IllegalStateException(e);
             }
             if (reply.doNotRecord()) {
-                request.setAttribute(IdempotencyFilter.DO_NOT_RECORD, Boolean.TRUE);
+                request.setAttribute(IdempotencyFilter.DO_NOT_RECORD, true);
             }
             response.setStatus(reply.status());
             for (Map.Entry<String, String> header : reply.headers()) {

@@ -20,6 +20,7 @@ import dev.exactly.idempotency.redis.RedisStoreConfig;
 import dev.exactly.idempotency.spi.IdempotencyStore;
 import dev.exactly.testing.TestRedis;
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -402,7 +403,8 @@ class StoreFailureHttpTest {
             HttpResponse<byte[]> multipart = Call.post(server, "/v1/charges")
                     .key("k1")
                     .header("Content-Type", "multipart/form-data; boundary=xyz")
-                    .bytes("--xyz\r\nContent-Disposition: form-data; name=\"a\"\r\n\r\n1\r\n--xyz--\r\n".getBytes())
+                    .bytes("--xyz\r\nContent-Disposition: form-data; name=\"a\"\r\n\r\n1\r\n--xyz--\r\n"
+                            .getBytes(StandardCharsets.UTF_8))
                     .send();
             assertThat(multipart.statusCode()).isEqualTo(415);
             assertThat(Json.topLevelString(multipart.body(), "type"))

@@ -39,7 +39,7 @@ final class TestServer implements AutoCloseable, Call.Endpoint {
         tomcat.setConnector(connector);
         Context context = tomcat.addContext("", baseDir.toString());
         Tomcat.addServlet(context, "app", servlet);
-        context.addServletMappingDecoded("/", "app");
+        context.addServletMapping("/", "app");
         for (int i = 0; i < filters.length; i++) {
             FilterDef def = new FilterDef();
             def.setFilterName("filter-" + i);

@@ -8,6 +8,7 @@ import dev.exactly.idempotency.memory.InMemoryIdempotencyStore;
 import dev.exactly.idempotency.servlet.IdempotentRoute;
 import dev.exactly.idempotency.servlet.Problem;
 import java.io.OutputStream;
+import java.net.InetAddress;
 import java.net.Socket;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -212,7 +213,7 @@ class ReactiveHandlerTest {
         started = new CountDownLatch(1);
         release = new CountDownLatch(1);
         String key = "k-" + UUID.randomUUID();
-        try (Socket socket = new Socket("127.0.0.1", server.port())) {
+        try (Socket socket = new Socket(InetAddress.getLoopbackAddress(), server.port())) {
             OutputStream out = socket.getOutputStream();
             out.write(("POST " + path + " HTTP/1.1\r\nHost: 127.0.0.1\r\nIdempotency-Key: " + key
                             + "\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{}")

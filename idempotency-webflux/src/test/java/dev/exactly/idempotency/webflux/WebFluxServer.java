@@ -109,7 +109,7 @@ final class WebFluxServer implements HttpContract.Server {
                 })
                 .flatMap(reply -> {
                     if (reply.doNotRecord()) {
-                        exchange.getAttributes().put(HttpProtocol.DO_NOT_RECORD_ATTRIBUTE, Boolean.TRUE);
+                        exchange.getAttributes().put(HttpProtocol.DO_NOT_RECORD_ATTRIBUTE, true);
                     }
                     exchange.getResponse().setStatusCode(HttpStatusCode.valueOf(reply.status()));
                     reply.headers()

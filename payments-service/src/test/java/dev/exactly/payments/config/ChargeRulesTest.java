@@ -83,7 +83,7 @@ class ChargeRulesTest {
                 "payments_charge_captured_check | amount_captured = 10, amount_refunded = 11",
             })
     void anUpdateThatBreaksARuleIsRefusedUnderTheRulesName(String rule, String assignments) throws Exception {
-        String id = "ch_upd_" + Math.abs((rule + assignments).hashCode());
+        String id = "ch_upd_" + Integer.toUnsignedString((rule + assignments).hashCode());
         execute(insert(id, "1000", "pending"));
         assertThatThrownBy(() -> execute("UPDATE payments_charge SET " + assignments + " WHERE id = '" + id + "'"))
                 .isInstanceOf(SQLException.class)

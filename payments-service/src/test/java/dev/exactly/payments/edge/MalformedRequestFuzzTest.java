@@ -220,7 +220,7 @@ class MalformedRequestFuzzTest extends DefaultServiceTest {
             case 1 -> valid.substring(0, random.nextInt(valid.length())).getBytes(StandardCharsets.UTF_8);
             case 2 -> (valid + "garbage").getBytes(StandardCharsets.UTF_8);
             case 3 -> ("\uFEFF" + valid).getBytes(StandardCharsets.UTF_8);
-            case 4 -> ("[".repeat(100 + random.nextInt(20_000))).getBytes(StandardCharsets.UTF_8);
+            case 4 -> "[".repeat(100 + random.nextInt(20_000)).getBytes(StandardCharsets.UTF_8);
             case 5 -> ("{\"a\":".repeat(65) + "1" + "}".repeat(65)).getBytes(StandardCharsets.UTF_8);
             case 6 ->
                 ("{\"amount\":" + "9".repeat(5_000) + ",\"currency\":\"usd\",\"customer\":\"cus_fuzz\"}")

@@ -5,6 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import dev.exactly.payments.ServiceTest;
 import dev.exactly.psp.FaultSettings;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -152,7 +153,7 @@ class PathSpellingAuthorizationTest extends ServiceTest {
                     port,
                     method + " " + spelling + " HTTP/1.1\r\nHost: localhost"
                             + (headers.isEmpty() ? "" : "\r\n" + String.join("\r\n", headers)),
-                    body.getBytes());
+                    body.getBytes(StandardCharsets.UTF_8));
             String where = who + " " + method + " " + spelling + " -> " + r;
             if (r.status() >= 500) {
                 violations.add("5xx: " + where);

@@ -73,8 +73,8 @@ final class PathSpellings {
 
     private static String encodeAll(String segment, boolean upper) {
         StringBuilder b = new StringBuilder();
-        for (char c : segment.toCharArray()) {
-            b.append(String.format(upper ? "%%%02X" : "%%%02x", (int) c));
+        for (int i = 0; i < segment.length(); i++) {
+            b.append(String.format(upper ? "%%%02X" : "%%%02x", (int) segment.charAt(i)));
         }
         return b.toString();
     }

@@ -5,6 +5,7 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.io.UncheckedIOException;
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
@@ -43,7 +44,7 @@ final class RawHttp {
     /** Sends {@code head} (request line and headers, CRLF-separated, without the blank line) and a body. */
     static Response send(int port, String head, byte[] body) {
         try (Socket socket = new Socket()) {
-            socket.connect(new InetSocketAddress("127.0.0.1", port), 5_000);
+            socket.connect(new InetSocketAddress(InetAddress.getLoopbackAddress(), port), 5_000);
             socket.setSoTimeout(30_000);
             OutputStream out = socket.getOutputStream();
             String withLength =
@@ -87,8 +88,8 @@ final class RawHttp {
         if (end < 0) {
             throw new IOException("no complete response head in " + all.length + " bytes");
         }
-        String[] lines = new String(all, 0, end, StandardCharsets.ISO_8859_1).split("\r\n");
-        int status = Integer.parseInt(lines[0].split(" ")[1]);
+        String[] lines = new String(all, 0, end, StandardCharsets.ISO_8859_1).split("\r\n", 0);
+        int status = Integer.parseInt(lines[0].split(" ", 0)[1]);
         Map<String, String> headers = new LinkedHashMap<>();
         for (int i = 1; i < lines.length; i++) {
             int colon = lines[i].indexOf(':');
@@ -112,7 +113,7 @@ final class RawHttp {
             if (lineEnd < 0) {
                 break;
             }
-            String size = new String(raw, i, lineEnd, StandardCharsets.ISO_8859_1).split(";")[0].strip();
+            String size = new String(raw, i, lineEnd, StandardCharsets.ISO_8859_1).split(";", 0)[0].strip();
             int n = Integer.parseInt(size, 16);
             i += lineEnd + 2;
             if (n == 0) {

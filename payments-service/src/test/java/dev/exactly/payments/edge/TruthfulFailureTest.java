@@ -230,6 +230,8 @@ class TruthfulFailureTest extends ServiceTest {
 
     @ParameterizedTest(name = "{1} at {0} -> {2}")
     @MethodSource("scenarios")
+    // the ordinals only give each scenario a customer and an amount of its own
+    @SuppressWarnings("EnumOrdinal")
     void theAnswerSaysWhatHappened(Point point, Fault fault, Set<String> expected) throws Exception {
         String customer = "cus_" + point.name().toLowerCase(java.util.Locale.ROOT) + "_" + fault.ordinal();
         String key = "truthful-" + point + "-" + fault;

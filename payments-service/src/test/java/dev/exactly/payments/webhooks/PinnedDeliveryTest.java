@@ -280,6 +280,8 @@ class PinnedDeliveryTest {
         private final ExecutorService executor = Executors.newVirtualThreadPerTaskExecutor();
         private final int refuse;
 
+        // the accept loop and its connections: a failure there shows as the delivery's
+        @SuppressWarnings("FutureReturnValueIgnored")
         Proxy(int refuse) throws IOException {
             this.refuse = refuse;
             server = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
@@ -326,7 +328,7 @@ class PinnedDeliveryTest {
                             .getBytes(StandardCharsets.US_ASCII));
                     return null;
                 }
-                String target = head.getFirst().split(" ")[1];
+                String target = head.getFirst().split(" ", 0)[1];
                 int port = Integer.parseInt(target.substring(target.lastIndexOf(':') + 1));
                 try (Socket upstream = new Socket(InetAddress.getLoopbackAddress(), port)) {
                     out.write("HTTP/1.1 200 Connection Established\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
@@ -430,6 +432,8 @@ class PinnedDeliveryTest {
         void answer(Socket socket) throws IOException, InterruptedException;
     }
 
+    // the accept loop and its connections: a failure there shows as the delivery's
+    @SuppressWarnings("FutureReturnValueIgnored")
     private static <T> T withRawServer(Answer answer, java.util.function.IntFunction<T> test) throws IOException {
         try (ServerSocket server = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
                 ExecutorService executor = Executors.newVirtualThreadPerTaskExecutor()) {
@@ -468,6 +472,8 @@ class PinnedDeliveryTest {
     }
 
     @Test
+    // the bytes on the wire, each CRLF spelled out: a text block would end its lines in LF alone
+    @SuppressWarnings("StringConcatToTextBlock")
     void interimAnswersAreSkippedAndTheFinalStatusDecides() throws IOException {
         String event = withRawServer(
                 socket -> {

@@ -19,7 +19,7 @@ class KeyIndexTest {
 
     private long add(String key) {
         keys.add(key);
-        return keys.size() - 1;
+        return keys.size() - 1L;
     }
 
     @Test

@@ -20,6 +20,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.LinkedBlockingQueue;
@@ -204,7 +205,7 @@ class PlainHttpClientTest {
                 "/endless-interim",
                         "HTTP/1.1 102 Processing\r\n\r\n".repeat(11) + "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok",
                 "/same-lengths", "HTTP/1.1 200 OK\r\nContent-Length: 2, 2\r\n\r\nok");
-        server = new ScriptedServer(request -> answers.get(request.split(" ")[1]));
+        server = new ScriptedServer(request -> answers.get(request.split(" ", 0)[1]));
         server.closeAfterEachAnswer = true;
         for (String path : List.of("/long-status", "/negative-status", "/folded", "/two-lengths", "/endless-interim")) {
             assertThatThrownBy(() -> client.send(post(server.uri(path), "{}"), HttpResponse.BodyHandlers.ofString()))
@@ -246,11 +247,10 @@ class PlainHttpClientTest {
         final BlockingQueue<Boolean> closed = new LinkedBlockingQueue<>();
         volatile boolean closeAfterEachAnswer;
         int connections;
-        final Thread thread;
 
         ScriptedServer(Function<String, String> script) throws IOException {
             this.script = script;
-            this.thread = Thread.ofPlatform().daemon().start(this::serve);
+            Thread.ofPlatform().daemon().start(this::serve);
         }
 
         URI uri(String pathAndQuery) {
@@ -311,8 +311,8 @@ class PlainHttpClientTest {
                 String text = head.toString(StandardCharsets.ISO_8859_1);
                 if (text.endsWith("\r\n\r\n")) {
                     int length = 0;
-                    for (String line : text.split("\r\n")) {
-                        if (line.toLowerCase().startsWith("content-length:")) {
+                    for (String line : text.split("\r\n", 0)) {
+                        if (line.toLowerCase(Locale.ROOT).startsWith("content-length:")) {
                             length = Integer.parseInt(line.substring(15).strip());
                         }
                     }

@@ -125,16 +125,19 @@ class IntentClientTest {
         server.reply(Reply.status(503));
         assertThatThrownBy(() -> intents(journal, RetryPolicy.noRetries()).send(ORDER, request()))
                 .isInstanceOf(RetriesExhaustedException.class);
-        assertThat(java.nio.file.Files.list(dir)
-                        .filter(p -> p.toString().endsWith(".entry"))
-                        .map(p -> {
-                            try {
-                                return java.nio.file.Files.readString(p, StandardCharsets.ISO_8859_1);
-                            } catch (java.io.IOException e) {
-                                throw new java.io.UncheckedIOException(e);
-                            }
-                        })
-                        .toList())
+        List<String> entries;
+        try (var files = java.nio.file.Files.list(dir)) {
+            entries = files.filter(p -> p.toString().endsWith(".entry"))
+                    .map(p -> {
+                        try {
+                            return java.nio.file.Files.readString(p, StandardCharsets.ISO_8859_1);
+                        } catch (java.io.IOException e) {
+                            throw new java.io.UncheckedIOException(e);
+                        }
+                    })
+                    .toList();
+        }
+        assertThat(entries)
                 .singleElement()
                 .asString()
                 .doesNotContain("sk_test_secret")

@@ -59,6 +59,8 @@ class HeldClaimsTest {
     }
 
     @Test
+    // the very array a thread held, not an equal one, is what its own take must return
+    @SuppressWarnings("ReferenceEquality")
     void concurrentClaimsOfManyThreadsAreEachTakenByTheirOwnCompletion() throws Exception {
         HeldClaims held = new HeldClaims();
         int threads = 8;
