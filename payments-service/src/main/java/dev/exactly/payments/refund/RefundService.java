@@ -139,22 +139,10 @@ public final class RefundService {
         }
         String refundId = ids.refund();
         Instant now = clock.instant();
+        Refusal refusal = new Refusal(refundId, tenant, idempotency, request.amount(), now);
         ChargeRow charge = charges.lockForTenant(c, request.charge(), tenant).orElse(null);
         if (charge == null) {
-            return refuse(
-                    c,
-                    phase,
-                    RefundRow.refused(
-                            refundId,
-                            tenant,
-                            idempotency.key(),
-                            idempotency.fingerprint(),
-                            request.charge(),
-                            request.amount(),
-                            null,
-                            "resource_missing",
-                            answers.chargeMissing(),
-                            now));
+            return refuse(c, phase, refusal.row(request.charge(), null, "resource_missing", answers.chargeMissing()));
         }
         switch (charge.status()) {
             case PENDING, DEAD_LETTERED -> {
@@ -164,17 +152,11 @@ public final class RefundService {
                 return refuse(
                         c,
                         phase,
-                        RefundRow.refused(
-                                refundId,
-                                tenant,
-                                idempotency.key(),
-                                idempotency.fingerprint(),
+                        refusal.row(
                                 charge.id(),
-                                request.amount(),
                                 charge.currency(),
                                 "charge_not_refundable",
-                                answers.notRefundable(charge.id(), charge.status()),
-                                now));
+                                answers.notRefundable(charge.id(), charge.status())));
             }
             case SUCCEEDED -> {
                 // decided below
@@ -186,34 +168,22 @@ public final class RefundService {
             return refuse(
                     c,
                     phase,
-                    RefundRow.refused(
-                            refundId,
-                            tenant,
-                            idempotency.key(),
-                            idempotency.fingerprint(),
+                    refusal.row(
                             charge.id(),
-                            request.amount(),
                             charge.currency(),
                             "charge_not_refundable",
-                            answers.notAtProcessor(charge.id()),
-                            now));
+                            answers.notAtProcessor(charge.id())));
         }
         long refundable = charge.amountCaptured() - charge.amountRefunded() - refunds.reserved(c, charge.id());
         if (request.amount() > refundable) {
             return refuse(
                     c,
                     phase,
-                    RefundRow.refused(
-                            refundId,
-                            tenant,
-                            idempotency.key(),
-                            idempotency.fingerprint(),
+                    refusal.row(
                             charge.id(),
-                            request.amount(),
                             charge.currency(),
                             "refund_exceeds_charge",
-                            answers.exceedsCharge(charge.id(), request.amount(), Math.max(refundable, 0)),
-                            now));
+                            answers.exceedsCharge(charge.id(), request.amount(), Math.max(refundable, 0))));
         }
         String processorRequest = RefundRequest.processorRequestJson(
                 request.toProcessorRequest(tenant, refundId, processorCharge, charge.id(), charge.currency()));
@@ -230,6 +200,23 @@ public final class RefundService {
         refunds.insert(c, created);
         phases.checkpoint(c, phase, RefundPoint.REFUND_CREATED.checkpoint());
         return new Begin.Run(created, phase, true);
+    }
+
+    /** What every refusal of one request shares: the refund's id, its tenant, key, amount and time. */
+    private record Refusal(String refundId, String tenant, IdempotencyRequest idempotency, long amount, Instant now) {
+        RefundRow row(String chargeId, @Nullable String currency, String code, StoredResponse answer) {
+            return RefundRow.refused(
+                    refundId,
+                    tenant,
+                    idempotency.key(),
+                    idempotency.fingerprint(),
+                    chargeId,
+                    amount,
+                    currency,
+                    code,
+                    answer,
+                    now);
+        }
     }
 
     /** A refusal decided in phase 1: the row and its answer commit with the finished record. */
